@@ -1,0 +1,298 @@
+"""Analyses: JAX stage objects and texts in, JSON-ready dicts out.
+
+``cost``, ``memory``, ``sharding`` and ``layout`` read the compiled object;
+``ops`` parses compiled HLO text. Once extracted, nothing downstream touches
+JAX objects. JAX is imported only where it is used, so that an installed but
+unused plugin costs no JAX import.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+MEMORY_FIELDS = (
+    "argument_size_in_bytes",
+    "output_size_in_bytes",
+    "alias_size_in_bytes",
+    "temp_size_in_bytes",
+    "generated_code_size_in_bytes",
+    "host_argument_size_in_bytes",
+    "host_output_size_in_bytes",
+    "host_alias_size_in_bytes",
+    "host_temp_size_in_bytes",
+    "host_generated_code_size_in_bytes",
+    "peak_memory_in_bytes",
+)
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
+_DTYPE_BITS = {
+    "pred": 8, "s2": 2, "u2": 2, "s4": 4, "u4": 4, "s8": 8, "u8": 8, "s16": 16, "u16": 16,
+    "f16": 16, "bf16": 16, "s32": 32, "u32": 32, "f32": 32, "s64": 64, "u64": 64, "f64": 64,
+    "c64": 64, "c128": 128,
+}
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?(?P<name>[^\s=]+) = (?P<rest>.*)$")
+_OPCODE = re.compile(r"\s*(?P<opcode>[a-z][\w-]*)\(")
+_ARRAY = re.compile(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[^\]]*)\]")
+_ALIAS = re.compile(r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<param>\d+),")
+UNAVAILABLE = {"unavailable": True}
+
+
+def cost(compiled: Any, lowered: Any) -> dict[str, Any]:
+    """``cost_analysis()`` of the compiled and lowered stages (per shard for sharded programs)."""
+    return {
+        "compiled": _plain_cost(compiled.cost_analysis()),
+        "lowered": _plain_cost(lowered.cost_analysis()),
+    }
+
+
+def compiled_cost(analysis: dict[str, Any]) -> dict[str, float]:
+    """The compiled half of a ``cost`` artifact ({} when unavailable)."""
+    compiled = analysis.get("compiled", {})
+    return {} if compiled.get("unavailable") else compiled
+
+
+def _plain_cost(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, Sequence) and raw and isinstance(raw[0], dict):
+        raw = raw[0]
+    if not isinstance(raw, dict):
+        return dict(UNAVAILABLE)
+    return {str(k): _number(v) for k, v in raw.items()}
+
+
+def memory(compiled: Any) -> dict[str, Any]:
+    """Every ``memory_analysis()`` field, read as attributes (``peak_memory_in_bytes`` included)."""
+    stats = compiled.memory_analysis()
+    if stats is None:
+        return dict(UNAVAILABLE)
+    return {name: _number(getattr(stats, name)) for name in MEMORY_FIELDS if hasattr(stats, name)}
+
+
+def _number(value: Any) -> int | float | None:
+    if value is None:
+        return None
+    number = float(value)
+    if not math.isfinite(number):
+        return None
+    return int(number) if number.is_integer() and not isinstance(value, float) else number
+
+
+def ops(hlo_text: str) -> dict[str, Any]:
+    """Op structure of an HLO module: opcode counts, fusions, custom calls, collectives, entry shapes."""
+    opcodes: Counter[str] = Counter()
+    fusions: Counter[str] = Counter()
+    custom_calls: Counter[str] = Counter()
+    collectives: list[dict[str, Any]] = []
+    entry_parameters: list[str] = []
+    entry_output = ""
+    in_entry = False
+    for line in hlo_text.splitlines():
+        if line.startswith("ENTRY "):
+            in_entry = True
+            continue
+        if line.startswith("}"):
+            in_entry = False
+            continue
+        instruction = parse_instruction(line)
+        if instruction is None:
+            continue
+        shape, opcode, tail = instruction
+        opcodes[opcode] += 1
+        if opcode == "fusion":
+            kind = re.search(r"\bkind=(\w+)", tail)
+            fusions[kind.group(1) if kind else "unknown"] += 1
+        elif opcode == "custom-call":
+            target = re.search(r'custom_call_target="([^"]*)"', tail)
+            custom_calls[target.group(1) if target else "unknown"] += 1
+        base = opcode.removesuffix("-start")
+        if base in COLLECTIVES and not opcode.endswith("-done"):
+            collectives.append({"op": base, "shape": shape, "bytes": shape_bytes(shape)})
+        if in_entry:
+            if opcode == "parameter":
+                entry_parameters.append(shape)
+            if line.lstrip().startswith("ROOT "):
+                entry_output = shape
+    return {
+        "opcodes": dict(sorted(opcodes.items())),
+        "fusions": dict(sorted(fusions.items())),
+        "fusion_count": sum(fusions.values()),
+        "custom_calls": dict(sorted(custom_calls.items())),
+        "collectives": sorted(collectives, key=lambda c: (c["op"], c["shape"])),
+        "entry": {"parameters": entry_parameters, "output": entry_output},
+    }
+
+
+def parse_instruction(line: str) -> tuple[str, str, str] | None:
+    """``(shape, opcode, rest)`` of one HLO instruction line, None for other lines."""
+    match = _INSTRUCTION.match(line)
+    if match is None:
+        return None
+    rest = match.group("rest")
+    if rest.startswith("("):
+        end = _balanced_end(rest)
+        shape, after = rest[:end], rest[end:]
+    else:
+        shape, _, after = rest.partition(" ")
+        after = " " + after
+    opcode = _OPCODE.match(after)
+    if opcode is None:
+        return None
+    return _strip_layouts(shape), opcode.group("opcode"), after[opcode.end():]
+
+
+def _balanced_end(text: str) -> int:
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return index + 1
+    return len(text)
+
+
+def _strip_layouts(shape: str) -> str:
+    return re.sub(r"\{[^{}]*\}", "", shape)
+
+
+def shape_bytes(shape: str) -> int:
+    """Bytes of an HLO shape such as ``f32[64,512]`` or a tuple of them."""
+    total_bits = 0
+    for array in _ARRAY.finditer(shape):
+        dims = [int(d) for d in re.findall(r"\d+", array.group("dims"))]
+        bits = _DTYPE_BITS.get(array.group("dtype"), 8)
+        total_bits += bits * math.prod(dims)
+    return (total_bits + 7) // 8
+
+
+def sharding(compiled: Any, lowered: Any, fn: Callable[..., Any], hlo_text: str) -> dict[str, Any]:
+    """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives."""
+    inputs = _named_leaves(fn, compiled.input_shardings)
+    donated = [info.donated for _, info in _named_leaves(fn, lowered.args_info)]
+    aliases = input_output_aliases(hlo_text)
+    parameter_of = _parameter_numbers(lowered, len(inputs))
+    outputs = _output_leaves(compiled.output_shardings)
+    output_names = [name for name, _ in outputs]
+    described_inputs = {}
+    for index, (name, value) in enumerate(inputs):
+        parameter = parameter_of.get(index)
+        alias = aliases.get(parameter) if parameter is not None else None
+        described_inputs[name] = {
+            "sharding": describe_sharding(value),
+            "donated": bool(donated[index]) if index < len(donated) else False,
+            "aliased_to": output_names[alias] if alias is not None and alias < len(output_names) else None,
+        }
+    return {
+        "inputs": described_inputs,
+        "outputs": {name: {"sharding": describe_sharding(value)} for name, value in outputs},
+        "collectives": ops(hlo_text)["collectives"],
+    }
+
+
+def layout(compiled: Any, fn: Callable[..., Any]) -> dict[str, Any]:
+    """Per input/output leaf: the compiled layout (``major_to_minor``, tiling)."""
+    return {
+        "inputs": {name: describe_format(f) for name, f in _named_leaves(fn, compiled.input_formats)},
+        "outputs": {name: describe_format(f) for name, f in _output_leaves(compiled.output_formats)},
+    }
+
+
+def describe_sharding(value: Any) -> dict[str, Any]:
+    """A sharding as plain data: mesh and spec for NamedSharding, the device ids otherwise."""
+    from jax.sharding import NamedSharding
+
+    if isinstance(value, NamedSharding):
+        return {
+            "kind": "NamedSharding",
+            "mesh": {str(k): int(v) for k, v in value.mesh.shape.items()},
+            "spec": format_spec(value.spec),
+            "memory_kind": value.memory_kind,
+        }
+    described: dict[str, Any] = {"kind": type(value).__name__}
+    device_set = getattr(value, "device_set", None)
+    if device_set is not None:
+        described["devices"] = sorted(d.id for d in device_set)
+        described["replicated"] = bool(value.is_fully_replicated)
+    described["memory_kind"] = getattr(value, "memory_kind", None)
+    return described
+
+
+def format_spec(spec: Any) -> str:
+    """``PartitionSpec`` as users write it: ``P('data', None)``."""
+    return "P(" + ", ".join(repr(tuple(e)) if isinstance(e, list) else repr(e) for e in spec) + ")"
+
+
+def describe_format(value: Any) -> dict[str, Any]:
+    layout_ = getattr(value, "layout", value)
+    if layout_ is None or not hasattr(layout_, "major_to_minor"):
+        return {"major_to_minor": None}
+    return {
+        "major_to_minor": list(layout_.major_to_minor),
+        "tiling": [list(tile) for tile in layout_.tiling],
+        "sub_byte_element_size_in_bits": int(layout_.sub_byte_element_size_in_bits),
+    }
+
+
+def input_output_aliases(hlo_text: str) -> dict[int, int]:
+    """Parameter number -> output index from the module's ``input_output_alias={...}``."""
+    header = hlo_text.split("\n", 1)[0]
+    start = header.find("input_output_alias={")
+    if start < 0:
+        return {}
+    body = header[start:]
+    aliases = {}
+    for match in _ALIAS.finditer(body[: body.find(" }") + 2]):
+        output = match.group("output").strip()
+        aliases[int(match.group("param"))] = int(output.split(",")[0]) if output else 0
+    return aliases
+
+
+def _parameter_numbers(lowered: Any, count: int) -> dict[int, int]:
+    """Flat input index -> HLO parameter number (jit drops unused inputs from the module)."""
+    compile_args = getattr(getattr(lowered, "_lowering", None), "compile_args", {}) or {}
+    kept = compile_args.get("kept_var_idx")
+    kept = sorted(kept) if kept is not None else range(count)
+    return {flat: parameter for parameter, flat in enumerate(kept)}
+
+
+def argument_names(fn: Callable[..., Any], count: int) -> list[str]:
+    """Names of the first ``count`` positional arguments, from the signature where it has them."""
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    names = []
+    for index in range(count):
+        if index < len(parameters) and parameters[index].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+        ):
+            names.append(parameters[index].name)
+        else:
+            names.append(f"args[{index}]")
+    return names
+
+
+def _named_leaves(fn: Callable[..., Any], tree: Any) -> list[tuple[str, Any]]:
+    """Leaves of an ``(args, kwargs)`` tree, named ``x``, ``params[0][1]``, ``scale`` ..."""
+    import jax
+
+    args, kwargs = tree
+    names = argument_names(fn, len(args))
+    named = []
+    for position, arg in enumerate(args):
+        for path, leaf in jax.tree_util.tree_flatten_with_path(arg)[0]:
+            named.append((names[position] + jax.tree_util.keystr(path), leaf))
+    for key in sorted(kwargs):
+        for path, leaf in jax.tree_util.tree_flatten_with_path(kwargs[key])[0]:
+            named.append((key + jax.tree_util.keystr(path), leaf))
+    return named
+
+
+def _output_leaves(tree: Any) -> list[tuple[str, Any]]:
+    import jax
+
+    return [
+        ("output" + jax.tree_util.keystr(path), leaf)
+        for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]
+    ]

@@ -1,0 +1,131 @@
+"""Budgets: absolute ceilings on compiled figures, independent of snapshots (CI gates)."""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from .analyses import COLLECTIVES, compiled_cost
+from .compare import Finding, format_bytes, format_number
+from .config import ConfigError
+
+SIZE_METRICS = {
+    "temp_bytes": "temp_size_in_bytes",
+    "peak_bytes": "peak_memory_in_bytes",
+    "argument_bytes": "argument_size_in_bytes",
+    "output_bytes": "output_size_in_bytes",
+    "alias_bytes": "alias_size_in_bytes",
+    "code_bytes": "generated_code_size_in_bytes",
+}
+COST_METRICS = {"flops": "flops", "transcendentals": "transcendentals", "bytes_accessed": "bytes accessed"}
+TABLE_METRICS = ("collectives", "ops")
+METRICS = (*COST_METRICS, *SIZE_METRICS, *TABLE_METRICS)
+_UNITS = {
+    "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+}
+_SIZE = re.compile(r"^\s*(?P<number>[0-9.]+(?:e[+-]?\d+)?)\s*(?P<unit>[a-z]*)\s*$", re.IGNORECASE)
+
+
+def parse_size(where: str, value: Any) -> int:
+    """``"64 MiB"`` -> 67108864; plain numbers are bytes. Units: B, KB/KiB, MB/MiB, GB/GiB, TB/TiB."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number, unit = float(value), "b"
+    else:
+        match = _SIZE.match(str(value))
+        if match is None:
+            raise ConfigError(f"{where}: {value!r} is not a size; write e.g. 64 MiB, 1.5 GB or 4096.")
+        number, unit = float(match.group("number")), (match.group("unit") or "b").lower()
+    if unit not in _UNITS:
+        raise ConfigError(
+            f"{where}: unknown unit {unit!r} in {value!r}; use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB."
+        )
+    if not math.isfinite(number) or number < 0:
+        raise ConfigError(f"{where}: {value!r} must be a non-negative size.")
+    return int(number * _UNITS[unit])
+
+
+def parse_count(where: str, value: Any) -> float:
+    """A plain or scientific number (``2.2e9``, ``"2.2e9"``, ``20``)."""
+    try:
+        number = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number) or number < 0:
+        raise ConfigError(f"{where}: {value!r} is not a non-negative number; write e.g. 2.2e9.")
+    return number
+
+
+def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate one budget table (marker kwargs or a ``[tool.pytest_stages.budgets]`` entry)."""
+    budget: dict[str, Any] = {}
+    for metric, value in raw.items():
+        here = f"{where} {metric}"
+        if metric in SIZE_METRICS:
+            budget[metric] = parse_size(here, value)
+        elif metric in COST_METRICS:
+            budget[metric] = parse_count(here, value)
+        elif metric in TABLE_METRICS:
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{here} must be a table of name = maximum count, e.g. {{\"all-gather\": 0}}.")
+            if metric == "collectives":
+                unknown = sorted(set(value) - set(COLLECTIVES))
+                if unknown:
+                    raise ConfigError(f"{here}: unknown collective {unknown[0]!r}; use one of {list(COLLECTIVES)}.")
+            budget[metric] = {str(k): parse_count(f"{here}.{k}", v) for k, v in value.items()}
+        else:
+            raise ConfigError(f"{where}: unknown budget metric {metric!r}; use one of {list(METRICS)}.")
+    return budget
+
+
+def budget_for(nodeid: str, patterns: Mapping[str, Mapping[str, Any]], marker: Mapping[str, Any]) -> dict[str, Any]:
+    """Budgets from every matching ``[tool.pytest_stages.budgets]`` pattern, then the marker's."""
+    merged: dict[str, Any] = {}
+    for pattern, budget in patterns.items():
+        if fnmatch.fnmatchcase(nodeid, pattern):
+            merged.update(budget)
+    merged.update(marker)
+    return merged
+
+
+def needed_analyses(budget: Mapping[str, Any]) -> set[str]:
+    """Analyses a budget reads (built even when not snapshotted)."""
+    needed = set()
+    for metric in budget:
+        needed.add("cost" if metric in COST_METRICS else "memory" if metric in SIZE_METRICS else "ops")
+    return needed
+
+
+def check_budget(budget: Mapping[str, Any], analyses: Mapping[str, Any]) -> list[Finding]:
+    """One failing finding per metric above its ceiling."""
+    findings = []
+    cost = compiled_cost(analyses.get("cost", {}))
+    memory = analyses.get("memory", {})
+    ops = analyses.get("ops", {})
+    for metric, ceiling in budget.items():
+        if metric in COST_METRICS:
+            _check(findings, metric, cost.get(COST_METRICS[metric]), ceiling, format_number)
+        elif metric in SIZE_METRICS:
+            _check(findings, metric, memory.get(SIZE_METRICS[metric]), ceiling, format_bytes)
+        else:
+            counts = (
+                Counter(c["op"] for c in ops.get("collectives", []))
+                if metric == "collectives"
+                else Counter(ops.get("opcodes", {}))
+            )
+            for name, limit in ceiling.items():
+                _check(findings, f"{metric}[{name}]", counts.get(name, 0), limit, format_number)
+    return findings
+
+
+def _check(findings: list[Finding], metric: str, value: Any, ceiling: float, show: Any) -> None:
+    if value is None:
+        findings.append(Finding("budget", "budget", f"{metric}: not measured on this backend", failing=False))
+    elif value > ceiling:
+        findings.append(
+            Finding("budget", "budget", f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}")
+        )

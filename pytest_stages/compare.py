@@ -1,0 +1,274 @@
+"""Comparison: a snapshot and a fresh artifact in, findings out.
+
+Texts compare exactly and report a bounded unified diff with a structural
+summary (ops added/removed); metrics compare with per-metric relative
+tolerances (a rise beyond it fails, a fall is an improvement); shardings and
+layouts report each leaf whose placement, layout or donation changed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from .analyses import parse_instruction
+
+DEFAULT_FLOAT_TOLERANCE = 0.001
+TEXT_KINDS = {"jaxpr": "text", "stablehlo": "text", "hlo": "text", "compiled": "text"}
+UPDATE_HINT = "run `pytest --stages-update` to accept it"
+_JAXPR_EQUATION = re.compile(r"^\s*(?:\S+:\S+\s+)+=\s+([a-z_][\w]*)")
+_MLIR_OP = re.compile(r"^\s*(?:%[^=]+=\s+)?\"?([a-z_]+\.[a-z_][\w.]*)")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One difference between a snapshot and what was staged.
+
+    ``kind`` is the check it belongs to (text, cost, memory, sharding, layout,
+    budget); ``failing`` is False for improvements and notes.
+    """
+
+    kind: str
+    artifact: str
+    message: str
+    failing: bool = True
+
+
+def check_kind(artifact: str) -> str:
+    """The ``--stages-check`` kind an artifact belongs to."""
+    return TEXT_KINDS.get(artifact, artifact if artifact != "ops" else "text")
+
+
+def compare_text(artifact: str, expected: str, actual: str, *, diff_lines: int) -> Finding | None:
+    """IR drift: a structural summary and a unified diff of at most ``diff_lines`` lines."""
+    if expected == actual:
+        return None
+    summary = op_change_summary(op_counts(artifact, expected), op_counts(artifact, actual))
+    diff = bounded_diff(expected, actual, diff_lines)
+    body = ([f"ops: {summary}"] if summary else []) + diff
+    return Finding(check_kind(artifact), artifact, "IR drift\n" + _indent(body))
+
+
+def bounded_diff(expected: str, actual: str, limit: int) -> list[str]:
+    """The first ``limit`` lines of a unified diff, and how many more there were."""
+    lines = difflib.unified_diff(
+        expected.splitlines(), actual.splitlines(), "snapshot", "staged", n=2, lineterm=""
+    )
+    shown = list(itertools.islice(lines, limit))
+    hidden = sum(1 for _ in lines)
+    if hidden:
+        shown.append(f"... {hidden} more diff lines")
+    return shown
+
+
+def op_counts(artifact: str, text: str) -> Counter[str]:
+    """Operation names counted in a stage text (HLO opcodes, StableHLO ops, jaxpr primitives)."""
+    counts: Counter[str] = Counter()
+    for line in text.splitlines():
+        if artifact in ("hlo", "compiled"):
+            parsed = parse_instruction(line)
+            name = parsed[1] if parsed else None
+        else:
+            match = (_JAXPR_EQUATION if artifact == "jaxpr" else _MLIR_OP).match(line)
+            name = match.group(1) if match else None
+        if name:
+            counts[name] += 1
+    return counts
+
+
+def op_change_summary(before: Counter[str], after: Counter[str]) -> str:
+    """``+1 multiply, -2 add`` (empty when the op counts are equal)."""
+    parts = []
+    for name in sorted(set(before) | set(after)):
+        delta = after[name] - before[name]
+        if delta:
+            parts.append(f"{delta:+d} {name}")
+    return ", ".join(parts)
+
+
+def compare_metrics(
+    artifact: str,
+    expected: Mapping[str, Any],
+    actual: Mapping[str, Any],
+    tolerances: Mapping[str, float],
+) -> list[Finding]:
+    """Cost/memory figures: rises beyond tolerance fail, falls are reported as improvements."""
+    findings = []
+    before, after = flatten_metrics(expected), flatten_metrics(actual)
+    diff = DeepDiff(before, after, view="tree", ignore_numeric_type_changes=True)
+    for level in _levels(diff):
+        metric = level.path(output_format="list")[0]
+        if informational(metric):
+            continue
+        old, new = before.get(metric), after.get(metric)
+        if not _is_number(old) or not _is_number(new):
+            findings.append(Finding(artifact, artifact, f"{metric}: {_show(old)} -> {_show(new)}"))
+            continue
+        tolerance = metric_tolerance(metric, old, new, tolerances)
+        change = relative_change(old, new)
+        if abs(change) <= tolerance:
+            continue
+        text = f"{metric} {format_number(old)} -> {format_number(new)} ({change:+.1%}"
+        if change > 0:
+            findings.append(
+                Finding(artifact, artifact, f"{text}, tolerance {format_tolerance(tolerance)})")
+            )
+        else:
+            findings.append(
+                Finding(artifact, artifact, f"{text}): improved; {UPDATE_HINT}", failing=False)
+            )
+    return findings
+
+
+def informational(metric: str) -> bool:
+    """Figures recorded but never judged: pre-optimization (lowered) cost, utilization, estimates."""
+    return metric.startswith("lowered ") or metric.startswith(("utilization", "optimal_seconds"))
+
+
+def flatten_metrics(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"compiled": {"flops": 1}, "lowered": {...}}`` -> ``{"flops": 1, "lowered flops": ...}``."""
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            prefix = "" if key == "compiled" else f"{key} "
+            flat.update({f"{prefix}{k}": v for k, v in flatten_metrics(value).items()})
+        else:
+            flat[key] = value
+    return flat
+
+
+def metric_tolerance(metric: str, old: Any, new: Any, tolerances: Mapping[str, float]) -> float:
+    """The configured tolerance for ``metric``; default exact for integers, 0.1% for floats."""
+    bare = metric.rsplit(" ", 1)[-1]
+    for key in (metric, bare):
+        if key in tolerances:
+            return tolerances[key]
+    if "default" in tolerances:
+        return tolerances["default"]
+    both_integral = all(float(v).is_integer() for v in (old, new)) and not any(
+        isinstance(v, float) for v in (old, new)
+    )
+    return 0.0 if both_integral else DEFAULT_FLOAT_TOLERANCE
+
+
+def relative_change(old: float, new: float) -> float:
+    if old == new:
+        return 0.0
+    if old == 0:
+        return float("inf") if new > 0 else float("-inf")
+    return (new - old) / abs(old)
+
+
+def compare_placement(
+    artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]
+) -> list[Finding]:
+    """Sharding/layout: one finding per leaf and field that changed, with before -> after."""
+    diff = DeepDiff(expected, actual, view="tree")
+    seen: dict[tuple[str, ...], None] = {}
+    for level in _levels(diff):
+        path = tuple(str(p) for p in level.path(output_format="list"))
+        seen[path[:3] if path and path[0] in ("inputs", "outputs") else path[:1]] = None
+    return [Finding(artifact, artifact, _placement_message(key, expected, actual)) for key in seen]
+
+
+def _placement_message(key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]) -> str:
+    if key[0] == "collectives":
+        before = _collective_summary(expected.get("collectives", []))
+        after = _collective_summary(actual.get("collectives", []))
+        return f"collectives: {before} -> {after}"
+    side, leaf = key[0], key[1]
+    label = f"{side[:-1]} {leaf}"
+    old_leaf = expected.get(side, {}).get(leaf)
+    new_leaf = actual.get(side, {}).get(leaf)
+    if old_leaf is None:
+        return f"{label}: new leaf ({_describe_leaf(new_leaf)})"
+    if new_leaf is None:
+        return f"{label}: leaf removed (was {_describe_leaf(old_leaf)})"
+    field = key[2] if len(key) > 2 else ""
+    old, new = old_leaf.get(field), new_leaf.get(field)
+    if field == "donated":
+        return f"{label} no longer donated" if old else f"{label} is now donated"
+    if field == "aliased_to":
+        if new is None:
+            return f"{label}: donated buffer no longer reused for {old} (XLA could not alias it)"
+        return f"{label}: buffer now aliased to {new} (was {old or 'none'})"
+    if field == "sharding":
+        return f"{label}: {_describe_sharding(old)} -> {_describe_sharding(new)}"
+    if field == "major_to_minor":
+        return f"{label} layout {_tuple(old)} -> {_tuple(new)}"
+    return f"{label} {field}: {_show(old)} -> {_show(new)}"
+
+
+def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:
+    if leaf is None:
+        return "none"
+    if "sharding" in leaf:
+        return _describe_sharding(leaf["sharding"])
+    return json.dumps(leaf, sort_keys=True)
+
+
+def _describe_sharding(sharding: Mapping[str, Any] | None) -> str:
+    if not sharding:
+        return "none"
+    if "spec" in sharding:
+        mesh = ",".join(f"{axis}={size}" for axis, size in sharding.get("mesh", {}).items())
+        return f"{sharding['spec']} over mesh({mesh})"
+    devices = sharding.get("devices")
+    return f"{sharding.get('kind')} on devices {devices}"
+
+
+def _collective_summary(collectives: Iterable[Mapping[str, Any]]) -> str:
+    counts = Counter(f"{c['op']} {c['shape']} ({format_bytes(c['bytes'])})" for c in collectives)
+    if not counts:
+        return "none"
+    return ", ".join(f"{n}x {text}" if n > 1 else text for text, n in sorted(counts.items()))
+
+
+def _levels(diff: DeepDiff) -> Iterable[Any]:
+    for report in diff.values():
+        yield from report
+
+
+def _indent(lines: Iterable[str]) -> str:
+    return "\n".join(f"    {line}" for line in lines)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _show(value: Any) -> str:
+    return "absent" if value is None else json.dumps(value, sort_keys=True)
+
+
+def _tuple(value: Any) -> str:
+    return "(" + ",".join(str(v) for v in value) + ")" if isinstance(value, list) else _show(value)
+
+
+def format_number(value: float) -> str:
+    """Compact figures for messages: ``1055``, ``2.31e9``."""
+    text = f"{value:.3g}" if abs(value) >= 1e6 else f"{value:g}"
+    return text.replace("e+0", "e").replace("e+", "e")
+
+
+def format_tolerance(tolerance: float) -> str:
+    """``0.02`` -> ``2%``; ``0`` -> ``exact``."""
+    return "exact" if tolerance == 0 else f"{tolerance * 100:g}%"
+
+
+def format_bytes(count: float) -> str:
+    """``131072`` -> ``128.0 KiB``."""
+    size = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(size) < 1024 or unit == "GiB":
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"

@@ -1,0 +1,259 @@
+"""Parse and validate ``[tool.pytest_stages]`` into frozen settings.
+
+Everything a user can write in ``pyproject.toml`` is checked here, before any
+test runs, so that a typo is a usage error naming the key rather than a
+silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+STAGES = ("jaxpr", "stablehlo", "hlo", "compiled")
+ANALYSES = ("cost", "memory", "ops", "sharding", "layout")
+CHECK_KINDS = ("text", "cost", "memory", "sharding", "layout", "budget")
+VERSION_MODES = ("fail", "warn", "skip")
+AXIS_TYPES = ("auto", "explicit", "manual")
+DEFAULT_STAGES = ("jaxpr", "stablehlo", "compiled")
+DEFAULT_DIFF_LINES = 60
+CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+
+
+class ConfigError(Exception):
+    """A setting that cannot be used; the message names it and the fix."""
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    """One configured device set: where and on how many devices to stage."""
+
+    name: str
+    platform: str | None = None
+    devices: int = 1
+    mesh: tuple[tuple[str, int], ...] = ()
+    axis_types: tuple[str, ...] = ()
+
+    @property
+    def mesh_shape(self) -> dict[str, int]:
+        return dict(self.mesh)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The validated ``[tool.pytest_stages]`` table."""
+
+    snapshot_dir: str = "snapshots"
+    stages: tuple[str, ...] = DEFAULT_STAGES
+    analyses: tuple[str, ...] = ANALYSES
+    configs: tuple[DeviceConfig, ...] = (DeviceConfig(name="default"),)
+    tolerance: Mapping[str, float] = field(default_factory=dict)
+    budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    check: tuple[str, ...] = CHECK_KINDS
+    on_version_mismatch: str = "fail"
+    diff_lines: int = DEFAULT_DIFF_LINES
+
+    def config_named(self, name: str) -> DeviceConfig:
+        for config in self.configs:
+            if config.name == name:
+                return config
+        raise KeyError(name)
+
+
+def load_pyproject(rootpath: Path) -> dict[str, Any]:
+    """Return the ``[tool.pytest_stages]`` table of ``rootpath/pyproject.toml`` ({} if absent)."""
+    path = rootpath / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file.") from None
+    table = document.get("tool", {}).get("pytest_stages", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"[tool.pytest_stages] in {path} must be a table.")
+    return table
+
+
+def parse_settings(table: Mapping[str, Any]) -> Settings:
+    """Validate a raw ``[tool.pytest_stages]`` table into :class:`Settings`."""
+    known = {
+        "snapshot_dir", "stages", "analyses", "configs", "tolerance",
+        "budgets", "check", "on_version_mismatch", "diff_lines",
+    }
+    _reject_unknown("[tool.pytest_stages]", table, known)
+    defaults = Settings()
+    snapshot_dir = _typed(table, "snapshot_dir", str, defaults.snapshot_dir)
+    if not snapshot_dir.strip():
+        raise ConfigError("[tool.pytest_stages] snapshot_dir must not be empty.")
+    configs = table.get("configs")
+    return Settings(
+        snapshot_dir=snapshot_dir,
+        stages=parse_choices("stages", table.get("stages", defaults.stages), STAGES),
+        analyses=parse_choices("analyses", table.get("analyses", defaults.analyses), ANALYSES),
+        configs=defaults.configs if configs is None else parse_configs(configs),
+        tolerance=parse_tolerances(table.get("tolerance", {}), "[tool.pytest_stages.tolerance]"),
+        budgets=_parse_budget_table(table.get("budgets", {})),
+        check=parse_choices("check", table.get("check", defaults.check), CHECK_KINDS),
+        on_version_mismatch=parse_version_mode(
+            _typed(table, "on_version_mismatch", str, defaults.on_version_mismatch)
+        ),
+        diff_lines=_positive_int(table, "diff_lines", defaults.diff_lines),
+    )
+
+
+def parse_choices(key: str, value: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """A list of names drawn from ``allowed`` (a comma-separated string is accepted too)."""
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{key} must be a list of names from {list(allowed)}, got {value!r}.")
+    unknown = [v for v in value if v not in allowed]
+    if unknown:
+        raise ConfigError(
+            f"{key}: unknown name {unknown[0]!r}; choose from {list(allowed)}."
+        )
+    return tuple(dict.fromkeys(value))
+
+
+def parse_version_mode(value: str) -> str:
+    if value not in VERSION_MODES:
+        raise ConfigError(
+            f"on_version_mismatch = {value!r} is not one of {list(VERSION_MODES)}."
+        )
+    return value
+
+
+def parse_configs(raw: Any) -> tuple[DeviceConfig, ...]:
+    """Validate the ``[[tool.pytest_stages.configs]]`` array."""
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(
+            "[[tool.pytest_stages.configs]] must be a non-empty array of tables "
+            "(each with at least a name)."
+        )
+    configs: list[DeviceConfig] = []
+    for index, entry in enumerate(raw):
+        where = f"[[tool.pytest_stages.configs]] entry {index + 1}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where} must be a table, got {entry!r}.")
+        _reject_unknown(where, entry, {"name", "platform", "devices", "mesh", "axis_types"})
+        name = entry.get("name")
+        if not isinstance(name, str) or not CONFIG_NAME.match(name):
+            raise ConfigError(
+                f"{where}: name {name!r} must be 1-64 letters, digits, '_', '.', '+' or '-' "
+                "(it becomes part of test ids and snapshot paths)."
+            )
+        where = f"config {name!r}"
+        platform = entry.get("platform")
+        if platform is not None and (not isinstance(platform, str) or not platform):
+            raise ConfigError(f"{where}: platform must be a name such as 'cpu' or 'tpu'.")
+        mesh = _parse_mesh(where, entry.get("mesh", {}))
+        devices = entry.get("devices", math.prod(size for _, size in mesh) if mesh else 1)
+        if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
+            raise ConfigError(f"{where}: devices must be a positive integer, got {devices!r}.")
+        if mesh and math.prod(size for _, size in mesh) != devices:
+            shape = " x ".join(f"{axis}={size}" for axis, size in mesh)
+            raise ConfigError(
+                f"{where}: mesh {shape} holds {math.prod(s for _, s in mesh)} devices "
+                f"but devices = {devices}; make the axis sizes multiply to the device count."
+            )
+        axis_types = entry.get("axis_types", ())
+        if isinstance(axis_types, str):
+            axis_types = [axis_types] * len(mesh)
+        if not isinstance(axis_types, (list, tuple)) or any(t not in AXIS_TYPES for t in axis_types):
+            raise ConfigError(
+                f"{where}: axis_types {axis_types!r} must name one of {list(AXIS_TYPES)} "
+                "per mesh axis, or one for all axes."
+            )
+        axis_types = tuple(axis_types)
+        if axis_types and len(axis_types) != len(mesh):
+            raise ConfigError(
+                f"{where}: axis_types needs one entry per mesh axis ({len(mesh)}), "
+                "or a single name for all of them."
+            )
+        configs.append(
+            DeviceConfig(name=name, platform=platform, devices=devices, mesh=mesh,
+                         axis_types=axis_types)
+        )
+    names = [c.name for c in configs]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(f"config name {duplicates[0]!r} is used twice; names must be unique.")
+    return tuple(configs)
+
+
+def _parse_mesh(where: str, raw: Any) -> tuple[tuple[str, int], ...]:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: mesh must be a table of axis name = size, got {raw!r}.")
+    for axis, size in raw.items():
+        if not axis.isidentifier():
+            raise ConfigError(f"{where}: mesh axis name {axis!r} must be an identifier.")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ConfigError(f"{where}: mesh axis {axis!r} size must be a positive integer, got {size!r}.")
+    return tuple(raw.items())
+
+
+def parse_tolerances(raw: Any, where: str) -> dict[str, float]:
+    """Relative tolerances per metric: ``0.02`` or ``"2%"``."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where} must be a table of metric = relative tolerance.")
+    return {str(metric): parse_fraction(f"{where} {metric}", value) for metric, value in raw.items()}
+
+
+def parse_fraction(where: str, value: Any) -> float:
+    """``0.02`` or ``"2%"`` -> 0.02; anything negative or unparsable is an error."""
+    text = value
+    if isinstance(value, str):
+        text = value.strip()
+        scale = 100.0 if text.endswith("%") else 1.0
+        try:
+            number = float(text.rstrip("%")) / scale
+        except ValueError:
+            number = math.nan
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        number = math.nan
+    if not math.isfinite(number) or number < 0:
+        raise ConfigError(
+            f"{where}: tolerance {text!r} is not a non-negative fraction; write 0.02 or \"2%\"."
+        )
+    return number
+
+
+def _parse_budget_table(raw: Any) -> dict[str, dict[str, Any]]:
+    if not isinstance(raw, Mapping) or not all(isinstance(v, Mapping) for v in raw.values()):
+        raise ConfigError(
+            "[tool.pytest_stages.budgets] must map node-id patterns to tables, e.g. "
+            "\"examples/*::test_mlp*\" = { flops = 2.2e9 }."
+        )
+    return {str(pattern): dict(values) for pattern, values in raw.items()}
+
+
+def _reject_unknown(where: str, table: Mapping[str, Any], known: set[str]) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r}; the known keys are {sorted(known)}."
+        )
+
+
+def _typed(table: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
+    value = table.get(key, default)
+    if not isinstance(value, kind):
+        raise ConfigError(
+            f"[tool.pytest_stages] {key} must be a {kind.__name__}, got {value!r}."
+        )
+    return value
+
+
+def _positive_int(table: Mapping[str, Any], key: str, default: int) -> int:
+    value = _typed(table, key, int, default)
+    if isinstance(value, bool) or value < 1:
+        raise ConfigError(f"[tool.pytest_stages] {key} must be a positive integer, got {value!r}.")
+    return value

@@ -1,0 +1,218 @@
+"""The pytest hook layer: options, markers, parametrization over configs, fixtures, reporting."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import reporting
+from .budgets import budget_for, parse_budget
+from .config import ANALYSES, CHECK_KINDS, STAGES, ConfigError, load_pyproject, parse_choices, parse_settings
+from .config import parse_tolerances
+from .devices import ActiveConfig, arrange_cpu_devices, cpu_devices_needed
+from .runner import Options, StageSnapshot, StagesFailure, StagesSession, StagesSkip
+from .staging import StageError
+from .storage import SnapshotError, SnapshotFolder
+
+SESSION = pytest.StashKey[StagesSession]()
+SNAPSHOT = pytest.StashKey[StageSnapshot]()
+RECORD_PROPERTY = "pytest_stages"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("stages", "pytest-stages: compilation-regression snapshots of JAX programs")
+    group.addoption(
+        "--stages-update", action="store_true", default=False,
+        help="write new and changed stage snapshots of the tests that ran (deletes nothing)",
+    )
+    group.addoption(
+        "--stages-configs", metavar="NAMES", default=None,
+        help="comma-separated device configs to run (default: all configured)",
+    )
+    group.addoption(
+        "--stages-check", metavar="KINDS", default=None,
+        help=f"comma-separated kinds that fail a test, from {','.join(CHECK_KINDS)} (default: all); "
+        "the others are reported only",
+    )
+    group.addoption(
+        "--stages-report", metavar="PATH", default=None,
+        help="write a report of every staged call: PATH.json or PATH.md",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "stages(configs=None, stages=None, analyses=None, tolerance=None): narrow what "
+        "stage_snapshot stages and compares for this test",
+    )
+    config.addinivalue_line(
+        "markers",
+        "stages_budget(**ceilings): absolute ceilings on compiled figures, e.g. "
+        "flops=2.2e9, temp_bytes='64 MiB', collectives={'all-gather': 0}",
+    )
+    try:
+        settings = parse_settings(load_pyproject(config.rootpath))
+        options = _options(config, settings)
+        patterns = {
+            pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
+            for pattern, raw in settings.budgets.items()
+        }
+    except ConfigError as exc:
+        raise pytest.UsageError(f"pytest-stages: {exc}") from None
+    selected = [c for c in settings.configs if options.configs is None or c.name in options.configs]
+    arrange_cpu_devices(cpu_devices_needed(selected))
+    session = StagesSession(settings, options, config.rootpath, patterns)
+    config.stash[SESSION] = session
+    config.pluginmanager.register(reporting.StagesReporter(session), "stages-reporter")
+
+
+def _options(config: pytest.Config, settings: Any) -> Options:
+    configs = config.getoption("stages_configs")
+    names = None
+    if configs is not None:
+        known = tuple(c.name for c in settings.configs)
+        names = parse_choices("--stages-configs", configs, known)
+    report = config.getoption("stages_report")
+    if report is not None and Path(report).suffix not in (".json", ".md"):
+        raise ConfigError(f"--stages-report={report}: name a .json or .md file.")
+    check = config.getoption("stages_check")
+    return Options(
+        update=config.getoption("stages_update"),
+        configs=names,
+        check=parse_choices("--stages-check", check, CHECK_KINDS) if check is not None else (),
+        report=report,
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    session = config.stash.get(SESSION, None)
+    if session is None:
+        return None
+    return reporting.header(session)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "stage_config" not in metafunc.fixturenames:
+        return
+    session = metafunc.config.stash[SESSION]
+    names = [c.name for c in session.settings.configs]
+    marker = _marker_kwargs(metafunc.definition, "stages")
+    if marker.get("configs") is not None:
+        try:
+            names = list(parse_choices(f"@pytest.mark.stages(configs=...) on {metafunc.definition.nodeid}",
+                                       marker["configs"], tuple(names)))
+        except ConfigError as exc:
+            raise pytest.UsageError(f"pytest-stages: {exc}") from None
+    if session.options.configs is not None:
+        names = [n for n in names if n in session.options.configs]
+    if not names:
+        skip = pytest.mark.skip(reason="pytest-stages: none of this test's configs is selected by --stages-configs")
+        metafunc.parametrize("stage_config", [pytest.param(None, marks=skip, id="no-config")], indirect=True)
+        return
+    metafunc.parametrize("stage_config", names, ids=names, indirect=True)
+
+
+@pytest.fixture
+def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
+    """The active device configuration: name, platform, devices and mesh."""
+    session = request.config.stash[SESSION]
+    try:
+        return session.active(request.param)
+    except ConfigError as exc:
+        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
+
+
+@pytest.fixture
+def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -> Iterator[Any]:
+    """Stage a function on the active config and compare every artifact with its snapshot.
+
+    ``stage_snapshot(fn, *args, name=None, **kwargs)`` returns a
+    :class:`pytest_stages.StageResult`.
+    """
+    session = request.config.stash[SESSION]
+    item = request.node
+    marker = _marker_kwargs(item, "stages")
+    try:
+        tolerance = {**session.settings.tolerance, **parse_tolerances(marker.get("tolerance") or {}, "@pytest.mark.stages(tolerance=...)")}
+        budget = budget_for(
+            item.nodeid,
+            session.budget_patterns,
+            parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", _marker_kwargs(item, "stages_budget")),
+        )
+        stages = _narrowed(marker, "stages", session.settings.stages, STAGES)
+        analyses = _narrowed(marker, "analyses", session.settings.analyses, ANALYSES)
+    except ConfigError as exc:
+        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
+    snapshot = StageSnapshot(
+        session,
+        nodeid=item.nodeid,
+        folder=_folder(session, item, stage_config.name),
+        active=stage_config,
+        stages=stages,
+        analyses=analyses,
+        tolerance=tolerance,
+        budget=budget,
+    )
+    item.stash[SNAPSHOT] = snapshot
+
+    def call(fn: Any, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
+        try:
+            return snapshot(fn, *args, name=name, **kwargs)
+        except StagesSkip as exc:
+            raise pytest.skip.Exception(f"pytest-stages: {exc}") from None
+        except StagesFailure as exc:
+            raise pytest.fail.Exception(str(exc), pytrace=False) from None
+        except (StageError, SnapshotError, ConfigError) as exc:
+            raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
+
+    call.__doc__ = StageSnapshot.__call__.__doc__
+    yield call
+
+
+def _narrowed(marker: dict[str, Any], key: str, default: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
+    if marker.get(key) is None:
+        return default
+    return parse_choices(f"@pytest.mark.stages({key}=...)", marker[key], allowed)
+
+
+def _marker_kwargs(node: Any, name: str) -> dict[str, Any]:
+    """Keyword arguments of every ``name`` marker on ``node``, closest last."""
+    merged: dict[str, Any] = {}
+    for mark in reversed(list(node.iter_markers(name))):
+        merged.update(mark.kwargs)
+    return merged
+
+
+def _folder(session: StagesSession, item: pytest.Item, config_name: str) -> SnapshotFolder:
+    """``<snapshot_dir>/<module path>/<test>/<config>`` for this item."""
+    path = Path(item.path)
+    try:
+        module = path.relative_to(session.rootpath).with_suffix("").as_posix()
+    except ValueError:
+        module = path.with_suffix("").name
+    parts = item.nodeid.split("::")[1:]
+    test = ".".join(parts[:-1] + [getattr(item, "originalname", parts[-1].split("[")[0])])
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.id.startswith(config_name + "-"):
+        test += f"[{callspec.id[len(config_name) + 1:]}]"
+    return SnapshotFolder(session.store.root, module, test, config_name)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    test_report = yield
+    snapshot = item.stash.get(SNAPSHOT, None)
+    if snapshot is not None and test_report.when == "call":
+        session = item.config.stash[SESSION]
+        if session.options.update and test_report.passed:
+            snapshot.flush()
+        for record in snapshot.records:
+            test_report.user_properties.append((RECORD_PROPERTY, record.to_json()))
+    return test_report
+
+

@@ -1,0 +1,156 @@
+"""Reporting: the session header, the terminal summary table, and JSON/Markdown reports."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .compare import check_kind, format_number, relative_change
+from .runner import CallRecord, StagesSession
+
+REPORT_SCHEMA = "pytest-stages-report/1"
+COLUMNS = ("text", "cost", "memory", "sharding", "layout", "budget")
+_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "skipped": 2, "ok": 1, "-": 0}
+KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
+PROPERTY = "pytest_stages"
+
+
+class StagesReporter:
+    """Collects call records from test reports (on the xdist controller too) and reports them."""
+
+    def __init__(self, session: StagesSession) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in getattr(report, "user_properties", ()):
+            if key == PROPERTY:
+                self.session.records.append(CallRecord.from_json(value))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        terminal_summary(terminalreporter, self.session)
+        if self.session.options.report:
+            write_report(Path(self.session.options.report), self.session)
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step_summary and self.session.records:
+            append_step_summary(Path(step_summary), self.session)
+
+
+def header(session: StagesSession) -> str:
+    """One line for pytest's header: versions, configs, snapshot folder and mode."""
+    import jax
+    import jaxlib
+
+    configs = ", ".join(
+        f"{c.name}({c.platform or 'default'} x{c.devices})" for c in session.settings.configs
+        if session.options.configs is None or c.name in session.options.configs
+    )
+    mode = "update" if session.options.update else "compare"
+    return (
+        f"stages: jax {jax.__version__}, jaxlib {jaxlib.__version__}; configs {configs}; "
+        f"snapshots in {session.settings.snapshot_dir}/ ({mode})"
+    )
+
+
+def column_status(record: CallRecord, column: str) -> str:
+    """The worst status among a record's artifacts that belong to ``column``."""
+    if column == "budget":
+        return record.status.get("budget", "-")
+    statuses = [s for artifact, s in record.status.items() if artifact != "budget" and check_kind(artifact) == column]
+    status = max(statuses, key=_RANK.__getitem__, default="-")
+    if record.written and status in ("new", "changed", "improved"):
+        return "written"
+    return status
+
+
+def key_deltas(record: CallRecord) -> str:
+    parts = []
+    for metric in KEY_DELTAS:
+        if metric in record.deltas:
+            old, new = record.deltas[metric]
+            parts.append(f"{metric} {format_number(old)}->{format_number(new)} ({relative_change(old, new):+.1%})")
+    return "; ".join(parts)
+
+
+def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
+    rows = [["test", "config", "name", *COLUMNS, "deltas"]]
+    for record in records:
+        rows.append([
+            record.nodeid, record.config, record.name,
+            *(column_status(record, c) for c in COLUMNS), key_deltas(record),
+        ])
+    return rows
+
+
+def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
+    records = session.records
+    if not records:
+        return
+    terminalreporter.section("pytest-stages")
+    for line in _aligned(table_rows(records)):
+        terminalreporter.write_line(line)
+    written = [path for record in records for path in record.written]
+    if session.options.update:
+        terminalreporter.write_line(f"pytest-stages: wrote {len(written)} snapshot file(s)")
+        for path in written:
+            terminalreporter.write_line(f"  {path}")
+    improved = [r for r in records if any(s == "improved" for s in r.status.values())]
+    if improved and not session.options.update:
+        terminalreporter.write_line(
+            f"pytest-stages: {len(improved)} call(s) improved on their snapshots; "
+            "run `pytest --stages-update` to record the new figures"
+        )
+    for mismatch in sorted({r.versions for r in records if r.versions}):
+        terminalreporter.write_line(f"pytest-stages: note: {mismatch}")
+
+
+def _aligned(rows: list[list[str]]) -> Iterable[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        yield "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+
+
+def report_data(session: StagesSession) -> dict[str, Any]:
+    """The JSON report (schema ``pytest-stages-report/1``, documented in the README)."""
+    return {
+        "schema": REPORT_SCHEMA,
+        "environment": session.environment,
+        "mode": "update" if session.options.update else "compare",
+        "calls": [record.__dict__ for record in session.records],
+    }
+
+
+def markdown(session: StagesSession) -> str:
+    rows = table_rows(session.records)
+    lines = ["## pytest-stages", ""]
+    lines.append("| " + " | ".join(rows[0]) + " |")
+    lines.append("|" + "---|" * len(rows[0]))
+    for row in rows[1:]:
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+    failing = [(r, f) for r in session.records for f in r.findings if f["failing"]]
+    if failing:
+        lines += ["", "### Findings", ""]
+        for record, finding in failing:
+            first = finding["message"].splitlines()[0]
+            lines.append(f"- `{record.nodeid}` {record.name} / {finding['artifact']}: {first}")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(path: Path, session: StagesSession) -> None:
+    """``--stages-report``: JSON for ``.json``, Markdown for ``.md``."""
+    if path.suffix == ".json":
+        text = json.dumps(report_data(session), indent=2, sort_keys=True) + "\n"
+    else:
+        text = markdown(session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def append_step_summary(path: Path, session: StagesSession) -> None:
+    """Append the Markdown summary to GitHub's ``$GITHUB_STEP_SUMMARY`` file."""
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(markdown(session))

@@ -1,0 +1,327 @@
+"""One ``stage_snapshot`` call end to end: stage, compare with the snapshots, decide, record.
+
+The pytest hook layer (``plugin.py``) creates a :class:`StagesSession` per run
+and a :class:`StageSnapshot` per test; this module holds the logic between
+them, free of pytest hooks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import budgets as budgets_
+from .compare import (
+    Finding,
+    check_kind,
+    compare_metrics,
+    compare_placement,
+    compare_text,
+    flatten_metrics,
+)
+from .config import ConfigError, Settings
+from .devices import ActiveConfig, activate
+from .normalize import to_json
+from .staging import StageResult, stage
+from .storage import FORMAT_VERSION, SnapshotError, SnapshotFolder, SnapshotStore
+
+UPDATE_HINT = "Run `pytest --stages-update` to accept the changes if they are intended."
+
+
+class StagesFailure(Exception):
+    """A call whose findings fail the test; the message is what the user reads."""
+
+
+class StagesSkip(Exception):
+    """Snapshots from other JAX versions under ``on_version_mismatch = "skip"``."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Command-line choices for this run."""
+
+    update: bool = False
+    configs: tuple[str, ...] | None = None
+    check: tuple[str, ...] = ()
+    report: str | None = None
+
+
+@dataclass
+class CallRecord:
+    """What one call found and wrote, as plain data for reports (travels from xdist workers)."""
+
+    nodeid: str
+    config: str
+    name: str
+    folder: str
+    status: dict[str, str] = field(default_factory=dict)
+    deltas: dict[str, list[float]] = field(default_factory=dict)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    versions: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> CallRecord:
+        return cls(**json.loads(text))
+
+
+def environment() -> dict[str, str]:
+    """The versions a snapshot folder records."""
+    import jax
+    import jaxlib
+
+    return {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
+
+
+class StagesSession:
+    """Settings, storage and resolved device configs shared by every test of a run."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        options: Options,
+        rootpath: Path,
+        budget_patterns: Mapping[str, Mapping[str, Any]],
+    ) -> None:
+        self.settings = settings
+        self.options = options
+        self.rootpath = rootpath
+        self.budget_patterns = budget_patterns
+        self.store = SnapshotStore(rootpath / settings.snapshot_dir)
+        self.records: list[CallRecord] = []
+        self._active: dict[str, ActiveConfig] = {}
+        self._environment: dict[str, str] | None = None
+
+    @property
+    def environment(self) -> dict[str, str]:
+        if self._environment is None:
+            self._environment = environment()
+        return self._environment
+
+    def active(self, name: str) -> ActiveConfig:
+        """The resolved config ``name`` (resolved once per run)."""
+        if name not in self._active:
+            self._active[name] = activate(self.settings.config_named(name))
+        return self._active[name]
+
+    def enforced(self, kind: str) -> bool:
+        return kind in (self.options.check or self.settings.check)
+
+
+@dataclass
+class PendingWrite:
+    path: Path
+    text: str
+    record: CallRecord
+
+
+class StageSnapshot:
+    """The ``stage_snapshot`` fixture's value for one test and config."""
+
+    def __init__(
+        self,
+        session: StagesSession,
+        *,
+        nodeid: str,
+        folder: SnapshotFolder,
+        active: ActiveConfig,
+        stages: tuple[str, ...],
+        analyses: tuple[str, ...],
+        tolerance: Mapping[str, float],
+        budget: Mapping[str, Any],
+    ) -> None:
+        self.session = session
+        self.nodeid = nodeid
+        self.folder = folder
+        self.active = active
+        self.stages = stages
+        self.analyses = analyses
+        self.tolerance = tolerance
+        self.budget = budget
+        self.pending: list[PendingWrite] = []
+        self.records: list[CallRecord] = []
+        self._names: list[str] = []
+
+    def __call__(self, fn: Callable[..., Any], *args: Any, name: str | None = None, **kwargs: Any) -> StageResult:
+        """Trace, lower and compile ``fn(*args, **kwargs)``; compare every artifact with its snapshot."""
+        call_name = self._claim_name(fn, name)
+        built = tuple(sorted(set(self.analyses) | budgets_.needed_analyses(self.budget)))
+        result = stage(
+            fn, args, kwargs, name=call_name, active=self.active, stages=self.stages, analyses=built
+        )
+        self._compare(result)
+        return result
+
+    def _claim_name(self, fn: Callable[..., Any], name: str | None) -> str:
+        if name is not None:
+            if not isinstance(name, str) or not name:
+                raise ConfigError(f"stage_snapshot(name={name!r}): name must be a non-empty string.")
+            if name in self._names:
+                raise ConfigError(
+                    f"stage_snapshot(name={name!r}) is used twice in {self.nodeid}; "
+                    "give each call its own name=."
+                )
+            self._names.append(name)
+            return name
+        base = getattr(fn, "__name__", None) or type(fn).__name__
+        candidate, counter = base, 1
+        while candidate in self._names:
+            counter += 1
+            candidate = f"{base}-{counter}"
+        self._names.append(candidate)
+        return candidate
+
+    def _compare(self, result: StageResult) -> None:
+        session, store = self.session, self.session.store
+        record = CallRecord(
+            nodeid=self.nodeid, config=self.active.name, name=result.name,
+            folder=str(self.folder.relative),
+        )
+        self.records.append(record)
+        meta = store.read_meta(self.folder)
+        mismatch = _version_mismatch(meta, session.environment)
+        record.versions = mismatch
+        if mismatch and session.settings.on_version_mismatch == "skip" and not session.options.update:
+            raise StagesSkip(f"{mismatch} (on_version_mismatch = \"skip\")")
+        serialized = {
+            artifact: text for artifact, text in result.serialized().items()
+            if artifact in self.stages or artifact in self.analyses
+        }
+        findings: list[Finding] = []
+        for artifact, text in serialized.items():
+            path = self.folder.artifact(result.name, artifact)
+            expected = store.read(path)
+            if expected is None:
+                record.status[artifact] = "new"
+                findings.append(Finding(check_kind(artifact), artifact, "no snapshot yet"))
+                self.pending.append(PendingWrite(path, text, record))
+                continue
+            found = self._compare_artifact(artifact, path, expected, text, result, record)
+            findings += found
+            failing = [f for f in found if f.failing]
+            record.status[artifact] = "changed" if failing else "improved" if found else "ok"
+            if expected != text:
+                self.pending.append(PendingWrite(path, text, record))
+        for artifact, reason in result.skipped.items():
+            record.status[artifact] = "skipped"
+            record.findings.append({"kind": "skipped", "artifact": artifact, "message": reason, "failing": False})
+        if result.skipped.keys() >= {"cost", "memory", "ops"} or not self.budget:
+            budget_findings = []
+        else:
+            budget_findings = budgets_.check_budget(self.budget, result.analyses)
+        record.status["budget"] = "over" if any(f.failing for f in budget_findings) else "ok" if self.budget else "-"
+        findings += budget_findings
+        record.findings += [f.__dict__ for f in findings]
+        meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
+        if self.pending and meta_stale and all(p.path != self.folder.meta for p in self.pending):
+            self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
+        self._decide(findings, mismatch, result)
+
+    def _compare_artifact(
+        self, artifact: str, path: Path, expected: str, text: str, result: StageResult, record: CallRecord
+    ) -> list[Finding]:
+        if artifact in result.texts:
+            found = compare_text(artifact, expected, text, diff_lines=self.session.settings.diff_lines)
+            return [found] if found else []
+        if expected == text:
+            return []
+        try:
+            before = json.loads(expected)
+        except json.JSONDecodeError as exc:
+            raise SnapshotError(
+                f"snapshot {path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted "
+                "or edited by hand. Restore it from version control, or run "
+                f"`pytest --stages-update {self.nodeid}` to record it again."
+            ) from None
+        after = result.analyses[artifact]
+        if artifact in ("cost", "memory"):
+            found = compare_metrics(artifact, before, after, self.tolerance)
+            for metric, old, new in _numeric_changes(before, after):
+                record.deltas[metric] = [old, new]
+            return found
+        if artifact in ("sharding", "layout"):
+            return compare_placement(artifact, before, after)
+        changed = compare_text(artifact, expected, text, diff_lines=self.session.settings.diff_lines)
+        return [changed] if changed else []
+
+    def _decide(self, findings: list[Finding], mismatch: str, result: StageResult) -> None:
+        session = self.session
+        failing = [f for f in findings if f.failing and session.enforced(f.kind)]
+        if session.options.update:
+            failing = [f for f in failing if f.kind == "budget"]
+        elif mismatch and session.settings.on_version_mismatch == "warn":
+            failing = [f for f in failing if f.kind == "budget"]
+        if not failing:
+            return
+        self.pending.clear()
+        raise StagesFailure(self._message(failing, findings, mismatch, result))
+
+    def _message(self, failing: list[Finding], findings: list[Finding], mismatch: str, result: StageResult) -> str:
+        lines = [
+            f"pytest-stages: {result.name!r} on config {self.active.name} differs from its snapshots "
+            f"in {self.session.settings.snapshot_dir}/{self.folder.relative}/"
+        ]
+        if mismatch:
+            lines.append(f"  note: {mismatch}; the differences may come from that upgrade.")
+        for artifact, group in itertools.groupby(failing, key=lambda f: f.artifact):
+            group = list(group)
+            label = artifact if artifact == "budget" else (
+                f"{artifact} ({self.folder.artifact(result.name, artifact).name})"
+            )
+            messages = [f.message for f in group]
+            if len(messages) == 1:
+                lines.append(f"- {label}: {messages[0]}")
+            else:
+                lines.append(f"- {label}:")
+                lines += [f"    {message}" for message in messages]
+        advisory = [f for f in findings if f not in failing]
+        for finding in advisory:
+            lines.append(f"  also (not failing): {finding.artifact}: {finding.message.splitlines()[0]}")
+        if any(f.kind != "budget" for f in failing):
+            lines.append(UPDATE_HINT)
+        else:
+            lines.append("Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program.")
+        return "\n".join(lines)
+
+    def _meta_text(self) -> str:
+        return to_json({
+            "format": FORMAT_VERSION,
+            **self.session.environment,
+            "platform": self.active.platform,
+            "devices": self.active.config.devices,
+        })
+
+    def flush(self) -> None:
+        """Write pending snapshot files (update mode, after the test passed), noting each in its record."""
+        for pending in self.pending:
+            self.session.store.write(pending.path, pending.text)
+            pending.record.written.append(pending.path.relative_to(self.session.rootpath).as_posix())
+        self.pending.clear()
+
+
+def _version_mismatch(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> str:
+    if meta is None:
+        return ""
+    recorded = {k: meta.get(k) for k in current}
+    if recorded == dict(current):
+        return ""
+    then = ", ".join(f"{k} {v}" for k, v in recorded.items())
+    now = ", ".join(f"{k} {v}" for k, v in current.items())
+    return f"snapshots were taken with {then}; this run uses {now}"
+
+
+def _numeric_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, float, float]]:
+    old, new = flatten_metrics(before), flatten_metrics(after)
+    return [
+        (metric, old[metric], new[metric])
+        for metric in sorted(set(old) & set(new))
+        if isinstance(old[metric], (int, float)) and isinstance(new[metric], (int, float))
+        and old[metric] != new[metric]
+    ]

@@ -1,0 +1,162 @@
+"""The staging pipeline: trace, lower and compile once, then extract every enabled artifact."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import analyses as analyses_
+from .analyses import compiled_cost
+from .devices import ActiveConfig
+from .normalize import normalize_hlo, normalize_jaxpr, normalize_mlir, to_json
+
+COMPILED_STAGES = ("compiled",)
+COMPILED_ANALYSES = ("cost", "memory", "ops", "sharding", "layout")
+MAX_ERROR_LINES = 12
+
+
+class StageError(Exception):
+    """A function that failed to trace, lower or compile; names the stage and the JAX error."""
+
+    def __init__(self, name: str, stage: str, cause: BaseException) -> None:
+        lines = [line for line in str(cause).strip().splitlines() if line.strip()]
+        if len(lines) > MAX_ERROR_LINES:
+            lines = lines[:MAX_ERROR_LINES] + ["..."]
+        detail = "\n    ".join(lines) or "(no message)"
+        super().__init__(
+            f"stage_snapshot({name}): {stage} failed with {type(cause).__name__}:\n    {detail}\n"
+            f"Fix the function or its arguments; its snapshots were left untouched."
+        )
+        self.stage = stage
+
+
+@dataclass
+class StageResult:
+    """What one ``stage_snapshot`` call staged: the real JAX objects and plain-data artifacts.
+
+    ``texts`` holds the normalized stage texts and ``analyses`` the JSON-ready
+    analyses, keyed by artifact name; ``skipped`` gives the reason for every
+    enabled artifact that could not be built (e.g. compiled stages of a
+    platform that is not attached).
+    """
+
+    name: str
+    config: ActiveConfig
+    traced: Any
+    lowered: Any
+    compiled: Any | None
+    texts: dict[str, str] = field(default_factory=dict)
+    analyses: dict[str, Any] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def cost(self) -> dict[str, float]:
+        """Compiled ``cost_analysis()`` as a plain dict ({} if unavailable)."""
+        return compiled_cost(self.analyses.get("cost", {}))
+
+    @property
+    def memory(self) -> dict[str, Any]:
+        return self.analyses.get("memory", {})
+
+    def serialized(self) -> dict[str, str]:
+        """Every built artifact as the exact text its snapshot file holds."""
+        out = dict(self.texts)
+        out.update({name: to_json(data) for name, data in self.analyses.items()})
+        return out
+
+
+def as_jitted(fn: Callable[..., Any]) -> Any:
+    """``fn`` itself when already ``jax.jit``-ed (its options kept), else ``jax.jit(fn)``."""
+    import jax
+
+    if callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None)):
+        return fn
+    return jax.jit(fn)
+
+
+def stage(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    name: str,
+    active: ActiveConfig,
+    stages: tuple[str, ...],
+    analyses: tuple[str, ...],
+) -> StageResult:
+    """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts."""
+    jitted = as_jitted(fn)
+    with _placement(active):
+        traced = _guarded(name, "tracing", lambda: jitted.trace(*args, **kwargs))
+        platforms = None if active.attached else (active.platform,)
+        lowered = _guarded(name, "lowering", lambda: traced.lower(lowering_platforms=platforms))
+        compiled = _guarded(name, "compiling", lowered.compile) if active.attached else None
+    result = StageResult(name=name, config=active, traced=traced, lowered=lowered, compiled=compiled)
+    if compiled is None:
+        reason = (
+            f"platform {active.platform!r} is not attached: lowered for it, never compiled "
+            "(compiling would silently build code for the local backend)"
+        )
+        skipped = [s for s in stages if s in COMPILED_STAGES]
+        skipped += [a for a in analyses if a in COMPILED_ANALYSES]
+        result.skipped = dict.fromkeys(skipped, reason)
+    compiled_text = functools.cache(lambda: compiled.as_text())
+    _extract_texts(result, stages, compiled_text)
+    _extract_analyses(result, analyses, fn, compiled_text)
+    return result
+
+
+@contextlib.contextmanager
+def _placement(active: ActiveConfig) -> Iterator[None]:
+    """Stage on the config's devices; under its mesh when the config declares one."""
+    import jax
+
+    with contextlib.ExitStack() as stack:
+        if active.attached:
+            stack.enter_context(jax.default_device(active.devices[0]))
+        if active.declares_mesh:
+            stack.enter_context(jax.set_mesh(active.mesh))
+        yield
+
+
+def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:
+    try:
+        return step()
+    except Exception as exc:
+        raise StageError(name, stage_name, exc) from exc
+
+
+def _extract_texts(
+    result: StageResult, stages: tuple[str, ...], compiled_text: Callable[[], str]
+) -> None:
+    makers: dict[str, Callable[[], str]] = {
+        "jaxpr": lambda: normalize_jaxpr(str(result.traced.jaxpr)),
+        "stablehlo": lambda: normalize_mlir(result.lowered.as_text()),
+        "hlo": lambda: normalize_hlo(result.lowered.as_text(dialect="hlo")),
+        "compiled": lambda: normalize_hlo(compiled_text()),
+    }
+    for stage_name in stages:
+        if stage_name not in result.skipped:
+            result.texts[stage_name] = makers[stage_name]()
+
+
+def _extract_analyses(
+    result: StageResult,
+    analyses: tuple[str, ...],
+    fn: Callable[..., Any],
+    compiled_text: Callable[[], str],
+) -> None:
+    compiled, lowered = result.compiled, result.lowered
+    makers: dict[str, Callable[[], Any]] = {
+        "cost": lambda: analyses_.cost(compiled, lowered),
+        "memory": lambda: analyses_.memory(compiled),
+        "ops": lambda: analyses_.ops(compiled_text()),
+        "sharding": lambda: analyses_.sharding(compiled, lowered, fn, compiled_text()),
+        "layout": lambda: analyses_.layout(compiled, fn),
+    }
+    for analysis in analyses:
+        if analysis not in result.skipped:
+            result.analyses[analysis] = makers[analysis]()
