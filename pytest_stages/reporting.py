@@ -15,7 +15,7 @@ from .runner import CallRecord, StagesSession
 
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = ("text", "cost", "memory", "sharding", "layout", "budget")
-_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "skipped": 2, "ok": 1, "-": 0}
+_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 PROPERTY = "pytest_stages"
 

@@ -212,11 +212,13 @@ class StageSnapshot:
         for artifact, reason in result.skipped.items():
             record.status[artifact] = "skipped"
             record.findings.append({"kind": "skipped", "artifact": artifact, "message": reason, "failing": False})
-        if result.skipped.keys() >= {"cost", "memory", "ops"} or not self.budget:
+        budget_skipped = bool(self.budget) and result.compiled is None
+        if budget_skipped or not self.budget:
             budget_findings = []
+            record.status["budget"] = "skipped" if budget_skipped else "-"
         else:
             budget_findings = budgets_.check_budget(self.budget, result.analyses)
-        record.status["budget"] = "over" if any(f.failing for f in budget_findings) else "ok" if self.budget else "-"
+            record.status["budget"] = "over" if any(f.failing for f in budget_findings) else "ok"
         findings += budget_findings
         record.findings += [f.__dict__ for f in findings]
         meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
@@ -264,9 +266,11 @@ class StageSnapshot:
         raise StagesFailure(self._message(failing, findings, mismatch, result))
 
     def _message(self, failing: list[Finding], findings: list[Finding], mismatch: str, result: StageResult) -> str:
+        where = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
+        only_budget = all(f.kind == "budget" for f in failing)
         lines = [
-            f"pytest-stages: {result.name!r} on config {self.active.name} differs from its snapshots "
-            f"in {self.session.settings.snapshot_dir}/{self.folder.relative}/"
+            f"pytest-stages: {result.name!r} on config {self.active.name} "
+            + ("exceeds its budget" if only_budget else f"differs from its snapshots in {where}")
         ]
         if mismatch:
             lines.append(f"  note: {mismatch}; the differences may come from that upgrade.")
@@ -281,10 +285,10 @@ class StageSnapshot:
             else:
                 lines.append(f"- {label}:")
                 lines += [f"    {message}" for message in messages]
-        advisory = [f for f in findings if f not in failing]
+        advisory = [] if self.session.options.update else [f for f in findings if f not in failing]
         for finding in advisory:
             lines.append(f"  also (not failing): {finding.artifact}: {finding.message.splitlines()[0]}")
-        if any(f.kind != "budget" for f in failing):
+        if not only_budget:
             lines.append(UPDATE_HINT)
         else:
             lines.append("Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program.")
