@@ -42,16 +42,13 @@ class StagesReporter:
 
 def header(session: StagesSession) -> str:
     """One line for pytest's header: versions, configs, snapshot folder and mode."""
-    import jax
-    import jaxlib
-
     configs = ", ".join(
         f"{c.name}({c.platform or 'default'} x{c.devices})" for c in session.settings.configs
         if session.options.configs is None or c.name in session.options.configs
     )
     mode = "update" if session.options.update else "compare"
     return (
-        f"stages: jax {jax.__version__}, jaxlib {jaxlib.__version__}; configs {configs}; "
+        f"stages: jax {session.environment['jax']}, jaxlib {session.environment['jaxlib']}; configs {configs}; "
         f"snapshots in {session.settings.snapshot_dir}/ ({mode})"
     )
 

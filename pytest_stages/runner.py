@@ -8,6 +8,7 @@ them, free of pytest hooks.
 from __future__ import annotations
 
 import itertools
+from importlib import metadata
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -73,11 +74,8 @@ class CallRecord:
 
 
 def environment() -> dict[str, str]:
-    """The versions a snapshot folder records."""
-    import jax
-    import jaxlib
-
-    return {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
+    """The versions a snapshot folder records (read from package metadata: no JAX import)."""
+    return {name: metadata.version(name) for name in ("jax", "jaxlib")}
 
 
 class StagesSession:

@@ -1,0 +1,64 @@
+"""Helpers for driving inner pytest sessions (``pytester``) over small JAX projects."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import jax  # noqa: F401  (imported once here: pytester's in-process runs must not re-import jaxlib)
+import pytest
+
+ONE_CONFIG = """
+[[tool.pytest_stages.configs]]
+name = "cpu1"
+devices = 1
+"""
+
+SIMPLE_TEST = """
+import jax, jax.numpy as jnp
+
+def f(x, w):
+    return jnp.tanh(x @ w).sum()
+
+def test_f(stage_snapshot):
+    x = jax.ShapeDtypeStruct((8, 16), jnp.float32)
+    w = jax.ShapeDtypeStruct((16, 4), jnp.float32)
+    stage_snapshot(f, x, w)
+"""
+
+
+class Project:
+    """A throw-away project: a pyproject.toml with ``[tool.pytest_stages]`` and test files."""
+
+    def __init__(self, pytester: pytest.Pytester) -> None:
+        self.pytester = pytester
+        self.path = pytester.path
+
+    def configure(self, settings: str = "", configs: str = ONE_CONFIG) -> None:
+        self.write("pyproject.toml", f"[tool.pytest_stages]\n{textwrap.dedent(settings)}\n{configs}")
+
+    def write(self, name: str, text: str) -> Path:
+        path = self.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    def run(self, *args: str) -> pytest.RunResult:
+        return self.pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore::UserWarning", *args)
+
+    def snapshots(self) -> dict[str, bytes]:
+        """Every file under snapshots/, by path relative to it."""
+        root = self.path / "snapshots"
+        return {
+            p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+        } if root.exists() else {}
+
+    def output(self, result: pytest.RunResult) -> str:
+        return "\n".join(result.outlines)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> Project:
+    made = Project(pytester)
+    made.configure()
+    return made

@@ -1,0 +1,266 @@
+"""The spine, as a user meets it: record, compare, drift, update, and what must never fail."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import SIMPLE_TEST
+
+FOLDER = "test_model/test_f/cpu1"
+EXPECTED_FILES = {
+    f"{FOLDER}/_stages.json",
+    f"{FOLDER}/f.jaxpr.txt",
+    f"{FOLDER}/f.stablehlo.mlir",
+    f"{FOLDER}/f.compiled.hlo.txt",
+    f"{FOLDER}/f.cost.json",
+    f"{FOLDER}/f.memory.json",
+    f"{FOLDER}/f.ops.json",
+    f"{FOLDER}/f.sharding.json",
+    f"{FOLDER}/f.layout.json",
+}
+
+
+def record(project, text=SIMPLE_TEST, passed=1):
+    project.write("test_model.py", text)
+    result = project.run("--stages-update")
+    result.assert_outcomes(passed=passed)
+    return project.snapshots()
+
+
+def test_first_update_writes_every_artifact_and_says_so(project):
+    files = record(project)
+    assert set(files) == EXPECTED_FILES
+    result = project.run()
+    result.assert_outcomes(passed=1)
+    assert project.snapshots() == files
+
+
+def test_update_prints_what_it_wrote(project):
+    project.write("test_model.py", SIMPLE_TEST)
+    result = project.run("--stages-update")
+    result.stdout.fnmatch_lines([
+        "pytest-stages: wrote 9 snapshot file(s)",
+        f"  snapshots/{FOLDER}/f.jaxpr.txt",
+    ])
+    again = project.run("--stages-update")
+    again.stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
+
+
+def test_snapshot_texts_are_free_of_locations_and_metadata(project):
+    files = record(project)
+    compiled = files[f"{FOLDER}/f.compiled.hlo.txt"].decode()
+    assert "ENTRY" in compiled and "tanh" in compiled
+    for noise in ("FileNames", "StackFrames", "metadata=", "test_model.py", str(project.path)):
+        assert noise not in compiled
+    assert "loc(" not in files[f"{FOLDER}/f.stablehlo.mlir"].decode()
+    meta = files[f"{FOLDER}/_stages.json"].decode()
+    assert '"jax": "0.10.2"' in meta and '"platform": "cpu"' in meta
+
+
+def test_missing_snapshot_fails_with_the_hint_and_writes_nothing(project):
+    project.write("test_model.py", SIMPLE_TEST)
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "pytest-stages: 'f' on config cpu1 differs from its snapshots in snapshots/test_model/test_f/cpu1/",
+        "- jaxpr (f.jaxpr.txt): no snapshot yet",
+        "Run `pytest --stages-update` to accept the changes if they are intended.",
+    ])
+    assert project.snapshots() == {}
+
+
+def test_shifted_lines_and_comments_do_not_change_snapshots(project):
+    files = record(project)
+    project.write("test_model.py", "# a comment\n\n\n\n" + SIMPLE_TEST.replace("    return", "\n    # why\n    return"))
+    project.run().assert_outcomes(passed=1)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    assert project.snapshots() == files
+
+
+def test_moving_the_function_to_another_file_does_not_change_snapshots(project):
+    files = record(project)
+    project.write("helpers/__init__.py", "")
+    project.write("helpers/layers.py", "import jax.numpy as jnp\n\n\n\ndef f(x, w):\n    return jnp.tanh(x @ w).sum()\n")
+    moved = SIMPLE_TEST.replace(
+        "def f(x, w):\n    return jnp.tanh(x @ w).sum()\n", "from helpers.layers import f\n"
+    )
+    project.write("test_model.py", moved)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    assert project.snapshots() == files
+
+
+def test_other_cwd_and_hash_seed_produce_identical_bytes(project, monkeypatch):
+    files = record(project)
+    (project.path / "elsewhere").mkdir()
+    monkeypatch.chdir(project.path / "elsewhere")
+    monkeypatch.setenv("PYTHONHASHSEED", "4242")
+    result = project.pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--stages-update", str(project.path / "test_model.py")
+    )
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
+    assert project.snapshots() == files
+
+
+def test_a_planted_op_change_fails_with_the_diff_and_keeps_the_snapshot(project):
+    files = record(project)
+    project.write("test_model.py", SIMPLE_TEST.replace("jnp.tanh", "jnp.sin"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "pytest-stages: 'f' on config cpu1 differs from its snapshots in snapshots/test_model/test_f/cpu1/",
+        "- jaxpr (f.jaxpr.txt): IR drift",
+        "    ops: +1 sin, -1 tanh",
+        "*-    d:f32?8,4? = tanh c",
+        "*+    d:f32?8,4? = sin c",
+        "- compiled (f.compiled.hlo.txt): IR drift",
+        "    ops: +1 sine, -1 tanh",
+        "Run `pytest --stages-update` to accept the changes if they are intended.",
+    ])
+    assert project.snapshots() == files
+    project.run("--stages-update").assert_outcomes(passed=1)
+    assert "sine" in project.snapshots()[f"{FOLDER}/f.compiled.hlo.txt"].decode()
+    project.run().assert_outcomes(passed=1)
+
+
+def test_diff_length_is_bounded(project):
+    project.configure("diff_lines = 5")
+    record(project)
+    project.write("test_model.py", SIMPLE_TEST.replace("jnp.tanh(x @ w)", "(jnp.sin(jnp.cos(x) @ w) * 3)"))
+    result = project.run()
+    result.stdout.fnmatch_lines(["    ... * more diff lines"])
+
+
+TWO_TESTS = SIMPLE_TEST + """
+
+def test_g(stage_snapshot):
+    x = jax.ShapeDtypeStruct((4,), jnp.float32)
+    stage_snapshot(lambda x: x * 2, x, name="double")
+"""
+
+
+def test_k_update_touches_only_the_selected_test(project):
+    files = record(project, TWO_TESTS, passed=2)
+    changed = TWO_TESTS.replace("jnp.tanh", "jnp.sin").replace("x * 2", "x * 3")
+    project.write("test_model.py", changed)
+    project.run("--stages-update", "-k", "test_g and not test_f").assert_outcomes(passed=1, deselected=1)
+    now = project.snapshots()
+    assert {k for k in files if files[k] != now[k]} == {
+        "test_model/test_g/cpu1/double.jaxpr.txt",
+        "test_model/test_g/cpu1/double.stablehlo.mlir",
+        "test_model/test_g/cpu1/double.compiled.hlo.txt",
+        "test_model/test_g/cpu1/double.ops.json",
+    }
+    project.run("test_model.py::test_f", "--stages-update").assert_outcomes(passed=1)
+    project.run().assert_outcomes(passed=2)
+
+
+def test_a_test_failing_after_staging_writes_nothing_even_when_updating(project):
+    files = record(project)
+    project.write("test_model.py", SIMPLE_TEST.replace("jnp.tanh", "jnp.sin") + "    assert False, 'later check'\n")
+    project.run("--stages-update").assert_outcomes(failed=1)
+    assert project.snapshots() == files
+
+
+def test_several_calls_are_told_apart_by_name(project):
+    project.write("test_model.py", """
+        import jax, jax.numpy as jnp
+
+        def double(x):
+            return x * 2
+
+        def test_many(stage_snapshot):
+            x = jax.ShapeDtypeStruct((4,), jnp.float32)
+            stage_snapshot(double, x)
+            stage_snapshot(double, jax.ShapeDtypeStruct((8,), jnp.float32))
+            stage_snapshot(jax.jit(double), x, name="jitted")
+    """)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    names = {k.rsplit("/", 1)[1].split(".")[0] for k in project.snapshots()}
+    assert names == {"double", "double-2", "jitted", "_stages"}
+
+
+def test_the_result_exposes_real_stage_objects_and_plain_analyses(project):
+    project.write("test_model.py", """
+        import jax, jax.numpy as jnp
+        import jax.stages
+
+        def test_result(stage_snapshot):
+            x = jax.ShapeDtypeStruct((8, 8), jnp.float32)
+            result = stage_snapshot(lambda x: jnp.exp(x @ x), x, name="expmm")
+            assert isinstance(result.traced, jax.stages.Traced)
+            assert isinstance(result.lowered, jax.stages.Lowered)
+            assert isinstance(result.compiled, jax.stages.Compiled)
+            assert result.cost["flops"] == 1024.0
+            assert result.cost["transcendentals"] == 64.0
+            assert result.memory["output_size_in_bytes"] == 256
+            assert "exponential" in result.texts["compiled"]
+    """)
+    project.run("--stages-update").assert_outcomes(passed=1)
+
+
+def test_jit_options_of_a_jitted_function_are_kept(project):
+    project.write("test_model.py", """
+        from functools import partial
+        import jax, jax.numpy as jnp
+
+        @partial(jax.jit, static_argnums=1, donate_argnums=0)
+        def scale(x, factor):
+            return x * factor
+
+        def test_static(stage_snapshot):
+            result = stage_snapshot(scale, jax.ShapeDtypeStruct((4,), jnp.float32), 3)
+            assert "3.0" in result.texts["jaxpr"]
+            assert result.analyses["sharding"]["inputs"]["x"]["donated"] is True
+            assert result.analyses["sharding"]["inputs"]["x"]["aliased_to"] == "output"
+    """)
+    project.run("--stages-update").assert_outcomes(passed=1)
+
+
+def test_a_function_that_fails_to_trace_names_the_stage(project):
+    files = record(project)
+    project.write("test_model.py", SIMPLE_TEST.replace("jnp.tanh(x @ w)", "jnp.tanh(x @ w.T)"))
+    result = project.run("--stages-update")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "pytest-stages: stage_snapshot(f): tracing failed with TypeError:",
+        "    dot_general requires contracting dimensions to have the same shape*",
+        "Fix the function or its arguments; its snapshots were left untouched.",
+    ])
+    assert "Traceback" not in project.output(result)
+    assert project.snapshots() == files
+
+
+def test_bad_config_key_is_a_usage_error(project):
+    project.configure("snapshot_folder = 'x'")
+    project.write("test_model.py", SIMPLE_TEST)
+    result = project.run()
+    assert result.ret == 4
+    assert (
+        "ERROR: pytest-stages: [tool.pytest_stages]: unknown key 'snapshot_folder'; the known keys are "
+        "['analyses', 'budgets', 'check', 'configs', 'diff_lines', 'on_version_mismatch', 'snapshot_dir', "
+        "'stages', 'tolerance']."
+    ) in result.stderr.str()
+
+
+def test_bad_config_type_is_a_usage_error(project):
+    project.configure('stages = ["jaxpr", "optimized"]')
+    result = project.run()
+    assert result.ret == 4
+    assert (
+        "ERROR: pytest-stages: stages: unknown name 'optimized'; "
+        "choose from ['jaxpr', 'stablehlo', 'hlo', 'compiled']."
+    ) in result.stderr.str()
+
+
+def test_stages_and_analyses_settings_choose_the_files(project):
+    project.configure('stages = ["hlo"]\nanalyses = ["cost"]')
+    files = record(project)
+    assert set(files) == {f"{FOLDER}/_stages.json", f"{FOLDER}/f.hlo.txt", f"{FOLDER}/f.cost.json"}
+
+
+def test_unused_plugin_does_not_import_jax(pytester):
+    pytester.makepyfile(test_plain="import sys\n\ndef test_plain():\n    assert 'jax' not in sys.modules\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert os.environ.get("JAX_PLATFORMS") in (None, "", "cpu")
