@@ -149,7 +149,6 @@ def test_k_update_touches_only_the_selected_test(project):
         "test_model/test_g/cpu1/double.jaxpr.txt",
         "test_model/test_g/cpu1/double.stablehlo.mlir",
         "test_model/test_g/cpu1/double.compiled.hlo.txt",
-        "test_model/test_g/cpu1/double.ops.json",
     }
     project.run("test_model.py::test_f", "--stages-update").assert_outcomes(passed=1)
     project.run().assert_outcomes(passed=2)
