@@ -176,7 +176,10 @@ def compare_placement(
     for level in _levels(diff):
         path = tuple(str(p) for p in level.path(output_format="list"))
         seen[path[:3] if path and path[0] in ("inputs", "outputs") else path[:1]] = None
-    return [Finding(artifact, artifact, _placement_message(key, expected, actual)) for key in seen]
+    sides = {"inputs": 0, "outputs": 1}
+    fields = {"sharding": 0, "donated": 1, "aliased_to": 2}
+    keys = sorted(seen, key=lambda k: (sides.get(k[0], 2), k[1:2], fields.get(k[2] if len(k) > 2 else "", 3)))
+    return [Finding(artifact, artifact, _placement_message(key, expected, actual)) for key in keys]
 
 
 def _placement_message(key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]) -> str:

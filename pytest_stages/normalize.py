@@ -72,6 +72,8 @@ def _matching_close(text: str, index: int, open_char: str, close_char: str) -> i
     in_string = False
     while index < len(text):
         char = text[index]
+        if char == "\n":
+            return index
         if in_string:
             if char == "\\":
                 index += 1
@@ -85,8 +87,6 @@ def _matching_close(text: str, index: int, open_char: str, close_char: str) -> i
             depth -= 1
             if depth == 0:
                 return index + 1
-        elif char == "\n":
-            return index
         index += 1
     return index
 

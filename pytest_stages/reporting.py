@@ -101,6 +101,14 @@ def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
             f"pytest-stages: {len(improved)} call(s) improved on their snapshots; "
             "run `pytest --stages-update` to record the new figures"
         )
+    skips = {}
+    for record in records:
+        for finding in record.findings:
+            if finding["kind"] == "skipped":
+                skips.setdefault((record.config, finding["message"]), []).append(finding["artifact"])
+    for (config, reason), artifacts in skips.items():
+        names = ", ".join(dict.fromkeys(artifacts))
+        terminalreporter.write_line(f"pytest-stages: config {config}: {names} skipped: {reason}")
     for mismatch in sorted({r.versions for r in records if r.versions}):
         terminalreporter.write_line(f"pytest-stages: note: {mismatch}")
 

@@ -283,9 +283,14 @@ class StageSnapshot:
             else:
                 lines.append(f"- {label}:")
                 lines += [f"    {message}" for message in messages]
-        advisory = [] if self.session.options.update else [f for f in findings if f not in failing]
-        for finding in advisory:
-            lines.append(f"  also (not failing): {finding.artifact}: {finding.message.splitlines()[0]}")
+        if not self.session.options.update:
+            unenforced = [f.artifact for f in findings if f.failing and f not in failing]
+            if unenforced:
+                names = ", ".join(dict.fromkeys(unenforced))
+                lines.append(f"  also changed, but not checked in this run: {names}")
+            for finding in findings:
+                if not finding.failing:
+                    lines.append(f"  also {finding.artifact}: {finding.message}")
         if not only_budget:
             lines.append(UPDATE_HINT)
         else:

@@ -118,7 +118,8 @@ def _placement(active: ActiveConfig) -> Iterator[None]:
         if active.attached:
             stack.enter_context(jax.default_device(active.devices[0]))
         if active.declares_mesh:
-            stack.enter_context(jax.set_mesh(active.mesh))
+            use = jax.set_mesh if active.attached else jax.sharding.use_abstract_mesh
+            stack.enter_context(use(active.mesh))
         yield
 
 

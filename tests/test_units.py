@@ -1,0 +1,183 @@
+"""Pure layers without pytest sessions: config parsing, budgets, comparison, names, ops parsing."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_stages.analyses import input_output_aliases, ops, parse_instruction, shape_bytes
+from pytest_stages.budgets import budget_for, check_budget, parse_budget, parse_size
+from pytest_stages.compare import compare_metrics, compare_placement, compare_text, format_bytes
+from pytest_stages.config import ConfigError, parse_configs, parse_settings
+from pytest_stages.storage import safe_component
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"snapshot_dir": 3}, "[tool.pytest_stages] snapshot_dir must be a str, got 3."),
+        ({"check": ["text", "speed"]}, "check: unknown name 'speed'; choose from"),
+        ({"on_version_mismatch": "ignore"}, "on_version_mismatch = 'ignore' is not one of ['fail', 'warn', 'skip']."),
+        ({"tolerance": {"flops": "two percent"}}, "[tool.pytest_stages.tolerance] flops: tolerance 'two percent'"),
+        ({"configs": []}, "[[tool.pytest_stages.configs]] must be a non-empty array of tables"),
+        ({"configs": [{"name": "a b"}]}, "entry 1: name 'a b' must be 1-64 letters"),
+        ({"configs": [{"name": "x", "device": 2}]}, "entry 1: unknown key 'device'"),
+        ({"configs": [{"name": "x", "devices": 8, "mesh": {"data": 3}}]}, "config 'x': mesh data=3 holds 3 devices but devices = 8"),
+        ({"configs": [{"name": "x"}, {"name": "x"}]}, "config name 'x' is used twice"),
+        ({"configs": [{"name": "x", "mesh": {"a": 2}, "axis_types": "sideways"}]}, "config 'x': axis_types"),
+    ],
+)
+def test_bad_settings_name_the_key(table, message):
+    with pytest.raises(ConfigError) as error:
+        parse_settings(table)
+    assert message in str(error.value)
+
+
+def test_settings_defaults_and_tolerance_forms():
+    settings = parse_settings({"tolerance": {"flops": "2%", "bytes accessed": 0.05}})
+    assert settings.stages == ("jaxpr", "stablehlo", "compiled")
+    assert settings.analyses == ("cost", "memory", "ops", "sharding", "layout")
+    assert settings.configs[0].name == "default" and settings.configs[0].devices == 1
+    assert settings.tolerance == {"flops": 0.02, "bytes accessed": 0.05}
+
+
+def test_mesh_implies_the_device_count():
+    (config,) = parse_configs([{"name": "cpu8", "mesh": {"data": 4, "model": 2}, "axis_types": "auto"}])
+    assert config.devices == 8 and config.mesh_shape == {"data": 4, "model": 2}
+    assert config.axis_types == ("auto", "auto")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("64 MiB", 64 * 2**20), ("1.5GB", 1_500_000_000), (4096, 4096), ("2 KiB", 2048), ("10 b", 10)],
+)
+def test_sizes_accept_units(text, expected):
+    assert parse_size("budget", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"temp_bytes": "64 MiBs"}, "budget temp_bytes: unknown unit 'mibs' in '64 MiBs'; use B, KB"),
+        ({"temp_bytes": "lots"}, "budget temp_bytes: 'lots' is not a size"),
+        ({"flops": "many"}, "budget flops: 'many' is not a non-negative number"),
+        ({"latency": 3}, "budget: unknown budget metric 'latency'"),
+        ({"collectives": {"all-gathers": 0}}, "unknown collective 'all-gathers'"),
+        ({"ops": 3}, "budget ops must be a table"),
+    ],
+)
+def test_bad_budgets_name_metric_and_unit(raw, message):
+    with pytest.raises(ConfigError) as error:
+        parse_budget("budget", raw)
+    assert message in str(error.value)
+
+
+def test_budget_checks_ceilings():
+    analyses = {
+        "cost": {"compiled": {"flops": 3e9}},
+        "memory": {"temp_size_in_bytes": 100 * 2**20},
+        "ops": {"collectives": [{"op": "all-gather", "shape": "f32[8]", "bytes": 32}], "opcodes": {"fusion": 3}},
+    }
+    budget = parse_budget("b", {"flops": 2.2e9, "temp_bytes": "64 MiB", "collectives": {"all-gather": 0}, "ops": {"fusion": 3}})
+    messages = [f.message for f in check_budget(budget, analyses)]
+    assert messages == [
+        "flops 3e9 exceeds the ceiling 2.2e9",
+        "temp_bytes 100.0 MiB exceeds the ceiling 64.0 MiB",
+        "collectives[all-gather] 1 exceeds the ceiling 0",
+    ]
+    assert check_budget(parse_budget("b", {"flops": 4e9}), analyses) == []
+
+
+def test_budget_patterns_merge_under_the_marker():
+    patterns = {"tests/*::test_a*": {"flops": 1.0, "temp_bytes": 5}, "*::test_b": {"flops": 9.0}}
+    assert budget_for("tests/x.py::test_a[cpu1]", patterns, {"flops": 2.0}) == {"flops": 2.0, "temp_bytes": 5}
+
+
+def test_metric_regression_improvement_and_tolerance():
+    before = {"compiled": {"flops": 1.98e9, "transcendentals": 100.0}, "lowered": {"flops": 1.0}}
+    after = {"compiled": {"flops": 2.31e9, "transcendentals": 90.0}, "lowered": {"flops": 9.0}}
+    findings = compare_metrics("cost", before, after, {"flops": 0.02})
+    assert [(f.message, f.failing) for f in findings] == [
+        ("flops 1.98e9 -> 2.31e9 (+16.7%, tolerance 2%)", True),
+        ("transcendentals 100 -> 90 (-10.0%): improved; run `pytest --stages-update` to accept it", False),
+    ]
+    assert compare_metrics("cost", before, {"compiled": {"flops": 2.0e9, "transcendentals": 100.0}}, {"flops": 0.02}) == []
+
+
+def test_integer_memory_figures_are_exact_by_default():
+    (finding,) = compare_metrics("memory", {"temp_size_in_bytes": 1000}, {"temp_size_in_bytes": 1001}, {})
+    assert finding.message == "temp_size_in_bytes 1000 -> 1001 (+0.1%, tolerance exact)"
+
+
+def test_placement_changes_name_the_leaf():
+    def sharding(spec):
+        return {"kind": "NamedSharding", "mesh": {"data": 4, "model": 2}, "spec": spec, "memory_kind": "device"}
+
+    before = {
+        "inputs": {"x": {"sharding": sharding("P('data', None)"), "donated": True, "aliased_to": "output"}},
+        "outputs": {"output": {"sharding": sharding("P('data')")}},
+        "collectives": [],
+    }
+    after = {
+        "inputs": {"x": {"sharding": sharding("P(None, 'model')"), "donated": False, "aliased_to": None}},
+        "outputs": {"output": {"sharding": sharding("P('data')")}},
+        "collectives": [{"op": "all-gather", "shape": "f32[64,512]", "bytes": 131072}],
+    }
+    messages = sorted(f.message for f in compare_placement("sharding", before, after))
+    assert messages == [
+        "collectives: none -> all-gather f32[64,512] (128.0 KiB)",
+        "input x no longer donated",
+        "input x: P('data', None) over mesh(data=4,model=2) -> P(None, 'model') over mesh(data=4,model=2)",
+        "input x: donated buffer no longer reused for output (XLA could not alias it)",
+    ]
+    layout_before = {"inputs": {}, "outputs": {"output": {"major_to_minor": [1, 0], "tiling": []}}}
+    layout_after = {"inputs": {}, "outputs": {"output": {"major_to_minor": [0, 1], "tiling": []}}}
+    (finding,) = compare_placement("layout", layout_before, layout_after)
+    assert finding.message == "output output layout (1,0) -> (0,1)"
+
+
+def test_text_drift_summarizes_ops_and_bounds_the_diff():
+    before = "".join(f"  %a.{i} = f32[4]{{0}} add(%p, %q)\n" for i in range(50))
+    after = before.replace("add(", "multiply(")
+    finding = compare_text("compiled", before, after, diff_lines=10)
+    lines = finding.message.splitlines()
+    assert lines[0] == "IR drift"
+    assert lines[1] == "    ops: -50 add, +50 multiply"
+    assert lines[-1].startswith("    ... ") and lines[-1].endswith(" more diff lines")
+    assert len(lines) == 2 + 10 + 1
+    assert compare_text("compiled", before, before, diff_lines=10) is None
+
+
+def test_ops_parses_real_shapes_and_collectives():
+    text = (
+        "HloModule m, input_output_alias={ {0}: (1, {}, may-alias) }, entry_computation_layout={()->f32[]}\n\n"
+        "ENTRY %main (p: f32[16,512]) -> (f32[64,512], f32[]) {\n"
+        "  %p = f32[16,512]{1,0} parameter(0)\n"
+        "  %ag = f32[64,512]{1,0} all-gather(%p), channel_id=1, dimensions={0}\n"
+        '  %cc = (f32[2]{0}, s32[]) custom-call(%p), custom_call_target="foo"\n'
+        "  %f = f32[] fusion(%ag), kind=kLoop, calls=%c\n"
+        "  ROOT %t = (f32[64,512]{1,0}, f32[]) tuple(%ag, %f)\n"
+        "}\n"
+    )
+    result = ops(text)
+    assert result["collectives"] == [{"op": "all-gather", "shape": "f32[64,512]", "bytes": 131072}]
+    assert result["custom_calls"] == {"foo": 1}
+    assert result["fusions"] == {"kLoop": 1} and result["fusion_count"] == 1
+    assert result["entry"] == {"parameters": ["f32[16,512]"], "output": "(f32[64,512], f32[])"}
+    assert parse_instruction("  %cc = (f32[2]{0}, s32[]) custom-call(%p)")[:2] == ("(f32[2], s32[])", "custom-call")
+    assert input_output_aliases(text) == {1: 0}
+    assert shape_bytes("(bf16[8,8], pred[3])") == 131 and format_bytes(2048) == "2.0 KiB"
+
+
+@pytest.mark.parametrize(
+    "name", ["../../etc/passwd", "a/b", "nul\x00byte", "é" * 200, "..", "", "x" * 500, "CON", "tëst[ü]"]
+)
+def test_safe_component_is_safe_unique_and_stable(name):
+    safe = safe_component(name)
+    assert "/" not in safe and "\x00" not in safe and safe not in (".", "..", "")
+    assert len(safe) <= 96 and safe == safe_component(name)
+    assert safe.isascii()
+
+
+def test_safe_component_keeps_plain_names_and_separates_lookalikes():
+    assert safe_component("test_mlp[cpu8-bf16]") == "test_mlp[cpu8-bf16]"
+    assert safe_component("a/b") != safe_component("a_b") == "a_b"
