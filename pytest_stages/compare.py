@@ -104,8 +104,7 @@ def compare_metrics(
     findings = []
     before, after = flatten_metrics(expected), flatten_metrics(actual)
     diff = DeepDiff(before, after, view="tree", ignore_numeric_type_changes=True)
-    for level in _levels(diff):
-        metric = level.path(output_format="list")[0]
+    for metric in sorted({level.path(output_format="list")[0] for level in _levels(diff)}):
         if informational(metric):
             continue
         old, new = before.get(metric), after.get(metric)

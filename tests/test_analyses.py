@@ -1,0 +1,177 @@
+"""Cost/memory regressions, tolerances, improvements, budgets (also during update) and reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+
+import pytest_stages
+
+LOOP = """
+import jax, jax.numpy as jnp
+import pytest
+
+def body(i, x):
+    return jnp.sin(x) @ x
+
+def looped(x):
+    return jax.lax.fori_loop(0, TRIPS, body, x)
+
+BUDGET
+def test_loop(stage_snapshot):
+    stage_snapshot(looped, jax.ShapeDtypeStruct((SIZE, SIZE), DTYPE))
+"""
+
+
+def loop(trips=4, size=64, dtype="jnp.float32", budget=""):
+    return (
+        LOOP.replace("TRIPS", str(trips)).replace("SIZE", str(size)).replace("DTYPE", dtype)
+        .replace("BUDGET", budget)
+    )
+
+
+def test_a_cost_regression_fails_with_the_figures(project):
+    project.write("test_cost.py", loop(size=64))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_cost.py", loop(size=72))
+    result = project.run("--stages-check=cost,memory")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "- cost (looped.cost.json):",
+        "    bytes accessed 147517 -> 186685 (+26.6%, tolerance 0.1%)",
+        "*flops 524290 -> 746498 (+42.4%, tolerance 0.1%)",
+        "    transcendentals 4096 -> 5184 (+26.6%, tolerance 0.1%)",
+        "- memory (looped.memory.json):",
+        "    argument_size_in_bytes 16384 -> 20736 (+26.6%, tolerance exact)",
+        "*also changed, but not checked in this run: jaxpr, stablehlo, compiled, ops",
+    ])
+
+
+def test_more_loop_trips_show_in_the_compiled_text_not_the_per_iteration_cost(project):
+    project.write("test_cost.py", loop(trips=4))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_cost.py", loop(trips=8))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["- compiled (looped.compiled.hlo.txt): IR drift", "*constant(4)*", "*constant(8)*"])
+
+
+def test_bf16_instead_of_f32_changes_bytes_and_text(project):
+    project.write("test_cost.py", loop())
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_cost.py", loop(dtype="jnp.bfloat16"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "- jaxpr (looped.jaxpr.txt): IR drift",
+        "    -{ lambda ; a:f32?64,64?. let",
+        "    +{ lambda ; a:bf16?64,64?. let",
+    ])
+    assert "    argument_size_in_bytes" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*also memory: argument_size_in_bytes 16384 -> 8192 (-50.0%): improved*"])
+
+
+def test_a_tolerance_lets_small_changes_pass(project):
+    project.configure("[tool.pytest_stages.tolerance]\nflops = \"50%\"\ntranscendentals = 0.5\n'bytes accessed' = 0.5\n'bytes accessed0{}' = 0.5\n'bytes accessedout{}' = 0.5\n'bytes accessed1{}' = 0.5\n")
+    project.write("test_cost.py", loop(size=64))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_cost.py", loop(size=72))
+    project.run("--stages-check=cost").assert_outcomes(passed=1)
+
+
+def test_a_marker_tolerance_overrides_the_global_one(project):
+    project.write("test_cost.py", loop(size=64))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    marker = '@pytest.mark.stages(tolerance={"default": "60%"})'
+    project.write("test_cost.py", loop(size=72, budget=marker))
+    project.run("--stages-check=cost").assert_outcomes(passed=1)
+
+
+def test_an_improvement_passes_and_is_reported_with_the_update_hint(project):
+    project.write("test_cost.py", loop(size=72))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_cost.py", loop(size=64))
+    result = project.run("--stages-check=cost,memory")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([
+        "*test_cost.py::test_loop?cpu1?*improved*improved*flops 746498->524290 (-29.8%)*",
+        "pytest-stages: 1 call(s) improved on their snapshots; run `pytest --stages-update` to record the new figures",
+    ])
+
+
+def test_budgets_fail_over_and_pass_under_also_during_update(project):
+    over = loop(budget='@pytest.mark.stages_budget(flops=5e5, temp_bytes="1 KiB", collectives={"all-gather": 0})')
+    project.write("test_cost.py", over)
+    compared = project.run()
+    compared.assert_outcomes(failed=1)
+    compared.stdout.fnmatch_lines(["- jaxpr (looped.jaxpr.txt): no snapshot yet", "- budget:", "    flops 524290*"])
+    for _ in range(2):
+        result = project.run("--stages-update")
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines([
+            "pytest-stages: 'looped' on config cpu1 exceeds its budget",
+            "- budget:",
+            "    flops 524290 exceeds the ceiling 500000",
+            "    temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
+            "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program.",
+        ])
+    assert project.snapshots() == {}
+    project.write("test_cost.py", loop(budget='@pytest.mark.stages_budget(flops=6e5, temp_bytes="64 KiB")'))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.run().assert_outcomes(passed=1)
+
+
+def test_budgets_from_pyproject_match_node_id_patterns(project):
+    project.configure("[tool.pytest_stages.budgets]\n'test_cost.py::test_loop*' = { flops = 1e5 }\n'other/*' = { flops = 1 }\n")
+    project.write("test_cost.py", loop())
+    result = project.run("--stages-check=budget")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["- budget: flops 524290 exceeds the ceiling 100000"])
+
+
+def test_a_bad_budget_unit_names_it(project):
+    project.write("test_cost.py", loop(budget='@pytest.mark.stages_budget(temp_bytes="64 MB/s")'))
+    result = project.run()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([
+        "pytest-stages: @pytest.mark.stages_budget on test_cost.py::test_loop?cpu1? temp_bytes: '64 MB/s' is not a size; write e.g. 64 MiB, 1.5 GB or 4096."
+    ])
+    project.configure("[tool.pytest_stages.budgets]\n'*' = { temp_bytes = '3 parsecs' }\n")
+    result = project.run()
+    assert result.ret == 4
+    assert "unknown unit 'parsecs' in '3 parsecs'" in result.stderr.str()
+
+
+def test_json_report_validates_against_its_schema(project, tmp_path):
+    project.write("test_cost.py", loop(budget='@pytest.mark.stages_budget(flops=6e5)'))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    report = tmp_path / "out" / "stages.json"
+    project.run(f"--stages-report={report}").assert_outcomes(passed=1)
+    data = json.loads(report.read_text())
+    schema = json.loads((Path(pytest_stages.__file__).parent / "report.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    (call,) = data["calls"]
+    assert call["nodeid"] == "test_cost.py::test_loop[cpu1]" and call["status"]["budget"] == "ok"
+    assert data["environment"] == {"jax": "0.10.2", "jaxlib": "0.10.2"} and data["mode"] == "compare"
+
+
+def test_markdown_report_and_github_step_summary(project, tmp_path, monkeypatch):
+    project.write("test_cost.py", loop())
+    summary = tmp_path / "step_summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    report = tmp_path / "stages.md"
+    project.run(f"--stages-report={report}").assert_outcomes(failed=1)
+    text = report.read_text()
+    assert text.startswith("## pytest-stages\n")
+    assert "| test_cost.py::test_loop[cpu1] | cpu1 | looped | new | new | new | new | new | - |" in text
+    assert "- `test_cost.py::test_loop[cpu1]` looped / jaxpr: no snapshot yet" in text
+    assert summary.read_text() == "earlier step\n" + text
+
+
+def test_a_bad_report_name_is_a_usage_error(project):
+    result = project.run("--stages-report=out.txt")
+    assert result.ret == 4
+    assert "--stages-report=out.txt: name a .json or .md file." in result.stderr.str()
