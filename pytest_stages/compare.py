@@ -54,7 +54,8 @@ def compare_text(artifact: str, expected: str, actual: str, *, diff_lines: int) 
     summary = op_change_summary(op_counts(artifact, expected), op_counts(artifact, actual))
     diff = bounded_diff(expected, actual, diff_lines)
     body = ([f"ops: {summary}"] if summary else []) + diff
-    return Finding(check_kind(artifact), artifact, "IR drift\n" + _indent(body))
+    head = "IR drift" if artifact in TEXT_KINDS else "op structure changed"
+    return Finding(check_kind(artifact), artifact, f"{head}\n" + _indent(body))
 
 
 def bounded_diff(expected: str, actual: str, limit: int) -> list[str]:
