@@ -19,7 +19,6 @@ from .storage import SnapshotError, SnapshotFolder
 
 SESSION = pytest.StashKey[StagesSession]()
 SNAPSHOT = pytest.StashKey[StageSnapshot]()
-RECORD_PROPERTY = "pytest_stages"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -36,6 +35,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--stages-check", metavar="KINDS", default=None,
         help=f"comma-separated kinds that fail a test, from {','.join(CHECK_KINDS)} (default: all); "
         "the others are reported only",
+    )
+    group.addoption(
+        "--stages-prune", action="store_true", default=False,
+        help="delete unused snapshot files (only on a full run: no -k, -m, node ids, --lf or early stop)",
     )
     group.addoption(
         "--stages-report", metavar="PATH", default=None,
@@ -85,6 +88,7 @@ def _options(config: pytest.Config, settings: Any) -> Options:
         configs=names,
         check=parse_choices("--stages-check", check, CHECK_KINDS) if check is not None else (),
         report=report,
+        prune=config.getoption("stages_prune"),
     )
 
 
@@ -206,13 +210,18 @@ def _folder(session: StagesSession, item: pytest.Item, config_name: str) -> Snap
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     test_report = yield
+    callspec = getattr(item, "callspec", None)
+    config_name = callspec.params.get("stage_config") if callspec is not None else None
+    session = item.config.stash[SESSION]
+    if isinstance(config_name, str):
+        folder = _folder(session, item, config_name).relative.as_posix()
+        test_report.user_properties.append((reporting.FOLDER_PROPERTY, folder))
     snapshot = item.stash.get(SNAPSHOT, None)
     if snapshot is not None and test_report.when == "call":
-        session = item.config.stash[SESSION]
         if session.options.update and test_report.passed:
             snapshot.flush()
         for record in snapshot.records:
-            test_report.user_properties.append((RECORD_PROPERTY, record.to_json()))
+            test_report.user_properties.append((reporting.RECORD_PROPERTY, record.to_json()))
     return test_report
 
 

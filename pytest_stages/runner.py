@@ -49,6 +49,7 @@ class Options:
     configs: tuple[str, ...] | None = None
     check: tuple[str, ...] = ()
     report: str | None = None
+    prune: bool = False
 
 
 @dataclass
@@ -184,6 +185,12 @@ class StageSnapshot:
         )
         self.records.append(record)
         meta = store.read_meta(self.folder)
+        if meta is None and not session.options.update and self.folder.path.is_dir():
+            raise SnapshotError(
+                f"snapshot folder {self.folder.path} has snapshots but no {self.folder.meta.name} "
+                "(the jax/jaxlib versions they were taken with are unknown); restore it from "
+                "version control, or run `pytest --stages-update` to record it."
+            )
         mismatch = _version_mismatch(meta, session.environment)
         record.versions = mismatch
         if mismatch and session.settings.on_version_mismatch == "skip" and not session.options.update:
@@ -220,7 +227,7 @@ class StageSnapshot:
         findings += budget_findings
         record.findings += [f.__dict__ for f in findings]
         meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
-        if self.pending and meta_stale and all(p.path != self.folder.meta for p in self.pending):
+        if meta_stale and all(p.path != self.folder.meta for p in self.pending):
             self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
         self._decide(findings, mismatch, result)
 
@@ -235,6 +242,8 @@ class StageSnapshot:
         try:
             before = json.loads(expected)
         except json.JSONDecodeError as exc:
+            if self.session.options.update:
+                return [Finding(check_kind(artifact), artifact, "unreadable snapshot replaced")]
             raise SnapshotError(
                 f"snapshot {path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted "
                 "or edited by hand. Restore it from version control, or run "

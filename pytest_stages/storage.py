@@ -135,6 +135,12 @@ class SnapshotStore:
         collection.add(Snapshot(name=path.name, data=text))
         self._extension.write_snapshot_collection(snapshot_collection=collection)
 
+    def delete(self, path: Path) -> None:
+        """Delete one file inside the snapshot root (prune only); a symlink is removed, not followed."""
+        if not path.is_symlink():
+            self._check_inside(path)
+        self._extension.delete_snapshots(snapshot_location=str(path), snapshot_names={path.name})
+
     def read_meta(self, folder: SnapshotFolder) -> dict[str, Any] | None:
         """The folder's metadata (versions, platform), None if absent."""
         text = self.read(folder.meta)
