@@ -35,6 +35,9 @@ _DTYPE_BITS = {
     "c64": 64, "c128": 128,
 }
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?(?P<name>[^\s=]+) = (?P<rest>.*)$")
+_SIMPLE_INSTRUCTION = re.compile(
+    r"^\s*(?:ROOT\s+)?%?[^\s=]+ = (?P<shape>[a-z][^\s(]*) (?P<opcode>[a-z][\w-]*)\("
+)
 _OPCODE = re.compile(r"\s*(?P<opcode>[a-z][\w-]*)\(")
 _ARRAY = re.compile(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[^\]]*)\]")
 _ALIAS = re.compile(r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<param>\d+),")
@@ -127,6 +130,10 @@ def ops(hlo_text: str) -> dict[str, Any]:
 
 def parse_instruction(line: str) -> tuple[str, str, str] | None:
     """``(shape, opcode, rest)`` of one HLO instruction line, None for other lines."""
+    fast = _SIMPLE_INSTRUCTION.match(line)
+    if fast is not None:
+        shape = fast.group("shape")
+        return (_strip_layouts(shape) if "{" in shape else shape), fast.group("opcode"), line[fast.end():]
     match = _INSTRUCTION.match(line)
     if match is None:
         return None
@@ -166,7 +173,9 @@ def shape_bytes(shape: str) -> int:
     return (total_bits + 7) // 8
 
 
-def sharding(compiled: Any, lowered: Any, fn: Callable[..., Any], hlo_text: str) -> dict[str, Any]:
+def sharding(
+    compiled: Any, lowered: Any, fn: Callable[..., Any], hlo_text: str, collectives: list[dict[str, Any]]
+) -> dict[str, Any]:
     """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives."""
     inputs = _named_leaves(fn, compiled.input_shardings)
     donated = [info.donated for _, info in _named_leaves(fn, lowered.args_info)]
@@ -186,7 +195,7 @@ def sharding(compiled: Any, lowered: Any, fn: Callable[..., Any], hlo_text: str)
     return {
         "inputs": described_inputs,
         "outputs": {name: {"sharding": describe_sharding(value)} for name, value in outputs},
-        "collectives": ops(hlo_text)["collectives"],
+        "collectives": collectives,
     }
 
 

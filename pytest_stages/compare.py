@@ -3,7 +3,8 @@
 Texts compare exactly and report a bounded unified diff with a structural
 summary (ops added/removed); metrics compare with per-metric relative
 tolerances (a rise beyond it fails, a fall is an improvement); shardings and
-layouts report each leaf whose placement, layout or donation changed.
+layouts report each leaf whose placement, layout or donation changed. deepdiff
+is imported where it is used: an unchanged snapshot never pays for it.
 """
 
 from __future__ import annotations
@@ -17,15 +18,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deepdiff import DeepDiff
-
-from .analyses import parse_instruction
 
 DEFAULT_FLOAT_TOLERANCE = 0.001
+DIFF_CONTEXT = 2
+DIFF_WINDOW = 2000
 TEXT_KINDS = {"jaxpr": "text", "stablehlo": "text", "hlo": "text", "compiled": "text"}
 UPDATE_HINT = "run `pytest --stages-update` to accept it"
-_JAXPR_EQUATION = re.compile(r"^\s*(?:\S+:\S+\s+)+=\s+([a-z_][\w]*)")
-_MLIR_OP = re.compile(r"^\s*(?:%[^=]+=\s+)?\"?([a-z_]+\.[a-z_][\w.]*)")
+_JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
+_HLO_OPCODE = re.compile(
+    r"^[ \t]*(?:ROOT[ \t]+)?%?[^\s=]+ = (?:\((?:[^()\n]|\([^()\n]*\))*\)|[a-z][^\s(]*) ([a-z][\w-]*)\(",
+    re.MULTILINE,
+)
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+_MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -59,30 +64,51 @@ def compare_text(artifact: str, expected: str, actual: str, *, diff_lines: int) 
 
 
 def bounded_diff(expected: str, actual: str, limit: int) -> list[str]:
-    """The first ``limit`` lines of a unified diff, and how many more there were."""
+    """The first ``limit`` lines of a unified diff, and how many more there were.
+
+    Common leading and trailing lines are skipped before diffing and at most
+    ``DIFF_WINDOW`` differing lines per side are handed to difflib, so the cost
+    stays linear in the text size however large the module.
+    """
+    old, new = expected.splitlines(), actual.splitlines()
+    prefix = _common_prefix(old, new)
+    suffix = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    start = max(0, prefix - DIFF_CONTEXT)
+    old_end = min(len(old) - suffix, prefix + DIFF_WINDOW) + DIFF_CONTEXT
+    new_end = min(len(new) - suffix, prefix + DIFF_WINDOW) + DIFF_CONTEXT
+    truncated = max(len(old) - suffix, len(new) - suffix) - prefix > DIFF_WINDOW
     lines = difflib.unified_diff(
-        expected.splitlines(), actual.splitlines(), "snapshot", "staged", n=2, lineterm=""
+        old[start:old_end], new[start:new_end], "snapshot", "staged", n=DIFF_CONTEXT, lineterm=""
     )
-    shown = list(itertools.islice(lines, limit))
+    shown = [_shift_hunk(line, start) for line in itertools.islice(lines, limit)]
     hidden = sum(1 for _ in lines)
-    if hidden:
-        shown.append(f"... {hidden} more diff lines")
+    if hidden or truncated:
+        shown.append(f"... {hidden} more diff lines" + (" (and more beyond the diffed window)" if truncated else ""))
     return shown
+
+
+def _common_prefix(first: list[str], second: list[str]) -> int:
+    count = 0
+    for a, b in zip(first, second):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def _shift_hunk(line: str, offset: int) -> str:
+    """Renumber a hunk header of a diff taken from a slice starting at line ``offset``."""
+    if not offset or not line.startswith("@@"):
+        return line
+    return _HUNK.sub(
+        lambda m: f"@@ -{int(m[1]) + offset}{m[2] or ''} +{int(m[3]) + offset}{m[4] or ''} @@", line
+    )
 
 
 def op_counts(artifact: str, text: str) -> Counter[str]:
     """Operation names counted in a stage text (HLO opcodes, StableHLO ops, jaxpr primitives)."""
-    counts: Counter[str] = Counter()
-    for line in text.splitlines():
-        if artifact in ("hlo", "compiled"):
-            parsed = parse_instruction(line)
-            name = parsed[1] if parsed else None
-        else:
-            match = (_JAXPR_EQUATION if artifact == "jaxpr" else _MLIR_OP).match(line)
-            name = match.group(1) if match else None
-        if name:
-            counts[name] += 1
-    return counts
+    pattern = {"hlo": _HLO_OPCODE, "compiled": _HLO_OPCODE, "jaxpr": _JAXPR_EQUATION}.get(artifact, _MLIR_OP)
+    return Counter(pattern.findall(text))
 
 
 def op_change_summary(before: Counter[str], after: Counter[str]) -> str:
@@ -103,6 +129,8 @@ def compare_metrics(
 ) -> list[Finding]:
     """Cost/memory figures: rises beyond tolerance fail, falls are reported as improvements."""
     findings = []
+    from deepdiff import DeepDiff
+
     before, after = flatten_metrics(expected), flatten_metrics(actual)
     diff = DeepDiff(before, after, view="tree", ignore_numeric_type_changes=True)
     for metric in sorted({level.path(output_format="list")[0] for level in _levels(diff)}):
@@ -171,6 +199,8 @@ def compare_placement(
     artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]
 ) -> list[Finding]:
     """Sharding/layout: one finding per leaf and field that changed, with before -> after."""
+    from deepdiff import DeepDiff
+
     diff = DeepDiff(expected, actual, view="tree")
     seen: dict[tuple[str, ...], None] = {}
     for level in _levels(diff):
@@ -235,7 +265,7 @@ def _collective_summary(collectives: Iterable[Mapping[str, Any]]) -> str:
     return ", ".join(f"{n}x {text}" if n > 1 else text for text, n in sorted(counts.items()))
 
 
-def _levels(diff: DeepDiff) -> Iterable[Any]:
+def _levels(diff: Any) -> Iterable[Any]:
     for report in diff.values():
         yield from report
 

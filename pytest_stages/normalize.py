@@ -11,9 +11,13 @@ import json
 import re
 from typing import Any
 
-_HLO_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
-_HLO_NOISE_ATTRIBUTES = ("metadata",)
+_HLO_TABLES = frozenset(("FileNames", "FunctionNames", "FileLocations", "StackFrames"))
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
+_QUOTED = r'"(?:[^"\\\n]|\\.)*"'
+_METADATA = re.compile(r", metadata=\{(?:[^{}\"\n]|" + _QUOTED + r")*\}")
+_PARENS0 = r"(?:[^()\"\n]|" + _QUOTED + r")*"
+_PARENS2 = r"(?:[^()\"\n]|" + _QUOTED + r"|\((?:[^()\"\n]|" + _QUOTED + r"|\(" + _PARENS0 + r"\))*\))*"
+_LOC = re.compile(r" loc\(" + _PARENS2 + r"\)")
 _LOC_DEFINITION = re.compile(r"^#loc\d*\s*=.*$\n?", re.MULTILINE)
 
 
@@ -24,28 +28,25 @@ def normalize_jaxpr(text: str) -> str:
 
 def normalize_mlir(text: str) -> str:
     """StableHLO text without ``loc(...)`` attributes and ``#loc`` definitions."""
-    text = _LOC_DEFINITION.sub("", text)
-    return _tidy(_remove_calls(text, " loc(", "(", ")"))
+    while True:
+        cleaned = _LOC_DEFINITION.sub("", _remove_all(_LOC, text))
+        if cleaned == text:
+            return _tidy(text)
+        text = cleaned
 
 
 def normalize_hlo(text: str) -> str:
     """HLO text (lowered or compiled) without stack-frame tables and ``metadata={...}``."""
-    lines = text.splitlines()
     kept: list[str] = []
     in_table = False
-    for line in lines:
-        if line.strip() in _HLO_TABLES:
-            in_table = True
-            continue
+    for line in _remove_all(_METADATA, text).splitlines():
         if in_table:
-            if not line.strip():
-                in_table = False
-            continue
-        kept.append(line)
-    text = "\n".join(kept)
-    for attribute in _HLO_NOISE_ATTRIBUTES:
-        text = _remove_calls(text, f", {attribute}={{", "{", "}")
-    return _tidy(text)
+            in_table = bool(line.strip())
+        elif line.strip() in _HLO_TABLES:
+            in_table = True
+        else:
+            kept.append(line)
+    return _tidy("\n".join(kept))
 
 
 def to_json(data: Any) -> str:
@@ -53,52 +54,21 @@ def to_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def _remove_calls(text: str, opener: str, open_char: str, close_char: str) -> str:
-    """Drop every ``opener ... close_char`` span, honouring nesting and quoted strings."""
-    out: list[str] = []
-    position = 0
+def _remove_all(pattern: re.Pattern[str], text: str) -> str:
+    """Remove every match, again until none is left (a removal can join a new match)."""
     while True:
-        start = text.find(opener, position)
-        if start < 0:
-            out.append(text[position:])
-            return "".join(out)
-        out.append(text[position:start])
-        position = _matching_close(text, start + len(opener), open_char, close_char)
-
-
-def _matching_close(text: str, index: int, open_char: str, close_char: str) -> int:
-    """Index just past the ``close_char`` that balances an already-open ``open_char``."""
-    depth = 1
-    in_string = False
-    while index < len(text):
-        char = text[index]
-        if char == "\n":
-            return index
-        if in_string:
-            if char == "\\":
-                index += 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == open_char:
-            depth += 1
-        elif char == close_char:
-            depth -= 1
-            if depth == 0:
-                return index + 1
-        index += 1
-    return index
+        text, count = pattern.subn("", text)
+        if not count:
+            return text
 
 
 def _tidy(text: str) -> str:
     """Strip trailing spaces, fold runs of blank lines, end with exactly one newline."""
-    lines = [line.rstrip() for line in text.splitlines()]
     folded: list[str] = []
-    for line in lines:
-        if not line and (not folded or not folded[-1]):
-            continue
-        folded.append(line)
+    for line in text.splitlines():
+        line = line.rstrip()
+        if line or (folded and folded[-1]):
+            folded.append(line)
     while folded and not folded[-1]:
         folded.pop()
     return "\n".join(folded) + "\n" if folded else ""

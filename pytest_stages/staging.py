@@ -151,11 +151,14 @@ def _extract_analyses(
     compiled_text: Callable[[], str],
 ) -> None:
     compiled, lowered = result.compiled, result.lowered
+    compiled_ops = functools.cache(lambda: analyses_.ops(compiled_text()))
     makers: dict[str, Callable[[], Any]] = {
         "cost": lambda: analyses_.cost(compiled, lowered),
         "memory": lambda: analyses_.memory(compiled),
-        "ops": lambda: analyses_.ops(compiled_text()),
-        "sharding": lambda: analyses_.sharding(compiled, lowered, fn, compiled_text()),
+        "ops": compiled_ops,
+        "sharding": lambda: analyses_.sharding(
+            compiled, lowered, fn, compiled_text(), compiled_ops()["collectives"]
+        ),
         "layout": lambda: analyses_.layout(compiled, fn),
     }
     for analysis in analyses:
