@@ -263,3 +263,29 @@ def test_unused_plugin_does_not_import_jax(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert os.environ.get("JAX_PLATFORMS") in (None, "", "cpu")
+
+
+def test_each_call_traces_lowers_and_compiles_exactly_once(project):
+    project.write("test_once.py", """
+        from collections import Counter
+        import jax, jax.numpy as jnp
+        import jax.monitoring
+
+        EVENTS = Counter()
+        jax.monitoring.register_event_duration_secs_listener(lambda event, _secs, **_: EVENTS.update([event]))
+        TRACES = []
+
+        def f(x):
+            TRACES.append(1)
+            return jnp.sin(x) @ x.T
+
+        def test_once(stage_snapshot):
+            EVENTS.clear()
+            stage_snapshot(f, jax.ShapeDtypeStruct((16, 16), jnp.float32))
+            assert len(TRACES) == 1
+            assert EVENTS["/jax/core/compile/jaxpr_trace_duration"] == 1
+            assert EVENTS["/jax/core/compile/jaxpr_to_mlir_module_duration"] == 1
+            assert EVENTS["/jax/core/compile/backend_compile_duration"] == 1
+    """)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.run().assert_outcomes(passed=1)
