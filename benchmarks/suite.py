@@ -1,0 +1,145 @@
+"""The benchmark suite: staged functions, a bare-JAX driver, and a generated pytest project.
+
+Shared by the benchmark scripts so that the plugin and bare JAX stage exactly the same
+(function, arguments, config) triples.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+FUNCTIONS = '''
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+f32 = jnp.float32
+
+def spec(*shape, sharding=None):
+    return jax.ShapeDtypeStruct(shape, f32, sharding=sharding)
+
+def mlp(params, x):
+    for w, b in params:
+        x = jax.nn.relu(x @ w + b)
+    return x
+
+def loss(params, x):
+    return (mlp(params, x) ** 2).mean()
+
+def attention(q, k, v):
+    logits = jnp.einsum("bqhd,bkhd->bhqk", q, k) / 8.0
+    return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(logits, -1), v)
+
+def rnn(w, xs):
+    return jax.lax.scan(lambda h, x: (jnp.tanh(h @ w + x), h), jnp.zeros(xs.shape[1:]), xs)[1]
+
+def cases(index, mesh):
+    """The (name, fn, args) of case ``index``: MLPs, grads, attention, scans, sharded steps."""
+    kind, size = index % 5, 32 * (1 + index // 5)
+    params = [(spec(size, size), spec(size)) for _ in range(3)]
+    if kind == 0:
+        return f"mlp{index}", mlp, (params, spec(16, size))
+    if kind == 1:
+        return f"grad{index}", jax.grad(loss), (params, spec(16, size))
+    if kind == 2:
+        qkv = spec(2, 16, 4, size // 4)
+        return f"attention{index}", attention, (qkv, qkv, qkv)
+    if kind == 3:
+        return f"scan{index}", rnn, (spec(size, size), spec(8, 4, size))
+    batch = NamedSharding(mesh, P("data"))
+    weight = NamedSharding(mesh, P(None, "model"))
+    sharded = [(spec(size, size, sharding=weight), spec(size, sharding=NamedSharding(mesh, P("model"))))] * 2
+    return f"sharded{index}", jax.grad(loss), (sharded, spec(16, size, sharding=batch))
+'''
+
+PYPROJECT = '''
+[tool.pytest_stages]
+[[tool.pytest_stages.configs]]
+name = "cpu8"
+devices = 8
+mesh = { data = 4, model = 2 }
+'''
+
+TEST_MODULE = '''
+import pytest
+from functions import cases
+
+@pytest.mark.parametrize("index", range(COUNT))
+def test_case(stage_snapshot, stage_config, index):
+    name, fn, args = cases(index, stage_config.mesh)
+    stage_snapshot(fn, *args, name=name)
+'''
+
+CONFTEST = '''
+import time
+import pytest
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session):
+    start = time.perf_counter()
+    try:
+        return (yield)
+    finally:
+        with open("loop_seconds.txt", "w") as stream:
+            stream.write(str(time.perf_counter() - start))
+'''
+
+BARE = '''
+import os, sys, time
+os.environ["JAX_NUM_CPU_DEVICES"] = "8"
+import jax
+from functions import cases
+
+start = time.perf_counter()
+mesh = jax.make_mesh((4, 2), ("data", "model"))
+with jax.set_mesh(mesh):
+    for index in range(int(sys.argv[1])):
+        name, fn, args = cases(index, mesh)
+        traced = jax.jit(fn).trace(*args)
+        lowered = traced.lower()
+        compiled = lowered.compile()
+        texts = (str(traced.jaxpr), lowered.as_text(), compiled.as_text())
+        analyses = (compiled.cost_analysis(), lowered.cost_analysis(), compiled.memory_analysis(),
+                    compiled.input_shardings, compiled.output_shardings, compiled.input_formats,
+                    compiled.output_formats, lowered.args_info)
+with open("loop_seconds.txt", "w") as stream:
+    stream.write(str(time.perf_counter() - start))
+'''
+
+
+def make_project(root: Path, count: int) -> Path:
+    """Write the generated pytest project (``count`` staged functions) under ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "functions.py").write_text(textwrap.dedent(FUNCTIONS))
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "test_suite.py").write_text(TEST_MODULE.replace("COUNT", str(count)))
+    (root / "bare.py").write_text(BARE)
+    (root / "conftest.py").write_text(CONFTEST)
+    return root
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """``(whole process, staging loop)`` wall-clock seconds of one subprocess run.
+
+    The loop is what runs after imports and start-up: bare.py's staging loop, or pytest's
+    ``pytest_runtestloop`` (every test: staging, comparing, writing).
+    """
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    whole = time.perf_counter() - start
+    return whole, float((cwd / "loop_seconds.txt").read_text())
+
+
+def pytest_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", *args]
+
+
+def describe(label: str, samples: list[float]) -> str:
+    return (
+        f"{label:<28} median {statistics.median(samples):7.3f} s   "
+        f"min {min(samples):7.3f}   max {max(samples):7.3f}   (n={len(samples)})"
+    )
