@@ -57,6 +57,7 @@ class Settings:
     check: tuple[str, ...] = CHECK_KINDS
     on_version_mismatch: str = "fail"
     diff_lines: int = DEFAULT_DIFF_LINES
+    clear_caches: bool = True
 
     def config_named(self, name: str) -> DeviceConfig:
         for config in self.configs:
@@ -84,7 +85,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
     """Validate a raw ``[tool.pytest_stages]`` table into :class:`Settings`."""
     known = {
         "snapshot_dir", "stages", "analyses", "configs", "tolerance",
-        "budgets", "check", "on_version_mismatch", "diff_lines",
+        "budgets", "check", "on_version_mismatch", "diff_lines", "clear_caches",
     }
     _reject_unknown("[tool.pytest_stages]", table, known)
     defaults = Settings()
@@ -104,6 +105,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
             _typed(table, "on_version_mismatch", str, defaults.on_version_mismatch)
         ),
         diff_lines=_positive_int(table, "diff_lines", defaults.diff_lines),
+        clear_caches=_typed(table, "clear_caches", bool, defaults.clear_caches),
     )
 
 

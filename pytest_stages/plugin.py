@@ -176,6 +176,10 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
 
     call.__doc__ = StageSnapshot.__call__.__doc__
     yield call
+    if session.settings.clear_caches and snapshot.records:
+        import jax
+
+        jax.clear_caches()
 
 
 def _narrowed(marker: dict[str, Any], key: str, default: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
@@ -220,6 +224,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if snapshot is not None and test_report.when == "call":
         if session.options.update and test_report.passed:
             snapshot.flush()
+        snapshot.pending.clear()
         for record in snapshot.records:
             test_report.user_properties.append((reporting.RECORD_PROPERTY, record.to_json()))
     return test_report
