@@ -289,3 +289,21 @@ def test_each_call_traces_lowers_and_compiles_exactly_once(project):
     """)
     project.run("--stages-update").assert_outcomes(passed=1)
     project.run().assert_outcomes(passed=1)
+
+
+def test_the_same_name_twice_in_a_test_is_an_error(project):
+    project.write("test_model.py", """
+        import jax, jax.numpy as jnp
+
+        def test_twice(stage_snapshot):
+            x = jax.ShapeDtypeStruct((4,), jnp.float32)
+            stage_snapshot(jnp.sin, x, name="step")
+            stage_snapshot(jnp.cos, x, name="step")
+    """)
+    result = project.run("--stages-update")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "pytest-stages: stage_snapshot(name='step') is used twice in test_model.py::test_twice?cpu1?; "
+        "give each call its own name=."
+    ])
+    assert project.snapshots() == {}
