@@ -6,7 +6,8 @@ analyses with snapshots under ``snapshots/``.
 """
 
 from .devices import ActiveConfig
+from .registry import register
 from .staging import StageError, StageResult
 
-__all__ = ["ActiveConfig", "StageError", "StageResult"]
+__all__ = ["ActiveConfig", "StageError", "StageResult", "register"]
 __version__ = "0.1.0"

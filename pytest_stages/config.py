@@ -58,6 +58,7 @@ class Settings:
     on_version_mismatch: str = "fail"
     diff_lines: int = DEFAULT_DIFF_LINES
     clear_caches: bool = True
+    modules: tuple[str, ...] = ()
 
     def config_named(self, name: str) -> DeviceConfig:
         for config in self.configs:
@@ -85,7 +86,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
     """Validate a raw ``[tool.pytest_stages]`` table into :class:`Settings`."""
     known = {
         "snapshot_dir", "stages", "analyses", "configs", "tolerance",
-        "budgets", "check", "on_version_mismatch", "diff_lines", "clear_caches",
+        "budgets", "check", "on_version_mismatch", "diff_lines", "clear_caches", "modules",
     }
     _reject_unknown("[tool.pytest_stages]", table, known)
     defaults = Settings()
@@ -106,7 +107,19 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         ),
         diff_lines=_positive_int(table, "diff_lines", defaults.diff_lines),
         clear_caches=_typed(table, "clear_caches", bool, defaults.clear_caches),
+        modules=_module_names(table.get("modules", [])),
     )
+
+
+def _module_names(raw: Any) -> tuple[str, ...]:
+    """``modules = ["mypkg.models", ...]``: importable dotted names holding registrations."""
+    if not isinstance(raw, list) or not all(
+        isinstance(m, str) and all(part.isidentifier() for part in m.split(".")) for m in raw
+    ):
+        raise ConfigError(
+            f"[tool.pytest_stages] modules must be a list of dotted module names, got {raw!r}."
+        )
+    return tuple(raw)
 
 
 def parse_choices(key: str, value: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:

@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from . import reporting
+from . import collection, reporting
 from .budgets import budget_for, parse_budget
 from .config import ANALYSES, CHECK_KINDS, STAGES, ConfigError, load_pyproject, parse_choices, parse_settings
 from .config import parse_tolerances
 from .devices import ActiveConfig, arrange_cpu_devices, cpu_devices_needed
 from .runner import Options, StageSnapshot, StagesFailure, StagesSession, StagesSkip
 from .staging import StageError
+from .registry import REGISTRY
+from .stash import SESSION, SNAPSHOT
 from .storage import SnapshotError, SnapshotFolder
 
-SESSION = pytest.StashKey[StagesSession]()
-SNAPSHOT = pytest.StashKey[StageSnapshot]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -39,6 +39,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--stages-prune", action="store_true", default=False,
         help="delete unused snapshot files (only on a full run: no -k, -m, node ids, --lf or early stop)",
+    )
+    group.addoption(
+        "--stages-list", action="store_true", default=False,
+        help="list the registered stage functions and configs that would run, with their arguments",
     )
     group.addoption(
         "--stages-report", metavar="PATH", default=None,
@@ -71,6 +75,8 @@ def pytest_configure(config: pytest.Config) -> None:
     session = StagesSession(settings, options, config.rootpath, patterns)
     config.stash[SESSION] = session
     config.pluginmanager.register(reporting.StagesReporter(session), "stages-reporter")
+    if config.getoption("stages_list"):
+        config.option.collectonly = True
 
 
 def _options(config: pytest.Config, settings: Any) -> Options:
@@ -140,14 +146,34 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     """
     session = request.config.stash[SESSION]
     item = request.node
+    snapshot = make_snapshot(session, item, stage_config, _folder(session, item, stage_config.name))
+
+    def call(fn: Any, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
+        return run_call(snapshot, fn, args, kwargs, name)
+
+    call.__doc__ = StageSnapshot.__call__.__doc__
+    yield call
+    finish(session, snapshot)
+
+
+def make_snapshot(
+    session: StagesSession,
+    item: pytest.Item,
+    active: ActiveConfig,
+    folder: SnapshotFolder,
+    budget: dict[str, Any] | None = None,
+) -> StageSnapshot:
+    """The per-test :class:`StageSnapshot`: settings narrowed by the item's markers."""
     marker = _marker_kwargs(item, "stages")
     try:
-        tolerance = {**session.settings.tolerance, **parse_tolerances(marker.get("tolerance") or {}, "@pytest.mark.stages(tolerance=...)")}
-        budget = budget_for(
-            item.nodeid,
-            session.budget_patterns,
-            parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", _marker_kwargs(item, "stages_budget")),
-        )
+        tolerance = {
+            **session.settings.tolerance,
+            **parse_tolerances(marker.get("tolerance") or {}, "@pytest.mark.stages(tolerance=...)"),
+        }
+        ceilings = {
+            **parse_budget(f"budget= of {item.nodeid}", budget or {}),
+            **parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", _marker_kwargs(item, "stages_budget")),
+        }
         stages = _narrowed(marker, "stages", session.settings.stages, STAGES)
         analyses = _narrowed(marker, "analyses", session.settings.analyses, ANALYSES)
     except ConfigError as exc:
@@ -155,27 +181,31 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     snapshot = StageSnapshot(
         session,
         nodeid=item.nodeid,
-        folder=_folder(session, item, stage_config.name),
-        active=stage_config,
+        folder=folder,
+        active=active,
         stages=stages,
         analyses=analyses,
         tolerance=tolerance,
-        budget=budget,
+        budget=budget_for(item.nodeid, session.budget_patterns, ceilings),
     )
     item.stash[SNAPSHOT] = snapshot
+    return snapshot
 
-    def call(fn: Any, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
-        try:
-            return snapshot(fn, *args, name=name, **kwargs)
-        except StagesSkip as exc:
-            raise pytest.skip.Exception(f"pytest-stages: {exc}") from None
-        except StagesFailure as exc:
-            raise pytest.fail.Exception(str(exc), pytrace=False) from None
-        except (StageError, SnapshotError, ConfigError) as exc:
-            raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
 
-    call.__doc__ = StageSnapshot.__call__.__doc__
-    yield call
+def run_call(snapshot: StageSnapshot, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str | None) -> Any:
+    """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
+    try:
+        return snapshot(fn, *args, name=name, **kwargs)
+    except StagesSkip as exc:
+        raise pytest.skip.Exception(f"pytest-stages: {exc}") from None
+    except StagesFailure as exc:
+        raise pytest.fail.Exception(str(exc), pytrace=False) from None
+    except (StageError, SnapshotError, ConfigError) as exc:
+        raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
+
+
+def finish(session: StagesSession, snapshot: StageSnapshot) -> None:
+    """After a staged test: drop JAX's caches so executables do not pile up over a session."""
     if session.settings.clear_caches and snapshot.records:
         import jax
 
@@ -211,15 +241,22 @@ def _folder(session: StagesSession, item: pytest.Item, config_name: str) -> Snap
     return SnapshotFolder(session.store.root, module, test, config_name)
 
 
+def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | None:
+    """The snapshot folder of a staged item (None for items that stage nothing)."""
+    if isinstance(item, collection.RegisteredItem):
+        return item.folder
+    callspec = getattr(item, "callspec", None)
+    config_name = callspec.params.get("stage_config") if callspec is not None else None
+    return _folder(session, item, config_name) if isinstance(config_name, str) else None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     test_report = yield
-    callspec = getattr(item, "callspec", None)
-    config_name = callspec.params.get("stage_config") if callspec is not None else None
     session = item.config.stash[SESSION]
-    if isinstance(config_name, str):
-        folder = _folder(session, item, config_name).relative.as_posix()
-        test_report.user_properties.append((reporting.FOLDER_PROPERTY, folder))
+    folder = item_folder(session, item)
+    if folder is not None:
+        test_report.user_properties.append((reporting.FOLDER_PROPERTY, folder.relative.as_posix()))
     snapshot = item.stash.get(SNAPSHOT, None)
     if snapshot is not None and test_report.when == "call":
         if session.options.update and test_report.passed:
@@ -230,3 +267,38 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return test_report
 
 
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Add the registered stage functions (before -k/-m deselect, so both apply to them)."""
+    stages = config.stash[SESSION]
+    if not REGISTRY and not stages.settings.modules:
+        return
+    collector = collection.RegisteredFunctions.from_parent(
+        session, name=collection.COLLECTOR_NAME, nodeid=collection.COLLECTOR_NAME,
+        modules=stages.settings.modules,
+    )
+    report = collector.ihook.pytest_make_collect_report(collector=collector)
+    session.ihook.pytest_collectreport(report=report)
+    if report.passed:
+        items.extend(report.result)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not session.config.getoption("stages_list"):
+        return
+    terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+    registered = [item for item in session.items if isinstance(item, collection.RegisteredItem)]
+    terminal.section("pytest-stages: registered functions")
+    for item in registered:
+        terminal.write_line(f"{item.nodeid}  ({item.describe_args()})")
+    if not registered:
+        terminal.write_line("no registered stage functions")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Forget this session's registrations: a later session in the same process (pytester) re-imports them."""
+    session = config.stash.get(SESSION, None)
+    if session is not None:
+        REGISTRY[:] = [r for r in REGISTRY if not r.belongs_to(config.rootpath, session.settings.modules)]

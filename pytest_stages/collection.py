@@ -1,0 +1,135 @@
+"""Registered stage functions as pytest items: ``stages::<name>[<config>]``."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+
+from .registry import REGISTRY, Registration
+from .stash import SESSION
+from .storage import SnapshotFolder
+
+COLLECTOR_NAME = "stages"
+REGISTERED_MODULE = "stages"
+
+
+class RegistrationError(Exception):
+    """A registration that cannot become a test; the message names the function and the cause."""
+
+
+class RegisteredItem(pytest.Item):
+    """One registered function on one device config."""
+
+    def __init__(self, *, registration: Registration, config_name: str, args: tuple[Any, ...], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.registration = registration
+        self.config_name = config_name
+        self.args = args
+        session = self.config.stash[SESSION]
+        self.folder = SnapshotFolder(session.store.root, REGISTERED_MODULE, registration.name, config_name)
+
+    def runtest(self) -> None:
+        from . import plugin
+
+        session = self.config.stash[SESSION]
+        active = session.active(self.config_name)
+        snapshot = plugin.make_snapshot(session, self, active, self.folder, self.registration.budget)
+        try:
+            plugin.run_call(snapshot, self.registration.staged_fn(), self.args, {}, self.registration.name)
+        finally:
+            plugin.finish(session, snapshot)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        code = getattr(self.registration.fn, "__code__", None)
+        path = code.co_filename if code is not None else self.path
+        return path, code.co_firstlineno - 1 if code is not None else None, self.nodeid
+
+    def describe_args(self) -> str:
+        """Shapes, dtypes and shardings of the staged arguments, for ``--stages-list``."""
+        import jax
+
+        parts = []
+        for path, leaf in jax.tree_util.tree_flatten_with_path(self.args)[0]:
+            shape = getattr(leaf, "shape", None)
+            dtype = getattr(leaf, "dtype", None)
+            text = f"{dtype}{list(shape)}" if shape is not None else repr(leaf)
+            spec = getattr(getattr(leaf, "sharding", None), "spec", None)
+            if spec is not None:
+                from .analyses import format_spec
+
+                text += f" {format_spec(spec)}"
+            parts.append(f"{jax.tree_util.keystr(path)}: {text}")
+        return ", ".join(parts)
+
+
+class RegisteredFunctions(pytest.Collector):
+    """Collects every registration (from conftest.py files and ``modules``) into items."""
+
+    def __init__(self, *, modules: Iterable[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.modules = tuple(modules)
+
+    def collect(self) -> list[pytest.Item]:
+        for module in self.modules:
+            try:
+                importlib.import_module(module)
+            except Exception as exc:
+                raise RegistrationError(
+                    f"pytest-stages: cannot import {module!r} listed in [tool.pytest_stages] modules: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from None
+        session = self.config.stash[SESSION]
+        names = [r.name for r in REGISTRY if self._included(r)]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise RegistrationError(
+                f"pytest-stages: {duplicates[0]!r} is registered twice; give each registration its own name=."
+            )
+        items = []
+        for registration in filter(self._included, REGISTRY):
+            for config_name in self._configs(session, registration):
+                items.append(self._item(session, registration, config_name))
+        return items
+
+    def _included(self, registration: Registration) -> bool:
+        """This session's registrations: all on a whole-suite run, else those under a path argument."""
+        if not registration.belongs_to(self.config.rootpath, self.modules):
+            return False
+        if self.config.args_source != pytest.Config.ArgsSource.ARGS:
+            return True
+        origin = Path(registration.origin).resolve()
+        return any(origin.is_relative_to(Path(arg).resolve()) for arg in self.config.args if "::" not in arg)
+
+    def _configs(self, session: Any, registration: Registration) -> list[str]:
+        known = [c.name for c in session.settings.configs]
+        wanted = list(registration.configs) if registration.configs is not None else known
+        unknown = [n for n in wanted if n not in known]
+        if unknown:
+            raise RegistrationError(
+                f"pytest-stages: register({registration.name!r}, configs=...) names unknown config "
+                f"{unknown[0]!r}; choose from {known}."
+            )
+        selected = session.options.configs
+        return [n for n in wanted if selected is None or n in selected]
+
+    def _item(self, session: Any, registration: Registration, config_name: str) -> RegisteredItem:
+        try:
+            args = registration.arguments(session.active(config_name))
+        except Exception as exc:
+            raise RegistrationError(
+                f"pytest-stages: the args of registered function {registration.name!r} failed on config "
+                f"{config_name!r}: {type(exc).__name__}: {exc}"
+            ) from None
+        return RegisteredItem.from_parent(
+            self, name=f"{registration.name}[{config_name}]", registration=registration,
+            config_name=config_name, args=args,
+        )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+        if isinstance(excinfo.value, RegistrationError):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))

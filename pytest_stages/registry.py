@@ -1,0 +1,84 @@
+"""Registered stage functions: declared once next to model code, collected as test items."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+RegisteredArgs = tuple[Any, ...] | Callable[[Any], tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One ``register(...)`` call: the function and how to stage it."""
+
+    fn: Callable[..., Any]
+    args: RegisteredArgs
+    name: str
+    configs: tuple[str, ...] | None = None
+    budget: dict[str, Any] = field(default_factory=dict)
+    jit: dict[str, Any] = field(default_factory=dict)
+    origin: str = ""
+    module: str = ""
+
+    def belongs_to(self, rootpath: Path, modules: tuple[str, ...]) -> bool:
+        """Whether a session at ``rootpath`` listing ``modules`` owns this registration."""
+        return self.module in modules or Path(self.origin).resolve().is_relative_to(rootpath.resolve())
+
+    def staged_fn(self) -> Callable[..., Any]:
+        """``fn`` jitted with the registration's jit options (``fn`` itself when it has none)."""
+        if not self.jit:
+            return self.fn
+        import jax
+
+        return jax.jit(self.fn, **self.jit)
+
+    def arguments(self, stage_config: Any) -> tuple[Any, ...]:
+        args = self.args(stage_config) if callable(self.args) else self.args
+        return tuple(args)
+
+
+REGISTRY: list[Registration] = []
+
+
+def register(
+    fn: Callable[..., Any] | None = None,
+    *,
+    args: RegisteredArgs,
+    name: str | None = None,
+    configs: list[str] | tuple[str, ...] | None = None,
+    budget: dict[str, Any] | None = None,
+    jit: dict[str, Any] | None = None,
+) -> Any:
+    """Register ``fn`` to be staged and snapshot-compared as its own test (``stages::name[config]``).
+
+    ``args`` is a tuple of abstract or concrete arguments, or a callable taking the active
+    ``stage_config`` and returning them (so shardings can use that config's mesh). ``jit`` holds
+    ``jax.jit`` options for a function that is not jitted yet. Usable as ``@register(args=...)``.
+    """
+
+    def record(function: Callable[..., Any]) -> Callable[..., Any]:
+        REGISTRY.append(
+            Registration(
+                fn=function,
+                args=args,
+                name=name or getattr(function, "__name__", type(function).__name__),
+                configs=tuple(configs) if configs is not None else None,
+                budget=dict(budget or {}),
+                jit=dict(jit or {}),
+                origin=_origin(function),
+                module=getattr(function, "__module__", "") or "",
+            )
+        )
+        return function
+
+    return record(fn) if fn is not None else record
+
+
+def _origin(function: Callable[..., Any]) -> str:
+    """The file that defines ``function`` (decides which path arguments collect it)."""
+    module = sys.modules.get(getattr(function, "__module__", "") or "")
+    return str(getattr(module, "__file__", "") or "")
