@@ -52,17 +52,18 @@ class RegisteredItem(pytest.Item):
         """Shapes, dtypes and shardings of the staged arguments, for ``--stages-list``."""
         import jax
 
-        parts = []
-        for path, leaf in jax.tree_util.tree_flatten_with_path(self.args)[0]:
-            shape = getattr(leaf, "shape", None)
-            dtype = getattr(leaf, "dtype", None)
-            text = f"{dtype}{list(shape)}" if shape is not None else repr(leaf)
-            spec = getattr(getattr(leaf, "sharding", None), "spec", None)
-            if spec is not None:
-                from .analyses import format_spec
+        from .analyses import argument_names, format_spec
 
-                text += f" {format_spec(spec)}"
-            parts.append(f"{jax.tree_util.keystr(path)}: {text}")
+        parts = []
+        names = argument_names(self.registration.fn, len(self.args))
+        for name, arg in zip(names, self.args):
+            for path, leaf in jax.tree_util.tree_flatten_with_path(arg)[0]:
+                shape = getattr(leaf, "shape", None)
+                text = f"{getattr(leaf, 'dtype', '')}{list(shape)}" if shape is not None else repr(leaf)
+                spec = getattr(getattr(leaf, "sharding", None), "spec", None)
+                if spec is not None:
+                    text += f" {format_spec(spec)}"
+                parts.append(f"{name}{jax.tree_util.keystr(path)}: {text}")
         return ", ".join(parts)
 
 

@@ -112,8 +112,8 @@ def test_stages_list_shows_args_shapes_dtypes_and_shardings(project):
     result = project.run("--stages-list")
     assert result.ret == 0
     result.stdout.fnmatch_lines([
-        "stages::square[cpu1]  ([0]: float32[8, 8])",
-        "stages::colsum[cpu8]  ([0]: float32[64, 16] P('data'))",
+        "stages::square?cpu1?  (x: float32?8, 8?)",
+        "stages::colsum?cpu8?  (x: float32?64, 16? P(?data?))",
     ])
     assert project.snapshots() == {}
 
