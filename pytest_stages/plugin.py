@@ -10,8 +10,17 @@ import pytest
 
 from . import collection, reporting
 from .budgets import budget_for, parse_budget
-from .config import ANALYSES, CHECK_KINDS, STAGES, ConfigError, load_pyproject, parse_choices, parse_settings
-from .config import parse_tolerances
+from .config import (
+    ANALYSES,
+    CHECK_KINDS,
+    STAGES,
+    ConfigError,
+    Settings,
+    load_pyproject,
+    parse_choices,
+    parse_settings,
+    parse_tolerances,
+)
 from .devices import ActiveConfig, arrange_cpu_devices, cpu_devices_needed
 from .runner import Options, StageSnapshot, StagesFailure, StagesSession, StagesSkip
 from .staging import StageError
@@ -79,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.collectonly = True
 
 
-def _options(config: pytest.Config, settings: Any) -> Options:
+def _options(config: pytest.Config, settings: Settings) -> Options:
     configs = config.getoption("stages_configs")
     names = None
     if configs is not None:

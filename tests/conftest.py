@@ -14,6 +14,13 @@ name = "cpu1"
 devices = 1
 """
 
+TWO_CONFIGS = ONE_CONFIG + """
+[[tool.pytest_stages.configs]]
+name = "cpu8"
+devices = 8
+mesh = { data = 4, model = 2 }
+"""
+
 SIMPLE_TEST = """
 import jax, jax.numpy as jnp
 

@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-CONFIGS = """
-[[tool.pytest_stages.configs]]
-name = "cpu1"
-devices = 1
-
-[[tool.pytest_stages.configs]]
-name = "cpu8"
-devices = 8
-mesh = { data = 4, model = 2 }
-"""
+from conftest import TWO_CONFIGS as CONFIGS
 
 CONFTEST = """
 import jax, jax.numpy as jnp
