@@ -133,7 +133,7 @@ def parse_instruction(line: str) -> tuple[str, str, str] | None:
     fast = _SIMPLE_INSTRUCTION.match(line)
     if fast is not None:
         shape = fast.group("shape")
-        return (_strip_layouts(shape) if "{" in shape else shape), fast.group("opcode"), line[fast.end():]
+        return (strip_layouts(shape) if "{" in shape else shape), fast.group("opcode"), line[fast.end():]
     match = _INSTRUCTION.match(line)
     if match is None:
         return None
@@ -147,7 +147,7 @@ def parse_instruction(line: str) -> tuple[str, str, str] | None:
     opcode = _OPCODE.match(after)
     if opcode is None:
         return None
-    return _strip_layouts(shape), opcode.group("opcode"), after[opcode.end():]
+    return strip_layouts(shape), opcode.group("opcode"), after[opcode.end():]
 
 
 def _balanced_end(text: str) -> int:
@@ -159,7 +159,7 @@ def _balanced_end(text: str) -> int:
     return len(text)
 
 
-def _strip_layouts(shape: str) -> str:
+def strip_layouts(shape: str) -> str:
     return re.sub(r"\{[^{}]*\}", "", shape)
 
 

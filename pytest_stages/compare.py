@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .analyses import COLLECTIVES, shape_bytes, strip_layouts
+
 
 DEFAULT_FLOAT_TOLERANCE = 0.001
 DIFF_CONTEXT = 2
@@ -30,6 +32,11 @@ _HLO_OPCODE = re.compile(
     re.MULTILINE,
 )
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+_HLO_COLLECTIVE = re.compile(
+    r"^[ \t]*(?:ROOT[ \t]+)?%?[^\s=]+ = (\((?:[^()\n]|\([^()\n]*\))*\)|[a-z][^\s(]*) ("
+    + "|".join(COLLECTIVES) + r")(?:-start)?\(",
+    re.MULTILINE,
+)
 _MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
 
 
@@ -56,9 +63,10 @@ def compare_text(artifact: str, expected: str, actual: str, *, diff_lines: int) 
     """IR drift: a structural summary and a unified diff of at most ``diff_lines`` lines."""
     if expected == actual:
         return None
-    summary = op_change_summary(op_counts(artifact, expected), op_counts(artifact, actual))
-    diff = bounded_diff(expected, actual, diff_lines)
-    body = ([f"ops: {summary}"] if summary else []) + diff
+    counts = op_counts(artifact, expected), op_counts(artifact, actual)
+    summary = op_change_summary(*counts)
+    body = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, expected, actual, counts)
+    body += bounded_diff(expected, actual, diff_lines)
     head = "IR drift" if artifact in TEXT_KINDS else "op structure changed"
     return Finding(check_kind(artifact), artifact, f"{head}\n" + _indent(body))
 
@@ -109,6 +117,38 @@ def op_counts(artifact: str, text: str) -> Counter[str]:
     """Operation names counted in a stage text (HLO opcodes, StableHLO ops, jaxpr primitives)."""
     pattern = {"hlo": _HLO_OPCODE, "compiled": _HLO_OPCODE, "jaxpr": _JAXPR_EQUATION}.get(artifact, _MLIR_OP)
     return Counter(pattern.findall(text))
+
+
+def hlo_structure_summary(
+    artifact: str, expected: str, actual: str, counts: tuple[Counter[str], Counter[str]]
+) -> list[str]:
+    """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed."""
+    if artifact not in ("hlo", "compiled"):
+        return []
+    lines = []
+    fusions = [count["fusion"] for count in counts]
+    if fusions[0] != fusions[1]:
+        lines.append(f"fusions: {fusions[0]} -> {fusions[1]}")
+    old, new = (Counter(_collective_text(c) for c in collectives(text)) for text in (expected, actual))
+    changes = [f"+{n} {text}" for text, n in sorted((new - old).items())]
+    changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
+    if changes:
+        lines.append("collectives: " + ", ".join(changes))
+    return lines
+
+
+def collectives(text: str) -> list[dict[str, Any]]:
+    """Collectives of an HLO text with shapes and bytes (one regex pass: cheap on huge modules)."""
+    if not any(op in text for op in COLLECTIVES):
+        return []
+    return [
+        {"op": op, "shape": strip_layouts(shape), "bytes": shape_bytes(shape)}
+        for shape, op in _HLO_COLLECTIVE.findall(text)
+    ]
+
+
+def _collective_text(collective: Mapping[str, Any]) -> str:
+    return f"{collective['op']} {collective['shape']} ({format_bytes(collective['bytes'])})"
 
 
 def op_change_summary(before: Counter[str], after: Counter[str]) -> str:
@@ -259,7 +299,7 @@ def _describe_sharding(sharding: Mapping[str, Any] | None) -> str:
 
 
 def _collective_summary(collectives: Iterable[Mapping[str, Any]]) -> str:
-    counts = Counter(f"{c['op']} {c['shape']} ({format_bytes(c['bytes'])})" for c in collectives)
+    counts = Counter(_collective_text(c) for c in collectives)
     if not counts:
         return "none"
     return ", ".join(f"{n}x {text}" if n > 1 else text for text, n in sorted(counts.items()))

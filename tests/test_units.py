@@ -143,6 +143,14 @@ def test_text_drift_summarizes_ops_and_bounds_the_diff():
     assert lines[0] == "IR drift"
     assert lines[1] == "    ops: -50 add, +50 multiply"
     assert lines[-1].startswith("    ... ") and lines[-1].endswith(" more diff lines")
+    fused = before + "  %f = f32[4]{0} fusion(%p), kind=kLoop, calls=%c\n"
+    gathered = fused + "  %g = f32[64,512]{1,0} all-gather(%p), dimensions={0}\n"
+    structure = compare_text("compiled", before, gathered, diff_lines=10).message.splitlines()
+    assert structure[1:4] == [
+        "    ops: +1 all-gather, +1 fusion",
+        "    fusions: 0 -> 1",
+        "    collectives: +1 all-gather f32[64,512] (128.0 KiB)",
+    ]
     assert len(lines) == 2 + 10 + 1
     assert compare_text("compiled", before, before, diff_lines=10) is None
 
