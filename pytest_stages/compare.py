@@ -25,7 +25,7 @@ DEFAULT_FLOAT_TOLERANCE = 0.001
 DIFF_CONTEXT = 2
 DIFF_WINDOW = 2000
 TEXT_KINDS = {"jaxpr": "text", "stablehlo": "text", "hlo": "text", "compiled": "text"}
-UPDATE_HINT = "run `pytest --stages-update` to accept it"
+IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 _HLO_OPCODE = re.compile(
     r"^[ \t]*(?:ROOT[ \t]+)?%?[^\s=]+ = (?:\((?:[^()\n]|\([^()\n]*\))*\)|[a-z][^\s(]*) ([a-z][\w-]*)\(",
@@ -191,7 +191,7 @@ def compare_metrics(
             )
         else:
             findings.append(
-                Finding(artifact, artifact, f"{text}): improved; {UPDATE_HINT}", failing=False)
+                Finding(artifact, artifact, f"{text}): improved; {IMPROVEMENT_HINT}", failing=False)
             )
     return findings
 
