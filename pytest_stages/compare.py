@@ -24,7 +24,8 @@ from .analyses import COLLECTIVES, shape_bytes, strip_layouts
 DEFAULT_FLOAT_TOLERANCE = 0.001
 DIFF_CONTEXT = 2
 DIFF_WINDOW = 2000
-TEXT_KINDS = {"jaxpr": "text", "stablehlo": "text", "hlo": "text", "compiled": "text"}
+STAGE_TEXTS = ("jaxpr", "stablehlo", "hlo", "compiled")
+TEXT_KIND_ARTIFACTS = (*STAGE_TEXTS, "ops")
 IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 _HLO_OPCODE = re.compile(
@@ -56,7 +57,7 @@ class Finding:
 
 def check_kind(artifact: str) -> str:
     """The ``--stages-check`` kind an artifact belongs to."""
-    return TEXT_KINDS.get(artifact, artifact if artifact != "ops" else "text")
+    return "text" if artifact in TEXT_KIND_ARTIFACTS else artifact
 
 
 def compare_text(artifact: str, expected: str, actual: str, *, diff_lines: int) -> Finding | None:
@@ -67,7 +68,7 @@ def compare_text(artifact: str, expected: str, actual: str, *, diff_lines: int) 
     summary = op_change_summary(*counts)
     body = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, expected, actual, counts)
     body += bounded_diff(expected, actual, diff_lines)
-    head = "IR drift" if artifact in TEXT_KINDS else "op structure changed"
+    head = "IR drift" if artifact in STAGE_TEXTS else "op structure changed"
     return Finding(check_kind(artifact), artifact, f"{head}\n" + _indent(body))
 
 

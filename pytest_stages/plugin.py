@@ -263,7 +263,7 @@ def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | N
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     test_report = yield
     session = item.config.stash[SESSION]
-    folder = item_folder(session, item)
+    folder = item_folder(session, item) if test_report.when == "setup" else None
     if folder is not None:
         test_report.user_properties.append((reporting.FOLDER_PROPERTY, folder.relative.as_posix()))
     snapshot = item.stash.get(SNAPSHOT, None)
