@@ -9,21 +9,19 @@ is imported where it is used: an unchanged snapshot never pays for it.
 
 from __future__ import annotations
 
-import difflib
-import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from .analyses import COLLECTIVES, shape_bytes, strip_layouts
+from .textdiff import describe_sources, edit_script, side_by_side, sources, unified
 
 
 DEFAULT_FLOAT_TOLERANCE = 0.001
-DIFF_CONTEXT = 2
-DIFF_WINDOW = 2000
+REPORT_ROWS = 400
 STAGE_TEXTS = ("jaxpr", "stablehlo", "hlo", "compiled")
 TEXT_KIND_ARTIFACTS = (*STAGE_TEXTS, "ops")
 IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
@@ -32,7 +30,6 @@ _HLO_OPCODE = re.compile(
     r"^[ \t]*(?:ROOT[ \t]+)?%?[^\s=]+ = (?:\((?:[^()\n]|\([^()\n]*\))*\)|[a-z][^\s(]*) ([a-z][\w-]*)\(",
     re.MULTILINE,
 )
-_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 _HLO_COLLECTIVE = re.compile(
     r"^[ \t]*(?:ROOT[ \t]+)?%?[^\s=]+ = (\((?:[^()\n]|\([^()\n]*\))*\)|[a-z][^\s(]*) ("
     + "|".join(COLLECTIVES) + r")(?:-start)?\(",
@@ -46,13 +43,15 @@ class Finding:
     """One difference between a snapshot and what was staged.
 
     ``kind`` is the check it belongs to (text, cost, memory, sharding, layout,
-    budget); ``failing`` is False for improvements and notes.
+    budget); ``failing`` is False for improvements and notes; ``detail`` holds
+    JSON-ready data for reports (the side-by-side diff of a drift).
     """
 
     kind: str
     artifact: str
     message: str
     failing: bool = True
+    detail: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 def check_kind(artifact: str) -> str:
@@ -60,58 +59,39 @@ def check_kind(artifact: str) -> str:
     return "text" if artifact in TEXT_KIND_ARTIFACTS else artifact
 
 
-def compare_text(artifact: str, expected: str, actual: str, *, diff_lines: int) -> Finding | None:
-    """IR drift: a structural summary and a unified diff of at most ``diff_lines`` lines."""
+def compare_text(
+    artifact: str,
+    expected: str,
+    actual: str,
+    *,
+    diff_lines: int,
+    locations: Callable[[], Sequence[str | None] | None] | None = None,
+) -> Finding | None:
+    """IR drift: a structural summary, the source lines of the changed ops, and a bounded diff.
+
+    ``locations`` gives, on demand, the source location of each line of ``actual``; the
+    finding's ``detail`` keeps the same essentials (and a side-by-side diff) for reports.
+    """
     if expected == actual:
         return None
     counts = op_counts(artifact, expected), op_counts(artifact, actual)
     summary = op_change_summary(*counts)
-    body = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, expected, actual, counts)
-    body += bounded_diff(expected, actual, diff_lines)
-    head = "IR drift" if artifact in STAGE_TEXTS else "op structure changed"
-    return Finding(check_kind(artifact), artifact, f"{head}\n" + _indent(body))
-
-
-def bounded_diff(expected: str, actual: str, limit: int) -> list[str]:
-    """The first ``limit`` lines of a unified diff, and how many more there were.
-
-    Common leading and trailing lines are skipped before diffing and at most
-    ``DIFF_WINDOW`` differing lines per side are handed to difflib, so the cost
-    stays linear in the text size however large the module.
-    """
-    old, new = expected.splitlines(), actual.splitlines()
-    prefix = _common_prefix(old, new)
-    suffix = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
-    start = max(0, prefix - DIFF_CONTEXT)
-    old_end = min(len(old) - suffix, prefix + DIFF_WINDOW) + DIFF_CONTEXT
-    new_end = min(len(new) - suffix, prefix + DIFF_WINDOW) + DIFF_CONTEXT
-    truncated = max(len(old) - suffix, len(new) - suffix) - prefix > DIFF_WINDOW
-    lines = difflib.unified_diff(
-        old[start:old_end], new[start:new_end], "snapshot", "staged", n=DIFF_CONTEXT, lineterm=""
-    )
-    shown = [_shift_hunk(line, start) for line in itertools.islice(lines, limit)]
-    hidden = sum(1 for _ in lines)
-    if hidden or truncated:
-        shown.append(f"... {hidden} more diff lines" + (" (and more beyond the diffed window)" if truncated else ""))
-    return shown
-
-
-def _common_prefix(first: list[str], second: list[str]) -> int:
-    count = 0
-    for a, b in zip(first, second):
-        if a != b:
-            break
-        count += 1
-    return count
-
-
-def _shift_hunk(line: str, offset: int) -> str:
-    """Renumber a hunk header of a diff taken from a slice starting at line ``offset``."""
-    if not offset or not line.startswith("@@"):
-        return line
-    return _HUNK.sub(
-        lambda m: f"@@ -{int(m[1]) + offset}{m[2] or ''} +{int(m[3]) + offset}{m[4] or ''} @@", line
-    )
+    head = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, expected, actual, counts)
+    script = edit_script(artifact, expected, actual)
+    where = (locations() if locations else None) or []
+    found = sources(script, where) if where else []
+    if next(script.changes(), None) is None and not script.truncated:
+        head.append("only value names changed (renumbered): no op was added, removed or rewired")
+    if found:
+        head.append(f"source: {describe_sources(found)}")
+    detail = {
+        "summary": head,
+        "sources": [[place, counts] for place, counts in found],
+        "hunks": side_by_side(script, REPORT_ROWS, where),
+        "truncated": script.truncated,
+    }
+    title = "IR drift" if artifact in STAGE_TEXTS else "op structure changed"
+    return Finding(check_kind(artifact), artifact, f"{title}\n" + _indent(head + unified(script, diff_lines)), detail=detail)
 
 
 def op_counts(artifact: str, text: str) -> Counter[str]:

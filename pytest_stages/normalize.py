@@ -11,14 +11,14 @@ import json
 import re
 from typing import Any
 
-_HLO_TABLES = frozenset(("FileNames", "FunctionNames", "FileLocations", "StackFrames"))
+HLO_TABLES = frozenset(("FileNames", "FunctionNames", "FileLocations", "StackFrames"))
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
 _QUOTED = r'"(?:[^"\\\n]|\\.)*"'
-_METADATA = re.compile(r", metadata=\{(?:[^{}\"\n]|" + _QUOTED + r")*\}")
+METADATA = re.compile(r", metadata=\{(?:[^{}\"\n]|" + _QUOTED + r")*\}")
 _PARENS0 = r"(?:[^()\"\n]|" + _QUOTED + r")*"
 _PARENS2 = r"(?:[^()\"\n]|" + _QUOTED + r"|\((?:[^()\"\n]|" + _QUOTED + r"|\(" + _PARENS0 + r"\))*\))*"
-_LOC = re.compile(r" loc\(" + _PARENS2 + r"\)")
-_LOC_DEFINITION = re.compile(r"^#loc\d*\s*=.*$\n?", re.MULTILINE)
+LOC = re.compile(r" loc\(" + _PARENS2 + r"\)")
+LOC_DEFINITION = re.compile(r"^#loc\d*\s*=.*$\n?", re.MULTILINE)
 
 
 def normalize_jaxpr(text: str) -> str:
@@ -29,7 +29,7 @@ def normalize_jaxpr(text: str) -> str:
 def normalize_mlir(text: str) -> str:
     """StableHLO text without ``loc(...)`` attributes and ``#loc`` definitions."""
     while True:
-        cleaned = _LOC_DEFINITION.sub("", _remove_all(_LOC, text))
+        cleaned = LOC_DEFINITION.sub("", remove_all(LOC, text))
         if cleaned == text:
             return _tidy(text)
         text = cleaned
@@ -39,10 +39,10 @@ def normalize_hlo(text: str) -> str:
     """HLO text (lowered or compiled) without stack-frame tables and ``metadata={...}``."""
     kept: list[str] = []
     in_table = False
-    for line in _remove_all(_METADATA, text).splitlines():
+    for line in remove_all(METADATA, text).splitlines():
         if in_table:
             in_table = bool(line.strip())
-        elif line.strip() in _HLO_TABLES:
+        elif line.strip() in HLO_TABLES:
             in_table = True
         else:
             kept.append(line)
@@ -54,7 +54,7 @@ def to_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def _remove_all(pattern: re.Pattern[str], text: str) -> str:
+def remove_all(pattern: re.Pattern[str], text: str) -> str:
     """Remove every match, again until none is left (a removal can join a new match)."""
     while True:
         text, count = pattern.subn("", text)
@@ -64,11 +64,20 @@ def _remove_all(pattern: re.Pattern[str], text: str) -> str:
 
 def _tidy(text: str) -> str:
     """Strip trailing spaces, fold runs of blank lines, end with exactly one newline."""
-    folded: list[str] = []
-    for line in text.splitlines():
-        line = line.rstrip()
-        if line or (folded and folded[-1]):
-            folded.append(line)
-    while folded and not folded[-1]:
-        folded.pop()
-    return "\n".join(folded) + "\n" if folded else ""
+    lines = text.splitlines()
+    kept = tidy_kept(lines)
+    return "\n".join(lines[k].rstrip() for k in kept) + "\n" if kept else ""
+
+
+def tidy_kept(lines: list[str]) -> list[int]:
+    """Indexes of the lines ``_tidy`` keeps: no leading or trailing blank lines, one blank between blocks."""
+    kept: list[int] = []
+    previous_blank = True
+    for k, line in enumerate(lines):
+        blank = not line.rstrip()
+        if not blank or not previous_blank:
+            kept.append(k)
+        previous_blank = blank
+    while kept and not lines[kept[-1]].rstrip():
+        kept.pop()
+    return kept

@@ -27,6 +27,7 @@ from .compare import (
 from .config import ConfigError, Settings
 from .devices import ActiveConfig, activate
 from .normalize import to_json
+from .sources import describe_all
 from .staging import StageResult, stage
 from .storage import FORMAT_VERSION, SnapshotError, SnapshotFolder, SnapshotStore
 
@@ -235,7 +236,11 @@ class StageSnapshot:
         self, artifact: str, path: Path, expected: str, text: str, result: StageResult, record: CallRecord
     ) -> list[Finding]:
         if artifact in result.texts:
-            found = compare_text(artifact, expected, text, diff_lines=self.session.settings.diff_lines)
+            root = self.session.rootpath
+            found = compare_text(
+                artifact, expected, text, diff_lines=self.session.settings.diff_lines,
+                locations=lambda: describe_all(result.source_lines(artifact) or (), root),
+            )
             return [found] if found else []
         if expected == text:
             return []

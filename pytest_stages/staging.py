@@ -12,6 +12,7 @@ from . import analyses as analyses_
 from .analyses import compiled_cost
 from .devices import ActiveConfig
 from .normalize import normalize_hlo, normalize_jaxpr, normalize_mlir, to_json
+from .sources import Located, hlo_locations, jaxpr_locations, mlir_locations
 
 COMPILED_STAGES = ("compiled",)
 COMPILED_ANALYSES = ("cost", "memory", "ops", "sharding", "layout")
@@ -61,6 +62,28 @@ class StageResult:
     def memory(self) -> dict[str, Any]:
         return self.analyses.get("memory", {})
 
+    @functools.cached_property
+    def compiled_text(self) -> str:
+        """``Compiled.as_text()``, asked of XLA once (it also feeds the analyses)."""
+        return self.compiled.as_text()
+
+    def source_lines(self, artifact: str) -> Located | None:
+        """Where each line of ``texts[artifact]`` came from, read from JAX's debug info.
+
+        Built only when asked (a drift message wants it): the debug texts cost
+        another print of each stage. None when the lines cannot be matched.
+        """
+        text = self.texts.get(artifact)
+        if text is None:
+            return None
+        if artifact == "jaxpr":
+            return jaxpr_locations(str(self.traced.jaxpr.pretty_print(source_info=True)), text)
+        if artifact == "stablehlo":
+            return mlir_locations(self.lowered.as_text(debug_info=True), text)
+        if artifact == "hlo":
+            return hlo_locations(self.lowered.as_text(dialect="hlo", debug_info=True), text)
+        return hlo_locations(self.compiled_text, text)
+
     def serialized(self) -> dict[str, str]:
         """Every built artifact as the exact text its snapshot file holds."""
         out = dict(self.texts)
@@ -103,9 +126,8 @@ def stage(
         skipped = [s for s in stages if s in COMPILED_STAGES]
         skipped += [a for a in analyses if a in COMPILED_ANALYSES]
         result.skipped = dict.fromkeys(skipped, reason)
-    compiled_text = functools.cache(lambda: compiled.as_text())
-    _extract_texts(result, stages, compiled_text)
-    _extract_analyses(result, analyses, fn, compiled_text)
+    _extract_texts(result, stages)
+    _extract_analyses(result, analyses, fn)
     return result
 
 
@@ -130,14 +152,12 @@ def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:
         raise StageError(name, stage_name, exc) from exc
 
 
-def _extract_texts(
-    result: StageResult, stages: tuple[str, ...], compiled_text: Callable[[], str]
-) -> None:
+def _extract_texts(result: StageResult, stages: tuple[str, ...]) -> None:
     makers: dict[str, Callable[[], str]] = {
         "jaxpr": lambda: normalize_jaxpr(str(result.traced.jaxpr)),
         "stablehlo": lambda: normalize_mlir(result.lowered.as_text()),
         "hlo": lambda: normalize_hlo(result.lowered.as_text(dialect="hlo")),
-        "compiled": lambda: normalize_hlo(compiled_text()),
+        "compiled": lambda: normalize_hlo(result.compiled_text),
     }
     for stage_name in stages:
         if stage_name not in result.skipped:
@@ -148,16 +168,15 @@ def _extract_analyses(
     result: StageResult,
     analyses: tuple[str, ...],
     fn: Callable[..., Any],
-    compiled_text: Callable[[], str],
 ) -> None:
     compiled, lowered = result.compiled, result.lowered
-    compiled_ops = functools.cache(lambda: analyses_.ops(compiled_text()))
+    compiled_ops = functools.cache(lambda: analyses_.ops(result.compiled_text))
     makers: dict[str, Callable[[], Any]] = {
         "cost": lambda: analyses_.cost(compiled, lowered),
         "memory": lambda: analyses_.memory(compiled),
         "ops": compiled_ops,
         "sharding": lambda: analyses_.sharding(
-            compiled, lowered, fn, compiled_text(), compiled_ops()["collectives"]
+            compiled, lowered, fn, result.compiled_text, compiled_ops()["collectives"]
         ),
         "layout": lambda: analyses_.layout(compiled, fn),
     }

@@ -1,0 +1,204 @@
+"""Source attribution: a stage's debug text in, the source location of each snapshot line out.
+
+JAX records where every op came from: jaxpr equations carry ``source_info``,
+``Lowered.as_text(debug_info=True)`` adds ``loc(...)`` attributes, and HLO
+carries ``metadata={... stack_frame_id=N}`` with stack-frame tables. The
+normalizers drop all of it so that moving code never changes a snapshot; this
+module reads it back, line by line, from the debug text of the same stage. The
+lines left after cleaning must equal the normalized snapshot text, else the
+locations are not trusted and none are given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .normalize import HLO_TABLES, LOC, LOC_DEFINITION, METADATA, normalize_jaxpr, remove_all, tidy_kept
+
+
+@dataclass(frozen=True)
+class Location:
+    """A source line: the innermost user frame JAX recorded for an op."""
+
+    file: str
+    line: int
+    function: str | None = None
+
+    def describe(self, root: Path | None = None) -> str:
+        """``examples/model.py:42 in attention``, relative to ``root`` when the file is under it."""
+        path = self.file
+        if root is not None:
+            try:
+                path = Path(self.file).resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                pass
+        return f"{path}:{self.line}" + (f" in {self.function}" if self.function else "")
+
+
+Located = list[Location | None]
+
+_JAXPR_SOURCE = re.compile(r"\s+# ?(?:(.+):(\d+):\d+ \((.*)\))?\s*$")
+_MLIR_LOC_USE = re.compile(r" loc\((.*)\)\s*$")
+_MLIR_LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
+_MLIR_FILE = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):\d+')
+_MLIR_NAMED = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$')
+_HLO_TABLE_ROW = re.compile(r"^(\d+) (.*)$")
+_HLO_FIELD = re.compile(r"(\w+)=(\d+)")
+_HLO_FRAME = re.compile(r"stack_frame_id=(\d+)")
+_HLO_SOURCE = re.compile(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
+
+
+def jaxpr_locations(debug_text: str, normalized: str) -> Located | None:
+    """Locations from ``jaxpr.pretty_print(source_info=True)`` (a ``# file:line:col (fn)`` per equation)."""
+    pairs = []
+    for line in debug_text.splitlines():
+        match = _JAXPR_SOURCE.search(line)
+        where = None
+        if match:
+            line = line[: match.start()]
+            if match[1]:
+                where = Location(match[1], int(match[2]), match[3] or None)
+        pairs.append((normalize_jaxpr(line).rstrip("\n"), where))
+    return _aligned(pairs, normalized)
+
+
+def mlir_locations(debug_text: str, normalized: str) -> Located | None:
+    """Locations from ``Lowered.as_text(debug_info=True)``: each op's trailing ``loc(...)``, resolved."""
+    definitions = {}
+    pairs = []
+    for line in debug_text.splitlines():
+        definition = _MLIR_LOC_DEF.match(line)
+        if definition:
+            definitions[definition[1]] = definition[2]
+            continue
+        if LOC_DEFINITION.match(line):
+            continue
+        use = _MLIR_LOC_USE.search(line)
+        pairs.append((remove_all(LOC, line), use[1] if use else None))
+    resolve = _MlirResolver(definitions)
+    return _aligned([(line, resolve(expr) if expr else None) for line, expr in pairs], normalized)
+
+
+class _MlirResolver:
+    """MLIR location expressions (``#loc12``, ``callsite(a at b)``, ``"name"(loc)``, ``"f.py":3:1``)."""
+
+    def __init__(self, definitions: dict[str, str]) -> None:
+        self.definitions = definitions
+        self.cache: dict[str, Location | None] = {}
+
+    def __call__(self, expr: str, depth: int = 0) -> Location | None:
+        expr = expr.strip()
+        if depth > 64:
+            return None
+        if expr.startswith("#loc"):
+            if expr not in self.cache:
+                self.cache[expr] = None
+                self.cache[expr] = self(self.definitions.get(expr, "unknown"), depth + 1)
+            return self.cache[expr]
+        if expr.startswith("callsite("):
+            return self(_split_callsite(expr[len("callsite("):-1]), depth + 1)
+        if expr.startswith("fused["):
+            return self(expr[len("fused["):].split(",")[0].rstrip("]"), depth + 1)
+        file_match = _MLIR_FILE.match(expr)
+        if file_match:
+            return Location(file_match[1], int(file_match[2]))
+        named = _MLIR_NAMED.match(expr)
+        if named:
+            inner = self(named[2], depth + 1)
+            if inner is not None and inner.function is None and not re.search(r"[/(]", named[1]):
+                return Location(inner.file, inner.line, named[1])
+            return inner
+        return None
+
+
+def _split_callsite(body: str) -> str:
+    """The callee of ``callee at caller`` (the innermost frame), split at the top-level `` at ``."""
+    depth = 0
+    for k, char in enumerate(body):
+        depth += char in "([" and 1 or char in ")]" and -1 or 0
+        if depth == 0 and body.startswith(" at ", k):
+            return body[:k]
+    return body
+
+
+def hlo_locations(debug_text: str, normalized: str) -> Located | None:
+    """Locations from HLO text: ``stack_frame_id`` through its tables, or ``source_file``/``source_line``."""
+    tables: dict[str, dict[int, str]] = {}
+    pairs = []
+    table: dict[int, str] | None = None
+    for line in debug_text.splitlines():
+        if table is not None:
+            row = _HLO_TABLE_ROW.match(line.strip())
+            if row:
+                table[int(row[1])] = row[2]
+                continue
+            if not line.strip():
+                table = None
+                continue
+        if line.strip() in HLO_TABLES:
+            table = tables.setdefault(line.strip(), {})
+            continue
+        pairs.append((remove_all(METADATA, line), line))
+    lookup = _hlo_frame_lookup(tables)
+    located = []
+    for line, raw in pairs:
+        where = None
+        if ", metadata={" in raw:
+            frame = _HLO_FRAME.search(raw)
+            source = _HLO_SOURCE.search(raw)
+            where = lookup(int(frame[1])) if frame else (
+                Location(_unquote(source[1]), int(source[2])) if source else None
+            )
+        located.append((line, where))
+    return _aligned(located, normalized)
+
+
+def _hlo_frame_lookup(tables: dict[str, dict[int, str]]) -> Callable[[int], Location | None]:
+    files, functions = tables.get("FileNames", {}), tables.get("FunctionNames", {})
+    places, frames = tables.get("FileLocations", {}), tables.get("StackFrames", {})
+
+    def lookup(frame_id: int) -> Location | None:
+        frame = dict((k, int(v)) for k, v in _HLO_FIELD.findall(frames.get(frame_id, "")))
+        place = dict((k, int(v)) for k, v in _HLO_FIELD.findall(places.get(frame.get("file_location_id", -1), "")))
+        if "file_name_id" not in place or "line" not in place:
+            return None
+        function = functions.get(place.get("function_name_id", -1))
+        return Location(
+            _unquote(files.get(place["file_name_id"], '"?"')), place["line"],
+            _unquote(function) if function else None,
+        )
+
+    return lookup
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    return text[1:-1].replace('\\"', '"') if len(text) >= 2 and text[0] == text[-1] == '"' else text
+
+
+def _aligned(pairs: Sequence[tuple[str, Location | None]], normalized: str) -> Located | None:
+    """The locations of the lines that survive tidying, if those lines are exactly ``normalized``."""
+    lines = [line for line, _ in pairs]
+    kept = tidy_kept(lines)
+    text = "\n".join(lines[k].rstrip() for k in kept)
+    if (text + "\n" if kept else "") != normalized:
+        return None
+    return [pairs[k][1] for k in kept]
+
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def describe_all(locations: Iterable[Location | None], root: Path | None) -> list[str | None]:
+    """Each location as text relative to ``root``; None where unknown or inside pytest-stages.
+
+    JAX charges hoisted constants to the frame that called ``trace``, which is this
+    plugin's staging code: no help to a reader, so such lines have no location.
+    """
+    return [
+        where.describe(root) if where and not Path(where.file).resolve().is_relative_to(_PACKAGE) else None
+        for where in locations
+    ]

@@ -1,0 +1,316 @@
+"""Renumbering-proof diffs of stage texts: two texts in, an edit script out.
+
+Inserting one op renames everything after it: HLO suffixes (``%add.3``,
+``fusion.12``), StableHLO SSA ids (``%0``, ``%arg1``, ``%cst_2``) and jaxpr
+variables (``a``, ``b``, ...) are numbered in order. A plain diff then shows
+hundreds of renamed lines. Here lines are aligned on a canonical form with the
+numbers dropped, and each aligned pair is then checked under the renaming that
+the aligned definitions imply: a line whose only change is a renamed value is
+unchanged, a line that now reads a different value is shown as changed. The
+snapshot files themselves keep the real names, so they stay valid IR.
+
+The cost is linear in the text size: common leading lines are skipped, difflib
+sees at most ``WINDOW`` lines per side, and the common tail is checked pair by pair.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+CONTEXT = 2
+WINDOW = 2000
+_GONE = "\0gone"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the edit script: ``=`` same, ``-`` removed, ``+`` added, ``~`` changed in place.
+
+    ``old``/``new`` are 0-based line indexes into each side (None where absent).
+    """
+
+    tag: str
+    old: int | None
+    new: int | None
+
+
+@dataclass(frozen=True)
+class EditScript:
+    old: list[str]
+    new: list[str]
+    rows: list[Row]
+    truncated: bool
+
+    def changes(self) -> Iterator[int]:
+        """Indexes of the rows that are not ``=``."""
+        return (k for k, row in enumerate(self.rows) if row.tag != "=")
+
+
+class _Dialect:
+    """How one kind of stage text names values: its tokens, their canonical form, and definitions."""
+
+    def __init__(self, token: str, canonical: str, defs: str) -> None:
+        self.token = re.compile(token)
+        self.canonical_pattern = re.compile(canonical)
+        self.defs_pattern = re.compile(defs)
+
+    def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
+        """Per-diff state (jaxpr variable names); none for HLO and MLIR."""
+
+    def canonical(self, text: str) -> str:
+        return self.canonical_pattern.sub(r"\1", text)
+
+    def tokens(self, line: str) -> list[str]:
+        return self.token.findall(line)
+
+    def defs(self, line: str) -> list[str]:
+        return [next(g for g in m.groups() if g) for m in self.defs_pattern.finditer(line)]
+
+
+class _Jaxpr(_Dialect):
+    """Jaxpr variables are bare lowercase words; only words bound somewhere (``b:f32[]``) are names."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            token=r"(?<![\w.=])(?<!= )[a-z]+\b(?![=\[.(])",
+            canonical=r"(?!)()",
+            defs=r"(?<![\w.])([a-z]+):(?=[a-z][\w<>,]*\[)",
+        )
+        self.names: frozenset[str] = frozenset()
+
+    def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
+        self.names = frozenset(itertools.chain.from_iterable(self.defs_pattern.findall(t) for t in (*old, *new)))
+
+    def canonical(self, text: str) -> str:
+        return self.token.sub(lambda m: "_" if m[0] in self.names else m[0], text)
+
+    def tokens(self, line: str) -> list[str]:
+        return [t for t in self.token.findall(line) if t in self.names]
+
+    def defs(self, line: str) -> list[str]:
+        return self.defs_pattern.findall(line)
+
+
+_HLO_NAME = r"%?[A-Za-z_][\w\-]*(?:\.\d+)*"
+_MLIR_NAME = r"[%@^][\w$\-]+"
+
+
+def _dialect(artifact: str) -> _Dialect | None:
+    if artifact in ("hlo", "compiled"):
+        return _Dialect(
+            token=rf"(?<![\w.\-]){_HLO_NAME}",
+            canonical=r"(?<![\w.\-])(%?[A-Za-z_][\w\-]*)(?:\.\d+)+(?![\w\-])",
+            defs=rf"^\s*(?:ROOT\s+)?({_HLO_NAME}) = |^(?:ENTRY\s+)?({_HLO_NAME}) [({{]|(?:(?<=\()|(?<=, ))({_HLO_NAME}): ",
+        )
+    if artifact == "stablehlo":
+        return _Dialect(
+            token=_MLIR_NAME,
+            canonical=r"([%@^][\w$\-]*?)_?\d+(?![\w$\-])",
+            defs=rf"({_MLIR_NAME})(?::\d+)? = |({_MLIR_NAME}): |func\.func (?:\w+ )?(@[\w$\-]+)",
+        )
+    if artifact == "jaxpr":
+        return _Jaxpr()
+    return None
+
+
+def edit_script(artifact: str, expected: str, actual: str) -> EditScript:
+    """The rows that turn ``expected`` into ``actual``, blind to renumbering where the dialect is known."""
+    old, new = expected.splitlines(), actual.splitlines()
+    dialect = _dialect(artifact)
+    prefix = _common_prefix(old, new)
+    if dialect is None:
+        canon_old, canon_new = old[prefix:], new[prefix:]
+    else:
+        dialect.prepare(old[prefix:], new[prefix:])
+        canon_old = dialect.canonical("\n".join(old[prefix:])).split("\n") if prefix < len(old) else []
+        canon_new = dialect.canonical("\n".join(new[prefix:])).split("\n") if prefix < len(new) else []
+    suffix = _common_prefix(canon_old[::-1], canon_new[::-1])
+    old_end, new_end = len(canon_old) - suffix, len(canon_new) - suffix
+    truncated = max(old_end, new_end) > WINDOW
+    if truncated:
+        old_end, new_end, suffix = min(old_end, WINDOW), min(new_end, WINDOW), 0
+    rows = [Row("=", k, k) for k in range(prefix)]
+    checker = _RenameCheck(dialect, old, new)
+    for tag, i1, i2, j1, j2 in _opcodes(canon_old[:old_end], canon_new[:new_end]):
+        i1, i2, j1, j2 = i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            rows += (checker.pair(i, j, tag == "equal") for i, j in zip(range(i1, i2), range(j1, j2)))
+            continue
+        for i in range(i1, i2):
+            checker.gone(i)
+            rows.append(Row("-", i, None))
+        rows += (Row("+", None, j) for j in range(j1, j2))
+    start_old, start_new = prefix + old_end, prefix + new_end
+    rows += (checker.pair(start_old + k, start_new + k, True) for k in range(suffix))
+    return EditScript(old, new, rows, truncated)
+
+
+def _opcodes(old: Sequence[str], new: Sequence[str]) -> Iterator[tuple[str, int, int, int, int]]:
+    """difflib's opcodes, with each uneven replace block aligned again without the junk heuristic.
+
+    Canonical lines repeat a lot (sixty ``% = stablehlo.dot_general ...``), and difflib's
+    autojunk refuses to anchor on lines that common; inside a small block that costs little.
+    """
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        if tag != "replace" or i2 - i1 == j2 - j1:
+            yield tag, i1, i2, j1, j2
+            continue
+        inner = difflib.SequenceMatcher(None, old[i1:i2], new[j1:j2], autojunk=False)
+        for sub, a1, a2, b1, b2 in inner.get_opcodes():
+            yield sub, i1 + a1, i1 + a2, j1 + b1, j1 + b2
+
+
+class _RenameCheck:
+    """Tracks which old name each new name stands for, from the definitions of aligned lines."""
+
+    def __init__(self, dialect: _Dialect | None, old: list[str], new: list[str]) -> None:
+        self.dialect, self.old, self.new = dialect, old, new
+        self.renamed: dict[str, str] = {}
+
+    def pair(self, i: int, j: int, aligned: bool) -> Row:
+        """Row for old line ``i`` against new line ``j``; ``aligned`` when their canonical forms match."""
+        old, new = self.old[i], self.new[j]
+        dialect = self.dialect
+        if dialect is None:
+            return Row("=" if old == new else "~", i, j)
+        old_defs, new_defs = dialect.defs(old), dialect.defs(new)
+        if len(old_defs) != len(new_defs):
+            new_defs = [_GONE] * len(old_defs)
+        for a, b in zip(old_defs, new_defs):
+            self.renamed[a] = b if aligned or dialect.canonical(a) == dialect.canonical(b) else _GONE
+        if not aligned:
+            return Row("~", i, j)
+        if old == new and not self.renamed:
+            return Row("=", i, j)
+        old_tokens, new_tokens = dialect.tokens(old), dialect.tokens(new)
+        same = len(old_tokens) == len(new_tokens) and all(
+            self.renamed.get(a, a) == b for a, b in zip(old_tokens, new_tokens)
+        )
+        return Row("=" if same else "~", i, j)
+
+    def gone(self, i: int) -> None:
+        """Old line ``i`` has no counterpart: the names it defines no longer exist."""
+        if self.dialect is not None:
+            self.renamed.update(dict.fromkeys(self.dialect.defs(self.old[i]), _GONE))
+
+
+def _common_prefix(first: Sequence[str], second: Sequence[str]) -> int:
+    count = 0
+    for a, b in zip(first, second):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def hunks(script: EditScript, context: int = CONTEXT) -> list[list[Row]]:
+    """Runs of rows around the changes, with ``context`` unchanged rows either side."""
+    groups: list[list[Row]] = []
+    last_end = -1
+    for k in script.changes():
+        start, end = max(0, k - context), min(len(script.rows), k + context + 1)
+        if groups and start <= last_end:
+            groups[-1].extend(script.rows[last_end:end])
+        else:
+            groups.append(script.rows[start:end])
+        last_end = end
+    return groups
+
+
+def unified(script: EditScript, limit: int) -> list[str]:
+    """At most ``limit`` lines of unified diff (real names shown), and how many more there were."""
+    lines = _unified_lines(script)
+    shown = list(itertools.islice(lines, limit))
+    hidden = sum(1 for _ in lines)
+    if hidden or script.truncated:
+        shown.append(f"... {hidden} more diff lines" + (" (and more beyond the diffed window)" if script.truncated else ""))
+    return shown
+
+
+def _unified_lines(script: EditScript) -> Iterator[str]:
+    yield "--- snapshot"
+    yield "+++ staged"
+    for group in hunks(script):
+        old_rows = [r.old for r in group if r.old is not None]
+        new_rows = [r.new for r in group if r.new is not None]
+        yield f"@@ -{_span(old_rows)} +{_span(new_rows)} @@"
+        for changed, run in itertools.groupby(group, key=lambda r: r.tag != "="):
+            run = list(run)
+            if not changed:
+                yield from (f" {script.new[r.new]}" for r in run if r.new is not None)
+                continue
+            yield from (f"-{script.old[r.old]}" for r in run if r.old is not None)
+            yield from (f"+{script.new[r.new]}" for r in run if r.new is not None)
+
+
+def _span(indexes: list[int]) -> str:
+    if not indexes:
+        return "0,0"
+    return f"{indexes[0] + 1},{len(indexes)}" if len(indexes) != 1 else str(indexes[0] + 1)
+
+
+def side_by_side(
+    script: EditScript, limit: int, locations: Sequence[str | None] = ()
+) -> list[list[list[Any]]]:
+    """Hunks for a two-column view, JSON-ready; a changed line sits beside its old version.
+
+    Each hunk is a list of rows ``[tag, old_number, old_text, new_number, new_text, source]``
+    (1-based numbers; None and "" where a side has no line; ``source`` is the staged line's
+    location or None). At most ``limit`` rows in all.
+    """
+    out: list[list[list[Any]]] = []
+    budget = limit
+    for group in hunks(script, context=3):
+        if budget <= 0:
+            break
+        out.append([
+            [
+                row.tag,
+                None if row.old is None else row.old + 1, "" if row.old is None else script.old[row.old],
+                None if row.new is None else row.new + 1, "" if row.new is None else script.new[row.new],
+                locations[row.new] if row.new is not None and row.new < len(locations) else None,
+            ]
+            for row in group[:budget]
+        ])
+        budget -= len(group)
+    return out
+
+
+def sources(script: EditScript, locations: Sequence[str | None]) -> list[tuple[str, dict[str, int]]]:
+    """Where the changed lines come from: ``[(location, {"added": n, "changed": n, "removed": n})]``.
+
+    Added and changed lines carry their own location; a removed line is charged to the
+    location of the nearest staged line after it (the code around the removal).
+    """
+    found: dict[str, dict[str, int]] = {}
+    pending_removed = 0
+    for row in script.rows:
+        where = locations[row.new] if row.new is not None and row.new < len(locations) else None
+        if row.tag == "-":
+            pending_removed += 1
+            continue
+        if row.tag in "+~" and where:
+            kind = "added" if row.tag == "+" else "changed"
+            counts = found.setdefault(where, {})
+            counts[kind] = counts.get(kind, 0) + 1
+        if pending_removed and where:
+            counts = found.setdefault(where, {})
+            counts["removed"] = counts.get("removed", 0) + pending_removed
+            pending_removed = 0
+    return list(found.items())
+
+
+def describe_sources(found: Sequence[tuple[str, dict[str, int]]], limit: int = 5) -> str:
+    """``examples/model.py:42 in attention (1 added, 1 changed); ...`` for a failure message."""
+    parts = []
+    for where, counts in found[:limit]:
+        what = ", ".join(f"{counts[k]} {k}" for k in ("added", "changed", "removed") if counts.get(k))
+        parts.append(f"{where} ({what})")
+    more = len(found) - limit
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
