@@ -55,7 +55,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--stages-report", metavar="PATH", default=None,
-        help="write a report of every staged call: PATH.json or PATH.md",
+        help="write a report of every staged call: PATH.json, PATH.md or PATH.html (a review page)",
     )
 
 
@@ -95,8 +95,8 @@ def _options(config: pytest.Config, settings: Settings) -> Options:
         known = tuple(c.name for c in settings.configs)
         names = parse_choices("--stages-configs", configs, known)
     report = config.getoption("stages_report")
-    if report is not None and Path(report).suffix not in (".json", ".md"):
-        raise ConfigError(f"--stages-report={report}: name a .json or .md file.")
+    if report is not None and Path(report).suffix not in reporting.REPORT_FORMATS:
+        raise ConfigError(f"--stages-report={report}: name a .json, .md or .html file.")
     check = config.getoption("stages_check")
     return Options(
         update=config.getoption("stages_update"),

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from . import html_report
 from .compare import check_kind, format_number, relative_change
 from .inventory import snapshot_files, unused_files, used_files
 from .runner import CallRecord, StagesSession
@@ -18,6 +19,7 @@ REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = ("text", "cost", "memory", "sharding", "layout", "budget")
 _RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
+REPORT_FORMATS = (".json", ".md", ".html")
 RECORD_PROPERTY = "pytest_stages"
 FOLDER_PROPERTY = "pytest_stages_folder"
 
@@ -195,6 +197,7 @@ def report_data(session: StagesSession) -> dict[str, Any]:
 
 
 def markdown(session: StagesSession) -> str:
+    """The summary table, then each failing finding; an IR drift brings its source lines and diff."""
     rows = table_rows(session.records)
     lines = ["## pytest-stages", ""]
     lines.append("| " + " | ".join(rows[0]) + " |")
@@ -205,15 +208,24 @@ def markdown(session: StagesSession) -> str:
     if failing:
         lines += ["", "### Findings", ""]
         for record, finding in failing:
-            first = finding["message"].splitlines()[0]
+            first, *rest = finding["message"].splitlines()
             lines.append(f"- `{record.nodeid}` {record.name} / {finding['artifact']}: {first}")
+            detail = finding.get("detail")
+            if not detail:
+                continue
+            lines += [f"  - {line}" for line in detail["summary"]]
+            lines += ["", "  <details><summary>diff</summary>", "", "  ```diff"]
+            lines += [f"  {line[4:]}" for line in rest[len(detail["summary"]):]]
+            lines += ["  ```", "", "  </details>", ""]
     return "\n".join(lines) + "\n"
 
 
 def write_report(path: Path, session: StagesSession) -> None:
-    """``--stages-report``: JSON for ``.json``, Markdown for ``.md``."""
+    """``--stages-report``: JSON for ``.json``, a review page for ``.html``, Markdown for ``.md``."""
     if path.suffix == ".json":
         text = json.dumps(report_data(session), indent=2, sort_keys=True) + "\n"
+    elif path.suffix == ".html":
+        text = html_report.page(report_data(session), table_rows(session.records))
     else:
         text = markdown(session)
     path.parent.mkdir(parents=True, exist_ok=True)

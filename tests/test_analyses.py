@@ -174,4 +174,4 @@ def test_markdown_report_and_github_step_summary(project, tmp_path, monkeypatch)
 def test_a_bad_report_name_is_a_usage_error(project):
     result = project.run("--stages-report=out.txt")
     assert result.ret == 4
-    assert "--stages-report=out.txt: name a .json or .md file." in result.stderr.str()
+    assert "--stages-report=out.txt: name a .json, .md or .html file." in result.stderr.str()

@@ -1,0 +1,251 @@
+"""Drift explanation: renumbering-proof diffs, source attribution, and the HTML review page."""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from pytest_stages.compare import compare_text
+from pytest_stages.config import DeviceConfig
+from pytest_stages.devices import activate
+from pytest_stages.sources import describe_all
+from pytest_stages.staging import stage
+from pytest_stages.textdiff import edit_script, sources
+
+MODEL = """\
+import jax.numpy as jnp
+
+
+def block(x, w):
+    for k in range(125):
+        x = jnp.tanh(x @ w) + jnp.sin(x)
+    return x
+"""
+PLANTED_LINE = 8
+PLANTED = MODEL.replace(
+    "jnp.sin(x)\n", "jnp.sin(x)\n        if k == 60:\n            x = x * 3.0\n"
+)
+ARGS = (jax.ShapeDtypeStruct((8, 8), jnp.float32), jax.ShapeDtypeStruct((8, 8), jnp.float32))
+TEXTS = ("jaxpr", "stablehlo", "hlo", "compiled")
+
+
+def _load(path: Path, source: str):
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"drift_model_{path.parent.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.block
+
+
+def _stage(fn):
+    active = activate(DeviceConfig(name="cpu1"))
+    return stage(fn, ARGS, {}, name="block", active=active, stages=TEXTS, analyses=())
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory):
+    """The 500-op module before and after one planted multiply, from real files (for locations)."""
+    root = tmp_path_factory.mktemp("drift")
+    (root / "old").mkdir()
+    (root / "new").mkdir()
+    before = _stage(_load(root / "old" / "model.py", MODEL))
+    after = _stage(_load(root / "new" / "model.py", PLANTED))
+    return before, after, root / "new"
+
+
+def _plain_changed_lines(expected: str, actual: str) -> int:
+    diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), n=0, lineterm="")
+    return sum(1 for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---"))
+
+
+@pytest.mark.parametrize("artifact, plain_at_least", [("jaxpr", 100), ("stablehlo", 100), ("hlo", 4)])
+def test_one_planted_op_is_a_few_diff_rows_not_hundreds(staged, artifact, plain_at_least):
+    before, after, _ = staged
+    expected, actual = before.texts[artifact], after.texts[artifact]
+    assert len(expected.splitlines()) > 400
+    assert _plain_changed_lines(expected, actual) >= plain_at_least
+    changed = [row.tag for row in edit_script(artifact, expected, actual).rows if row.tag != "="]
+    assert "+" in changed and len(changed) <= 8, changed
+
+
+def test_compiled_hlo_diff_is_a_fraction_of_a_plain_diff(staged):
+    before, after, _ = staged
+    expected, actual = before.texts["compiled"], after.texts["compiled"]
+    changed = sum(1 for row in edit_script("compiled", expected, actual).rows if row.tag != "=")
+    assert changed * 5 < _plain_changed_lines(expected, actual)
+
+
+@pytest.mark.parametrize("artifact", TEXTS)
+def test_every_stage_text_line_gets_its_source_and_the_edit_is_found(staged, artifact):
+    before, after, root = staged
+    located = describe_all(after.source_lines(artifact), root)
+    assert len(located) == len(after.texts[artifact].splitlines())
+    script = edit_script(artifact, before.texts[artifact], after.texts[artifact])
+    found = dict(sources(script, located))
+    assert found[f"model.py:{PLANTED_LINE} in block"].get("added", 0) >= 1
+
+
+def test_a_pure_renumbering_is_no_change_but_a_rewire_is():
+    text = (
+        "ENTRY %main.4 (x.1: f32[8], y.2: f32[8]) -> f32[8] {\n"
+        "  %x.1 = f32[8]{0} parameter(0)\n"
+        "  %y.2 = f32[8]{0} parameter(1)\n"
+        "  %add.3 = f32[8]{0} add(%x.1, %y.2)\n"
+        "  ROOT %multiply.4 = f32[8]{0} multiply(%add.3, %x.1)\n"
+        "}\n"
+    )
+    renumbered = re.sub(r"\.(\d)\b", lambda m: f".{int(m[1]) + 10}", text)
+    assert renumbered != text
+    assert all(row.tag == "=" for row in edit_script("compiled", text, renumbered).rows)
+    message = compare_text("compiled", text, renumbered, diff_lines=20).message
+    assert "only value names changed (renumbered): no op was added, removed or rewired" in message
+    rewired = renumbered.replace("multiply(%add.13, %x.11)", "multiply(%add.13, %y.12)")
+    rows = edit_script("compiled", text, rewired).rows
+    assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("~", 4)]
+
+
+def test_mlir_ssa_ids_and_arguments_are_renumbering_proof():
+    text = (
+        "func.func public @main(%arg0: tensor<f32>, %arg1: tensor<f32>) -> (tensor<f32>) {\n"
+        "  %0 = stablehlo.add %arg0, %arg1 : tensor<f32>\n"
+        "  %1 = stablehlo.multiply %0, %arg0 : tensor<f32>\n"
+        "  return %1 : tensor<f32>\n"
+        "}\n"
+    )
+    inserted = text.replace(
+        "  %1 = stablehlo.multiply %0, %arg0",
+        "  %cst = stablehlo.constant dense<2.0> : tensor<f32>\n  %1 = stablehlo.divide %0, %cst : tensor<f32>\n"
+        "  %2 = stablehlo.multiply %0, %arg0",
+    ).replace("return %1", "return %2")
+    tags = [row.tag for row in edit_script("stablehlo", text, inserted).rows]
+    assert tags == ["=", "=", "+", "+", "=", "=", "="]
+
+
+MODEL_TEST = """
+import jax, jax.numpy as jnp
+from model import block
+
+def test_block(stage_snapshot):
+    x = jax.ShapeDtypeStruct((8, 8), jnp.float32)
+    stage_snapshot(block, x, x)
+"""
+
+
+@pytest.fixture
+def drifted(project):
+    """A recorded project whose model then gets one planted multiply."""
+    project.configure("stages = ['jaxpr', 'stablehlo', 'compiled']\nanalyses = ['cost']")
+    project.write("model.py", MODEL)
+    project.write("test_model.py", MODEL_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("model.py", PLANTED)
+    return project
+
+
+def test_moving_code_changes_no_snapshot(project):
+    project.write("model.py", MODEL)
+    project.write("test_model.py", MODEL_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    files = project.snapshots()
+    project.write("model.py", '"""Blocks."""\n\n# moved down by a docstring and comments\n\n' + MODEL)
+    project.run().assert_outcomes(passed=1)
+    assert project.snapshots() == files
+
+
+def test_a_drift_message_points_at_the_edited_source_line(drifted):
+    result = drifted.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "- jaxpr (block.jaxpr.txt): IR drift",
+        "    ops: +1 mul",
+        f"    source: model.py:{PLANTED_LINE} in block (1 added); model.py:6 in block (* changed)",
+        "- stablehlo (block.stablehlo.mlir): IR drift",
+        "    ops: +1 stablehlo.broadcast_in_dim, +1 stablehlo.constant, +1 stablehlo.multiply",
+        f"    source: model.py:{PLANTED_LINE} in block (2 added); model.py:6 in block (* changed)",
+    ])
+    jaxpr_diff = drifted.output(result).split("- jaxpr")[1].split("- stablehlo")[0]
+    assert len([line for line in jaxpr_diff.splitlines() if line.startswith(("    +", "    -"))]) <= 10
+
+
+def test_markdown_report_carries_sources_and_diff(drifted, tmp_path):
+    report = tmp_path / "stages.md"
+    drifted.run(f"--stages-report={report}").assert_outcomes(failed=1)
+    text = report.read_text()
+    assert "- `test_model.py::test_block[cpu1]` block / stablehlo: IR drift\n" in text
+    assert f"  - source: model.py:{PLANTED_LINE} in block (2 added)" in text
+    assert "  <details><summary>diff</summary>\n\n  ```diff\n  --- snapshot\n  +++ staged\n" in text
+    assert "  +    %cst = stablehlo.constant dense<3.000000e+00> : tensor<f32>\n" in text
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _chromium(*args: str) -> subprocess.CompletedProcess[str]:
+    if CHROMIUM is None:
+        reason = (
+            "Chromium not found: install Debian's `chromium` package to check the HTML report "
+            "in a real browser (.ci/run installs it)"
+        )
+        if os.environ.get("STAGES_REQUIRE_CHROMIUM"):
+            pytest.fail(reason + "; STAGES_REQUIRE_CHROMIUM is set, so this check must run")
+        pytest.skip(reason)
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+
+
+def test_html_report_is_self_contained_and_shows_the_drift(drifted, tmp_path):
+    report = tmp_path / "review.html"
+    drifted.run(f"--stages-report={report}").assert_outcomes(failed=1)
+    page = report.read_text()
+    assert "<script" not in page and "http://" not in page and "https://" not in page
+    assert "<h3>stablehlo: IR drift</h3>" in page
+    assert f'<li class="source">model.py:{PLANTED_LINE} in block: 2 added</li>' in page
+    assert '<td class="loc">model.py:8 in block</td>' in page
+    assert "<h3>cost and memory</h3>" in page
+
+
+def test_html_report_renders_in_chromium(drifted, tmp_path):
+    from PIL import Image
+
+    report = tmp_path / "review.html"
+    drifted.run(f"--stages-report={report}").assert_outcomes(failed=1)
+    dom = _chromium("--dump-dom", report.as_uri()).stdout
+    assert "pytest-stages review" in dom and "stablehlo: IR drift" in dom
+    assert f"model.py:{PLANTED_LINE} in block" in dom
+    shot = tmp_path / "review.png"
+    _chromium("--window-size=1280,1600", f"--screenshot={shot}", report.as_uri())
+    with Image.open(shot) as image:
+        assert image.size == (1280, 1600)
+        colours = {colour for _, colour in image.convert("RGB").getcolors(maxcolors=1 << 20)}
+    added, removed = (230, 255, 236), (255, 235, 233)
+    assert added in colours and removed in colours
+
+
+def test_json_report_with_a_drift_validates_against_its_schema(drifted, tmp_path):
+    import json
+
+    import jsonschema
+
+    import pytest_stages
+
+    report = tmp_path / "stages.json"
+    drifted.run(f"--stages-report={report}").assert_outcomes(failed=1)
+    data = json.loads(report.read_text())
+    jsonschema.validate(data, json.loads((Path(pytest_stages.__file__).parent / "report.schema.json").read_text()))
+    (call,) = data["calls"]
+    detail = next(f["detail"] for f in call["findings"] if f["artifact"] == "stablehlo")
+    assert [f"model.py:{PLANTED_LINE} in block", {"added": 2}] in detail["sources"]
+    rows = [row for hunk in detail["hunks"] for row in hunk if row[0] != "="]
+    assert any(
+        row[0] == "+" and "stablehlo.multiply" in row[4] and row[5] == f"model.py:{PLANTED_LINE} in block"
+        for row in rows
+    )
