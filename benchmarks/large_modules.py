@@ -3,14 +3,17 @@
 Usage: python benchmarks/large_modules.py [--repeat 3]
 
 The text is real compiled HLO from JAX (a module with stack-frame tables and metadata) repeated
-to size, so every line carries the noise the normalizer removes. One op is changed in the middle,
-as a drift would. What is timed is what a test does: normalize the staged text, compare it with
-the (already normalized) snapshot text, and build the op summary and the bounded diff.
+to size, so every line carries the noise the normalizer removes. Two drifts are timed: one op
+changed in the middle, and one op inserted in the middle with every instruction name after it
+renumbered (``%add.3`` -> ``%add.4``), the worst case for the renumbering-proof diff, which must
+check each renamed line. What is timed is what a test does: normalize the staged text, compare it
+with the (already normalized) snapshot text, and build the op summary and the diff.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import time
 
@@ -44,29 +47,41 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     options = parser.parse_args()
     base = sample_module()
-    per_line = {}
-    for lines in (10_000, 100_000, 1_000_000):
-        expected_raw = sized(base, lines)
-        middle = expected_raw.rfind(" tanh(", 0, len(expected_raw) // 2)
-        actual_raw = expected_raw[:middle] + " sine(" + expected_raw[middle + 6:]
-        expected = normalize_hlo(expected_raw)
-        samples = []
-        for _ in range(options.repeat):
-            start = time.perf_counter()
-            actual = normalize_hlo(actual_raw)
-            finding = compare_text("compiled", expected, actual, diff_lines=60)
-            samples.append(time.perf_counter() - start)
-        assert finding is not None and "+1 sine" in finding.message
-        median = statistics.median(samples)
-        per_line[lines] = median / lines
+    for label, drift in (("one op changed", changed), ("one op inserted, rest renumbered", inserted)):
+        print(label)
+        per_line = {}
+        for lines in (10_000, 100_000, 1_000_000):
+            expected_raw = sized(base, lines)
+            actual_raw = drift(expected_raw)
+            expected = normalize_hlo(expected_raw)
+            samples = []
+            for _ in range(options.repeat):
+                start = time.perf_counter()
+                actual = normalize_hlo(actual_raw)
+                finding = compare_text("compiled", expected, actual, diff_lines=60)
+                samples.append(time.perf_counter() - start)
+            assert finding is not None and "+1 sine" in finding.message
+            median = statistics.median(samples)
+            per_line[lines] = median / lines
+            print(
+                f"{lines:>9} lines: normalize + compare + diff  median {median:7.3f} s  "
+                f"min {min(samples):7.3f}  max {max(samples):7.3f}  ({median / lines * 1e6:.2f} us/line)"
+            )
         print(
-            f"{lines:>9} lines: normalize + compare + diff  median {median:7.3f} s  "
-            f"min {min(samples):7.3f}  max {max(samples):7.3f}  ({median / lines * 1e6:.2f} us/line)"
+            f"  per-line cost ratio 100k/10k: {per_line[100_000] / per_line[10_000]:.2f}, "
+            f"1M/100k: {per_line[1_000_000] / per_line[100_000]:.2f} (1.0 = linear)"
         )
-    print(
-        f"per-line cost ratio 100k/10k: {per_line[100_000] / per_line[10_000]:.2f}, "
-        f"1M/100k: {per_line[1_000_000] / per_line[100_000]:.2f} (1.0 = linear)"
-    )
+
+
+def changed(text: str) -> str:
+    middle = text.rfind(" tanh(", 0, len(text) // 2)
+    return text[:middle] + " sine(" + text[middle + 6:]
+
+
+def inserted(text: str) -> str:
+    middle = text.find("\n  %", len(text) // 2) + 1
+    renumbered = re.sub(r"(%[\w\-]+)\.(\d+)", lambda m: f"{m[1]}.{int(m[2]) + 1}", text[middle:])
+    return text[:middle] + "  %sine.0 = f32[64,64]{1,0} sine(%param_0)\n" + renumbered
 
 
 if __name__ == "__main__":

@@ -74,10 +74,11 @@ def compare_text(
     """
     if expected == actual:
         return None
-    counts = op_counts(artifact, expected), op_counts(artifact, actual)
-    summary = op_change_summary(*counts)
-    head = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, expected, actual, counts)
     script = edit_script(artifact, expected, actual)
+    middle = script.middle()
+    counts = op_counts(artifact, middle[0]), op_counts(artifact, middle[1])
+    summary = op_change_summary(*counts)
+    head = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, (expected, actual), middle, counts)
     where = (locations() if locations else None) or []
     found = sources(script, where) if where else []
     if next(script.changes(), None) is None and not script.truncated:
@@ -101,16 +102,20 @@ def op_counts(artifact: str, text: str) -> Counter[str]:
 
 
 def hlo_structure_summary(
-    artifact: str, expected: str, actual: str, counts: tuple[Counter[str], Counter[str]]
+    artifact: str, texts: tuple[str, str], middle: tuple[str, str], counts: tuple[Counter[str], Counter[str]]
 ) -> list[str]:
-    """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed."""
+    """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed.
+
+    ``middle`` is the differing part of both ``texts`` and ``counts`` its op counts: what the
+    texts share cancels out, so only the fusion totals need the whole texts.
+    """
     if artifact not in ("hlo", "compiled"):
         return []
     lines = []
-    fusions = [count["fusion"] for count in counts]
-    if fusions[0] != fusions[1]:
-        lines.append(f"fusions: {fusions[0]} -> {fusions[1]}")
-    old, new = (Counter(_collective_text(c) for c in collectives(text)) for text in (expected, actual))
+    if counts[0]["fusion"] != counts[1]["fusion"]:
+        before, after = (text.count(" fusion(") for text in texts)
+        lines.append(f"fusions: {before} -> {after}")
+    old, new = (Counter(_collective_text(c) for c in collectives(text)) for text in middle)
     changes = [f"+{n} {text}" for text, n in sorted((new - old).items())]
     changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
     if changes:

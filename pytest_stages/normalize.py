@@ -64,20 +64,19 @@ def remove_all(pattern: re.Pattern[str], text: str) -> str:
 
 def _tidy(text: str) -> str:
     """Strip trailing spaces, fold runs of blank lines, end with exactly one newline."""
-    lines = text.splitlines()
+    lines = [line.rstrip() for line in text.splitlines()]
     kept = tidy_kept(lines)
-    return "\n".join(lines[k].rstrip() for k in kept) + "\n" if kept else ""
+    return "\n".join([lines[k] for k in kept]) + "\n" if kept else ""
 
 
 def tidy_kept(lines: list[str]) -> list[int]:
-    """Indexes of the lines ``_tidy`` keeps: no leading or trailing blank lines, one blank between blocks."""
+    """Indexes of the (right-stripped) lines ``_tidy`` keeps: no blank lines at the ends, one between blocks."""
     kept: list[int] = []
     previous_blank = True
     for k, line in enumerate(lines):
-        blank = not line.rstrip()
-        if not blank or not previous_blank:
+        if line or not previous_blank:
             kept.append(k)
-        previous_blank = blank
-    while kept and not lines[kept[-1]].rstrip():
+        previous_blank = not line
+    while kept and not lines[kept[-1]]:
         kept.pop()
     return kept

@@ -181,9 +181,9 @@ def _unquote(text: str) -> str:
 
 def _aligned(pairs: Sequence[tuple[str, Location | None]], normalized: str) -> Located | None:
     """The locations of the lines that survive tidying, if those lines are exactly ``normalized``."""
-    lines = [line for line, _ in pairs]
+    lines = [line.rstrip() for line, _ in pairs]
     kept = tidy_kept(lines)
-    text = "\n".join(lines[k].rstrip() for k in kept)
+    text = "\n".join(lines[k] for k in kept)
     if (text + "\n" if kept else "") != normalized:
         return None
     return [pairs[k][1] for k in kept]

@@ -9,8 +9,9 @@ the aligned definitions imply: a line whose only change is a renamed value is
 unchanged, a line that now reads a different value is shown as changed. The
 snapshot files themselves keep the real names, so they stay valid IR.
 
-The cost is linear in the text size: common leading lines are skipped, difflib
-sees at most ``WINDOW`` lines per side, and the common tail is checked pair by pair.
+The cost is linear in the text size: common leading lines are skipped, only the
+differing middle is canonicalized, difflib sees at most ``WINDOW`` lines of it per
+side, and the common tail is checked pair by pair (free while no name is renamed).
 """
 
 from __future__ import annotations
@@ -29,22 +30,35 @@ _GONE = "\0gone"
 
 @dataclass(frozen=True)
 class Row:
-    """One line of the edit script: ``=`` same, ``-`` removed, ``+`` added, ``~`` changed in place.
+    """One entry of the edit script: ``=`` same, ``-`` removed, ``+`` added, ``~`` changed in place.
 
-    ``old``/``new`` are 0-based line indexes into each side (None where absent).
+    ``old``/``new`` are 0-based line indexes into each side (None where absent). An ``=``
+    row stands for ``count`` consecutive unchanged lines starting there, so that a
+    million-line module with one change is a handful of rows.
     """
 
     tag: str
     old: int | None
     new: int | None
+    count: int = 1
 
 
 @dataclass(frozen=True)
 class EditScript:
+    """The rows, both sides' lines, and how many leading/trailing lines are identical."""
+
     old: list[str]
     new: list[str]
     rows: list[Row]
     truncated: bool
+    prefix: int = 0
+    tail: int = 0
+
+    def middle(self) -> tuple[str, str]:
+        """The lines between the identical head and tail of each side (what differs, and no more)."""
+        old = self.old[self.prefix:len(self.old) - self.tail]
+        new = self.new[self.prefix:len(self.new) - self.tail]
+        return "\n".join(old), "\n".join(new)
 
     def changes(self) -> Iterator[int]:
         """Indexes of the rows that are not ``=``."""
@@ -63,13 +77,17 @@ class _Dialect:
         """Per-diff state (jaxpr variable names); none for HLO and MLIR."""
 
     def canonical(self, text: str) -> str:
-        return self.canonical_pattern.sub(r"\1", text)
+        return self.canonical_pattern.sub(_first_group, text)
 
     def tokens(self, line: str) -> list[str]:
         return self.token.findall(line)
 
     def defs(self, line: str) -> list[str]:
         return [next(g for g in m.groups() if g) for m in self.defs_pattern.finditer(line)]
+
+
+def _first_group(match: re.Match[str]) -> str:
+    return match[1]
 
 
 class _Jaxpr(_Dialect):
@@ -100,13 +118,38 @@ _HLO_NAME = r"%?[A-Za-z_][\w\-]*(?:\.\d+)*"
 _MLIR_NAME = r"[%@^][\w$\-]+"
 
 
+class _Hlo(_Dialect):
+    """HLO names: ``%add.3`` (compiled) or ``add.3`` (lowered); defined left of `` = `` or in a header.
+
+    Only names that can be renumbered are tokens (a ``%`` or a ``.N`` suffix), and
+    definitions are found with anchored matches: huge modules are HLO. The canonical
+    form drops every ``.N`` after a word, decimal literals' fractions too (``1.5`` -> ``1``),
+    so those literals are tokens as well: the pair check still sees them differ.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            token=r"%[\w.\-]++|(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])",
+            canonical=r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])",
+            defs=rf"(?:(?<=\()|(?<=, ))({_HLO_NAME}): ",
+        )
+        self.assigned = re.compile(rf"\s*(?:ROOT\s+)?({_HLO_NAME}) = ")
+        self.header = re.compile(rf"(?:ENTRY\s+)?({_HLO_NAME}) [({{]")
+
+    def canonical(self, text: str) -> str:
+        return self.canonical_pattern.sub("", text)
+
+    def defs(self, line: str) -> list[str]:
+        assigned = self.assigned.match(line)
+        if assigned:
+            return [assigned[1]]
+        header = self.header.match(line) if line[:1] not in (" ", "\t") else None
+        return [header[1], *self.defs_pattern.findall(line)] if header else []
+
+
 def _dialect(artifact: str) -> _Dialect | None:
     if artifact in ("hlo", "compiled"):
-        return _Dialect(
-            token=rf"(?<![\w.\-]){_HLO_NAME}",
-            canonical=r"(?<![\w.\-])(%?[A-Za-z_][\w\-]*)(?:\.\d+)+(?![\w\-])",
-            defs=rf"^\s*(?:ROOT\s+)?({_HLO_NAME}) = |^(?:ENTRY\s+)?({_HLO_NAME}) [({{]|(?:(?<=\()|(?<=, ))({_HLO_NAME}): ",
-        )
+        return _Hlo()
     if artifact == "stablehlo":
         return _Dialect(
             token=_MLIR_NAME,
@@ -123,31 +166,33 @@ def edit_script(artifact: str, expected: str, actual: str) -> EditScript:
     old, new = expected.splitlines(), actual.splitlines()
     dialect = _dialect(artifact)
     prefix = _common_prefix(old, new)
-    if dialect is None:
-        canon_old, canon_new = old[prefix:], new[prefix:]
-    else:
-        dialect.prepare(old[prefix:], new[prefix:])
-        canon_old = dialect.canonical("\n".join(old[prefix:])).split("\n") if prefix < len(old) else []
-        canon_new = dialect.canonical("\n".join(new[prefix:])).split("\n") if prefix < len(new) else []
-    suffix = _common_prefix(canon_old[::-1], canon_new[::-1])
-    old_end, new_end = len(canon_old) - suffix, len(canon_new) - suffix
+    tail = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    middle_old, middle_new = old[prefix:len(old) - tail], new[prefix:len(new) - tail]
+    if dialect is not None:
+        dialect.prepare(old, new)
+        middle_old = dialect.canonical("\n".join(middle_old)).split("\n") if middle_old else []
+        middle_new = dialect.canonical("\n".join(middle_new)).split("\n") if middle_new else []
+    suffix = _common_prefix(middle_old[::-1], middle_new[::-1])
+    old_end, new_end = len(middle_old) - suffix, len(middle_new) - suffix
     truncated = max(old_end, new_end) > WINDOW
     if truncated:
-        old_end, new_end, suffix = min(old_end, WINDOW), min(new_end, WINDOW), 0
-    rows = [Row("=", k, k) for k in range(prefix)]
+        old_end, new_end = min(old_end, WINDOW), min(new_end, WINDOW)
+    rows = [Row("=", 0, 0, prefix)] if prefix else []
     checker = _RenameCheck(dialect, old, new)
-    for tag, i1, i2, j1, j2 in _opcodes(canon_old[:old_end], canon_new[:new_end]):
+    for tag, i1, i2, j1, j2 in _opcodes(middle_old[:old_end], middle_new[:new_end]):
         i1, i2, j1, j2 = i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
-            rows += (checker.pair(i, j, tag == "equal") for i, j in zip(range(i1, i2), range(j1, j2)))
+            checker.pairs(rows, i1, j1, i2 - i1, aligned=tag == "equal")
             continue
         for i in range(i1, i2):
             checker.gone(i)
             rows.append(Row("-", i, None))
         rows += (Row("+", None, j) for j in range(j1, j2))
-    start_old, start_new = prefix + old_end, prefix + new_end
-    rows += (checker.pair(start_old + k, start_new + k, True) for k in range(suffix))
-    return EditScript(old, new, rows, truncated)
+    if not truncated:
+        start_old, start_new = prefix + old_end, prefix + new_end
+        checker.pairs(rows, start_old, start_new, suffix, aligned=True)
+        checker.pairs(rows, start_old + suffix, start_new + suffix, tail, aligned=True, raw_equal=True)
+    return EditScript(old, new, rows, truncated, prefix, tail)
 
 
 def _opcodes(old: Sequence[str], new: Sequence[str]) -> Iterator[tuple[str, int, int, int, int]]:
@@ -170,28 +215,52 @@ class _RenameCheck:
 
     def __init__(self, dialect: _Dialect | None, old: list[str], new: list[str]) -> None:
         self.dialect, self.old, self.new = dialect, old, new
+        # Old names whose new name differs (or that are gone); absent names map to themselves.
         self.renamed: dict[str, str] = {}
 
-    def pair(self, i: int, j: int, aligned: bool) -> Row:
-        """Row for old line ``i`` against new line ``j``; ``aligned`` when their canonical forms match."""
+    def pairs(self, rows: list[Row], i: int, j: int, count: int, *, aligned: bool, raw_equal: bool = False) -> None:
+        """Append rows for ``count`` old lines from ``i`` paired with new lines from ``j``.
+
+        ``aligned`` when their canonical forms match; ``raw_equal`` when their texts do, so
+        that once no name is renamed the rest is one unchanged run without a look.
+        """
+        run = 0
+        for k in range(count):
+            if raw_equal and not self.renamed:
+                run += count - k
+                break
+            tag = self.pair(i + k, j + k, aligned)
+            if tag == "=":
+                run += 1
+                continue
+            if run:
+                rows.append(Row("=", i + k - run, j + k - run, run))
+                run = 0
+            rows.append(Row(tag, i + k, j + k))
+        if run:
+            rows.append(Row("=", i + count - run, j + count - run, run))
+
+    def pair(self, i: int, j: int, aligned: bool) -> str:
+        """``=`` or ``~`` for old line ``i`` against new line ``j``; ``aligned`` when their canonical forms match."""
         old, new = self.old[i], self.new[j]
         dialect = self.dialect
-        if dialect is None:
-            return Row("=" if old == new else "~", i, j)
+        if dialect is None or (old == new and not self.renamed):
+            return "=" if old == new else "~"
         old_defs, new_defs = dialect.defs(old), dialect.defs(new)
         if len(old_defs) != len(new_defs):
             new_defs = [_GONE] * len(old_defs)
         for a, b in zip(old_defs, new_defs):
-            self.renamed[a] = b if aligned or dialect.canonical(a) == dialect.canonical(b) else _GONE
+            if a == b:
+                self.renamed.pop(a, None)
+            else:
+                self.renamed[a] = b if aligned or dialect.canonical(a) == dialect.canonical(b) else _GONE
         if not aligned:
-            return Row("~", i, j)
-        if old == new and not self.renamed:
-            return Row("=", i, j)
+            return "~"
         old_tokens, new_tokens = dialect.tokens(old), dialect.tokens(new)
         same = len(old_tokens) == len(new_tokens) and all(
             self.renamed.get(a, a) == b for a, b in zip(old_tokens, new_tokens)
         )
-        return Row("=" if same else "~", i, j)
+        return "=" if same else "~"
 
     def gone(self, i: int) -> None:
         """Old line ``i`` has no counterpart: the names it defines no longer exist."""
@@ -209,17 +278,34 @@ def _common_prefix(first: Sequence[str], second: Sequence[str]) -> int:
 
 
 def hunks(script: EditScript, context: int = CONTEXT) -> list[list[Row]]:
-    """Runs of rows around the changes, with ``context`` unchanged rows either side."""
+    """Runs of single-line rows around the changes, with ``context`` unchanged lines either side."""
     groups: list[list[Row]] = []
-    last_end = -1
-    for k in script.changes():
-        start, end = max(0, k - context), min(len(script.rows), k + context + 1)
-        if groups and start <= last_end:
-            groups[-1].extend(script.rows[last_end:end])
-        else:
-            groups.append(script.rows[start:end])
-        last_end = end
+    current: list[Row] | None = None
+    rows = script.rows
+    for k, row in enumerate(rows):
+        if row.tag != "=":
+            if current is None:
+                before = rows[k - 1] if k else None
+                current = _lines(before, last=context) if before and before.tag == "=" else []
+                groups.append(current)
+            current.append(row)
+        elif current is not None:
+            if k < len(rows) - 1 and row.count <= 2 * context:
+                current += _lines(row)
+            else:
+                current += _lines(row, first=context)
+                current = None
     return groups
+
+
+def _lines(run: Row, *, first: int | None = None, last: int | None = None) -> list[Row]:
+    """An unchanged run as single-line rows: all of it, its ``first`` n or its ``last`` n lines."""
+    start, stop = 0, run.count
+    if first is not None:
+        stop = min(first, run.count)
+    if last is not None:
+        start = max(0, run.count - last)
+    return [Row("=", run.old + k, run.new + k) for k in range(start, stop)]
 
 
 def unified(script: EditScript, limit: int) -> list[str]:

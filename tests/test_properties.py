@@ -1,12 +1,15 @@
-"""Property-based tests: the name sanitizer and the normalizers never raise and stay stable."""
+"""Property-based tests: the name sanitizer, the normalizers, and the renumbering-proof diff."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_stages.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
 from pytest_stages.storage import MAX_COMPONENT, safe_component
+from pytest_stages.textdiff import edit_script
 
 HLO_PIECES = st.sampled_from([
     "  %a.1 = f32[8]{0} add(%p, %q)", ", metadata={op_name=\"x{y}\" stack_frame_id=3}", "FileNames",
@@ -36,3 +39,39 @@ def test_normalizers_never_raise_and_are_idempotent(text):
         once = normalize(text)
         assert normalize(once) == once
         assert once == "" or once.endswith("\n")
+
+
+OPS = st.sampled_from(["add", "multiply", "tanh", "sine"])
+
+
+@st.composite
+def hlo_programs(draw):
+    """A straight-line HLO computation: each op reads two earlier values."""
+    names = ["%x.1", "%y.2"]
+    lines = ["ENTRY %main.9 (x.1: f32[8], y.2: f32[8]) -> f32[8] {",
+             "  %x.1 = f32[8]{0} parameter(0)", "  %y.2 = f32[8]{0} parameter(1)"]
+    for k in range(draw(st.integers(1, 12))):
+        op = draw(OPS)
+        a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+        name = f"%{op}.{k + 3}"
+        lines.append(f"  {name} = f32[8]{{0}} {op}({a}, {b})")
+        names.append(name)
+    return "\n".join(lines + ["}"]) + "\n", names
+
+
+@settings(max_examples=200)
+@given(hlo_programs(), st.integers(1, 50), st.data())
+def test_diffs_see_through_renumbering_but_not_rewiring(program, shift, data):
+    text, names = program
+    renumbered = re.sub(r"\.(\d+)\b", lambda m: f".{int(m[1]) + shift}", text)
+    assert all(row.tag == "=" for row in edit_script("compiled", text, renumbered).rows)
+    lines = text.splitlines()
+    target = data.draw(st.integers(3, len(lines) - 2))
+    operand = re.search(r"\((%[\w.]+),", lines[target])[1]
+    other = data.draw(st.sampled_from([n for n in names[: target - 1] if n != operand] or [None]))
+    if other is None:
+        return
+    lines[target] = lines[target].replace(f"({operand},", f"({other},")
+    rewired = re.sub(r"\.(\d+)\b", lambda m: f".{int(m[1]) + shift}", "\n".join(lines) + "\n")
+    changed = [row.old for row in edit_script("compiled", text, rewired).rows if row.tag != "="]
+    assert changed == [target]
