@@ -19,7 +19,7 @@ from pytest_stages.config import DeviceConfig
 from pytest_stages.devices import activate
 from pytest_stages.sources import describe_all
 from pytest_stages.staging import stage
-from pytest_stages.textdiff import edit_script, sources
+from pytest_stages.textdiff import WINDOW, edit_script, sources
 
 MODEL = """\
 import jax.numpy as jnp
@@ -249,3 +249,12 @@ def test_json_report_with_a_drift_validates_against_its_schema(drifted, tmp_path
         row[0] == "+" and "stablehlo.multiply" in row[4] and row[5] == f"model.py:{PLANTED_LINE} in block"
         for row in rows
     )
+
+
+def test_a_drift_wider_than_the_diff_window_is_cut_and_says_so():
+    old = "".join(f"  %a.{k} = f32[] add(%p.1, %q.2)\n" for k in range(3 * WINDOW))
+    new = old.replace(" add(", " multiply(")
+    finding = compare_text("compiled", old, new, diff_lines=10)
+    assert finding.message.splitlines()[-1].endswith("more diff lines (and more beyond the diffed window)")
+    assert finding.detail["truncated"] is True
+    assert "ops: -6000 add, +6000 multiply" in finding.message
