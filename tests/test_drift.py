@@ -202,9 +202,9 @@ def _chromium(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
 
 
-def test_html_report_is_self_contained_and_shows_the_drift(drifted, tmp_path):
+def test_html_report_is_self_contained_and_shows_the_drift_found_by_xdist_workers(drifted, tmp_path):
     report = tmp_path / "review.html"
-    drifted.run(f"--stages-report={report}").assert_outcomes(failed=1)
+    drifted.run("-p", "xdist", "-n", "2", f"--stages-report={report}").assert_outcomes(failed=1)
     page = report.read_text()
     assert "<script" not in page and "http://" not in page and "https://" not in page
     assert "<h3>stablehlo: IR drift</h3>" in page
