@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
-HLO_TABLES = frozenset(("FileNames", "FunctionNames", "FileLocations", "StackFrames"))
+_HLO_TABLES = frozenset(("FileNames", "FunctionNames", "FileLocations", "StackFrames"))
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
 _QUOTED = r'"(?:[^"\\\n]|\\.)*"'
 METADATA = re.compile(r", metadata=\{(?:[^{}\"\n]|" + _QUOTED + r")*\}")
@@ -37,16 +38,31 @@ def normalize_mlir(text: str) -> str:
 
 def normalize_hlo(text: str) -> str:
     """HLO text (lowered or compiled) without stack-frame tables and ``metadata={...}``."""
-    kept: list[str] = []
-    in_table = False
-    for line in remove_all(METADATA, text).splitlines():
-        if in_table:
-            in_table = bool(line.strip())
-        elif line.strip() in HLO_TABLES:
-            in_table = True
+    body, _ = split_hlo_tables(remove_all(METADATA, text).splitlines())
+    return _tidy("\n".join(body))
+
+
+def split_hlo_tables(lines: Iterable[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """HLO lines apart from its stack-frame tables, and each table's rows.
+
+    A table is a title line (``FileNames``, ``StackFrames``, ...) and the non-blank lines
+    after it, up to and including a blank line.
+    """
+    body: list[str] = []
+    tables: dict[str, list[str]] = {}
+    rows: list[str] | None = None
+    for line in lines:
+        stripped = line.strip()
+        if rows is not None:
+            if stripped:
+                rows.append(stripped)
+            else:
+                rows = None
+        elif stripped in _HLO_TABLES:
+            rows = tables.setdefault(stripped, [])
         else:
-            kept.append(line)
-    return _tidy("\n".join(kept))
+            body.append(line)
+    return body, tables
 
 
 def to_json(data: Any) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .normalize import HLO_TABLES, LOC, LOC_DEFINITION, METADATA, normalize_jaxpr, remove_all, tidy_kept
+from .normalize import LOC, LOC_DEFINITION, METADATA, normalize_jaxpr, remove_all, split_hlo_tables, tidy_kept
 
 
 @dataclass(frozen=True)
@@ -126,25 +126,14 @@ def _split_callsite(body: str) -> str:
 
 def hlo_locations(debug_text: str, normalized: str) -> Located | None:
     """Locations from HLO text: ``stack_frame_id`` through its tables, or ``source_file``/``source_line``."""
-    tables: dict[str, dict[int, str]] = {}
-    pairs = []
-    table: dict[int, str] | None = None
-    for line in debug_text.splitlines():
-        if table is not None:
-            row = _HLO_TABLE_ROW.match(line.strip())
-            if row:
-                table[int(row[1])] = row[2]
-                continue
-            if not line.strip():
-                table = None
-                continue
-        if line.strip() in HLO_TABLES:
-            table = tables.setdefault(line.strip(), {})
-            continue
-        pairs.append((remove_all(METADATA, line), line))
+    body, rows = split_hlo_tables(debug_text.splitlines())
+    tables = {
+        name: {int(match[1]): match[2] for match in map(_HLO_TABLE_ROW.match, table) if match}
+        for name, table in rows.items()
+    }
     lookup = _hlo_frame_lookup(tables)
     located = []
-    for line, raw in pairs:
+    for raw in body:
         where = None
         if ", metadata={" in raw:
             frame = _HLO_FRAME.search(raw)
@@ -152,7 +141,7 @@ def hlo_locations(debug_text: str, normalized: str) -> Located | None:
             where = lookup(int(frame[1])) if frame else (
                 Location(_unquote(source[1]), int(source[2])) if source else None
             )
-        located.append((line, where))
+        located.append((remove_all(METADATA, raw), where))
     return _aligned(located, normalized)
 
 
