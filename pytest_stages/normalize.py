@@ -24,7 +24,12 @@ LOC_DEFINITION = re.compile(r"^#loc\d*\s*=.*$\n?", re.MULTILINE)
 
 def normalize_jaxpr(text: str) -> str:
     """Jaxpr text without object addresses (``<function f at 0x7f..>``)."""
-    return _tidy(_ADDRESS.sub("at 0x?", text))
+    return _tidy(strip_addresses(text))
+
+
+def strip_addresses(text: str) -> str:
+    """``at 0x7f..`` -> ``at 0x?``, line for line."""
+    return _ADDRESS.sub("at 0x?", text)
 
 
 def normalize_mlir(text: str) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .normalize import LOC, LOC_DEFINITION, METADATA, normalize_jaxpr, remove_all, split_hlo_tables, tidy_kept
+from .normalize import LOC, LOC_DEFINITION, METADATA, remove_all, split_hlo_tables, strip_addresses, tidy_kept
 
 
 @dataclass(frozen=True)
@@ -54,14 +54,14 @@ _HLO_SOURCE = re.compile(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
 def jaxpr_locations(debug_text: str, normalized: str) -> Located | None:
     """Locations from ``jaxpr.pretty_print(source_info=True)`` (a ``# file:line:col (fn)`` per equation)."""
     pairs = []
-    for line in debug_text.splitlines():
+    for line in strip_addresses(debug_text).splitlines():
         match = _JAXPR_SOURCE.search(line)
         where = None
         if match:
             line = line[: match.start()]
             if match[1]:
                 where = Location(match[1], int(match[2]), match[3] or None)
-        pairs.append((normalize_jaxpr(line).rstrip("\n"), where))
+        pairs.append((line, where))
     return _aligned(pairs, normalized)
 
 
