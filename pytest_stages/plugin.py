@@ -25,8 +25,9 @@ from .devices import ActiveConfig, arrange_cpu_devices, cpu_devices_needed
 from .runner import Options, StageSnapshot, StagesFailure, StagesSession, StagesSkip
 from .staging import StageError
 from .registry import REGISTRY
-from .stash import SESSION, SNAPSHOT
-from .storage import SnapshotError, SnapshotFolder
+from .observe import Observer
+from .stash import OBSERVER, SESSION, SNAPSHOT
+from .storage import SnapshotError, SnapshotFolder, safe_path
 
 
 
@@ -47,7 +48,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--stages-prune", action="store_true", default=False,
-        help="delete unused snapshot files (only on a full run: no -k, -m, node ids, --lf or early stop)",
+        help="delete the snapshot files this run observed to be unused (refused unless the run collected "
+        "and ran everything, with no collection error or selection)",
     )
     group.addoption(
         "--stages-list", action="store_true", default=False,
@@ -83,7 +85,10 @@ def pytest_configure(config: pytest.Config) -> None:
     arrange_cpu_devices(cpu_devices_needed(selected))
     session = StagesSession(settings, options, config.rootpath, patterns)
     config.stash[SESSION] = session
-    config.pluginmanager.register(reporting.StagesReporter(session), "stages-reporter")
+    observer = Observer(config, lambda path: safe_path(_module(session, path)).as_posix())
+    config.stash[OBSERVER] = observer
+    config.pluginmanager.register(observer, "stages-observer")
+    config.pluginmanager.register(reporting.StagesReporter(session, observer), "stages-reporter")
     if config.getoption("stages_list"):
         config.option.collectonly = True
 
@@ -235,13 +240,17 @@ def _marker_kwargs(node: Any, name: str) -> dict[str, Any]:
     return merged
 
 
+def _module(session: StagesSession, path: Path) -> str:
+    """A test module's snapshot path: relative to the rootdir, without ``.py`` (``tests/test_a``)."""
+    try:
+        return path.relative_to(session.rootpath).with_suffix("").as_posix()
+    except ValueError:
+        return path.with_suffix("").name
+
+
 def _folder(session: StagesSession, item: pytest.Item, config_name: str) -> SnapshotFolder:
     """``<snapshot_dir>/<module path>/<test>/<config>`` for this item."""
-    path = Path(item.path)
-    try:
-        module = path.relative_to(session.rootpath).with_suffix("").as_posix()
-    except ValueError:
-        module = path.with_suffix("").name
+    module = _module(session, Path(item.path))
     parts = item.nodeid.split("::")[1:]
     test = ".".join(parts[:-1] + [getattr(item, "originalname", parts[-1].split("[")[0])])
     callspec = getattr(item, "callspec", None)
@@ -263,13 +272,14 @@ def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | N
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     test_report = yield
     session = item.config.stash[SESSION]
-    folder = item_folder(session, item) if test_report.when == "setup" else None
-    if folder is not None:
-        test_report.user_properties.append((reporting.FOLDER_PROPERTY, folder.relative.as_posix()))
     snapshot = item.stash.get(SNAPSHOT, None)
     if snapshot is not None and test_report.when == "call":
         if session.options.update and test_report.passed:
-            snapshot.flush()
+            try:
+                snapshot.flush()
+            except SnapshotError as exc:
+                test_report.outcome = "failed"
+                test_report.longrepr = f"pytest-stages: {exc}"
         snapshot.pending.clear()
         for record in snapshot.records:
             test_report.user_properties.append((reporting.RECORD_PROPERTY, record.to_json()))
@@ -292,9 +302,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     session.ihook.pytest_collectreport(report=report)
     if report.passed:
         items.extend(report.result)
+        config.stash[OBSERVER].view.modules.add(collection.REGISTERED_MODULE)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    stages = session.config.stash[SESSION]
+
+    def folder_of(item: pytest.Item) -> str | None:
+        folder = item_folder(stages, item)
+        return folder.relative.as_posix() if folder is not None else None
+
+    session.config.stash[OBSERVER].record_items(session.items, folder_of)
     if not session.config.getoption("stages_list"):
         return
     terminal = session.config.pluginmanager.get_plugin("terminalreporter")

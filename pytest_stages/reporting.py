@@ -12,7 +12,8 @@ import pytest
 
 from . import html_report
 from .compare import check_kind, format_number, relative_change
-from .inventory import snapshot_files, unused_files, used_files
+from .inventory import Tree, snapshot_files, take_inventory, used_files
+from .observe import Observer, RunView
 from .runner import CallRecord, StagesSession
 
 REPORT_SCHEMA = "pytest-stages-report/1"
@@ -21,90 +22,82 @@ _RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 REPORT_FORMATS = (".json", ".md", ".html")
 RECORD_PROPERTY = "pytest_stages"
-FOLDER_PROPERTY = "pytest_stages_folder"
 
 
 class StagesReporter:
-    """Collects call records from test reports (on the xdist controller too) and reports them."""
+    """Collects call records from test reports (on the xdist controller too) and reports them.
 
-    def __init__(self, session: StagesSession) -> None:
+    Side effects (report files, ``$GITHUB_STEP_SUMMARY``, prune) happen in
+    ``pytest_sessionfinish``, so they do not depend on the terminal plugin; the terminal
+    summary only prints. xdist workers never write reports or delete anything.
+    """
+
+    def __init__(self, session: StagesSession, observer: Observer) -> None:
         self.session = session
-        self.folders: dict[str, str] = {}
-        self.passed: set[str] = set()
-        self.pytest_session: pytest.Session | None = None
-
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self.pytest_session = session
+        self.observer = observer
+        self.lines: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for key, value in getattr(report, "user_properties", ()):
             if key == RECORD_PROPERTY and report.when == "call":
                 self.session.records.append(CallRecord.from_json(value))
-            elif key == FOLDER_PROPERTY:
-                self.folders[report.nodeid] = value
-        if report.when == "call" and report.passed:
-            self.passed.add(report.nodeid)
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        terminal_summary(terminalreporter, self.session)
-        self._inventory(terminalreporter)
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if hasattr(session.config, "workerinput"):
+            self.observer.send_to_controller()
+            return
+        if not session.config.getoption("stages_list"):
+            self.lines = self._inventory(self.observer.run_view(session, exitstatus))
         if self.session.options.report:
             write_report(Path(self.session.options.report), self.session)
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if step_summary and self.session.records:
             append_step_summary(Path(step_summary), self.session)
 
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        terminal_summary(terminalreporter, self.session)
+        for line in self.lines:
+            terminalreporter.write_line(line)
 
-    def _inventory(self, terminalreporter: Any) -> None:
-        """Report (and with ``--stages-prune`` delete) unused files, after a full run only."""
-        reasons = partial_run_reasons(terminalreporter.config, self.pytest_session)
-        if reasons:
-            if self.session.options.prune:
-                terminalreporter.write_line(
-                    f"pytest-stages: --stages-prune refused: this is a partial run ({', '.join(reasons)}); "
-                    "nothing was deleted. Run the whole suite with --stages-prune."
-                )
-            return
-        store = self.session.store
-        protected = {folder for nodeid, folder in self.folders.items() if nodeid not in self.passed}
+    def _inventory(self, view: RunView) -> list[str]:
+        """Report (and with ``--stages-prune`` delete) unused files, when the run observed the whole tree."""
+        prune = self.session.options.prune
+        if view.incomplete:
+            if not prune:
+                return []
+            return [
+                f"pytest-stages: --stages-prune refused: {'; '.join(view.incomplete)}; nothing was deleted. "
+                "Run the whole suite, without selecting or stopping early, with --stages-prune."
+            ]
+        store, settings = self.session.store, self.session.settings
+        tree = Tree(
+            rootpath=self.session.rootpath,
+            configs=[c.name for c in settings.configs],
+            selected=self.session.options.configs or [c.name for c in settings.configs],
+            module_exists=lambda module: (self.session.rootpath / f"{module}.py").exists(),
+        )
         used = used_files((r.folder, r.name, r.status) for r in self.session.records)
-        unused, leftovers = unused_files(snapshot_files(store.root), used, protected)
-        prefix = self.session.settings.snapshot_dir
-        if leftovers:
-            terminalreporter.write_line(
-                f"pytest-stages: {len(leftovers)} temporary file(s) left by an interrupted update "
+        found = take_inventory(snapshot_files(store.root), used, view, tree)
+        prefix = settings.snapshot_dir
+        lines = []
+        if found.leftovers:
+            lines.append(
+                f"pytest-stages: {len(found.leftovers)} temporary file(s) left by an interrupted update "
                 "(the snapshot beside each holds its old or new content, never a mix):"
             )
-            for path in leftovers:
-                terminalreporter.write_line(f"  {prefix}/{path}")
-        if not unused and not (leftovers and self.session.options.prune):
-            return
-        if self.session.options.prune:
-            for path in [*unused, *leftovers]:
-                store.delete(store.root / path)
-            terminalreporter.write_line(f"pytest-stages: pruned {len(unused) + len(leftovers)} file(s)")
-            return
-        terminalreporter.write_line(
-            f"pytest-stages: {len(unused)} unused snapshot file(s); `pytest --stages-prune` deletes them:"
-        )
-        for path in unused:
-            terminalreporter.write_line(f"  {prefix}/{path}")
-
-
-def partial_run_reasons(config: pytest.Config, session: pytest.Session | None) -> list[str]:
-    """Why this run does not cover the whole suite (empty for a full run)."""
-    reasons = []
-    if config.args_source == pytest.Config.ArgsSource.ARGS:
-        root = config.rootpath
-        if any(Path(arg.split("::")[0]).resolve() != root or "::" in arg for arg in config.args):
-            reasons.append("paths or node ids given")
-    for option, label in (("keyword", "-k"), ("markexpr", "-m"), ("deselect", "--deselect"),
-                          ("lf", "--lf"), ("stages_configs", "--stages-configs")):
-        if getattr(config.option, option, None):
-            reasons.append(label)
-    if session is not None and (session.shouldstop or session.shouldfail):
-        reasons.append("stopped early")
-    return reasons
+            lines += [f"  {prefix}/{path}" for path in found.leftovers]
+        doomed = [*found.unused, *found.leftovers] if prune else []
+        if doomed:
+            lines.append(f"pytest-stages: pruned {len(doomed)} file(s):")
+            lines += [f"  {prefix}/{path}" for path in doomed]
+            emptied = store.prune([store.root / path for path in doomed])
+            if emptied:
+                lines.append(f"pytest-stages: removed {len(emptied)} emptied folder(s)")
+        elif found.unused:
+            lines.append(f"pytest-stages: {len(found.unused)} unused snapshot file(s); `pytest --stages-prune` deletes them:")
+            lines += [f"  {prefix}/{path}" for path in found.unused]
+        return lines
 
 
 def header(session: StagesSession) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from .observe import Observer
 from .runner import StageSnapshot, StagesSession
 
 SESSION = pytest.StashKey[StagesSession]()
 SNAPSHOT = pytest.StashKey[StageSnapshot]()
+OBSERVER = pytest.StashKey[Observer]()

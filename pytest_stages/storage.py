@@ -53,6 +53,11 @@ def safe_component(text: str) -> str:
     return f"{cleaned[: MAX_COMPONENT - 11] or '_'}~{digest}"
 
 
+def safe_path(path: str) -> PurePosixPath:
+    """A relative posix path with every component made safe (``tests/test_a`` stays as it is)."""
+    return PurePosixPath(*[safe_component(part) for part in PurePosixPath(path).parts])
+
+
 @dataclass(frozen=True)
 class SnapshotFolder:
     """The folder of one (test, config): ``<root>/<module path>/<test>/<config>/``."""
@@ -64,8 +69,7 @@ class SnapshotFolder:
 
     @property
     def relative(self) -> PurePosixPath:
-        parts = [safe_component(p) for p in PurePosixPath(self.module).parts]
-        return PurePosixPath(*parts, safe_component(self.test), safe_component(self.config))
+        return safe_path(self.module) / safe_component(self.test) / safe_component(self.config)
 
     @property
     def path(self) -> Path:
@@ -94,6 +98,7 @@ class StageSnapshotExtension(SingleFileSnapshotExtension):
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
+            os.fchmod(handle, _file_mode(path))
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 stream.write(data)
                 stream.flush()
@@ -102,6 +107,19 @@ class StageSnapshotExtension(SingleFileSnapshotExtension):
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+def _file_mode(path: Path) -> int:
+    """The mode a replaced file keeps, or that of a normally created file (0644 under umask 022).
+
+    ``mkstemp`` creates its file 0600; without this every new snapshot would be private.
+    """
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 class SnapshotStore:
@@ -133,13 +151,31 @@ class SnapshotStore:
         self._check_inside(path)
         collection = SnapshotCollection(location=str(path))
         collection.add(Snapshot(name=path.name, data=text))
-        self._extension.write_snapshot_collection(snapshot_collection=collection)
+        try:
+            self._extension.write_snapshot_collection(snapshot_collection=collection)
+        except OSError as exc:
+            raise SnapshotError(
+                f"could not write snapshot {path} ({exc.strerror or exc}); it keeps its previous content "
+                "(writes are atomic). Free disk space or fix the folder's permissions, then run "
+                "`pytest --stages-update` again."
+            ) from None
 
-    def delete(self, path: Path) -> None:
-        """Delete one file inside the snapshot root (prune only); a symlink is removed, not followed."""
-        if not path.is_symlink():
-            self._check_inside(path)
-        self._extension.delete_snapshots(snapshot_location=str(path), snapshot_names={path.name})
+    def prune(self, paths: list[Path]) -> list[Path]:
+        """Delete files inside the snapshot root, then the folders that left empty; returns those folders.
+
+        A symlink is removed, not followed.
+        """
+        for path in paths:
+            if not path.is_symlink():
+                self._check_inside(path)
+            self._extension.delete_snapshots(snapshot_location=str(path), snapshot_names={path.name})
+        emptied = []
+        for folder in sorted({p for path in paths for p in path.parents if p.is_relative_to(self.root) and p != self.root},
+                             key=lambda p: len(p.parts), reverse=True):
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+                emptied.append(folder)
+        return emptied
 
     def read_meta(self, folder: SnapshotFolder) -> dict[str, Any] | None:
         """The folder's metadata (versions, platform), None if absent."""

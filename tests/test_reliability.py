@@ -35,13 +35,13 @@ def test_unused_files_are_reported_after_a_full_run_and_pruned_only_then(project
         "  snapshots/test_model/test_g/cpu1/_stages.json",
         "  snapshots/test_model/test_g/cpu1/double.compiled.hlo.txt",
     ])
-    refused = project.run("--stages-prune", "-k", "test_f")
+    refused = project.run("--stages-prune", "-k", "nothing")
     refused.stdout.fnmatch_lines([
-        "pytest-stages: --stages-prune refused: this is a partial run (-k); nothing was deleted. "
-        "Run the whole suite with --stages-prune."
+        "pytest-stages: --stages-prune refused: 1 collected item(s) were deselected or removed; nothing was "
+        "deleted. Run the whole suite, without selecting or stopping early, with --stages-prune."
     ])
     assert project.snapshots() == files
-    project.run("--stages-prune").stdout.fnmatch_lines(["pytest-stages: pruned 9 file(s)"])
+    project.run("--stages-prune").stdout.fnmatch_lines(["pytest-stages: pruned 9 file(s):"])
     assert set(project.snapshots()) == {k for k in files if k.startswith("test_model/test_f/")}
 
 

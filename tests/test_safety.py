@@ -1,0 +1,219 @@
+"""Snapshot safety: a prune deletes exactly what the run observed unused, and nothing in any other mode.
+
+A project with two test files and committed snapshots, plus a planted set of unused files
+(a stale call in a test that runs, a removed test, a deleted module, a removed config).
+Every mode runs with ``--stages-prune``; the assertions compare the snapshot tree file by
+file with what the mode may delete.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+CONFIGS = """
+[[tool.pytest_stages.configs]]
+name = "cpu1"
+devices = 1
+
+[[tool.pytest_stages.configs]]
+name = "alt"
+devices = 1
+"""
+
+TEST_A = """
+import os, jax, jax.numpy as jnp, pytest
+
+def test_one(stage_snapshot):
+    if os.environ.get("STAGES_BREAK"):
+        raise AssertionError("broken on purpose")
+    stage_snapshot(lambda x: jnp.sin(x), jax.ShapeDtypeStruct((4,), jnp.float32), name="sin")
+
+@pytest.mark.slow
+def test_two(stage_snapshot):
+    if os.environ.get("STAGES_CRASH") and os.environ.get("PYTEST_XDIST_WORKER"):
+        os._exit(3)
+    stage_snapshot(lambda x: x * 2, jax.ShapeDtypeStruct((4,), jnp.float32), name="double")
+"""
+
+TEST_B = """
+import jax, jax.numpy as jnp
+
+def test_three(stage_snapshot):
+    stage_snapshot(lambda x: jnp.cos(x).sum(), jax.ShapeDtypeStruct((8,), jnp.float32), name="cos")
+"""
+
+COST = '{\n  "flops": 1.0\n}\n'
+META = '{\n  "devices": 1,\n  "format": 1,\n  "jax": "0.10.2",\n  "jaxlib": "0.10.2",\n  "platform": null\n}\n'
+STALE = "tests/test_a/test_one/cpu1/stale.cost.json"
+REMOVED_TEST = {"tests/test_a/test_removed/cpu1/x.cost.json", "tests/test_a/test_removed/cpu1/_stages.json"}
+DELETED_MODULE = {"tests/test_gone/test_x/cpu1/x.cost.json", "tests/test_gone/test_x/cpu1/_stages.json"}
+REMOVED_CONFIG = "tests/test_b/test_three/oldcfg/x.cost.json"
+PLANTED = {STALE, *REMOVED_TEST, *DELETED_MODULE, REMOVED_CONFIG}
+
+
+@pytest.fixture
+def tree(project):
+    """The recorded project with its planted unused files; returns the snapshot files by path."""
+    project.configure(configs=CONFIGS + "\n[tool.pytest.ini_options]\ntestpaths = ['tests']\nmarkers = ['slow']\n")
+    project.write("tests/test_a.py", TEST_A)
+    project.write("tests/test_b.py", TEST_B)
+    project.run("--stages-update").assert_outcomes(passed=6)
+    for path in PLANTED:
+        project.write(f"snapshots/{path}", META if path.endswith("_stages.json") else COST)
+    return project.snapshots()
+
+REFUSED = "pytest-stages: --stages-prune refused: {}; nothing was deleted. Run the whole suite, without selecting or stopping early, with --stages-prune."
+
+# mode -> (arguments, environment, files the prune may delete, a line the user reads)
+MODES = {
+    "full run": ((), {}, PLANTED, "pytest-stages: pruned 6 file(s):"),
+    "--collect-only": (("--collect-only",), {}, set(), REFUSED.format("--collect-only runs no test")),
+    "--stages-list": (("--stages-list",), {}, set(), None),
+    "-k": (("-k", "one"), {}, set(), REFUSED.format("4 collected item(s) were deselected or removed")),
+    "-m": (("-m", "not slow"), {}, set(), REFUSED.format("2 collected item(s) were deselected or removed")),
+    "--deselect": (("--deselect", "tests/test_b.py::test_three[alt]"), {}, set(),
+                   REFUSED.format("1 collected item(s) were deselected or removed")),
+    "--ignore": (("--ignore", "tests/test_b.py"), {}, PLANTED - {REMOVED_CONFIG}, "pytest-stages: pruned 5 file(s):"),
+    "path argument": (("tests/test_a.py",), {}, {STALE, *REMOVED_TEST}, "pytest-stages: pruned 3 file(s):"),
+    "node id": (("tests/test_a.py::test_one",), {}, {STALE}, "pytest-stages: pruned 1 file(s):"),
+    "--stages-configs": (("--stages-configs", "cpu1"), {}, PLANTED, "pytest-stages: pruned 6 file(s):"),
+    "a failing test": ((), {"STAGES_BREAK": "1"}, PLANTED - {STALE}, "pytest-stages: pruned 5 file(s):"),
+    "-x after a failure": (("-x",), {"STAGES_BREAK": "1"}, set(),
+                           REFUSED.format("5 collected item(s) did not run to the end; the session stopped early")),
+    "--maxfail": (("--maxfail", "1"), {"STAGES_BREAK": "1"}, set(), None),
+    "collection error": ((), {}, set(), REFUSED.format("1 collection error(s) (tests/test_broken.py); 6 collected item(s) did not run to the end")),
+    "a plugin drops items": ((), {}, set(), REFUSED.format("2 collected item(s) were deselected or removed")),
+}
+EXTRA_FILES = {
+    "collection error": ("tests/test_broken.py", "def test_(:\n"),
+    "a plugin drops items": ("tests/conftest.py", "def pytest_collection_modifyitems(items):\n    del items[:2]\n"),
+}
+XDIST_MODES = ["full run", "--collect-only", "-k", "--ignore", "collection error", "a plugin drops items",
+               "a failing test", "-x after a failure"]
+
+
+def _check(project, tree, monkeypatch, mode, xdist):
+    args, env, deletable, line = MODES[mode]
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    if mode in EXTRA_FILES:
+        project.write(*EXTRA_FILES[mode])
+    result = project.run(*(("-p", "xdist", "-n", "2") if xdist else ()), "--stages-prune", *args)
+    after = project.snapshots()
+    assert set(tree) - set(after) == deletable, project.output(result)
+    assert {path: after[path] for path in after} == {path: tree[path] for path in after}, "a kept file changed"
+    output = project.output(result)
+    if line is not None and not xdist:
+        assert line in output.splitlines(), output
+    elif line is not None:  # xdist runs on past a collection error and stops later: counts differ
+        prefix = line if deletable else "pytest-stages: --stages-prune refused: "
+        assert any(row.startswith(prefix) for row in output.splitlines()), output
+    if not deletable:
+        assert "pytest-stages: pruned" not in output
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_prune_serial(project, tree, monkeypatch, mode):
+    _check(project, tree, monkeypatch, mode, xdist=False)
+
+
+@pytest.mark.parametrize("mode", XDIST_MODES)
+def test_prune_under_xdist(project, tree, monkeypatch, mode):
+    _check(project, tree, monkeypatch, mode, xdist=True)
+
+
+def test_a_crashed_xdist_worker_refuses_the_prune(project, tree, monkeypatch):
+    monkeypatch.setenv("STAGES_CRASH", "1")
+    result = project.run("-p", "xdist", "-n", "2", "--stages-prune")
+    assert project.snapshots() == tree
+    output = project.output(result)
+    assert "pytest-stages: --stages-prune refused: " in output and "went down without reporting" in output, output
+
+
+def test_a_prune_lists_each_file_and_removes_emptied_folders(project, tree):
+    result = project.run("--stages-prune")
+    result.stdout.fnmatch_lines([
+        "pytest-stages: pruned 6 file(s):",
+        "  snapshots/tests/test_a/test_one/cpu1/stale.cost.json",
+        "  snapshots/tests/test_a/test_removed/cpu1/_stages.json",
+        "  snapshots/tests/test_a/test_removed/cpu1/x.cost.json",
+        "  snapshots/tests/test_b/test_three/oldcfg/x.cost.json",
+        "  snapshots/tests/test_gone/test_x/cpu1/_stages.json",
+        "  snapshots/tests/test_gone/test_x/cpu1/x.cost.json",
+        "pytest-stages: removed 6 emptied folder(s)",
+    ])
+    root = project.path / "snapshots" / "tests"
+    assert not (root / "test_gone").exists() and not (root / "test_a" / "test_removed").exists()
+    assert (root / "test_a" / "test_one" / "cpu1").is_dir()
+
+
+def test_reports_are_written_without_the_terminal_plugin(project, tree, tmp_path):
+    report = tmp_path / "r.json"
+    project.run("-p", "no:terminal", f"--stages-report={report}")
+    assert report.is_file()
+
+
+def test_new_snapshot_files_get_ordinary_permissions(project, tree):
+    mask = os.umask(0o022)
+    os.umask(mask)
+    expected = 0o666 & ~mask
+    path = project.path / "snapshots" / "tests" / "test_b" / "test_three" / "cpu1" / "cos.cost.json"
+    assert path.stat().st_mode & 0o777 == expected
+
+
+DISK_FULL = """
+import builtins, errno, io, os
+
+_open, _fdopen = builtins.open, os.fdopen
+
+
+class _DiskFull(io.TextIOWrapper):
+    def write(self, text):
+        super().write(text[: len(text) // 2])
+        self.flush()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _faulty(stream, path):
+    if "snapshots" in str(path) and "sin.cost.json" in os.path.basename(str(path)) and "w" in stream.mode:
+        return _DiskFull(stream.detach(), encoding="utf-8", newline="")
+    return stream
+
+
+def _patched_open(file, mode="r", *args, **kwargs):
+    stream = _open(file, mode, *args, **kwargs)
+    return _faulty(stream, file) if "b" not in mode else stream
+
+
+def _patched_fdopen(fd, mode="r", *args, **kwargs):
+    path = os.readlink(f"/proc/self/fd/{fd}")
+    stream = _fdopen(fd, mode, *args, **kwargs)
+    return _faulty(stream, path) if "b" not in mode else stream
+
+
+def pytest_configure(config):
+    builtins.open, os.fdopen = _patched_open, _patched_fdopen
+
+
+def pytest_unconfigure(config):
+    builtins.open, os.fdopen = _open, _fdopen
+"""
+
+
+def test_a_disk_full_mid_write_leaves_the_old_snapshot_whole(project, tree):
+    """The write is cut off half-way (ENOSPC); the snapshot keeps its old bytes, no temporary is left."""
+    project.write("tests/test_a.py", TEST_A.replace("jnp.sin(x)", "jnp.sin(x) * 3"))
+    project.write("tests/conftest.py", DISK_FULL)
+    result = project.run("--stages-update", "tests/test_a.py::test_one")
+    result.assert_outcomes(passed=0, failed=2)
+    result.stdout.fnmatch_lines([
+        "pytest-stages: could not write snapshot */sin.cost.json (No space left on device); it keeps its "
+        "previous content (writes are atomic). Free disk space or fix the folder's permissions, then run "
+        "`pytest --stages-update` again.",
+    ])
+    after = project.snapshots()
+    cost = "tests/test_a/test_one/cpu1/sin.cost.json"
+    assert after[cost] == tree[cost]
+    assert not [path for path in after if path.rsplit("/", 1)[1].startswith(".")]
