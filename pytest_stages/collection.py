@@ -73,6 +73,7 @@ class RegisteredFunctions(pytest.Collector):
     def __init__(self, *, modules: Iterable[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.modules = tuple(modules)
+        self.complete = True  # False when a path argument left a registration out
 
     def collect(self) -> list[pytest.Item]:
         for module in self.modules:
@@ -103,7 +104,9 @@ class RegisteredFunctions(pytest.Collector):
         if self.config.args_source != pytest.Config.ArgsSource.ARGS:
             return True
         origin = Path(registration.origin).resolve()
-        return any(origin.is_relative_to(Path(arg).resolve()) for arg in self.config.args if "::" not in arg)
+        included = any(origin.is_relative_to(Path(arg).resolve()) for arg in self.config.args if "::" not in arg)
+        self.complete = self.complete and included
+        return included
 
     def _configs(self, session: Any, registration: Registration) -> list[str]:
         known = [c.name for c in session.settings.configs]

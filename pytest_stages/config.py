@@ -58,6 +58,7 @@ class Settings:
     on_version_mismatch: str = "fail"
     diff_lines: int = DEFAULT_DIFF_LINES
     clear_caches: bool = True
+    compilation_cache: bool | str = True
     modules: tuple[str, ...] = ()
 
     def config_named(self, name: str) -> DeviceConfig:
@@ -87,6 +88,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
     known = {
         "snapshot_dir", "stages", "analyses", "configs", "tolerance",
         "budgets", "check", "on_version_mismatch", "diff_lines", "clear_caches", "modules",
+        "compilation_cache",
     }
     _reject_unknown("[tool.pytest_stages]", table, known)
     defaults = Settings()
@@ -107,7 +109,18 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         ),
         diff_lines=_positive_int(table, "diff_lines", defaults.diff_lines),
         clear_caches=_typed(table, "clear_caches", bool, defaults.clear_caches),
+        compilation_cache=_cache_setting(table.get("compilation_cache", defaults.compilation_cache)),
         modules=_module_names(table.get("modules", [])),
+    )
+
+
+def _cache_setting(raw: Any) -> bool | str:
+    """``compilation_cache``: true (under pytest's cache folder), false, or a folder path."""
+    if isinstance(raw, bool) or (isinstance(raw, str) and raw.strip()):
+        return raw
+    raise ConfigError(
+        f"[tool.pytest_stages] compilation_cache = {raw!r}: use true, false or a folder path "
+        "(relative to the rootdir)."
     )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from . import collection, reporting
+from . import collection, compile_cache, reporting
 from .budgets import budget_for, parse_budget
 from .config import (
     ANALYSES,
@@ -26,7 +26,7 @@ from .runner import Options, StageSnapshot, StagesFailure, StagesSession, Stages
 from .staging import StageError
 from .registry import REGISTRY
 from .observe import Observer
-from .stash import OBSERVER, SESSION, SNAPSHOT
+from .stash import COUNTER, OBSERVER, SESSION, SNAPSHOT
 from .storage import SnapshotError, SnapshotFolder, safe_path
 
 
@@ -83,12 +83,21 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"pytest-stages: {exc}") from None
     selected = [c for c in settings.configs if options.configs is None or c.name in options.configs]
     arrange_cpu_devices(cpu_devices_needed(selected))
+    cache = compile_cache.choose(
+        settings.compilation_cache,
+        Path(config.cache.mkdir(compile_cache.DEFAULT_FOLDER)) if getattr(config, "cache", None) else None,
+        config.rootpath,
+        compile_cache.users_jax_dir(),
+    )
+    if cache.owner == "pytest-stages" and cache.path is not None:
+        compile_cache.enable(cache.path)
+    config.stash[COUNTER] = compile_cache.CacheCounter()
     session = StagesSession(settings, options, config.rootpath, patterns)
     config.stash[SESSION] = session
     observer = Observer(config, lambda path: safe_path(_module(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")
-    config.pluginmanager.register(reporting.StagesReporter(session, observer), "stages-reporter")
+    config.pluginmanager.register(reporting.StagesReporter(session, observer, cache), "stages-reporter")
     if config.getoption("stages_list"):
         config.option.collectonly = True
 
@@ -203,6 +212,7 @@ def make_snapshot(
         budget=budget_for(item.nodeid, session.budget_patterns, ceilings),
     )
     item.stash[SNAPSHOT] = snapshot
+    item.config.stash[COUNTER].listen()
     return snapshot
 
 
@@ -281,6 +291,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 test_report.outcome = "failed"
                 test_report.longrepr = f"pytest-stages: {exc}"
         snapshot.pending.clear()
+        requests, hits = item.config.stash[COUNTER].take()
+        if requests:
+            test_report.user_properties.append((compile_cache.PROPERTY, [requests, hits]))
         for record in snapshot.records:
             test_report.user_properties.append((reporting.RECORD_PROPERTY, record.to_json()))
     return test_report
@@ -302,6 +315,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     session.ihook.pytest_collectreport(report=report)
     if report.passed:
         items.extend(report.result)
+    if report.passed and collector.complete:
         config.stash[OBSERVER].view.modules.add(collection.REGISTERED_MODULE)
 
 

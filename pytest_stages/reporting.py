@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from . import html_report
+from . import compile_cache, html_report
 from .compare import check_kind, format_number, relative_change
 from .inventory import Tree, snapshot_files, take_inventory, used_files
 from .observe import Observer, RunView
@@ -32,15 +32,21 @@ class StagesReporter:
     summary only prints. xdist workers never write reports or delete anything.
     """
 
-    def __init__(self, session: StagesSession, observer: Observer) -> None:
+    def __init__(self, session: StagesSession, observer: Observer, cache: compile_cache.CacheChoice) -> None:
         self.session = session
         self.observer = observer
+        self.cache = cache
+        self.cache_counts = [0, 0]
         self.lines: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
         for key, value in getattr(report, "user_properties", ()):
-            if key == RECORD_PROPERTY and report.when == "call":
+            if key == RECORD_PROPERTY:
                 self.session.records.append(CallRecord.from_json(value))
+            elif key == compile_cache.PROPERTY:
+                self.cache_counts = [a + b for a, b in zip(self.cache_counts, value)]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -57,7 +63,8 @@ class StagesReporter:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminal_summary(terminalreporter, self.session)
-        for line in self.lines:
+        cache_line = compile_cache.summary(self.cache, *self.cache_counts, self.session.rootpath)
+        for line in [*self.lines, *([cache_line] if cache_line and any(self.cache_counts) else [])]:
             terminalreporter.write_line(line)
 
     def _inventory(self, view: RunView) -> list[str]:

@@ -217,3 +217,23 @@ def test_a_disk_full_mid_write_leaves_the_old_snapshot_whole(project, tree):
     cost = "tests/test_a/test_one/cpu1/sin.cost.json"
     assert after[cost] == tree[cost]
     assert not [path for path in after if path.rsplit("/", 1)[1].startswith(".")]
+
+
+REGISTERED = """
+import jax, jax.numpy as jnp
+from pytest_stages import register
+
+register(lambda x: jnp.tanh(x), args=(jax.ShapeDtypeStruct((4,), jnp.float32),), name="act")
+"""
+
+
+def test_registered_snapshots_are_kept_unless_the_run_saw_every_registration(project, tree):
+    project.write("conftest.py", REGISTERED)
+    project.run("--stages-update").assert_outcomes(passed=8)
+    recorded = project.snapshots()
+    stale = "stages/act/cpu1/old.cost.json"
+    project.write(f"snapshots/{stale}", COST)
+    project.run("--stages-prune", "tests/test_a.py").assert_outcomes(passed=4)
+    assert stale in project.snapshots(), "a path argument left the registration out: its folder must be kept"
+    project.run("--stages-prune").stdout.fnmatch_lines(["pytest-stages: pruned 4 file(s):", f"  snapshots/{stale}"])
+    assert set(recorded) - set(project.snapshots()) == PLANTED and stale not in project.snapshots()

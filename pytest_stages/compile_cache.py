@@ -1,0 +1,128 @@
+"""JAX's persistent compilation cache for staged compiles: on by default, under pytest's cache folder.
+
+A warm run reads each unchanged executable back instead of compiling it again; the
+normalized snapshot texts and the analyses of a cached executable are the same as of a
+fresh compile (``tests/test_compile_cache.py``). A cache the user configured for JAX
+(``JAX_COMPILATION_CACHE_DIR`` or ``jax.config``) is used as it is and never changed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+DIR_VARIABLE = "JAX_COMPILATION_CACHE_DIR"
+# Set beside JAX's variable so that xdist workers (which inherit the environment) and later
+# sessions in one process tell the folder this plugin chose from one the user chose.
+OWN_VARIABLE = "PYTEST_STAGES_JAX_CACHE_DIR"
+# Cache every executable: the tests' programs are small and quick to compile, which JAX's
+# defaults (1 s minimum compile time) would leave out.
+THRESHOLDS = {
+    "jax_persistent_cache_min_compile_time_secs": 0,
+    "jax_persistent_cache_min_entry_size_bytes": 0,
+}
+REQUEST_EVENT = "/jax/compilation_cache/compile_requests_use_cache"
+HIT_EVENT = "/jax/compilation_cache/cache_hits"
+
+
+@dataclass(frozen=True)
+class CacheChoice:
+    """Where staged compiles are cached (``path`` None: not cached), and who chose it."""
+
+    path: Path | None
+    owner: str  # "pytest-stages", "jax" (the user's own JAX setting) or "off"
+
+
+def choose(setting: bool | str, default: Path | None, rootpath: Path, jax_dir: str | None) -> CacheChoice:
+    """Resolve ``compilation_cache`` (true, false or a folder) against JAX's own setting.
+
+    ``default`` is the folder under pytest's cache (None with ``-p no:cacheprovider``).
+
+    >>> choose("build/jax-cache", None, Path("/p"), None).path
+    PosixPath('/p/build/jax-cache')
+    """
+    if jax_dir:
+        return CacheChoice(Path(jax_dir), "jax")
+    if setting is True and default is not None:
+        return CacheChoice(default, "pytest-stages")
+    if isinstance(setting, str):
+        return CacheChoice(rootpath / setting, "pytest-stages")
+    return CacheChoice(None, "off")
+
+
+def users_jax_dir() -> str | None:
+    """The cache folder the user set for JAX itself, if any (read without importing JAX)."""
+    current = os.environ.get(DIR_VARIABLE)
+    if "jax" in sys.modules:
+        import jax
+
+        current = jax.config.jax_compilation_cache_dir or current
+    return current if current and current != os.environ.get(OWN_VARIABLE) else None
+
+
+def enable(path: Path) -> None:
+    """Point JAX's persistent cache at ``path``: variables before ``import jax``, config after it.
+
+    JAX decides once per process whether to use the cache, at its first compile; a process
+    that compiled before this call keeps compiling without it.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    os.environ[OWN_VARIABLE] = str(path)
+    if "jax" not in sys.modules:
+        os.environ[DIR_VARIABLE] = str(path)
+        for name, value in THRESHOLDS.items():
+            os.environ[name.upper()] = str(value)
+        return
+    import jax
+
+    jax.config.update("jax_compilation_cache_dir", str(path))
+    for name, value in THRESHOLDS.items():
+        jax.config.update(name, value)
+
+
+DEFAULT_FOLDER = "pytest-stages-jax"
+PROPERTY = "pytest_stages_cache"
+
+
+class CacheCounter:
+    """Counts compiles that asked the cache, and hits, through ``jax.monitoring`` events."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.hits = 0
+        self._listening = False
+
+    def listen(self) -> None:
+        """Start counting (once; JAX is imported by then, as a staged test is about to run)."""
+        if self._listening:
+            return
+        import jax
+
+        jax.monitoring.register_event_listener(self._event)
+        self._listening = True
+
+    def _event(self, name: str, **_: object) -> None:
+        if name == REQUEST_EVENT:
+            self.requests += 1
+        elif name == HIT_EVENT:
+            self.hits += 1
+
+    def take(self) -> tuple[int, int]:
+        """``(requests, hits)`` since the last call."""
+        counts = (self.requests, self.hits)
+        self.requests = self.hits = 0
+        return counts
+
+
+def summary(choice: CacheChoice, requests: int, hits: int, rootpath: Path) -> str | None:
+    """The summary line: ``JAX compilation cache (.pytest_cache/d/pytest-stages-jax): 5 of 6 compiles were hits``."""
+    if choice.path is None:
+        return None
+    try:
+        where = choice.path.relative_to(rootpath).as_posix()
+    except ValueError:
+        where = str(choice.path)
+    owner = "" if choice.owner == "pytest-stages" else ", JAX's own setting"
+    return f"pytest-stages: JAX compilation cache ({where}{owner}): {hits} of {requests} compile(s) were hits"

@@ -1,0 +1,78 @@
+"""JAX's persistent compilation cache: warm runs read executables back; snapshots stay byte-identical."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import SIMPLE_TEST
+
+from pytest_stages.compile_cache import CacheChoice, choose, summary
+
+MORE = SIMPLE_TEST + """
+
+def test_g(stage_snapshot):
+    stage_snapshot(lambda x: jnp.cumsum(jnp.exp(x)), jax.ShapeDtypeStruct((64,), jnp.float32), name="cum")
+"""
+
+
+def run(project, *args):
+    """A fresh process each time: JAX decides once per process whether it uses the cache."""
+    return project.pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+def hits(result) -> tuple[int, int]:
+    line = next(l for l in result.outlines if "JAX compilation cache" in l)
+    found, asked = re.search(r": (\d+) of (\d+) compile", line).groups()
+    return int(found), int(asked)
+
+
+def test_a_warm_run_hits_the_cache_and_writes_byte_identical_snapshots(project):
+    project.configure('compilation_cache = "jaxcache"')
+    project.write("test_model.py", MORE)
+    cold = run(project, "--stages-update")
+    cold.assert_outcomes(passed=2)
+    assert hits(cold) == (0, 2)
+    recorded = project.snapshots()
+    assert any((project.path / "jaxcache").iterdir())
+    warm = run(project, "--stages-update")
+    warm.assert_outcomes(passed=2)
+    assert hits(warm) == (2, 2)
+    warm.stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
+    assert project.snapshots() == recorded
+    run(project).assert_outcomes(passed=2)
+
+
+def test_the_users_own_jax_cache_is_used_as_it_is(project, monkeypatch, tmp_path):
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "mine"))
+    project.configure('compilation_cache = "jaxcache"')
+    project.write("test_model.py", SIMPLE_TEST)
+    result = run(project, "--stages-update")
+    result.stdout.fnmatch_lines(["pytest-stages: JAX compilation cache (*mine, JAX's own setting): 0 of 1 compile(s) were hits"])
+    assert not (project.path / "jaxcache").exists()
+
+
+def test_the_cache_can_be_turned_off(project):
+    project.configure("compilation_cache = false")
+    project.write("test_model.py", SIMPLE_TEST)
+    result = run(project, "--stages-update")
+    result.assert_outcomes(passed=1)
+    assert "JAX compilation cache" not in "\n".join(result.outlines)
+
+
+@pytest.mark.parametrize("setting, default, expected", [
+    (True, Path("/p/.pytest_cache/d/pytest-stages-jax"), CacheChoice(Path("/p/.pytest_cache/d/pytest-stages-jax"), "pytest-stages")),
+    (True, None, CacheChoice(None, "off")),
+    (False, Path("/p/c"), CacheChoice(None, "off")),
+    ("build/jax", None, CacheChoice(Path("/p/build/jax"), "pytest-stages")),
+])
+def test_choose(setting, default, expected):
+    assert choose(setting, default, Path("/p"), None) == expected
+    assert choose(setting, default, Path("/p"), "/mine") == CacheChoice(Path("/mine"), "jax")
+
+
+def test_summary_names_the_folder_relative_to_the_rootdir():
+    line = summary(CacheChoice(Path("/p/.pytest_cache/d/pytest-stages-jax"), "pytest-stages"), 6, 5, Path("/p"))
+    assert line == "pytest-stages: JAX compilation cache (.pytest_cache/d/pytest-stages-jax): 5 of 6 compile(s) were hits"
+    assert summary(CacheChoice(None, "off"), 0, 0, Path("/p")) is None
