@@ -90,9 +90,12 @@ def main() -> None:
         strict, seconds = pytest(Path(sys.executable), project)
         print(f'checked with the pinned versions, on_version_mismatch = "fail": {outcome(strict)} ({seconds:.1f} s)')
         calls = json.loads((project / "upgrade.json").read_text())["calls"]
+        print('per call (semantic run): drift cause, drifted artifacts, the findings that failed the test')
         for call in calls:
-            failing = sorted({f["artifact"] for f in call["findings"] if f["failing"]})
-            print(f"  {call['nodeid']} {call['name']}: drift_cause={call['drift_cause']} drifted={failing}")
+            drifted = ", ".join(a for a, state in sorted(call["status"].items()) if state in ("changed", "improved"))
+            failed = [f"{f['artifact']}: {f['message']}" for f in call["findings"] if f["failing"] and f["kind"] != "text"]
+            print(f"  {call['nodeid']} {call['name']}: {call['drift_cause']} [{drifted}]")
+            print("".join(f"      fails on {line}\n" for line in failed), end="")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
