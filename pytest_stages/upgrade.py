@@ -47,7 +47,8 @@ def drift_cause(status: Mapping[str, str]) -> str:
     """The cause of a call's drift from its artifact statuses (``changed``/``improved`` drifted).
 
     A changed StableHLO with a changed compiled program is ``both``: telling whether the
-    compiler also changed would need the old program compiled by the new compiler.
+    compiler also changed would need the old program compiled by the new compiler (a
+    ``jax.export`` artifact; the README's "Upgrading JAX" says why none is stored).
     """
     drifted = {artifact for artifact, state in status.items() if state in DRIFTED}
     frontend = bool(drifted & set(FRONTEND_ARTIFACTS))
