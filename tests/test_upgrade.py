@@ -7,8 +7,12 @@ chosen snapshot texts are edited, so that each cause is produced by a real inner
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import jsonschema
 import pytest
+
+import pytest_stages
 from conftest import SIMPLE_TEST
 
 from pytest_stages.upgrade import drift_cause, upgrade_section, version_change, version_note
@@ -35,9 +39,12 @@ def recorded_then_upgraded(project, settings="", test=SIMPLE_TEST):
 
 
 def call_entry(project, *args):
+    """Run with a JSON report, validated against the shipped schema; the outcome and the call entry."""
     report = project.path / "report.json"
     result = project.run(f"--stages-report={report}", *args)
-    return result, json.loads(report.read_text())["calls"][0]
+    data = json.loads(report.read_text())
+    jsonschema.validate(data, json.loads((Path(pytest_stages.__file__).parent / "report.schema.json").read_text()))
+    return result, data["calls"][0]
 
 
 FRONTEND = [("stablehlo.mlir", "stablehlo.tanh", "stablehlo.sine")]
