@@ -18,7 +18,7 @@ from typing import Any
 STAGES = ("jaxpr", "stablehlo", "hlo", "compiled")
 ANALYSES = ("cost", "memory", "ops", "sharding", "layout")
 CHECK_KINDS = ("text", "cost", "memory", "sharding", "layout", "budget")
-VERSION_MODES = ("fail", "warn", "skip")
+VERSION_MODES = ("fail", "warn", "skip", "semantic")
 AXIS_TYPES = ("auto", "explicit", "manual")
 DEFAULT_STAGES = ("jaxpr", "stablehlo", "compiled")
 DEFAULT_DIFF_LINES = 60
@@ -55,7 +55,7 @@ class Settings:
     tolerance: Mapping[str, float] = field(default_factory=dict)
     budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     check: tuple[str, ...] = CHECK_KINDS
-    on_version_mismatch: str = "fail"
+    on_version_mismatch: str = "semantic"
     diff_lines: int = DEFAULT_DIFF_LINES
     clear_caches: bool = True
     compilation_cache: bool | str = True

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .compare import format_number, relative_change
+from .upgrade import SECTION_TITLE, upgrade_section
 
 _TOKEN = re.compile(
     r"(?P<name>[%@^][\w$.\-#]+)"
@@ -44,6 +45,8 @@ td.del.no { background: #ffd7d5; } td.add.no { background: #ccffd8; }
 .t-name { color: #6639ba; } .t-type { color: #0550ae; } .t-op { color: #cf222e; font-weight: 600; }
 .t-string { color: #0a3069; } .t-number { color: #953800; }
 .finding { margin: 2px 0; }
+.upgrade { border: 1px solid #d4a72c; background: #fff8c5; border-radius: 6px; padding: 4px 16px; margin: 12px 0; }
+.upgrade li.figure { margin-left: 20px; font-family: ui-monospace, monospace; font-size: 12px; }
 """
 
 
@@ -60,6 +63,7 @@ def page(data: Mapping[str, Any], rows: Sequence[Sequence[str]]) -> str:
         "<h1>pytest-stages review</h1>",
         f'<div class="meta">jax {_e(environment["jax"])}, jaxlib {_e(environment["jaxlib"])}; '
         f"{data['mode']} mode; {len(calls)} call(s), {len(drifted)} with findings</div>",
+        _upgrade(upgrade_section(calls)),
         _summary_table(rows),
     ]
     if not drifted:
@@ -68,6 +72,18 @@ def page(data: Mapping[str, Any], rows: Sequence[Sequence[str]]) -> str:
         parts.append(_call_section(call))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _upgrade(lines: Sequence[str]) -> str:
+    if not lines:
+        return ""
+    items = []
+    for line in lines:
+        if line.startswith(" "):
+            items.append(f'<li class="figure">{_e(line.strip())}</li>')
+        else:
+            items.append(f"<li>{_e(line)}</li>")
+    return f'<section class="upgrade"><h2>{_e(SECTION_TITLE)}</h2><ul>' + "".join(items) + "</ul></section>"
 
 
 def _summary_table(rows: Sequence[Sequence[str]]) -> str:

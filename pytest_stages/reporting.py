@@ -15,6 +15,7 @@ from .compare import check_kind, format_number, relative_change
 from .inventory import Tree, snapshot_files, take_inventory, used_files
 from .observe import Observer, RunView
 from .runner import CallRecord, StagesSession
+from .upgrade import SECTION_TITLE, upgrade_section
 
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = ("text", "cost", "memory", "sharding", "layout", "budget")
@@ -155,6 +156,11 @@ def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
     if not records:
         return
     terminalreporter.section("pytest-stages")
+    upgraded = upgrade_section([record.__dict__ for record in records])
+    if upgraded:
+        terminalreporter.write_line(f"pytest-stages: {SECTION_TITLE}")
+        for line in upgraded:
+            terminalreporter.write_line(f"  {line}")
     for line in _aligned(table_rows(records)):
         terminalreporter.write_line(line)
     written = [path for record in records for path in record.written]
@@ -200,6 +206,11 @@ def markdown(session: StagesSession) -> str:
     """The summary table, then each failing finding; an IR drift brings its source lines and diff."""
     rows = table_rows(session.records)
     lines = ["## pytest-stages", ""]
+    upgraded = upgrade_section([record.__dict__ for record in session.records])
+    if upgraded:
+        lines += [f"### {SECTION_TITLE}", ""]
+        lines += [f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded]
+        lines.append("")
     lines.append("| " + " | ".join(rows[0]) + " |")
     lines.append("|" + "---|" * len(rows[0]))
     for row in rows[1:]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import budgets as budgets_
+from . import upgrade
 from .compare import (
     Finding,
     check_kind,
@@ -66,6 +67,7 @@ class CallRecord:
     findings: list[dict[str, Any]] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     versions: str = ""
+    drift_cause: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, sort_keys=True)
@@ -192,7 +194,7 @@ class StageSnapshot:
                 "(the jax/jaxlib versions they were taken with are unknown); restore it from "
                 "version control, or run `pytest --stages-update` to record it."
             )
-        mismatch = _version_mismatch(meta, session.environment)
+        mismatch = upgrade.version_note(meta, session.environment)
         record.versions = mismatch
         if mismatch and session.settings.on_version_mismatch == "skip" and not session.options.update:
             raise StagesSkip(f"{mismatch} (on_version_mismatch = \"skip\")")
@@ -227,6 +229,8 @@ class StageSnapshot:
             record.status["budget"] = "over" if any(f.failing for f in budget_findings) else "ok"
         findings += budget_findings
         record.findings += [f.__dict__ for f in findings]
+        if mismatch:
+            record.drift_cause = upgrade.drift_cause(record.status)
         meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
         if meta_stale and all(p.path != self.folder.meta for p in self.pending):
             self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
@@ -272,6 +276,8 @@ class StageSnapshot:
             failing = [f for f in failing if f.kind == "budget"]
         elif mismatch and session.settings.on_version_mismatch == "warn":
             failing = [f for f in failing if f.kind == "budget"]
+        else:
+            failing = [f for f in failing if not self._churn(f, mismatch)]
         if not failing:
             return
         self.pending.clear()
@@ -298,7 +304,11 @@ class StageSnapshot:
                 lines.append(f"- {label}:")
                 lines += [f"    {message}" for message in messages]
         if not self.session.options.update:
-            unenforced = [f.artifact for f in findings if f.failing and f not in failing]
+            churn = [f.artifact for f in findings if f.failing and self._churn(f, mismatch)]
+            if churn:
+                names = ", ".join(dict.fromkeys(churn))
+                lines.append(f"  upgrade churn, not failing (on_version_mismatch = \"semantic\"): {names}")
+            unenforced = [f.artifact for f in findings if f.failing and f not in failing and f.artifact not in churn]
             if unenforced:
                 names = ", ".join(dict.fromkeys(unenforced))
                 lines.append(f"  also changed, but not checked in this run: {names}")
@@ -310,6 +320,9 @@ class StageSnapshot:
         else:
             lines.append("Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program.")
         return "\n".join(lines)
+
+    def _churn(self, finding: Finding, mismatch: str) -> bool:
+        return upgrade.is_churn(finding.kind, self.session.settings.on_version_mismatch, mismatch)
 
     def _meta_text(self) -> str:
         return to_json({
@@ -325,17 +338,6 @@ class StageSnapshot:
             self.session.store.write(pending.path, pending.text)
             pending.record.written.append(pending.path.relative_to(self.session.rootpath).as_posix())
         self.pending.clear()
-
-
-def _version_mismatch(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> str:
-    if meta is None:
-        return ""
-    recorded = {k: meta.get(k) for k in current}
-    if recorded == dict(current):
-        return ""
-    then = ", ".join(f"{k} {v}" for k, v in recorded.items())
-    now = ", ".join(f"{k} {v}" for k, v in current.items())
-    return f"snapshots were taken with {then}; this run uses {now}"
 
 
 def _numeric_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, float, float]]:

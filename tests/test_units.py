@@ -16,7 +16,7 @@ from pytest_stages.storage import safe_component
     [
         ({"snapshot_dir": 3}, "[tool.pytest_stages] snapshot_dir must be a str, got 3."),
         ({"check": ["text", "speed"]}, "check: unknown name 'speed'; choose from"),
-        ({"on_version_mismatch": "ignore"}, "on_version_mismatch = 'ignore' is not one of ['fail', 'warn', 'skip']."),
+        ({"on_version_mismatch": "ignore"}, "on_version_mismatch = 'ignore' is not one of ['fail', 'warn', 'skip', 'semantic']."),
         ({"tolerance": {"flops": "two percent"}}, "[tool.pytest_stages.tolerance] flops: tolerance 'two percent'"),
         ({"configs": []}, "[[tool.pytest_stages.configs]] must be a non-empty array of tables"),
         ({"configs": [{"name": "a b"}]}, "entry 1: name 'a b' must be 1-64 letters"),
