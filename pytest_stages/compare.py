@@ -25,6 +25,10 @@ REPORT_ROWS = 400
 STAGE_TEXTS = ("jaxpr", "stablehlo", "hlo", "compiled")
 TEXT_KIND_ARTIFACTS = (*STAGE_TEXTS, "ops")
 IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
+# Figures where more is better: bytes an output reuses from a donated input.
+SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
+# ``bytes accessed0{}``, ``bytes accessedout{}``: per-operand parts of a cost figure.
+_OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 _HLO_OPCODE = re.compile(
     r"^[ \t]*(?:ROOT[ \t]+)?%?[^\s=]+ = (?:\((?:[^()\n]|\([^()\n]*\))*\)|[a-z][^\s(]*) ([a-z][\w-]*)\(",
@@ -163,6 +167,8 @@ def compare_metrics(
         if informational(metric):
             continue
         old, new = before.get(metric), after.get(metric)
+        if artifact == "cost" and (_is_number(old) or _is_number(new)):
+            old, new = old if old is not None else 0, new if new is not None else 0
         if not _is_number(old) or not _is_number(new):
             findings.append(Finding(artifact, artifact, f"{metric}: {_show(old)} -> {_show(new)}"))
             continue
@@ -171,7 +177,12 @@ def compare_metrics(
         if abs(change) <= tolerance:
             continue
         text = f"{metric} {format_number(old)} -> {format_number(new)} ({change:+.1%}"
-        if change > 0:
+        if metric in SAVINGS_METRICS and change < 0:
+            findings.append(Finding(
+                artifact, artifact,
+                f"{text}, tolerance {format_tolerance(tolerance)}): fewer bytes shared between inputs and outputs",
+            ))
+        elif change > 0 and metric not in SAVINGS_METRICS:
             findings.append(
                 Finding(artifact, artifact, f"{text}, tolerance {format_tolerance(tolerance)})")
             )
@@ -200,9 +211,13 @@ def flatten_metrics(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def metric_tolerance(metric: str, old: Any, new: Any, tolerances: Mapping[str, float]) -> float:
-    """The configured tolerance for ``metric``; default exact for integers, 0.1% for floats."""
+    """The configured tolerance for ``metric``; default exact for integers, 0.1% for floats.
+
+    A per-operand figure (``bytes accessed0{}``) falls back to its family's tolerance
+    (``bytes accessed``).
+    """
     bare = metric.rsplit(" ", 1)[-1]
-    for key in (metric, bare):
+    for key in (metric, _OPERAND_PART.sub("", metric), bare):
         if key in tolerances:
             return tolerances[key]
     if "default" in tolerances:
@@ -235,6 +250,8 @@ def compare_placement(
     sides = {"inputs": 0, "outputs": 1}
     fields = {"sharding": 0, "donated": 1, "aliased_to": 2}
     keys = sorted(seen, key=lambda k: (sides.get(k[0], 2), k[1:2], fields.get(k[2] if len(k) > 2 else "", 3)))
+    # A donation gained or lost explains its aliasing change: one finding per leaf.
+    keys = [k for k in keys if not (len(k) > 2 and k[2] == "aliased_to" and (*k[:2], "donated") in seen)]
     return [Finding(artifact, artifact, _placement_message(key, expected, actual)) for key in keys]
 
 
@@ -254,7 +271,11 @@ def _placement_message(key: tuple[str, ...], expected: Mapping[str, Any], actual
     field = key[2] if len(key) > 2 else ""
     old, new = old_leaf.get(field), new_leaf.get(field)
     if field == "donated":
-        return f"{label} no longer donated" if old else f"{label} is now donated"
+        if old:
+            reused = old_leaf.get("aliased_to")
+            return f"{label} no longer donated" + (f" (its buffer was reused for {reused})" if reused else "")
+        reused = new_leaf.get("aliased_to")
+        return f"{label} is now donated" + (f" (its buffer is reused for {reused})" if reused else "")
     if field == "aliased_to":
         if new is None:
             return f"{label}: donated buffer no longer reused for {old} (XLA could not alias it)"
@@ -276,7 +297,7 @@ def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:
 
 def _describe_sharding(sharding: Mapping[str, Any] | None) -> str:
     if not sharding:
-        return "none"
+        return "none (an unused input jit dropped)"
     if "spec" in sharding:
         mesh = ",".join(f"{axis}={size}" for axis, size in sharding.get("mesh", {}).items())
         return f"{sharding['spec']} over mesh({mesh})"
