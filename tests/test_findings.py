@@ -1,0 +1,145 @@
+"""Findings that never mislead: changed literals show, leaves align, verdicts and tolerances are right."""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from pytest_stages.compare import compare_metrics, compare_placement, compare_text, metric_tolerance
+from pytest_stages.config import ConfigError, parse_settings
+from pytest_stages.normalize import normalize_hlo
+from pytest_stages.textdiff import edit_script
+
+
+def _compiled_text(rate: float) -> str:
+    def step(params, grads):
+        return jax.tree.map(lambda p, g: p - rate * g, params, grads)
+
+    spec = jax.ShapeDtypeStruct((64,), jnp.float32)
+    return normalize_hlo(jax.jit(step).lower(spec, spec).compile().as_text())
+
+
+def test_a_changed_literal_always_shows():
+    before, after = _compiled_text(1e-3), _compiled_text(3e-4)
+    assert "constant(0.001)" in before and "constant(0.0003)" in after
+    message = compare_text("compiled", before, after, diff_lines=20).message
+    assert "only value names changed" not in message
+    assert any(line.strip().startswith("-") and "constant(0.001)" in line for line in message.splitlines())
+    assert any(line.strip().startswith("+") and "constant(0.0003)" in line for line in message.splitlines())
+    negative = before.replace("constant(0.001)", "constant(-0.001)")
+    rows = edit_script("compiled", negative, negative.replace("constant(-0.001)", "constant(-0.0003)")).rows
+    assert [row.tag for row in rows if row.tag != "="] == ["~"]
+
+
+MAIN = "func.func public @main(%arg0: tensor<4x4xf32>, %arg1: tensor<4x4xf32>) -> (tensor<4x4xf32>) {\n"
+DOT = ", contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>\n"
+
+
+def test_a_consumer_reading_an_inserted_op_is_paired_and_its_rename_learned():
+    before = (
+        MAIN + f"  %0 = stablehlo.dot_general %arg0, %arg1{DOT}"
+        "  %1 = sdy.sharding_constraint %0 <@mesh, [{}, {}]> : tensor<4x4xf32>\n"
+        "  %2 = stablehlo.divide %0, %1 : tensor<4x4xf32>\n"
+        "  return %2 : tensor<4x4xf32>\n}\n"
+    )
+    after = (
+        MAIN + "  %0 = stablehlo.sine %arg0 : tensor<4x4xf32>\n"
+        f"  %1 = stablehlo.dot_general %0, %arg1{DOT}"
+        "  %2 = sdy.sharding_constraint %1 <@mesh, [{}, {}]> : tensor<4x4xf32>\n"
+        "  %3 = stablehlo.divide %1, %2 : tensor<4x4xf32>\n"
+        "  return %3 : tensor<4x4xf32>\n}\n"
+    )
+    rows = edit_script("stablehlo", before, after).rows
+    assert [(row.tag, row.old, row.new) for row in rows if row.tag != "="] == [("+", None, 1), ("~", 1, 2)]
+
+
+def test_a_cost_key_xla_omits_is_zero():
+    before = {"compiled": {"flops": 100.0, "transcendentals": 26898.0}}
+    after = {"compiled": {"flops": 100.0}}
+    (finding,) = compare_metrics("cost", before, after, {})
+    assert (finding.message, finding.failing) == (
+        "transcendentals 26898 -> 0 (-100.0%): improved; run `pytest --stages-update` to accept it", False
+    )
+    (finding,) = compare_metrics("cost", after, before, {})
+    assert (finding.message, finding.failing) == ("transcendentals 0 -> 26898 (+inf%, tolerance 0.1%)", True)
+
+
+def test_less_aliasing_is_a_regression_not_an_improvement():
+    (finding,) = compare_metrics("memory", {"alias_size_in_bytes": 8192}, {"alias_size_in_bytes": 0}, {})
+    assert finding.failing
+    assert finding.message == (
+        "alias_size_in_bytes 8192 -> 0 (-100.0%, tolerance exact): fewer bytes shared between inputs and outputs"
+    )
+    (finding,) = compare_metrics("memory", {"alias_size_in_bytes": 0}, {"alias_size_in_bytes": 8192}, {})
+    assert not finding.failing
+
+
+def test_a_lost_donation_is_one_finding_per_leaf():
+    def leaf(donated):
+        return {"sharding": None, "donated": donated, "aliased_to": "output" if donated else None}
+
+    before = {"inputs": {"y": leaf(True)}, "outputs": {}, "collectives": []}
+    after = {"inputs": {"y": leaf(False)}, "outputs": {}, "collectives": []}
+    assert [f.message for f in compare_placement("sharding", before, after)] == [
+        "input y no longer donated (its buffer was reused for output)"
+    ]
+    assert [f.message for f in compare_placement("sharding", after, before)] == [
+        "input y is now donated (its buffer is reused for output)"
+    ]
+
+
+@pytest.mark.parametrize("metric", ["bytes accessed0{}", "bytes accessed1{}", "bytes accessedout{}"])
+def test_a_bytes_accessed_tolerance_covers_the_per_operand_figures(metric):
+    assert metric_tolerance(metric, 100.0, 150.0, {"bytes accessed": 0.5}) == 0.5
+    assert metric_tolerance(metric, 100.0, 150.0, {"bytes accessed": 0.5, metric: 0.2}) == 0.2
+    assert compare_metrics("cost", {metric: 100.0}, {metric: 140.0}, {"bytes accessed": 0.5}) == []
+
+
+def test_an_unknown_tolerance_metric_names_the_choices():
+    with pytest.raises(ConfigError) as info:
+        parse_settings({"tolerance": {"flop": 0.1}})
+    assert str(info.value).startswith(
+        "[tool.pytest_stages.tolerance]: unknown metric 'flop'; choose from ['default', 'flops', "
+        "'transcendentals', 'bytes accessed', 'argument_size_in_bytes',"
+    )
+    assert parse_settings({"tolerance": {"bytes accessedout{}": 0.1}}).tolerance == {"bytes accessedout{}": 0.1}
+
+
+UNUSED = """
+import jax, jax.numpy as jnp
+
+def f(x, unused, y):
+    return x + y
+
+def test_f(stage_snapshot):
+    s = jax.ShapeDtypeStruct((1024,), jnp.float32)
+    stage_snapshot(jax.jit(f, donate_argnums=2), s, s, s)
+"""
+
+
+def test_an_input_jit_drops_keeps_every_leaf_aligned(project):
+    project.write("test_unused.py", UNUSED)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    sharding = json.loads(project.snapshots()["test_unused/test_f/cpu1/f.sharding.json"])
+    inputs = sharding["inputs"]
+    assert sorted(inputs) == ["unused", "x", "y"]
+    assert inputs["unused"] == {"aliased_to": None, "donated": False, "sharding": None}
+    assert (inputs["y"]["donated"], inputs["y"]["aliased_to"]) == (True, "output")
+    assert (inputs["x"]["donated"], inputs["x"]["aliased_to"]) == (False, None)
+    layout = json.loads(project.snapshots()["test_unused/test_f/cpu1/f.layout.json"])
+    assert sorted(layout["inputs"]) == ["unused", "x", "y"]
+
+
+def test_a_budget_with_a_malformed_number_is_a_usage_error(project):
+    project.configure("[tool.pytest_stages.budgets]\n'*' = { temp_bytes = '1.2.3 MiB' }\n")
+    project.write("test_unused.py", UNUSED)
+    result = project.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert (
+        "ERROR: pytest-stages: [tool.pytest_stages.budgets] '*' temp_bytes: '1.2.3 MiB' is not a size; "
+        "write e.g. 64 MiB, 1.5 GB or 4096." in result.stderr.str()
+    )
