@@ -25,6 +25,9 @@ REPORT_ROWS = 400
 STAGE_TEXTS = ("jaxpr", "stablehlo", "hlo", "compiled")
 TEXT_KIND_ARTIFACTS = (*STAGE_TEXTS, "ops")
 IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
+# Leaves sharing one change are listed as one line from this many on, naming the first few.
+GROUP_LEAST = 3
+GROUP_NAMES = 3
 # Figures where more is better: bytes an output reuses from a donated input.
 SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
 # ``bytes accessed0{}``, ``bytes accessedout{}``: per-operand parts of a cost figure.
@@ -252,39 +255,62 @@ def compare_placement(
     keys = sorted(seen, key=lambda k: (sides.get(k[0], 2), k[1:2], fields.get(k[2] if len(k) > 2 else "", 3)))
     # A donation gained or lost explains its aliasing change: one finding per leaf.
     keys = [k for k in keys if not (len(k) > 2 and k[2] == "aliased_to" and (*k[:2], "donated") in seen)]
-    return [Finding(artifact, artifact, _placement_message(key, expected, actual)) for key in keys]
+    changes = [_placement_change(key, expected, actual) for key in keys]
+    return [Finding(artifact, artifact, message) for message in group_leaves(changes)]
 
 
-def _placement_message(key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]) -> str:
+def group_leaves(changes: Sequence[tuple[str, str, str]], least: int = GROUP_LEAST) -> list[str]:
+    """``(side, leaf, change)`` triples as messages; ``least`` or more leaves with one change are one line.
+
+    ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; a
+    change seen fewer times reads ``input x no longer donated``. First appearance keeps the order.
+    """
+    groups: dict[tuple[str, str], list[str]] = {}
+    for side, leaf, change in changes:
+        groups.setdefault((side, change), []).append(leaf)
+    messages = []
+    for (side, change), leaves in groups.items():
+        if not side:
+            messages.append(change)
+        elif len(leaves) < least:
+            messages += [f"{side} {leaf}{change}" for leaf in leaves]
+        else:
+            shown = ", ".join(leaves[:GROUP_NAMES]) + (f", +{len(leaves) - GROUP_NAMES} more" if len(leaves) > GROUP_NAMES else "")
+            messages.append(f"{len(leaves)} {side}s ({shown}){change}")
+    return messages
+
+
+def _placement_change(key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]) -> tuple[str, str, str]:
+    """``(side, leaf, change)``: ``("input", "x", " no longer donated")``; side "" for collectives."""
     if key[0] == "collectives":
         before = _collective_summary(expected.get("collectives", []))
         after = _collective_summary(actual.get("collectives", []))
-        return f"collectives: {before} -> {after}"
+        return "", "", f"collectives: {before} -> {after}"
     side, leaf = key[0], key[1]
-    label = f"{side[:-1]} {leaf}"
+    label = side[:-1]
     old_leaf = expected.get(side, {}).get(leaf)
     new_leaf = actual.get(side, {}).get(leaf)
     if old_leaf is None:
-        return f"{label}: new leaf ({_describe_leaf(new_leaf)})"
+        return label, leaf, f": new leaf ({_describe_leaf(new_leaf)})"
     if new_leaf is None:
-        return f"{label}: leaf removed (was {_describe_leaf(old_leaf)})"
+        return label, leaf, f": leaf removed (was {_describe_leaf(old_leaf)})"
     field = key[2] if len(key) > 2 else ""
     old, new = old_leaf.get(field), new_leaf.get(field)
     if field == "donated":
         if old:
-            reused = old_leaf.get("aliased_to")
-            return f"{label} no longer donated" + (f" (its buffer was reused for {reused})" if reused else "")
-        reused = new_leaf.get("aliased_to")
-        return f"{label} is now donated" + (f" (its buffer is reused for {reused})" if reused else "")
+            return label, leaf, " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else "")
+        return label, leaf, " is now donated" + (
+            " (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)"
+        )
     if field == "aliased_to":
         if new is None:
-            return f"{label}: donated buffer no longer reused for {old} (XLA could not alias it)"
-        return f"{label}: buffer now aliased to {new} (was {old or 'none'})"
+            return label, leaf, f": donated buffer no longer reused for {old} (XLA could not alias it)"
+        return label, leaf, f": buffer now aliased to {new} (was {old or 'none'})"
     if field == "sharding":
-        return f"{label}: {_describe_sharding(old)} -> {_describe_sharding(new)}"
+        return label, leaf, f": {_describe_sharding(old)} -> {_describe_sharding(new)}"
     if field == "major_to_minor":
-        return f"{label} layout {_tuple(old)} -> {_tuple(new)}"
-    return f"{label} {field}: {_show(old)} -> {_show(new)}"
+        return label, leaf, f" layout {_tuple(old)} -> {_tuple(new)}"
+    return label, leaf, f" {field}: {_show(old)} -> {_show(new)}"
 
 
 def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:

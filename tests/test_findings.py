@@ -84,10 +84,10 @@ def test_a_lost_donation_is_one_finding_per_leaf():
     before = {"inputs": {"y": leaf(True)}, "outputs": {}, "collectives": []}
     after = {"inputs": {"y": leaf(False)}, "outputs": {}, "collectives": []}
     assert [f.message for f in compare_placement("sharding", before, after)] == [
-        "input y no longer donated (its buffer was reused for output)"
+        "input y no longer donated (XLA had reused its buffer)"
     ]
     assert [f.message for f in compare_placement("sharding", after, before)] == [
-        "input y is now donated (its buffer is reused for output)"
+        "input y is now donated (XLA reuses its buffer)"
     ]
 
 
@@ -143,3 +143,15 @@ def test_a_budget_with_a_malformed_number_is_a_usage_error(project):
         "ERROR: pytest-stages: [tool.pytest_stages.budgets] '*' temp_bytes: '1.2.3 MiB' is not a size; "
         "write e.g. 64 MiB, 1.5 GB or 4096." in result.stderr.str()
     )
+
+
+def test_identical_per_leaf_changes_are_one_line():
+    def leaf(donated):
+        return {"sharding": None, "donated": donated, "aliased_to": "output" if donated else None}
+
+    names = [f"params[{k}]" for k in range(19)]
+    before = {"inputs": {n: leaf(True) for n in names}, "outputs": {}, "collectives": []}
+    after = {"inputs": {n: leaf(n == "params[7]") for n in names}, "outputs": {}, "collectives": []}
+    assert [f.message for f in compare_placement("sharding", before, after)] == [
+        "18 inputs (params[0], params[10], params[11], +15 more) no longer donated (XLA had reused its buffer)"
+    ]
