@@ -24,6 +24,7 @@ DEFAULT_FLOAT_TOLERANCE = 0.001
 REPORT_ROWS = 400
 STAGE_TEXTS = ("jaxpr", "stablehlo", "hlo", "compiled")
 TEXT_KIND_ARTIFACTS = (*STAGE_TEXTS, "ops")
+NO_SNAPSHOT = "no snapshot yet"
 IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
 # Leaves sharing one change are listed as one line from this many on, naming the first few.
 GROUP_LEAST = 3
@@ -100,6 +101,28 @@ def compare_text(
     }
     title = "IR drift" if artifact in STAGE_TEXTS else "op structure changed"
     return Finding(check_kind(artifact), artifact, f"{title}\n" + _indent(head + unified(script, diff_lines)), detail=detail)
+
+
+def compare_ops(
+    expected: str, actual: str, before: Mapping[str, Any], after: Mapping[str, Any], *, diff_lines: int
+) -> Finding | None:
+    """``ops.json`` drift, its title naming what moved: op counts, fusions, collectives, entry shapes."""
+    found = compare_text("ops", expected, actual, diff_lines=diff_lines)
+    if found is None:
+        return None
+    parts = [op_change_summary(Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {})))]
+    if before.get("fusion_count") != after.get("fusion_count"):
+        parts.append(f"fusions {before.get('fusion_count')} -> {after.get('fusion_count')}")
+    old, new = (Counter(_collective_text(c) for c in side.get("collectives", [])) for side in (before, after))
+    parts += [f"+{n} {text}" for text, n in sorted((new - old).items())]
+    parts += [f"-{n} {text}" for text, n in sorted((old - new).items())]
+    entry = before.get("entry", {}), after.get("entry", {})
+    if entry[0] != entry[1]:
+        parts.append("entry shapes changed")
+    summary = ", ".join(part for part in parts if part)
+    title, _, rest = found.message.partition("\n")
+    return Finding(found.kind, found.artifact, f"{title}: {summary}\n{rest}" if summary else found.message,
+                   detail=found.detail)
 
 
 def op_counts(artifact: str, text: str) -> Counter[str]:

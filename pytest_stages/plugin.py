@@ -104,6 +104,7 @@ def _options(config: pytest.Config, settings: Settings) -> Options:
         check=parse_choices("--stages-check", check, CHECK_KINDS) if check is not None else (),
         report=report,
         prune=config.getoption("stages_prune"),
+        verbosity=config.getoption("verbose"),
     )
 
 

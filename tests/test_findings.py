@@ -8,6 +8,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+from conftest import TWO_CONFIGS
+
 from pytest_stages.compare import compare_metrics, compare_placement, compare_text, metric_tolerance
 from pytest_stages.config import ConfigError, parse_settings
 from pytest_stages.normalize import normalize_hlo
@@ -155,3 +157,82 @@ def test_identical_per_leaf_changes_are_one_line():
     assert [f.message for f in compare_placement("sharding", before, after)] == [
         "18 inputs (params[0], params[10], params[11], +15 more) no longer donated (XLA had reused its buffer)"
     ]
+
+
+SHARDED = """
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+import pytest
+
+from conftest import TWO_CONFIGS
+
+SPEC = "model"
+
+def layer(w, b, x):
+    return jnp.tanh(x @ w + b)
+
+@pytest.mark.stages(configs=["cpu8"])
+def test_layer(stage_snapshot, stage_config):
+    mesh = stage_config.mesh
+    w = jax.ShapeDtypeStruct((512, 512), jnp.float32, sharding=NamedSharding(mesh, P(None, SPEC)))
+    b = jax.ShapeDtypeStruct((512,), jnp.float32, sharding=NamedSharding(mesh, P(SPEC)))
+    x = jax.ShapeDtypeStruct((64, 512), jnp.float32, sharding=NamedSharding(mesh, P("data")))
+    stage_snapshot(layer, w, b, x)
+"""
+
+
+def _failure(result) -> list[str]:
+    lines = result.outlines
+    start = next(k for k, line in enumerate(lines) if line.startswith("pytest-stages: 'layer'"))
+    end = next(k for k, line in enumerate(lines) if line.startswith("Run `pytest --stages-update`"))
+    return lines[start:end + 1]
+
+
+def test_a_failure_opens_with_one_headline_line_per_kind_in_order(project):
+    project.configure(configs=TWO_CONFIGS)
+    project.write("test_layer.py", SHARDED)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_layer.py", SHARDED.replace('SPEC = "model"', "SPEC = None"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    message = _failure(result)
+    assert message[1:6] == [
+        "  sharding: input b: P('model') -> P(None); input w: P(None, 'model') -> P(None, None); "
+        "output output: P('data', 'model') -> P('data', None)",
+        "  memory: peak +94.3%; argument +94.1%; output +100.0%",
+        "  cost: flops +100.0%; bytes accessed +94.6%; transcendentals +100.0%; +3 more",
+        "  op structure: entry shapes changed",
+        "  IR: jaxpr, stablehlo, compiled changed at test_layer.py:11 in layer (4 changed)",
+    ]
+    details = [line.split(" ")[1] for line in message if line.startswith("- ")]
+    assert details == ["sharding", "memory", "cost", "ops", "jaxpr", "stablehlo", "compiled"]
+    diff = [line for line in message[message.index("- jaxpr (layer.jaxpr.txt): IR drift"):] if line[4:5] in "-+ @"]
+    assert len(diff) <= 60 + 2
+    assert message[-2] == "    ... 22 more diff lines here (-vv shows them; so does --stages-report)"
+    full = _failure(project.run("-vv"))
+    assert not any("more diff lines here" in line for line in full)
+    assert len(full) > len(message)
+
+
+SIGNATURE = """
+import jax, jax.numpy as jnp
+
+def apply(params, x):
+    return jnp.tanh(x @ params["l1"]["kernel"]).sum()
+
+def test_apply(stage_snapshot):
+    params = {"l1": {"kernel": jax.ShapeDtypeStruct((64, WIDTH), jnp.float32)}}
+    stage_snapshot(apply, params, jax.ShapeDtypeStruct((8, 64), jnp.float32))
+"""
+
+
+def test_changed_argument_shapes_get_an_input_signature_line(project):
+    project.write("test_apply.py", SIGNATURE.replace("WIDTH", "128"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_apply.py", SIGNATURE.replace("WIDTH", "160"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "pytest-stages: 'apply' on config cpu1 differs from its snapshots in snapshots/test_apply/test_apply/cpu1/",
+        "  inputs: params['l1']['kernel'] f32[64,128] -> f32[64,160]",
+    ])
