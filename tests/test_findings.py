@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -12,7 +13,8 @@ from conftest import TWO_CONFIGS
 
 from pytest_stages.compare import compare_metrics, compare_placement, compare_text, metric_tolerance
 from pytest_stages.config import ConfigError, parse_settings
-from pytest_stages.normalize import normalize_hlo
+from pytest_stages.normalize import normalize_hlo, normalize_mlir
+from pytest_stages.sources import Location, describe_all, hlo_locations, mlir_locations, preferred
 from pytest_stages.textdiff import edit_script
 
 
@@ -236,3 +238,28 @@ def test_changed_argument_shapes_get_an_input_signature_line(project):
         "pytest-stages: 'apply' on config cpu1 differs from its snapshots in snapshots/test_apply/test_apply/cpu1/",
         "  inputs: params['l1']['kernel'] f32[64,128] -> f32[64,160]",
     ])
+
+
+def test_source_lines_prefer_the_users_frame_over_installed_libraries(tmp_path, monkeypatch):
+    package = tmp_path / "site-packages" / "fakeopt"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("import jax.numpy as jnp\n\ndef update(x):\n    return jnp.sin(x) * 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site-packages"))
+    import fakeopt
+
+    def step(x):
+        return fakeopt.update(x) + 1
+
+    line = step.__code__.co_firstlineno + 1
+    lowered = jax.jit(step).lower(jax.ShapeDtypeStruct((4,), jnp.float32))
+    compiled = lowered.compile().as_text()
+    for located in (
+        hlo_locations(compiled, normalize_hlo(compiled)),
+        mlir_locations(lowered.as_text(debug_info=True), normalize_mlir(lowered.as_text())),
+    ):
+        places = {where for where in describe_all(located, Path(__file__).parent) if where}
+        assert any(where.startswith(f"test_findings.py:{line} in ") and where.endswith("step") for where in places)
+        assert not any("fakeopt" in where for where in places)
+    library = Location(str(package / "__init__.py"), 4, "update")
+    assert library.describe(Path(__file__).parent) == "fakeopt/__init__.py:4 in update"
+    assert preferred([library, None]) is library
