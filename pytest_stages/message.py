@@ -75,6 +75,11 @@ def failure_message(
     return "\n".join([*lines, *footer])
 
 
+def artifact_rank(artifact: str) -> int:
+    """Where an artifact's findings come in a message or report: the order of :data:`KINDS`."""
+    return next((rank for rank, (_, artifacts) in enumerate(KINDS) if artifact in artifacts), len(KINDS))
+
+
 def _ordered(failing: Sequence[Finding]) -> list[tuple[str, list[Finding]]]:
     out = []
     for kind, artifacts in KINDS:

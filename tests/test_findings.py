@@ -13,6 +13,7 @@ from conftest import TWO_CONFIGS
 
 from pytest_stages.compare import compare_metrics, compare_placement, compare_text, metric_tolerance
 from pytest_stages.config import ConfigError, parse_settings
+from pytest_stages.html_report import page
 from pytest_stages.normalize import normalize_hlo, normalize_mlir
 from pytest_stages.sources import Location, describe_all, hlo_locations, mlir_locations, preferred
 from pytest_stages.textdiff import edit_script
@@ -263,3 +264,24 @@ def test_source_lines_prefer_the_users_frame_over_installed_libraries(tmp_path, 
     library = Location(str(package / "__init__.py"), 4, "update")
     assert library.describe(Path(__file__).parent) == "fakeopt/__init__.py:4 in update"
     assert preferred([library, None]) is library
+
+
+def test_the_html_review_page_lists_failures_first():
+    def call(nodeid, findings):
+        return {"nodeid": nodeid, "name": "f", "config": "cpu1", "folder": "x", "versions": "", "deltas": {},
+                "findings": findings}
+
+    drift = {"summary": ["ops: +1 sine"], "sources": [], "hunks": [], "truncated": False}
+    passing = call("test_a.py::test_passes", [
+        {"kind": "text", "artifact": "jaxpr", "message": "IR drift", "failing": False, "detail": drift},
+    ])
+    failing = call("test_b.py::test_fails", [
+        {"kind": "text", "artifact": "jaxpr", "message": "IR drift", "failing": True, "detail": drift},
+        {"kind": "cost", "artifact": "cost", "message": "flops 1 -> 2 (+100.0%, tolerance 0.1%)", "failing": True},
+        {"kind": "cost", "artifact": "cost", "message": "bytes accessed 2 -> 1 (-50.0%): improved", "failing": False},
+    ])
+    data = {"environment": {"jax": "0.10.2", "jaxlib": "0.10.2"}, "mode": "compare", "calls": [passing, failing]}
+    text = page(data, [["test", "config", "name", "deltas"]])
+    assert text.index("test_b.py::test_fails") < text.index("test_a.py::test_passes")
+    section = text[text.index("test_b.py::test_fails"):text.index("test_a.py::test_passes")]
+    assert section.index("flops 1 -&gt; 2") < section.index("jaxpr: IR drift") < section.index("improved")
