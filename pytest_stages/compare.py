@@ -265,75 +265,85 @@ def relative_change(old: float, new: float) -> float:
 def compare_placement(
     artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]
 ) -> list[Finding]:
-    """Sharding/layout: one finding per leaf and field that changed, with before -> after."""
-    from deepdiff import DeepDiff
-
-    diff = DeepDiff(expected, actual, view="tree")
-    seen: dict[tuple[str, ...], None] = {}
-    for level in _levels(diff):
-        path = tuple(str(p) for p in level.path(output_format="list"))
-        seen[path[:3] if path and path[0] in ("inputs", "outputs") else path[:1]] = None
-    sides = {"inputs": 0, "outputs": 1}
+    """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after."""
     fields = {"sharding": 0, "donated": 1, "aliased_to": 2}
-    keys = sorted(seen, key=lambda k: (sides.get(k[0], 2), k[1:2], fields.get(k[2] if len(k) > 2 else "", 3)))
-    # A donation gained or lost explains its aliasing change: one finding per leaf.
-    keys = [k for k in keys if not (len(k) > 2 and k[2] == "aliased_to" and (*k[:2], "donated") in seen)]
+    keys: list[tuple[str, ...]] = []
+    for side in ("inputs", "outputs"):
+        old_side, new_side = expected.get(side, {}), actual.get(side, {})
+        for leaf in sorted(set(old_side) | set(new_side)):
+            old, new = old_side.get(leaf), new_side.get(leaf)
+            if old == new:
+                continue
+            if old is None or new is None:
+                keys.append((side, leaf))
+                continue
+            changed = [f for f in sorted(set(old) | set(new), key=lambda f: (fields.get(f, 3), f)) if old.get(f) != new.get(f)]
+            # A donation gained or lost explains its aliasing change: one finding per leaf.
+            if "donated" in changed and "aliased_to" in changed:
+                changed.remove("aliased_to")
+            keys += [(side, leaf, field) for field in changed]
+    if expected.get("collectives", []) != actual.get("collectives", []):
+        keys.append(("collectives",))
     changes = [_placement_change(key, expected, actual) for key in keys]
     return [Finding(artifact, artifact, message) for message in group_leaves(changes)]
 
 
-def group_leaves(changes: Sequence[tuple[str, str, str]], least: int = GROUP_LEAST) -> list[str]:
-    """``(side, leaf, change)`` triples as messages; ``least`` or more leaves with one change are one line.
+def group_leaves(changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST) -> list[str]:
+    """``(side, leaf, change, extra)`` as messages; ``least`` or more leaves with one change are one line.
 
     ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; a
-    change seen fewer times reads ``input x no longer donated``. First appearance keeps the order.
+    change seen fewer times reads ``input x no longer donated`` followed by its ``extra``
+    (what the leaf was). First appearance keeps the order.
     """
-    groups: dict[tuple[str, str], list[str]] = {}
-    for side, leaf, change in changes:
-        groups.setdefault((side, change), []).append(leaf)
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for side, leaf, change, extra in changes:
+        groups.setdefault((side, change), []).append((leaf, extra))
     messages = []
-    for (side, change), leaves in groups.items():
+    for (side, change), members in groups.items():
+        leaves = [leaf for leaf, _ in members]
         if not side:
             messages.append(change)
         elif len(leaves) < least:
-            messages += [f"{side} {leaf}{change}" for leaf in leaves]
+            messages += [f"{side} {leaf}{change}{extra}" for leaf, extra in members]
         else:
             shown = ", ".join(leaves[:GROUP_NAMES]) + (f", +{len(leaves) - GROUP_NAMES} more" if len(leaves) > GROUP_NAMES else "")
             messages.append(f"{len(leaves)} {side}s ({shown}){change}")
     return messages
 
 
-def _placement_change(key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]) -> tuple[str, str, str]:
-    """``(side, leaf, change)``: ``("input", "x", " no longer donated")``; side "" for collectives."""
+def _placement_change(
+    key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]
+) -> tuple[str, str, str, str]:
+    """``(side, leaf, change, extra)``: ``("input", "x", " no longer donated", "")``; side "" for collectives."""
     if key[0] == "collectives":
         before = _collective_summary(expected.get("collectives", []))
         after = _collective_summary(actual.get("collectives", []))
-        return "", "", f"collectives: {before} -> {after}"
+        return "", "", f"collectives: {before} -> {after}", ""
     side, leaf = key[0], key[1]
     label = side[:-1]
     old_leaf = expected.get(side, {}).get(leaf)
     new_leaf = actual.get(side, {}).get(leaf)
     if old_leaf is None:
-        return label, leaf, f": new leaf ({_describe_leaf(new_leaf)})"
+        return label, leaf, ": new leaf", f" ({_describe_leaf(new_leaf)})"
     if new_leaf is None:
-        return label, leaf, f": leaf removed (was {_describe_leaf(old_leaf)})"
+        return label, leaf, ": leaf removed", f" (was {_describe_leaf(old_leaf)})"
     field = key[2] if len(key) > 2 else ""
     old, new = old_leaf.get(field), new_leaf.get(field)
     if field == "donated":
         if old:
-            return label, leaf, " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else "")
+            return label, leaf, " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else ""), ""
         return label, leaf, " is now donated" + (
             " (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)"
-        )
+        ), ""
     if field == "aliased_to":
         if new is None:
-            return label, leaf, f": donated buffer no longer reused for {old} (XLA could not alias it)"
-        return label, leaf, f": buffer now aliased to {new} (was {old or 'none'})"
+            return label, leaf, f": donated buffer no longer reused for {old} (XLA could not alias it)", ""
+        return label, leaf, f": buffer now aliased to {new} (was {old or 'none'})", ""
     if field == "sharding":
-        return label, leaf, f": {_describe_sharding(old)} -> {_describe_sharding(new)}"
+        return label, leaf, f": {_describe_sharding(old)} -> {_describe_sharding(new)}", ""
     if field == "major_to_minor":
-        return label, leaf, f" layout {_tuple(old)} -> {_tuple(new)}"
-    return label, leaf, f" {field}: {_show(old)} -> {_show(new)}"
+        return label, leaf, f" layout {_tuple(old)} -> {_tuple(new)}", ""
+    return label, leaf, f" {field}: {_show(old)} -> {_show(new)}", ""
 
 
 def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:

@@ -23,11 +23,13 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("IR", STAGE_TEXTS),
 )
 HEADLINE_ITEMS = 3
+HEADLINE_OPS = 4
 HEADLINE_METRICS = (
     "peak_memory_in_bytes", "temp_size_in_bytes", "alias_size_in_bytes", "flops", "bytes accessed", "transcendentals",
 )
 HEADLINE_WIDTH = 160
 _FIGURE = re.compile(r"^(?P<metric>.+?) \S+ -> \S+ \((?P<change>[+-][^,)]+)")
+_COUNT = re.compile(r"^[+-]\d+ [\w.-]+$")
 _MESH = re.compile(r" over mesh\([^()]*\)")
 _MEMORY_SUFFIX = re.compile(r"_(?:size|memory)_in_bytes$")
 
@@ -62,6 +64,9 @@ def failure_message(
     budget = diff_lines
     for kind, group in ordered:
         for artifact, findings in _by_artifact(group):
+            if kind == "op structure" and not full:
+                lines.append(f"- {labels(artifact)}: {findings[0].message.splitlines()[0]} (-vv shows the diff)")
+                continue
             if kind == "IR" and not full:
                 block, budget = _bounded_drift(labels(artifact), findings[0], budget)
                 lines += block
@@ -101,7 +106,7 @@ def _headline(kind: str, group: Sequence[Finding]) -> str:
     if kind == "IR":
         return _ir_headline(group)
     if kind == "op structure":
-        items = [f.message.splitlines()[0].removeprefix("op structure changed: ") for f in group]
+        items = [_largest(f.message.splitlines()[0].removeprefix("op structure changed: ")) for f in group]
     elif kind in ("memory", "cost"):
         items = [_figure(f.message) for f in sorted(group, key=lambda f: _rank(f.message))]
     else:
@@ -119,10 +124,21 @@ def _ir_headline(group: Sequence[Finding]) -> str:
         ops = next((line for line in summary if not line.startswith("source: ")), None)
         source = next((line[len("source: "):] for line in summary if line.startswith("source: ")), None)
         if ops:
-            text += f"; {described.artifact}: {ops.removeprefix('ops: ')}"
+            text += f"; {described.artifact}: {_largest(ops.removeprefix('ops: '))}"
         if source:
             text += f" at {source.split('; ')[0]}"
     return _shorten([text])
+
+
+def _largest(summary: str) -> str:
+    """``+1 a, -31 b, -2 c, ...``: the op-count changes of largest size first, the rest counted."""
+    parts = summary.split(", ")
+    counts = [p for p in parts if _COUNT.match(p)]
+    if len(counts) <= HEADLINE_OPS:
+        return summary
+    ranked = sorted(counts, key=lambda p: -abs(int(p.split(" ", 1)[0])))
+    others = [p for p in parts if p not in counts]
+    return ", ".join([*ranked[:HEADLINE_OPS], f"{len(counts) - HEADLINE_OPS} more op kinds", *others])
 
 
 def _summary(finding: Finding) -> list[str]:

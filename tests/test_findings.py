@@ -285,3 +285,15 @@ def test_the_html_review_page_lists_failures_first():
     assert text.index("test_b.py::test_fails") < text.index("test_a.py::test_passes")
     section = text[text.index("test_b.py::test_fails"):text.index("test_a.py::test_passes")]
     assert section.index("flops 1 -&gt; 2") < section.index("jaxpr: IR drift") < section.index("improved")
+
+
+def test_removed_leaves_are_grouped_and_never_crash_the_comparison():
+    def leaf():
+        return {"sharding": {"kind": "SingleDeviceSharding", "devices": [0]}}
+
+    before = {"inputs": {}, "outputs": {f"output[1][{k}]": leaf() for k in range(7)}, "collectives": []}
+    after = {"inputs": {}, "outputs": {"output[0]": leaf()}, "collectives": []}
+    assert [f.message for f in compare_placement("sharding", before, after)] == [
+        "output output[0]: new leaf (SingleDeviceSharding on devices [0])",
+        "7 outputs (output[1][0], output[1][1], output[1][2], +4 more): leaf removed",
+    ]
