@@ -3,7 +3,8 @@
 It opens with a headline, one line per failing kind in a fixed order (budget,
 sharding/layout, memory, cost, op structure, IR) with its key figures; the
 details follow in the same order, IR diffs last. Unless ``full`` (``-vv``), the
-IR diffs of all stages share one budget of ``diff_lines`` lines.
+IR diffs of all stages share one budget of ``diff_lines`` lines and the ``ops.json``
+diff is left out.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ HEADLINE_METRICS = (
 HEADLINE_WIDTH = 160
 _FIGURE = re.compile(r"^(?P<metric>.+?) \S+ -> \S+ \((?P<change>[+-][^,)]+)")
 _COUNT = re.compile(r"^[+-]\d+ [\w.-]+$")
+_MORE = re.compile(r"^    \.\.\. (\d+) more diff lines")
 _MESH = re.compile(r" over mesh\([^()]*\)")
 _MEMORY_SUFFIX = re.compile(r"_(?:size|memory)_in_bytes$")
 
@@ -64,7 +66,7 @@ def failure_message(
     budget = diff_lines
     for kind, group in ordered:
         for artifact, findings in _by_artifact(group):
-            if kind == "op structure" and not full:
+            if kind == "op structure" and not full and "\n" in findings[0].message:
                 lines.append(f"- {labels(artifact)}: {findings[0].message.splitlines()[0]} (-vv shows the diff)")
                 continue
             if kind == "IR" and not full:
@@ -176,7 +178,10 @@ def _bounded_drift(label: str, finding: Finding, budget: int) -> tuple[list[str]
     block = [f"- {label}: {title}", *head]
     if len(diff) <= budget:
         return block + diff, budget - len(diff)
+    more = _MORE.match(diff[-1]) if diff else None
+    if more:
+        diff = diff[:-1]
+    hidden = len(diff) - budget + (int(more[1]) if more else 0)
     block += diff[:budget]
-    hidden = len(diff) - budget
-    block.append(f"    ... {hidden} more diff lines here (-vv shows them; so does --stages-report)")
+    block.append(f"    ... {hidden} more diff lines (see -vv or --stages-report)")
     return block, 0

@@ -160,10 +160,14 @@ def test_lost_donation_fails_as_a_donation_change(multi):
     result = multi.run()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
-        "- sharding (scale.sharding.json):",
-        "    input x no longer donated",
-        "    input x: donated buffer no longer reused for output (XLA could not alias it)",
+        "  sharding: input x no longer donated (XLA had reused its buffer)",
+        "  memory: peak +100.0%; alias -100.0%",
+        "  IR: stablehlo, compiled changed",
+        "- sharding (scale.sharding.json): input x no longer donated (XLA had reused its buffer)",
+        "- memory (scale.memory.json):",
+        "    alias_size_in_bytes 32768 -> 0 (-100.0%, tolerance exact): fewer bytes shared between inputs and outputs",
     ])
+    assert "improved" not in result.stdout.str()
 
 
 def test_output_sharding_that_forces_an_all_gather_reports_the_collective(multi):
@@ -173,12 +177,13 @@ def test_output_sharding_that_forces_an_all_gather_reports_the_collective(multi)
     result = multi.run()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
-        "- compiled (scale.compiled.hlo.txt): IR drift",
-        "    ops: +1 all-gather*",
-        "    collectives: +1 all-gather f32?64,512? (128.0 KiB)",
+        "  sharding: output output: P('data', None) -> P(); collectives: none -> all-gather f32?64,512? (128.0 KiB)",
         "- sharding (scale.sharding.json):",
         "    output output: P('data', None) over mesh(data=4,model=2) -> P() over mesh(data=4,model=2)",
         "    collectives: none -> all-gather f32?64,512? (128.0 KiB)",
+        "- compiled (scale.compiled.hlo.txt): IR drift",
+        "    ops: +1 all-gather*",
+        "    collectives: +1 all-gather f32?64,512? (128.0 KiB)",
     ])
 
 
