@@ -176,20 +176,29 @@ def shape_bytes(shape: str) -> int:
 def sharding(
     compiled: Any, lowered: Any, fn: Callable[..., Any], hlo_text: str, collectives: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives."""
-    inputs = _named_leaves(fn, compiled.input_shardings)
-    donated = [info.donated for _, info in _named_leaves(fn, lowered.args_info)]
+    """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives.
+
+    Leaves are named from ``Lowered.args_info`` (every flat input); ``Compiled.input_shardings``
+    holds None at the inputs jit dropped as unused, and the kept ones are the HLO parameters
+    in order.
+    """
+    import jax
+
+    infos = _named_leaves(fn, lowered.args_info)
+    shardings = jax.tree_util.tree_structure(lowered.args_info).flatten_up_to(compiled.input_shardings)
     aliases = input_output_aliases(hlo_text)
-    parameter_of = _parameter_numbers(lowered, len(inputs))
     outputs = _output_leaves(compiled.output_shardings)
     output_names = [name for name, _ in outputs]
     described_inputs = {}
-    for index, (name, value) in enumerate(inputs):
-        parameter = parameter_of.get(index)
-        alias = aliases.get(parameter) if parameter is not None else None
+    parameter = 0
+    for (name, info), value in zip(infos, shardings):
+        alias = None
+        if value is not None:
+            alias = aliases.get(parameter)
+            parameter += 1
         described_inputs[name] = {
-            "sharding": describe_sharding(value),
-            "donated": bool(donated[index]) if index < len(donated) else False,
+            "sharding": None if value is None else describe_sharding(value),
+            "donated": bool(info.donated),
             "aliased_to": output_names[alias] if alias is not None and alias < len(output_names) else None,
         }
     return {
@@ -255,14 +264,6 @@ def input_output_aliases(hlo_text: str) -> dict[int, int]:
         output = match.group("output").strip()
         aliases[int(match.group("param"))] = int(output.split(",")[0]) if output else 0
     return aliases
-
-
-def _parameter_numbers(lowered: Any, count: int) -> dict[int, int]:
-    """Flat input index -> HLO parameter number (jit drops unused inputs from the module)."""
-    compile_args = getattr(getattr(lowered, "_lowering", None), "compile_args", {}) or {}
-    kept = compile_args.get("kept_var_idx")
-    kept = sorted(kept) if kept is not None else range(count)
-    return {flat: parameter for parameter, flat in enumerate(kept)}
 
 
 def argument_names(fn: Callable[..., Any], count: int) -> list[str]:

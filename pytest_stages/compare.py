@@ -24,7 +24,15 @@ DEFAULT_FLOAT_TOLERANCE = 0.001
 REPORT_ROWS = 400
 STAGE_TEXTS = ("jaxpr", "stablehlo", "hlo", "compiled")
 TEXT_KIND_ARTIFACTS = (*STAGE_TEXTS, "ops")
+NO_SNAPSHOT = "no snapshot yet"
 IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
+# Leaves sharing one change are listed as one line from this many on, naming the first few.
+GROUP_LEAST = 3
+GROUP_NAMES = 3
+# Figures where more is better: bytes an output reuses from a donated input.
+SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
+# ``bytes accessed0{}``, ``bytes accessedout{}``: per-operand parts of a cost figure.
+_OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 _HLO_OPCODE = re.compile(
     r"^[ \t]*(?:ROOT[ \t]+)?%?[^\s=]+ = (?:\((?:[^()\n]|\([^()\n]*\))*\)|[a-z][^\s(]*) ([a-z][\w-]*)\(",
@@ -95,6 +103,28 @@ def compare_text(
     return Finding(check_kind(artifact), artifact, f"{title}\n" + _indent(head + unified(script, diff_lines)), detail=detail)
 
 
+def compare_ops(
+    expected: str, actual: str, before: Mapping[str, Any], after: Mapping[str, Any], *, diff_lines: int
+) -> Finding | None:
+    """``ops.json`` drift, its title naming what moved: op counts, fusions, collectives, entry shapes."""
+    found = compare_text("ops", expected, actual, diff_lines=diff_lines)
+    if found is None:
+        return None
+    parts = [op_change_summary(Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {})))]
+    if before.get("fusion_count") != after.get("fusion_count"):
+        parts.append(f"fusions {before.get('fusion_count')} -> {after.get('fusion_count')}")
+    old, new = (Counter(_collective_text(c) for c in side.get("collectives", [])) for side in (before, after))
+    parts += [f"+{n} {text}" for text, n in sorted((new - old).items())]
+    parts += [f"-{n} {text}" for text, n in sorted((old - new).items())]
+    entry = before.get("entry", {}), after.get("entry", {})
+    if entry[0] != entry[1]:
+        parts.append("entry shapes changed")
+    summary = ", ".join(part for part in parts if part)
+    title, _, rest = found.message.partition("\n")
+    return Finding(found.kind, found.artifact, f"{title}: {summary}\n{rest}" if summary else found.message,
+                   detail=found.detail)
+
+
 def op_counts(artifact: str, text: str) -> Counter[str]:
     """Operation names counted in a stage text (HLO opcodes, StableHLO ops, jaxpr primitives)."""
     pattern = {"hlo": _HLO_OPCODE, "compiled": _HLO_OPCODE, "jaxpr": _JAXPR_EQUATION}.get(artifact, _MLIR_OP)
@@ -163,6 +193,8 @@ def compare_metrics(
         if informational(metric):
             continue
         old, new = before.get(metric), after.get(metric)
+        if artifact == "cost" and (_is_number(old) or _is_number(new)):
+            old, new = old if old is not None else 0, new if new is not None else 0
         if not _is_number(old) or not _is_number(new):
             findings.append(Finding(artifact, artifact, f"{metric}: {_show(old)} -> {_show(new)}"))
             continue
@@ -171,7 +203,12 @@ def compare_metrics(
         if abs(change) <= tolerance:
             continue
         text = f"{metric} {format_number(old)} -> {format_number(new)} ({change:+.1%}"
-        if change > 0:
+        if metric in SAVINGS_METRICS and change < 0:
+            findings.append(Finding(
+                artifact, artifact,
+                f"{text}, tolerance {format_tolerance(tolerance)}): fewer bytes shared between inputs and outputs",
+            ))
+        elif change > 0 and metric not in SAVINGS_METRICS:
             findings.append(
                 Finding(artifact, artifact, f"{text}, tolerance {format_tolerance(tolerance)})")
             )
@@ -200,9 +237,13 @@ def flatten_metrics(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def metric_tolerance(metric: str, old: Any, new: Any, tolerances: Mapping[str, float]) -> float:
-    """The configured tolerance for ``metric``; default exact for integers, 0.1% for floats."""
+    """The configured tolerance for ``metric``; default exact for integers, 0.1% for floats.
+
+    A per-operand figure (``bytes accessed0{}``) falls back to its family's tolerance
+    (``bytes accessed``).
+    """
     bare = metric.rsplit(" ", 1)[-1]
-    for key in (metric, bare):
+    for key in (metric, _OPERAND_PART.sub("", metric), bare):
         if key in tolerances:
             return tolerances[key]
     if "default" in tolerances:
@@ -224,46 +265,85 @@ def relative_change(old: float, new: float) -> float:
 def compare_placement(
     artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]
 ) -> list[Finding]:
-    """Sharding/layout: one finding per leaf and field that changed, with before -> after."""
-    from deepdiff import DeepDiff
-
-    diff = DeepDiff(expected, actual, view="tree")
-    seen: dict[tuple[str, ...], None] = {}
-    for level in _levels(diff):
-        path = tuple(str(p) for p in level.path(output_format="list"))
-        seen[path[:3] if path and path[0] in ("inputs", "outputs") else path[:1]] = None
-    sides = {"inputs": 0, "outputs": 1}
+    """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after."""
     fields = {"sharding": 0, "donated": 1, "aliased_to": 2}
-    keys = sorted(seen, key=lambda k: (sides.get(k[0], 2), k[1:2], fields.get(k[2] if len(k) > 2 else "", 3)))
-    return [Finding(artifact, artifact, _placement_message(key, expected, actual)) for key in keys]
+    keys: list[tuple[str, ...]] = []
+    for side in ("inputs", "outputs"):
+        old_side, new_side = expected.get(side, {}), actual.get(side, {})
+        for leaf in sorted(set(old_side) | set(new_side)):
+            old, new = old_side.get(leaf), new_side.get(leaf)
+            if old == new:
+                continue
+            if old is None or new is None:
+                keys.append((side, leaf))
+                continue
+            changed = [f for f in sorted(set(old) | set(new), key=lambda f: (fields.get(f, 3), f)) if old.get(f) != new.get(f)]
+            # A donation gained or lost explains its aliasing change: one finding per leaf.
+            if "donated" in changed and "aliased_to" in changed:
+                changed.remove("aliased_to")
+            keys += [(side, leaf, field) for field in changed]
+    if expected.get("collectives", []) != actual.get("collectives", []):
+        keys.append(("collectives",))
+    changes = [_placement_change(key, expected, actual) for key in keys]
+    return [Finding(artifact, artifact, message) for message in group_leaves(changes)]
 
 
-def _placement_message(key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]) -> str:
+def group_leaves(changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST) -> list[str]:
+    """``(side, leaf, change, extra)`` as messages; ``least`` or more leaves with one change are one line.
+
+    ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; a
+    change seen fewer times reads ``input x no longer donated`` followed by its ``extra``
+    (what the leaf was). First appearance keeps the order.
+    """
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for side, leaf, change, extra in changes:
+        groups.setdefault((side, change), []).append((leaf, extra))
+    messages = []
+    for (side, change), members in groups.items():
+        leaves = [leaf for leaf, _ in members]
+        if not side:
+            messages.append(change)
+        elif len(leaves) < least:
+            messages += [f"{side} {leaf}{change}{extra}" for leaf, extra in members]
+        else:
+            shown = ", ".join(leaves[:GROUP_NAMES]) + (f", +{len(leaves) - GROUP_NAMES} more" if len(leaves) > GROUP_NAMES else "")
+            messages.append(f"{len(leaves)} {side}s ({shown}){change}")
+    return messages
+
+
+def _placement_change(
+    key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]
+) -> tuple[str, str, str, str]:
+    """``(side, leaf, change, extra)``: ``("input", "x", " no longer donated", "")``; side "" for collectives."""
     if key[0] == "collectives":
         before = _collective_summary(expected.get("collectives", []))
         after = _collective_summary(actual.get("collectives", []))
-        return f"collectives: {before} -> {after}"
+        return "", "", f"collectives: {before} -> {after}", ""
     side, leaf = key[0], key[1]
-    label = f"{side[:-1]} {leaf}"
+    label = side[:-1]
     old_leaf = expected.get(side, {}).get(leaf)
     new_leaf = actual.get(side, {}).get(leaf)
     if old_leaf is None:
-        return f"{label}: new leaf ({_describe_leaf(new_leaf)})"
+        return label, leaf, ": new leaf", f" ({_describe_leaf(new_leaf)})"
     if new_leaf is None:
-        return f"{label}: leaf removed (was {_describe_leaf(old_leaf)})"
+        return label, leaf, ": leaf removed", f" (was {_describe_leaf(old_leaf)})"
     field = key[2] if len(key) > 2 else ""
     old, new = old_leaf.get(field), new_leaf.get(field)
     if field == "donated":
-        return f"{label} no longer donated" if old else f"{label} is now donated"
+        if old:
+            return label, leaf, " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else ""), ""
+        return label, leaf, " is now donated" + (
+            " (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)"
+        ), ""
     if field == "aliased_to":
         if new is None:
-            return f"{label}: donated buffer no longer reused for {old} (XLA could not alias it)"
-        return f"{label}: buffer now aliased to {new} (was {old or 'none'})"
+            return label, leaf, f": donated buffer no longer reused for {old} (XLA could not alias it)", ""
+        return label, leaf, f": buffer now aliased to {new} (was {old or 'none'})", ""
     if field == "sharding":
-        return f"{label}: {_describe_sharding(old)} -> {_describe_sharding(new)}"
+        return label, leaf, f": {_describe_sharding(old)} -> {_describe_sharding(new)}", ""
     if field == "major_to_minor":
-        return f"{label} layout {_tuple(old)} -> {_tuple(new)}"
-    return f"{label} {field}: {_show(old)} -> {_show(new)}"
+        return label, leaf, f" layout {_tuple(old)} -> {_tuple(new)}", ""
+    return label, leaf, f" {field}: {_show(old)} -> {_show(new)}", ""
 
 
 def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:
@@ -276,7 +356,7 @@ def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:
 
 def _describe_sharding(sharding: Mapping[str, Any] | None) -> str:
     if not sharding:
-        return "none"
+        return "none (an unused input jit dropped)"
     if "spec" in sharding:
         mesh = ",".join(f"{axis}={size}" for axis, size in sharding.get("mesh", {}).items())
         return f"{sharding['spec']} over mesh({mesh})"

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .analyses import MEMORY_FIELDS
+
 STAGES = ("jaxpr", "stablehlo", "hlo", "compiled")
 ANALYSES = ("cost", "memory", "ops", "sharding", "layout")
 CHECK_KINDS = ("text", "cost", "memory", "sharding", "layout", "budget")
@@ -22,6 +24,9 @@ VERSION_MODES = ("fail", "warn", "skip", "semantic")
 AXIS_TYPES = ("auto", "explicit", "manual")
 DEFAULT_STAGES = ("jaxpr", "stablehlo", "compiled")
 DEFAULT_DIFF_LINES = 60
+# Metrics a tolerance can name: the judged cost figures, every memory figure, or "default".
+TOLERANCE_METRICS = ("default", "flops", "transcendentals", "bytes accessed", *MEMORY_FIELDS)
+OPERAND_METRIC = re.compile(r"^bytes accessed(?:\d+|out)\{[^{}]*\}$")
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
 
@@ -227,9 +232,15 @@ def _parse_mesh(where: str, raw: Any) -> tuple[tuple[str, int], ...]:
 
 
 def parse_tolerances(raw: Any, where: str) -> dict[str, float]:
-    """Relative tolerances per metric: ``0.02`` or ``"2%"``."""
+    """Relative tolerances per metric: ``0.02`` or ``"2%"``; the metric must be one that is judged."""
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where} must be a table of metric = relative tolerance.")
+    for metric in raw:
+        if str(metric) not in TOLERANCE_METRICS and not OPERAND_METRIC.match(str(metric)):
+            raise ConfigError(
+                f"{where}: unknown metric {metric!r}; choose from {list(TOLERANCE_METRICS)} "
+                "or a per-operand cost figure such as 'bytes accessed0{}' or 'bytes accessedout{}'."
+            )
     return {str(metric): parse_fraction(f"{where} {metric}", value) for metric, value in raw.items()}
 
 

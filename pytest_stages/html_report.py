@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .compare import format_number, relative_change
+from .message import artifact_rank
 from .upgrade import SECTION_TITLE, upgrade_section
 
 _TOKEN = re.compile(
@@ -68,7 +69,7 @@ def page(data: Mapping[str, Any], rows: Sequence[Sequence[str]]) -> str:
     ]
     if not drifted:
         parts.append("<p>No drift: every staged artifact matches its snapshot.</p>")
-    for call in drifted:
+    for call in sorted(drifted, key=lambda call: not any(f["failing"] for f in call["findings"])):
         parts.append(_call_section(call))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
@@ -105,12 +106,11 @@ def _call_section(call: Mapping[str, Any]) -> str:
     ]
     if call["versions"]:
         parts.append(f'<div class="meta">note: {_e(call["versions"])}</div>')
-    for finding in call["findings"]:
-        detail = finding.get("detail")
-        if detail:
-            parts.append(_drift(finding["artifact"], detail))
-    others = [f for f in call["findings"] if not f.get("detail") and f["kind"] != "skipped"]
-    for finding in others:
+    shown = [f for f in call["findings"] if f["kind"] != "skipped"]
+    for finding in sorted(shown, key=lambda f: (not f["failing"], artifact_rank(f["artifact"]))):
+        if finding.get("detail"):
+            parts.append(_drift(finding["artifact"], finding["detail"]))
+            continue
         first, *rest = finding["message"].splitlines()
         extra = "".join(f"<br>{_e(line.strip())}" for line in rest)
         mark = "" if finding["failing"] else " (passes)"

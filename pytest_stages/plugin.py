@@ -118,6 +118,7 @@ def _options(config: pytest.Config, settings: Settings) -> Options:
         check=parse_choices("--stages-check", check, CHECK_KINDS) if check is not None else (),
         report=report,
         prune=config.getoption("stages_prune"),
+        verbosity=config.getoption("verbose"),
     )
 
 
@@ -140,7 +141,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             names = list(parse_choices(f"@pytest.mark.stages(configs=...) on {metafunc.definition.nodeid}",
                                        marker["configs"], tuple(names)))
         except ConfigError as exc:
-            raise pytest.UsageError(f"pytest-stages: {exc}") from None
+            # Fails this test alone (in its stage_config fixture); the module's other tests run.
+            metafunc.parametrize("stage_config", [pytest.param(exc, id="bad-configs")], indirect=True)
+            return
     if session.options.configs is not None:
         names = [n for n in names if n in session.options.configs]
     if not names:
@@ -154,6 +157,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     """The active device configuration: name, platform, devices and mesh."""
     session = request.config.stash[SESSION]
+    if isinstance(request.param, ConfigError):
+        pytest.fail(f"pytest-stages: {request.param}", pytrace=False)
     try:
         return session.active(request.param)
     except ConfigError as exc:

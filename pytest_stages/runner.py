@@ -7,7 +7,6 @@ them, free of pytest hooks.
 
 from __future__ import annotations
 
-import itertools
 from importlib import metadata
 import json
 from collections.abc import Callable, Mapping
@@ -18,16 +17,20 @@ from typing import Any
 from . import budgets as budgets_
 from . import upgrade
 from .compare import (
+    NO_SNAPSHOT,
     Finding,
     check_kind,
     compare_metrics,
+    compare_ops,
     compare_placement,
     compare_text,
     flatten_metrics,
 )
 from .config import ConfigError, Settings
 from .devices import ActiveConfig, activate
+from .message import Labels, failure_message
 from .normalize import to_json
+from .signature import signature_change
 from .sources import describe_all
 from .staging import StageResult, stage
 from .storage import FORMAT_VERSION, SnapshotError, SnapshotFolder, SnapshotStore
@@ -52,6 +55,7 @@ class Options:
     check: tuple[str, ...] = ()
     report: str | None = None
     prune: bool = False
+    verbosity: int = 0
 
 
 @dataclass
@@ -203,12 +207,16 @@ class StageSnapshot:
             if artifact in self.stages or artifact in self.analyses
         }
         findings: list[Finding] = []
+        signature = None
         for artifact, text in serialized.items():
             path = self.folder.artifact(result.name, artifact)
             expected = store.read(path)
+            if artifact == "jaxpr" and expected is not None and expected != text:
+                placed = result.analyses.get("sharding") or result.analyses.get("layout") or {}
+                signature = signature_change(list(placed.get("inputs", {})), expected, text)
             if expected is None:
                 record.status[artifact] = "new"
-                findings.append(Finding(check_kind(artifact), artifact, "no snapshot yet"))
+                findings.append(Finding(check_kind(artifact), artifact, NO_SNAPSHOT))
                 self.pending.append(PendingWrite(path, text, record))
                 continue
             found = self._compare_artifact(artifact, path, expected, text, result, record)
@@ -234,7 +242,7 @@ class StageSnapshot:
         meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
         if meta_stale and all(p.path != self.folder.meta for p in self.pending):
             self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
-        self._decide(findings, mismatch, result)
+        self._decide(findings, mismatch, result, signature)
 
     def _compare_artifact(
         self, artifact: str, path: Path, expected: str, text: str, result: StageResult, record: CallRecord
@@ -266,10 +274,10 @@ class StageSnapshot:
             return found
         if artifact in ("sharding", "layout"):
             return compare_placement(artifact, before, after)
-        changed = compare_text(artifact, expected, text, diff_lines=self.session.settings.diff_lines)
+        changed = compare_ops(expected, text, before, after, diff_lines=self.session.settings.diff_lines)
         return [changed] if changed else []
 
-    def _decide(self, findings: list[Finding], mismatch: str, result: StageResult) -> None:
+    def _decide(self, findings: list[Finding], mismatch: str, result: StageResult, signature: str | None) -> None:
         session = self.session
         failing = [f for f in findings if f.failing and session.enforced(f.kind)]
         if session.options.update:
@@ -281,28 +289,19 @@ class StageSnapshot:
         if not failing:
             return
         self.pending.clear()
-        raise StagesFailure(self._message(failing, findings, mismatch, result))
+        raise StagesFailure(self._message(failing, findings, mismatch, result, signature))
 
-    def _message(self, failing: list[Finding], findings: list[Finding], mismatch: str, result: StageResult) -> str:
+    def _message(
+        self, failing: list[Finding], findings: list[Finding], mismatch: str, result: StageResult, signature: str | None
+    ) -> str:
         where = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
         only_budget = all(f.kind == "budget" for f in failing)
-        lines = [
-            f"pytest-stages: {result.name!r} on config {self.active.name} "
-            + ("exceeds its budget" if only_budget else f"differs from its snapshots in {where}")
-        ]
-        if mismatch:
-            lines.append(f"  note: {mismatch}; the differences may come from that upgrade.")
-        for artifact, group in itertools.groupby(failing, key=lambda f: f.artifact):
-            group = list(group)
-            label = artifact if artifact == "budget" else (
-                f"{artifact} ({self.folder.artifact(result.name, artifact).name})"
-            )
-            messages = [f.message for f in group]
-            if len(messages) == 1:
-                lines.append(f"- {label}: {messages[0]}")
-            else:
-                lines.append(f"- {label}:")
-                lines += [f"    {message}" for message in messages]
+        title = f"pytest-stages: {result.name!r} on config {self.active.name} " + (
+            "exceeds its budget" if only_budget else f"differs from its snapshots in {where}"
+        )
+        notes = [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
+        notes += [f"inputs: {signature}"] if signature else []
+        footer = []
         if not self.session.options.update:
             churn = [f.artifact for f in findings if f.failing and self._churn(f, mismatch)]
             if churn:
@@ -311,15 +310,20 @@ class StageSnapshot:
             unenforced = [f.artifact for f in findings if f.failing and f not in failing and f.artifact not in churn]
             if unenforced:
                 names = ", ".join(dict.fromkeys(unenforced))
-                lines.append(f"  also changed, but not checked in this run: {names}")
-            for finding in findings:
-                if not finding.failing:
-                    lines.append(f"  also {finding.artifact}: {finding.message}")
-        if not only_budget:
-            lines.append(UPDATE_HINT)
-        else:
-            lines.append("Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program.")
-        return "\n".join(lines)
+                footer.append(f"  also changed, but not checked in this run: {names}")
+            footer += [f"  also {f.artifact}: {f.message}" for f in findings if not f.failing]
+        footer.append(
+            UPDATE_HINT if not only_budget
+            else "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program."
+        )
+        labels = Labels({
+            artifact: f"{artifact} ({self.folder.artifact(result.name, artifact).name})"
+            for artifact in dict.fromkeys(f.artifact for f in failing) if artifact != "budget"
+        })
+        return failure_message(
+            title, failing, labels=labels, notes=notes, footer=footer,
+            diff_lines=self.session.settings.diff_lines, full=self.session.options.verbosity >= 2,
+        )
 
     def _churn(self, finding: Finding, mismatch: str) -> bool:
         return upgrade.is_churn(finding.kind, self.session.settings.on_version_mismatch, mismatch)

@@ -12,7 +12,8 @@ locations are not trusted and none are given.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+import sysconfig
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,11 +35,41 @@ class Location:
             try:
                 path = Path(self.file).resolve().relative_to(root.resolve()).as_posix()
             except ValueError:
-                pass
+                path = _library_relative(self.file) or path
         return f"{path}:{self.line}" + (f" in {self.function}" if self.function else "")
+
+    @property
+    def in_library(self) -> bool:
+        """Whether the file is installed code (site-packages) or the standard library."""
+        return _library_relative(self.file) is not None
+
+
+def _library_relative(file: str) -> str | None:
+    """``optax/_src/alias.py`` for a file under site-packages or the standard library, else None."""
+    posix = file.replace("\\", "/")
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in posix:
+            return posix.rsplit(marker, 1)[1]
+    try:
+        return Path(file).relative_to(_STDLIB).as_posix()
+    except ValueError:
+        return None
+
+
+def preferred(frames: Iterable[Location | None]) -> Location | None:
+    """The innermost frame outside installed libraries, else the innermost frame (``frames`` innermost first)."""
+    first = None
+    for frame in frames:
+        if frame is None:
+            continue
+        if not frame.in_library:
+            return frame
+        first = first or frame
+    return first
 
 
 Located = list[Location | None]
+_STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 _JAXPR_SOURCE = re.compile(r"\s+# ?(?:(.+):(\d+):\d+ \((.*)\))?\s*$")
 _MLIR_LOC_USE = re.compile(r" loc\((.*)\)\s*$")
@@ -99,7 +130,11 @@ class _MlirResolver:
                 self.cache[expr] = self(self.definitions.get(expr, "unknown"), depth + 1)
             return self.cache[expr]
         if expr.startswith("callsite("):
-            return self(_split_callsite(expr[len("callsite("):-1]), depth + 1)
+            callee, caller = _split_callsite(expr[len("callsite("):-1])
+            inner = self(callee, depth + 1)
+            if inner is not None and not inner.in_library:
+                return inner
+            return preferred([inner, self(caller, depth + 1) if caller else None])
         if expr.startswith("fused["):
             return self(expr[len("fused["):].split(",")[0].rstrip("]"), depth + 1)
         file_match = _MLIR_FILE.match(expr)
@@ -114,14 +149,14 @@ class _MlirResolver:
         return None
 
 
-def _split_callsite(body: str) -> str:
-    """The callee of ``callee at caller`` (the innermost frame), split at the top-level `` at ``."""
+def _split_callsite(body: str) -> tuple[str, str]:
+    """``callee at caller`` split at the top-level `` at `` (the callee is the inner frame)."""
     depth = 0
     for k, char in enumerate(body):
         depth += char in "([" and 1 or char in ")]" and -1 or 0
         if depth == 0 and body.startswith(" at ", k):
-            return body[:k]
-    return body
+            return body[:k], body[k + len(" at "):]
+    return body, ""
 
 
 def hlo_locations(debug_text: str, normalized: str) -> Located | None:
@@ -149,8 +184,7 @@ def _hlo_frame_lookup(tables: dict[str, dict[int, str]]) -> Callable[[int], Loca
     files, functions = tables.get("FileNames", {}), tables.get("FunctionNames", {})
     places, frames = tables.get("FileLocations", {}), tables.get("StackFrames", {})
 
-    def lookup(frame_id: int) -> Location | None:
-        frame = dict((k, int(v)) for k, v in _HLO_FIELD.findall(frames.get(frame_id, "")))
+    def location(frame: dict[str, int]) -> Location | None:
         place = dict((k, int(v)) for k, v in _HLO_FIELD.findall(places.get(frame.get("file_location_id", -1), "")))
         if "file_name_id" not in place or "line" not in place:
             return None
@@ -160,7 +194,16 @@ def _hlo_frame_lookup(tables: dict[str, dict[int, str]]) -> Callable[[int], Loca
             _unquote(function) if function else None,
         )
 
-    return lookup
+    def chain(frame_id: int) -> Iterator[Location | None]:
+        # The table prints each parent as its id + 1 (1 for a frame without parent).
+        seen = set()
+        while frame_id in frames and frame_id not in seen:
+            seen.add(frame_id)
+            frame = dict((k, int(v)) for k, v in _HLO_FIELD.findall(frames[frame_id]))
+            yield location(frame)
+            frame_id = frame.get("parent_frame_id", 1) - 1
+
+    return lambda frame_id: preferred(chain(frame_id))
 
 
 def _unquote(text: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +82,10 @@ class _Dialect:
     def tokens(self, line: str) -> list[str]:
         return self.token.findall(line)
 
+    def skeleton(self, line: str) -> str:
+        """The line without its names: what must match exactly for two lines to be the same op."""
+        return self.token.sub("", line)
+
     def defs(self, line: str) -> list[str]:
         return [next(g for g in m.groups() if g) for m in self.defs_pattern.finditer(line)]
 
@@ -109,6 +113,9 @@ class _Jaxpr(_Dialect):
 
     def tokens(self, line: str) -> list[str]:
         return [t for t in self.token.findall(line) if t in self.names]
+
+    def skeleton(self, line: str) -> str:
+        return self.token.sub(lambda m: "" if m[0] in self.names else m[0], line)
 
     def defs(self, line: str) -> list[str]:
         return self.defs_pattern.findall(line)
@@ -179,7 +186,9 @@ def edit_script(artifact: str, expected: str, actual: str) -> EditScript:
         old_end, new_end = min(old_end, WINDOW), min(new_end, WINDOW)
     rows = [Row("=", 0, 0, prefix)] if prefix else []
     checker = _RenameCheck(dialect, old, new)
-    for tag, i1, i2, j1, j2 in _opcodes(middle_old[:old_end], middle_new[:new_end]):
+    raw = old[prefix:prefix + old_end], new[prefix:prefix + new_end]
+    key = dialect.skeleton if dialect is not None else None
+    for tag, i1, i2, j1, j2 in _opcodes(middle_old[:old_end], middle_new[:new_end], raw, key):
         i1, i2, j1, j2 = i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             checker.pairs(rows, i1, j1, i2 - i1, aligned=tag == "equal")
@@ -195,11 +204,20 @@ def edit_script(artifact: str, expected: str, actual: str) -> EditScript:
     return EditScript(old, new, rows, truncated, prefix, tail)
 
 
-def _opcodes(old: Sequence[str], new: Sequence[str]) -> Iterator[tuple[str, int, int, int, int]]:
-    """difflib's opcodes, with each uneven replace block aligned again without the junk heuristic.
+def _opcodes(
+    old: Sequence[str],
+    new: Sequence[str],
+    raw: tuple[Sequence[str], Sequence[str]],
+    key: Callable[[str], str] | None,
+) -> Iterator[tuple[str, int, int, int, int]]:
+    """difflib's opcodes, with each uneven replace block aligned again, finer each time.
 
     Canonical lines repeat a lot (sixty ``% = stablehlo.dot_general ...``), and difflib's
     autojunk refuses to anchor on lines that common; inside a small block that costs little.
+    What is still uneven is aligned on ``key`` of the ``raw`` lines (their real text
+    without its names): a line that
+    now reads another value (``dot_general %arg0`` -> ``dot_general %0``) is paired with
+    its old self as changed, so that the names it defines are known renamed.
     """
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
         if tag != "replace" or i2 - i1 == j2 - j1:
@@ -207,7 +225,12 @@ def _opcodes(old: Sequence[str], new: Sequence[str]) -> Iterator[tuple[str, int,
             continue
         inner = difflib.SequenceMatcher(None, old[i1:i2], new[j1:j2], autojunk=False)
         for sub, a1, a2, b1, b2 in inner.get_opcodes():
-            yield sub, i1 + a1, i1 + a2, j1 + b1, j1 + b2
+            if sub != "replace" or a2 - a1 == b2 - b1 or key is None:
+                yield sub, i1 + a1, i1 + a2, j1 + b1, j1 + b2
+                continue
+            keys = [key(line) for line in raw[0][i1 + a1:i1 + a2]], [key(line) for line in raw[1][j1 + b1:j1 + b2]]
+            for part, c1, c2, d1, d2 in difflib.SequenceMatcher(None, *keys, autojunk=False).get_opcodes():
+                yield "replace" if part == "equal" else part, i1 + a1 + c1, i1 + a1 + c2, j1 + b1 + d1, j1 + b1 + d2
 
 
 class _RenameCheck:
@@ -259,7 +282,7 @@ class _RenameCheck:
         old_tokens, new_tokens = dialect.tokens(old), dialect.tokens(new)
         same = len(old_tokens) == len(new_tokens) and all(
             self.renamed.get(a, a) == b for a, b in zip(old_tokens, new_tokens)
-        )
+        ) and dialect.skeleton(old) == dialect.skeleton(new)
         return "=" if same else "~"
 
     def gone(self, i: int) -> None:

@@ -39,12 +39,16 @@ def test_a_cost_regression_fails_with_the_figures(project):
     result = project.run("--stages-check=cost,memory")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
+        "pytest-stages: 'looped' on config cpu1 differs from its snapshots in snapshots/test_cost/test_loop/cpu1/",
+        "  memory: peak +26.6%; temp +26.5%; argument +26.6%; +1 more",
+        "  cost: flops +42.4%; bytes accessed +26.6%; transcendentals +26.6%; +3 more",
+        "- memory (looped.memory.json):",
+        "    argument_size_in_bytes 16384 -> 20736 (+26.6%, tolerance exact)",
+        "*",
         "- cost (looped.cost.json):",
         "    bytes accessed 147517 -> 186685 (+26.6%, tolerance 0.1%)",
         "*flops 524290 -> 746498 (+42.4%, tolerance 0.1%)",
         "    transcendentals 4096 -> 5184 (+26.6%, tolerance 0.1%)",
-        "- memory (looped.memory.json):",
-        "    argument_size_in_bytes 16384 -> 20736 (+26.6%, tolerance exact)",
         "*also changed, but not checked in this run: jaxpr, stablehlo, compiled, ops",
     ])
 
@@ -106,7 +110,11 @@ def test_budgets_fail_over_and_pass_under_also_during_update(project):
     project.write("test_cost.py", over)
     compared = project.run()
     compared.assert_outcomes(failed=1)
-    compared.stdout.fnmatch_lines(["- jaxpr (looped.jaxpr.txt): no snapshot yet", "- budget:", "    flops 524290*"])
+    compared.stdout.fnmatch_lines([
+        "  budget: flops 524290 exceeds the ceiling 500000; temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
+        "  no snapshot yet: jaxpr (looped.jaxpr.txt), stablehlo (looped.stablehlo.mlir), *",
+        "- budget:", "    flops 524290*",
+    ])
     for _ in range(2):
         result = project.run("--stages-update")
         result.assert_outcomes(failed=1)
