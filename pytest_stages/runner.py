@@ -306,7 +306,7 @@ class StageSnapshot:
             churn = [f.artifact for f in findings if f.failing and self._churn(f, mismatch)]
             if churn:
                 names = ", ".join(dict.fromkeys(churn))
-                lines.append(f"  upgrade churn, not failing (on_version_mismatch = \"semantic\"): {names}")
+                footer.append(f"  upgrade churn, not failing (on_version_mismatch = \"semantic\"): {names}")
             unenforced = [f.artifact for f in findings if f.failing and f not in failing and f.artifact not in churn]
             if unenforced:
                 names = ", ".join(dict.fromkeys(unenforced))
