@@ -59,6 +59,8 @@ class Settings:
     diff_lines: int = DEFAULT_DIFF_LINES
     clear_caches: bool = True
     modules: tuple[str, ...] = ()
+    static_scalars: bool = False
+    constants_warn_bytes: int = 1 << 20
 
     def config_named(self, name: str) -> DeviceConfig:
         for config in self.configs:
@@ -87,6 +89,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
     known = {
         "snapshot_dir", "stages", "analyses", "configs", "tolerance",
         "budgets", "check", "on_version_mismatch", "diff_lines", "clear_caches", "modules",
+        "static_scalars", "constants_warn_bytes",
     }
     _reject_unknown("[tool.pytest_stages]", table, known)
     defaults = Settings()
@@ -108,7 +111,15 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         diff_lines=_positive_int(table, "diff_lines", defaults.diff_lines),
         clear_caches=_typed(table, "clear_caches", bool, defaults.clear_caches),
         modules=_module_names(table.get("modules", [])),
+        static_scalars=_typed(table, "static_scalars", bool, defaults.static_scalars),
+        constants_warn_bytes=_size(table, "constants_warn_bytes", defaults.constants_warn_bytes),
     )
+
+
+def _size(table: Mapping[str, Any], key: str, default: int) -> int:
+    from .budgets import parse_size
+
+    return parse_size(f"[tool.pytest_stages] {key}", table.get(key, default))
 
 
 def _module_names(raw: Any) -> tuple[str, ...]:

@@ -157,8 +157,8 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     item = request.node
     snapshot = make_snapshot(session, item, stage_config, _folder(session, item, stage_config.name))
 
-    def call(fn: Any, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
-        return run_call(snapshot, fn, args, kwargs, name)
+    def call(fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any) -> Any:
+        return run_call(snapshot, fn, args, kwargs, name, static_scalars)
 
     call.__doc__ = StageSnapshot.__call__.__doc__
     yield call
@@ -201,10 +201,13 @@ def make_snapshot(
     return snapshot
 
 
-def run_call(snapshot: StageSnapshot, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str | None) -> Any:
+def run_call(
+    snapshot: StageSnapshot, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str | None,
+    static_scalars: bool | None = None,
+) -> Any:
     """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
     try:
-        return snapshot(fn, *args, name=name, **kwargs)
+        return snapshot(fn, *args, name=name, static_scalars=static_scalars, **kwargs)
     except StagesSkip as exc:
         raise pytest.skip.Exception(f"pytest-stages: {exc}") from None
     except StagesFailure as exc:

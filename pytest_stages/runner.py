@@ -28,6 +28,7 @@ from .config import ConfigError, Settings
 from .devices import ActiveConfig, activate
 from .normalize import to_json
 from .sources import describe_all
+from .adapters import Unsupported
 from .staging import StageResult, stage
 from .storage import FORMAT_VERSION, SnapshotError, SnapshotFolder, SnapshotStore
 
@@ -149,13 +150,26 @@ class StageSnapshot:
         self.records: list[CallRecord] = []
         self._names: list[str] = []
 
-    def __call__(self, fn: Callable[..., Any], *args: Any, name: str | None = None, **kwargs: Any) -> StageResult:
-        """Trace, lower and compile ``fn(*args, **kwargs)``; compare every artifact with its snapshot."""
+    def __call__(
+        self, fn: Callable[..., Any], *args: Any, name: str | None = None,
+        static_scalars: bool | None = None, **kwargs: Any,
+    ) -> StageResult:
+        """Trace, lower and compile ``fn(*args, **kwargs)``; compare every artifact with its snapshot.
+
+        ``static_scalars=True`` bakes Python scalar arguments into the program (default: the
+        ``static_scalars`` setting).
+        """
         call_name = self._claim_name(fn, name)
         built = tuple(sorted(set(self.analyses) | budgets_.needed_analyses(self.budget)))
-        result = stage(
-            fn, args, kwargs, name=call_name, active=self.active, stages=self.stages, analyses=built
-        )
+        settings = self.session.settings
+        try:
+            result = stage(
+                fn, args, kwargs, name=call_name, active=self.active, stages=self.stages, analyses=built,
+                static_scalars=settings.static_scalars if static_scalars is None else static_scalars,
+                constants_warn_bytes=settings.constants_warn_bytes,
+            )
+        except Unsupported as exc:
+            raise StagesSkip(f"stage_snapshot({call_name}): {exc}") from None
         self._compare(result)
         return result
 
@@ -286,6 +300,7 @@ class StageSnapshot:
         ]
         if mismatch:
             lines.append(f"  note: {mismatch}; the differences may come from that upgrade.")
+        lines += [f"  {note}" for note in result.notes]
         for artifact, group in itertools.groupby(failing, key=lambda f: f.artifact):
             group = list(group)
             label = artifact if artifact == "budget" else (

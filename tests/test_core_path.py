@@ -237,7 +237,8 @@ def test_bad_config_key_is_a_usage_error(project):
     assert result.ret == 4
     assert (
         "ERROR: pytest-stages: [tool.pytest_stages]: unknown key 'snapshot_folder'; the known keys are "
-        "['analyses', 'budgets', 'check', 'clear_caches', 'configs', 'diff_lines', 'modules', 'on_version_mismatch', 'snapshot_dir', "
+        "['analyses', 'budgets', 'check', 'clear_caches', 'configs', 'constants_warn_bytes', 'diff_lines', 'modules', "
+        "'on_version_mismatch', 'snapshot_dir', "
         "'stages', 'tolerance']."
     ) in result.stderr.str()
 
