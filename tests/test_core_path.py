@@ -239,7 +239,7 @@ def test_bad_config_key_is_a_usage_error(project):
         "ERROR: pytest-stages: [tool.pytest_stages]: unknown key 'snapshot_folder'; the known keys are "
         "['analyses', 'budgets', 'check', 'clear_caches', 'configs', 'constants_warn_bytes', 'diff_lines', 'modules', "
         "'on_version_mismatch', 'snapshot_dir', "
-        "'stages', 'tolerance']."
+        "'stages', 'static_scalars', 'tolerance']."
     ) in result.stderr.str()
 
 
