@@ -204,6 +204,7 @@ def _static_leaves_jit(
         leaves = jax.tree_util.tree_leaves(value)
         return framework and bool(leaves) and not all(_array_like(leaf) for leaf in leaves)
 
+    names = _linen_names(fn, len(args)) if kind == "linen" else argument_names(fn, len(args))
     dynamic_positions = [i for i, a in enumerate(args) if not is_static(a)]
     dynamic_keys = sorted(k for k, v in kwargs.items() if not is_static(v))
 
@@ -214,20 +215,23 @@ def _static_leaves_jit(
             merged[position] = value
         return fn(*merged, **{**kwargs, **dynamic_kwargs})
 
-    call.__signature__ = _dynamic_signature(fn, dynamic_positions, len(args))  # type: ignore[attr-defined]
     jitted = jax.jit(call)
     dynamic_args = tuple(args[i] for i in dynamic_positions)
     dynamic_kwargs = {k: kwargs[k] for k in dynamic_keys}
-    return Adapter(kind, call, trace=lambda: jitted.trace(*dynamic_args, **dynamic_kwargs), lower=_lower_jax)
+
+    def user_leaves() -> NamedLeaves:
+        named = [leaf for i in dynamic_positions for leaf in _path_leaves(names[i], args[i])]
+        return named + [leaf for key in dynamic_keys for leaf in _path_leaves(key, kwargs[key])]
+
+    return Adapter(
+        kind, fn, trace=lambda: jitted.trace(*dynamic_args, **dynamic_kwargs), lower=_lower_jax,
+        user_leaves=user_leaves,
+    )
 
 
-def _dynamic_signature(fn: Callable[..., Any], positions: list[int], count: int) -> inspect.Signature:
-    """A signature naming the dynamic positional arguments as ``fn`` names them."""
-    names = argument_names(fn, count)
-    return inspect.Signature([
-        inspect.Parameter(names[i] if names[i].isidentifier() else f"arg{i}", inspect.Parameter.POSITIONAL_ONLY)
-        for i in positions
-    ])
+def _linen_names(apply: Any, count: int) -> list[str]:
+    """``variables``, then the names ``Module.__call__`` gives the arguments after it."""
+    return ["variables", *argument_names(apply.__self__.__call__, count - 1)][:count]
 
 
 def is_python_scalar(value: Any) -> bool:

@@ -59,6 +59,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Arrange CPU devices before any conftest.py is imported (one may build arrays at import).
+
+    Errors in the settings are left for ``pytest_configure`` to report.
+    """
+    try:
+        settings = parse_settings(load_pyproject(early_config.rootpath))
+        configs = getattr(early_config.known_args_namespace, "stages_configs", None)
+        names = parse_choices("--stages-configs", configs, tuple(c.name for c in settings.configs)) if configs else None
+    except ConfigError:
+        return
+    _arrange_devices(settings, names)
+
+
+def _arrange_devices(settings: Settings, names: tuple[str, ...] | None) -> None:
+    """Ask JAX for as many CPU devices as the selected configs need."""
+    arrange_cpu_devices(cpu_devices_needed([c for c in settings.configs if names is None or c.name in names]))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -79,8 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
         }
     except ConfigError as exc:
         raise pytest.UsageError(f"pytest-stages: {exc}") from None
-    selected = [c for c in settings.configs if options.configs is None or c.name in options.configs]
-    arrange_cpu_devices(cpu_devices_needed(selected))
+    _arrange_devices(settings, options.configs)
     session = StagesSession(settings, options, config.rootpath, patterns)
     config.stash[SESSION] = session
     config.pluginmanager.register(reporting.StagesReporter(session), "stages-reporter")

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import analyses as analyses_
 from . import scalars
-from .adapters import Adapter, adapt
+from .adapters import Adapter, Unsupported, adapt
 from .analyses import compiled_cost
 from .devices import ActiveConfig
 from .normalize import normalize_hlo, normalize_jaxpr, normalize_mlir, to_json
@@ -156,6 +156,8 @@ def _placement(active: ActiveConfig) -> Iterator[None]:
 def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:
     try:
         return step()
+    except Unsupported:
+        raise
     except Exception as exc:
         raise StageError(name, stage_name, exc) from exc
 
