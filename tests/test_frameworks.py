@@ -261,3 +261,27 @@ def test_large_captured_constants_are_warned_about(project):
         "snapshots; pass them as arguments (or raise constants_warn_bytes in [[]tool.pytest_stages[]])",
     ])
     assert "stage_snapshot(argument)" not in project.output(result)
+
+
+@pytest.mark.parametrize("donate, expected", [
+    ("none", [("x", False), ("model.l1.weight", False), ("model.l1.bias", False)]),
+    ("all-except-first", [("model.l1.weight", True), ("model.l1.bias", True), ("x", False)]),
+])
+def test_equinox_leaf_names_follow_its_donation_groups(donate, expected):
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    from pytest_stages.adapters import adapt
+
+    class Model(eqx.Module):
+        l1: eqx.nn.Linear
+
+        def __call__(self, x):
+            return self.l1(x)
+
+    model = Model(eqx.nn.Linear(4, 4, key=jax.random.key(0)))
+    adapter = adapt(eqx.filter_jit(lambda x, model: model(x), donate=donate), (jnp.ones(4), model), {},
+                    static_scalars=False)
+    lowered = adapter.lower(None, None)
+    assert [(name, info.donated) for name, info in adapter.named_leaves(lowered.args_info)] == expected
