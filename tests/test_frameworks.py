@@ -263,6 +263,7 @@ def test_large_captured_constants_are_warned_about(project):
     assert "stage_snapshot(argument)" not in project.output(result)
 
 
+@pytest.mark.filterwarnings("ignore:Some donated buffers were not usable")
 @pytest.mark.parametrize("donate, expected", [
     ("none", [("x", False), ("model.l1.weight", False), ("model.l1.bias", False)]),
     ("all-except-first", [("model.l1.weight", True), ("model.l1.bias", True), ("x", False)]),
