@@ -8,7 +8,6 @@ unused plugin costs no JAX import.
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 from collections import Counter
@@ -173,18 +172,21 @@ def shape_bytes(shape: str) -> int:
     return (total_bits + 7) // 8
 
 
+NamedLeaves = Callable[[Any], list[tuple[str, Any]]]
+
+
 def sharding(
-    compiled: Any, lowered: Any, fn: Callable[..., Any], hlo_text: str, collectives: list[dict[str, Any]]
+    compiled: Any, lowered: Any, named: NamedLeaves, hlo_text: str, collectives: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives.
 
-    Leaves are named from ``Lowered.args_info`` (every flat input); ``Compiled.input_shardings``
-    holds None at the inputs jit dropped as unused, and the kept ones are the HLO parameters
-    in order.
+    ``named`` names the leaves of an ``(args, kwargs)`` tree of JAX's (the staging adapter's);
+    every flat input is named from ``Lowered.args_info``. ``Compiled.input_shardings`` holds
+    None at the inputs jit dropped as unused, and the kept ones are the HLO parameters in order.
     """
     import jax
 
-    infos = _named_leaves(fn, lowered.args_info)
+    infos = named(lowered.args_info)
     shardings = jax.tree_util.tree_structure(lowered.args_info).flatten_up_to(compiled.input_shardings)
     aliases = input_output_aliases(hlo_text)
     outputs = _output_leaves(compiled.output_shardings)
@@ -208,10 +210,10 @@ def sharding(
     }
 
 
-def layout(compiled: Any, fn: Callable[..., Any]) -> dict[str, Any]:
+def layout(compiled: Any, named: NamedLeaves) -> dict[str, Any]:
     """Per input/output leaf: the compiled layout (``major_to_minor``, tiling)."""
     return {
-        "inputs": {name: describe_format(f) for name, f in _named_leaves(fn, compiled.input_formats)},
+        "inputs": {name: describe_format(f) for name, f in named(compiled.input_formats)},
         "outputs": {name: describe_format(f) for name, f in _output_leaves(compiled.output_formats)},
     }
 
@@ -266,37 +268,6 @@ def input_output_aliases(hlo_text: str) -> dict[int, int]:
     return aliases
 
 
-def argument_names(fn: Callable[..., Any], count: int) -> list[str]:
-    """Names of the first ``count`` positional arguments, from the signature where it has them."""
-    try:
-        parameters = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        parameters = []
-    names = []
-    for index in range(count):
-        if index < len(parameters) and parameters[index].kind in (
-            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
-        ):
-            names.append(parameters[index].name)
-        else:
-            names.append(f"args[{index}]")
-    return names
-
-
-def _named_leaves(fn: Callable[..., Any], tree: Any) -> list[tuple[str, Any]]:
-    """Leaves of an ``(args, kwargs)`` tree, named ``x``, ``params[0][1]``, ``scale`` ..."""
-    import jax
-
-    args, kwargs = tree
-    names = argument_names(fn, len(args))
-    named = []
-    for position, arg in enumerate(args):
-        for path, leaf in jax.tree_util.tree_flatten_with_path(arg)[0]:
-            named.append((names[position] + jax.tree_util.keystr(path), leaf))
-    for key in sorted(kwargs):
-        for path, leaf in jax.tree_util.tree_flatten_with_path(kwargs[key])[0]:
-            named.append((key + jax.tree_util.keystr(path), leaf))
-    return named
 
 
 def _output_leaves(tree: Any) -> list[tuple[str, Any]]:

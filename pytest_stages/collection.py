@@ -52,7 +52,8 @@ class RegisteredItem(pytest.Item):
         """Shapes, dtypes and shardings of the staged arguments, for ``--stages-list``."""
         import jax
 
-        from .analyses import argument_names, format_spec
+        from .adapters import argument_names
+        from .analyses import format_spec
 
         parts = []
         names = argument_names(self.registration.fn, len(self.args))

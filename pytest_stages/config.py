@@ -65,6 +65,8 @@ class Settings:
     clear_caches: bool = True
     compilation_cache: bool | str = True
     modules: tuple[str, ...] = ()
+    static_scalars: bool = False
+    constants_warn_bytes: int = 1 << 20
 
     def config_named(self, name: str) -> DeviceConfig:
         for config in self.configs:
@@ -93,7 +95,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
     known = {
         "snapshot_dir", "stages", "analyses", "configs", "tolerance",
         "budgets", "check", "on_version_mismatch", "diff_lines", "clear_caches", "modules",
-        "compilation_cache",
+        "compilation_cache", "static_scalars", "constants_warn_bytes",
     }
     _reject_unknown("[tool.pytest_stages]", table, known)
     defaults = Settings()
@@ -116,6 +118,8 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         clear_caches=_typed(table, "clear_caches", bool, defaults.clear_caches),
         compilation_cache=_cache_setting(table.get("compilation_cache", defaults.compilation_cache)),
         modules=_module_names(table.get("modules", [])),
+        static_scalars=_typed(table, "static_scalars", bool, defaults.static_scalars),
+        constants_warn_bytes=_size(table, "constants_warn_bytes", defaults.constants_warn_bytes),
     )
 
 
@@ -127,6 +131,12 @@ def _cache_setting(raw: Any) -> bool | str:
         f"[tool.pytest_stages] compilation_cache = {raw!r}: use true, false or a folder path "
         "(relative to the rootdir)."
     )
+
+
+def _size(table: Mapping[str, Any], key: str, default: int) -> int:
+    from .budgets import parse_size
+
+    return parse_size(f"[tool.pytest_stages] {key}", table.get(key, default))
 
 
 def _module_names(raw: Any) -> tuple[str, ...]:

@@ -61,6 +61,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Arrange CPU devices before any conftest.py is imported (one may build arrays at import).
+
+    Errors in the settings are left for ``pytest_configure`` to report.
+    """
+    try:
+        settings = parse_settings(load_pyproject(early_config.rootpath))
+        configs = getattr(early_config.known_args_namespace, "stages_configs", None)
+        names = parse_choices("--stages-configs", configs, tuple(c.name for c in settings.configs)) if configs else None
+    except ConfigError:
+        return
+    _arrange_devices(settings, names)
+
+
+def _arrange_devices(settings: Settings, names: tuple[str, ...] | None) -> None:
+    """Ask JAX for as many CPU devices as the selected configs need."""
+    arrange_cpu_devices(cpu_devices_needed([c for c in settings.configs if names is None or c.name in names]))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -81,8 +101,7 @@ def pytest_configure(config: pytest.Config) -> None:
         }
     except ConfigError as exc:
         raise pytest.UsageError(f"pytest-stages: {exc}") from None
-    selected = [c for c in settings.configs if options.configs is None or c.name in options.configs]
-    arrange_cpu_devices(cpu_devices_needed(selected))
+    _arrange_devices(settings, options.configs)
     cache = compile_cache.choose(
         settings.compilation_cache,
         Path(config.cache.mkdir(compile_cache.DEFAULT_FOLDER)) if getattr(config, "cache", None) else None,
@@ -176,8 +195,8 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     item = request.node
     snapshot = make_snapshot(session, item, stage_config, _folder(session, item, stage_config.name))
 
-    def call(fn: Any, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
-        return run_call(snapshot, fn, args, kwargs, name)
+    def call(fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any) -> Any:
+        return run_call(snapshot, fn, args, kwargs, name, static_scalars)
 
     call.__doc__ = StageSnapshot.__call__.__doc__
     yield call
@@ -221,10 +240,13 @@ def make_snapshot(
     return snapshot
 
 
-def run_call(snapshot: StageSnapshot, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str | None) -> Any:
+def run_call(
+    snapshot: StageSnapshot, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str | None,
+    static_scalars: bool | None = None,
+) -> Any:
     """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
     try:
-        return snapshot(fn, *args, name=name, **kwargs)
+        return snapshot(fn, *args, name=name, static_scalars=static_scalars, **kwargs)
     except StagesSkip as exc:
         raise pytest.skip.Exception(f"pytest-stages: {exc}") from None
     except StagesFailure as exc:

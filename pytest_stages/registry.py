@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+import inspect
 from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,7 +58,13 @@ def register(
     ``args`` is a tuple of abstract or concrete arguments, or a callable taking the active
     ``stage_config`` and returning them (so shardings can use that config's mesh). ``jit`` holds
     ``jax.jit`` options for a function that is not jitted yet. Usable as ``@register(args=...)``.
+    The registration belongs to the file that calls ``register`` (not the one defining ``fn``),
+    so library functions such as ``tx.update`` can be registered from a conftest.py.
     """
+    caller = inspect.currentframe().f_back  # type: ignore[union-attr]
+    origin = caller.f_code.co_filename if caller is not None else ""
+    module = str(caller.f_globals.get("__name__", "")) if caller is not None else ""
+    del caller
 
     def record(function: Callable[..., Any]) -> Callable[..., Any]:
         REGISTRY.append(
@@ -69,16 +75,11 @@ def register(
                 configs=tuple(configs) if configs is not None else None,
                 budget=dict(budget or {}),
                 jit=dict(jit or {}),
-                origin=_origin(function),
-                module=getattr(function, "__module__", "") or "",
+                origin=origin,
+                module=module,
             )
         )
         return function
 
     return record(fn) if fn is not None else record
 
-
-def _origin(function: Callable[..., Any]) -> str:
-    """The file that defines ``function`` (decides which path arguments collect it)."""
-    module = sys.modules.get(getattr(function, "__module__", "") or "")
-    return str(getattr(module, "__file__", "") or "")

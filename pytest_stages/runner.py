@@ -32,6 +32,7 @@ from .message import Labels, failure_message
 from .normalize import to_json
 from .signature import signature_change
 from .sources import describe_all
+from .adapters import Unsupported
 from .staging import StageResult, stage
 from .storage import FORMAT_VERSION, SnapshotError, SnapshotFolder, SnapshotStore
 
@@ -155,13 +156,26 @@ class StageSnapshot:
         self.records: list[CallRecord] = []
         self._names: list[str] = []
 
-    def __call__(self, fn: Callable[..., Any], *args: Any, name: str | None = None, **kwargs: Any) -> StageResult:
-        """Trace, lower and compile ``fn(*args, **kwargs)``; compare every artifact with its snapshot."""
+    def __call__(
+        self, fn: Callable[..., Any], *args: Any, name: str | None = None,
+        static_scalars: bool | None = None, **kwargs: Any,
+    ) -> StageResult:
+        """Trace, lower and compile ``fn(*args, **kwargs)``; compare every artifact with its snapshot.
+
+        ``static_scalars=True`` bakes Python scalar arguments into the program (default: the
+        ``static_scalars`` setting).
+        """
         call_name = self._claim_name(fn, name)
         built = tuple(sorted(set(self.analyses) | budgets_.needed_analyses(self.budget)))
-        result = stage(
-            fn, args, kwargs, name=call_name, active=self.active, stages=self.stages, analyses=built
-        )
+        settings = self.session.settings
+        try:
+            result = stage(
+                fn, args, kwargs, name=call_name, active=self.active, stages=self.stages, analyses=built,
+                static_scalars=settings.static_scalars if static_scalars is None else static_scalars,
+                constants_warn_bytes=settings.constants_warn_bytes,
+            )
+        except Unsupported as exc:
+            raise StagesSkip(f"stage_snapshot({call_name}): {exc}") from None
         self._compare(result)
         return result
 
@@ -301,6 +315,7 @@ class StageSnapshot:
         )
         notes = [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
         notes += [f"inputs: {signature}"] if signature else []
+        notes += list(result.notes)
         footer = []
         if not self.session.options.update:
             churn = [f.artifact for f in findings if f.failing and self._churn(f, mismatch)]

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import analyses as analyses_
+from . import scalars
+from .adapters import Adapter, Unsupported, adapt
 from .analyses import compiled_cost
 from .devices import ActiveConfig
 from .normalize import normalize_hlo, normalize_jaxpr, normalize_mlir, to_json
@@ -41,7 +43,9 @@ class StageResult:
     ``texts`` holds the normalized stage texts and ``analyses`` the JSON-ready
     analyses, keyed by artifact name; ``skipped`` gives the reason for every
     enabled artifact that could not be built (e.g. compiled stages of a
-    platform that is not attached).
+    platform that is not attached). ``traced`` is None for a framework without
+    a trace stage (``equinox.filter_jit``); ``jaxpr`` is the ``ClosedJaxpr``
+    either way. ``notes`` are added to a failure message (weakly typed scalars).
     """
 
     name: str
@@ -49,6 +53,9 @@ class StageResult:
     traced: Any
     lowered: Any
     compiled: Any | None
+    adapter: Adapter | None = None
+    jaxpr: Any = None
+    notes: list[str] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)
     analyses: dict[str, Any] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
@@ -77,7 +84,7 @@ class StageResult:
         if text is None:
             return None
         if artifact == "jaxpr":
-            return jaxpr_locations(str(self.traced.jaxpr.pretty_print(source_info=True)), text)
+            return jaxpr_locations(str(self.jaxpr.pretty_print(source_info=True)), text)
         if artifact == "stablehlo":
             return mlir_locations(self.lowered.as_text(debug_info=True), text)
         if artifact == "hlo":
@@ -91,15 +98,6 @@ class StageResult:
         return out
 
 
-def as_jitted(fn: Callable[..., Any]) -> Any:
-    """``fn`` itself when already ``jax.jit``-ed (its options kept), else ``jax.jit(fn)``."""
-    import jax
-
-    if callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None)):
-        return fn
-    return jax.jit(fn)
-
-
 def stage(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
@@ -109,15 +107,24 @@ def stage(
     active: ActiveConfig,
     stages: tuple[str, ...],
     analyses: tuple[str, ...],
+    static_scalars: bool = False,
+    constants_warn_bytes: int = scalars.CONSTANTS_WARN_BYTES,
 ) -> StageResult:
-    """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts."""
-    jitted = as_jitted(fn)
+    """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
+
+    How ``fn`` is traced and lowered depends on what it is (see :mod:`pytest_stages.adapters`).
+    """
+    adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
     with _placement(active):
-        traced = _guarded(name, "tracing", lambda: jitted.trace(*args, **kwargs))
+        traced = _guarded(name, "tracing", adapter.trace)
         platforms = None if active.attached else (active.platform,)
-        lowered = _guarded(name, "lowering", lambda: traced.lower(lowering_platforms=platforms))
+        lowered = _guarded(name, "lowering", lambda: adapter.lower(traced, platforms))
         compiled = _guarded(name, "compiling", lowered.compile) if active.attached else None
-    result = StageResult(name=name, config=active, traced=traced, lowered=lowered, compiled=compiled)
+        jaxpr = _guarded(name, "tracing", lambda: adapter.jaxpr(traced)) if "jaxpr" in stages else None
+    result = StageResult(
+        name=name, config=active, traced=traced, lowered=lowered, compiled=compiled,
+        adapter=adapter, jaxpr=jaxpr, notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
+    )
     if compiled is None:
         reason = (
             f"platform {active.platform!r} is not attached: lowered for it, never compiled "
@@ -127,7 +134,8 @@ def stage(
         skipped += [a for a in analyses if a in COMPILED_ANALYSES]
         result.skipped = dict.fromkeys(skipped, reason)
     _extract_texts(result, stages)
-    _extract_analyses(result, analyses, fn)
+    _extract_analyses(result, analyses, adapter)
+    scalars.warn_constants(name, result.texts.get("stablehlo") or lowered.as_text(), constants_warn_bytes)
     return result
 
 
@@ -148,13 +156,15 @@ def _placement(active: ActiveConfig) -> Iterator[None]:
 def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:
     try:
         return step()
+    except Unsupported:
+        raise
     except Exception as exc:
         raise StageError(name, stage_name, exc) from exc
 
 
 def _extract_texts(result: StageResult, stages: tuple[str, ...]) -> None:
     makers: dict[str, Callable[[], str]] = {
-        "jaxpr": lambda: normalize_jaxpr(str(result.traced.jaxpr)),
+        "jaxpr": lambda: normalize_jaxpr(str(result.jaxpr)),
         "stablehlo": lambda: normalize_mlir(result.lowered.as_text()),
         "hlo": lambda: normalize_hlo(result.lowered.as_text(dialect="hlo")),
         "compiled": lambda: normalize_hlo(result.compiled_text),
@@ -167,7 +177,7 @@ def _extract_texts(result: StageResult, stages: tuple[str, ...]) -> None:
 def _extract_analyses(
     result: StageResult,
     analyses: tuple[str, ...],
-    fn: Callable[..., Any],
+    adapter: Adapter,
 ) -> None:
     compiled, lowered = result.compiled, result.lowered
     compiled_ops = functools.cache(lambda: analyses_.ops(result.compiled_text))
@@ -176,9 +186,9 @@ def _extract_analyses(
         "memory": lambda: analyses_.memory(compiled),
         "ops": compiled_ops,
         "sharding": lambda: analyses_.sharding(
-            compiled, lowered, fn, result.compiled_text, compiled_ops()["collectives"]
+            compiled, lowered, adapter.named_leaves, result.compiled_text, compiled_ops()["collectives"]
         ),
-        "layout": lambda: analyses_.layout(compiled, fn),
+        "layout": lambda: analyses_.layout(compiled, adapter.named_leaves),
     }
     for analysis in analyses:
         if analysis not in result.skipped:

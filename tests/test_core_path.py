@@ -240,8 +240,9 @@ def test_bad_config_key_is_a_usage_error(project):
     assert result.ret == 4
     assert (
         "ERROR: pytest-stages: [tool.pytest_stages]: unknown key 'snapshot_folder'; the known keys are "
-        "['analyses', 'budgets', 'check', 'clear_caches', 'compilation_cache', 'configs', 'diff_lines', 'modules', 'on_version_mismatch', 'snapshot_dir', "
-        "'stages', 'tolerance']."
+        "['analyses', 'budgets', 'check', 'clear_caches', 'compilation_cache', 'configs', 'constants_warn_bytes', 'diff_lines', 'modules', "
+        "'on_version_mismatch', 'snapshot_dir', "
+        "'stages', 'static_scalars', 'tolerance']."
     ) in result.stderr.str()
 
 

@@ -1,0 +1,286 @@
+"""Staging adapters: how to trace and lower a function, chosen by what the function is.
+
+``jax.jit`` objects keep their options; ``flax.nnx.jit``, flax linen ``Module.apply``,
+``equinox.filter_jit`` and haiku ``transform``-ed ``apply`` functions are staged the way
+their framework runs them; anything else is ``jax.jit``-ed with default options.
+Frameworks are imported only when the function comes from them (none is a plugin
+dependency). Each adapter also names the flat inputs by the framework's own leaf paths
+(``model.l1.kernel``, ``params['mlp/~/linear_0']['w']``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+NamedLeaves = list[tuple[str, Any]]
+
+
+class Unsupported(Exception):
+    """A function this configuration cannot stage (the message says why); the call is skipped."""
+
+
+@dataclass
+class Adapter:
+    """How one function is staged: trace and lower it, name its inputs.
+
+    ``trace`` returns JAX's ``Traced`` (None where the framework has none); ``lower`` takes it
+    and the foreign lowering platforms (None: the local backend) and returns JAX's ``Lowered``;
+    ``jaxpr`` gives the ``ClosedJaxpr`` (None where it cannot be had, with ``jaxpr_skip`` saying
+    why); ``user_leaves`` names the input leaves in JAX's flat order (None: JAX's own paths).
+    """
+
+    kind: str
+    fn: Callable[..., Any]
+    trace: Callable[[], Any]
+    lower: Callable[[Any, tuple[str, ...] | None], Any]
+    jaxpr: Callable[[Any], Any] = lambda traced: traced.jaxpr
+    user_leaves: Callable[[], NamedLeaves] | None = None
+    jaxpr_skip: str = ""
+
+    def named_leaves(self, tree: Any) -> NamedLeaves:
+        """Leaves of an ``(args, kwargs)`` tree of JAX's (shardings, formats, ``ArgInfo``), named.
+
+        The framework's names are used when they line up with JAX's leaves one for one (same
+        count, shapes and dtypes where known); otherwise JAX's own paths name them.
+        """
+        import jax
+
+        leaves = jax.tree_util.tree_leaves(tree)
+        if self.user_leaves is not None:
+            named = self.user_leaves()
+            if len(named) == len(leaves) and all(map(_same_shape, named, leaves)):
+                return [(name, leaf) for (name, _), leaf in zip(named, leaves)]
+        return signature_leaves(self.fn, tree)
+
+
+def adapt(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, static_scalars: bool) -> Adapter:
+    """The adapter for ``fn`` called with ``args``/``kwargs``."""
+    module = _framework(fn)
+    if module == "flax" and _is_nnx_jit(fn):
+        return _nnx_jit(fn, args, kwargs)
+    if module == "equinox" and callable(getattr(fn, "lower", None)):
+        return _equinox_jit(fn, args, kwargs)
+    if callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None)):
+        return _jax_jit(fn, fn, args, kwargs)
+    if module == "flax" and _is_linen_apply(fn):
+        return _static_leaves_jit("linen", fn, args, kwargs, static_scalars)
+    if module == "haiku":
+        return _static_leaves_jit("haiku", fn, args, kwargs, static_scalars)
+    if static_scalars:
+        return _static_leaves_jit("callable", fn, args, kwargs, static_scalars, framework=False)
+    import jax
+
+    return _jax_jit(fn, jax.jit(fn), args, kwargs)
+
+
+def _framework(fn: Callable[..., Any]) -> str:
+    """The top-level package ``fn`` (or its type, or its bound object) comes from."""
+    for origin in (fn, type(fn), getattr(fn, "__self__", None)):
+        name = getattr(origin, "__module__", None) or type(origin).__module__
+        if isinstance(name, str):
+            top = name.split(".", 1)[0]
+            if top in ("flax", "equinox", "haiku") and top in sys.modules:
+                return top
+    return ""
+
+
+def _is_nnx_jit(fn: Any) -> bool:
+    from flax.nnx.transforms.compilation import JitWrapped
+
+    return isinstance(fn, JitWrapped)
+
+
+def _is_linen_apply(fn: Any) -> bool:
+    import flax.linen as nn
+
+    return isinstance(getattr(fn, "__self__", None), nn.Module) and getattr(fn, "__name__", "") == "apply"
+
+
+def _lower_jax(traced: Any, platforms: tuple[str, ...] | None) -> Any:
+    return traced.lower(lowering_platforms=platforms)
+
+
+def _jax_jit(fn: Callable[..., Any], jitted: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
+    return Adapter("jax.jit", fn, trace=lambda: jitted.trace(*args, **kwargs), lower=_lower_jax)
+
+
+def _nnx_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
+    """``flax.nnx.jit``: flax's ``Traced`` holds JAX's at ``.traced``; graph state names its leaves."""
+    return Adapter(
+        "flax.nnx.jit", fn,
+        trace=lambda: fn.trace(*args, **kwargs).traced,
+        lower=_lower_jax,
+        user_leaves=lambda: _nnx_leaves(fn, args, kwargs),
+    )
+
+
+def _nnx_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> NamedLeaves:
+    from flax import nnx
+
+    def leaves(name: str, value: Any) -> NamedLeaves:
+        if nnx.graph.is_graph_node(value):
+            return [
+                (".".join([name, *map(str, path)]), variable.get_value())
+                for path, variable in nnx.to_flat_state(nnx.state(value))
+            ]
+        return _path_leaves(name, value)
+
+    names = argument_names(getattr(fn, "fun", fn), len(args))
+    named = [leaf for position, arg in enumerate(args) for leaf in leaves(names[position], arg)]
+    return named + [leaf for key in sorted(kwargs) for leaf in leaves(key, kwargs[key])]
+
+
+def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
+    """``equinox.filter_jit``: lowered through its own ``.lower`` (its partition kept).
+
+    It has no ``.trace``: the jaxpr comes from ``eqx.filter_make_jaxpr`` of the wrapped
+    function, and it cannot lower for a platform that is not attached.
+    """
+    import equinox as eqx
+
+    def lower(_: Any, platforms: tuple[str, ...] | None) -> Any:
+        if platforms is not None:
+            raise Unsupported(
+                f"equinox.filter_jit has no lowering_platforms, so it cannot be lowered for "
+                f"{platforms[0]!r}, which is not attached; narrow this test to attached configs "
+                "with @pytest.mark.stages(configs=[...])"
+            )
+        return fn.lower(*args, **kwargs).lowered
+
+    return Adapter(
+        "equinox.filter_jit", fn,
+        trace=lambda: None,
+        lower=lower,
+        jaxpr=lambda _: eqx.filter_make_jaxpr(fn.__wrapped__)(*args, **kwargs)[0],
+        user_leaves=lambda: _equinox_leaves(fn, args, kwargs),
+    )
+
+
+def _equinox_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> NamedLeaves:
+    """Array leaves in filter_jit's order: donated groups first; each of first arg, function, rest."""
+    import equinox as eqx
+
+    wrapped = fn.__wrapped__
+    bound = inspect.signature(wrapped).bind(*args, **kwargs)
+    names = argument_names(wrapped, len(bound.args))
+
+    def arrays(name: str, value: Any) -> NamedLeaves:
+        return [(n, leaf) for n, leaf in _path_leaves(name, value) if eqx.is_array(leaf)]
+
+    first = arrays(names[0], bound.args[0]) if bound.args else []
+    rest = [leaf for i, arg in enumerate(bound.args[1:], 1) for leaf in arrays(names[i], arg)]
+    rest += [leaf for key in sorted(bound.kwargs) for leaf in arrays(key, bound.kwargs[key])]
+    function = arrays("fn", wrapped)
+    groups = {"first": first, "fun": function, "rest": rest}
+    donated = {"first": fn.donate_first, "fun": fn.donate_rest, "rest": fn.donate_rest}
+    order = [key for key in groups if donated[key]] + [key for key in groups if not donated[key]]
+    return [leaf for key in order for leaf in groups[key]]
+
+
+def _static_leaves_jit(
+    kind: str,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    static_scalars: bool,
+    framework: bool = True,
+) -> Adapter:
+    """``jax.jit`` over the array arguments; the others (flags, names, settings) are baked in.
+
+    Linen ``apply(variables, x, train=False, mutable=[...])`` and haiku ``apply(params, rng,
+    x, is_training=True)`` take Python flags that must stay static. Without ``framework`` (a
+    plain callable under ``static_scalars``) only top-level Python scalars are baked in.
+    """
+    import jax
+
+    def is_static(value: Any) -> bool:
+        if is_python_scalar(value):
+            return static_scalars or (framework and type(value) is bool)
+        leaves = jax.tree_util.tree_leaves(value)
+        return framework and bool(leaves) and not all(_array_like(leaf) for leaf in leaves)
+
+    names = _linen_names(fn, len(args)) if kind == "linen" else argument_names(fn, len(args))
+    dynamic_positions = [i for i, a in enumerate(args) if not is_static(a)]
+    dynamic_keys = sorted(k for k, v in kwargs.items() if not is_static(v))
+
+    @functools.wraps(fn)
+    def call(*dynamic: Any, **dynamic_kwargs: Any) -> Any:
+        merged = list(args)
+        for position, value in zip(dynamic_positions, dynamic):
+            merged[position] = value
+        return fn(*merged, **{**kwargs, **dynamic_kwargs})
+
+    jitted = jax.jit(call)
+    dynamic_args = tuple(args[i] for i in dynamic_positions)
+    dynamic_kwargs = {k: kwargs[k] for k in dynamic_keys}
+
+    def user_leaves() -> NamedLeaves:
+        named = [leaf for i in dynamic_positions for leaf in _path_leaves(names[i], args[i])]
+        return named + [leaf for key in dynamic_keys for leaf in _path_leaves(key, kwargs[key])]
+
+    return Adapter(
+        kind, fn, trace=lambda: jitted.trace(*dynamic_args, **dynamic_kwargs), lower=_lower_jax,
+        user_leaves=user_leaves,
+    )
+
+
+def _linen_names(apply: Any, count: int) -> list[str]:
+    """``variables``, then the names ``Module.__call__`` gives the arguments after it."""
+    return ["variables", *argument_names(apply.__self__.__call__, count - 1)][:count]
+
+
+def is_python_scalar(value: Any) -> bool:
+    """A Python ``bool``, ``int``, ``float`` or ``complex`` (JAX traces them weakly typed)."""
+    return type(value) in (bool, int, float, complex)
+
+
+def _same_shape(named: tuple[str, Any], leaf: Any) -> bool:
+    """Whether a named user leaf and JAX's leaf agree in shape and dtype, where both have them."""
+    user = named[1]
+    if not (hasattr(leaf, "shape") and hasattr(user, "shape")):
+        return True
+    return tuple(leaf.shape) == tuple(user.shape) and str(leaf.dtype) == str(user.dtype)
+
+
+def _array_like(leaf: Any) -> bool:
+    import jax
+
+    return isinstance(leaf, jax.ShapeDtypeStruct) or hasattr(leaf, "shape") and hasattr(leaf, "dtype") or (
+        type(leaf) in (int, float, complex)
+    )
+
+
+def _path_leaves(name: str, value: Any) -> NamedLeaves:
+    import jax
+
+    return [(name + jax.tree_util.keystr(path), leaf) for path, leaf in jax.tree_util.tree_flatten_with_path(value)[0]]
+
+
+def argument_names(fn: Callable[..., Any], count: int) -> list[str]:
+    """Names of the first ``count`` positional arguments, from the signature where it has them."""
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    names = []
+    for index in range(count):
+        if index < len(parameters) and parameters[index].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+        ):
+            names.append(parameters[index].name)
+        else:
+            names.append(f"args[{index}]")
+    return names
+
+
+def signature_leaves(fn: Callable[..., Any], tree: Any) -> NamedLeaves:
+    """Leaves of an ``(args, kwargs)`` tree, named ``x``, ``params[0][1]``, ``scale`` ..."""
+    args, kwargs = tree
+    names = argument_names(fn, len(args))
+    named = [leaf for position, arg in enumerate(args) for leaf in _path_leaves(names[position], arg)]
+    return named + [leaf for key in sorted(kwargs) for leaf in _path_leaves(key, kwargs[key])]
