@@ -27,6 +27,7 @@ from .staging import StageError
 from .registry import REGISTRY
 from .stash import SESSION, SNAPSHOT
 from .storage import SnapshotError, SnapshotFolder
+from .topology import TopologyUnavailable, default_to_cpu
 
 
 
@@ -80,6 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConfigError as exc:
         raise pytest.UsageError(f"pytest-stages: {exc}") from None
     selected = [c for c in settings.configs if options.configs is None or c.name in options.configs]
+    default_to_cpu()
     arrange_cpu_devices(cpu_devices_needed(selected))
     session = StagesSession(settings, options, config.rootpath, patterns)
     config.stash[SESSION] = session
@@ -142,6 +144,8 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     session = request.config.stash[SESSION]
     try:
         return session.active(request.param)
+    except TopologyUnavailable as exc:
+        pytest.skip(f"pytest-stages: {exc}")
     except ConfigError as exc:
         pytest.fail(f"pytest-stages: {exc}", pytrace=False)
 
