@@ -92,6 +92,9 @@ def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
 def _make_devices(platform: str, topology: str, gpu: str | None, spec: str | None) -> tuple[Any, ...]:
     from jax.experimental import topologies
 
+    # libtpu takes a machine-wide lock (/tmp/libtpu_lockfile) unless told otherwise; compile-only
+    # use needs no exclusive chip, and xdist workers or a second pytest each load libtpu.
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     with quiet_stderr():
         if platform == "cuda":
             desc = topologies.get_topology_desc(
