@@ -98,11 +98,18 @@ def test_topology_configs_compile_real_tpu_and_gpu_code(project):
     assert json.loads(h100["step.memory.json"])["temp_size_in_bytes"] > 0
     for name in ("ops", "sharding", "layout"):
         assert f"step.{name}.json" in v5e and f"step.{name}.json" in h100
-    matmul = json.loads(files["test_step/test_unsharded/v5e/matmul.sharding.json"].decode())
-    assert all(
-        leaf["sharding"]["spec"] == "P()" and leaf["sharding"]["mesh"] == {"data": 2, "model": 2}
-        for leaf in matmul["inputs"].values()
-    ), matmul["inputs"]
+
+
+def test_arguments_without_a_sharding_are_replicated_over_the_topology(project):
+    project.configure(configs=V5E.replace("mesh = { data = 2, model = 2 }", ""))
+    project.write("test_step.py", step())
+    project.run("--stages-update", "-k", "test_unsharded").assert_outcomes(passed=1)
+    files = project.snapshots()
+    matmul = json.loads(files["test_step/test_unsharded/v5e/matmul.sharding.json"])
+    assert [leaf["sharding"] for leaf in matmul["inputs"].values()] == [
+        {"kind": "NamedSharding", "memory_kind": "device", "mesh": {"data": 4}, "spec": "P()"}
+    ] * 2
+    assert "f32[128,128]{1,0:T(8,128)}" in files["test_step/test_unsharded/v5e/matmul.compiled.hlo.txt"].decode()
 
 
 def test_topology_snapshots_are_reproducible_across_processes(project):
@@ -202,7 +209,7 @@ mesh = { data = 2, model = 2 }
 def test_backend(stage_config):
     assert jax.default_backend() == "cpu"
 """)
-    result = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "--stages-update")
+    result = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "-s", "--stages-update")
     result.assert_outcomes(passed=9)
     noise = "\n".join(result.outlines + result.errlines)
     for marker in ("TPU_ACCELERATOR_TYPE", "TPU_WORKER_HOSTNAMES", "cuInit", "Traceback", "E0000"):
