@@ -159,10 +159,10 @@ def compare_metrics(
 
     before, after = flatten_metrics(expected), flatten_metrics(actual)
     diff = DeepDiff(before, after, view="tree", ignore_numeric_type_changes=True)
-    lowered_judged = not _compiled(expected) and not _compiled(actual)
+    no_compiled = not _compiled(expected) and not _compiled(actual)
     for metric in sorted({level.path(output_format="list")[0] for level in _levels(diff)}):
         judged_lowered = (
-            lowered_judged and metric.startswith("lowered ")
+            no_compiled and metric.startswith("lowered ")
             and not informational(metric.removeprefix("lowered "))
         )
         if informational(metric) and not judged_lowered:
