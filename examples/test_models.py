@@ -42,7 +42,7 @@ def test_bf16_inference(stage_snapshot):
     stage_snapshot(jax.jit(models.mlp), params, spec(16, 256, dtype=jnp.bfloat16), name="mlp_bf16")
 
 
-@pytest.mark.stages(configs=["cpu8"])
+@pytest.mark.stages(configs=["cpu8", "v5e", "h100"])
 @pytest.mark.stages_budget(collectives={"all-gather": 2, "all-to-all": 0})
 def test_sharded_train_step(stage_snapshot, stage_config):
     """Data-parallel batch, model-parallel weights, donated parameters."""

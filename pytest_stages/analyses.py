@@ -43,18 +43,35 @@ _ALIAS = re.compile(r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<param>\d+),")
 UNAVAILABLE = {"unavailable": True}
 
 
-def cost(compiled: Any, lowered: Any) -> dict[str, Any]:
-    """``cost_analysis()`` of the compiled and lowered stages (per shard for sharded programs)."""
+def cost(compiled: Any | None, lowered: Any, *, via_cpu: bool = False) -> dict[str, Any]:
+    """``cost_analysis()`` of the compiled and lowered stages (per shard for sharded programs).
+
+    ``compiled`` is None for a platform lowered but never compiled; ``via_cpu``
+    counts the lowered cost of a compile-only topology with the CPU client.
+    """
+    lowered_cost = lowered.cost_analysis()
+    if lowered_cost is None and via_cpu:
+        from .topology import cost_via_cpu
+
+        lowered_cost = cost_via_cpu(lowered)
     return {
-        "compiled": _plain_cost(compiled.cost_analysis()),
-        "lowered": _plain_cost(lowered.cost_analysis()),
+        "compiled": _plain_cost(None if compiled is None else compiled.cost_analysis()),
+        "lowered": _plain_cost(lowered_cost),
     }
 
 
-def compiled_cost(analysis: dict[str, Any]) -> dict[str, float]:
-    """The compiled half of a ``cost`` artifact ({} when unavailable)."""
-    compiled = analysis.get("compiled", {})
-    return {} if compiled.get("unavailable") else compiled
+def cost_source(analysis: dict[str, Any]) -> str | None:
+    """"compiled" when XLA gave a compiled cost, else "lowered" when it gave a lowered one, else None."""
+    for stage in ("compiled", "lowered"):
+        if stage in analysis and not analysis[stage].get("unavailable"):
+            return stage
+    return None
+
+
+def staged_cost(analysis: dict[str, Any]) -> dict[str, float]:
+    """The figures of the stage :func:`cost_source` names ({} when neither has any)."""
+    source = cost_source(analysis)
+    return {} if source is None else analysis[source]
 
 
 def _plain_cost(raw: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from .analyses import COLLECTIVES, compiled_cost
+from .analyses import COLLECTIVES, cost_source, staged_cost
 from .compare import Finding, format_bytes, format_number
 from .config import ConfigError
 
@@ -103,12 +103,13 @@ def needed_analyses(budget: Mapping[str, Any]) -> set[str]:
 def check_budget(budget: Mapping[str, Any], analyses: Mapping[str, Any]) -> list[Finding]:
     """One failing finding per metric above its ceiling."""
     findings = []
-    cost = compiled_cost(analyses.get("cost", {}))
+    cost = staged_cost(analyses.get("cost", {}))
+    counted = " (lowered)" if cost_source(analyses.get("cost", {})) == "lowered" else ""
     memory = analyses.get("memory", {})
     ops = analyses.get("ops", {})
     for metric, ceiling in budget.items():
         if metric in COST_METRICS:
-            _check(findings, metric, cost.get(COST_METRICS[metric]), ceiling, format_number)
+            _check(findings, metric + counted, cost.get(COST_METRICS[metric]), ceiling, format_number)
         elif metric in SIZE_METRICS:
             _check(findings, metric, memory.get(SIZE_METRICS[metric]), ceiling, format_bytes)
         else:

@@ -12,6 +12,7 @@ import pytest
 from .registry import REGISTRY, Registration
 from .stash import SESSION
 from .storage import SnapshotFolder
+from .topology import TopologyUnavailable
 
 COLLECTOR_NAME = "stages"
 REGISTERED_MODULE = "stages"
@@ -122,17 +123,23 @@ class RegisteredFunctions(pytest.Collector):
         return [n for n in wanted if selected is None or n in selected]
 
     def _item(self, session: Any, registration: Registration, config_name: str) -> RegisteredItem:
+        skip = None
         try:
             args = registration.arguments(session.active(config_name))
+        except TopologyUnavailable as exc:
+            args, skip = (), pytest.mark.skip(reason=f"pytest-stages: {exc}")
         except Exception as exc:
             raise RegistrationError(
                 f"pytest-stages: the args of registered function {registration.name!r} failed on config "
                 f"{config_name!r}: {type(exc).__name__}: {exc}"
             ) from None
-        return RegisteredItem.from_parent(
+        item = RegisteredItem.from_parent(
             self, name=f"{registration.name}[{config_name}]", registration=registration,
             config_name=config_name, args=args,
         )
+        if skip is not None:
+            item.add_marker(skip)
+        return item
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
         if isinstance(excinfo.value, RegistrationError):

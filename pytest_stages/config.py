@@ -22,6 +22,9 @@ ANALYSES = ("cost", "memory", "ops", "sharding", "layout")
 CHECK_KINDS = ("text", "cost", "memory", "sharding", "layout", "budget")
 VERSION_MODES = ("fail", "warn", "skip", "semantic")
 AXIS_TYPES = ("auto", "explicit", "manual")
+PLATFORMS = ("cpu", "tpu", "cuda", "rocm")
+PARTITIONERS = ("shardy", "gspmd")
+TOPOLOGY_PLATFORMS = ("tpu", "cuda")
 DEFAULT_STAGES = ("jaxpr", "stablehlo", "compiled")
 DEFAULT_DIFF_LINES = 60
 # Metrics a tolerance can name: the judged cost figures, every memory figure, or "default".
@@ -43,6 +46,9 @@ class DeviceConfig:
     devices: int = 1
     mesh: tuple[tuple[str, int], ...] = ()
     axis_types: tuple[str, ...] = ()
+    topology: str | None = None
+    gpu: str | None = None
+    partitioner: str | None = None
 
     @property
     def mesh_shape(self) -> dict[str, int]:
@@ -184,7 +190,10 @@ def parse_configs(raw: Any) -> tuple[DeviceConfig, ...]:
         where = f"[[tool.pytest_stages.configs]] entry {index + 1}"
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a table, got {entry!r}.")
-        _reject_unknown(where, entry, {"name", "platform", "devices", "mesh", "axis_types"})
+        _reject_unknown(
+            where, entry,
+            {"name", "platform", "devices", "mesh", "axis_types", "topology", "gpu", "partitioner"},
+        )
         name = entry.get("name")
         if not isinstance(name, str) or not CONFIG_NAME.match(name):
             raise ConfigError(
@@ -192,9 +201,14 @@ def parse_configs(raw: Any) -> tuple[DeviceConfig, ...]:
                 "(it becomes part of test ids and snapshot paths)."
             )
         where = f"config {name!r}"
-        platform = entry.get("platform")
-        if platform is not None and (not isinstance(platform, str) or not platform):
-            raise ConfigError(f"{where}: platform must be a name such as 'cpu' or 'tpu'.")
+        platform = _parse_platform(where, entry.get("platform"))
+        topology, gpu = _parse_topology(where, platform, entry)
+        partitioner = entry.get("partitioner")
+        if partitioner is not None and partitioner not in PARTITIONERS:
+            raise ConfigError(
+                f"{where}: partitioner {partitioner!r} is not one of {list(PARTITIONERS)} "
+                "(leave it out for JAX's default)."
+            )
         mesh = _parse_mesh(where, entry.get("mesh", {}))
         devices = entry.get("devices", math.prod(size for _, size in mesh) if mesh else 1)
         if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
@@ -221,13 +235,60 @@ def parse_configs(raw: Any) -> tuple[DeviceConfig, ...]:
             )
         configs.append(
             DeviceConfig(name=name, platform=platform, devices=devices, mesh=mesh,
-                         axis_types=axis_types)
+                         axis_types=axis_types, topology=topology, gpu=gpu, partitioner=partitioner)
         )
     names = [c.name for c in configs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ConfigError(f"config name {duplicates[0]!r} is used twice; names must be unique.")
     return tuple(configs)
+
+
+def _parse_platform(where: str, platform: Any) -> str | None:
+    if platform is None or platform in PLATFORMS:
+        return platform
+    if platform == "gpu":
+        raise ConfigError(
+            f"{where}: platform 'gpu' is ambiguous (JAX reads it as whichever of cuda or rocm is "
+            "installed); write platform = \"cuda\" for NVIDIA or \"rocm\" for AMD."
+        )
+    raise ConfigError(f"{where}: platform {platform!r} is not one of {list(PLATFORMS)}.")
+
+
+def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """``topology`` (with ``gpu`` for cuda): a compile-only device set; it decides the device count."""
+    topology, gpu = entry.get("topology"), entry.get("gpu")
+    if topology is None:
+        if gpu is not None:
+            raise ConfigError(f"{where}: gpu = {gpu!r} needs platform = \"cuda\" and a topology.")
+        return None, None
+    if platform not in TOPOLOGY_PLATFORMS:
+        raise ConfigError(
+            f"{where}: topology needs platform = \"tpu\" or \"cuda\", got {platform!r}."
+        )
+    if not isinstance(topology, str) or not re.fullmatch(r"([a-z0-9]+:)?\d+(x\d+)*", topology):
+        raise ConfigError(
+            f"{where}: topology {topology!r} must look like \"v5e:2x2\" (tpu) or \"1x1x4\" "
+            "(cuda: slices x hosts x devices)."
+        )
+    if "devices" in entry:
+        raise ConfigError(f"{where}: leave devices out of a topology config: the topology decides them.")
+    if platform == "tpu":
+        if gpu is not None:
+            raise ConfigError(f"{where}: gpu applies to platform = \"cuda\" only.")
+        if ":" not in topology:
+            raise ConfigError(f"{where}: a tpu topology names its chip, e.g. \"v5e:2x2\".")
+        return topology, None
+    if ":" in topology or topology.count("x") != 2:
+        raise ConfigError(
+            f"{where}: a cuda topology is slices x hosts x devices, e.g. \"1x1x4\", got {topology!r}."
+        )
+    if not isinstance(gpu, str) or not gpu:
+        raise ConfigError(
+            f"{where}: a cuda topology needs gpu = a shipped spec name (e.g. \"h100\") "
+            "or the path of a GpuTargetConfig text file."
+        )
+    return topology, gpu
 
 
 def _parse_mesh(where: str, raw: Any) -> tuple[tuple[str, int], ...]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .config import ConfigError, DeviceConfig
@@ -48,7 +50,8 @@ class ActiveConfig:
 
     ``attached`` is False for a platform that is not on this machine: such a
     config is lowered for that platform but never compiled, and its ``mesh`` is
-    an ``AbstractMesh``.
+    an ``AbstractMesh``. ``compile_only`` marks the devices of a ``topology``:
+    compiled for, never run on.
     """
 
     config: DeviceConfig
@@ -56,6 +59,7 @@ class ActiveConfig:
     attached: bool
     devices: tuple[Any, ...]
     mesh: Any
+    compile_only: bool = False
 
     @property
     def name(self) -> str:
@@ -66,13 +70,19 @@ class ActiveConfig:
         return bool(self.config.mesh)
 
 
-def activate(config: DeviceConfig) -> ActiveConfig:
-    """Resolve ``config`` against the running JAX: its platform, devices and mesh."""
+def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
+    """Resolve ``config`` against the running JAX: its platform, devices and mesh.
+
+    A ``topology`` config gets compile-only devices (raising
+    :class:`~pytest_stages.topology.TopologyUnavailable` without the plugin).
+    """
     import jax
 
+    axis_types = _axis_types(config.axis_types) if config.axis_types else None
+    if config.topology is not None:
+        return _activate_topology(config, rootpath, axis_types)
     platform = config.platform or jax.default_backend()
     shape = config.mesh_shape or {"data": config.devices}
-    axis_types = _axis_types(config.axis_types) if config.axis_types else None
     try:
         available = jax.devices(platform)
     except RuntimeError:
@@ -85,6 +95,25 @@ def activate(config: DeviceConfig) -> ActiveConfig:
     devices = tuple(available[: config.devices])
     mesh = jax.make_mesh(tuple(shape.values()), tuple(shape), axis_types=axis_types, devices=devices)
     return ActiveConfig(config, platform, attached=True, devices=devices, mesh=mesh)
+
+
+def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: Any) -> ActiveConfig:
+    import jax
+
+    from .topology import topology_devices
+
+    devices = topology_devices(config, rootpath)
+    shape = config.mesh_shape or {"data": len(devices)}
+    if len(devices) != config.devices and config.mesh:
+        sizes = " x ".join(f"{axis}={size}" for axis, size in config.mesh)
+        raise ConfigError(
+            f"config {config.name!r}: mesh {sizes} holds {config.devices} devices but topology "
+            f"{config.topology!r} has {len(devices)}; make the axis sizes multiply to {len(devices)}."
+        )
+    mesh = jax.make_mesh(tuple(shape.values()), tuple(shape), axis_types=axis_types, devices=devices)
+    config = dataclasses.replace(config, devices=len(devices))
+    return ActiveConfig(config, config.platform or "", attached=True, devices=devices, mesh=mesh,
+                        compile_only=True)
 
 
 def _axis_types(names: tuple[str, ...]) -> tuple[Any, ...]:

@@ -28,6 +28,7 @@ from .registry import REGISTRY
 from .observe import Observer
 from .stash import COUNTER, OBSERVER, SESSION, SNAPSHOT
 from .storage import SnapshotError, SnapshotFolder, safe_path
+from .topology import TopologyUnavailable, default_to_cpu
 
 
 
@@ -77,7 +78,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 
 def _arrange_devices(settings: Settings, names: tuple[str, ...] | None) -> None:
-    """Ask JAX for as many CPU devices as the selected configs need."""
+    """Keep JAX on the CPU unless an accelerator is attached, and ask for as many CPU devices as the selected configs need."""
+    default_to_cpu()
     arrange_cpu_devices(cpu_devices_needed([c for c in settings.configs if names is None or c.name in names]))
 
 
@@ -180,6 +182,8 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
         pytest.fail(f"pytest-stages: {request.param}", pytrace=False)
     try:
         return session.active(request.param)
+    except TopologyUnavailable as exc:
+        pytest.skip(f"pytest-stages: {exc}")
     except ConfigError as exc:
         pytest.fail(f"pytest-stages: {exc}", pytrace=False)
 

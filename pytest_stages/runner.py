@@ -115,7 +115,7 @@ class StagesSession:
     def active(self, name: str) -> ActiveConfig:
         """The resolved config ``name`` (resolved once per run)."""
         if name not in self._active:
-            self._active[name] = activate(self.settings.config_named(name))
+            self._active[name] = activate(self.settings.config_named(name), self.rootpath)
         return self._active[name]
 
     def enforced(self, kind: str) -> bool:
@@ -242,10 +242,9 @@ class StageSnapshot:
         for artifact, reason in result.skipped.items():
             record.status[artifact] = "skipped"
             record.findings.append({"kind": "skipped", "artifact": artifact, "message": reason, "failing": False})
-        budget_skipped = bool(self.budget) and result.compiled is None
-        if budget_skipped or not self.budget:
+        if not self.budget:
             budget_findings = []
-            record.status["budget"] = "skipped" if budget_skipped else "-"
+            record.status["budget"] = "-"
         else:
             budget_findings = budgets_.check_budget(self.budget, result.analyses)
             record.status["budget"] = "over" if any(f.failing for f in budget_findings) else "ok"

@@ -11,13 +11,14 @@ from typing import Any
 from . import analyses as analyses_
 from . import scalars
 from .adapters import Adapter, Unsupported, adapt
-from .analyses import compiled_cost
+from .analyses import cost_source, staged_cost
 from .devices import ActiveConfig
 from .normalize import normalize_hlo, normalize_jaxpr, normalize_mlir, to_json
 from .sources import Located, hlo_locations, jaxpr_locations, mlir_locations
+from .topology import place_unsharded
 
 COMPILED_STAGES = ("compiled",)
-COMPILED_ANALYSES = ("cost", "memory", "ops", "sharding", "layout")
+COMPILED_ANALYSES = ("memory", "ops", "sharding", "layout")
 MAX_ERROR_LINES = 12
 
 
@@ -62,8 +63,13 @@ class StageResult:
 
     @property
     def cost(self) -> dict[str, float]:
-        """Compiled ``cost_analysis()`` as a plain dict ({} if unavailable)."""
-        return compiled_cost(self.analyses.get("cost", {}))
+        """``cost_analysis()`` as a plain dict: compiled, else lowered (see ``cost_source``); {} if neither."""
+        return staged_cost(self.analyses.get("cost", {}))
+
+    @property
+    def cost_source(self) -> str | None:
+        """Which stage ``cost`` was counted on: "compiled", "lowered" (pre-optimization) or None."""
+        return cost_source(self.analyses.get("cost", {}))
 
     @property
     def memory(self) -> dict[str, Any]:
@@ -113,7 +119,10 @@ def stage(
     """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
 
     How ``fn`` is traced and lowered depends on what it is (see :mod:`pytest_stages.adapters`).
+    On a compile-only topology, arguments without a sharding are replicated over its mesh.
     """
+    if active.compile_only:
+        args, kwargs = place_unsharded((args, kwargs), active.mesh)
     adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
     with _placement(active):
         traced = _guarded(name, "tracing", adapter.trace)
@@ -145,12 +154,27 @@ def _placement(active: ActiveConfig) -> Iterator[None]:
     import jax
 
     with contextlib.ExitStack() as stack:
-        if active.attached:
+        if active.config.partitioner is not None:
+            stack.enter_context(_partitioner(active.config.partitioner == "shardy"))
+        if active.attached and not active.compile_only:
             stack.enter_context(jax.default_device(active.devices[0]))
         if active.declares_mesh:
             use = jax.set_mesh if active.attached else jax.sharding.use_abstract_mesh
             stack.enter_context(use(active.mesh))
         yield
+
+
+@contextlib.contextmanager
+def _partitioner(shardy: bool) -> Iterator[None]:
+    """``jax_use_shardy_partitioner`` set for one config's staging, then restored."""
+    import jax
+
+    before = jax.config.jax_use_shardy_partitioner
+    jax.config.update("jax_use_shardy_partitioner", shardy)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", before)
 
 
 def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:
@@ -182,7 +206,7 @@ def _extract_analyses(
     compiled, lowered = result.compiled, result.lowered
     compiled_ops = functools.cache(lambda: analyses_.ops(result.compiled_text))
     makers: dict[str, Callable[[], Any]] = {
-        "cost": lambda: analyses_.cost(compiled, lowered),
+        "cost": lambda: analyses_.cost(compiled, lowered, via_cpu=result.config.compile_only),
         "memory": lambda: analyses_.memory(compiled),
         "ops": compiled_ops,
         "sharding": lambda: analyses_.sharding(

@@ -1,0 +1,273 @@
+"""Compile-only TPU and GPU topologies, lowered cost on foreign platforms, partitioners, HBM budgets."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from pytest_stages.config import ConfigError, parse_configs
+
+V5E = """
+[[tool.pytest_stages.configs]]
+name = "v5e"
+platform = "tpu"
+topology = "v5e:2x2"
+mesh = { data = 2, model = 2 }
+"""
+
+H100 = """
+[[tool.pytest_stages.configs]]
+name = "h100"
+platform = "cuda"
+topology = "1x1x4"
+gpu = "h100"
+mesh = { data = 2, model = 2 }
+"""
+
+TPU_LOWERED = """
+[[tool.pytest_stages.configs]]
+name = "tpu"
+platform = "tpu"
+"""
+
+STEP = """
+import jax, jax.numpy as jnp
+import pytest
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+def step(w, x):
+    return jnp.tanh(x @ w).sum()
+
+def test_step(stage_snapshot, stage_config):
+    mesh = stage_config.mesh
+    w = jax.ShapeDtypeStruct((512, 256), jnp.float32, sharding=NamedSharding(mesh, P(None, W_SPEC)))
+    x = jax.ShapeDtypeStruct((64, 512), jnp.float32, sharding=NamedSharding(mesh, P("data")))
+    result = stage_snapshot(step, w, x)
+    assert result.compiled is not None and result.memory["peak_memory_in_bytes"] > 0
+
+def test_unsharded(stage_snapshot):
+    import numpy as np
+    result = stage_snapshot(lambda a, b: a @ b, jax.ShapeDtypeStruct((128, 128), jnp.float32),
+                            np.ones((128, 128), np.float32), name="matmul")
+    assert result.cost["flops"] > 0
+"""
+
+
+def step(w_spec='"model"'):
+    return STEP.replace("W_SPEC", w_spec)
+
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"platform": "gpu"}, "platform 'gpu' is ambiguous (JAX reads it as whichever of cuda or rocm is installed)"),
+        ({"platform": "metal"}, "platform 'metal' is not one of ['cpu', 'tpu', 'cuda', 'rocm']"),
+        ({"topology": "v5e:2x2"}, "topology needs platform = \"tpu\" or \"cuda\", got None"),
+        ({"platform": "tpu", "topology": "2x2"}, "a tpu topology names its chip, e.g. \"v5e:2x2\""),
+        ({"platform": "tpu", "topology": "v5e 2x2"}, "must look like \"v5e:2x2\" (tpu) or \"1x1x4\""),
+        ({"platform": "cuda", "topology": "1x1x4"}, "a cuda topology needs gpu = a shipped spec name"),
+        ({"platform": "cuda", "topology": "4", "gpu": "h100"}, "a cuda topology is slices x hosts x devices"),
+        ({"platform": "tpu", "topology": "v5e:2x2", "devices": 4}, "leave devices out of a topology config"),
+        ({"gpu": "h100"}, "gpu = 'h100' needs platform = \"cuda\" and a topology"),
+        ({"partitioner": "alpa"}, "partitioner 'alpa' is not one of ['shardy', 'gspmd']"),
+    ],
+)
+def test_bad_device_configs_say_why_in_one_line(entry, message):
+    with pytest.raises(ConfigError) as caught:
+        parse_configs([{"name": "c", **entry}])
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_topology_configs_compile_real_tpu_and_gpu_code(project):
+    project.configure(configs=V5E + H100)
+    project.write("test_step.py", step())
+    result = project.run("--stages-update")
+    result.assert_outcomes(passed=4)
+    files = project.snapshots()
+    v5e = {k.split("/")[-1]: v.decode() for k, v in files.items() if "/test_step/v5e/" in k}
+    h100 = {k.split("/")[-1]: v.decode() for k, v in files.items() if "/test_step/h100/" in k}
+    assert "{1,0:T(8,128)}" in v5e["step.compiled.hlo.txt"]
+    assert '"platform": "tpu"' in v5e["_stages.json"] and '"devices": 4' in v5e["_stages.json"]
+    assert json.loads(v5e["step.cost.json"])["compiled"]["flops"] > 0
+    assert "gemm_fusion" in h100["step.compiled.hlo.txt"]
+    cost = json.loads(h100["step.cost.json"])
+    assert cost["compiled"] == {"unavailable": True} and cost["lowered"]["flops"] > 0
+    assert json.loads(h100["step.memory.json"])["temp_size_in_bytes"] > 0
+    for name in ("ops", "sharding", "layout"):
+        assert f"step.{name}.json" in v5e and f"step.{name}.json" in h100
+
+
+def test_arguments_without_a_sharding_are_replicated_over_the_topology(project):
+    project.configure(configs=V5E.replace("mesh = { data = 2, model = 2 }", ""))
+    project.write("test_step.py", step())
+    project.run("--stages-update", "-k", "test_unsharded").assert_outcomes(passed=1)
+    files = project.snapshots()
+    matmul = json.loads(files["test_step/test_unsharded/v5e/matmul.sharding.json"])
+    assert [leaf["sharding"] for leaf in matmul["inputs"].values()] == [
+        {"kind": "NamedSharding", "memory_kind": "device", "mesh": {"data": 4}, "spec": "P()"}
+    ] * 2
+    assert "f32[128,128]{1,0:T(8,128)}" in files["test_step/test_unsharded/v5e/matmul.compiled.hlo.txt"].decode()
+
+
+def test_topology_snapshots_are_reproducible_across_processes(project):
+    project.configure(configs=V5E + H100)
+    project.write("test_step.py", step())
+    project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "--stages-update").assert_outcomes(passed=4)
+    first = project.snapshots()
+    again = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly")
+    again.assert_outcomes(passed=4)
+    assert project.snapshots() == first
+    assert len([k for k in first if k.endswith(".compiled.hlo.txt")]) == 4
+
+
+def test_an_all_gather_appearing_on_v5e_fails_the_test(project):
+    project.configure(configs=V5E)
+    project.write("test_step.py", step())
+    project.run("--stages-update").assert_outcomes(passed=2)
+    project.write("test_step.py", step('"model"').replace('P(None, "model")', 'P("data", "model")'))
+    result = project.run("test_step.py::test_step")
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert "pytest-stages: 'step' on config v5e differs from its snapshots" in out
+    assert "collectives:" in out and "all-gather" in out
+
+
+def test_hbm_budget_breach_on_h100(project):
+    project.configure(configs=H100)
+    project.write("test_step.py", step().replace(
+        "def test_step(", "@pytest.mark.stages_budget(peak_bytes='256 KiB', argument_bytes='1 GiB')\ndef test_step("
+    ))
+    result = project.run("--stages-update", "test_step.py::test_step")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "pytest-stages: 'step' on config h100 exceeds its budget",
+        "- budget: peak_bytes * exceeds the ceiling 256.0 KiB",
+    ])
+    assert "argument_bytes" not in project.output(result)
+
+
+def test_mesh_that_does_not_fit_the_topology_is_one_clear_error(project):
+    project.configure(configs=V5E.replace("data = 2", "data = 4"))
+    project.write("test_step.py", step())
+    result = project.run()
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines([
+        "*config 'v5e': mesh data=4 x model=2 holds 8 devices but topology 'v5e:2x2' has 4; "
+        "make the axis sizes multiply to 4.",
+    ])
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (V5E.replace("v5e:2x2", "v5e:1x1").replace("mesh = { data = 2, model = 2 }", ""),
+         "*config 'v5e': topology 'v5e:1x1' cannot be made for tpu: *"),
+        (H100.replace('gpu = "h100"', 'gpu = "rtx9090"'),
+         "*config 'h100': gpu = 'rtx9090' is neither a shipped spec (a100, h100) nor a GpuTargetConfig text file."),
+    ],
+)
+def test_topology_and_spec_errors_are_one_line(project, config, message):
+    project.configure(configs=config)
+    project.write("test_step.py", step())
+    result = project.run("-k", "test_unsharded")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([message])
+
+
+def test_a_spec_file_path_is_accepted(project):
+    from pytest_stages.topology import SPEC_DIR
+
+    project.write("specs/my_gpu.txtpb", (SPEC_DIR / "a100.txtpb").read_text())
+    project.configure(configs=H100.replace('gpu = "h100"', 'gpu = "specs/my_gpu.txtpb"'))
+    project.write("test_step.py", step())
+    project.run("--stages-update", "-k", "test_unsharded").assert_outcomes(passed=1)
+
+
+def test_without_the_plugin_a_topology_config_is_skipped_with_the_install_command(project, monkeypatch):
+    monkeypatch.setitem(sys.modules, "libtpu", None)  # what Python sees when libtpu is not installed
+    project.configure(configs=V5E)
+    project.write("test_step.py", step())
+    result = project.run("-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines([
+        "SKIPPED * pytest-stages: config 'v5e' compiles for a tpu topology, which needs libtpu; "
+        'install it with `pip install "pytest-stages?tpu?"`',
+    ])
+
+
+def test_accelerator_plugins_stay_quiet(project, monkeypatch):
+    monkeypatch.delenv("JAX_PLATFORMS", raising=False)
+    project.configure(configs="""
+[[tool.pytest_stages.configs]]
+name = "cpu4"
+mesh = { data = 2, model = 2 }
+""" + V5E + H100)
+    project.write("test_step.py", step() + """
+def test_backend(stage_config):
+    assert jax.default_backend() == "cpu"
+""")
+    result = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "-s", "--stages-update")
+    result.assert_outcomes(passed=9)
+    noise = "\n".join(result.outlines + result.errlines)
+    markers = ("TPU_ACCELERATOR_TYPE", "TPU_WORKER_HOSTNAMES", "cuInit", "cudart_stub", "Traceback", "E0000", "I0000")
+    assert [marker for marker in markers if marker in noise] == []
+
+
+def test_foreign_platform_lowered_cost_is_judged_and_budgeted(project):
+    project.configure(configs=TPU_LOWERED)
+    body = """
+import jax, jax.numpy as jnp
+import pytest
+
+@pytest.mark.stages_budget(flops=BUDGET)
+def test_mm(stage_snapshot):
+    x = jax.ShapeDtypeStruct((64, 64), jnp.float32)
+    result = stage_snapshot(lambda a: FN, x, name="mm")
+    assert result.cost_source == "lowered" and result.cost["flops"] > 0
+"""
+    project.write("test_mm.py", body.replace("BUDGET", "1e9").replace("FN", "a @ a"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    cost = json.loads(project.snapshots()["test_mm/test_mm/tpu/mm.cost.json"])
+    assert cost["compiled"] == {"unavailable": True} and cost["lowered"]["flops"] == 2 * 64**3
+    project.write("test_mm.py", body.replace("BUDGET", "1e9").replace("FN", "(a @ a) @ a"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    assert "    lowered flops 524288 -> 1.05e6 (+100.0%, tolerance 0.1%)" in project.output(result)
+    project.write("test_mm.py", body.replace("BUDGET", "1e5").replace("FN", "a @ a"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    assert "- budget: flops (lowered) 524288 exceeds the ceiling 100000" in project.output(result)
+
+
+def test_partitioner_per_config(project):
+    project.configure(configs="""
+[[tool.pytest_stages.configs]]
+name = "shardy"
+devices = 8
+mesh = { data = 8 }
+partitioner = "shardy"
+
+[[tool.pytest_stages.configs]]
+name = "gspmd"
+devices = 8
+mesh = { data = 8 }
+partitioner = "gspmd"
+""")
+    project.write("test_p.py", """
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+def test_p(stage_snapshot, stage_config):
+    before = jax.config.jax_use_shardy_partitioner
+    x = jax.ShapeDtypeStruct((64, 8), jnp.float32, sharding=NamedSharding(stage_config.mesh, P("data")))
+    stage_snapshot(lambda x: x.sum(0), x, name="colsum")
+    assert jax.config.jax_use_shardy_partitioner == before
+""")
+    project.run("--stages-update").assert_outcomes(passed=2)
+    files = project.snapshots()
+    assert "sdy.sharding" in files["test_p/test_p/shardy/colsum.stablehlo.mlir"].decode()
+    gspmd = files["test_p/test_p/gspmd/colsum.stablehlo.mlir"].decode()
+    assert "mhlo.sharding" in gspmd and "sdy." not in gspmd
