@@ -87,11 +87,15 @@ PROPERTY = "pytest_stages_cache"
 
 
 class CacheCounter:
-    """Counts compiles that asked the cache, and hits, through ``jax.monitoring`` events."""
+    """Counts compiles that asked the cache, and hits, through ``jax.monitoring`` events.
+
+    One per process (:data:`COUNTER`): JAX's listeners are process-wide and cannot be removed.
+    """
 
     def __init__(self) -> None:
         self.requests = 0
         self.hits = 0
+        self.total_hits = 0
         self._listening = False
 
     def listen(self) -> None:
@@ -108,12 +112,16 @@ class CacheCounter:
             self.requests += 1
         elif name == HIT_EVENT:
             self.hits += 1
+            self.total_hits += 1
 
     def take(self) -> tuple[int, int]:
         """``(requests, hits)`` since the last call."""
         counts = (self.requests, self.hits)
         self.requests = self.hits = 0
         return counts
+
+
+COUNTER = CacheCounter()
 
 
 def summary(choice: CacheChoice, requests: int, hits: int, rootpath: Path) -> str | None:

@@ -26,7 +26,7 @@ from .runner import Options, StageSnapshot, StagesFailure, StagesSession, Stages
 from .staging import StageError
 from .registry import REGISTRY
 from .observe import Observer
-from .stash import COUNTER, OBSERVER, SESSION, SNAPSHOT
+from .stash import OBSERVER, SESSION, SNAPSHOT
 from .storage import SnapshotError, SnapshotFolder, safe_path
 from .topology import TopologyUnavailable, default_to_cpu
 
@@ -112,7 +112,6 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if cache.owner == "pytest-stages" and cache.path is not None:
         compile_cache.enable(cache.path)
-    config.stash[COUNTER] = compile_cache.CacheCounter()
     session = StagesSession(settings, options, config.rootpath, patterns)
     config.stash[SESSION] = session
     observer = Observer(config, lambda path: safe_path(_module(session, path)).as_posix())
@@ -139,7 +138,7 @@ def _options(config: pytest.Config, settings: Settings) -> Options:
         check=parse_choices("--stages-check", check, CHECK_KINDS) if check is not None else (),
         report=report,
         prune=config.getoption("stages_prune"),
-        verbosity=config.getoption("verbose"),
+        verbosity=config.getoption("verbose", 0),
     )
 
 
@@ -240,7 +239,7 @@ def make_snapshot(
         budget=budget_for(item.nodeid, session.budget_patterns, ceilings),
     )
     item.stash[SNAPSHOT] = snapshot
-    item.config.stash[COUNTER].listen()
+    compile_cache.COUNTER.listen()
     return snapshot
 
 
@@ -322,7 +321,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 test_report.outcome = "failed"
                 test_report.longrepr = f"pytest-stages: {exc}"
         snapshot.pending.clear()
-        requests, hits = item.config.stash[COUNTER].take()
+        requests, hits = compile_cache.COUNTER.take()
         if requests:
             test_report.user_properties.append((compile_cache.PROPERTY, [requests, hits]))
         for record in snapshot.records:

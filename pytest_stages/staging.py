@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import analyses as analyses_
-from . import scalars
+from . import compile_cache, scalars
 from .adapters import Adapter, Unsupported, adapt
 from .analyses import cost_source, staged_cost
 from .devices import ActiveConfig
@@ -57,6 +57,9 @@ class StageResult:
     adapter: Adapter | None = None
     jaxpr: Any = None
     notes: list[str] = field(default_factory=list)
+    # Read from JAX's persistent cache: its stack-frame tables are those of the compile that
+    # filled the cache (the key ignores source locations), so they may name old lines.
+    from_cache: bool = False
     texts: dict[str, str] = field(default_factory=dict)
     analyses: dict[str, Any] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
@@ -84,7 +87,8 @@ class StageResult:
         """Where each line of ``texts[artifact]`` came from, read from JAX's debug info.
 
         Built only when asked (a drift message wants it): the debug texts cost
-        another print of each stage. None when the lines cannot be matched.
+        another print of each stage. None when the lines cannot be matched, and for
+        a compiled executable read from the persistent cache (its locations may be stale).
         """
         text = self.texts.get(artifact)
         if text is None:
@@ -95,6 +99,8 @@ class StageResult:
             return mlir_locations(self.lowered.as_text(debug_info=True), text)
         if artifact == "hlo":
             return hlo_locations(self.lowered.as_text(dialect="hlo", debug_info=True), text)
+        if self.from_cache:
+            return None
         return hlo_locations(self.compiled_text, text)
 
     def serialized(self) -> dict[str, str]:
@@ -128,11 +134,14 @@ def stage(
         traced = _guarded(name, "tracing", adapter.trace)
         platforms = None if active.attached else (active.platform,)
         lowered = _guarded(name, "lowering", lambda: adapter.lower(traced, platforms))
+        hits = compile_cache.COUNTER.total_hits
         compiled = _guarded(name, "compiling", lowered.compile) if active.attached else None
+        from_cache = compile_cache.COUNTER.total_hits > hits
         jaxpr = _guarded(name, "tracing", lambda: adapter.jaxpr(traced)) if "jaxpr" in stages else None
     result = StageResult(
         name=name, config=active, traced=traced, lowered=lowered, compiled=compiled,
         adapter=adapter, jaxpr=jaxpr, notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
+        from_cache=from_cache,
     )
     if compiled is None:
         reason = (

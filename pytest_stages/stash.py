@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from .compile_cache import CacheCounter
 from .observe import Observer
 from .runner import StageSnapshot, StagesSession
 
 SESSION = pytest.StashKey[StagesSession]()
 SNAPSHOT = pytest.StashKey[StageSnapshot]()
 OBSERVER = pytest.StashKey[Observer]()
-COUNTER = pytest.StashKey[CacheCounter]()

@@ -5,8 +5,13 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import jax  # noqa: F401  (imported once here: pytester's in-process runs must not re-import jaxlib)
+import jax  # imported once here: pytester's in-process runs must not re-import jaxlib
 import pytest
+
+# This process stages the same small programs from many temporary folders; executables read
+# back from JAX's persistent cache would carry the source locations of another folder. The
+# cache's own tests (tests/test_compile_cache.py) run in fresh processes.
+jax.config.update("jax_enable_compilation_cache", False)
 
 ONE_CONFIG = """
 [[tool.pytest_stages.configs]]
