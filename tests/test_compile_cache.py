@@ -76,3 +76,18 @@ def test_summary_names_the_folder_relative_to_the_rootdir():
     line = summary(CacheChoice(Path("/p/.pytest_cache/d/pytest-stages-jax"), "pytest-stages"), 6, 5, Path("/p"))
     assert line == "pytest-stages: JAX compilation cache (.pytest_cache/d/pytest-stages-jax): 5 of 6 compile(s) were hits"
     assert summary(CacheChoice(None, "off"), 0, 0, Path("/p")) is None
+
+
+def test_a_cached_executable_names_no_stale_source_lines(project):
+    """The cache key ignores locations: a hit after moving code must not name the old line."""
+    project.configure('compilation_cache = "jaxcache"')
+    project.write("test_model.py", SIMPLE_TEST)
+    run(project, "--stages-update").assert_outcomes(passed=1)
+    compiled = project.path / "snapshots/test_model/test_f/cpu1/f.compiled.hlo.txt"
+    compiled.write_text(compiled.read_text().replace("tanh(", "exponential("))
+    project.write("test_model.py", "\n\n\n" + SIMPLE_TEST)
+    result = run(project)
+    result.assert_outcomes(failed=1)
+    output = "\n".join(result.outlines)
+    assert "- compiled (f.compiled.hlo.txt): IR drift" in output
+    assert "test_model.py:5" not in output, output
