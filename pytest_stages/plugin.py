@@ -106,7 +106,8 @@ def pytest_configure(config: pytest.Config) -> None:
     _arrange_devices(settings, options.configs)
     cache = compile_cache.choose(
         settings.compilation_cache,
-        Path(config.cache.mkdir(compile_cache.DEFAULT_FOLDER)) if getattr(config, "cache", None) else None,
+        Path(config.cache.mkdir(compile_cache.DEFAULT_FOLDER))
+        if settings.compilation_cache is True and getattr(config, "cache", None) else None,
         config.rootpath,
         compile_cache.users_jax_dir(),
     )
