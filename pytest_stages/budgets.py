@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .analyses import COLLECTIVES, cost_source, staged_cost
-from .compare import Finding, format_bytes, format_number
+from .compare import format_bytes, format_number
+from .records import Finding
 from .config import ConfigError
 
 SIZE_METRICS = {

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from . import assembly
 from .registry import REGISTRY, Registration
 from .stash import SESSION
 from .storage import SnapshotFolder
@@ -34,15 +35,13 @@ class RegisteredItem(pytest.Item):
         self.folder = SnapshotFolder(session.store.root, REGISTERED_MODULE, registration.name, config_name)
 
     def runtest(self) -> None:
-        from . import plugin
-
         session = self.config.stash[SESSION]
         active = session.active(self.config_name)
-        snapshot = plugin.make_snapshot(session, self, active, self.folder, self.registration.budget)
+        snapshot = assembly.make_snapshot(session, self, active, self.folder, self.registration.budget)
         try:
-            plugin.run_call(snapshot, self.registration.staged_fn(), self.args, {}, self.registration.name)
+            assembly.run_call(snapshot, self.registration.staged_fn(), self.args, {}, self.registration.name)
         finally:
-            plugin.finish(session, snapshot)
+            assembly.finish(session, snapshot)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         code = getattr(self.registration.fn, "__code__", None)

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .analyses import COLLECTIVES, shape_bytes, strip_layouts
+from .artifacts import BY_NAME, check_kind
+from .records import Finding
 from .textdiff import describe_sources, edit_script, side_by_side, sources, unified
 
 
 DEFAULT_FLOAT_TOLERANCE = 0.001
 REPORT_ROWS = 400
-STAGE_TEXTS = ("jaxpr", "stablehlo", "hlo", "compiled")
-TEXT_KIND_ARTIFACTS = (*STAGE_TEXTS, "ops")
 NO_SNAPSHOT = "no snapshot yet"
 IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
 # Leaves sharing one change are listed as one line from this many on, naming the first few.
@@ -44,27 +44,6 @@ _HLO_COLLECTIVE = re.compile(
     re.MULTILINE,
 )
 _MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One difference between a snapshot and what was staged.
-
-    ``kind`` is the check it belongs to (text, cost, memory, sharding, layout,
-    budget); ``failing`` is False for improvements and notes; ``detail`` holds
-    JSON-ready data for reports (the side-by-side diff of a drift).
-    """
-
-    kind: str
-    artifact: str
-    message: str
-    failing: bool = True
-    detail: Mapping[str, Any] | None = field(default=None, compare=False)
-
-
-def check_kind(artifact: str) -> str:
-    """The ``--stages-check`` kind an artifact belongs to."""
-    return "text" if artifact in TEXT_KIND_ARTIFACTS else artifact
 
 
 def compare_text(
@@ -99,7 +78,7 @@ def compare_text(
         "hunks": side_by_side(script, REPORT_ROWS, where),
         "truncated": script.truncated,
     }
-    title = "IR drift" if artifact in STAGE_TEXTS else "op structure changed"
+    title = BY_NAME[artifact].title
     return Finding(check_kind(artifact), artifact, f"{title}\n" + _indent(head + unified(script, diff_lines)), detail=detail)
 
 
@@ -184,44 +163,44 @@ def compare_metrics(
     tolerances: Mapping[str, float],
 ) -> list[Finding]:
     """Cost/memory figures: rises beyond tolerance fail, falls are reported as improvements."""
-    findings = []
     from deepdiff import DeepDiff
 
     before, after = flatten_metrics(expected), flatten_metrics(actual)
     diff = DeepDiff(before, after, view="tree", ignore_numeric_type_changes=True)
     no_compiled = not _compiled(expected) and not _compiled(actual)
+    findings = []
     for metric in sorted({level.path(output_format="list")[0] for level in _levels(diff)}):
-        judged_lowered = (
-            no_compiled and metric.startswith("lowered ")
-            and not informational(metric.removeprefix("lowered "))
-        )
-        if informational(metric) and not judged_lowered:
-            continue
-        old, new = before.get(metric), after.get(metric)
-        if artifact == "cost" and (_is_number(old) or _is_number(new)):
-            old, new = old if old is not None else 0, new if new is not None else 0
-        if not _is_number(old) or not _is_number(new):
-            findings.append(Finding(artifact, artifact, f"{metric}: {_show(old)} -> {_show(new)}"))
-            continue
-        tolerance = metric_tolerance(metric, old, new, tolerances)
-        change = relative_change(old, new)
-        if abs(change) <= tolerance:
-            continue
-        text = f"{metric} {format_number(old)} -> {format_number(new)} ({change:+.1%}"
-        if metric in SAVINGS_METRICS and change < 0:
-            findings.append(Finding(
-                artifact, artifact,
-                f"{text}, tolerance {format_tolerance(tolerance)}): fewer bytes shared between inputs and outputs",
-            ))
-        elif change > 0 and metric not in SAVINGS_METRICS:
-            findings.append(
-                Finding(artifact, artifact, f"{text}, tolerance {format_tolerance(tolerance)})")
-            )
-        else:
-            findings.append(
-                Finding(artifact, artifact, f"{text}): improved; {IMPROVEMENT_HINT}", failing=False)
-            )
+        if _judged(metric, no_compiled):
+            old, new = before.get(metric), after.get(metric)
+            if artifact == "cost" and (_is_number(old) or _is_number(new)):
+                old, new = old if old is not None else 0, new if new is not None else 0
+            found = _metric_finding(artifact, metric, old, new, tolerances)
+            findings += [found] if found else []
     return findings
+
+
+def _judged(metric: str, no_compiled: bool) -> bool:
+    """Whether a changed figure is judged: not informational, or a lowered figure standing in for compiled."""
+    if not informational(metric):
+        return True
+    return no_compiled and metric.startswith("lowered ") and not informational(metric.removeprefix("lowered "))
+
+
+def _metric_finding(artifact: str, metric: str, old: Any, new: Any, tolerances: Mapping[str, float]) -> Finding | None:
+    """A rise beyond tolerance (failing), a fall (an improvement), or None within tolerance."""
+    if not _is_number(old) or not _is_number(new):
+        return Finding(artifact, artifact, f"{metric}: {_show(old)} -> {_show(new)}")
+    tolerance = metric_tolerance(metric, old, new, tolerances)
+    change = relative_change(old, new)
+    if abs(change) <= tolerance:
+        return None
+    text = f"{metric} {format_number(old)} -> {format_number(new)} ({change:+.1%}"
+    within = f"tolerance {format_tolerance(tolerance)})"
+    if metric in SAVINGS_METRICS and change < 0:
+        return Finding(artifact, artifact, f"{text}, {within}: fewer bytes shared between inputs and outputs")
+    if change > 0 and metric not in SAVINGS_METRICS:
+        return Finding(artifact, artifact, f"{text}, {within}")
+    return Finding(artifact, artifact, f"{text}): improved; {IMPROVEMENT_HINT}", failing=False)
 
 
 def _compiled(metrics: Mapping[str, Any]) -> bool:
@@ -277,26 +256,38 @@ def compare_placement(
     artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]
 ) -> list[Finding]:
     """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after."""
-    fields = {"sharding": 0, "donated": 1, "aliased_to": 2}
-    keys: list[tuple[str, ...]] = []
-    for side in ("inputs", "outputs"):
-        old_side, new_side = expected.get(side, {}), actual.get(side, {})
-        for leaf in sorted(set(old_side) | set(new_side)):
-            old, new = old_side.get(leaf), new_side.get(leaf)
-            if old == new:
-                continue
-            if old is None or new is None:
-                keys.append((side, leaf))
-                continue
-            changed = [f for f in sorted(set(old) | set(new), key=lambda f: (fields.get(f, 3), f)) if old.get(f) != new.get(f)]
-            # A donation gained or lost explains its aliasing change: one finding per leaf.
-            if "donated" in changed and "aliased_to" in changed:
-                changed.remove("aliased_to")
-            keys += [(side, leaf, field) for field in changed]
-    if expected.get("collectives", []) != actual.get("collectives", []):
-        keys.append(("collectives",))
-    changes = [_placement_change(key, expected, actual) for key in keys]
+    changes = [_placement_change(key, expected, actual) for key in placement_keys(expected, actual)]
     return [Finding(artifact, artifact, message) for message in group_leaves(changes)]
+
+
+PLACEMENT_SIDES = ("inputs", "outputs")
+_FIELD_ORDER = {"sharding": 0, "donated": 1, "aliased_to": 2}
+
+
+def placement_keys(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """What changed, from deepdiff's paths: ``(side, leaf)`` added or removed, ``(side, leaf, field)``, ``("collectives",)``.
+
+    ``root['inputs']["params['w']"]['sharding']['spec']`` becomes ``("inputs", "params['w']", "sharding")``.
+    A donation gained or lost explains its aliasing change, so that leaf's ``aliased_to`` is dropped.
+    """
+    from deepdiff import DeepDiff
+
+    keys: set[tuple[str, ...]] = set()
+    for level in _levels(DeepDiff(dict(expected), dict(actual), view="tree")):
+        path = [str(part) for part in level.path(output_format="list")]
+        if path[0] == "collectives":
+            keys.add(("collectives",))
+        elif path[0] not in PLACEMENT_SIDES:
+            continue
+        elif len(path) == 1:
+            keys.update((path[0], leaf) for leaf in {*expected.get(path[0], {}), *actual.get(path[0], {})})
+        else:
+            keys.add(tuple(path[:3]))
+    keys -= {(key[0], key[1], "aliased_to") for key in keys if key[2:] == ("donated",)}
+    return sorted(keys, key=lambda key: (
+        len(PLACEMENT_SIDES) if key[0] == "collectives" else PLACEMENT_SIDES.index(key[0]),
+        key[1:2], [(_FIELD_ORDER.get(f, 3), f) for f in key[2:]],
+    ))
 
 
 def group_leaves(changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST) -> list[str]:
@@ -422,3 +413,83 @@ def format_bytes(count: float) -> str:
             return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{size:.1f} GiB"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A snapshot and the fresh artifact, with what comparing them needs.
+
+    ``before`` is the snapshot parsed (JSON artifacts) and ``after`` the fresh data;
+    ``locations`` gives, on demand, the source location of each line of ``actual``.
+    """
+
+    artifact: str
+    expected: str
+    actual: str
+    before: Any = None
+    after: Any = None
+    tolerance: Mapping[str, float] = field(default_factory=dict)
+    diff_lines: int = 60
+    locations: Callable[[], Sequence[str | None] | None] | None = None
+
+
+@dataclass(frozen=True)
+class Compared:
+    """The findings of one pair, and the figures that moved (``metric: [old, new]``)."""
+
+    findings: list[Finding]
+    deltas: dict[str, list[float]] = field(default_factory=dict)
+
+
+def ir_drift(pair: Pair) -> Compared:
+    """Stage texts: the renumbering-proof diff with its summary and source lines."""
+    found = compare_text(pair.artifact, pair.expected, pair.actual, diff_lines=pair.diff_lines, locations=pair.locations)
+    return Compared([found] if found else [])
+
+
+def op_structure(pair: Pair) -> Compared:
+    """``ops.json``: the diff, titled with what moved."""
+    found = compare_ops(pair.expected, pair.actual, pair.before, pair.after, diff_lines=pair.diff_lines)
+    return Compared([found] if found else [])
+
+
+def figures(pair: Pair) -> Compared:
+    """Cost and memory figures against their tolerances; every numeric figure that moved is a delta."""
+    old, new = flatten_metrics(pair.before), flatten_metrics(pair.after)
+    deltas = {
+        metric: [old[metric], new[metric]]
+        for metric in sorted(set(old) & set(new))
+        if _is_number(old[metric]) and _is_number(new[metric]) and old[metric] != new[metric]
+    }
+    return Compared(compare_metrics(pair.artifact, pair.before, pair.after, pair.tolerance), deltas)
+
+
+def placement(pair: Pair) -> Compared:
+    """Shardings, donations and layouts, leaf by leaf."""
+    return Compared(compare_placement(pair.artifact, pair.before, pair.after))
+
+
+def structure(pair: Pair) -> Compared:
+    """Any other JSON artifact: one finding per changed value, named by its path (deepdiff).
+
+    ``['inputs']['x']['shape']: [2] -> [3]``.
+    """
+    from deepdiff import DeepDiff
+    from deepdiff.helper import notpresent
+
+    findings = []
+    for level in _levels(DeepDiff(pair.before, pair.after, view="tree")):
+        where = level.path().removeprefix("root")
+        old, new = (None if value is notpresent else value for value in (level.t1, level.t2))
+        findings.append(Finding(check_kind(pair.artifact), pair.artifact, f"{where}: {_show(old)} -> {_show(new)}"))
+    return Compared(sorted(findings, key=lambda f: f.message))
+
+
+FAMILIES: dict[str, Callable[[Pair], Compared]] = {
+    "ir": ir_drift, "ops": op_structure, "figures": figures, "placement": placement, "structure": structure,
+}
+
+
+def compare_pair(pair: Pair) -> Compared:
+    """Compare with the family the artifact table names for ``pair.artifact``."""
+    return FAMILIES[BY_NAME[pair.artifact].family](pair)

@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .analyses import MEMORY_FIELDS
+from .artifacts import ANALYSES, CHECK_KINDS, STAGES
 
-STAGES = ("jaxpr", "stablehlo", "hlo", "compiled")
-ANALYSES = ("cost", "memory", "ops", "sharding", "layout")
-CHECK_KINDS = ("text", "cost", "memory", "sharding", "layout", "budget")
 VERSION_MODES = ("fail", "warn", "skip", "semantic")
 AXIS_TYPES = ("auto", "explicit", "manual")
 PLATFORMS = ("cpu", "tpu", "cuda", "rocm")
@@ -185,63 +183,76 @@ def parse_configs(raw: Any) -> tuple[DeviceConfig, ...]:
             "[[tool.pytest_stages.configs]] must be a non-empty array of tables "
             "(each with at least a name)."
         )
-    configs: list[DeviceConfig] = []
-    for index, entry in enumerate(raw):
-        where = f"[[tool.pytest_stages.configs]] entry {index + 1}"
-        if not isinstance(entry, dict):
-            raise ConfigError(f"{where} must be a table, got {entry!r}.")
-        _reject_unknown(
-            where, entry,
-            {"name", "platform", "devices", "mesh", "axis_types", "topology", "gpu", "partitioner"},
-        )
-        name = entry.get("name")
-        if not isinstance(name, str) or not CONFIG_NAME.match(name):
-            raise ConfigError(
-                f"{where}: name {name!r} must be 1-64 letters, digits, '_', '.', '+' or '-' "
-                "(it becomes part of test ids and snapshot paths)."
-            )
-        where = f"config {name!r}"
-        platform = _parse_platform(where, entry.get("platform"))
-        topology, gpu = _parse_topology(where, platform, entry)
-        partitioner = entry.get("partitioner")
-        if partitioner is not None and partitioner not in PARTITIONERS:
-            raise ConfigError(
-                f"{where}: partitioner {partitioner!r} is not one of {list(PARTITIONERS)} "
-                "(leave it out for JAX's default)."
-            )
-        mesh = _parse_mesh(where, entry.get("mesh", {}))
-        devices = entry.get("devices", math.prod(size for _, size in mesh) if mesh else 1)
-        if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
-            raise ConfigError(f"{where}: devices must be a positive integer, got {devices!r}.")
-        if mesh and math.prod(size for _, size in mesh) != devices:
-            shape = " x ".join(f"{axis}={size}" for axis, size in mesh)
-            raise ConfigError(
-                f"{where}: mesh {shape} holds {math.prod(s for _, s in mesh)} devices "
-                f"but devices = {devices}; make the axis sizes multiply to the device count."
-            )
-        axis_types = entry.get("axis_types", ())
-        if isinstance(axis_types, str):
-            axis_types = [axis_types] * len(mesh)
-        if not isinstance(axis_types, (list, tuple)) or any(t not in AXIS_TYPES for t in axis_types):
-            raise ConfigError(
-                f"{where}: axis_types {axis_types!r} must name one of {list(AXIS_TYPES)} "
-                "per mesh axis, or one for all axes."
-            )
-        axis_types = tuple(axis_types)
-        if axis_types and len(axis_types) != len(mesh):
-            raise ConfigError(
-                f"{where}: axis_types needs one entry per mesh axis ({len(mesh)}), "
-                "or a single name for all of them."
-            )
-        configs.append(
-            DeviceConfig(name=name, platform=platform, devices=devices, mesh=mesh,
-                         axis_types=axis_types, topology=topology, gpu=gpu, partitioner=partitioner)
-        )
+    configs = tuple(_parse_config(index, entry) for index, entry in enumerate(raw))
     names = [c.name for c in configs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ConfigError(f"config name {duplicates[0]!r} is used twice; names must be unique.")
-    return tuple(configs)
+    return configs
+
+
+def _parse_config(index: int, entry: Any) -> DeviceConfig:
+    """One ``[[tool.pytest_stages.configs]]`` table (``index`` counts from 0)."""
+    where = f"[[tool.pytest_stages.configs]] entry {index + 1}"
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where} must be a table, got {entry!r}.")
+    _reject_unknown(
+        where, entry,
+        {"name", "platform", "devices", "mesh", "axis_types", "topology", "gpu", "partitioner"},
+    )
+    name = entry.get("name")
+    if not isinstance(name, str) or not CONFIG_NAME.match(name):
+        raise ConfigError(
+            f"{where}: name {name!r} must be 1-64 letters, digits, '_', '.', '+' or '-' "
+            "(it becomes part of test ids and snapshot paths)."
+        )
+    where = f"config {name!r}"
+    platform = _parse_platform(where, entry.get("platform"))
+    topology, gpu = _parse_topology(where, platform, entry)
+    partitioner = entry.get("partitioner")
+    if partitioner is not None and partitioner not in PARTITIONERS:
+        raise ConfigError(
+            f"{where}: partitioner {partitioner!r} is not one of {list(PARTITIONERS)} "
+            "(leave it out for JAX's default)."
+        )
+    mesh = _parse_mesh(where, entry.get("mesh", {}))
+    return DeviceConfig(
+        name=name, platform=platform, devices=_parse_devices(where, entry, mesh), mesh=mesh,
+        axis_types=_parse_axis_types(where, entry.get("axis_types", ()), len(mesh)),
+        topology=topology, gpu=gpu, partitioner=partitioner,
+    )
+
+
+def _parse_devices(where: str, entry: Mapping[str, Any], mesh: tuple[tuple[str, int], ...]) -> int:
+    """``devices``: a positive count, the mesh's size by default, and equal to it when both are given."""
+    size = math.prod(s for _, s in mesh)
+    devices = entry.get("devices", size if mesh else 1)
+    if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
+        raise ConfigError(f"{where}: devices must be a positive integer, got {devices!r}.")
+    if mesh and size != devices:
+        shape = " x ".join(f"{axis}={s}" for axis, s in mesh)
+        raise ConfigError(
+            f"{where}: mesh {shape} holds {size} devices "
+            f"but devices = {devices}; make the axis sizes multiply to the device count."
+        )
+    return devices
+
+
+def _parse_axis_types(where: str, raw: Any, axes: int) -> tuple[str, ...]:
+    """``axis_types``: one name per mesh axis, or a single name for all of them."""
+    if isinstance(raw, str):
+        raw = [raw] * axes
+    if not isinstance(raw, (list, tuple)) or any(t not in AXIS_TYPES for t in raw):
+        raise ConfigError(
+            f"{where}: axis_types {raw!r} must name one of {list(AXIS_TYPES)} "
+            "per mesh axis, or one for all axes."
+        )
+    if raw and len(raw) != axes:
+        raise ConfigError(
+            f"{where}: axis_types needs one entry per mesh axis ({axes}), "
+            "or a single name for all of them."
+        )
+    return tuple(raw)
 
 
 def _parse_platform(where: str, platform: Any) -> str | None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .compare import format_number, relative_change
-from .message import artifact_rank
+from .artifacts import headline_rank
 from .upgrade import SECTION_TITLE, upgrade_section
 
 _TOKEN = re.compile(
@@ -107,7 +107,7 @@ def _call_section(call: Mapping[str, Any]) -> str:
     if call["versions"]:
         parts.append(f'<div class="meta">note: {_e(call["versions"])}</div>')
     shown = [f for f in call["findings"] if f["kind"] != "skipped"]
-    for finding in sorted(shown, key=lambda f: (not f["failing"], artifact_rank(f["artifact"]))):
+    for finding in sorted(shown, key=lambda f: (not f["failing"], headline_rank(f["artifact"]))):
         if finding.get("detail"):
             parts.append(_drift(finding["artifact"], finding["detail"]))
             continue

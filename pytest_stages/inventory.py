@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .observe import RunView
-from .storage import META_FILE, SUFFIXES, safe_component
+from .artifacts import SUFFIXES
+from .storage import META_FILE, safe_component
 
 TEMPORARY_SUFFIX = ".tmp"
 

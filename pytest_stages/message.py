@@ -13,16 +13,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .compare import NO_SNAPSHOT, STAGE_TEXTS, Finding
+from .artifacts import ARTIFACTS, BUDGET, BY_NAME, HEADLINES
+from .compare import NO_SNAPSHOT
+from .decide import Verdict
+from .records import Finding
 
-KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("budget", ("budget",)),
-    ("sharding", ("sharding", "layout")),
-    ("memory", ("memory",)),
-    ("cost", ("cost",)),
-    ("op structure", ("ops",)),
-    ("IR", STAGE_TEXTS),
-)
+UPDATE_HINT = "Run `pytest --stages-update` to accept the changes if they are intended."
+BUDGET_HINT = "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program."
 HEADLINE_ITEMS = 3
 HEADLINE_OPS = 4
 HEADLINE_METRICS = (
@@ -60,16 +57,24 @@ def failure_message(
     new = [labels(f.artifact) for f in failing if f.message == NO_SNAPSHOT]
     ordered = _ordered([f for f in failing if f.message != NO_SNAPSHOT])
     lines = [title, *(f"  {note}" for note in notes)]
-    lines += [f"  {kind}: {_headline(kind, group)}" for kind, group in ordered]
+    lines += [f"  {headline}: {_headline(group)}" for headline, group in ordered]
     if new:
         lines.append(f"  {NO_SNAPSHOT}: {', '.join(new)}")
+    lines += _details(ordered, labels, diff_lines, full)
+    return "\n".join([*lines, *footer])
+
+
+def _details(ordered: Sequence[tuple[str, list[Finding]]], labels: Labels, diff_lines: int, full: bool) -> list[str]:
+    """Each artifact's findings under its label; IR diffs share ``diff_lines`` unless ``full``."""
+    lines: list[str] = []
     budget = diff_lines
-    for kind, group in ordered:
+    for _, group in ordered:
         for artifact, findings in _by_artifact(group):
-            if kind == "op structure" and not full and "\n" in findings[0].message:
+            family = _family(artifact)
+            if family == "ops" and not full and "\n" in findings[0].message:
                 lines.append(f"- {labels(artifact)}: {findings[0].message.splitlines()[0]} (-vv shows the diff)")
                 continue
-            if kind == "IR" and not full:
+            if family == "ir" and not full:
                 block, budget = _bounded_drift(labels(artifact), findings[0], budget)
                 lines += block
                 continue
@@ -79,21 +84,27 @@ def failure_message(
             else:
                 lines.append(f"- {labels(artifact)}:")
                 lines += [f"    {message}" for message in messages]
-    return "\n".join([*lines, *footer])
-
-
-def artifact_rank(artifact: str) -> int:
-    """Where an artifact's findings come in a message or report: the order of :data:`KINDS`."""
-    return next((rank for rank, (_, artifacts) in enumerate(KINDS) if artifact in artifacts), len(KINDS))
+    return lines
 
 
 def _ordered(failing: Sequence[Finding]) -> list[tuple[str, list[Finding]]]:
+    """The findings grouped by headline, in the order of :data:`HEADLINES`, artifacts in table order."""
+    order = [BUDGET, *(a.name for a in ARTIFACTS)]
     out = []
-    for kind, artifacts in KINDS:
-        group = [f for artifact in artifacts for f in failing if f.artifact == artifact]
+    for headline in HEADLINES:
+        group = [f for artifact in order if _headline_of(artifact) == headline for f in failing if f.artifact == artifact]
         if group:
-            out.append((kind, group))
+            out.append((headline, group))
     return out
+
+
+def _headline_of(artifact: str) -> str:
+    return BY_NAME[artifact].headline if artifact in BY_NAME else artifact
+
+
+def _family(artifact: str) -> str:
+    """The comparison family of an artifact's findings (``budget`` for budget findings)."""
+    return BY_NAME[artifact].family if artifact in BY_NAME else artifact
 
 
 def _by_artifact(findings: Sequence[Finding]) -> list[tuple[str, list[Finding]]]:
@@ -103,13 +114,14 @@ def _by_artifact(findings: Sequence[Finding]) -> list[tuple[str, list[Finding]]]
     return list(grouped.items())
 
 
-def _headline(kind: str, group: Sequence[Finding]) -> str:
-    """The key figures of one kind, on one line."""
-    if kind == "IR":
+def _headline(group: Sequence[Finding]) -> str:
+    """The key figures of one headline, on one line."""
+    family = _family(group[0].artifact)
+    if family == "ir":
         return _ir_headline(group)
-    if kind == "op structure":
+    if family == "ops":
         items = [_largest(f.message.splitlines()[0].removeprefix("op structure changed: ")) for f in group]
-    elif kind in ("memory", "cost"):
+    elif family == "figures":
         items = [_figure(f.message) for f in sorted(group, key=lambda f: _rank(f.message))]
     else:
         items = [_MESH.sub("", f.message.splitlines()[0]) for f in group]
@@ -185,3 +197,35 @@ def _bounded_drift(label: str, finding: Finding, budget: int) -> tuple[list[str]
     block += diff[:budget]
     block.append(f"    ... {hidden} more diff lines (see -vv or --stages-report)")
     return block, 0
+
+
+@dataclass(frozen=True)
+class Call:
+    """Which call a message is about: its name, config, snapshot folder and files."""
+
+    name: str
+    config: str
+    folder: str
+    files: Mapping[str, str]
+
+
+def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lines: int, full: bool) -> str:
+    """The whole failure message of a call: title, notes, headline and details, then what else changed."""
+    title = f"pytest-stages: {call.name!r} on config {call.config} " + (
+        "exceeds its budget" if verdict.only_budget else f"differs from its snapshots in {call.folder}"
+    )
+    footer = []
+    if verdict.churn:
+        names = ", ".join(verdict.churn)
+        footer.append(f"  upgrade churn, not failing (on_version_mismatch = \"semantic\"): {names}")
+    if verdict.unenforced:
+        footer.append(f"  also changed, but not checked in this run: {', '.join(verdict.unenforced)}")
+    footer += [f"  also {f.artifact}: {f.message}" for f in verdict.passing]
+    footer.append(BUDGET_HINT if verdict.only_budget else UPDATE_HINT)
+    labels = Labels({
+        artifact: f"{artifact} ({call.files[artifact]})"
+        for artifact in dict.fromkeys(f.artifact for f in verdict.failing) if artifact in call.files
+    })
+    return failure_message(
+        title, verdict.failing, labels=labels, notes=notes, footer=footer, diff_lines=diff_lines, full=full,
+    )

@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import collection, compile_cache, reporting
-from .budgets import budget_for, parse_budget
-from .config import (
-    ANALYSES,
-    CHECK_KINDS,
-    STAGES,
-    ConfigError,
-    Settings,
-    load_pyproject,
-    parse_choices,
-    parse_settings,
-    parse_tolerances,
-)
+from . import assembly, collection, compile_cache, reporting
+from .artifacts import CHECK_KINDS
+from .budgets import parse_budget
+from .config import ConfigError, Settings, load_pyproject, parse_choices, parse_settings
 from .devices import ActiveConfig, arrange_cpu_devices, cpu_devices_needed
-from .runner import Options, StageSnapshot, StagesFailure, StagesSession, StagesSkip
-from .staging import StageError
+from .runner import Options, StageSnapshot, StagesSession
 from .registry import REGISTRY
 from .observe import Observer
 from .stash import OBSERVER, SESSION, SNAPSHOT
@@ -115,7 +106,7 @@ def pytest_configure(config: pytest.Config) -> None:
         compile_cache.enable(cache.path)
     session = StagesSession(settings, options, config.rootpath, patterns)
     config.stash[SESSION] = session
-    observer = Observer(config, lambda path: safe_path(_module(session, path)).as_posix())
+    observer = Observer(config, lambda path: safe_path(assembly.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")
     config.pluginmanager.register(reporting.StagesReporter(session, observer, cache), "stages-reporter")
@@ -156,7 +147,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     session = metafunc.config.stash[SESSION]
     names = [c.name for c in session.settings.configs]
-    marker = _marker_kwargs(metafunc.definition, "stages")
+    marker = assembly.marker_kwargs(metafunc.definition, "stages")
     if marker.get("configs") is not None:
         try:
             names = list(parse_choices(f"@pytest.mark.stages(configs=...) on {metafunc.definition.nodeid}",
@@ -197,107 +188,14 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     """
     session = request.config.stash[SESSION]
     item = request.node
-    snapshot = make_snapshot(session, item, stage_config, _folder(session, item, stage_config.name))
+    snapshot = assembly.make_snapshot(session, item, stage_config, assembly.folder_for(session, item, stage_config.name))
 
     def call(fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any) -> Any:
-        return run_call(snapshot, fn, args, kwargs, name, static_scalars)
+        return assembly.run_call(snapshot, fn, args, kwargs, name, static_scalars)
 
     call.__doc__ = StageSnapshot.__call__.__doc__
     yield call
-    finish(session, snapshot)
-
-
-def make_snapshot(
-    session: StagesSession,
-    item: pytest.Item,
-    active: ActiveConfig,
-    folder: SnapshotFolder,
-    budget: dict[str, Any] | None = None,
-) -> StageSnapshot:
-    """The per-test :class:`StageSnapshot`: settings narrowed by the item's markers."""
-    marker = _marker_kwargs(item, "stages")
-    try:
-        tolerance = {
-            **session.settings.tolerance,
-            **parse_tolerances(marker.get("tolerance") or {}, "@pytest.mark.stages(tolerance=...)"),
-        }
-        ceilings = {
-            **parse_budget(f"budget= of {item.nodeid}", budget or {}),
-            **parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", _marker_kwargs(item, "stages_budget")),
-        }
-        stages = _narrowed(marker, "stages", session.settings.stages, STAGES)
-        analyses = _narrowed(marker, "analyses", session.settings.analyses, ANALYSES)
-    except ConfigError as exc:
-        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
-    snapshot = StageSnapshot(
-        session,
-        nodeid=item.nodeid,
-        folder=folder,
-        active=active,
-        stages=stages,
-        analyses=analyses,
-        tolerance=tolerance,
-        budget=budget_for(item.nodeid, session.budget_patterns, ceilings),
-    )
-    item.stash[SNAPSHOT] = snapshot
-    compile_cache.COUNTER.listen()
-    return snapshot
-
-
-def run_call(
-    snapshot: StageSnapshot, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str | None,
-    static_scalars: bool | None = None,
-) -> Any:
-    """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
-    try:
-        return snapshot(fn, *args, name=name, static_scalars=static_scalars, **kwargs)
-    except StagesSkip as exc:
-        raise pytest.skip.Exception(f"pytest-stages: {exc}") from None
-    except StagesFailure as exc:
-        raise pytest.fail.Exception(str(exc), pytrace=False) from None
-    except (StageError, SnapshotError, ConfigError) as exc:
-        raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
-
-
-def finish(session: StagesSession, snapshot: StageSnapshot) -> None:
-    """After a staged test: drop JAX's caches so executables do not pile up over a session."""
-    if session.settings.clear_caches and snapshot.records:
-        import jax
-
-        jax.clear_caches()
-
-
-def _narrowed(marker: dict[str, Any], key: str, default: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
-    if marker.get(key) is None:
-        return default
-    return parse_choices(f"@pytest.mark.stages({key}=...)", marker[key], allowed)
-
-
-def _marker_kwargs(node: Any, name: str) -> dict[str, Any]:
-    """Keyword arguments of every ``name`` marker on ``node``, closest last."""
-    merged: dict[str, Any] = {}
-    for mark in reversed(list(node.iter_markers(name))):
-        merged.update(mark.kwargs)
-    return merged
-
-
-def _module(session: StagesSession, path: Path) -> str:
-    """A test module's snapshot path: relative to the rootdir, without ``.py`` (``tests/test_a``)."""
-    try:
-        return path.relative_to(session.rootpath).with_suffix("").as_posix()
-    except ValueError:
-        return path.with_suffix("").name
-
-
-def _folder(session: StagesSession, item: pytest.Item, config_name: str) -> SnapshotFolder:
-    """``<snapshot_dir>/<module path>/<test>/<config>`` for this item."""
-    module = _module(session, Path(item.path))
-    parts = item.nodeid.split("::")[1:]
-    test = ".".join(parts[:-1] + [getattr(item, "originalname", parts[-1].split("[")[0])])
-    callspec = getattr(item, "callspec", None)
-    if callspec is not None and callspec.id.startswith(config_name + "-"):
-        test += f"[{callspec.id[len(config_name) + 1:]}]"
-    return SnapshotFolder(session.store.root, module, test, config_name)
+    assembly.finish(session, snapshot)
 
 
 def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | None:
@@ -306,7 +204,9 @@ def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | N
         return item.folder
     callspec = getattr(item, "callspec", None)
     config_name = callspec.params.get("stage_config") if callspec is not None else None
-    return _folder(session, item, config_name) if isinstance(config_name, str) else None
+    return assembly.folder_for(session, item, config_name) if isinstance(config_name, str) else None
+
+
 
 
 @pytest.hookimpl(wrapper=True)
@@ -326,7 +226,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if requests:
             test_report.user_properties.append((compile_cache.PROPERTY, [requests, hits]))
         for record in snapshot.records:
-            test_report.user_properties.append((reporting.RECORD_PROPERTY, record.to_json()))
+            test_report.user_properties.append((reporting.RECORD_PROPERTY, json.dumps(record.to_dict())))
     return test_report
 
 

@@ -11,14 +11,16 @@ from typing import Any
 import pytest
 
 from . import compile_cache, html_report
-from .compare import check_kind, format_number, relative_change
+from .artifacts import CHECK_KINDS, check_kind
+from .compare import format_number, relative_change
 from .inventory import Tree, snapshot_files, take_inventory, used_files
 from .observe import Observer, RunView
-from .runner import CallRecord, StagesSession
+from .records import SKIPPED, CallRecord
+from .runner import StagesSession
 from .upgrade import SECTION_TITLE, upgrade_section
 
 REPORT_SCHEMA = "pytest-stages-report/1"
-COLUMNS = ("text", "cost", "memory", "sharding", "layout", "budget")
+COLUMNS = CHECK_KINDS
 _RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 REPORT_FORMATS = (".json", ".md", ".html")
@@ -45,7 +47,7 @@ class StagesReporter:
             return
         for key, value in getattr(report, "user_properties", ()):
             if key == RECORD_PROPERTY:
-                self.session.records.append(CallRecord.from_json(value))
+                self.session.records.append(CallRecord.from_dict(json.loads(value)))
             elif key == compile_cache.PROPERTY:
                 self.cache_counts = [a + b for a, b in zip(self.cache_counts, value)]
 
@@ -156,7 +158,7 @@ def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
     if not records:
         return
     terminalreporter.section("pytest-stages")
-    upgraded = upgrade_section([record.__dict__ for record in records])
+    upgraded = upgrade_section([record.to_dict() for record in records])
     if upgraded:
         terminalreporter.write_line(f"pytest-stages: {SECTION_TITLE}")
         for line in upgraded:
@@ -177,8 +179,8 @@ def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
     skips = {}
     for record in records:
         for finding in record.findings:
-            if finding["kind"] == "skipped":
-                skips.setdefault((record.config, finding["message"]), []).append(finding["artifact"])
+            if finding.kind == SKIPPED:
+                skips.setdefault((record.config, finding.message), []).append(finding.artifact)
     for (config, reason), artifacts in skips.items():
         names = ", ".join(dict.fromkeys(artifacts))
         terminalreporter.write_line(f"pytest-stages: config {config}: {names} skipped: {reason}")
@@ -198,7 +200,7 @@ def report_data(session: StagesSession) -> dict[str, Any]:
         "schema": REPORT_SCHEMA,
         "environment": session.environment,
         "mode": "update" if session.options.update else "compare",
-        "calls": [record.__dict__ for record in session.records],
+        "calls": [record.to_dict() for record in session.records],
     }
 
 
@@ -206,7 +208,7 @@ def markdown(session: StagesSession) -> str:
     """The summary table, then each failing finding; an IR drift brings its source lines and diff."""
     rows = table_rows(session.records)
     lines = ["## pytest-stages", ""]
-    upgraded = upgrade_section([record.__dict__ for record in session.records])
+    upgraded = upgrade_section([record.to_dict() for record in session.records])
     if upgraded:
         lines += [f"### {SECTION_TITLE}", ""]
         lines += [f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded]
@@ -215,13 +217,13 @@ def markdown(session: StagesSession) -> str:
     lines.append("|" + "---|" * len(rows[0]))
     for row in rows[1:]:
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-    failing = [(r, f) for r in session.records for f in r.findings if f["failing"]]
+    failing = [(r, f) for r in session.records for f in r.findings if f.failing]
     if failing:
         lines += ["", "### Findings", ""]
         for record, finding in failing:
-            first, *rest = finding["message"].splitlines()
-            lines.append(f"- `{record.nodeid}` {record.name} / {finding['artifact']}: {first}")
-            detail = finding.get("detail")
+            first, *rest = finding.message.splitlines()
+            lines.append(f"- `{record.nodeid}` {record.name} / {finding.artifact}: {first}")
+            detail = finding.detail
             if not detail:
                 continue
             lines += [f"  - {line}" for line in detail["summary"]]

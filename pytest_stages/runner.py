@@ -1,8 +1,11 @@
-"""One ``stage_snapshot`` call end to end: stage, compare with the snapshots, decide, record.
+"""One ``stage_snapshot`` call end to end, as steps: stage, compare, decide, format, write.
 
-The pytest hook layer (``plugin.py``) creates a :class:`StagesSession` per run
-and a :class:`StageSnapshot` per test; this module holds the logic between
-them, free of pytest hooks.
+:func:`compare_call` (snapshots and a staged result in, statuses and findings out),
+:func:`pytest_stages.decide.decide` and :func:`pytest_stages.message.call_message` are
+pure; :class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the
+files to write until the test has passed. The pytest hook layer (``plugin.py``,
+``assembly.py``) creates a :class:`StagesSession` per run and a :class:`StageSnapshot`
+per test; this module holds no pytest hooks.
 """
 
 from __future__ import annotations
@@ -16,27 +19,19 @@ from typing import Any
 
 from . import budgets as budgets_
 from . import upgrade
-from .compare import (
-    NO_SNAPSHOT,
-    Finding,
-    check_kind,
-    compare_metrics,
-    compare_ops,
-    compare_placement,
-    compare_text,
-    flatten_metrics,
-)
+from .adapters import Unsupported
+from .artifacts import BUDGET, BY_NAME, check_kind
+from .compare import NO_SNAPSHOT, Compared, Pair, compare_pair
 from .config import ConfigError, Settings
+from .decide import Policy, decide
 from .devices import ActiveConfig, activate
-from .message import Labels, failure_message
+from .message import Call, call_message
 from .normalize import to_json
+from .records import SKIPPED, CallRecord, Finding
 from .signature import signature_change
 from .sources import describe_all
-from .adapters import Unsupported
 from .staging import StageResult, stage
 from .storage import FORMAT_VERSION, SnapshotError, SnapshotFolder, SnapshotStore
-
-UPDATE_HINT = "Run `pytest --stages-update` to accept the changes if they are intended."
 
 
 class StagesFailure(Exception):
@@ -57,29 +52,6 @@ class Options:
     report: str | None = None
     prune: bool = False
     verbosity: int = 0
-
-
-@dataclass
-class CallRecord:
-    """What one call found and wrote, as plain data for reports (travels from xdist workers)."""
-
-    nodeid: str
-    config: str
-    name: str
-    folder: str
-    status: dict[str, str] = field(default_factory=dict)
-    deltas: dict[str, list[float]] = field(default_factory=dict)
-    findings: list[dict[str, Any]] = field(default_factory=list)
-    written: list[str] = field(default_factory=list)
-    versions: str = ""
-    drift_cause: str | None = None
-
-    def to_json(self) -> str:
-        return json.dumps(self.__dict__, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> CallRecord:
-        return cls(**json.loads(text))
 
 
 def environment() -> dict[str, str]:
@@ -118,12 +90,116 @@ class StagesSession:
             self._active[name] = activate(self.settings.config_named(name), self.rootpath)
         return self._active[name]
 
-    def enforced(self, kind: str) -> bool:
-        return kind in (self.options.check or self.settings.check)
+    @property
+    def policy(self) -> Policy:
+        return Policy(
+            update=self.options.update,
+            on_version_mismatch=self.settings.on_version_mismatch,
+            enforced=self.options.check or self.settings.check,
+        )
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One artifact's snapshot file and its text (None when there is none yet)."""
+
+    path: Path
+    text: str | None
 
 
 @dataclass
+class CallComparison:
+    """What :func:`compare_call` found for one call.
+
+    ``changed`` names the artifacts whose file must be (re)written: new, or different
+    from the snapshot. ``signature`` explains an input change seen in the jaxpr.
+    """
+
+    status: dict[str, str] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    deltas: dict[str, list[float]] = field(default_factory=dict)
+    changed: list[str] = field(default_factory=list)
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What comparing a call needs besides the snapshots: tolerances, budget, diff size, where."""
+
+    nodeid: str
+    rootpath: Path
+    tolerance: Mapping[str, float] = field(default_factory=dict)
+    budget: Mapping[str, Any] = field(default_factory=dict)
+    diff_lines: int = 60
+    replace_unreadable: bool = False
+
+
+def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context: Context) -> CallComparison:
+    """Compare every built artifact of ``result`` with its snapshot, then check the budget.
+
+    Raises :class:`SnapshotError` for a JSON snapshot that does not parse, unless
+    ``context.replace_unreadable`` (update mode), where it is reported and replaced.
+    """
+    out = CallComparison(findings=[Finding(SKIPPED, name, reason, failing=False) for name, reason in result.skipped.items()])
+    for name, actual in result.serialized().items():
+        if name in snapshots:
+            _add_artifact(out, name, snapshots[name], actual, result, context)
+    out.status.update(dict.fromkeys(result.skipped, SKIPPED))
+    budget = budgets_.check_budget(context.budget, result.analyses) if context.budget else []
+    out.status[BUDGET] = "-" if not context.budget else "over" if any(f.failing for f in budget) else "ok"
+    out.findings += budget
+    return out
+
+
+def _add_artifact(
+    out: CallComparison, name: str, snapshot: Snapshot, actual: str, result: StageResult, context: Context
+) -> None:
+    """One artifact's status, findings and deltas; whether its file must be written."""
+    expected = snapshot.text
+    if expected is None:
+        out.status[name] = "new"
+        out.findings.append(Finding(check_kind(name), name, NO_SNAPSHOT))
+        out.changed.append(name)
+        return
+    found = _compare_artifact(name, snapshot, actual, result, context)
+    out.findings += found.findings
+    out.deltas.update(found.deltas)
+    failing = any(f.failing for f in found.findings)
+    out.status[name] = "changed" if failing else "improved" if found.findings else "ok"
+    if expected != actual:
+        out.changed.append(name)
+    if name == "jaxpr" and expected != actual:
+        placed = result.analyses.get("sharding") or result.analyses.get("layout") or {}
+        out.signature = signature_change(list(placed.get("inputs", {})), expected, actual)
+
+
+def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageResult, context: Context) -> Compared:
+    """One artifact against its snapshot, with the comparison family the artifact table names."""
+    expected = snapshot.text or ""
+    if BY_NAME[name].is_text:
+        return compare_pair(Pair(
+            name, expected, actual, diff_lines=context.diff_lines,
+            locations=lambda: describe_all(result.source_lines(name) or (), context.rootpath),
+        ))
+    if expected == actual:
+        return Compared([])
+    try:
+        before = json.loads(expected)
+    except json.JSONDecodeError as exc:
+        if context.replace_unreadable:
+            return Compared([Finding(check_kind(name), name, "unreadable snapshot replaced")])
+        raise SnapshotError(
+            f"snapshot {snapshot.path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted "
+            "or edited by hand. Restore it from version control, or run "
+            f"`pytest --stages-update {context.nodeid}` to record it again."
+        ) from None
+    return compare_pair(Pair(name, expected, actual, before, result.analyses[name], context.tolerance, context.diff_lines))
+
+
+@dataclass(frozen=True)
 class PendingWrite:
+    """A file to write once the test has passed (update mode), and the record that notes it."""
+
     path: Path
     text: str
     record: CallRecord
@@ -176,7 +252,7 @@ class StageSnapshot:
             )
         except Unsupported as exc:
             raise StagesSkip(f"stage_snapshot({call_name}): {exc}") from None
-        self._compare(result)
+        self._judge(result)
         return result
 
     def _claim_name(self, fn: Callable[..., Any], name: str | None) -> str:
@@ -198,149 +274,57 @@ class StageSnapshot:
         self._names.append(candidate)
         return candidate
 
-    def _compare(self, result: StageResult) -> None:
-        session, store = self.session, self.session.store
-        record = CallRecord(
-            nodeid=self.nodeid, config=self.active.name, name=result.name,
-            folder=str(self.folder.relative),
-        )
+    def _judge(self, result: StageResult) -> None:
+        """Compare, decide, and either keep the files to write or raise the failure message."""
+        session, policy = self.session, self.session.policy
+        record = CallRecord(nodeid=self.nodeid, config=self.active.name, name=result.name,
+                            folder=str(self.folder.relative))
         self.records.append(record)
-        meta = store.read_meta(self.folder)
-        if meta is None and not session.options.update and self.folder.path.is_dir():
+        meta = self._read_meta()
+        mismatch = record.versions = upgrade.version_note(meta, session.environment)
+        if policy.skips(mismatch):
+            raise StagesSkip(f"{mismatch} (on_version_mismatch = \"skip\")")
+        context = Context(self.nodeid, session.rootpath, self.tolerance, self.budget,
+                          session.settings.diff_lines, replace_unreadable=policy.update)
+        compared = compare_call(result, self._snapshots(result.name), context)
+        record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
+        record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
+        texts = result.serialized()
+        self.pending += [PendingWrite(self.folder.artifact(result.name, n), texts[n], record) for n in compared.changed]
+        meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
+        if meta_stale and all(p.path != self.folder.meta for p in self.pending):
+            self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
+        verdict = decide([f for f in compared.findings if f.kind != SKIPPED], policy, mismatch)
+        if verdict.passed:
+            return
+        self.pending.clear()
+        notes = [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
+        notes += [f"inputs: {compared.signature}"] if compared.signature else []
+        call = Call(result.name, self.active.name, f"{session.settings.snapshot_dir}/{self.folder.relative}/",
+                    {n: self.folder.artifact(result.name, n).name for n in self._judged()})
+        raise StagesFailure(call_message(
+            call, verdict, notes=[*notes, *result.notes], diff_lines=session.settings.diff_lines,
+            full=session.options.verbosity >= 2,
+        ))
+
+    def _judged(self) -> tuple[str, ...]:
+        """The artifacts this call snapshots: its stages and analyses (budget-only analyses are not stored)."""
+        return (*self.stages, *self.analyses)
+
+    def _snapshots(self, name: str) -> dict[str, Snapshot]:
+        paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
+        return {artifact: Snapshot(path, self.session.store.read(path)) for artifact, path in paths.items()}
+
+    def _read_meta(self) -> dict[str, Any] | None:
+        """The folder's metadata; a folder with snapshots but none is an error outside update mode."""
+        meta = self.session.store.read_meta(self.folder)
+        if meta is None and not self.session.options.update and self.folder.path.is_dir():
             raise SnapshotError(
                 f"snapshot folder {self.folder.path} has snapshots but no {self.folder.meta.name} "
                 "(the jax/jaxlib versions they were taken with are unknown); restore it from "
                 "version control, or run `pytest --stages-update` to record it."
             )
-        mismatch = upgrade.version_note(meta, session.environment)
-        record.versions = mismatch
-        if mismatch and session.settings.on_version_mismatch == "skip" and not session.options.update:
-            raise StagesSkip(f"{mismatch} (on_version_mismatch = \"skip\")")
-        serialized = {
-            artifact: text for artifact, text in result.serialized().items()
-            if artifact in self.stages or artifact in self.analyses
-        }
-        findings: list[Finding] = []
-        signature = None
-        for artifact, text in serialized.items():
-            path = self.folder.artifact(result.name, artifact)
-            expected = store.read(path)
-            if artifact == "jaxpr" and expected is not None and expected != text:
-                placed = result.analyses.get("sharding") or result.analyses.get("layout") or {}
-                signature = signature_change(list(placed.get("inputs", {})), expected, text)
-            if expected is None:
-                record.status[artifact] = "new"
-                findings.append(Finding(check_kind(artifact), artifact, NO_SNAPSHOT))
-                self.pending.append(PendingWrite(path, text, record))
-                continue
-            found = self._compare_artifact(artifact, path, expected, text, result, record)
-            findings += found
-            failing = [f for f in found if f.failing]
-            record.status[artifact] = "changed" if failing else "improved" if found else "ok"
-            if expected != text:
-                self.pending.append(PendingWrite(path, text, record))
-        for artifact, reason in result.skipped.items():
-            record.status[artifact] = "skipped"
-            record.findings.append({"kind": "skipped", "artifact": artifact, "message": reason, "failing": False})
-        if not self.budget:
-            budget_findings = []
-            record.status["budget"] = "-"
-        else:
-            budget_findings = budgets_.check_budget(self.budget, result.analyses)
-            record.status["budget"] = "over" if any(f.failing for f in budget_findings) else "ok"
-        findings += budget_findings
-        record.findings += [f.__dict__ for f in findings]
-        if mismatch:
-            record.drift_cause = upgrade.drift_cause(record.status)
-        meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
-        if meta_stale and all(p.path != self.folder.meta for p in self.pending):
-            self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
-        self._decide(findings, mismatch, result, signature)
-
-    def _compare_artifact(
-        self, artifact: str, path: Path, expected: str, text: str, result: StageResult, record: CallRecord
-    ) -> list[Finding]:
-        if artifact in result.texts:
-            root = self.session.rootpath
-            found = compare_text(
-                artifact, expected, text, diff_lines=self.session.settings.diff_lines,
-                locations=lambda: describe_all(result.source_lines(artifact) or (), root),
-            )
-            return [found] if found else []
-        if expected == text:
-            return []
-        try:
-            before = json.loads(expected)
-        except json.JSONDecodeError as exc:
-            if self.session.options.update:
-                return [Finding(check_kind(artifact), artifact, "unreadable snapshot replaced")]
-            raise SnapshotError(
-                f"snapshot {path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted "
-                "or edited by hand. Restore it from version control, or run "
-                f"`pytest --stages-update {self.nodeid}` to record it again."
-            ) from None
-        after = result.analyses[artifact]
-        if artifact in ("cost", "memory"):
-            found = compare_metrics(artifact, before, after, self.tolerance)
-            for metric, old, new in _numeric_changes(before, after):
-                record.deltas[metric] = [old, new]
-            return found
-        if artifact in ("sharding", "layout"):
-            return compare_placement(artifact, before, after)
-        changed = compare_ops(expected, text, before, after, diff_lines=self.session.settings.diff_lines)
-        return [changed] if changed else []
-
-    def _decide(self, findings: list[Finding], mismatch: str, result: StageResult, signature: str | None) -> None:
-        session = self.session
-        failing = [f for f in findings if f.failing and session.enforced(f.kind)]
-        if session.options.update:
-            failing = [f for f in failing if f.kind == "budget"]
-        elif mismatch and session.settings.on_version_mismatch == "warn":
-            failing = [f for f in failing if f.kind == "budget"]
-        else:
-            failing = [f for f in failing if not self._churn(f, mismatch)]
-        if not failing:
-            return
-        self.pending.clear()
-        raise StagesFailure(self._message(failing, findings, mismatch, result, signature))
-
-    def _message(
-        self, failing: list[Finding], findings: list[Finding], mismatch: str, result: StageResult, signature: str | None
-    ) -> str:
-        where = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
-        only_budget = all(f.kind == "budget" for f in failing)
-        title = f"pytest-stages: {result.name!r} on config {self.active.name} " + (
-            "exceeds its budget" if only_budget else f"differs from its snapshots in {where}"
-        )
-        notes = [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
-        notes += [f"inputs: {signature}"] if signature else []
-        notes += list(result.notes)
-        footer = []
-        if not self.session.options.update:
-            churn = [f.artifact for f in findings if f.failing and self._churn(f, mismatch)]
-            if churn:
-                names = ", ".join(dict.fromkeys(churn))
-                footer.append(f"  upgrade churn, not failing (on_version_mismatch = \"semantic\"): {names}")
-            unenforced = [f.artifact for f in findings if f.failing and f not in failing and f.artifact not in churn]
-            if unenforced:
-                names = ", ".join(dict.fromkeys(unenforced))
-                footer.append(f"  also changed, but not checked in this run: {names}")
-            footer += [f"  also {f.artifact}: {f.message}" for f in findings if not f.failing]
-        footer.append(
-            UPDATE_HINT if not only_budget
-            else "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program."
-        )
-        labels = Labels({
-            artifact: f"{artifact} ({self.folder.artifact(result.name, artifact).name})"
-            for artifact in dict.fromkeys(f.artifact for f in failing) if artifact != "budget"
-        })
-        return failure_message(
-            title, failing, labels=labels, notes=notes, footer=footer,
-            diff_lines=self.session.settings.diff_lines, full=self.session.options.verbosity >= 2,
-        )
-
-    def _churn(self, finding: Finding, mismatch: str) -> bool:
-        return upgrade.is_churn(finding.kind, self.session.settings.on_version_mismatch, mismatch)
+        return meta
 
     def _meta_text(self) -> str:
         return to_json({
@@ -356,13 +340,3 @@ class StageSnapshot:
             self.session.store.write(pending.path, pending.text)
             pending.record.written.append(pending.path.relative_to(self.session.rootpath).as_posix())
         self.pending.clear()
-
-
-def _numeric_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, float, float]]:
-    old, new = flatten_metrics(before), flatten_metrics(after)
-    return [
-        (metric, old[metric], new[metric])
-        for metric in sorted(set(old) & set(new))
-        if isinstance(old[metric], (int, float)) and isinstance(new[metric], (int, float))
-        and old[metric] != new[metric]
-    ]

@@ -12,13 +12,12 @@ from . import analyses as analyses_
 from . import compile_cache, scalars
 from .adapters import Adapter, Unsupported, adapt
 from .analyses import cost_source, staged_cost
+from .artifacts import BY_NAME
 from .devices import ActiveConfig
-from .normalize import normalize_hlo, normalize_jaxpr, normalize_mlir, to_json
-from .sources import Located, hlo_locations, jaxpr_locations, mlir_locations
+from .normalize import to_json
+from .sources import Located
 from .topology import place_unsharded
 
-COMPILED_STAGES = ("compiled",)
-COMPILED_ANALYSES = ("memory", "ops", "sharding", "layout")
 MAX_ERROR_LINES = 12
 
 
@@ -83,6 +82,11 @@ class StageResult:
         """``Compiled.as_text()``, asked of XLA once (it also feeds the analyses)."""
         return self.compiled.as_text()
 
+    @functools.cached_property
+    def compiled_ops(self) -> dict[str, Any]:
+        """The op structure of the compiled HLO (the ``ops`` artifact; ``sharding`` reads its collectives)."""
+        return analyses_.ops(self.compiled_text)
+
     def source_lines(self, artifact: str) -> Located | None:
         """Where each line of ``texts[artifact]`` came from, read from JAX's debug info.
 
@@ -90,18 +94,10 @@ class StageResult:
         another print of each stage. None when the lines cannot be matched, and for
         a compiled executable read from the persistent cache (its locations may be stale).
         """
-        text = self.texts.get(artifact)
-        if text is None:
+        locate = BY_NAME[artifact].locate
+        if artifact not in self.texts or locate is None:
             return None
-        if artifact == "jaxpr":
-            return jaxpr_locations(str(self.jaxpr.pretty_print(source_info=True)), text)
-        if artifact == "stablehlo":
-            return mlir_locations(self.lowered.as_text(debug_info=True), text)
-        if artifact == "hlo":
-            return hlo_locations(self.lowered.as_text(dialect="hlo", debug_info=True), text)
-        if self.from_cache:
-            return None
-        return hlo_locations(self.compiled_text, text)
+        return locate(self)
 
     def serialized(self) -> dict[str, str]:
         """Every built artifact as the exact text its snapshot file holds."""
@@ -143,16 +139,7 @@ def stage(
         adapter=adapter, jaxpr=jaxpr, notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
         from_cache=from_cache,
     )
-    if compiled is None:
-        reason = (
-            f"platform {active.platform!r} is not attached: lowered for it, never compiled "
-            "(compiling would silently build code for the local backend)"
-        )
-        skipped = [s for s in stages if s in COMPILED_STAGES]
-        skipped += [a for a in analyses if a in COMPILED_ANALYSES]
-        result.skipped = dict.fromkeys(skipped, reason)
-    _extract_texts(result, stages)
-    _extract_analyses(result, analyses, adapter)
+    _build(result, (*stages, *analyses))
     scalars.warn_constants(name, result.texts.get("stablehlo") or lowered.as_text(), constants_warn_bytes)
     return result
 
@@ -195,34 +182,17 @@ def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:
         raise StageError(name, stage_name, exc) from exc
 
 
-def _extract_texts(result: StageResult, stages: tuple[str, ...]) -> None:
-    makers: dict[str, Callable[[], str]] = {
-        "jaxpr": lambda: normalize_jaxpr(str(result.jaxpr)),
-        "stablehlo": lambda: normalize_mlir(result.lowered.as_text()),
-        "hlo": lambda: normalize_hlo(result.lowered.as_text(dialect="hlo")),
-        "compiled": lambda: normalize_hlo(result.compiled_text),
-    }
-    for stage_name in stages:
-        if stage_name not in result.skipped:
-            result.texts[stage_name] = makers[stage_name]()
-
-
-def _extract_analyses(
-    result: StageResult,
-    analyses: tuple[str, ...],
-    adapter: Adapter,
-) -> None:
-    compiled, lowered = result.compiled, result.lowered
-    compiled_ops = functools.cache(lambda: analyses_.ops(result.compiled_text))
-    makers: dict[str, Callable[[], Any]] = {
-        "cost": lambda: analyses_.cost(compiled, lowered, via_cpu=result.config.compile_only),
-        "memory": lambda: analyses_.memory(compiled),
-        "ops": compiled_ops,
-        "sharding": lambda: analyses_.sharding(
-            compiled, lowered, adapter.named_leaves, result.compiled_text, compiled_ops()["collectives"]
-        ),
-        "layout": lambda: analyses_.layout(compiled, adapter.named_leaves),
-    }
-    for analysis in analyses:
-        if analysis not in result.skipped:
-            result.analyses[analysis] = makers[analysis]()
+def _build(result: StageResult, wanted: tuple[str, ...]) -> None:
+    """Build every wanted artifact; without a compiled executable those that need one are skipped."""
+    reason = (
+        f"platform {result.config.platform!r} is not attached: lowered for it, never compiled "
+        "(compiling would silently build code for the local backend)"
+    )
+    for name in wanted:
+        artifact = BY_NAME[name]
+        if artifact.needs_compile and result.compiled is None:
+            result.skipped[name] = reason
+        elif artifact.is_text:
+            result.texts[name] = artifact.build(result)
+        else:
+            result.analyses[name] = artifact.build(result)

@@ -19,19 +19,10 @@ from typing import Any
 from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from .artifacts import SUFFIXES
+
 FORMAT_VERSION = 1
 META_FILE = "_stages.json"
-SUFFIXES = {
-    "jaxpr": ".jaxpr.txt",
-    "stablehlo": ".stablehlo.mlir",
-    "hlo": ".hlo.txt",
-    "compiled": ".compiled.hlo.txt",
-    "cost": ".cost.json",
-    "memory": ".memory.json",
-    "ops": ".ops.json",
-    "sharding": ".sharding.json",
-    "layout": ".layout.json",
-}
 MAX_COMPONENT = 96
 _SAFE = re.compile(r"[^A-Za-z0-9_.+=,@\[\]-]")
 

@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .artifacts import ARTIFACTS
 from .compare import format_number, informational, relative_change
 
-FRONTEND_ARTIFACTS = ("jaxpr", "stablehlo", "hlo")
-COMPILER_ARTIFACTS = ("compiled", "ops", "cost", "memory", "sharding", "layout")
+FRONTEND_ARTIFACTS = tuple(a.name for a in ARTIFACTS if a.frontend)
+COMPILER_ARTIFACTS = tuple(a.name for a in ARTIFACTS if not a.frontend)
 CAUSES = ("frontend", "compiler", "both", "none")
 CHURN_KIND = "text"
 DRIFTED = ("changed", "improved")
@@ -82,20 +83,25 @@ def upgrade_section(calls: Sequence[Mapping[str, Any]]) -> list[str]:
     drifted = sum(causes[c] for c in CAUSES if c != "none")
     by_cause = ", ".join(f"{causes[c]} {c}" for c in CAUSES if c != "none")
     lines.append(f"calls drifted: {drifted} of {len(upgraded)} ({by_cause})")
+    lines += _moved_figures(upgraded)
+    churn = [call for call in upgraded if _text_only(call)]
+    lines.append(f"text-only churn: {len(churn)} call(s) drifted in IR text or op structure only")
+    return lines
+
+
+def _moved_figures(calls: Sequence[Mapping[str, Any]]) -> list[str]:
+    """``figures moved: N, largest first:`` and up to :data:`MAX_FIGURES` of them."""
     figures = [
         (call, metric, old, new)
-        for call in upgraded
+        for call in calls
         for metric, (old, new) in sorted(call.get("deltas", {}).items())
         if not informational(metric)
     ]
     figures.sort(key=lambda item: (-abs(relative_change(item[2], item[3])), _label(item[0]), item[1]))
-    lines.append(f"figures moved: {len(figures)}" + (", largest first:" if figures else ""))
-    for call, metric, old, new in figures[:MAX_FIGURES]:
-        lines.append(f"  {_label(call)}: {metric} {_figures(old, new)}")
+    lines = [f"figures moved: {len(figures)}" + (", largest first:" if figures else "")]
+    lines += [f"  {_label(call)}: {metric} {_figures(old, new)}" for call, metric, old, new in figures[:MAX_FIGURES]]
     if len(figures) > MAX_FIGURES:
         lines.append(f"  ... {len(figures) - MAX_FIGURES} more")
-    churn = [call for call in upgraded if _text_only(call)]
-    lines.append(f"text-only churn: {len(churn)} call(s) drifted in IR text or op structure only")
     return lines
 
 

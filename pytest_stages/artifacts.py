@@ -1,0 +1,142 @@
+"""The artifact table: every snapshot file kind, described once.
+
+Each :class:`Artifact` says what it is called, which ``--stages-check`` kind
+(and summary-table column) it belongs to, its file suffix, the stage object it
+is built from and whether that needs a compile, how it is built, which
+comparison family judges it (``ir``, ``ops``, ``figures``, ``placement`` or the
+generic ``structure``), its dialect for renumbering-proof diffs, how its lines
+are traced back to source, and under which headline a failure lists it.
+Settings, staging, storage, comparison, the failure message, the reports and
+the report schema all iterate over :data:`ARTIFACTS`; adding an artifact is one
+entry here (a new comparison family or headline also needs its function there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import analyses, sources
+from .normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
+
+if TYPE_CHECKING:
+    from .staging import StageResult
+
+BUDGET = "budget"
+# Failure-message headlines, in the order a message lists them (budget first, IR last).
+HEADLINES = ("budget", "sharding", "memory", "cost", "op structure", "IR")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One snapshot file kind of a staged call.
+
+    ``stage`` is the JAX object it reads (``jaxpr``, ``lowered`` or ``compiled``);
+    ``needs_compile`` is False where a lowered-only platform still gives it (cost
+    falls back to the lowered figures). ``build`` returns a text for a stage
+    (``is_text``) and JSON-ready data for an analysis. ``locate`` returns where each
+    line of the text came from, or None.
+    """
+
+    name: str
+    kind: str
+    suffix: str
+    stage: str
+    needs_compile: bool
+    build: Callable[[StageResult], Any]
+    family: str
+    headline: str
+    is_text: bool
+    dialect: str | None = None
+    title: str = "IR drift"
+    locate: Callable[[StageResult], sources.Located | None] | None = None
+
+    @property
+    def column(self) -> str:
+        """The summary-table column: that of its check kind."""
+        return self.kind
+
+    @property
+    def frontend(self) -> bool:
+        """Built before XLA optimizes (jaxpr, StableHLO, lowered HLO): an upgrade's frontend drift."""
+        return self.stage != "compiled"
+
+
+def _compiled_locations(result: StageResult) -> sources.Located | None:
+    # An executable read from the persistent cache carries the stack frames of the compile that
+    # filled the cache (its key ignores source locations), so its lines may name old code.
+    if result.from_cache:
+        return None
+    return sources.hlo_locations(result.compiled_text, result.texts["compiled"])
+
+
+ARTIFACTS: tuple[Artifact, ...] = (
+    Artifact(
+        "jaxpr", "text", ".jaxpr.txt", "jaxpr", False,
+        build=lambda r: normalize_jaxpr(str(r.jaxpr)),
+        family="ir", headline="IR", is_text=True, dialect="jaxpr",
+        locate=lambda r: sources.jaxpr_locations(str(r.jaxpr.pretty_print(source_info=True)), r.texts["jaxpr"]),
+    ),
+    Artifact(
+        "stablehlo", "text", ".stablehlo.mlir", "lowered", False,
+        build=lambda r: normalize_mlir(r.lowered.as_text()),
+        family="ir", headline="IR", is_text=True, dialect="mlir",
+        locate=lambda r: sources.mlir_locations(r.lowered.as_text(debug_info=True), r.texts["stablehlo"]),
+    ),
+    Artifact(
+        "hlo", "text", ".hlo.txt", "lowered", False,
+        build=lambda r: normalize_hlo(r.lowered.as_text(dialect="hlo")),
+        family="ir", headline="IR", is_text=True, dialect="hlo",
+        locate=lambda r: sources.hlo_locations(r.lowered.as_text(dialect="hlo", debug_info=True), r.texts["hlo"]),
+    ),
+    Artifact(
+        "compiled", "text", ".compiled.hlo.txt", "compiled", True,
+        build=lambda r: normalize_hlo(r.compiled_text),
+        family="ir", headline="IR", is_text=True, dialect="hlo", locate=_compiled_locations,
+    ),
+    Artifact(
+        "cost", "cost", ".cost.json", "compiled", False,
+        build=lambda r: analyses.cost(r.compiled, r.lowered, via_cpu=r.config.compile_only),
+        family="figures", headline="cost", is_text=False,
+    ),
+    Artifact(
+        "memory", "memory", ".memory.json", "compiled", True,
+        build=lambda r: analyses.memory(r.compiled),
+        family="figures", headline="memory", is_text=False,
+    ),
+    Artifact(
+        "ops", "text", ".ops.json", "compiled", True,
+        build=lambda r: r.compiled_ops,
+        family="ops", headline="op structure", is_text=False, title="op structure changed",
+    ),
+    Artifact(
+        "sharding", "sharding", ".sharding.json", "compiled", True,
+        build=lambda r: analyses.sharding(
+            r.compiled, r.lowered, r.adapter.named_leaves, r.compiled_text, r.compiled_ops["collectives"]
+        ),
+        family="placement", headline="sharding", is_text=False,
+    ),
+    Artifact(
+        "layout", "layout", ".layout.json", "compiled", True,
+        build=lambda r: analyses.layout(r.compiled, r.adapter.named_leaves),
+        family="placement", headline="sharding", is_text=False,
+    ),
+)
+
+BY_NAME: dict[str, Artifact] = {artifact.name: artifact for artifact in ARTIFACTS}
+STAGES = tuple(a.name for a in ARTIFACTS if a.is_text)
+ANALYSES = tuple(a.name for a in ARTIFACTS if not a.is_text)
+CHECK_KINDS = (*dict.fromkeys(a.kind for a in ARTIFACTS), BUDGET)
+SUFFIXES = {a.name: a.suffix for a in ARTIFACTS}
+
+
+def check_kind(name: str) -> str:
+    """The ``--stages-check`` kind of an artifact (``budget`` for budget findings)."""
+    return BY_NAME[name].kind if name in BY_NAME else name
+
+
+def headline_rank(name: str) -> int:
+    """Where findings of an artifact come in a message or report: the order of :data:`HEADLINES`."""
+    headline = BY_NAME[name].headline if name in BY_NAME else name
+    return HEADLINES.index(headline) if headline in HEADLINES else len(HEADLINES)
