@@ -61,10 +61,8 @@ def decide(findings: Sequence[Finding], policy: Policy, mismatch: str) -> Verdic
     def churn(finding: Finding) -> bool:
         return is_churn(finding.kind, policy.on_version_mismatch, mismatch)
 
-    if mismatch and policy.on_version_mismatch == "warn":
-        failing = [f for f in failing if f.kind == BUDGET]
-    else:
-        failing = [f for f in failing if not churn(f)]
+    warn = bool(mismatch) and policy.on_version_mismatch == "warn"
+    failing = [f for f in failing if (f.kind == BUDGET if warn else not churn(f))]
     churned = _names(f for f in findings if f.failing and churn(f))
     return Verdict(tuple(failing), churned, _unenforced(findings, failing, churned), _passing(findings))
 

@@ -165,27 +165,37 @@ def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
             terminalreporter.write_line(f"  {line}")
     for line in _aligned(table_rows(records)):
         terminalreporter.write_line(line)
+    for line in _closing_lines(session):
+        terminalreporter.write_line(line)
+
+
+def _closing_lines(session: StagesSession) -> list[str]:
+    """Below the table: files written, improvements, skipped artifacts per config, version notes."""
+    records, lines = session.records, []
     written = [path for record in records for path in record.written]
     if session.options.update:
-        terminalreporter.write_line(f"pytest-stages: wrote {len(written)} snapshot file(s)")
-        for path in written:
-            terminalreporter.write_line(f"  {path}")
+        lines += [f"pytest-stages: wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
     improved = [r for r in records if any(s == "improved" for s in r.status.values())]
     if improved and not session.options.update:
-        terminalreporter.write_line(
+        lines.append(
             f"pytest-stages: {len(improved)} call(s) improved on their snapshots; "
             "run `pytest --stages-update` to record the new figures"
         )
-    skips = {}
+    lines += _skip_lines(records)
+    lines += [f"pytest-stages: note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
+    return lines
+
+
+def _skip_lines(records: Sequence[CallRecord]) -> list[str]:
+    """``config tpu: compiled, memory skipped: <reason>``, once per config and reason."""
+    skips: dict[tuple[str, str], list[str]] = {}
     for record in records:
-        for finding in record.findings:
-            if finding.kind == SKIPPED:
-                skips.setdefault((record.config, finding.message), []).append(finding.artifact)
-    for (config, reason), artifacts in skips.items():
-        names = ", ".join(dict.fromkeys(artifacts))
-        terminalreporter.write_line(f"pytest-stages: config {config}: {names} skipped: {reason}")
-    for mismatch in sorted({r.versions for r in records if r.versions}):
-        terminalreporter.write_line(f"pytest-stages: note: {mismatch}")
+        for finding in (f for f in record.findings if f.kind == SKIPPED):
+            skips.setdefault((record.config, finding.message), []).append(finding.artifact)
+    return [
+        f"pytest-stages: config {config}: {', '.join(dict.fromkeys(artifacts))} skipped: {reason}"
+        for (config, reason), artifacts in skips.items()
+    ]
 
 
 def _aligned(rows: list[list[str]]) -> Iterable[str]:
