@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from . import assembly
-from .registry import REGISTRY, Registration
+from .registry import Registration, registrations
 from .stash import SESSION
 from .storage import SnapshotFolder
 from .topology import TopologyUnavailable
@@ -86,22 +86,21 @@ class RegisteredFunctions(pytest.Collector):
                     f"{type(exc).__name__}: {exc}"
                 ) from None
         session = self.config.stash[SESSION]
-        names = [r.name for r in REGISTRY if self._included(r)]
+        included = [r for r in registrations(self.config.rootpath, self.modules) if self._included(r)]
+        names = [r.name for r in included]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise RegistrationError(
                 f"pytest-stages: {duplicates[0]!r} is registered twice; give each registration its own name=."
             )
         items = []
-        for registration in filter(self._included, REGISTRY):
+        for registration in included:
             for config_name in self._configs(session, registration):
                 items.append(self._item(session, registration, config_name))
         return items
 
     def _included(self, registration: Registration) -> bool:
-        """This session's registrations: all on a whole-suite run, else those under a path argument."""
-        if not registration.belongs_to(self.config.rootpath, self.modules):
-            return False
+        """All of the session's registrations on a whole-suite run, else those under a path argument."""
         if self.config.args_source != pytest.Config.ArgsSource.ARGS:
             return True
         origin = Path(registration.origin).resolve()

@@ -15,7 +15,7 @@ from .budgets import parse_budget
 from .config import ConfigError, Settings, load_pyproject, parse_choices, parse_settings
 from .devices import ActiveConfig, arrange_cpu_devices, cpu_devices_needed
 from .runner import Options, StageSnapshot, StagesSession
-from .registry import REGISTRY
+from .registry import registrations
 from .observe import Observer
 from .stash import OBSERVER, SESSION, SNAPSHOT
 from .storage import SnapshotError, SnapshotFolder, safe_path
@@ -236,7 +236,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Add the registered stage functions (before -k/-m deselect, so both apply to them)."""
     stages = config.stash[SESSION]
-    if not REGISTRY and not stages.settings.modules:
+    if not stages.settings.modules and not registrations(config.rootpath):
         return
     collector = collection.RegisteredFunctions.from_parent(
         session, name=collection.COLLECTOR_NAME, nodeid=collection.COLLECTOR_NAME,
@@ -267,10 +267,3 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         terminal.write_line(f"{item.nodeid}  ({item.describe_args()})")
     if not registered:
         terminal.write_line("no registered stage functions")
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """Forget this session's registrations: a later session in the same process (pytester) re-imports them."""
-    session = config.stash.get(SESSION, None)
-    if session is not None:
-        REGISTRY[:] = [r for r in REGISTRY if not r.belongs_to(config.rootpath, session.settings.modules)]

@@ -1,10 +1,17 @@
-"""Registered stage functions: declared once next to model code, collected as test items."""
+"""Registered stage functions: declared once next to model code, collected as test items.
+
+``register()`` keeps each registration on the module that called it (as pytest keeps
+marks on functions), not in a process-wide list: a session gathers the registrations of
+the modules it owns (:func:`registrations`), and a module imported again by a later
+session (pytester) declares its registrations afresh.
+"""
 
 from __future__ import annotations
 
 import inspect
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +48,24 @@ class Registration:
         return tuple(args)
 
 
-REGISTRY: list[Registration] = []
+# The module attribute that holds a module's registrations, in call order.
+ATTRIBUTE = "__pytest_stages_registrations__"
+
+
+def registrations(rootpath: Path, modules: Iterable[str] = ()) -> list[Registration]:
+    """The registrations a session at ``rootpath`` owns, from every imported module, in import order.
+
+    A registration belongs to the session when the file that called ``register`` is under
+    ``rootpath`` or its module is listed in ``modules`` (``[tool.pytest_stages] modules``).
+    """
+    listed = tuple(modules)
+    found = []
+    for module in list(sys.modules.values()):
+        # The module's own namespace: a module-level __getattr__ (lazy or deprecated names) is not asked.
+        declared = getattr(module, "__dict__", {}).get(ATTRIBUTE)
+        if isinstance(declared, list):
+            found += [r for r in declared if isinstance(r, Registration) and r.belongs_to(rootpath, listed)]
+    return found
 
 
 def register(
@@ -63,11 +87,12 @@ def register(
     """
     caller = inspect.currentframe().f_back  # type: ignore[union-attr]
     origin = caller.f_code.co_filename if caller is not None else ""
-    module = str(caller.f_globals.get("__name__", "")) if caller is not None else ""
+    namespace = caller.f_globals if caller is not None else {}
+    module = str(namespace.get("__name__", ""))
     del caller
 
     def record(function: Callable[..., Any]) -> Callable[..., Any]:
-        REGISTRY.append(
+        namespace.setdefault(ATTRIBUTE, []).append(
             Registration(
                 fn=function,
                 args=args,

@@ -122,3 +122,25 @@ def test_path_arguments_collect_only_the_registrations_under_them(project):
     project.write("other/test_plain.py", "def test_plain():\n    pass\n")
     project.run("other").assert_outcomes(passed=1)
     project.run("other", str(project.path)).assert_outcomes(passed=1, failed=3)
+
+
+def test_a_module_imported_before_the_session_keeps_its_registrations(project, monkeypatch):
+    """Registrations live on their module: a second session in one process still finds them.
+
+    The listed module is imported before both in-process sessions (so pytester does not unload
+    it between them) and declares its registration once; each session must collect it.
+    """
+    setup(project, conftest="")
+    project.configure('modules = ["entry_kept"]', configs=CONFIGS)
+    project.write("entry_kept.py", """
+        import jax, jax.numpy as jnp
+        from pytest_stages import register
+
+        register(lambda x: x * 2, args=(jax.ShapeDtypeStruct((4,), jnp.float32),), name="double")
+    """)
+    monkeypatch.syspath_prepend(str(project.path))
+    monkeypatch.delitem(__import__("sys").modules, "entry_kept", raising=False)
+    __import__("entry_kept")
+    for _ in range(2):
+        result = project.run("--collect-only", "-q")
+        result.stdout.fnmatch_lines(["stages::double[cpu1]", "stages::double[cpu8]"])
