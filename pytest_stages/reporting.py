@@ -89,25 +89,31 @@ class StagesReporter:
         )
         used = used_files((r.folder, r.name, r.status) for r in self.session.records)
         found = take_inventory(snapshot_files(store.root), used, view, tree)
-        prefix = settings.snapshot_dir
-        lines = []
-        if found.leftovers:
-            lines.append(
-                f"pytest-stages: {len(found.leftovers)} temporary file(s) left by an interrupted update "
-                "(the snapshot beside each holds its old or new content, never a mix):"
-            )
-            lines += [f"  {prefix}/{path}" for path in found.leftovers]
         doomed = [*found.unused, *found.leftovers] if prune else []
-        if doomed:
-            lines.append(f"pytest-stages: pruned {len(doomed)} file(s):")
-            lines += [f"  {prefix}/{path}" for path in doomed]
-            emptied = store.prune([store.root / path for path in doomed])
-            if emptied:
-                lines.append(f"pytest-stages: removed {len(emptied)} emptied folder(s)")
-        elif found.unused:
-            lines.append(f"pytest-stages: {len(found.unused)} unused snapshot file(s); `pytest --stages-prune` deletes them:")
-            lines += [f"  {prefix}/{path}" for path in found.unused]
-        return lines
+        emptied = store.prune([store.root / path for path in doomed]) if doomed else []
+        return inventory_lines(found.unused, found.leftovers, doomed, len(emptied), settings.snapshot_dir)
+
+
+def inventory_lines(
+    unused: Sequence[str], leftovers: Sequence[str], pruned: Sequence[str], emptied: int, prefix: str
+) -> list[str]:
+    """What the terminal says about unused snapshot files, leftovers of an interrupted update and a prune."""
+    lines = []
+    if leftovers:
+        lines.append(
+            f"pytest-stages: {len(leftovers)} temporary file(s) left by an interrupted update "
+            "(the snapshot beside each holds its old or new content, never a mix):"
+        )
+        lines += [f"  {prefix}/{path}" for path in leftovers]
+    if pruned:
+        lines.append(f"pytest-stages: pruned {len(pruned)} file(s):")
+        lines += [f"  {prefix}/{path}" for path in pruned]
+        if emptied:
+            lines.append(f"pytest-stages: removed {emptied} emptied folder(s)")
+    elif unused:
+        lines.append(f"pytest-stages: {len(unused)} unused snapshot file(s); `pytest --stages-prune` deletes them:")
+        lines += [f"  {prefix}/{path}" for path in unused]
+    return lines
 
 
 def header(session: StagesSession) -> str:
