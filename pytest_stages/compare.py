@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .analyses import COLLECTIVES, shape_bytes, strip_layouts
+from .hlo import COLLECTIVES, shape_bytes, strip_layouts
 from .artifacts import BY_NAME, check_kind
 from .records import Finding
 from .textdiff import describe_sources, edit_script, side_by_side, sources, unified
