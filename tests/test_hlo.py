@@ -9,6 +9,7 @@ import jax.numpy as jnp
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 from pytest_stages import hlo
+from pytest_stages.compare import compare_text
 from pytest_stages.normalize import normalize_hlo
 
 F32 = jnp.float32
@@ -150,6 +151,14 @@ def test_async_collectives_count_once_with_their_tuple_shape():
         hlo.Collective("all-gather", "((f32[8]), f32[64])", 8 * 4 + 64 * 4),
     ]
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).collective is None
+
+
+def test_the_drift_summary_reads_collectives_the_op_analysis_reads():
+    before = "ENTRY %main (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0:T(128)} parameter(0)\n"
+    after = before + TPU_ASYNC_ALL_GATHER + "\n" + TPU_ALL_GATHER + "\n"
+    lines = compare_text("compiled", before + "}\n", after + "}\n", diff_lines=10).message.splitlines()
+    assert lines[1] == "    ops: +1 all-gather, +1 all-gather-start"
+    assert lines[2] == "    collectives: +1 all-gather ((f32[8]), f32[64]) (288 B), +1 all-gather bf16[16,256] (8.0 KiB)"
 
 
 def test_several_aliases_in_the_module_header():
