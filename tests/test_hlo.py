@@ -11,6 +11,7 @@ from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 from pytest_stages import hlo
 from pytest_stages.compare import compare_text
 from pytest_stages.normalize import normalize_hlo
+from pytest_stages.textdiff import edit_script
 
 F32 = jnp.float32
 
@@ -202,3 +203,20 @@ def test_normalizing_drops_the_tables_and_keeps_the_program():
     body, tables = hlo.split_tables(text.splitlines())
     assert set(tables) == set(hlo.TABLES)
     assert normalize_hlo(text) == normalize_hlo("\n".join(body))
+
+
+def test_the_diff_sees_through_renumbered_clone_names():
+    text = "\n".join([
+        "%region_0.2.clone (x.3: f32[], y.1: f32[]) -> f32[] {",
+        "  ROOT %add.1 = f32[] add(%x.3, %y.1)",
+        "}",
+        "ENTRY %main.2 (p.1: f32[8]) -> f32[] {",
+        "  %p.1 = f32[8]{0} parameter(0)",
+        "  %constant.0.clone.1 = f32[] constant(0)",
+        "  ROOT %reduce.1 = f32[] reduce(%p.1, %constant.0.clone.1), dimensions={0}, to_apply=%region_0.2.clone",
+        "}",
+    ]) + "\n"
+    renumbered = text.replace("%region_0.2.clone", "%region_0.1.clone.1").replace(".0.clone.1", ".0.clone.4")
+    assert {row.tag for row in edit_script("compiled", text, renumbered).rows} == {"="}
+    rewired = renumbered.replace("reduce(%p.1, %constant.0.clone.4)", "reduce(%constant.0.clone.4, %p.1)")
+    assert [row.tag for row in edit_script("compiled", text, rewired).rows if row.tag != "="] == ["~"]
