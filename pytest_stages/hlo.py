@@ -308,9 +308,8 @@ class StackFrames:
         if "file_name_id" not in place or "line" not in place:
             return None
         function = self.functions.get(place.get("function_name_id", -1))
-        return Frame(
-            _unquote(self.files.get(place["file_name_id"], '"?"')), place["line"], _unquote(function) if function else None
-        )
+        file = _unquote(self.files.get(place["file_name_id"], '"?"'))
+        return Frame(file, place["line"], _unquote(function) if function else None)
 
 
 def _fields(row: str) -> dict[str, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections import Counter
 
 import jax
 import jax.numpy as jnp
@@ -67,16 +68,15 @@ TPU_ASYNC_ALL_GATHER = (
 def test_a_compiled_module_gives_each_instruction_its_computation():
     text = _donating_text()
     parsed = list(hlo.instructions(text))
+    header = next(hlo.parse_computation(line) for line in text.splitlines() if line.startswith("ENTRY "))
     entry = [i for i in parsed if i.entry]
-    assert {i.computation for i in entry} == {next(hlo.parse_computation(line) for line in text.splitlines()
-                                                  if line.startswith("ENTRY ")).name}
+    assert header.entry and {i.computation for i in entry} == {header.name}
+    assert all(i.computation not in ("", header.name) for i in parsed if not i.entry)
     assert [i.shape for i in entry if i.opcode == "parameter"] == ["f32[4]", "f32[3]"]
-    root = [i for i in entry if i.root]
-    assert [(i.opcode, i.shape) for i in root] == [("tuple", "(f32[4], f32[3], f32[])")]
+    assert [(i.opcode, i.shape) for i in entry if i.root] == [("tuple", "(f32[4], f32[3], f32[])")]
     fusions = [i for i in parsed if i.opcode == "fusion"]
     assert fusions and all(i.entry and i.fusion_kind == "kLoop" for i in fusions)
-    assert all(i.computation and not i.entry for i in parsed if i.opcode == "parameter" and i not in entry)
-    assert hlo.opcode_counts(text) == {op: sum(i.opcode == op for i in parsed) for op in {i.opcode for i in parsed}}
+    assert hlo.opcode_counts(text) == Counter(i.opcode for i in parsed)
 
 
 def test_donated_inputs_show_in_the_aliasing_header():
@@ -88,7 +88,10 @@ def test_donated_inputs_show_in_the_aliasing_header():
 
 def test_a_sharded_module_has_its_collectives_with_bytes():
     text = _sharded_text()
-    assert hlo.collectives(text) == [hlo.Collective("all-reduce", "f32[16]", 64), hlo.Collective("all-gather", "f32[64]", 256)]
+    assert hlo.collectives(text) == [
+        hlo.Collective("all-reduce", "f32[16]", 64),
+        hlo.Collective("all-gather", "f32[64]", 256),
+    ]
     assert hlo.opcode_counts(text)["all-reduce"] == hlo.opcode_counts(text)["all-gather"] == 1
     assert hlo.count_opcode(text, "fusion") == hlo.opcode_counts(text)["fusion"]
 
@@ -116,8 +119,10 @@ def test_hand_written_stack_frames_follow_parents_and_stop_at_cycles():
     tables = {
         "FileNames": ['1 "/src/model.py"', '2 "/src/a \\"b\\".py"'],
         "FunctionNames": ['1 "layer"', '2 "main"'],
-        "FileLocations": ["1 {file_name_id=1 function_name_id=1 line=7}", "2 {file_name_id=2 function_name_id=2 line=3}",
-                          "3 {file_name_id=1}"],
+        "FileLocations": [
+            "1 {file_name_id=1 function_name_id=1 line=7}", "2 {file_name_id=2 function_name_id=2 line=3}",
+            "3 {file_name_id=1}",
+        ],
         "StackFrames": ["1 {file_location_id=2 parent_frame_id=1}", "2 {file_location_id=1 parent_frame_id=2}",
                         "3 {file_location_id=3 parent_frame_id=5}", "4 {file_location_id=1 parent_frame_id=4}"],
     }
@@ -159,7 +164,9 @@ def test_the_drift_summary_reads_collectives_the_op_analysis_reads():
     after = before + TPU_ASYNC_ALL_GATHER + "\n" + TPU_ALL_GATHER + "\n"
     lines = compare_text("compiled", before + "}\n", after + "}\n", diff_lines=10).message.splitlines()
     assert lines[1] == "    ops: +1 all-gather, +1 all-gather-start"
-    assert lines[2] == "    collectives: +1 all-gather ((f32[8]), f32[64]) (288 B), +1 all-gather bf16[16,256] (8.0 KiB)"
+    assert lines[2] == (
+        "    collectives: +1 all-gather ((f32[8]), f32[64]) (288 B), +1 all-gather bf16[16,256] (8.0 KiB)"
+    )
 
 
 def test_several_aliases_in_the_module_header():
