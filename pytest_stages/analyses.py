@@ -1,18 +1,20 @@
 """Analyses: JAX stage objects and texts in, JSON-ready dicts out.
 
 ``cost``, ``memory``, ``sharding`` and ``layout`` read the compiled object;
-``ops`` parses compiled HLO text. Once extracted, nothing downstream touches
-JAX objects. JAX is imported only where it is used, so that an installed but
+``ops`` reads compiled HLO text (through :mod:`.hlo`). Once extracted, nothing
+downstream touches JAX objects. JAX is imported only where it is used, so that an installed but
 unused plugin costs no JAX import.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from typing import Any
+
+from . import hlo
 
 MEMORY_FIELDS = (
     "argument_size_in_bytes",
@@ -27,19 +29,6 @@ MEMORY_FIELDS = (
     "host_generated_code_size_in_bytes",
     "peak_memory_in_bytes",
 )
-COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
-_DTYPE_BITS = {
-    "pred": 8, "s2": 2, "u2": 2, "s4": 4, "u4": 4, "s8": 8, "u8": 8, "s16": 16, "u16": 16,
-    "f16": 16, "bf16": 16, "s32": 32, "u32": 32, "f32": 32, "s64": 64, "u64": 64, "f64": 64,
-    "c64": 64, "c128": 128,
-}
-_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?(?P<name>[^\s=]+) = (?P<rest>.*)$")
-_SIMPLE_INSTRUCTION = re.compile(
-    r"^\s*(?:ROOT\s+)?%?[^\s=]+ = (?P<shape>[a-z][^\s(]*) (?P<opcode>[a-z][\w-]*)\("
-)
-_OPCODE = re.compile(r"\s*(?P<opcode>[a-z][\w-]*)\(")
-_ARRAY = re.compile(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[^\]]*)\]")
-_ALIAS = re.compile(r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<param>\d+),")
 UNAVAILABLE = {"unavailable": True}
 
 
@@ -107,33 +96,19 @@ def ops(hlo_text: str) -> dict[str, Any]:
     collectives: list[dict[str, Any]] = []
     entry_parameters: list[str] = []
     entry_output = ""
-    in_entry = False
-    for line in hlo_text.splitlines():
-        if line.startswith("ENTRY "):
-            in_entry = True
-            continue
-        if line.startswith("}"):
-            in_entry = False
-            continue
-        instruction = parse_instruction(line)
-        if instruction is None:
-            continue
-        shape, opcode, tail = instruction
-        opcodes[opcode] += 1
-        if opcode == "fusion":
-            kind = re.search(r"\bkind=(\w+)", tail)
-            fusions[kind.group(1) if kind else "unknown"] += 1
-        elif opcode == "custom-call":
-            target = re.search(r'custom_call_target="([^"]*)"', tail)
-            custom_calls[target.group(1) if target else "unknown"] += 1
-        base = opcode.removesuffix("-start")
-        if base in COLLECTIVES and not opcode.endswith("-done"):
-            collectives.append({"op": base, "shape": shape, "bytes": shape_bytes(shape)})
-        if in_entry:
-            if opcode == "parameter":
-                entry_parameters.append(shape)
-            if line.lstrip().startswith("ROOT "):
-                entry_output = shape
+    for instruction in hlo.instructions(hlo_text):
+        opcodes[instruction.opcode] += 1
+        if instruction.opcode == "fusion":
+            fusions[instruction.fusion_kind or "unknown"] += 1
+        elif instruction.opcode == "custom-call":
+            custom_calls[instruction.custom_call_target or "unknown"] += 1
+        collective = instruction.collective
+        if collective is not None:
+            collectives.append(asdict(collective))
+        if instruction.entry and instruction.opcode == "parameter":
+            entry_parameters.append(instruction.shape)
+        if instruction.entry and instruction.root:
+            entry_output = instruction.shape
     return {
         "opcodes": dict(sorted(opcodes.items())),
         "fusions": dict(sorted(fusions.items())),
@@ -142,51 +117,6 @@ def ops(hlo_text: str) -> dict[str, Any]:
         "collectives": sorted(collectives, key=lambda c: (c["op"], c["shape"])),
         "entry": {"parameters": entry_parameters, "output": entry_output},
     }
-
-
-def parse_instruction(line: str) -> tuple[str, str, str] | None:
-    """``(shape, opcode, rest)`` of one HLO instruction line, None for other lines."""
-    fast = _SIMPLE_INSTRUCTION.match(line)
-    if fast is not None:
-        shape = fast.group("shape")
-        return (strip_layouts(shape) if "{" in shape else shape), fast.group("opcode"), line[fast.end():]
-    match = _INSTRUCTION.match(line)
-    if match is None:
-        return None
-    rest = match.group("rest")
-    if rest.startswith("("):
-        end = _balanced_end(rest)
-        shape, after = rest[:end], rest[end:]
-    else:
-        shape, _, after = rest.partition(" ")
-        after = " " + after
-    opcode = _OPCODE.match(after)
-    if opcode is None:
-        return None
-    return strip_layouts(shape), opcode.group("opcode"), after[opcode.end():]
-
-
-def _balanced_end(text: str) -> int:
-    depth = 0
-    for index, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0:
-            return index + 1
-    return len(text)
-
-
-def strip_layouts(shape: str) -> str:
-    return re.sub(r"\{[^{}]*\}", "", shape)
-
-
-def shape_bytes(shape: str) -> int:
-    """Bytes of an HLO shape such as ``f32[64,512]`` or a tuple of them."""
-    total_bits = 0
-    for array in _ARRAY.finditer(shape):
-        dims = [int(d) for d in re.findall(r"\d+", array.group("dims"))]
-        bits = _DTYPE_BITS.get(array.group("dtype"), 8)
-        total_bits += bits * math.prod(dims)
-    return (total_bits + 7) // 8
 
 
 NamedLeaves = Callable[[Any], list[tuple[str, Any]]]
@@ -205,7 +135,7 @@ def sharding(
 
     infos = named(lowered.args_info)
     shardings = jax.tree_util.tree_structure(lowered.args_info).flatten_up_to(compiled.input_shardings)
-    aliases = input_output_aliases(hlo_text)
+    aliases = {alias.parameter: alias.output[0] if alias.output else 0 for alias in hlo.aliases(hlo_text)}
     outputs = _output_leaves(compiled.output_shardings)
     output_names = [name for name, _ in outputs]
     described_inputs = {}
@@ -269,22 +199,6 @@ def describe_format(value: Any) -> dict[str, Any]:
         "tiling": [list(tile) for tile in layout_.tiling],
         "sub_byte_element_size_in_bits": int(layout_.sub_byte_element_size_in_bits),
     }
-
-
-def input_output_aliases(hlo_text: str) -> dict[int, int]:
-    """Parameter number -> output index from the module's ``input_output_alias={...}``."""
-    header = hlo_text.split("\n", 1)[0]
-    start = header.find("input_output_alias={")
-    if start < 0:
-        return {}
-    body = header[start:]
-    aliases = {}
-    for match in _ALIAS.finditer(body[: body.find(" }") + 2]):
-        output = match.group("output").strip()
-        aliases[int(match.group("param"))] = int(output.split(",")[0]) if output else 0
-    return aliases
-
-
 
 
 def _output_leaves(tree: Any) -> list[tuple[str, Any]]:

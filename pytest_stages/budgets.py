@@ -9,8 +9,9 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from .analyses import COLLECTIVES, cost_source, staged_cost
+from .analyses import cost_source, staged_cost
 from .compare import format_bytes, format_number
+from .hlo import COLLECTIVES
 from .records import Finding
 from .config import ConfigError
 

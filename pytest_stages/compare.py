@@ -13,10 +13,10 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .analyses import COLLECTIVES, shape_bytes, strip_layouts
+from . import hlo
 from .artifacts import BY_NAME, check_kind
 from .records import Finding
 from .textdiff import describe_sources, edit_script, side_by_side, sources, unified
@@ -34,15 +34,6 @@ SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
 # ``bytes accessed0{}``, ``bytes accessedout{}``: per-operand parts of a cost figure.
 _OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
-_HLO_OPCODE = re.compile(
-    r"^[ \t]*(?:ROOT[ \t]+)?%?[^\s=]+ = (?:\((?:[^()\n]|\([^()\n]*\))*\)|[a-z][^\s(]*) ([a-z][\w-]*)\(",
-    re.MULTILINE,
-)
-_HLO_COLLECTIVE = re.compile(
-    r"^[ \t]*(?:ROOT[ \t]+)?%?[^\s=]+ = (\((?:[^()\n]|\([^()\n]*\))*\)|[a-z][^\s(]*) ("
-    + "|".join(COLLECTIVES) + r")(?:-start)?\(",
-    re.MULTILINE,
-)
 _MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
 
 
@@ -106,8 +97,9 @@ def compare_ops(
 
 def op_counts(artifact: str, text: str) -> Counter[str]:
     """Operation names counted in a stage text (HLO opcodes, StableHLO ops, jaxpr primitives)."""
-    pattern = {"hlo": _HLO_OPCODE, "compiled": _HLO_OPCODE, "jaxpr": _JAXPR_EQUATION}.get(artifact, _MLIR_OP)
-    return Counter(pattern.findall(text))
+    if artifact in ("hlo", "compiled"):
+        return hlo.opcode_counts(text)
+    return Counter((_JAXPR_EQUATION if artifact == "jaxpr" else _MLIR_OP).findall(text))
 
 
 def hlo_structure_summary(
@@ -122,24 +114,14 @@ def hlo_structure_summary(
         return []
     lines = []
     if counts[0]["fusion"] != counts[1]["fusion"]:
-        before, after = (text.count(" fusion(") for text in texts)
+        before, after = (hlo.count_opcode(text, "fusion") for text in texts)
         lines.append(f"fusions: {before} -> {after}")
-    old, new = (Counter(_collective_text(c) for c in collectives(text)) for text in middle)
+    old, new = (Counter(_collective_text(asdict(c)) for c in hlo.collectives(text)) for text in middle)
     changes = [f"+{n} {text}" for text, n in sorted((new - old).items())]
     changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
     if changes:
         lines.append("collectives: " + ", ".join(changes))
     return lines
-
-
-def collectives(text: str) -> list[dict[str, Any]]:
-    """Collectives of an HLO text with shapes and bytes (one regex pass: cheap on huge modules)."""
-    if not any(op in text for op in COLLECTIVES):
-        return []
-    return [
-        {"op": op, "shape": strip_layouts(shape), "bytes": shape_bytes(shape)}
-        for shape, op in _HLO_COLLECTIVE.findall(text)
-    ]
 
 
 def _collective_text(collective: Mapping[str, Any]) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from typing import Any
 
-_HLO_TABLES = frozenset(("FileNames", "FunctionNames", "FileLocations", "StackFrames"))
+from .hlo import split_tables
+
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
 _QUOTED = r'"(?:[^"\\\n]|\\.)*"'
 METADATA = re.compile(r", metadata=\{(?:[^{}\"\n]|" + _QUOTED + r")*\}")
@@ -43,31 +43,8 @@ def normalize_mlir(text: str) -> str:
 
 def normalize_hlo(text: str) -> str:
     """HLO text (lowered or compiled) without stack-frame tables and ``metadata={...}``."""
-    body, _ = split_hlo_tables(remove_all(METADATA, text).splitlines())
+    body, _ = split_tables(remove_all(METADATA, text).splitlines())
     return _tidy("\n".join(body))
-
-
-def split_hlo_tables(lines: Iterable[str]) -> tuple[list[str], dict[str, list[str]]]:
-    """HLO lines apart from its stack-frame tables, and each table's rows.
-
-    A table is a title line (``FileNames``, ``StackFrames``, ...) and the non-blank lines
-    after it, up to and including a blank line.
-    """
-    body: list[str] = []
-    tables: dict[str, list[str]] = {}
-    rows: list[str] | None = None
-    for line in lines:
-        stripped = line.strip()
-        if rows is not None:
-            if stripped:
-                rows.append(stripped)
-            else:
-                rows = None
-        elif stripped in _HLO_TABLES:
-            rows = tables.setdefault(stripped, [])
-        else:
-            body.append(line)
-    return body, tables
 
 
 def to_json(data: Any) -> str:

@@ -6,7 +6,7 @@ import re
 import warnings
 from typing import Any
 
-from .analyses import shape_bytes
+from .hlo import shape_bytes
 
 CONSTANTS_WARN_BYTES = 1 << 20
 _CONSTANT = re.compile(r"stablehlo\.constant .*: tensor<(?P<type>[^>]*)>\s*$")

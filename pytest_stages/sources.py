@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 import sysconfig
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .normalize import LOC, LOC_DEFINITION, METADATA, remove_all, split_hlo_tables, strip_addresses, tidy_kept
+from . import hlo
+from .normalize import LOC, LOC_DEFINITION, METADATA, remove_all, strip_addresses, tidy_kept
 
 
 @dataclass(frozen=True)
@@ -76,10 +77,6 @@ _MLIR_LOC_USE = re.compile(r" loc\((.*)\)\s*$")
 _MLIR_LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
 _MLIR_FILE = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):\d+')
 _MLIR_NAMED = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$')
-_HLO_TABLE_ROW = re.compile(r"^(\d+) (.*)$")
-_HLO_FIELD = re.compile(r"(\w+)=(\d+)")
-_HLO_FRAME = re.compile(r"stack_frame_id=(\d+)")
-_HLO_SOURCE = re.compile(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
 
 
 def jaxpr_locations(debug_text: str, normalized: str) -> Located | None:
@@ -161,54 +158,21 @@ def _split_callsite(body: str) -> tuple[str, str]:
 
 def hlo_locations(debug_text: str, normalized: str) -> Located | None:
     """Locations from HLO text: ``stack_frame_id`` through its tables, or ``source_file``/``source_line``."""
-    body, rows = split_hlo_tables(debug_text.splitlines())
-    tables = {
-        name: {int(match[1]): match[2] for match in map(_HLO_TABLE_ROW.match, table) if match}
-        for name, table in rows.items()
-    }
-    lookup = _hlo_frame_lookup(tables)
-    located = []
-    for raw in body:
-        where = None
-        if ", metadata={" in raw:
-            frame = _HLO_FRAME.search(raw)
-            source = _HLO_SOURCE.search(raw)
-            where = lookup(int(frame[1])) if frame else (
-                Location(_unquote(source[1]), int(source[2])) if source else None
-            )
-        located.append((remove_all(METADATA, raw), where))
-    return _aligned(located, normalized)
+    body, tables = hlo.split_tables(debug_text.splitlines())
+    frames = hlo.StackFrames.parse(tables)
+    return _aligned([(remove_all(METADATA, raw), _hlo_location(raw, frames)) for raw in body], normalized)
 
 
-def _hlo_frame_lookup(tables: dict[str, dict[int, str]]) -> Callable[[int], Location | None]:
-    files, functions = tables.get("FileNames", {}), tables.get("FunctionNames", {})
-    places, frames = tables.get("FileLocations", {}), tables.get("StackFrames", {})
-
-    def location(frame: dict[str, int]) -> Location | None:
-        place = dict((k, int(v)) for k, v in _HLO_FIELD.findall(places.get(frame.get("file_location_id", -1), "")))
-        if "file_name_id" not in place or "line" not in place:
-            return None
-        function = functions.get(place.get("function_name_id", -1))
-        return Location(
-            _unquote(files.get(place["file_name_id"], '"?"')), place["line"],
-            _unquote(function) if function else None,
-        )
-
-    def chain(frame_id: int) -> Iterator[Location | None]:
-        # The table prints each parent as its id + 1 (1 for a frame without parent).
-        seen = set()
-        while frame_id in frames and frame_id not in seen:
-            seen.add(frame_id)
-            frame = dict((k, int(v)) for k, v in _HLO_FIELD.findall(frames[frame_id]))
-            yield location(frame)
-            frame_id = frame.get("parent_frame_id", 1) - 1
-
-    return lambda frame_id: preferred(chain(frame_id))
+def _hlo_location(line: str, frames: hlo.StackFrames) -> Location | None:
+    """The preferred frame of a line's ``stack_frame_id``, else its ``source_file``/``source_line``."""
+    frame_id = hlo.stack_frame_id(line)
+    if frame_id is not None:
+        return preferred(_location(frame) for frame in frames.chain(frame_id))
+    return _location(hlo.source_position(line))
 
 
-def _unquote(text: str) -> str:
-    text = text.strip()
-    return text[1:-1].replace('\\"', '"') if len(text) >= 2 and text[0] == text[-1] == '"' else text
+def _location(frame: hlo.Frame | None) -> Location | None:
+    return None if frame is None else Location(frame.file, frame.line, frame.function)
 
 
 def _aligned(pairs: Sequence[tuple[str, Location | None]], normalized: str) -> Located | None:

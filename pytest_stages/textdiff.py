@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import hlo
+
 CONTEXT = 2
 WINDOW = 2000
 _GONE = "\0gone"
@@ -66,9 +68,13 @@ class EditScript:
 
 
 class _Dialect:
-    """How one kind of stage text names values: its tokens, their canonical form, and definitions."""
+    """How one kind of stage text names values: its tokens, their canonical form, and definitions.
 
-    def __init__(self, token: str, canonical: str, defs: str) -> None:
+    ``defs`` is a pattern whose groups are the names a line defines; a dialect that finds
+    definitions otherwise overrides :meth:`defs` and leaves the never-matching default.
+    """
+
+    def __init__(self, token: str, canonical: str, defs: str = r"(?!)") -> None:
         self.token = re.compile(token)
         self.canonical_pattern = re.compile(canonical)
         self.defs_pattern = re.compile(defs)
@@ -121,15 +127,13 @@ class _Jaxpr(_Dialect):
         return self.defs_pattern.findall(line)
 
 
-_HLO_NAME = r"%?[A-Za-z_][\w\-]*(?:\.\d+)*"
 _MLIR_NAME = r"[%@^][\w$\-]+"
 
 
 class _Hlo(_Dialect):
-    """HLO names: ``%add.3`` (compiled) or ``add.3`` (lowered); defined left of `` = `` or in a header.
+    """HLO names: ``%add.3`` (compiled) or ``add.3`` (lowered); :func:`hlo.defined_names` finds definitions.
 
-    Only names that can be renumbered are tokens (a ``%`` or a ``.N`` suffix), and
-    definitions are found with anchored matches: huge modules are HLO. The canonical
+    Only names that can be renumbered are tokens (a ``%`` or a ``.N`` suffix). The canonical
     form drops every ``.N`` after a word, decimal literals' fractions too (``1.5`` -> ``1``),
     so those literals are tokens as well: the pair check still sees them differ.
     """
@@ -138,20 +142,13 @@ class _Hlo(_Dialect):
         super().__init__(
             token=r"%[\w.\-]++|(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])",
             canonical=r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])",
-            defs=rf"(?:(?<=\()|(?<=, ))({_HLO_NAME}): ",
         )
-        self.assigned = re.compile(rf"\s*(?:ROOT\s+)?({_HLO_NAME}) = ")
-        self.header = re.compile(rf"(?:ENTRY\s+)?({_HLO_NAME}) [({{]")
 
     def canonical(self, text: str) -> str:
         return self.canonical_pattern.sub("", text)
 
     def defs(self, line: str) -> list[str]:
-        assigned = self.assigned.match(line)
-        if assigned:
-            return [assigned[1]]
-        header = self.header.match(line) if line[:1] not in (" ", "\t") else None
-        return [header[1], *self.defs_pattern.findall(line)] if header else []
+        return hlo.defined_names(line)
 
 
 def _dialect(artifact: str) -> _Dialect | None:

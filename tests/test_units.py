@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_stages.analyses import input_output_aliases, ops, parse_instruction, shape_bytes
+from pytest_stages import hlo
+from pytest_stages.analyses import ops
 from pytest_stages.budgets import budget_for, check_budget, parse_budget, parse_size
 from pytest_stages.compare import compare_metrics, compare_placement, compare_text, format_bytes
 from pytest_stages.config import ConfigError, parse_configs, parse_settings
@@ -170,9 +171,9 @@ def test_ops_parses_real_shapes_and_collectives():
     assert result["custom_calls"] == {"foo": 1}
     assert result["fusions"] == {"kLoop": 1} and result["fusion_count"] == 1
     assert result["entry"] == {"parameters": ["f32[16,512]"], "output": "(f32[64,512], f32[])"}
-    assert parse_instruction("  %cc = (f32[2]{0}, s32[]) custom-call(%p)")[:2] == ("(f32[2], s32[])", "custom-call")
-    assert input_output_aliases(text) == {1: 0}
-    assert shape_bytes("(bf16[8,8], pred[3])") == 131 and format_bytes(2048) == "2.0 KiB"
+    assert hlo.parse_instruction("  %cc = (f32[2]{0}, s32[]) custom-call(%p)").shape == "(f32[2], s32[])"
+    assert hlo.aliases(text) == (hlo.Alias((0,), 1, (), "may-alias"),)
+    assert hlo.shape_bytes("(bf16[8,8], pred[3])") == 131 and format_bytes(2048) == "2.0 KiB"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,335 @@
+"""HLO text, parsed: the one module that knows the syntax of XLA's HLO text.
+
+Lowered (``Lowered.as_text(dialect="hlo")``) and compiled (``Compiled.as_text()``) HLO
+are read here and nowhere else: instruction lines (name, shape, opcode), shapes with
+tuples at any depth, layouts, bytes, fusion kinds, custom-call targets, collectives, the
+module's ``input_output_alias`` header and the stack-frame tables of the debug info. The
+op analysis, the drift summary, the renumbering-proof diff and source attribution all
+read HLO through it, so that they agree on what a line means. Pure functions over text;
+results are immutable plain data (frozen dataclasses, a named tuple per instruction).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
+TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+# A value or computation name: %add.3, param_0.1, %constant.0.clone.1, get-tuple-element.2.
+NAME = r"%?[A-Za-z_][\w.\-]*"
+_DTYPE_BITS = {
+    "pred": 8, "s2": 2, "u2": 2, "s4": 4, "u4": 4, "s8": 8, "u8": 8, "s16": 16, "u16": 16,
+    "f16": 16, "bf16": 16, "s32": 32, "u32": 32, "f32": 32, "s64": 64, "u64": 64, "f64": 64,
+    "c64": 64, "c128": 128,
+}
+# "  ROOT %t.2 = f32[8]{0} add(" -> ROOT, name %t.2, shape f32[8]{0}, opcode add; for a
+# tuple shape "(f32[8]{0}, s32[]) tuple(" only ROOT and name: the shape ends at its closing ")"
+_DEFINITION = re.compile(
+    rf"\s*(?P<root>ROOT\s+)?(?P<name>{NAME}) = (?:(?P<shape>[^\s(]\S*)\s+(?P<opcode>[a-z][\w-]*)\()?"
+)
+# " tuple(" after a tuple shape -> opcode tuple
+_OPCODE = re.compile(r"\s+(?P<opcode>[a-z][\w-]*)\(")
+# "ENTRY %main.2 (p: f32[8]) -> f32[8] {" or lowered "region_0.1 {" -> entry, name
+_COMPUTATION = re.compile(rf"(?P<entry>ENTRY\s+)?(?P<name>{NAME}) [({{]")
+# "(x.3: f32[], y.1: f32[])" in a computation header -> x.3, y.1
+_PARAMETER = re.compile(rf"(?:(?<=\()|(?<=, ))({NAME}): ")
+# "{1,0:T(8,128)S(1)}" in "f32[16,128]{1,0:T(8,128)S(1)}"
+_LAYOUT = re.compile(r"\{[^{}]*\}")
+# "bf16[8,<=16]" -> dtype bf16, dims "8,<=16"; "f8e4m3fn[4]" -> dtype f8e4m3fn
+_ARRAY = re.compile(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[^\]]*)\]")
+_KIND = re.compile(r"\bkind=(\w+)")
+_TARGET = re.compile(r'custom_call_target="([^"]*)"')
+# "{0}: (1, {}, may-alias)" -> output "0", parameter 1, parameter index "", kind may-alias
+_ALIAS = re.compile(
+    r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<parameter>\d+)(?:,\s*\{(?P<index>[\d,\s]*)\})?(?:,\s*(?P<kind>[\w-]+))?"
+)
+_ALIAS_HEADER = "input_output_alias={"
+# "3 {file_location_id=2 parent_frame_id=1}" -> id 3, the rest
+_TABLE_ROW = re.compile(r"^(\d+) (.*)$")
+# "file_location_id=2" -> file_location_id, 2
+_FIELD = re.compile(r"(\w+)=(\d+)")
+_FRAME_ID = re.compile(r"stack_frame_id=(\d+)")
+# source_file="/x/model.py" source_line=42 (older JAX's metadata, no tables)
+_SOURCE = re.compile(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
+_METADATA = ", metadata={"
+_BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]")}
+
+
+@dataclass(frozen=True)
+class Collective:
+    """A collective op with the shape it produces and that shape's bytes."""
+
+    op: str
+    shape: str
+    bytes: int
+
+
+class Instruction(NamedTuple):
+    """One instruction line: ``ROOT %t = (f32[4]{0}, f32[]) tuple(%a, %b)``.
+
+    ``name`` as written (``%t``, or ``t`` in lowered HLO); ``shape`` without layouts
+    (``(f32[4], f32[])``); ``rest`` is the line after ``opcode(``; ``computation`` the name
+    of the enclosing computation ("" where unknown), ``entry`` whether that is ENTRY.
+    A named tuple: one is built per line of modules of 10^5 lines, and it builds several
+    times faster than a frozen dataclass.
+    """
+
+    name: str
+    shape: str
+    opcode: str
+    rest: str
+    root: bool = False
+    computation: str = ""
+    entry: bool = False
+
+    @property
+    def fusion_kind(self) -> str | None:
+        """``kLoop`` of ``fusion(...), kind=kLoop``; None for another opcode or no kind."""
+        kind = _KIND.search(self.rest) if self.opcode == "fusion" else None
+        return kind[1] if kind else None
+
+    @property
+    def custom_call_target(self) -> str | None:
+        """The ``custom_call_target`` of a custom-call; None for another opcode or no target."""
+        target = _TARGET.search(self.rest) if self.opcode == "custom-call" else None
+        return target[1] if target else None
+
+    @property
+    def collective(self) -> Collective | None:
+        """The collective this is, else None: an async ``all-gather-start`` is one, its ``-done`` not."""
+        op = self.opcode.removesuffix("-start")
+        if op not in COLLECTIVES:
+            return None
+        return Collective(op, self.shape, shape_bytes(self.shape))
+
+
+@dataclass(frozen=True)
+class Computation:
+    """A computation header: ``ENTRY %main.2 (a.1: f32[4]) -> f32[4] {`` or lowered ``main.2 {``."""
+
+    name: str
+    entry: bool
+    parameters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Alias:
+    """One entry of ``input_output_alias={ {1}: (0, {}, may-alias) }``: output ``(1,)`` reuses parameter 0."""
+
+    output: tuple[int, ...]
+    parameter: int
+    parameter_index: tuple[int, ...]
+    kind: str
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A source position of the debug info; ``function`` is None where not recorded."""
+
+    file: str
+    line: int
+    function: str | None = None
+
+
+def parse_instruction(line: str, computation: str = "", entry: bool = False) -> Instruction | None:
+    """The instruction on ``line``, None for any other line (headers, ``}``, tables, blank)."""
+    head = _DEFINITION.match(line)
+    if head is None:
+        return None
+    if head["opcode"]:
+        shape, opcode, end = head["shape"], head["opcode"], head.end()
+    else:
+        start = head.end()
+        close = _balanced_end(line, start) if line.startswith("(", start) else -1
+        tail = _OPCODE.match(line, close) if close > 0 else None
+        if tail is None:
+            return None
+        shape, opcode, end = line[start:close], tail["opcode"], tail.end()
+    return Instruction(head["name"], strip_layouts(shape), opcode, line[end:], bool(head["root"]), computation, entry)
+
+
+def _balanced_end(text: str, start: int) -> int:
+    """Index just past the bracket closing the one at ``start`` (any depth), -1 if it never closes."""
+    depth = 0
+    for bracket in _BRACKETS[text[start]].finditer(text, start):
+        depth += 1 if bracket[0] in "({" else -1
+        if depth == 0:
+            return bracket.end()
+    return -1
+
+
+def parse_computation(line: str) -> Computation | None:
+    """The computation a header line opens (headers are not indented), else None."""
+    header = _COMPUTATION.match(line) if line[:1] not in (" ", "\t") else None
+    if header is None:
+        return None
+    return Computation(header["name"], bool(header["entry"]), tuple(_PARAMETER.findall(line)))
+
+
+def instructions(text: str) -> Iterator[Instruction]:
+    """Every instruction of an HLO text, in order, each knowing its computation."""
+    computation, entry = "", False
+    for line in text.splitlines():
+        instruction = parse_instruction(line, computation, entry)
+        if instruction is not None:
+            yield instruction
+        elif line.startswith("}"):
+            computation, entry = "", False
+        else:
+            header = parse_computation(line)
+            if header is not None:
+                computation, entry = header.name, header.entry
+
+
+def defined_names(line: str) -> list[str]:
+    """The names a line defines: an instruction's, or a computation's and its parameters'.
+
+    Anchored matches only (no scan of a tuple shape): cheap enough for every line of a huge module.
+    """
+    head = _DEFINITION.match(line)
+    if head is not None:
+        return [head["name"]]
+    computation = parse_computation(line)
+    return [computation.name, *computation.parameters] if computation else []
+
+
+def opcode_counts(text: str) -> Counter[str]:
+    """How many instructions of each opcode ``text`` holds."""
+    return Counter(instruction.opcode for instruction in instructions(text))
+
+
+def count_opcode(text: str, opcode: str) -> int:
+    """Instructions of one opcode, counted as `` opcode(`` substrings: no parse, cheap on huge modules."""
+    return text.count(f" {opcode}(")
+
+
+def collectives(text: str) -> list[Collective]:
+    """The collectives of an HLO text, in order (a text naming none is not parsed)."""
+    if not any(op in text for op in COLLECTIVES):
+        return []
+    return [c for c in (i.collective for i in instructions(text)) if c is not None]
+
+
+def strip_layouts(shape: str) -> str:
+    """``(f32[8,16]{1,0}, s32[]{:S(2)})`` -> ``(f32[8,16], s32[])``."""
+    return _LAYOUT.sub("", shape) if "{" in shape else shape
+
+
+def shape_bytes(shape: str) -> int:
+    """Bytes of an HLO shape such as ``f32[64,512]`` or a tuple of them (nested too)."""
+    total_bits = 0
+    for array in _ARRAY.finditer(shape):
+        dims = [int(d) for d in re.findall(r"\d+", array["dims"])]
+        total_bits += _DTYPE_BITS.get(array["dtype"], 8) * math.prod(dims)
+    return (total_bits + 7) // 8
+
+
+def aliases(text: str) -> tuple[Alias, ...]:
+    """The entries of the module header's ``input_output_alias={...}`` (its first line)."""
+    header = text.split("\n", 1)[0]
+    start = header.find(_ALIAS_HEADER)
+    if start < 0:
+        return ()
+    start += len(_ALIAS_HEADER) - 1
+    end = _balanced_end(header, start)
+    return tuple(
+        Alias(_indexes(match["output"]), int(match["parameter"]), _indexes(match["index"] or ""), match["kind"] or "")
+        for match in _ALIAS.finditer(header, start + 1, end if end > 0 else len(header))
+    )
+
+
+def _indexes(text: str) -> tuple[int, ...]:
+    """``"1, 0"`` -> ``(1, 0)``; ``""`` -> ``()``."""
+    return tuple(int(part) for part in text.split(",") if part.strip())
+
+
+def split_tables(lines: Iterable[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """HLO lines apart from its stack-frame tables, and each table's rows.
+
+    A table is a title line (``FileNames``, ``StackFrames``, ...) and the non-blank lines
+    after it, up to and including a blank line.
+    """
+    body: list[str] = []
+    tables: dict[str, list[str]] = {}
+    rows: list[str] | None = None
+    for line in lines:
+        stripped = line.strip()
+        if rows is not None:
+            if stripped:
+                rows.append(stripped)
+            else:
+                rows = None
+        elif stripped in TABLES:
+            rows = tables.setdefault(stripped, [])
+        else:
+            body.append(line)
+    return body, tables
+
+
+@dataclass(frozen=True)
+class StackFrames:
+    """The debug info's tables, each row by id.
+
+    A frame names a file location and its parent frame; a file location names a file, a
+    function and a line.
+    """
+
+    files: Mapping[int, str]
+    functions: Mapping[int, str]
+    locations: Mapping[int, str]
+    frames: Mapping[int, str]
+
+    @classmethod
+    def parse(cls, tables: Mapping[str, list[str]]) -> StackFrames:
+        """From :func:`split_tables`' rows (``1 "model.py"``, ``2 {file_location_id=2 parent_frame_id=1}``)."""
+        rows = {
+            name: {int(match[1]): match[2] for match in map(_TABLE_ROW.match, tables.get(name, [])) if match}
+            for name in TABLES
+        }
+        return cls(rows["FileNames"], rows["FunctionNames"], rows["FileLocations"], rows["StackFrames"])
+
+    def chain(self, frame_id: int) -> Iterator[Frame | None]:
+        """The frame ``frame_id`` and its callers, innermost first (None where a location is incomplete)."""
+        seen = set()
+        while frame_id in self.frames and frame_id not in seen:
+            seen.add(frame_id)
+            frame = _fields(self.frames[frame_id])
+            yield self._frame(frame.get("file_location_id", -1))
+            # The table prints each parent as its id + 1 (1 for a frame without parent).
+            frame_id = frame.get("parent_frame_id", 1) - 1
+
+    def _frame(self, location_id: int) -> Frame | None:
+        place = _fields(self.locations.get(location_id, ""))
+        if "file_name_id" not in place or "line" not in place:
+            return None
+        function = self.functions.get(place.get("function_name_id", -1))
+        file = _unquote(self.files.get(place["file_name_id"], '"?"'))
+        return Frame(file, place["line"], _unquote(function) if function else None)
+
+
+def _fields(row: str) -> dict[str, int]:
+    """``{file_location_id=2 parent_frame_id=1}`` -> ``{"file_location_id": 2, "parent_frame_id": 1}``."""
+    return {key: int(value) for key, value in _FIELD.findall(row)}
+
+
+def stack_frame_id(line: str) -> int | None:
+    """The ``stack_frame_id`` in a line's ``metadata={...}``, None without one."""
+    frame = _FRAME_ID.search(line) if _METADATA in line else None
+    return int(frame[1]) if frame else None
+
+
+def source_position(line: str) -> Frame | None:
+    """The ``source_file``/``source_line`` in a line's ``metadata={...}`` (no function), None without."""
+    source = _SOURCE.search(line) if _METADATA in line else None
+    return Frame(_unquote(source[1]), int(source[2])) if source else None
+
+
+def _unquote(text: str) -> str:
+    """``"a \\"b\\""`` -> ``a "b"``: a table's quoted string; other text only stripped."""
+    text = text.strip()
+    return text[1:-1].replace('\\"', '"') if len(text) >= 2 and text[0] == text[-1] == '"' else text
