@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 _HLO_TABLES = frozenset(("FileNames", "FunctionNames", "FileLocations", "StackFrames"))
@@ -68,6 +68,14 @@ def split_hlo_tables(lines: Iterable[str]) -> tuple[list[str], dict[str, list[st
         else:
             body.append(line)
     return body, tables
+
+
+NORMALIZERS: dict[str, Callable[[str], str]] = {
+    "jaxpr": normalize_jaxpr,
+    "mlir": normalize_mlir,
+    "hlo": normalize_hlo,
+}
+"""The normalizer of each ``dialect`` named in the artifact table."""
 
 
 def to_json(data: Any) -> str:

@@ -331,9 +331,15 @@ def _lines(run: Row, *, first: int | None = None, last: int | None = None) -> li
     return [Row("=", run.old + k, run.new + k) for k in range(start, stop)]
 
 
-def unified(script: EditScript, limit: int) -> list[str]:
-    """At most ``limit`` lines of unified diff (real names shown), and how many more there were."""
+def unified(script: EditScript, limit: int, *, header: bool = True) -> list[str]:
+    """At most ``limit`` lines of unified diff (real names shown), and how many more there were.
+
+    ``header=False`` leaves out the ``--- snapshot`` / ``+++ staged`` lines, for a caller
+    that names both sides itself (syrupy's ``[- snapshot] == [+ received]``).
+    """
     lines = _unified_lines(script)
+    if not header:
+        lines = itertools.islice(lines, 2, None)
     shown = list(itertools.islice(lines, limit))
     hidden = sum(1 for _ in lines)
     if hidden or script.truncated:
