@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .hlo import split_tables
@@ -45,6 +46,14 @@ def normalize_hlo(text: str) -> str:
     """HLO text (lowered or compiled) without stack-frame tables and ``metadata={...}``."""
     body, _ = split_tables(remove_all(METADATA, text).splitlines())
     return _tidy("\n".join(body))
+
+
+NORMALIZERS: dict[str, Callable[[str], str]] = {
+    "jaxpr": normalize_jaxpr,
+    "mlir": normalize_mlir,
+    "hlo": normalize_hlo,
+}
+"""The normalizer of each ``dialect`` named in the artifact table."""
 
 
 def to_json(data: Any) -> str:

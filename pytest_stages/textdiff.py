@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import hlo
+from .artifacts import BY_NAME
 
 CONTEXT = 2
 WINDOW = 2000
@@ -151,22 +152,29 @@ class _Hlo(_Dialect):
         return hlo.defined_names(line)
 
 
-def _dialect(artifact: str) -> _Dialect | None:
-    if artifact in ("hlo", "compiled"):
-        return _Hlo()
-    if artifact == "stablehlo":
-        return _Dialect(
+class _Mlir(_Dialect):
+    """StableHLO names: ``%0``, ``%arg1``, ``%cst_2``, ``^bb0``, ``@main``; defined left of `` = `` or as block arguments."""
+
+    def __init__(self) -> None:
+        super().__init__(
             token=_MLIR_NAME,
             canonical=r"([%@^][\w$\-]*?)_?\d+(?![\w$\-])",
             defs=rf"({_MLIR_NAME})(?::\d+)? = |({_MLIR_NAME}): |func\.func (?:\w+ )?(@[\w$\-]+)",
         )
-    if artifact == "jaxpr":
-        return _Jaxpr()
-    return None
+
+
+DIALECTS: dict[str, Callable[[], _Dialect]] = {"hlo": _Hlo, "mlir": _Mlir, "jaxpr": _Jaxpr}
+
+
+def _dialect(artifact: str) -> _Dialect | None:
+    """The naming rules of an artifact's text, by the ``dialect`` the artifact table gives it."""
+    described = BY_NAME.get(artifact)
+    make = DIALECTS.get(described.dialect or "") if described is not None else None
+    return make() if make is not None else None
 
 
 def edit_script(artifact: str, expected: str, actual: str) -> EditScript:
-    """The rows that turn ``expected`` into ``actual``, blind to renumbering where the dialect is known."""
+    """The rows that turn ``expected`` into ``actual``, blind to renumbering where the artifact's dialect is known."""
     old, new = expected.splitlines(), actual.splitlines()
     dialect = _dialect(artifact)
     prefix = _common_prefix(old, new)
@@ -328,9 +336,15 @@ def _lines(run: Row, *, first: int | None = None, last: int | None = None) -> li
     return [Row("=", run.old + k, run.new + k) for k in range(start, stop)]
 
 
-def unified(script: EditScript, limit: int) -> list[str]:
-    """At most ``limit`` lines of unified diff (real names shown), and how many more there were."""
+def unified(script: EditScript, limit: int, *, header: bool = True) -> list[str]:
+    """At most ``limit`` lines of unified diff (real names shown), and how many more there were.
+
+    ``header=False`` leaves out the ``--- snapshot`` / ``+++ staged`` lines, for a caller
+    that names both sides itself (syrupy's ``[- snapshot] == [+ received]``).
+    """
     lines = _unified_lines(script)
+    if not header:
+        lines = itertools.islice(lines, 2, None)
     shown = list(itertools.islice(lines, limit))
     hidden = sum(1 for _ in lines)
     if hidden or script.truncated:
