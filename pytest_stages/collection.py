@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
+from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -86,17 +87,17 @@ class RegisteredFunctions(pytest.Collector):
                     f"{type(exc).__name__}: {exc}"
                 ) from None
         session = self.config.stash[SESSION]
-        names = [r.name for r in REGISTRY if self._included(r)]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        included = [r for r in REGISTRY if self._included(r)]
+        duplicates = sorted(name for name, count in Counter(r.name for r in included).items() if count > 1)
         if duplicates:
             raise RegistrationError(
                 f"pytest-stages: {duplicates[0]!r} is registered twice; give each registration its own name=."
             )
-        items = []
-        for registration in filter(self._included, REGISTRY):
-            for config_name in self._configs(session, registration):
-                items.append(self._item(session, registration, config_name))
-        return items
+        return [
+            self._item(session, registration, config_name)
+            for registration in included
+            for config_name in self._configs(session, registration)
+        ]
 
     def _included(self, registration: Registration) -> bool:
         """This session's registrations: all on a whole-suite run, else those under a path argument."""
