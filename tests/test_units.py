@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import pytest_stages
 from pytest_stages.analyses import input_output_aliases, ops, parse_instruction, shape_bytes
 from pytest_stages.budgets import budget_for, check_budget, parse_budget, parse_size
 from pytest_stages.compare import compare_metrics, compare_placement, compare_text, format_bytes
@@ -201,7 +202,7 @@ def test_describe_all_names_each_location_as_describe_does(tmp_path):
     model = str(tmp_path / "link" / "pkg" / "model.py")
     library = str(tmp_path / "venv" / "lib" / "site-packages" / "optax" / "alias.py")
     stdlib = str(Path(sysconfig.get_paths()["stdlib"]) / "functools.py")
-    ours = str(Path(describe_all.__code__.co_filename).parent / "staging.py")
+    ours = str(Path(pytest_stages.__file__).parent / "staging.py")
     first, second = Location(model, 3, "attention"), Location(model, 7)
     locations = [first, second, first, None, Location(library, 5, "adam"), Location(stdlib, 10, "wraps"),
                  Location(ours, 40, "stage"), Location("/elsewhere/x.py", 2), second]
