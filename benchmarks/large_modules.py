@@ -1,13 +1,17 @@
-"""Normalization + comparison + bounded diff of large compiled-HLO texts (10k, 100k, 1M lines).
+"""Drift message of large compiled-HLO texts (10k, 100k, 1M lines), without and with source attribution.
 
-Usage: python benchmarks/large_modules.py [--repeat 3]
+Usage: python benchmarks/large_modules.py [--repeat 3] [--sizes 10000,100000,1000000]
 
-The text is real compiled HLO from JAX (a module with stack-frame tables and metadata) repeated
-to size, so every line carries the noise the normalizer removes. Two drifts are timed: one op
-changed in the middle, and one op inserted in the middle with every instruction name after it
-renumbered (``%add.3`` -> ``%add.4``), the worst case for the renumbering-proof diff, which must
-check each renamed line. What is timed is what a test does: normalize the staged text, compare it
-with the (already normalized) snapshot text, and build the op summary and the diff.
+The text is real compiled HLO from JAX repeated to size: its stack-frame tables once, then the
+computations over and over, each op keeping its ``metadata={... stack_frame_id=N}``, so every line
+carries the noise the normalizer removes and the frame ids attribution follows. Two drifts are
+timed: one op changed in the middle, and one op inserted in the middle with every instruction name
+after it renumbered (``%add.3`` -> ``%add.4``), the worst case for the renumbering-proof diff, which
+must check each renamed line. What is timed is what a test does: normalize the staged text, compare
+it with the (already normalized) snapshot text, and build the op summary and the diff; the
+"attributed" column also reads each line's location back from the debug text
+(``sources.hlo_locations``) and describes it relative to the project (``sources.describe_all``),
+as a drift message with source lines does. Both columns are timed in the same run, interleaved.
 """
 
 from __future__ import annotations
@@ -16,15 +20,22 @@ import argparse
 import re
 import statistics
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 
 from pytest_stages.compare import compare_text
 from pytest_stages.normalize import normalize_hlo
+from pytest_stages.sources import describe_all, hlo_locations
+
+ROOT = Path(__file__).resolve().parent.parent
+INSERTED = '  %sine.0 = f32[64,64]{1,0} sine(%param_0), metadata={op_name="jit(block)/sin" stack_frame_id=6}\n'
 
 
 def sample_module() -> str:
+    """A small compiled module (about 190 lines) with stack-frame tables and op metadata."""
     def block(x, w):
         for _ in range(8):
             x = jax.nn.gelu(x @ w) + jnp.tanh(x)
@@ -35,53 +46,77 @@ def sample_module() -> str:
 
 
 def sized(text: str, lines: int) -> str:
-    body = text.splitlines()
-    out = []
+    """``text`` grown to ``lines`` lines: header and stack-frame tables once, then its computations repeated."""
+    raw = text.rstrip("\n").splitlines()
+    first = next(k for k, line in enumerate(raw) if line.startswith(("%", "ENTRY")))
+    out = raw[:first]
     while len(out) < lines:
-        out.extend(body)
+        out.extend([*raw[first:], ""])
     return "\n".join(out[:lines]) + "\n"
+
+
+def drift_message(expected: str, actual_raw: str, attributed: bool) -> str:
+    """What a test does on drift: normalize, compare, summarize and diff (with source lines if ``attributed``)."""
+    actual = normalize_hlo(actual_raw)
+    locations = (lambda: describe_all(hlo_locations(actual_raw, actual) or (), ROOT)) if attributed else None
+    finding = compare_text("compiled", expected, actual, diff_lines=60, locations=locations)
+    assert finding is not None and "+1 sine" in finding.message
+    assert ("source: benchmarks/large_modules.py:" in finding.message) == attributed, finding.message
+    return finding.message
+
+
+def time_sizes(drift: Callable[[str], str], base: str, sizes: list[int], repeat: int) -> dict[int, list[float]]:
+    """Median seconds per size: ``[plain, attributed]``, the two timed alternately."""
+    medians = {}
+    for lines in sizes:
+        expected_raw = sized(base, lines)
+        actual_raw = drift(expected_raw)
+        expected = normalize_hlo(expected_raw)
+        samples: list[list[float]] = [[], []]
+        for _ in range(repeat):
+            for column, attributed in enumerate((False, True)):
+                start = time.perf_counter()
+                drift_message(expected, actual_raw, attributed)
+                samples[column].append(time.perf_counter() - start)
+        medians[lines] = [statistics.median(column) for column in samples]
+        plain, attributed_s = medians[lines]
+        print(
+            f"{lines:>9} lines: normalize + compare + diff {plain:7.3f} s ({plain / lines * 1e6:5.2f} us/line)   "
+            f"with source attribution {attributed_s:7.3f} s ({attributed_s / lines * 1e6:5.2f} us/line)   "
+            f"[attributed min {min(samples[1]):.3f} max {max(samples[1]):.3f}]"
+        )
+    return medians
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated line counts")
     options = parser.parse_args()
+    sizes = [int(size) for size in options.sizes.split(",")]
     base = sample_module()
     for label, drift in (("one op changed", changed), ("one op inserted, rest renumbered", inserted)):
         print(label)
-        per_line = {}
-        for lines in (10_000, 100_000, 1_000_000):
-            expected_raw = sized(base, lines)
-            actual_raw = drift(expected_raw)
-            expected = normalize_hlo(expected_raw)
-            samples = []
-            for _ in range(options.repeat):
-                start = time.perf_counter()
-                actual = normalize_hlo(actual_raw)
-                finding = compare_text("compiled", expected, actual, diff_lines=60)
-                samples.append(time.perf_counter() - start)
-            assert finding is not None and "+1 sine" in finding.message
-            median = statistics.median(samples)
-            per_line[lines] = median / lines
+        medians = time_sizes(drift, base, sizes, options.repeat)
+        for small, large in zip(sizes, sizes[1:]):
+            ratios = [medians[large][k] / medians[small][k] for k in (0, 1)]
             print(
-                f"{lines:>9} lines: normalize + compare + diff  median {median:7.3f} s  "
-                f"min {min(samples):7.3f}  max {max(samples):7.3f}  ({median / lines * 1e6:.2f} us/line)"
+                f"  time ratio {large}/{small} lines ({large / small:g}x the lines; {large / small:g} = linear): "
+                f"plain {ratios[0]:.2f}, attributed {ratios[1]:.2f}"
             )
-        print(
-            f"  per-line cost ratio 100k/10k: {per_line[100_000] / per_line[10_000]:.2f}, "
-            f"1M/100k: {per_line[1_000_000] / per_line[100_000]:.2f} (1.0 = linear)"
-        )
 
 
 def changed(text: str) -> str:
+    """One ``tanh`` op in the middle made a ``sine``."""
     middle = text.rfind(" tanh(", 0, len(text) // 2)
     return text[:middle] + " sine(" + text[middle + 6:]
 
 
 def inserted(text: str) -> str:
+    """One op inserted in the middle, every instruction name after it renumbered."""
     middle = text.find("\n  %", len(text) // 2) + 1
     renumbered = re.sub(r"(%[\w\-]+)\.(\d+)", lambda m: f"{m[1]}.{int(m[2]) + 1}", text[middle:])
-    return text[:middle] + "  %sine.0 = f32[64,64]{1,0} sine(%param_0)\n" + renumbered
+    return text[:middle] + INSERTED + renumbered
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
+from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -87,17 +88,16 @@ class RegisteredFunctions(pytest.Collector):
                 ) from None
         session = self.config.stash[SESSION]
         included = [r for r in registrations(self.config.rootpath, self.modules) if self._included(r)]
-        names = [r.name for r in included]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        duplicates = sorted(name for name, count in Counter(r.name for r in included).items() if count > 1)
         if duplicates:
             raise RegistrationError(
                 f"pytest-stages: {duplicates[0]!r} is registered twice; give each registration its own name=."
             )
-        items = []
-        for registration in included:
-            for config_name in self._configs(session, registration):
-                items.append(self._item(session, registration, config_name))
-        return items
+        return [
+            self._item(session, registration, config_name)
+            for registration in included
+            for config_name in self._configs(session, registration)
+        ]
 
     def _included(self, registration: Registration) -> bool:
         """All of the session's registrations on a whole-suite run, else those under a path argument."""

@@ -15,8 +15,10 @@ from typing import Any
 from .hlo import split_tables
 
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
-_QUOTED = r'"(?:[^"\\\n]|\\.)*"'
-METADATA = re.compile(r", metadata=\{(?:[^{}\"\n]|" + _QUOTED + r")*\}")
+# Possessive loops (``*+``, ``++``) never backtrack: their alternatives cannot overlap, so they match
+# exactly what the plain loops would, several times faster on large modules.
+_QUOTED = r'"(?:[^"\\\n]++|\\.)*+"'
+METADATA = re.compile(r", metadata=\{(?:[^{}\"\n]++|" + _QUOTED + r")*+\}")
 _PARENS0 = r"(?:[^()\"\n]|" + _QUOTED + r")*"
 _PARENS2 = r"(?:[^()\"\n]|" + _QUOTED + r"|\((?:[^()\"\n]|" + _QUOTED + r"|\(" + _PARENS0 + r"\))*\))*"
 LOC = re.compile(r" loc\(" + _PARENS2 + r"\)")

@@ -1,14 +1,19 @@
-"""Pure layers without pytest sessions: config parsing, budgets, comparison, names, ops parsing."""
+"""Pure layers without pytest sessions: config parsing, budgets, comparison, names, ops parsing, source names."""
 
 from __future__ import annotations
 
+import sysconfig
+from pathlib import Path
+
 import pytest
 
+import pytest_stages
 from pytest_stages import hlo
 from pytest_stages.analyses import ops
 from pytest_stages.budgets import budget_for, check_budget, parse_budget, parse_size
 from pytest_stages.compare import compare_metrics, compare_placement, compare_text, format_bytes
 from pytest_stages.config import ConfigError, parse_configs, parse_settings
+from pytest_stages.sources import Location, describe_all
 from pytest_stages.storage import safe_component
 
 
@@ -189,3 +194,25 @@ def test_safe_component_is_safe_unique_and_stable(name):
 def test_safe_component_keeps_plain_names_and_separates_lookalikes():
     assert safe_component("test_mlp[cpu8-bf16]") == "test_mlp[cpu8-bf16]"
     assert safe_component("a/b") != safe_component("a_b") == "a_b"
+
+
+def test_describe_all_names_each_location_as_describe_does(tmp_path):
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(project)
+    model = str(tmp_path / "link" / "pkg" / "model.py")
+    library = str(tmp_path / "venv" / "lib" / "site-packages" / "optax" / "alias.py")
+    stdlib = str(Path(sysconfig.get_paths()["stdlib"]) / "functools.py")
+    ours = str(Path(pytest_stages.__file__).parent / "staging.py")
+    first, second = Location(model, 3, "attention"), Location(model, 7)
+    locations = [first, second, first, None, Location(library, 5, "adam"), Location(stdlib, 10, "wraps"),
+                 Location(ours, 40, "stage"), Location("/elsewhere/x.py", 2), second]
+    expected = ["pkg/model.py:3 in attention", "pkg/model.py:7", "pkg/model.py:3 in attention", None,
+                "optax/alias.py:5 in adam", "functools.py:10 in wraps", None, "/elsewhere/x.py:2", "pkg/model.py:7"]
+    assert describe_all(locations, project) == expected
+    assert describe_all(locations, tmp_path / "link") == expected
+    assert [where and where.describe(project) for where in locations if where is None or where.file != ours] == [
+        text for text, where in zip(expected, locations) if where is None or where.file != ours
+    ]
+    assert describe_all(locations, None)[:2] == [f"{model}:3 in attention", f"{model}:7"]
+    assert describe_all(locations, None)[6] is None
