@@ -53,10 +53,10 @@ def compare_text(
     if expected == actual:
         return None
     script = edit_script(artifact, expected, actual)
-    middle = script.middle()
-    counts = op_counts(artifact, middle[0]), op_counts(artifact, middle[1])
+    differing = script.differing()
+    counts = op_counts(artifact, differing[0]), op_counts(artifact, differing[1])
     summary = op_change_summary(*counts)
-    head = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, (expected, actual), middle, counts)
+    head = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, (expected, actual), differing, counts)
     where = (locations() if locations else None) or []
     found = sources(script, where) if where else []
     if next(script.changes(), None) is None and not script.truncated:
@@ -103,12 +103,12 @@ def op_counts(artifact: str, text: str) -> Counter[str]:
 
 
 def hlo_structure_summary(
-    artifact: str, texts: tuple[str, str], middle: tuple[str, str], counts: tuple[Counter[str], Counter[str]]
+    artifact: str, texts: tuple[str, str], differing: tuple[str, str], counts: tuple[Counter[str], Counter[str]]
 ) -> list[str]:
     """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed.
 
-    ``middle`` is the differing part of both ``texts`` and ``counts`` its op counts: what the
-    texts share cancels out, so only the fusion totals need the whole texts.
+    ``differing`` is the differing lines of both ``texts`` and ``counts`` their op counts: what
+    the texts share cancels out, so only the fusion totals need the whole texts.
     """
     if artifact not in ("hlo", "compiled"):
         return []
@@ -116,7 +116,7 @@ def hlo_structure_summary(
     if counts[0]["fusion"] != counts[1]["fusion"]:
         before, after = (hlo.count_opcode(text, "fusion") for text in texts)
         lines.append(f"fusions: {before} -> {after}")
-    old, new = (Counter(_collective_text(asdict(c)) for c in hlo.collectives(text)) for text in middle)
+    old, new = (Counter(_collective_text(asdict(c)) for c in hlo.collectives(text)) for text in differing)
     changes = [f"+{n} {text}" for text, n in sorted((new - old).items())]
     changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
     if changes:

@@ -63,6 +63,18 @@ class EditScript:
         new = self.new[self.prefix:len(self.new) - self.tail]
         return "\n".join(old), "\n".join(new)
 
+    def differing(self) -> tuple[str, str]:
+        """The lines that differ, each side's: removed and changed old lines, added and changed new ones.
+
+        Unchanged rows are the same op under the renaming, so counting ops here gives exactly what
+        the drift added and removed. A truncated script (rows only for its window) gives :meth:`middle`.
+        """
+        if self.truncated:
+            return self.middle()
+        old = [self.old[row.old] for row in self.rows if row.tag in "-~" and row.old is not None]
+        new = [self.new[row.new] for row in self.rows if row.tag in "+~" and row.new is not None]
+        return "\n".join(old), "\n".join(new)
+
     def changes(self) -> Iterator[int]:
         """Indexes of the rows that are not ``=``."""
         return (k for k, row in enumerate(self.rows) if row.tag != "=")
@@ -86,12 +98,17 @@ class _Dialect:
     def canonical(self, text: str) -> str:
         return self.canonical_pattern.sub(_first_group, text)
 
-    def tokens(self, line: str) -> list[str]:
-        return self.token.findall(line)
-
     def skeleton(self, line: str) -> str:
         """The line without its names: what must match exactly for two lines to be the same op."""
         return self.token.sub("", line)
+
+    def rename(self, line: str, renamed: dict[str, str]) -> str:
+        """``line`` with each name replaced by the name ``renamed`` says it has now (others kept).
+
+        One substitution per line: equal to the new line exactly when both have the same
+        skeleton and every name maps, the check every aligned line of a renumbered module needs.
+        """
+        return self.token.sub(lambda m: renamed.get(m[0], m[0]), line) if renamed else line
 
     def defs(self, line: str) -> list[str]:
         return [next(g for g in m.groups() if g) for m in self.defs_pattern.finditer(line)]
@@ -117,9 +134,6 @@ class _Jaxpr(_Dialect):
 
     def canonical(self, text: str) -> str:
         return self.token.sub(lambda m: "_" if m[0] in self.names else m[0], text)
-
-    def tokens(self, line: str) -> list[str]:
-        return [t for t in self.token.findall(line) if t in self.names]
 
     def skeleton(self, line: str) -> str:
         return self.token.sub(lambda m: "" if m[0] in self.names else m[0], line)
@@ -284,11 +298,7 @@ class _RenameCheck:
                 self.renamed[a] = b if aligned or dialect.canonical(a) == dialect.canonical(b) else _GONE
         if not aligned:
             return "~"
-        old_tokens, new_tokens = dialect.tokens(old), dialect.tokens(new)
-        same = len(old_tokens) == len(new_tokens) and all(
-            self.renamed.get(a, a) == b for a, b in zip(old_tokens, new_tokens)
-        ) and dialect.skeleton(old) == dialect.skeleton(new)
-        return "=" if same else "~"
+        return "=" if dialect.rename(old, self.renamed) == new else "~"
 
     def gone(self, i: int) -> None:
         """Old line ``i`` has no counterpart: the names it defines no longer exist."""
