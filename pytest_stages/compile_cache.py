@@ -8,8 +8,11 @@ fresh compile (``tests/test_compile_cache.py``). A cache the user configured for
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +27,8 @@ THRESHOLDS = {
     "jax_persistent_cache_min_entry_size_bytes": 0,
 }
 REQUEST_EVENT = "/jax/compilation_cache/compile_requests_use_cache"
+# JAX's warning when it reads back an executable of a compile-only topology (it cannot load one).
+UNLOADABLE_WARNING = r"Error reading persistent compilation cache entry"
 HIT_EVENT = "/jax/compilation_cache/cache_hits"
 
 
@@ -96,6 +101,7 @@ class CacheCounter:
         self.requests = 0
         self.hits = 0
         self.total_hits = 0
+        self.paused = False
         self._listening = False
 
     def listen(self) -> None:
@@ -108,6 +114,8 @@ class CacheCounter:
         self._listening = True
 
     def _event(self, name: str, **_: object) -> None:
+        if self.paused:
+            return
         if name == REQUEST_EVENT:
             self.requests += 1
         elif name == HIT_EVENT:
@@ -122,6 +130,30 @@ class CacheCounter:
 
 
 COUNTER = CacheCounter()
+
+
+@contextlib.contextmanager
+def compile_only() -> Iterator[None]:
+    """Around the compile of a compile-only topology (TPU/GPU without the hardware): keep it out of the cache.
+
+    JAX cannot load such an executable back (without a device client it warns "PjRtCompiler
+    must be constructed with a Client" and compiles again), so writing one only costs disk and a
+    warning on every later run. Here nothing is written (the minimum compile time is set out of
+    reach), the warning of an entry written before is silenced, and the compile is not counted
+    as a cache request. JAX is imported by then.
+    """
+    import jax
+
+    before = jax.config.jax_persistent_cache_min_compile_time_secs
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", float("inf"))
+    COUNTER.paused = True
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=UNLOADABLE_WARNING)
+            yield
+    finally:
+        COUNTER.paused = False
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", before)
 
 
 def summary(choice: CacheChoice, requests: int, hits: int, rootpath: Path) -> str | None:

@@ -131,7 +131,8 @@ def stage(
         platforms = None if active.attached else (active.platform,)
         lowered = _guarded(name, "lowering", lambda: adapter.lower(traced, platforms))
         hits = compile_cache.COUNTER.total_hits
-        compiled = _guarded(name, "compiling", lowered.compile) if active.attached else None
+        with compile_cache.compile_only() if active.compile_only else contextlib.nullcontext():
+            compiled = _guarded(name, "compiling", lowered.compile) if active.attached else None
         from_cache = compile_cache.COUNTER.total_hits > hits
         jaxpr = _guarded(name, "tracing", lambda: adapter.jaxpr(traced)) if "jaxpr" in stages else None
     result = StageResult(

@@ -91,3 +91,22 @@ def test_a_cached_executable_names_no_stale_source_lines(project):
     output = "\n".join(result.outlines)
     assert "- compiled (f.compiled.hlo.txt): IR drift" in output
     assert "test_model.py:5" not in output, output
+
+
+def test_compile_only_topologies_stay_out_of_the_cache(project):
+    """JAX cannot load a compile-only TPU executable back: it is never written, never warns, never counted.
+
+    Without the bypass the second run warns "Error reading persistent compilation cache entry"
+    and counts the TPU compile as a miss (1 of 2).
+    """
+    from test_topology import V5E
+
+    from conftest import ONE_CONFIG
+
+    project.configure('compilation_cache = "jaxcache"', configs=ONE_CONFIG + V5E)
+    project.write("test_model.py", SIMPLE_TEST)
+    for expected in ((0, 1), (1, 1)):
+        result = run(project, "--stages-update", "-W", "default")
+        result.assert_outcomes(passed=2)
+        assert hits(result) == expected
+        assert "Error reading persistent compilation cache" not in result.stdout.str() + result.stderr.str()
