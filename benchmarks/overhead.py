@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from suite import describe, make_project, pytest_command, timed
+from suite import benchmark_environment, describe, make_project, pytest_command, timed
 
 
 def main() -> None:
@@ -25,6 +25,7 @@ def main() -> None:
     parser.add_argument("--functions", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
     options = parser.parse_args()
+    benchmark_environment()
     root = make_project(Path(tempfile.mkdtemp(prefix="stages-bench-")), options.functions)
     runs: dict[str, list[tuple[float, float]]] = {"bare JAX AOT": [], "pytest --stages-update": [], "pytest compare": []}
     for _ in range(options.repeat):

@@ -6,6 +6,8 @@ Shared by the benchmark scripts so that the plugin and bare JAX stage exactly th
 
 from __future__ import annotations
 
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -91,6 +93,7 @@ def pytest_runtestloop(session):
 BARE = '''
 import os, sys, time
 os.environ["JAX_NUM_CPU_DEVICES"] = "8"
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA plugin start-up
 import jax
 from functions import cases
 
@@ -111,12 +114,66 @@ with open("loop_seconds.txt", "w") as stream:
 '''
 
 
-def make_project(root: Path, count: int) -> Path:
-    """Write the generated pytest project (``count`` staged functions) under ``root``."""
+FRAMEWORK_PYPROJECT = PYPROJECT.replace("[tool.pytest_stages]", """[tool.pytest_stages]
+[[tool.pytest_stages.configs]]
+name = "cpu1"
+devices = 1
+""")
+
+# Flax NNX models with an optax optimizer, as users write them: concrete parameters built
+# eagerly in the test, an ``nnx.jit`` train step donating model and optimizer.
+FRAMEWORK_TEST = '''
+import jax, jax.numpy as jnp, optax, pytest
+from flax import nnx
+
+
+class MLP(nnx.Module):
+    def __init__(self, width, depth, rngs):
+        self.layers = nnx.List([nnx.Linear(width, width, rngs=rngs) for _ in range(depth)])
+        self.head = nnx.Linear(width, 8, rngs=rngs)
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = jax.nn.gelu(layer(x))
+        return self.head(x)
+
+
+@nnx.jit(donate_argnums=(0, 1))
+def train_step(model, optimizer, x, y):
+    def loss(model):
+        return ((model(x) - y) ** 2).mean()
+
+    value, grads = nnx.value_and_grad(loss)(model)
+    optimizer.update(model, grads)
+    return value
+
+
+@pytest.mark.parametrize("index", range(COUNT))
+def test_train_step(stage_snapshot, index):
+    width, depth = 32 * (1 + index % 4), 1 + index // 4
+    model = MLP(width, depth, nnx.Rngs(index))
+    optimizer = nnx.Optimizer(model, optax.adamw(1e-3), wrt=nnx.Param)
+    f32 = jnp.float32
+    stage_snapshot(train_step, model, optimizer, jax.ShapeDtypeStruct((16, width), f32),
+                   jax.ShapeDtypeStruct((16, 8), f32))
+'''
+
+
+def make_project(root: Path, count: int, kind: str = "jax") -> Path:
+    """Write a generated pytest project under ``root``: ``count`` staged functions.
+
+    ``kind`` "jax": MLPs, grads, attention, scans and sharded grads on 8 CPU devices (plus
+    ``bare.py``, the same work as a script); "flax": Flax NNX train steps with optax, each
+    on two configs (cpu1 and cpu8), so ``count`` functions are ``2 * count`` tests.
+    """
     root.mkdir(parents=True, exist_ok=True)
     (root / "functions.py").write_text(textwrap.dedent(FUNCTIONS))
-    (root / "pyproject.toml").write_text(PYPROJECT)
-    (root / "test_suite.py").write_text(TEST_MODULE.replace("COUNT", str(count)))
+    if kind == "flax":
+        (root / "pyproject.toml").write_text(FRAMEWORK_PYPROJECT)
+        (root / "test_suite.py").write_text(FRAMEWORK_TEST.replace("COUNT", str(count)))
+    else:
+        (root / "pyproject.toml").write_text(PYPROJECT)
+        (root / "test_suite.py").write_text(TEST_MODULE.replace("COUNT", str(count)))
     (root / "bare.py").write_text(BARE)
     (root / "conftest.py").write_text(CONFTEST)
     return root
@@ -128,14 +185,35 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
     The loop is what runs after imports and start-up: bare.py's staging loop, or pytest's
     ``pytest_runtestloop`` (every test: staging, comparing, writing).
     """
-    start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    whole = time.perf_counter() - start
+    whole, _ = run_measured(command, cwd)
     return whole, float((cwd / "loop_seconds.txt").read_text())
 
 
+def run_measured(command: list[str], cwd: Path) -> tuple[float, float]:
+    """``(wall seconds, CPU seconds)`` of one subprocess run and its children (user + system).
+
+    CPU divided by wall is the utilisation GNU time reports as ``%P``.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def pytest_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", *args]
+    """A whole pytest run without pytest's cache (so no compilation cache either, unless a project sets one).
+
+    hypothesis (a test dependency of this repository, not of pytest-stages) is left out: its
+    plugin imports all of hypothesis in every process's terminal summary, one per xdist worker.
+    """
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-W", "ignore", *args]
+
+
+def benchmark_environment() -> None:
+    """Let the measured processes cache bytecode, as on a user's machine (some shells disable it)."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def describe(label: str, samples: list[float]) -> str:

@@ -17,11 +17,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from suite import describe, make_project, pytest_command, timed
+from suite import benchmark_environment, describe, make_project, pytest_command, timed
 
 PLAIN_TEST = '''
 import os
 os.environ.setdefault("JAX_NUM_CPU_DEVICES", "8")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA plugin start-up
 import jax, pytest
 from functions import cases
 
@@ -44,6 +45,7 @@ def main() -> None:
     parser.add_argument("--functions", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
     options = parser.parse_args()
+    benchmark_environment()
     root = make_project(Path(tempfile.mkdtemp(prefix="stages-cache-")), options.functions)
     text = (root / "pyproject.toml").read_text().replace("[tool.pytest_stages]\n", '[tool.pytest_stages]\ncompilation_cache = "jaxcache"\n', 1)
     (root / "pyproject.toml").write_text(text)
