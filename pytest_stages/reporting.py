@@ -21,7 +21,8 @@ from .upgrade import SECTION_TITLE, upgrade_section
 
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = CHECK_KINDS
-_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
+# Every status an artifact of a call can have, ranked for the summary column (worst shown).
+STATUS_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 REPORT_FORMATS = (".json", ".md", ".html")
 RECORD_PROPERTY = "pytest_stages"
@@ -134,7 +135,7 @@ def column_status(record: CallRecord, column: str) -> str:
     if column == "budget":
         return record.status.get("budget", "-")
     statuses = [s for artifact, s in record.status.items() if artifact != "budget" and check_kind(artifact) == column]
-    status = max(statuses, key=_RANK.__getitem__, default="-")
+    status = max(statuses, key=STATUS_RANK.__getitem__, default="-")
     if record.written and status in ("new", "changed", "improved"):
         return "written"
     return status

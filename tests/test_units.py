@@ -216,3 +216,19 @@ def test_describe_all_names_each_location_as_describe_does(tmp_path):
     ]
     assert describe_all(locations, None)[:2] == [f"{model}:3 in attention", f"{model}:7"]
     assert describe_all(locations, None)[6] is None
+
+
+def test_the_report_schema_names_every_check_kind_and_status_of_the_artifact_table():
+    """The shipped JSON schema reads its enums from the same table as the code: a new check kind
+    or status that the schema does not list fails here, not in a user's report validation."""
+    import json
+    from pathlib import Path
+
+    from pytest_stages.artifacts import CHECK_KINDS
+    from pytest_stages.records import SKIPPED
+    from pytest_stages.reporting import STATUS_RANK
+
+    schema = json.loads((Path(pytest_stages.__file__).parent / "report.schema.json").read_text())
+    record = schema["properties"]["calls"]["items"]["properties"]
+    assert record["findings"]["items"]["properties"]["kind"]["enum"] == [*CHECK_KINDS, SKIPPED]
+    assert sorted(record["status"]["additionalProperties"]["enum"]) == sorted(STATUS_RANK)
