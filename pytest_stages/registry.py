@@ -61,11 +61,23 @@ def registrations(rootpath: Path, modules: Iterable[str] = ()) -> list[Registrat
     listed = tuple(modules)
     found = []
     for module in list(sys.modules.values()):
-        # The module's own namespace: a module-level __getattr__ (lazy or deprecated names) is not asked.
-        declared = getattr(module, "__dict__", {}).get(ATTRIBUTE)
+        declared = _namespace(module).get(ATTRIBUTE)
         if isinstance(declared, list):
             found += [r for r in declared if isinstance(r, Registration) and r.belongs_to(rootpath, listed)]
     return found
+
+
+def _namespace(module: object) -> dict[str, Any]:
+    """A module's own namespace, read without asking the module anything.
+
+    A lazily loaded module (``importlib.util.LazyLoader``) would execute on any attribute
+    access, and a module-level ``__getattr__`` may warn or import: neither is triggered here.
+    """
+    try:
+        namespace = object.__getattribute__(module, "__dict__")
+    except (AttributeError, TypeError):
+        return {}
+    return namespace if isinstance(namespace, dict) else {}
 
 
 def register(

@@ -232,3 +232,20 @@ def test_the_report_schema_names_every_check_kind_and_status_of_the_artifact_tab
     record = schema["properties"]["calls"]["items"]["properties"]
     assert record["findings"]["items"]["properties"]["kind"]["enum"] == [*CHECK_KINDS, SKIPPED]
     assert sorted(record["status"]["additionalProperties"]["enum"]) == sorted(STATUS_RANK)
+
+
+def test_gathering_registrations_never_loads_a_lazy_module(tmp_path, monkeypatch):
+    """A module imported through ``importlib.util.LazyLoader`` runs on first attribute access:
+    looking for registrations in ``sys.modules`` must not be that access."""
+    import importlib.util
+    import sys
+
+    from pytest_stages.registry import registrations
+
+    (tmp_path / "lazy_side_effect.py").write_text("raise RuntimeError('a lazy module was loaded')\n")
+    spec = importlib.util.spec_from_file_location("lazy_side_effect", tmp_path / "lazy_side_effect.py")
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(sys.modules, "lazy_side_effect", module)
+    assert registrations(tmp_path) == []
