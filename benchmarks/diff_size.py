@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import os
 import tempfile
 from pathlib import Path
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA plugin start-up or warnings
 
 import jax
 import jax.numpy as jnp

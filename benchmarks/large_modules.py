@@ -17,11 +17,14 @@ as a drift message with source lines does. Both columns are timed in the same ru
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA plugin start-up or warnings
 
 import jax
 import jax.numpy as jnp
