@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import analyses, sources
-from .normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
+from .normalize import NORMALIZERS
 
 if TYPE_CHECKING:
     from .staging import StageResult
@@ -34,8 +34,8 @@ class Artifact:
 
     ``stage`` is the JAX object it reads (``jaxpr``, ``lowered`` or ``compiled``);
     ``needs_compile`` is False where a lowered-only platform still gives it (cost
-    falls back to the lowered figures). ``build`` returns a text for a stage
-    (``is_text``) and JSON-ready data for an analysis. ``locate`` returns where each
+    falls back to the lowered figures). ``build`` returns the raw text of a stage
+    (``is_text``; :attr:`normalize` makes it the snapshot text) and JSON-ready data for an analysis. ``locate`` returns where each
     line of the text came from, or None.
     """
 
@@ -51,6 +51,11 @@ class Artifact:
     dialect: str | None = None
     title: str = "IR drift"
     locate: Callable[[StageResult], sources.Located | None] | None = None
+
+    @property
+    def normalize(self) -> Callable[[str], str]:
+        """A stage text's normalizer, its dialect's: the raw text ``build`` gives in, the snapshot text out."""
+        return NORMALIZERS[str(self.dialect)]
 
     @property
     def column(self) -> str:
@@ -74,25 +79,25 @@ def _compiled_locations(result: StageResult) -> sources.Located | None:
 ARTIFACTS: tuple[Artifact, ...] = (
     Artifact(
         "jaxpr", "text", ".jaxpr.txt", "jaxpr", False,
-        build=lambda r: normalize_jaxpr(str(r.jaxpr)),
+        build=lambda r: str(r.jaxpr),
         family="ir", headline="IR", is_text=True, dialect="jaxpr",
         locate=lambda r: sources.jaxpr_locations(str(r.jaxpr.pretty_print(source_info=True)), r.texts["jaxpr"]),
     ),
     Artifact(
         "stablehlo", "text", ".stablehlo.mlir", "lowered", False,
-        build=lambda r: normalize_mlir(r.lowered.as_text()),
+        build=lambda r: r.lowered.as_text(),
         family="ir", headline="IR", is_text=True, dialect="mlir",
         locate=lambda r: sources.mlir_locations(r.lowered.as_text(debug_info=True), r.texts["stablehlo"]),
     ),
     Artifact(
         "hlo", "text", ".hlo.txt", "lowered", False,
-        build=lambda r: normalize_hlo(r.lowered.as_text(dialect="hlo")),
+        build=lambda r: r.lowered.as_text(dialect="hlo"),
         family="ir", headline="IR", is_text=True, dialect="hlo",
         locate=lambda r: sources.hlo_locations(r.lowered.as_text(dialect="hlo", debug_info=True), r.texts["hlo"]),
     ),
     Artifact(
         "compiled", "text", ".compiled.hlo.txt", "compiled", True,
-        build=lambda r: normalize_hlo(r.compiled_text),
+        build=lambda r: r.compiled_text,
         family="ir", headline="IR", is_text=True, dialect="hlo", locate=_compiled_locations,
     ),
     Artifact(

@@ -28,7 +28,7 @@ from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, Seri
 
 from .artifacts import ARTIFACTS, Artifact
 from .config import DEFAULT_DIFF_LINES
-from .normalize import NORMALIZERS, to_json
+from .normalize import to_json
 from .storage import StageSnapshotExtension
 from .textdiff import edit_script, unified
 
@@ -94,7 +94,7 @@ def _extension_class(artifact: Artifact) -> type[ArtifactExtension]:
         "__doc__": f"syrupy extension for the ``{artifact.name}`` artifact (``*{artifact.suffix}`` files).",
         "artifact": artifact,
         "file_extension": artifact.suffix.lstrip("."),
-        "normalize": staticmethod(NORMALIZERS[str(artifact.dialect)]) if artifact.is_text else None,
+        "normalize": staticmethod(artifact.normalize) if artifact.is_text else None,
         "longer_suffixes": tuple(
             other.suffix for other in ARTIFACTS if other.suffix != artifact.suffix and other.suffix.endswith(artifact.suffix)
         ),

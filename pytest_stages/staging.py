@@ -194,6 +194,6 @@ def _build(result: StageResult, wanted: tuple[str, ...]) -> None:
         if artifact.needs_compile and result.compiled is None:
             result.skipped[name] = reason
         elif artifact.is_text:
-            result.texts[name] = artifact.build(result)
+            result.texts[name] = artifact.normalize(artifact.build(result))
         else:
             result.analyses[name] = artifact.build(result)
