@@ -47,7 +47,7 @@ def normalize_mlir(text: str) -> str:
 def normalize_hlo(text: str) -> str:
     """HLO text (lowered or compiled) without stack-frame tables and ``metadata={...}``."""
     body, _ = split_tables(remove_all(METADATA, text).splitlines())
-    return _tidy("\n".join(body))
+    return _tidy_lines(body)
 
 
 NORMALIZERS: dict[str, Callable[[str], str]] = {
@@ -73,19 +73,32 @@ def remove_all(pattern: re.Pattern[str], text: str) -> str:
 
 def _tidy(text: str) -> str:
     """Strip trailing spaces, fold runs of blank lines, end with exactly one newline."""
-    lines = [line.rstrip() for line in text.splitlines()]
+    return _tidy_lines(text.splitlines())
+
+
+def _tidy_lines(lines: list[str]) -> str:
+    """:func:`_tidy` of the text of ``lines``."""
+    lines = [line.rstrip() for line in lines]
     kept = tidy_kept(lines)
     return "\n".join([lines[k] for k in kept]) + "\n" if kept else ""
 
 
 def tidy_kept(lines: list[str]) -> list[int]:
-    """Indexes of the (right-stripped) lines ``_tidy`` keeps: no blank lines at the ends, one between blocks."""
+    """Indexes of the (right-stripped) lines ``_tidy`` keeps: no blank lines at the ends, one between blocks.
+
+    Blank lines are few: the kept indexes are the ranges between the dropped blanks.
+    """
+    blanks = [k for k, line in enumerate(lines) if not line]
+    dropped = [k for n, k in enumerate(blanks) if k == 0 or (n and blanks[n - 1] == k - 1)]
+    end = len(lines)
+    while blanks and blanks[-1] == end - 1:
+        end = blanks.pop()
     kept: list[int] = []
-    previous_blank = True
-    for k, line in enumerate(lines):
-        if line or not previous_blank:
-            kept.append(k)
-        previous_blank = not line
-    while kept and not lines[kept[-1]]:
-        kept.pop()
+    start = 0
+    for k in dropped:
+        if k >= end:
+            break
+        kept += range(start, k)
+        start = k + 1
+    kept += range(start, end)
     return kept

@@ -6,16 +6,19 @@ carries ``metadata={... stack_frame_id=N}`` with stack-frame tables. The
 normalizers drop all of it so that moving code never changes a snapshot; this
 module reads it back, line by line, from the debug text of the same stage. The
 lines left after cleaning must equal the normalized snapshot text, else the
-locations are not trusted and none are given.
+locations are not trusted and none are given. HLO modules run to 10^5 lines and a
+drift message shows a few of them: there each line is located, and checked against
+its snapshot line, only when it is read.
 """
 
 from __future__ import annotations
 
 import re
 import sysconfig
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar, overload
 
 from . import hlo
 from .normalize import LOC, LOC_DEFINITION, METADATA, remove_all, strip_addresses, tidy_kept
@@ -76,7 +79,37 @@ def preferred(frames: Iterable[Location | None]) -> Location | None:
     return first
 
 
-Located = list[Location | None]
+T = TypeVar("T")
+
+
+class Lazy(Sequence[T]):
+    """``item(k)`` for each ``k`` below ``length``, each computed the first time it is read."""
+
+    def __init__(self, length: int, item: Callable[[int], T]) -> None:
+        self._length, self._item = length, item
+        self._known: dict[int, T] = {}
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(self._length))]
+        k = index + self._length if index < 0 else index
+        if not 0 <= k < self._length:
+            raise IndexError(index)
+        if k not in self._known:
+            self._known[k] = self._item(k)
+        return self._known[k]
+
+
+Located = Sequence[Location | None]
 _STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 _JAXPR_SOURCE = re.compile(r"\s+# ?(?:(.+):(\d+):\d+ \((.*)\))?\s*$")
@@ -166,13 +199,26 @@ def _split_callsite(body: str) -> tuple[str, str]:
 
 
 def hlo_locations(debug_text: str, normalized: str) -> Located | None:
-    """Locations from HLO text: ``stack_frame_id`` through its tables, or ``source_file``/``source_line``."""
+    """Locations from HLO text: ``stack_frame_id`` through its tables, or ``source_file``/``source_line``.
+
+    Lazy: a line is located when read, and only if the debug line, cleaned, is that line of
+    ``normalized`` (None if not); None for all when the two do not have the same lines.
+    Cleaning keeps a line blank or not, so the debug lines that survive tidying are known
+    without cleaning them all.
+    """
     body, tables = hlo.split_tables(debug_text.splitlines())
+    lines = normalized.splitlines()
+    kept = tidy_kept([line.rstrip() for line in body])
+    if len(kept) != len(lines):
+        return None
     frames = hlo.StackFrames.parse(tables)
     found: dict[int, Location | None] = {}
 
-    def where(line: str) -> Location | None:
-        """The preferred frame of a line's ``stack_frame_id`` (each id resolved once), else its source position."""
+    def where(k: int) -> Location | None:
+        """The preferred frame of the line's ``stack_frame_id`` (each id resolved once), else its source position."""
+        line = body[kept[k]]
+        if remove_all(METADATA, line).rstrip() != lines[k]:
+            return None
         frame_id = hlo.stack_frame_id(line)
         if frame_id is None:
             return _location(hlo.source_position(line))
@@ -180,8 +226,7 @@ def hlo_locations(debug_text: str, normalized: str) -> Located | None:
             found[frame_id] = preferred(_location(frame) for frame in frames.chain(frame_id))
         return found[frame_id]
 
-    # METADATA never spans a newline: one pass over the joined body cleans every line.
-    return _aligned(remove_all(METADATA, "\n".join(body)).split("\n"), [where(raw) for raw in body], normalized)
+    return Lazy(len(lines), where)
 
 
 def _location(frame: hlo.Frame | None) -> Location | None:
@@ -189,11 +234,7 @@ def _location(frame: hlo.Frame | None) -> Location | None:
 
 
 def _aligned(lines: Sequence[str], wheres: Sequence[Location | None], normalized: str) -> Located | None:
-    """The locations (``wheres[k]`` is that of ``lines[k]``) of the lines that survive tidying, if those are ``normalized``.
-
-    Two parallel lists rather than a list of pairs: on a 100k-line module, 100k tuples that
-    hold a ``Location`` stay tracked by the garbage collector and cost a third of the time.
-    """
+    """The locations (``wheres[k]`` is that of ``lines[k]``) of the lines that survive tidying, if those are ``normalized``."""
     stripped = [line.rstrip() for line in lines]
     kept = tidy_kept(stripped)
     text = "\n".join(stripped[k] for k in kept)
@@ -205,28 +246,30 @@ def _aligned(lines: Sequence[str], wheres: Sequence[Location | None], normalized
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def describe_all(locations: Iterable[Location | None], root: Path | None) -> list[str | None]:
+def describe_all(locations: Located, root: Path | None) -> Sequence[str | None]:
     """Each location as text relative to ``root``; None where unknown or inside pytest-stages.
 
     JAX charges hoisted constants to the frame that called ``trace``, which is this
     plugin's staging code: no help to a reader, so such lines have no location.
-    Each distinct file is resolved once, each distinct location described once.
+    Lazy, like ``locations``: each distinct file is resolved once, each distinct location
+    described once, when a line that names it is read.
     """
     resolved_root = None if root is None else root.resolve()
     paths: dict[str, str | None] = {}
     described: dict[Location, str | None] = {}
-    out: list[str | None] = []
-    for where in locations:
+
+    def describe(k: int) -> str | None:
+        where = locations[k]
         if where is None:
-            out.append(None)
-            continue
+            return None
         if where not in described:
             if where.file not in paths:
                 paths[where.file] = _path_outside_package(where.file, resolved_root)
             path = paths[where.file]
             described[where] = None if path is None else where.at(path)
-        out.append(described[where])
-    return out
+        return described[where]
+
+    return Lazy(len(locations), describe)
 
 
 def _path_outside_package(file: str, root: Path | None) -> str | None:

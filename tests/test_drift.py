@@ -17,9 +17,10 @@ import pytest
 from pytest_stages.compare import compare_text
 from pytest_stages.config import DeviceConfig
 from pytest_stages.devices import activate
-from pytest_stages.sources import describe_all
+from pytest_stages import hlo
+from pytest_stages.sources import describe_all, hlo_locations
 from pytest_stages.staging import stage
-from pytest_stages.textdiff import WINDOW, edit_script, sources
+from pytest_stages.textdiff import BLOCK, WINDOW, edit_script, sources
 
 MODEL = """\
 import jax.numpy as jnp
@@ -111,6 +112,62 @@ def test_a_pure_renumbering_is_no_change_but_a_rewire_is():
     rewired = renumbered.replace("multiply(%add.13, %x.11)", "multiply(%add.13, %y.12)")
     rows = edit_script("compiled", text, rewired).rows
     assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("~", 4)]
+
+
+def _renumbered(text: str, names: set[str]) -> str:
+    """Every name in ``names`` (with or without its ``%``) numbered 1000 on: ``%add.3`` -> ``%add.1003``, ``%f`` -> ``%f.1000``."""
+    bare = {name.lstrip("%") for name in names}
+
+    def renumber(match: re.Match[str]) -> str:
+        if match[0].lstrip("%") not in bare:
+            return match[0]
+        stem, _, number = match[0].rpartition(".")
+        return f"{stem}.{int(number) + 1000}" if number.isdigit() and stem else f"{match[0]}.1000"
+
+    return re.sub(r"(?<![\w.\-])%?[A-Za-z_][\w.\-]*", renumber, text)
+
+
+def test_a_renumbered_module_is_unchanged_and_a_rewire_deep_in_it_is_its_one_change(staged):
+    """Past the first blocks of a real compiled module, headers' bare parameters included.
+
+    The rewired line reads another value of the same kind (``%add.5`` for ``%add.7``): its
+    canonical form is unchanged, so only the check of the renamed line itself can see it.
+    """
+    before, _, _ = staged
+    text = before.texts["compiled"]
+    lines = text.splitlines()
+    assert len(lines) > 2 * BLOCK and sum(1 for line in lines if ": f32[" in line and line[:1] == "%") > 10
+    names = set(hlo.defined_names(text))
+    assert all(row.tag == "=" for row in edit_script("compiled", text, _renumbered(text, names)).rows)
+
+    def rewire(k: int) -> str | None:
+        """Line ``k`` reading an earlier value of the same kind instead of one of its operands, if it has one."""
+        head, _, operands = lines[k].partition("(")
+        defined = [name for line in lines[:k] for name in hlo.defined_names(line) if name.startswith("%")]
+        for operand in re.findall(r"%[\w.\-]+", operands):
+            kind = operand.rsplit(".", 1)[0]
+            other = next((name for name in defined if name.rsplit(".", 1)[0] == kind and name != operand), None)
+            if other:
+                return head + "(" + operands.replace(operand, other, 1)
+        return None
+
+    k, line = next((k, line) for k in range(2 * BLOCK, len(lines)) if (line := rewire(k)))
+    rewired = "\n".join([*lines[:k], line, *lines[k + 1:]]) + "\n"
+    rows = edit_script("compiled", text, _renumbered(rewired, names)).rows
+    assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("~", k)]
+
+
+def test_a_line_whose_debug_line_is_not_its_snapshot_line_has_no_source(staged):
+    """Locations are read line by line when asked, each checked against its own snapshot line."""
+    _, after, root = staged
+    text = after.texts["compiled"]
+    lines = text.splitlines()
+    located = describe_all(hlo_locations(after.compiled_text, text), root)
+    k = next(k for k, where in enumerate(located) if where and k + 1 < len(lines) and located[k + 1])
+    edited = "\n".join([*lines[:k], lines[k] + " ", *lines[k + 1:]]) + "\n"
+    relocated = describe_all(hlo_locations(after.compiled_text, edited), root)
+    assert (relocated[k], relocated[k + 1]) == (None, located[k + 1])
+    assert hlo_locations(after.compiled_text, text + "  %extra = f32[] constant(0)\n") is None
 
 
 def test_mlir_ssa_ids_and_arguments_are_renumbering_proof():

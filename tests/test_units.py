@@ -209,8 +209,8 @@ def test_describe_all_names_each_location_as_describe_does(tmp_path):
                  Location(ours, 40, "stage"), Location("/elsewhere/x.py", 2), second]
     expected = ["pkg/model.py:3 in attention", "pkg/model.py:7", "pkg/model.py:3 in attention", None,
                 "optax/alias.py:5 in adam", "functools.py:10 in wraps", None, "/elsewhere/x.py:2", "pkg/model.py:7"]
-    assert describe_all(locations, project) == expected
-    assert describe_all(locations, tmp_path / "link") == expected
+    assert list(describe_all(locations, project)) == expected
+    assert list(describe_all(locations, tmp_path / "link")) == expected
     assert [where and where.describe(project) for where in locations if where is None or where.file != ours] == [
         text for text, where in zip(expected, locations) if where is None or where.file != ours
     ]
