@@ -4,7 +4,8 @@ Usage: python benchmarks/large_modules.py [--repeat 3] [--sizes 10000,100000,100
 
 The text is real compiled HLO from JAX repeated to size: its stack-frame tables once, then the
 computations over and over, each op keeping its ``metadata={... stack_frame_id=N}``, so every line
-carries the noise the normalizer removes and the frame ids attribution follows. Two drifts are
+carries the noise the normalizer removes and the frame ids attribution follows. Each copy has its
+own names (``%add.3`` is ``%add.2006`` in the third), unique in the module as XLA's are. Two drifts are
 timed: one op changed in the middle, and one op inserted in the middle with every instruction name
 after it renumbered (``%add.3`` -> ``%add.4``), the worst case for the renumbering-proof diff, which
 must check each renamed line. What is timed is what a test does: normalize the staged text, compare
@@ -29,6 +30,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA
 import jax
 import jax.numpy as jnp
 
+from pytest_stages import hlo
 from pytest_stages.compare import compare_text
 from pytest_stages.normalize import normalize_hlo
 from pytest_stages.sources import describe_all, hlo_locations
@@ -49,13 +51,30 @@ def sample_module() -> str:
 
 
 def sized(text: str, lines: int) -> str:
-    """``text`` grown to ``lines`` lines: header and stack-frame tables once, then its computations repeated."""
+    """``text`` grown to ``lines`` lines: header and stack-frame tables once, then its computations repeated.
+
+    Copy ``c`` names ``%add.3`` ``%add.{1000c + 6}`` and ``%fused`` ``%fused.{1000c}``: even numbers, so
+    that :func:`inserted`'s renumbering (+1) never makes a name that exists already.
+    """
     raw = text.rstrip("\n").splitlines()
     first = next(k for k, line in enumerate(raw) if line.startswith(("%", "ENTRY")))
+    body = "\n".join(raw[first:]) + "\n"
     out = raw[:first]
+    copy = 0
     while len(out) < lines:
-        out.extend([*raw[first:], ""])
+        copy += 1
+        out.extend(_NAME.sub(lambda m: _offset(m, copy), body).splitlines())
     return "\n".join(out[:lines]) + "\n"
+
+
+# A value or computation name, its number apart: "%add.3", "param_0.2", "%fused" (not "f32[", "sine(", "1.5")
+_NAME = re.compile(r"((?<![\w.\-])%?[A-Za-z_][\w\-]*)(?:\.(\d+))?(?![\w.\-(\[])")
+
+
+def _offset(name: re.Match[str], copy: int) -> str:
+    if name[2] is None and not name[1].startswith("%"):
+        return name[0]
+    return f"{name[1]}.{1000 * copy + 2 * int(name[2] or 0)}"
 
 
 def drift_message(expected: str, actual_raw: str, attributed: bool) -> str:
@@ -116,9 +135,14 @@ def changed(text: str) -> str:
 
 
 def inserted(text: str) -> str:
-    """One op inserted in the middle, every instruction name after it renumbered."""
+    """One op inserted in the middle, every name defined after it renumbered (``%add.2006`` -> ``%add.2007``), where used too.
+
+    Names defined before the insertion keep their number, as XLA's do: it numbers values as it makes them.
+    """
     middle = text.find("\n  %", len(text) // 2) + 1
-    renumbered = re.sub(r"(%[\w\-]+)\.(\d+)", lambda m: f"{m[1]}.{int(m[2]) + 1}", text[middle:])
+    after = set(hlo.defined_names(text[middle:]))
+    after |= {name.lstrip("%") for name in after} | {f"%{name}" for name in after}
+    renumbered = _NAME.sub(lambda m: f"{m[1]}.{int(m[2]) + 1}" if m[2] and m[0] in after else m[0], text[middle:])
     return text[:middle] + INSERTED + renumbered
 
 
