@@ -7,6 +7,7 @@ same folder), and never outside the snapshot folder.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -120,6 +121,10 @@ class SnapshotStore:
         self.root = root
         self._extension = StageSnapshotExtension()
 
+    @functools.cached_property
+    def _resolved_root(self) -> Path:
+        return self.root.resolve()
+
     def read(self, path: Path) -> str | None:
         """The file's text, or None if it does not exist."""
         self._check_inside(path)
@@ -193,8 +198,11 @@ class SnapshotStore:
         return meta
 
     def _check_inside(self, path: Path) -> None:
-        """Refuse paths that leave the snapshot root, also through a symlink inside it."""
-        root = self.root.resolve()
+        """Refuse paths that leave the snapshot root, also through a symlink inside it.
+
+        The root is resolved once per session (nine files per test are checked against it).
+        """
+        root = self._resolved_root
         resolved = path.resolve()
         if not resolved.is_relative_to(root) or path.is_symlink():
             raise SnapshotError(
