@@ -289,8 +289,9 @@ class StageSnapshot:
         compared = compare_call(result, self._snapshots(result.name), context)
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
-        texts = result.serialized()
-        self.pending += [PendingWrite(self.folder.artifact(result.name, n), texts[n], record) for n in compared.changed]
+        if compared.changed:
+            texts = result.serialized()
+            self.pending += [PendingWrite(self.folder.artifact(result.name, n), texts[n], record) for n in compared.changed]
         meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
         if meta_stale and all(p.path != self.folder.meta for p in self.pending):
             self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
