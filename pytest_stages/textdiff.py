@@ -89,7 +89,8 @@ class _Dialect:
     ``defs`` is a pattern whose groups are the names a line defines; a dialect that finds
     definitions otherwise overrides :meth:`defs` and leaves the never-matching default.
     ``unique_names``: a name means one value wherever it appears in the text, so that a block
-    of aligned lines can be checked at once under the renaming of all its definitions.
+    of aligned lines can be checked at once under the renaming of all its definitions; such a
+    dialect also has ``unchanged(old_lines, new_lines, renamed)``, that check.
     """
 
     unique_names = False
@@ -120,10 +121,6 @@ class _Dialect:
     def defs(self, text: str) -> list[str]:
         """The names ``text`` (a line, or a block of lines where names are unique) defines, in order."""
         return [next(g for g in m.groups() if g) for m in self.defs_pattern.finditer(text)]
-
-    def unchanged(self, old: Sequence[str], new: Sequence[str], renamed: dict[str, str]) -> bool:
-        """Whether each ``old`` line, renamed, is its ``new`` line (names unique: one renaming for all)."""
-        return self.rename("\n".join(old), renamed) == "\n".join(new)
 
 
 def _first_group(match: re.Match[str]) -> str:
