@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sysconfig
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from pytest_stages.analyses import ops
 from pytest_stages.budgets import budget_for, check_budget, parse_budget, parse_size
 from pytest_stages.compare import compare_metrics, compare_placement, compare_text, format_bytes
 from pytest_stages.config import ConfigError, parse_configs, parse_settings
+from pytest_stages.normalize import tidy_kept
 from pytest_stages.sources import Location, describe_all
 from pytest_stages.storage import safe_component
 
@@ -194,6 +196,24 @@ def test_safe_component_is_safe_unique_and_stable(name):
 def test_safe_component_keeps_plain_names_and_separates_lookalikes():
     assert safe_component("test_mlp[cpu8-bf16]") == "test_mlp[cpu8-bf16]"
     assert safe_component("a/b") != safe_component("a_b") == "a_b"
+
+
+def test_tidy_keeps_what_a_line_by_line_fold_of_blank_lines_keeps():
+    """Every arrangement of up to ten blank and non-blank lines, against the plain loop."""
+
+    def folded(lines: list[str]) -> list[int]:
+        kept, previous_blank = [], True
+        for k, line in enumerate(lines):
+            if line or not previous_blank:
+                kept.append(k)
+            previous_blank = not line
+        while kept and not lines[kept[-1]]:
+            kept.pop()
+        return kept
+
+    for size in range(11):
+        for lines in itertools.product(("", "x"), repeat=size):
+            assert tidy_kept(list(lines)) == folded(list(lines)), lines
 
 
 def test_describe_all_names_each_location_as_describe_does(tmp_path):
