@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from conftest import SIMPLE_TEST
 
 FOLDER = "test_model/test_f/cpu1"
@@ -295,6 +297,34 @@ def test_each_call_traces_lowers_and_compiles_exactly_once(project):
     """)
     project.run("--stages-update").assert_outcomes(passed=1)
     project.run().assert_outcomes(passed=1)
+
+
+GLOBAL_READER = """
+    import jax, jax.numpy as jnp
+    SCALE = 2.0
+
+    def scaled(x):
+        return x * SCALE
+
+    def test_two(stage_snapshot):
+        stage_snapshot(scaled, jax.ShapeDtypeStruct((4,), jnp.float32))
+
+    def test_three(stage_snapshot):
+        global SCALE
+        SCALE = 3.0
+        stage_snapshot(scaled, jax.ShapeDtypeStruct((4,), jnp.float32))
+"""
+
+
+@pytest.mark.parametrize("clear_caches, second", [("true", "mul a 3.0"), ("false", "mul a 2.0")])
+def test_caches_dropped_after_each_test_keep_a_later_test_from_reusing_a_trace(project, clear_caches, second):
+    """JAX keys its trace cache on the function: kept across tests, the second test's snapshot
+    is the first test's trace (``SCALE`` was 2.0 then), which is what ``clear_caches = false`` risks."""
+    project.configure(f"clear_caches = {clear_caches}")
+    project.write("test_globals.py", GLOBAL_READER)
+    project.run("--stages-update").assert_outcomes(passed=2)
+    jaxprs = {path.split("/")[1]: text.decode() for path, text in project.snapshots().items() if path.endswith(".jaxpr.txt")}
+    assert "mul a 2.0" in jaxprs["test_two"] and second in jaxprs["test_three"]
 
 
 def test_the_same_name_twice_in_a_test_is_an_error(project):
