@@ -97,6 +97,7 @@ class _Dialect:
 
     def __init__(self, token: str, canonical: str, defs: str = r"(?!)") -> None:
         self.token = re.compile(token)
+        self.name_split = _name_split(token)
         self.canonical_pattern = re.compile(canonical)
         self.defs_pattern = re.compile(defs)
 
@@ -113,10 +114,10 @@ class _Dialect:
     def rename(self, line: str, renamed: dict[str, str]) -> str:
         """``line`` with each name replaced by the name ``renamed`` says it has now (others kept).
 
-        One substitution per line: equal to the new line exactly when both have the same
-        skeleton and every name maps, the check every aligned line of a renumbered module needs.
+        One pass per line: equal to the new line exactly when both have the same skeleton
+        and every name maps, the check every aligned line of a renumbered module needs.
         """
-        return self.token.sub(lambda m: renamed.get(m[0], m[0]), line) if renamed else line
+        return _renamed(self.name_split, line, renamed) if renamed else line
 
     def defs(self, text: str) -> list[str]:
         """The names ``text`` (a line, or a block of lines where names are unique) defines, in order."""
@@ -125,6 +126,23 @@ class _Dialect:
 
 def _first_group(match: re.Match[str]) -> str:
     return match[1]
+
+
+def _name_split(token: str) -> re.Pattern[str]:
+    """A pattern whose ``split`` keeps the names it splits at: ``"(%add.3)"`` gives ``["", "%add.3", " = ..."]``."""
+    return re.compile(f"({token})")
+
+
+def _renamed(split: re.Pattern[str], text: str, renamed: dict[str, str]) -> str:
+    """``text`` with each name that ``split`` splits out replaced by its new name (others kept).
+
+    Split, mapped and joined in C: on a block of a renumbered module several times faster
+    than a substitution that calls back into Python for each name.
+    """
+    parts = split.split(text)
+    found = parts[1::2]
+    parts[1::2] = map(renamed.get, found, found)
+    return "".join(parts)
 
 
 class _Jaxpr(_Dialect):
@@ -174,34 +192,37 @@ class _Hlo(_Dialect):
             token=r"%[\w.\-]++|(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])",
             canonical=r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])",
         )
-        self.header_token = re.compile(rf"(?:(?<=\()|(?<=, ))[A-Za-z_][\w.\-]*+(?=: )|{self.token.pattern}")
-        self.instruction_token = self.token
+        self.header_split = _name_split(rf"{_PARAMETER}|{self.token.pattern}")
+        self.instruction_split = self.name_split
 
     def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
         percent = all(_first_header(lines).startswith(("%", "ENTRY %")) for lines in (old, new))
-        self.instruction_token = _PERCENT_NAME if percent else self.token
+        self.instruction_split = _PERCENT_SPLIT if percent else self.name_split
 
     def canonical(self, text: str) -> str:
         return self.canonical_pattern.sub("", text)
 
     def rename(self, line: str, renamed: dict[str, str]) -> str:
-        token = self.instruction_token if line[:1] in _INDENTED else self.header_token
-        return token.sub(lambda m: renamed.get(m[0], m[0]), line) if renamed else line
+        split = self.instruction_split if line[:1] in _INDENTED else self.header_split
+        return _renamed(split, line, renamed) if renamed else line
 
     def unchanged(self, old: Sequence[str], new: Sequence[str], renamed: dict[str, str]) -> bool:
-        """All lines renamed as instruction lines at once; a line that still differs must be a header that renames right."""
+        """All lines renamed as instruction lines at once; a line that still differs must be a header whose parameters rename right."""
         if not renamed:
             return old == new
-        lines = self.instruction_token.sub(lambda m: renamed.get(m[0], m[0]), "\n".join(old)).split("\n")
+        lines = _renamed(self.instruction_split, "\n".join(old), renamed).split("\n")
         differing = itertools.compress(range(len(old)), map(operator.ne, lines, new))
-        return all(old[k][:1] not in _INDENTED and self.rename(old[k], renamed) == new[k] for k in differing)
+        return all(old[k][:1] not in _INDENTED and _renamed(_PARAMETER_SPLIT, lines[k], renamed) == new[k] for k in differing)
 
     def defs(self, text: str) -> list[str]:
         return hlo.defined_names(text)
 
 
 # "%add.3" in compiled HLO
-_PERCENT_NAME = re.compile(r"%[\w.\-]++")
+_PERCENT_SPLIT = _name_split(r"%[\w.\-]++")
+# "param_0.2" in a computation header's "(param_0.2: f32[], p: s32[])"
+_PARAMETER = r"(?:(?<=\()|(?<=, ))[A-Za-z_][\w.\-]*+(?=: )"
+_PARAMETER_SPLIT = _name_split(_PARAMETER)
 # The first character of an instruction line, a computation's closing "}" or a blank line ("" is in any string)
 _INDENTED = " }"
 
