@@ -11,7 +11,9 @@ results are immutable plain data (frozen dataclasses, a named tuple per instruct
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -32,10 +34,11 @@ _DTYPE_BITS = {
 _DEFINITION = re.compile(
     rf"\s*(?P<root>ROOT\s+)?(?P<name>{NAME}) = (?:(?P<shape>[^\s(]\S*)\s+(?P<opcode>[a-z][\w-]*)\()?"
 )
-# A definition after a newline, for many lines at once: "\n  ROOT %t.2 = ..." -> name %t.2; an
-# unindented "\n%fused.1 (p.1: f32[]) -> f32[] {" or "\nENTRY main.2 {" -> the whole header line.
-# Led by "\n" rather than a multiline "^": a literal first character makes the scan several times faster.
-_DEFINED = re.compile(rf"\n(?:[ \t]*(?:ROOT[ \t]+)?(?P<name>{NAME}) = |(?P<header>(?:ENTRY[ \t]+)?{NAME} [({{][^\n]*))")
+# A definition after a newline, for many lines at once: "\n  ROOT %t.2 = ..." -> %t.2; an unindented
+# "\n%fused.1 (p.1: f32[]) -> f32[] {" or "\nENTRY main.2 {" -> the whole header line (it has a space,
+# a name has none). Led by "\n" rather than a multiline "^": a literal first character makes the scan
+# several times faster, and one group makes ``findall`` give strings, not tuples.
+_DEFINED = re.compile(rf"\n[ \t]*+(?:ROOT[ \t]++)?({NAME}(?= = )|(?<=\n)(?:ENTRY[ \t]+)?{NAME} [({{][^\n]*)")
 # " tuple(" after a tuple shape -> opcode tuple
 _OPCODE = re.compile(r"\s+(?P<opcode>[a-z][\w-]*)\(")
 # "ENTRY %main.2 (p: f32[8]) -> f32[8] {" or lowered "region_0.1 {" -> entry, name
@@ -199,15 +202,15 @@ def defined_names(text: str) -> list[str]:
     Anchored matches only (no scan of a tuple shape): cheap enough for every line of a huge
     module, one line or a block of them at a time.
     """
+    found = _DEFINED.findall("\n" + text)
     names: list[str] = []
-    for name, header in _DEFINED.findall("\n" + text):
-        if name:
-            names.append(name)
-        else:
-            computation = parse_computation(header)
-            if computation is not None:
-                names += [computation.name, *computation.parameters]
-    return names
+    start = 0
+    for k in itertools.compress(itertools.count(), map(operator.contains, found, itertools.repeat(" "))):
+        computation = parse_computation(found[k])
+        names += found[start:k]
+        names += [computation.name, *computation.parameters] if computation is not None else []
+        start = k + 1
+    return names + found[start:]
 
 
 def opcode_counts(text: str) -> Counter[str]:
