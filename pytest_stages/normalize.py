@@ -7,9 +7,11 @@ changes only when the program does. All are pure, idempotent and total.
 
 from __future__ import annotations
 
+import itertools
 import json
+import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .hlo import split_tables
@@ -78,27 +80,24 @@ def _tidy(text: str) -> str:
 
 def _tidy_lines(lines: list[str]) -> str:
     """:func:`_tidy` of the text of ``lines``."""
-    lines = [line.rstrip() for line in lines]
-    kept = tidy_kept(lines)
-    return "\n".join([lines[k] for k in kept]) + "\n" if kept else ""
+    lines = list(map(str.rstrip, lines))
+    runs = tidy_runs(lines)
+    return "\n".join(itertools.chain.from_iterable(lines[run.start:run.stop] for run in runs)) + "\n" if runs else ""
 
 
-def tidy_kept(lines: list[str]) -> list[int]:
-    """Indexes of the (right-stripped) lines ``_tidy`` keeps: no blank lines at the ends, one between blocks.
+def tidy_runs(lines: Sequence[str]) -> list[range]:
+    """The runs of (right-stripped) lines ``_tidy`` keeps: no blank lines at the ends, one between blocks.
 
-    Blank lines are few: the kept indexes are the ranges between the dropped blanks.
+    Blank lines are few: found at C speed, and the runs are the ranges between those dropped.
     """
-    blanks = [k for k, line in enumerate(lines) if not line]
-    dropped = [k for n, k in enumerate(blanks) if k == 0 or (n and blanks[n - 1] == k - 1)]
+    blanks = list(itertools.compress(itertools.count(), map(operator.not_, lines)))
     end = len(lines)
     while blanks and blanks[-1] == end - 1:
         end = blanks.pop()
-    kept: list[int] = []
-    start = 0
-    for k in dropped:
-        if k >= end:
-            break
-        kept += range(start, k)
-        start = k + 1
-    kept += range(start, end)
-    return kept
+    dropped = [k for n, k in enumerate(blanks) if k == 0 or (n and blanks[n - 1] == k - 1)]
+    return [range(start, stop) for start, stop in zip([0, *(k + 1 for k in dropped)], [*dropped, end]) if start < stop]
+
+
+def tidy_kept(lines: Sequence[str]) -> list[int]:
+    """Indexes of the (right-stripped) lines ``_tidy`` keeps, in order."""
+    return list(itertools.chain.from_iterable(tidy_runs(lines)))

@@ -208,7 +208,7 @@ def hlo_locations(debug_text: str, normalized: str) -> Located | None:
     """
     body, tables = hlo.split_tables(debug_text.splitlines())
     lines = normalized.splitlines()
-    kept = tidy_kept([line.rstrip() for line in body])
+    kept = tidy_kept(list(map(str.rstrip, body)))
     if len(kept) != len(lines):
         return None
     frames = hlo.StackFrames.parse(tables)

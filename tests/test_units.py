@@ -14,7 +14,7 @@ from pytest_stages.analyses import ops
 from pytest_stages.budgets import budget_for, check_budget, parse_budget, parse_size
 from pytest_stages.compare import compare_metrics, compare_placement, compare_text, format_bytes
 from pytest_stages.config import ConfigError, parse_configs, parse_settings
-from pytest_stages.normalize import tidy_kept
+from pytest_stages.normalize import normalize_jaxpr, tidy_kept
 from pytest_stages.sources import Location, describe_all
 from pytest_stages.storage import safe_component
 
@@ -199,7 +199,7 @@ def test_safe_component_keeps_plain_names_and_separates_lookalikes():
 
 
 def test_tidy_keeps_what_a_line_by_line_fold_of_blank_lines_keeps():
-    """Every arrangement of up to ten blank and non-blank lines, against the plain loop."""
+    """Every arrangement of up to ten blank and non-blank lines, against the plain loop: the indexes and the text."""
 
     def folded(lines: list[str]) -> list[int]:
         kept, previous_blank = [], True
@@ -213,7 +213,9 @@ def test_tidy_keeps_what_a_line_by_line_fold_of_blank_lines_keeps():
 
     for size in range(11):
         for lines in itertools.product(("", "x"), repeat=size):
-            assert tidy_kept(list(lines)) == folded(list(lines)), lines
+            kept = folded(list(lines))
+            assert tidy_kept(list(lines)) == kept, lines
+            assert normalize_jaxpr("".join(f"{line} \n" for line in lines)) == "".join(f"{lines[k]}\n" for k in kept), lines
 
 
 def test_describe_all_names_each_location_as_describe_does(tmp_path):
