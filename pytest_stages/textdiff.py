@@ -9,10 +9,12 @@ the aligned definitions imply: a line whose only change is a renamed value is
 unchanged, a line that now reads a different value is shown as changed. The
 snapshot files themselves keep the real names, so they stay valid IR.
 
-The cost is linear in the text size: common leading lines are skipped, only the
-differing middle is canonicalized, difflib sees at most ``WINDOW`` lines of it per
-side, and the common tail is checked pair by pair (free while no name is renamed);
-HLO, whose names are unique in a module, is checked ``BLOCK`` aligned lines at a time.
+The cost is linear in the text size: common leading lines are skipped, the aligned
+end of the differing middle is found on a rough key (the lines without any character
+the canonical form may drop: one C pass) and checked pair by pair, difflib sees at
+most ``WINDOW`` canonical lines per side before it, and the common tail is free while
+no name is renamed. HLO, whose names are unique in a module, is checked ``BLOCK``
+aligned lines at a time.
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ class _Dialect:
 
     ``defs`` is a pattern whose groups are the names a line defines; a dialect that finds
     definitions otherwise overrides :meth:`defs` and leaves the never-matching default.
+    ``dropped``: every character the canonical form may drop, so that lines equal without any
+    of them include all lines with equal canonical forms, a rougher key that costs far less.
     ``unique_names``: a name means one value wherever it appears in the text, so that a block
     of aligned lines can be checked at once under the renaming of all its definitions; such a
     dialect also has ``unchanged(old_lines, new_lines, renamed)``, that check.
@@ -95,17 +99,23 @@ class _Dialect:
 
     unique_names = False
 
-    def __init__(self, token: str, canonical: str, defs: str = r"(?!)") -> None:
+    def __init__(self, token: str, canonical: str, defs: str = r"(?!)", dropped: str = "") -> None:
         self.token = re.compile(token)
         self.name_split = _name_split(token)
         self.canonical_pattern = re.compile(canonical)
         self.defs_pattern = re.compile(defs)
+        self.without_dropped = str.maketrans("", "", dropped)
+        self.alignment_keys = (self.rough, self.canonical) if dropped else (self.canonical,)
 
     def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
         """Per-diff state (jaxpr variable names); none for HLO and MLIR."""
 
     def canonical(self, text: str) -> str:
         return self.canonical_pattern.sub(_first_group, text)
+
+    def rough(self, text: str) -> str:
+        """``text`` without any character the canonical form may drop (``%add.3`` -> ``%add``): one C pass."""
+        return text.translate(self.without_dropped)
 
     def skeleton(self, line: str) -> str:
         """The line without its names: what must match exactly for two lines to be the same op."""
@@ -191,6 +201,7 @@ class _Hlo(_Dialect):
         super().__init__(
             token=r"%[\w.\-]++|(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])",
             canonical=r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])",
+            dropped=".0123456789",
         )
         self.header_split = _name_split(rf"{_PARAMETER}|{self.token.pattern}")
         self.instruction_split = self.name_split
@@ -240,6 +251,7 @@ class _Mlir(_Dialect):
             token=_MLIR_NAME,
             canonical=r"([%@^][\w$\-]*?)_?\d+(?![\w$\-])",
             defs=rf"({_MLIR_NAME})(?::\d+)? = |({_MLIR_NAME}): |func\.func (?:\w+ )?(@[\w$\-]+)",
+            dropped="_0123456789",
         )
 
 
@@ -254,26 +266,51 @@ def _dialect(artifact: str) -> _Dialect | None:
 
 
 def edit_script(artifact: str, expected: str, actual: str) -> EditScript:
-    """The rows that turn ``expected`` into ``actual``, blind to renumbering where the artifact's dialect is known."""
+    """The rows that turn ``expected`` into ``actual``, blind to renumbering where the artifact's dialect is known.
+
+    The aligned end of the differing middle is found on the dialect's rough key first. If a
+    line paired there changed and its canonical form differs too, the rough pairing is in
+    doubt (a line removed among look-alikes, ``constant(1)``, ``constant(2)``, pairs their
+    neighbours with each other), and the end is found again on the canonical form.
+    """
     old, new = expected.splitlines(), actual.splitlines()
     dialect = _dialect(artifact)
     prefix = _common_prefix(old, new)
     tail = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
-    middle_old, middle_new = old[prefix:len(old) - tail], new[prefix:len(new) - tail]
+    middle = old[prefix:len(old) - tail], new[prefix:len(new) - tail]
     if dialect is not None:
         dialect.prepare(old, new)
-        middle_old = dialect.canonical("\n".join(middle_old)).split("\n") if middle_old else []
-        middle_new = dialect.canonical("\n".join(middle_new)).split("\n") if middle_new else []
-    suffix = _common_prefix(middle_old[::-1], middle_new[::-1])
-    old_end, new_end = len(middle_old) - suffix, len(middle_new) - suffix
+    keys = dialect.alignment_keys if dialect is not None else (None,)
+    for key in keys:
+        keyed = [key("\n".join(lines)).split("\n") if key and lines else lines for lines in middle]
+        suffix = _common_prefix(keyed[0][::-1], keyed[1][::-1])
+        found = _rows(dialect, old, new, (prefix, suffix, tail), last=key is keys[-1])
+        if found is not None:
+            break
+    rows, truncated = found
+    return EditScript(old, new, rows, truncated, prefix, tail)
+
+
+def _rows(
+    dialect: _Dialect | None, old: list[str], new: list[str], common: tuple[int, int, int], *, last: bool
+) -> tuple[list[Row], bool] | None:
+    """The rows, and whether difflib's window cut the middle short; None if not ``last`` and an aligned line changed.
+
+    ``common``: how many lines both sides share at the head, then aligned pair by pair at the end
+    of the middle, then identical at the tail. What lies between is aligned by difflib on the
+    canonical form, at most ``WINDOW`` lines per side.
+    """
+    prefix, suffix, tail = common
+    old_end, new_end = len(old) - tail - suffix - prefix, len(new) - tail - suffix - prefix
     truncated = max(old_end, new_end) > WINDOW
     if truncated:
         old_end, new_end = min(old_end, WINDOW), min(new_end, WINDOW)
     rows = [Row("=", 0, 0, prefix)] if prefix else []
     checker = _RenameCheck(dialect, old, new)
     raw = old[prefix:prefix + old_end], new[prefix:prefix + new_end]
+    keyed = [dialect.canonical("\n".join(lines)).split("\n") if dialect and lines else lines for lines in raw]
     key = dialect.skeleton if dialect is not None else None
-    for tag, i1, i2, j1, j2 in _opcodes(middle_old[:old_end], middle_new[:new_end], raw, key):
+    for tag, i1, i2, j1, j2 in _opcodes(*keyed, raw, key):
         i1, i2, j1, j2 = i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             checker.pairs(rows, i1, j1, i2 - i1, aligned=tag == "equal")
@@ -282,11 +319,13 @@ def edit_script(artifact: str, expected: str, actual: str) -> EditScript:
             checker.gone(i)
             rows.append(Row("-", i, None))
         rows += (Row("+", None, j) for j in range(j1, j2))
-    if not truncated:
-        start_old, start_new = prefix + old_end, prefix + new_end
-        checker.pairs(rows, start_old, start_new, suffix, aligned=True)
-        checker.pairs(rows, start_old + suffix, start_new + suffix, tail, aligned=True, raw_equal=True)
-    return EditScript(old, new, rows, truncated, prefix, tail)
+    if truncated:
+        return rows, True
+    start_old, start_new = prefix + old_end, prefix + new_end
+    if not checker.pairs(rows, start_old, start_new, suffix, aligned=True, doubtful=not last):
+        return None
+    checker.pairs(rows, start_old + suffix, start_new + suffix, tail, aligned=True, raw_equal=True)
+    return rows, False
 
 
 def _opcodes(
@@ -326,13 +365,16 @@ class _RenameCheck:
         # Old names whose new name differs (or that are gone); absent names map to themselves.
         self.renamed: dict[str, str] = {}
 
-    def pairs(self, rows: list[Row], i: int, j: int, count: int, *, aligned: bool, raw_equal: bool = False) -> None:
-        """Append rows for ``count`` old lines from ``i`` paired with new lines from ``j``.
+    def pairs(
+        self, rows: list[Row], i: int, j: int, count: int, *, aligned: bool, raw_equal: bool = False, doubtful: bool = False
+    ) -> bool:
+        """Append rows for ``count`` old lines from ``i`` paired with new lines from ``j``; False if stopped.
 
-        ``aligned`` when their canonical forms match; ``raw_equal`` when their texts do, so
-        that once no name is renamed the rest is one unchanged run without a look. Aligned
-        lines go ``BLOCK`` at a time where the dialect allows it, line by line in a block
-        that changed.
+        ``aligned`` when an alignment key paired them; ``raw_equal`` when their texts are equal,
+        so that once no name is renamed the rest is one unchanged run without a look. Aligned
+        lines go ``BLOCK`` at a time where the dialect allows it, line by line in a block that
+        changed. ``doubtful``: a rough key paired them, so stop at a changed line whose canonical
+        form differs (the pairing itself may be wrong there).
         """
         run = 0
         for start in range(0, count, BLOCK):
@@ -348,12 +390,15 @@ class _RenameCheck:
                 if tag == "=":
                     run += 1
                     continue
+                if doubtful and self.dialect.canonical(self.old[i + k]) != self.dialect.canonical(self.new[j + k]):
+                    return False
                 if run:
                     rows.append(Row("=", i + k - run, j + k - run, run))
                     run = 0
                 rows.append(Row(tag, i + k, j + k))
         if run:
             rows.append(Row("=", i + count - run, j + count - run, run))
+        return True
 
     def block(self, i: int, j: int, size: int) -> bool:
         """Whether ``size`` aligned lines from old ``i`` and new ``j`` are all unchanged, checked as one text.

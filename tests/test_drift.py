@@ -114,6 +114,21 @@ def test_a_pure_renumbering_is_no_change_but_a_rewire_is():
     assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("~", 4)]
 
 
+def test_a_line_removed_among_look_alikes_of_a_renumbered_module_is_one_removal():
+    """Without its digits, ``constant(3)`` pairs with ``constant(2)``: that tail holds changed lines, so it is aligned again on the canonical form."""
+    text = (
+        "ENTRY %main.5 () -> f32[] {\n"
+        "  %c.1 = f32[] constant(1)\n"
+        "  %c.2 = f32[] constant(2)\n"
+        "  %c.3 = f32[] constant(3)\n"
+        "  ROOT %add.4 = f32[] add(%c.1, %c.2)\n"
+        "}\n"
+    )
+    removed = re.sub(r"\.(\d)\b", lambda m: f".{int(m[1]) + 10}", text.replace("  %c.3 = f32[] constant(3)\n", ""))
+    rows = edit_script("compiled", text, removed).rows
+    assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("-", 3)]
+
+
 def _renumbered(text: str, names: set[str]) -> str:
     """Every name in ``names`` (with or without its ``%``) numbered 1000 on: ``%add.3`` -> ``%add.1003``, ``%f`` -> ``%f.1000``."""
     bare = {name.lstrip("%") for name in names}
