@@ -139,7 +139,7 @@ def _first_group(match: re.Match[str]) -> str:
 
 
 def _name_split(token: str) -> re.Pattern[str]:
-    """A pattern whose ``split`` keeps the names it splits at: ``"(%add.3)"`` gives ``["", "%add.3", " = ..."]``."""
+    """A pattern whose ``split`` keeps the names: ``%a.1 = f(%b.2)`` -> ``["", "%a.1", " = f(", "%b.2", ")"]``."""
     return re.compile(f"({token})")
 
 
@@ -294,11 +294,12 @@ def edit_script(artifact: str, expected: str, actual: str) -> EditScript:
 def _rows(
     dialect: _Dialect | None, old: list[str], new: list[str], common: tuple[int, int, int], *, last: bool
 ) -> tuple[list[Row], bool] | None:
-    """The rows, and whether difflib's window cut the middle short; None if not ``last`` and an aligned line changed.
+    """The rows, and whether difflib's window cut the middle short; None to align again (see :meth:`_RenameCheck.pairs`).
 
     ``common``: how many lines both sides share at the head, then aligned pair by pair at the end
     of the middle, then identical at the tail. What lies between is aligned by difflib on the
-    canonical form, at most ``WINDOW`` lines per side.
+    canonical form, at most ``WINDOW`` lines per side. Unless ``last``, the aligned end was
+    paired on a rough key and is in doubt.
     """
     prefix, suffix, tail = common
     old_end, new_end = len(old) - tail - suffix - prefix, len(new) - tail - suffix - prefix
