@@ -108,11 +108,20 @@ class Instruction(NamedTuple):
 
     @property
     def collective(self) -> Collective | None:
-        """The collective this is, else None: an async ``all-gather-start`` is one, its ``-done`` not."""
+        """The collective this is, else None: an async ``all-gather-start`` is one, its ``-done`` not.
+
+        Its shape and bytes are those of what it produces, so that the async and the sync form
+        of one collective read the same: an async start's tuple holds its operands first, then
+        its result (``(f32[8], f32[64])``), then any context scalars.
+        """
         op = self.opcode.removesuffix("-start")
         if op not in COLLECTIVES:
             return None
-        return Collective(op, self.shape, shape_bytes(self.shape))
+        shape = self.shape
+        if op != self.opcode and shape.startswith("("):
+            elements = tuple_elements(shape)
+            shape = elements[1] if len(elements) > 1 else shape
+        return Collective(op, shape, shape_bytes(shape))
 
 
 class Computation(NamedTuple):
@@ -228,6 +237,18 @@ def collectives(text: str) -> list[Collective]:
     if not any(op in text for op in COLLECTIVES):
         return []
     return [c for c in (i.collective for i in instructions(text)) if c is not None]
+
+
+def tuple_elements(shape: str) -> list[str]:
+    """The top-level elements of a tuple shape: ``((f32[8]), f32[4,2])`` -> ``["(f32[8])", "f32[4,2]"]``."""
+    inner = shape[1:-1] if shape.startswith("(") and shape.endswith(")") else shape
+    elements, depth, start = [], 0, 0
+    for k, char in enumerate(inner):
+        depth += (char in "([{") - (char in ")]}")
+        if char == "," and depth == 0:
+            elements.append(inner[start:k].strip())
+            start = k + 1
+    return [*elements, inner[start:].strip()] if inner.strip() else elements
 
 
 def strip_layouts(shape: str) -> str:

@@ -149,14 +149,22 @@ def test_tuple_shapes_at_any_depth_keep_their_opcode():
     assert (fusion.shape, fusion.fusion_kind) == ("(f32[128], bf16[16,128])", "kOutput")
 
 
-def test_async_collectives_count_once_with_their_tuple_shape():
+def test_async_collectives_count_once_with_what_they_produce():
+    """The result in a start's tuple, as its ``-done`` returns it: the async form reads as the sync one."""
     text = "\n".join([ASYNC_REDUCE_SCATTER, REDUCE_SCATTER_DONE, TPU_ALL_GATHER, TPU_ASYNC_ALL_GATHER])
     assert hlo.collectives(text) == [
-        hlo.Collective("reduce-scatter", "((f32[16,256]), f32[16,128])", 16 * 256 * 4 + 16 * 128 * 4),
+        hlo.Collective("reduce-scatter", "f32[16,128]", 16 * 128 * 4),
         hlo.Collective("all-gather", "bf16[16,256]", 16 * 256 * 2),
-        hlo.Collective("all-gather", "((f32[8]), f32[64])", 8 * 4 + 64 * 4),
+        hlo.Collective("all-gather", "f32[64]", 64 * 4),
     ]
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).collective is None
+    assert hlo.parse_instruction(REDUCE_SCATTER_DONE).shape == "f32[16,128]"
+
+
+def test_tuple_elements_split_at_the_top_level_only():
+    assert hlo.tuple_elements("((f32[8]), f32[4,2], u32[])") == ["(f32[8])", "f32[4,2]", "u32[]"]
+    assert hlo.tuple_elements("(f32[2,3])") == ["f32[2,3]"]
+    assert hlo.tuple_elements("()") == []
 
 
 def test_the_drift_summary_reads_collectives_the_op_analysis_reads():
@@ -165,7 +173,7 @@ def test_the_drift_summary_reads_collectives_the_op_analysis_reads():
     lines = compare_text("compiled", before + "}\n", after + "}\n", diff_lines=10).message.splitlines()
     assert lines[1] == "    ops: +1 all-gather, +1 all-gather-start"
     assert lines[2] == (
-        "    collectives: +1 all-gather ((f32[8]), f32[64]) (288 B), +1 all-gather bf16[16,256] (8.0 KiB)"
+        "    collectives: +1 all-gather bf16[16,256] (8.0 KiB), +1 all-gather f32[64] (256 B)"
     )
 
 
