@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
+# Async starts whose tuple holds their operands before their result (an all-reduce-start's shape is its result's)
+_OPERANDS_FIRST = frozenset({"all-gather", "reduce-scatter", "collective-permute"})
 TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 # A value or computation name: %add.3, param_0.1, %constant.0.clone.1, get-tuple-element.2.
 NAME = r"%?[A-Za-z_][\w.\-]*"
@@ -111,14 +113,15 @@ class Instruction(NamedTuple):
         """The collective this is, else None: an async ``all-gather-start`` is one, its ``-done`` not.
 
         Its shape and bytes are those of what it produces, so that the async and the sync form
-        of one collective read the same: an async start's tuple holds its operands first, then
-        its result (``(f32[8], f32[64])``), then any context scalars.
+        of one collective read the same. An ``all-reduce-start`` has its result's shape; the
+        other starts hold their operands first, then their result (``(f32[8], f32[64])``), then
+        any context scalars.
         """
         op = self.opcode.removesuffix("-start")
         if op not in COLLECTIVES:
             return None
         shape = self.shape
-        if op != self.opcode and shape.startswith("("):
+        if op != self.opcode and op in _OPERANDS_FIRST and shape.startswith("("):
             elements = tuple_elements(shape)
             shape = elements[1] if len(elements) > 1 else shape
         return Collective(op, shape, shape_bytes(shape))

@@ -159,6 +159,9 @@ def test_async_collectives_count_once_with_what_they_produce():
     ]
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).collective is None
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).shape == "f32[16,128]"
+    # A combined all-reduce's start has the shapes of its results, which are its operands' shapes.
+    combined = hlo.parse_instruction("  %all-reduce-start = (f32[8]{0}, f32[4]{0}) all-reduce-start(%a, %b), to_apply=%add")
+    assert combined.collective == hlo.Collective("all-reduce", "(f32[8], f32[4])", 8 * 4 + 4 * 4)
 
 
 def test_tuple_elements_split_at_the_top_level_only():
