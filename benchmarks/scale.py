@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from suite import pytest_command
+from suite import pytest_command, timing_conftest
 
 PYPROJECT = '''
 [tool.pytest.ini_options]
@@ -44,22 +44,10 @@ name = "cpu1"
 devices = 1
 '''
 
-CONFTEST = '''
-import time
-
-import jax  # imported before collection, so that the timed step does not include it
-import pytest
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection(session):
-    start = time.perf_counter()
-    try:
-        return (yield)
-    finally:
-        with open("collection_seconds.txt", "w") as stream:
-            stream.write(str(time.perf_counter() - start))
-'''
+CONFTEST = timing_conftest(
+    "pytest_collection", "collection_seconds.txt",
+    preamble="import jax  # imported before collection, so that the timed step does not include it",
+)
 
 HEADER = '''
 import jax

@@ -76,19 +76,27 @@ def test_case(stage_snapshot, stage_config, index):
     stage_snapshot(fn, *args, name=name)
 '''
 
-CONFTEST = '''
+
+def timing_conftest(hook: str, output: str, preamble: str = "") -> str:
+    """A generated project's conftest that times one session hook (``pytest_runtestloop``) into the file ``output``."""
+    return f'''
 import time
+{preamble}
 import pytest
 
+
 @pytest.hookimpl(wrapper=True)
-def pytest_runtestloop(session):
+def {hook}(session):
     start = time.perf_counter()
     try:
         return (yield)
     finally:
-        with open("loop_seconds.txt", "w") as stream:
+        with open("{output}", "w") as stream:
             stream.write(str(time.perf_counter() - start))
 '''
+
+
+CONFTEST = timing_conftest("pytest_runtestloop", "loop_seconds.txt")
 
 BARE = '''
 import os, sys, time
