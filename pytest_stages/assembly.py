@@ -75,11 +75,8 @@ def run_call(
 
 
 def finish(session: StagesSession, snapshot: StageSnapshot) -> None:
-    """After a staged test: drop JAX's caches so executables do not pile up over a session."""
-    if session.settings.clear_caches and snapshot.records:
-        import jax
-
-        jax.clear_caches()
+    """After a test: drop JAX's caches as ``clear_caches`` says, so executables do not pile up."""
+    session.caches.after_test(bool(snapshot.records))
 
 
 def _narrowed(marker: dict[str, Any], key: str, default: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:

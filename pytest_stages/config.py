@@ -17,6 +17,7 @@ from typing import Any
 
 from .analyses import MEMORY_FIELDS
 from .artifacts import ANALYSES, CHECK_KINDS, STAGES
+from .jax_caches import AUTO_PERIOD
 
 VERSION_MODES = ("fail", "warn", "skip", "semantic")
 AXIS_TYPES = ("auto", "explicit", "manual")
@@ -66,7 +67,7 @@ class Settings:
     check: tuple[str, ...] = CHECK_KINDS
     on_version_mismatch: str = "semantic"
     diff_lines: int = DEFAULT_DIFF_LINES
-    clear_caches: bool = True
+    clear_caches: bool | str = "auto"
     compilation_cache: bool | str = True
     modules: tuple[str, ...] = ()
     static_scalars: bool = False
@@ -119,11 +120,21 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
             _typed(table, "on_version_mismatch", str, defaults.on_version_mismatch)
         ),
         diff_lines=_positive_int(table, "diff_lines", defaults.diff_lines),
-        clear_caches=_typed(table, "clear_caches", bool, defaults.clear_caches),
+        clear_caches=_clearing(table.get("clear_caches", defaults.clear_caches)),
         compilation_cache=_cache_setting(table.get("compilation_cache", defaults.compilation_cache)),
         modules=_module_names(table.get("modules", [])),
         static_scalars=_typed(table, "static_scalars", bool, defaults.static_scalars),
         constants_warn_bytes=_size(table, "constants_warn_bytes", defaults.constants_warn_bytes),
+    )
+
+
+def _clearing(raw: Any) -> bool | str:
+    """``clear_caches``: "auto", true or false (:mod:`pytest_stages.jax_caches`)."""
+    if isinstance(raw, bool) or raw == "auto":
+        return raw
+    raise ConfigError(
+        f"[tool.pytest_stages] clear_caches = {raw!r}: use \"auto\" (drop JAX's caches where a trace "
+        f"could be reused, and every {AUTO_PERIOD} staged tests), true (after every staged test) or false (never)."
     )
 
 

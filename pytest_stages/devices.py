@@ -69,6 +69,11 @@ class ActiveConfig:
     def declares_mesh(self) -> bool:
         return bool(self.config.mesh)
 
+    @property
+    def abstract_mesh(self) -> Any | None:
+        """The abstract mesh that staging runs under, which JAX keys traces on (None: no mesh declared)."""
+        return self.mesh.abstract_mesh if self.declares_mesh else None
+
 
 def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     """Resolve ``config`` against the running JAX: its platform, devices and mesh.

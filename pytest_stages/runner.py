@@ -25,6 +25,7 @@ from .compare import NO_SNAPSHOT, Compared, Pair, compare_pair
 from .config import ConfigError, Settings
 from .decide import Policy, decide
 from .devices import ActiveConfig, activate
+from .jax_caches import CacheClearing
 from .message import Call, call_message
 from .normalize import to_json
 from .records import SKIPPED, CallRecord, Finding
@@ -75,6 +76,7 @@ class StagesSession:
         self.budget_patterns = budget_patterns
         self.store = SnapshotStore(rootpath / settings.snapshot_dir)
         self.records: list[CallRecord] = []
+        self.caches = CacheClearing(settings.clear_caches)
         self._active: dict[str, ActiveConfig] = {}
         self._environment: dict[str, str] | None = None
 
@@ -244,6 +246,7 @@ class StageSnapshot:
         call_name = self._claim_name(fn, name)
         built = tuple(sorted(set(self.analyses) | budgets_.needed_analyses(self.budget)))
         settings = self.session.settings
+        self.session.caches.before_staging(fn, args, kwargs, self.active.abstract_mesh)
         try:
             result = stage(
                 fn, args, kwargs, name=call_name, active=self.active, stages=self.stages, analyses=built,

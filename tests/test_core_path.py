@@ -316,15 +316,44 @@ GLOBAL_READER = """
 """
 
 
-@pytest.mark.parametrize("clear_caches, second", [("true", "mul a 3.0"), ("false", "mul a 2.0")])
-def test_caches_dropped_after_each_test_keep_a_later_test_from_reusing_a_trace(project, clear_caches, second):
-    """JAX keys its trace cache on the function: kept across tests, the second test's snapshot
-    is the first test's trace (``SCALE`` was 2.0 then), which is what ``clear_caches = false`` risks."""
+SHARED_HELPER = """
+    import jax, jax.numpy as jnp
+    SCALE = 2.0
+
+    @jax.jit
+    def helper(x):
+        return x * SCALE
+
+    def test_two(stage_snapshot):
+        stage_snapshot(lambda x: helper(x) + 1.0, jax.ShapeDtypeStruct((4,), jnp.float32), name="step")
+
+    def test_three(stage_snapshot):
+        global SCALE
+        SCALE = 3.0
+        stage_snapshot(lambda x: helper(x) - 1.0, jax.ShapeDtypeStruct((4,), jnp.float32), name="step")
+"""
+
+
+@pytest.mark.parametrize(
+    "clear_caches, module, second",
+    [
+        ('"auto"', GLOBAL_READER, "mul a 3.0"),
+        ('"auto"', GLOBAL_READER.replace("stage_snapshot(scaled", "stage_snapshot(jax.jit(scaled)"), "mul a 3.0"),
+        ("true", GLOBAL_READER, "mul a 3.0"),
+        ("false", GLOBAL_READER, "mul a 2.0"),
+        # A jitted helper keeps its trace under "auto" (the staged functions differ); true drops it.
+        ('"auto"', SHARED_HELPER, "mul a 2.0"),
+        ("true", SHARED_HELPER, "mul a 3.0"),
+    ],
+)
+def test_dropped_caches_keep_a_later_test_from_reusing_a_trace(project, clear_caches, module, second):
+    """JAX keys its trace cache on the function and the argument shapes: kept across tests, the
+    second test's snapshot is the first test's trace (``SCALE`` was 2.0 then)."""
     project.configure(f"clear_caches = {clear_caches}")
-    project.write("test_globals.py", GLOBAL_READER)
+    project.write("test_globals.py", module)
     project.run("--stages-update").assert_outcomes(passed=2)
     jaxprs = {path.split("/")[1]: text.decode() for path, text in project.snapshots().items() if path.endswith(".jaxpr.txt")}
-    assert "mul a 2.0" in jaxprs["test_two"] and second in jaxprs["test_three"]
+    assert "2.0" in jaxprs["test_two"] and second in jaxprs["test_three"], jaxprs["test_three"]
 
 
 def test_the_same_name_twice_in_a_test_is_an_error(project):

@@ -6,6 +6,8 @@ import itertools
 import sysconfig
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
 import pytest
 
 import pytest_stages
@@ -14,6 +16,7 @@ from pytest_stages.analyses import ops
 from pytest_stages.budgets import budget_for, check_budget, parse_budget, parse_size
 from pytest_stages.compare import compare_metrics, compare_placement, compare_text, format_bytes
 from pytest_stages.config import ConfigError, parse_configs, parse_settings
+from pytest_stages.jax_caches import AUTO_PERIOD, CacheClearing, trace_key
 from pytest_stages.normalize import normalize_jaxpr, tidy_kept
 from pytest_stages.sources import Location, describe_all
 from pytest_stages.storage import safe_component
@@ -32,6 +35,7 @@ from pytest_stages.storage import safe_component
         ({"configs": [{"name": "x", "devices": 8, "mesh": {"data": 3}}]}, "config 'x': mesh data=3 holds 3 devices but devices = 8"),
         ({"configs": [{"name": "x"}, {"name": "x"}]}, "config name 'x' is used twice"),
         ({"configs": [{"name": "x", "mesh": {"a": 2}, "axis_types": "sideways"}]}, "config 'x': axis_types"),
+        ({"clear_caches": 1}, "clear_caches = 1: use \"auto\" (drop JAX's caches where a trace could be reused, and every 32"),
     ],
 )
 def test_bad_settings_name_the_key(table, message):
@@ -271,3 +275,67 @@ def test_gathering_registrations_never_loads_a_lazy_module(tmp_path, monkeypatch
     spec.loader.exec_module(module)
     monkeypatch.setitem(sys.modules, "lazy_side_effect", module)
     assert registrations(tmp_path) == []
+
+
+def test_auto_clearing_drops_before_a_reusable_trace_and_every_period():
+    """"auto": a staging that JAX could answer from a trace kept since the last drop drops
+    first (same function, same shapes); other stagings keep the caches until the period."""
+    x, y = jax.ShapeDtypeStruct((4,), jnp.float32), jax.ShapeDtypeStruct((5,), jnp.float32)
+    drops: list[int] = []
+    clearing = CacheClearing("auto", clear=lambda: drops.append(1))
+    clearing.before_staging(jnp.sin, (x,), {})
+    clearing.before_staging(jnp.sin, (y,), {})
+    clearing.before_staging(jnp.cos, (x,), {})
+    clearing.after_test(staged=True)
+    assert drops == []
+    clearing.before_staging(jnp.sin, (jax.ShapeDtypeStruct((4,), jnp.float32),), {})
+    assert drops == [1]
+    clearing.before_staging(jnp.sin, (y,), {})  # kept before the drop, not since
+    assert drops == [1]
+    for _ in range(AUTO_PERIOD - 1):  # the period counts staged tests since the last drop
+        clearing.after_test(staged=True)
+        clearing.after_test(staged=False)
+    assert drops == [1]
+    clearing.after_test(staged=True)
+    assert drops == [1, 1]
+
+
+@pytest.mark.parametrize(("mode", "expected"), [(True, 3), (False, 0)])
+def test_true_drops_after_every_staged_test_and_false_never(mode, expected):
+    drops: list[int] = []
+    clearing = CacheClearing(mode, clear=lambda: drops.append(1))
+    for staged in (True, False, True, True):
+        clearing.before_staging(jnp.sin, (jax.ShapeDtypeStruct((4,), jnp.float32),), {})
+        clearing.after_test(staged)
+    assert len(drops) == expected
+
+
+def test_a_trace_key_is_never_finer_than_jaxs():
+    """Stagings JAX could answer from one trace share a key (same function, shapes and dtypes
+    in order, abstract mesh); an unhashable function has none, so every staging of it drops
+    the caches."""
+    f32 = jax.ShapeDtypeStruct((2, 3), jnp.float32)
+    assert trace_key(jnp.sin, (f32,), {}) == trace_key(jnp.sin, (jnp.zeros((2, 3)),), {})
+    assert trace_key(jnp.sin, ({"a": f32},), {}) == trace_key(jnp.sin, ({"b": f32},), {})  # coarser than JAX
+    assert trace_key(jnp.sin, (f32,), {}) != trace_key(jnp.cos, (f32,), {})
+    assert trace_key(jax.jit(jnp.sin), (f32,), {}) == trace_key(jax.jit(jnp.sin), (f32,), {})
+    mesh = jax.sharding.AbstractMesh((4, 2), ("data", "model"))
+    assert trace_key(jnp.sin, (f32,), {}, mesh) == trace_key(jnp.sin, (f32,), {}, jax.sharding.AbstractMesh((4, 2), ("data", "model")))
+    assert trace_key(jnp.sin, (f32,), {}, mesh) != trace_key(jnp.sin, (f32,), {}, jax.sharding.AbstractMesh((2, 4), ("data", "model")))
+    assert trace_key(jnp.sin, (f32,), {}, mesh) != trace_key(jnp.sin, (f32,), {})
+    assert trace_key(jnp.sin, (f32,), {}) != trace_key(jnp.sin, (jax.ShapeDtypeStruct((2, 3), jnp.int32),), {})
+    model = Model()
+    assert trace_key(model.apply, (f32,), {}) == trace_key(model.apply, (f32,), {})  # equal bound methods
+    assert trace_key(Model(), (f32,), {}) is None
+
+
+class Model:
+    """A callable that cannot be hashed (as a dataclass with ``eq`` and no ``frozen``)."""
+
+    __hash__ = None
+
+    def __call__(self, x):
+        return x
+
+    def apply(self, x):
+        return x
