@@ -6,6 +6,7 @@ Shared by the benchmark scripts so that the plugin and bare JAX stage exactly th
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import statistics
@@ -222,6 +223,23 @@ def pytest_command(*args: str) -> list[str]:
 def benchmark_environment() -> None:
     """Let the measured processes cache bytecode, as on a user's machine (some shells disable it)."""
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+def median_interval(samples: list[float], coverage: float = 0.95) -> tuple[float, float, float]:
+    """``(low, median, high)``: the median of ``samples`` and a distribution-free interval for it.
+
+    The interval runs from the k-th smallest to the k-th largest sample, with k the largest rank
+    that holds the true median with probability ``coverage`` (a sign test): with 9 samples, the
+    2nd to the 8th; with 15, the 4th to the 12th. Below 6 samples it is the whole range.
+    """
+    ordered, n = sorted(samples), len(samples)
+    k, below = 1, 0.0
+    while k < n // 2:
+        below += math.comb(n, k - 1) / 2**n
+        if 1 - 2 * (below + math.comb(n, k) / 2**n) < coverage:
+            break
+        k += 1
+    return ordered[k - 1], statistics.median(ordered), ordered[n - k]
 
 
 def describe(label: str, samples: list[float]) -> str:

@@ -5,19 +5,22 @@ Usage: python benchmarks/warm_cache.py [--functions 20] [--repeat 3]
 Three whole processes per round, interleaved: plain pytest tests doing the same
 trace/lower/compile/as_text/analysis calls without a cache; pytest-stages compare with an
 emptied compilation cache (cold); pytest-stages compare with the cache filled by an
-earlier run (warm). Snapshots are recorded once beforehand.
+earlier run (warm). Snapshots are recorded once beforehand. The ratios are taken per round
+(this machine's speed drifts between rounds more than within one) and summed up by their
+median with a 95% interval.
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from suite import benchmark_environment, describe, make_project, pytest_command, timed
+from suite import benchmark_environment, describe, make_project, median_interval, pytest_command, timed
+
+PLAIN, COLD, WARM = "plain pytest, no cache", "stages compare, cold", "stages compare, warm"
 
 PLAIN_TEST = '''
 import os
@@ -52,20 +55,21 @@ def main() -> None:
     (root / "test_plain.py").write_text(PLAIN_TEST.replace("COUNT", str(options.functions)))
     plain = pytest_command("test_plain.py", "-p", "no:stages")
     timed([*pytest_command("test_suite.py", "--stages-update")], root)
-    runs: dict[str, list[float]] = {"plain pytest, no cache": [], "stages compare, cold": [], "stages compare, warm": []}
-    for _ in range(options.repeat):
-        runs["plain pytest, no cache"].append(timed(plain, root)[0])
-        shutil.rmtree(root / "jaxcache", ignore_errors=True)
-        runs["stages compare, cold"].append(timed(pytest_command("test_suite.py"), root)[0])
-        runs["stages compare, warm"].append(timed(pytest_command("test_suite.py"), root)[0])
+    commands = {PLAIN: plain, COLD: pytest_command("test_suite.py"), WARM: pytest_command("test_suite.py")}
+    runs: dict[str, list[float]] = {name: [] for name in commands}
+    for round_ in range(options.repeat):
+        # Every other round in reverse, so that neither side always runs first; a reversed
+        # round's warm run reads the cache the cold run of the round before filled.
+        for name in commands if round_ % 2 == 0 else reversed(commands):
+            if name == COLD:
+                shutil.rmtree(root / "jaxcache", ignore_errors=True)
+            runs[name].append(timed(commands[name], root)[0])
     print(f"{options.functions} staged functions on 8 CPU devices, whole processes")
     for name, samples in runs.items():
         print("  " + describe(name, samples))
-    base = statistics.median(runs["plain pytest, no cache"])
-    print(
-        f"  ratio warm/plain {statistics.median(runs['stages compare, warm']) / base:.3f}x, "
-        f"cold/plain {statistics.median(runs['stages compare, cold']) / base:.3f}x"
-    )
+    for name in (WARM, COLD):
+        low, middle, high = median_interval([run / base for run, base in zip(runs[name], runs[PLAIN])])
+        print(f"  ratio {name.split(', ')[1]}/plain, paired by round: median {middle:.3f}x, 95% interval {low:.3f}-{high:.3f}x")
     shutil.rmtree(root)
 
 
