@@ -19,7 +19,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 # Staged tests between two drops in "auto" mode: JAX's caches grow about 1 MiB a test on
-# small JAX functions and 5 MiB on Flax train steps (README, Performance).
+# small JAX functions and 4 MiB on Flax train steps (README, Performance).
 AUTO_PERIOD = 32
 
 
@@ -75,8 +75,7 @@ class CacheClearing:
         key = trace_key(fn, args, kwargs, mesh)
         if key is None or key in self._keys:
             self._drop()
-        if key is not None:
-            self._keys.add(key)
+        self._keys.add(key)  # None too: something was staged since the last drop
 
     def after_test(self, staged: bool) -> None:
         """After a test: drop per ``mode`` if it staged anything (every test, or every period)."""

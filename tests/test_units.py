@@ -292,12 +292,16 @@ def test_auto_clearing_drops_before_a_reusable_trace_and_every_period():
     assert drops == [1]
     clearing.before_staging(jnp.sin, (y,), {})  # kept before the drop, not since
     assert drops == [1]
-    for _ in range(AUTO_PERIOD - 1):  # the period counts staged tests since the last drop
+    clearing.before_staging(Model(), (x,), {})  # no key: drops whenever anything was staged since
+    clearing.before_staging(Model(), (x,), {})
+    assert drops == [1, 1, 1]
+    clearing.after_test(staged=True)
+    for _ in range(AUTO_PERIOD - 2):  # the period counts staged tests since the last drop
         clearing.after_test(staged=True)
         clearing.after_test(staged=False)
-    assert drops == [1]
+    assert drops == [1, 1, 1]
     clearing.after_test(staged=True)
-    assert drops == [1, 1]
+    assert drops == [1, 1, 1, 1]
 
 
 @pytest.mark.parametrize(("mode", "expected"), [(True, 3), (False, 0)])
