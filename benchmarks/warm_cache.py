@@ -1,6 +1,6 @@
 """Warm and cold compare runs against the same work written as plain pytest tests, side by side.
 
-Usage: python benchmarks/warm_cache.py [--functions 20] [--repeat 3]
+Usage: python benchmarks/warm_cache.py [--functions 20] [--repeat 3] [--instructions]
 
 Three whole processes per round, interleaved: plain pytest tests doing the same
 trace/lower/compile/as_text/analysis calls without a cache; pytest-stages compare with an
@@ -8,12 +8,19 @@ emptied compilation cache (cold); pytest-stages compare with the cache filled by
 earlier run (warm). Snapshots are recorded once beforehand. The ratios are taken per round
 (this machine's speed drifts between rounds more than within one) and summed up by their
 median with a 95% interval.
+
+``--instructions`` counts work instead of time: each round runs the three processes at once,
+each under valgrind's cachegrind (``valgrind`` must be installed; about 40 times slower), and
+prints the instructions each executed. The count does not depend on the machine's speed or
+load, so a difference of a per cent shows; it leaves out time spent waiting (on the disk).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -43,10 +50,50 @@ def test_plain(index):
 '''
 
 
+def instructions(commands: dict[str, tuple[list[str], Path]]) -> dict[str, int]:
+    """Instructions each ``(command, folder)`` executes, counted by cachegrind, all run at once."""
+    counting = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    running = {
+        name: subprocess.Popen([*counting, *command], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for name, (command, root) in commands.items()
+    }
+    counts = {}
+    for name, process in running.items():
+        errors = process.communicate()[1]
+        total = re.search(r"I\s+refs:\s+([\d,]+)", errors)  # "==123== I   refs:      30,796,201,255"
+        if process.returncode or total is None:
+            sys.exit(f"{name} failed under valgrind:\n{errors[-2000:]}")
+        counts[name] = int(total.group(1).replace(",", ""))
+    return counts
+
+
+def count_work(root: Path, plain: list[str], repeat: int) -> None:
+    """The --instructions mode: cold and warm runs in copies of ``root`` with their own caches."""
+    cold, warm = root.with_name(root.name + "-cold"), root.with_name(root.name + "-warm")
+    for copy in (cold, warm):
+        shutil.copytree(root, copy)
+    compare = pytest_command("test_suite.py")
+    # Fill the warm copy's cache under valgrind too: JAX's cache key describes the machine
+    # (platform, devices), which valgrind's CPU changes, so a native entry is never read there.
+    instructions({WARM: (compare, warm)})
+    ratios: dict[str, list[float]] = {COLD: [], WARM: []}
+    for _ in range(repeat):
+        shutil.rmtree(cold / "jaxcache", ignore_errors=True)
+        counts = instructions({PLAIN: (plain, root), COLD: (compare, cold), WARM: (compare, warm)})
+        print("  instructions: " + ", ".join(f"{name} {count / 1e9:.3f} G" for name, count in counts.items()))
+        for name in ratios:
+            ratios[name].append(counts[name] / counts[PLAIN])
+    for name, values in ratios.items():
+        print(f"  ratio {name.split(', ')[1]}/plain in instructions: " + ", ".join(f"{value:.4f}x" for value in values))
+    for copy in (cold, warm):
+        shutil.rmtree(copy)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--functions", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--instructions", action="store_true", help="count instructions (valgrind) instead of timing")
     options = parser.parse_args()
     benchmark_environment()
     root = make_project(Path(tempfile.mkdtemp(prefix="stages-cache-")), options.functions)
@@ -55,6 +102,11 @@ def main() -> None:
     (root / "test_plain.py").write_text(PLAIN_TEST.replace("COUNT", str(options.functions)))
     plain = pytest_command("test_plain.py", "-p", "no:stages")
     timed([*pytest_command("test_suite.py", "--stages-update")], root)
+    if options.instructions:
+        print(f"{options.functions} staged functions on 8 CPU devices, whole processes under cachegrind")
+        count_work(root, plain, options.repeat)
+        shutil.rmtree(root)
+        return
     commands = {PLAIN: plain, COLD: pytest_command("test_suite.py"), WARM: pytest_command("test_suite.py")}
     runs: dict[str, list[float]] = {name: [] for name in commands}
     for round_ in range(options.repeat):
