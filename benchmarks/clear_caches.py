@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from memory import peak_mib
-from suite import benchmark_environment, make_project, median_interval, pytest_command, run_measured
+from suite import add_setting, benchmark_environment, make_project, median_interval, pytest_command, run_measured
 
 MODES = {"auto": '"auto"', "true": "true", "false": "false"}
 
@@ -35,8 +35,7 @@ def main() -> None:
         base = Path(tempfile.mkdtemp(prefix=f"stages-clear-{kind}-"))
         roots = {mode: make_project(base / mode, options.functions, kind) for mode in MODES}
         for mode, root in roots.items():
-            text = (root / "pyproject.toml").read_text()
-            (root / "pyproject.toml").write_text(text.replace("[tool.pytest_stages]\n", f"[tool.pytest_stages]\nclear_caches = {MODES[mode]}\n", 1))
+            add_setting(root, f"clear_caches = {MODES[mode]}")
         run_measured(pytest_command("test_suite.py", "--stages-update"), roots["true"])
         for root in (roots["auto"], roots["false"]):
             shutil.copytree(roots["true"] / "snapshots", root / "snapshots")

@@ -188,6 +188,12 @@ def make_project(root: Path, count: int, kind: str = "jax") -> Path:
     return root
 
 
+def add_setting(root: Path, line: str) -> None:
+    """Add ``line`` (``clear_caches = true``) to the ``[tool.pytest_stages]`` table of ``root/pyproject.toml``."""
+    path = root / "pyproject.toml"
+    path.write_text(path.read_text().replace("[tool.pytest_stages]\n", f"[tool.pytest_stages]\n{line}\n", 1))
+
+
 def timed(command: list[str], cwd: Path) -> tuple[float, float]:
     """``(whole process, staging loop)`` wall-clock seconds of one subprocess run.
 

@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from suite import add_setting
+
 REPO = Path(__file__).resolve().parent.parent
 OLD = "0.10.0"
 SECTION = "pytest-stages: What the upgrade did"
@@ -84,9 +86,7 @@ def main() -> None:
         checked, seconds = pytest(Path(sys.executable), project, "--stages-report=upgrade.json")
         print(f'checked with the pinned versions, on_version_mismatch = "semantic": {outcome(checked)} ({seconds:.1f} s)')
         print("\n".join(section(checked)) or "(no upgrade section)")
-        pyproject = project / "pyproject.toml"
-        pyproject.write_text(pyproject.read_text().replace(
-            "[tool.pytest_stages]\n", '[tool.pytest_stages]\non_version_mismatch = "fail"\n', 1))
+        add_setting(project, 'on_version_mismatch = "fail"')
         strict, seconds = pytest(Path(sys.executable), project)
         print(f'checked with the pinned versions, on_version_mismatch = "fail": {outcome(strict)} ({seconds:.1f} s)')
         calls = json.loads((project / "upgrade.json").read_text())["calls"]

@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from suite import benchmark_environment, describe, make_project, median_interval, pytest_command, timed
+from suite import add_setting, benchmark_environment, describe, make_project, median_interval, pytest_command, timed
 
 PLAIN, COLD, WARM = "plain pytest, no cache", "stages compare, cold", "stages compare, warm"
 
@@ -97,8 +97,7 @@ def main() -> None:
     options = parser.parse_args()
     benchmark_environment()
     root = make_project(Path(tempfile.mkdtemp(prefix="stages-cache-")), options.functions)
-    text = (root / "pyproject.toml").read_text().replace("[tool.pytest_stages]\n", '[tool.pytest_stages]\ncompilation_cache = "jaxcache"\n', 1)
-    (root / "pyproject.toml").write_text(text)
+    add_setting(root, 'compilation_cache = "jaxcache"')
     (root / "test_plain.py").write_text(PLAIN_TEST.replace("COUNT", str(options.functions)))
     plain = pytest_command("test_plain.py", "-p", "no:stages")
     timed([*pytest_command("test_suite.py", "--stages-update")], root)
