@@ -19,7 +19,14 @@ import time
 from pathlib import Path
 
 from memory import peak_mib
-from suite import add_setting, benchmark_environment, make_project, median_interval, pytest_command, run_measured
+from suite import (
+    add_setting,
+    benchmark_environment,
+    make_project,
+    median_interval,
+    pytest_command,
+    run_measured,
+)
 
 MODES = {"auto": '"auto"', "true": "true", "false": "false"}
 

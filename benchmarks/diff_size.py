@@ -20,11 +20,12 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA
 import jax
 import jax.numpy as jnp
 
+from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.config import DeviceConfig
-from pytest_stages.devices import activate
-from pytest_stages.sources import describe_all
-from pytest_stages.staging import stage
-from pytest_stages.textdiff import describe_sources, edit_script, sources
+from pytest_stages.ir.sources import describe_all
+from pytest_stages.ir.textdiff import describe_sources, edit_script, sources
+from pytest_stages.stage.devices import activate
+from pytest_stages.stage.staging import stage
 
 MODEL = """\
 import jax.numpy as jnp
@@ -61,7 +62,7 @@ def main() -> None:
                 1 for line in difflib.unified_diff(old.splitlines(), new.splitlines(), n=0, lineterm="")
                 if line[:1] in "+-" and line[:3] not in ("+++", "---")
             )
-            script = edit_script(artifact, old, new)
+            script = edit_script(BY_NAME[artifact].dialect, old, new)
             rows = [row.tag for row in script.rows if row.tag != "="]
             found = sources(script, describe_all(after.source_lines(artifact) or (), Path(tmp) / "new"))
             counts = ", ".join(f"{rows.count(t)} {n}" for t, n in (("+", "added"), ("-", "removed"), ("~", "changed")))

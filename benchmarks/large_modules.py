@@ -30,10 +30,10 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA
 import jax
 import jax.numpy as jnp
 
-from pytest_stages import hlo
-from pytest_stages.compare import compare_text
-from pytest_stages.normalize import normalize_hlo
-from pytest_stages.sources import describe_all, hlo_locations
+from pytest_stages.check.compare import compare_text
+from pytest_stages.ir import hlo
+from pytest_stages.ir.normalize import normalize_hlo
+from pytest_stages.ir.sources import describe_all, hlo_locations
 
 ROOT = Path(__file__).resolve().parent.parent
 INSERTED = '  %sine.0 = f32[64,64]{1,0} sine(%param_0), metadata={op_name="jit(block)/sin" stack_frame_id=6}\n'

@@ -25,7 +25,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from suite import add_setting, benchmark_environment, describe, make_project, median_interval, pytest_command, timed
+from suite import (
+    add_setting,
+    benchmark_environment,
+    describe,
+    make_project,
+    median_interval,
+    pytest_command,
+    timed,
+)
 
 PLAIN, COLD, WARM = "plain pytest, no cache", "stages compare, cold", "stages compare, warm"
 

@@ -5,9 +5,10 @@ Listed in ``[tool.pytest_stages] modules``; no test function is written for them
 
 import jax
 import jax.numpy as jnp
-from jax.sharding import NamedSharding, PartitionSpec as P
-
 import models
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
 from pytest_stages import register
 
 f32 = jnp.float32

@@ -2,10 +2,10 @@
 
 import jax
 import jax.numpy as jnp
-import pytest
-from jax.sharding import NamedSharding, PartitionSpec as P
-
 import models
+import pytest
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
 
 f32 = jnp.float32
 

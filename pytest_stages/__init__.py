@@ -7,11 +7,11 @@ analyses with snapshots under ``snapshots/``. Tests that use syrupy's own
 :mod:`pytest_stages.extensions` (``StableHLOExtension``, ``extension_for("cost")``, ...).
 """
 
-from .devices import ActiveConfig
-from .extensions import *  # noqa: F403  (one syrupy extension per artifact, named in its __all__)
-from .extensions import __all__ as _extensions
-from .registry import register
-from .staging import StageError, StageResult
+from pytest_stages.hooks.registry import register
+from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.staging import StageError, StageResult
+from pytest_stages.store.extensions import *  # noqa: F403  (one syrupy extension per artifact, named in its __all__)
+from pytest_stages.store.extensions import __all__ as _extensions
 
 __all__ = ["ActiveConfig", "StageError", "StageResult", "register", *_extensions]
 __version__ = "0.1.0"

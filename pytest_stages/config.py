@@ -15,10 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .analyses import MEMORY_FIELDS
-from .artifacts import ANALYSES, CHECK_KINDS, STAGES
-from .jax_caches import AUTO_PERIOD
+from pytest_stages.analyse.analyses import MEMORY_FIELDS
+from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
+from pytest_stages.core.errors import ConfigError as ConfigError
+from pytest_stages.core.units import parse_size
 
+# Staged tests between two drops of JAX's caches under clear_caches = "auto": they grow about
+# 1 MiB a test on small JAX functions and 4 MiB on Flax train steps (docs, Performance).
+AUTO_PERIOD = 32
 VERSION_MODES = ("fail", "warn", "skip", "semantic")
 AXIS_TYPES = ("auto", "explicit", "manual")
 PLATFORMS = ("cpu", "tpu", "cuda", "rocm")
@@ -30,10 +34,6 @@ DEFAULT_DIFF_LINES = 60
 TOLERANCE_METRICS = ("default", "flops", "transcendentals", "bytes accessed", *MEMORY_FIELDS)
 OPERAND_METRIC = re.compile(r"^bytes accessed(?:\d+|out)\{[^{}]*\}$")
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
-
-
-class ConfigError(Exception):
-    """A setting that cannot be used; the message names it and the fix."""
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,6 @@ def _cache_setting(raw: Any) -> bool | str:
 
 
 def _size(table: Mapping[str, Any], key: str, default: int) -> int:
-    from .budgets import parse_size
-
     return parse_size(f"[tool.pytest_stages] {key}", table.get(key, default))
 
 

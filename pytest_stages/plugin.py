@@ -9,18 +9,29 @@ from typing import Any
 
 import pytest
 
-from . import assembly, collection, compile_cache, reporting
-from .artifacts import CHECK_KINDS
-from .budgets import parse_budget
-from .config import ConfigError, Settings, load_pyproject, parse_choices, parse_settings
-from .devices import ActiveConfig, arrange_cpu_devices, cpu_devices_needed
-from .runner import Options, StageSnapshot, StagesSession
-from .registry import registrations
-from .observe import Observer
-from .stash import OBSERVER, SESSION, SNAPSHOT
-from .storage import SnapshotError, SnapshotFolder, safe_path
-from .topology import TopologyUnavailable, default_to_cpu
-
+from pytest_stages.analyse.artifacts import CHECK_KINDS
+from pytest_stages.check.budgets import parse_budget
+from pytest_stages.config import (
+    ConfigError,
+    Settings,
+    load_pyproject,
+    parse_choices,
+    parse_settings,
+)
+from pytest_stages.hooks import assembly, collection, reporter
+from pytest_stages.hooks.observe import Observer
+from pytest_stages.hooks.registry import registrations
+from pytest_stages.hooks.stash import OBSERVER, SESSION, SNAPSHOT
+from pytest_stages.report import reporting
+from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
+from pytest_stages.stage import compile_cache
+from pytest_stages.stage.devices import (
+    ActiveConfig,
+    arrange_cpu_devices,
+    cpu_devices_needed,
+)
+from pytest_stages.stage.topology import TopologyUnavailable, default_to_cpu
+from pytest_stages.store.storage import SnapshotError, SnapshotFolder, safe_path
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -109,7 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
     observer = Observer(config, lambda path: safe_path(assembly.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")
-    config.pluginmanager.register(reporting.StagesReporter(session, observer, cache), "stages-reporter")
+    config.pluginmanager.register(reporter.StagesReporter(session, observer, cache), "stages-reporter")
     if config.getoption("stages_list"):
         config.option.collectonly = True
 
@@ -226,7 +237,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if requests:
             test_report.user_properties.append((compile_cache.PROPERTY, [requests, hits]))
         for record in snapshot.records:
-            test_report.user_properties.append((reporting.RECORD_PROPERTY, json.dumps(record.to_dict())))
+            test_report.user_properties.append((reporter.RECORD_PROPERTY, json.dumps(record.to_dict())))
     return test_report
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import SIMPLE_TEST
 
-from pytest_stages.compile_cache import CacheChoice, choose, summary
+from pytest_stages.stage.compile_cache import CacheChoice, choose, summary
 
 MORE = SIMPLE_TEST + """
 
@@ -99,9 +99,8 @@ def test_compile_only_topologies_stay_out_of_the_cache(project):
     Without the bypass the second run warns "Error reading persistent compilation cache entry"
     and counts the TPU compile as a miss (1 of 2).
     """
-    from test_topology import V5E
-
     from conftest import ONE_CONFIG
+    from test_topology import V5E
 
     project.configure('compilation_cache = "jaxcache"', configs=ONE_CONFIG + V5E)
     project.write("test_model.py", SIMPLE_TEST)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from conftest import SIMPLE_TEST
 
 FOLDER = "test_model/test_f/cpu1"

@@ -14,13 +14,14 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from pytest_stages.compare import compare_text
+from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.check.compare import compare_text
 from pytest_stages.config import DeviceConfig
-from pytest_stages.devices import activate
-from pytest_stages import hlo
-from pytest_stages.sources import describe_all, hlo_locations
-from pytest_stages.staging import stage
-from pytest_stages.textdiff import BLOCK, WINDOW, edit_script, sources
+from pytest_stages.ir import hlo
+from pytest_stages.ir.sources import describe_all, hlo_locations
+from pytest_stages.ir.textdiff import BLOCK, WINDOW, edit_script, sources
+from pytest_stages.stage.devices import activate
+from pytest_stages.stage.staging import stage
 
 MODEL = """\
 import jax.numpy as jnp
@@ -74,14 +75,14 @@ def test_one_planted_op_is_a_few_diff_rows_not_hundreds(staged, artifact, plain_
     expected, actual = before.texts[artifact], after.texts[artifact]
     assert len(expected.splitlines()) > 400
     assert _plain_changed_lines(expected, actual) >= plain_at_least
-    changed = [row.tag for row in edit_script(artifact, expected, actual).rows if row.tag != "="]
+    changed = [row.tag for row in edit_script(BY_NAME[artifact].dialect, expected, actual).rows if row.tag != "="]
     assert "+" in changed and len(changed) <= 8, changed
 
 
 def test_compiled_hlo_diff_is_a_fraction_of_a_plain_diff(staged):
     before, after, _ = staged
     expected, actual = before.texts["compiled"], after.texts["compiled"]
-    changed = sum(1 for row in edit_script("compiled", expected, actual).rows if row.tag != "=")
+    changed = sum(1 for row in edit_script("hlo", expected, actual).rows if row.tag != "=")
     assert changed * 5 < _plain_changed_lines(expected, actual)
 
 
@@ -90,7 +91,7 @@ def test_every_stage_text_line_gets_its_source_and_the_edit_is_found(staged, art
     before, after, root = staged
     located = describe_all(after.source_lines(artifact), root)
     assert len(located) == len(after.texts[artifact].splitlines())
-    script = edit_script(artifact, before.texts[artifact], after.texts[artifact])
+    script = edit_script(BY_NAME[artifact].dialect, before.texts[artifact], after.texts[artifact])
     found = dict(sources(script, located))
     assert found[f"model.py:{PLANTED_LINE} in block"].get("added", 0) >= 1
 
@@ -106,11 +107,11 @@ def test_a_pure_renumbering_is_no_change_but_a_rewire_is():
     )
     renumbered = re.sub(r"\.(\d)\b", lambda m: f".{int(m[1]) + 10}", text)
     assert renumbered != text
-    assert all(row.tag == "=" for row in edit_script("compiled", text, renumbered).rows)
+    assert all(row.tag == "=" for row in edit_script("hlo", text, renumbered).rows)
     message = compare_text("compiled", text, renumbered, diff_lines=20).message
     assert "only value names changed (renumbered): no op was added, removed or rewired" in message
     rewired = renumbered.replace("multiply(%add.13, %x.11)", "multiply(%add.13, %y.12)")
-    rows = edit_script("compiled", text, rewired).rows
+    rows = edit_script("hlo", text, rewired).rows
     assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("~", 4)]
 
 
@@ -125,7 +126,7 @@ def test_a_line_removed_among_look_alikes_of_a_renumbered_module_is_one_removal(
         "}\n"
     )
     removed = re.sub(r"\.(\d)\b", lambda m: f".{int(m[1]) + 10}", text.replace("  %c.3 = f32[] constant(3)\n", ""))
-    rows = edit_script("compiled", text, removed).rows
+    rows = edit_script("hlo", text, removed).rows
     assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("-", 3)]
 
 
@@ -153,7 +154,7 @@ def test_a_renumbered_module_is_unchanged_and_a_rewire_deep_in_it_is_its_one_cha
     lines = text.splitlines()
     assert len(lines) > 2 * BLOCK and sum(1 for line in lines if ": f32[" in line and line[:1] == "%") > 10
     names = set(hlo.defined_names(text))
-    assert all(row.tag == "=" for row in edit_script("compiled", text, _renumbered(text, names)).rows)
+    assert all(row.tag == "=" for row in edit_script("hlo", text, _renumbered(text, names)).rows)
 
     def rewire(k: int) -> str | None:
         """Line ``k`` reading an earlier value of the same kind instead of one of its operands, if it has one."""
@@ -168,7 +169,7 @@ def test_a_renumbered_module_is_unchanged_and_a_rewire_deep_in_it_is_its_one_cha
 
     k, line = next((k, line) for k in range(2 * BLOCK, len(lines)) if (line := rewire(k)))
     rewired = "\n".join([*lines[:k], line, *lines[k + 1:]]) + "\n"
-    rows = edit_script("compiled", text, _renumbered(rewired, names)).rows
+    rows = edit_script("hlo", text, _renumbered(rewired, names)).rows
     assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("~", k)]
 
 
@@ -198,7 +199,7 @@ def test_mlir_ssa_ids_and_arguments_are_renumbering_proof():
         "  %cst = stablehlo.constant dense<2.0> : tensor<f32>\n  %1 = stablehlo.divide %0, %cst : tensor<f32>\n"
         "  %2 = stablehlo.multiply %0, %arg0",
     ).replace("return %1", "return %2")
-    rows = edit_script("stablehlo", text, inserted).rows
+    rows = edit_script("mlir", text, inserted).rows
     assert [row.tag for row in rows for _ in range(row.count)] == ["=", "=", "+", "+", "=", "=", "="]
 
 

@@ -8,15 +8,25 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import pytest
-
 from conftest import TWO_CONFIGS
 
-from pytest_stages.compare import compare_metrics, compare_placement, compare_text, metric_tolerance
+from pytest_stages.check.compare import (
+    compare_metrics,
+    compare_placement,
+    compare_text,
+    metric_tolerance,
+)
 from pytest_stages.config import ConfigError, parse_settings
-from pytest_stages.html_report import page
-from pytest_stages.normalize import normalize_hlo, normalize_mlir
-from pytest_stages.sources import Location, describe_all, hlo_locations, mlir_locations, preferred
-from pytest_stages.textdiff import edit_script
+from pytest_stages.ir.normalize import normalize_hlo, normalize_mlir
+from pytest_stages.ir.sources import (
+    Location,
+    describe_all,
+    hlo_locations,
+    mlir_locations,
+    preferred,
+)
+from pytest_stages.ir.textdiff import edit_script
+from pytest_stages.report.html_report import page
 
 
 def _compiled_text(rate: float) -> str:
@@ -35,7 +45,7 @@ def test_a_changed_literal_always_shows():
     assert any(line.strip().startswith("-") and "constant(0.001)" in line for line in message.splitlines())
     assert any(line.strip().startswith("+") and "constant(0.0003)" in line for line in message.splitlines())
     negative = before.replace("constant(0.001)", "constant(-0.001)")
-    rows = edit_script("compiled", negative, negative.replace("constant(-0.001)", "constant(-0.0003)")).rows
+    rows = edit_script("hlo", negative, negative.replace("constant(-0.001)", "constant(-0.0003)")).rows
     assert [row.tag for row in rows if row.tag != "="] == ["~"]
 
 
@@ -57,7 +67,7 @@ def test_a_consumer_reading_an_inserted_op_is_paired_and_its_rename_learned():
         "  %3 = stablehlo.divide %1, %2 : tensor<4x4xf32>\n"
         "  return %3 : tensor<4x4xf32>\n}\n"
     )
-    rows = edit_script("stablehlo", before, after).rows
+    rows = edit_script("mlir", before, after).rows
     assert [(row.tag, row.old, row.new) for row in rows if row.tag != "="] == [("+", None, 1), ("~", 1, 2)]
 
 

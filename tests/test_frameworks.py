@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import ONE_CONFIG, TWO_CONFIGS
 
 # Imported here, once: pytester's in-process runs drop modules first imported inside them, and a
@@ -273,7 +272,7 @@ def test_equinox_leaf_names_follow_its_donation_groups(donate, expected):
     import jax
     import jax.numpy as jnp
 
-    from pytest_stages.adapters import adapt
+    from pytest_stages.stage.adapters import adapt
 
     class Model(eqx.Module):
         l1: eqx.nn.Linear

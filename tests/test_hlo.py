@@ -7,12 +7,13 @@ from collections import Counter
 
 import jax
 import jax.numpy as jnp
-from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+from jax.sharding import AxisType, NamedSharding
+from jax.sharding import PartitionSpec as P
 
-from pytest_stages import hlo
-from pytest_stages.compare import compare_text
-from pytest_stages.normalize import normalize_hlo
-from pytest_stages.textdiff import edit_script
+from pytest_stages.check.compare import compare_text
+from pytest_stages.ir import hlo
+from pytest_stages.ir.normalize import normalize_hlo
+from pytest_stages.ir.textdiff import edit_script
 
 F32 = jnp.float32
 
@@ -235,6 +236,6 @@ def test_the_diff_sees_through_renumbered_clone_names():
         "}",
     ]) + "\n"
     renumbered = text.replace("%region_0.2.clone", "%region_0.1.clone.1").replace(".0.clone.1", ".0.clone.4")
-    assert {row.tag for row in edit_script("compiled", text, renumbered).rows} == {"="}
+    assert {row.tag for row in edit_script("hlo", text, renumbered).rows} == {"="}
     rewired = renumbered.replace("reduce(%p.1, %constant.0.clone.4)", "reduce(%constant.0.clone.4, %p.1)")
-    assert [row.tag for row in edit_script("compiled", text, rewired).rows if row.tag != "="] == ["~"]
+    assert [row.tag for row in edit_script("hlo", text, rewired).rows if row.tag != "="] == ["~"]

@@ -8,7 +8,12 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from pytest_stages.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir, to_json
+from pytest_stages.ir.normalize import (
+    normalize_hlo,
+    normalize_jaxpr,
+    normalize_mlir,
+    to_json,
+)
 
 
 def model(x, w):

@@ -7,9 +7,9 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_stages.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
-from pytest_stages.storage import MAX_COMPONENT, safe_component
-from pytest_stages.textdiff import edit_script
+from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
+from pytest_stages.ir.textdiff import edit_script
+from pytest_stages.store.storage import MAX_COMPONENT, safe_component
 
 HLO_PIECES = st.sampled_from([
     "  %a.1 = f32[8]{0} add(%p, %q)", ", metadata={op_name=\"x{y}\" stack_frame_id=3}", "FileNames",
@@ -64,7 +64,7 @@ def hlo_programs(draw):
 def test_diffs_see_through_renumbering_but_not_rewiring(program, shift, data):
     text, names = program
     renumbered = re.sub(r"\.(\d+)\b", lambda m: f".{int(m[1]) + shift}", text)
-    assert all(row.tag == "=" for row in edit_script("compiled", text, renumbered).rows)
+    assert all(row.tag == "=" for row in edit_script("hlo", text, renumbered).rows)
     lines = text.splitlines()
     target = data.draw(st.integers(3, len(lines) - 2))
     operand = re.search(r"\((%[\w.]+),", lines[target])[1]
@@ -73,5 +73,5 @@ def test_diffs_see_through_renumbering_but_not_rewiring(program, shift, data):
         return
     lines[target] = lines[target].replace(f"({operand},", f"({other},")
     rewired = re.sub(r"\.(\d+)\b", lambda m: f".{int(m[1]) + shift}", "\n".join(lines) + "\n")
-    changed = [row.old for row in edit_script("compiled", text, rewired).rows if row.tag != "="]
+    changed = [row.old for row in edit_script("hlo", text, rewired).rows if row.tag != "="]
     assert changed == [target]

@@ -10,8 +10,8 @@ import pytest
 from syrupy.utils import import_module_member
 
 from pytest_stages import EXTENSIONS, StableHLOExtension, extension_for
-from pytest_stages.artifacts import ARTIFACTS
-from pytest_stages.normalize import normalize_mlir
+from pytest_stages.analyse.artifacts import ARTIFACTS
+from pytest_stages.ir.normalize import normalize_mlir
 
 SYRUPY_MODULE = """
 import jax, jax.numpy as jnp

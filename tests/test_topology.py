@@ -178,7 +178,7 @@ def test_topology_and_spec_errors_are_one_line(project, config, message):
 
 
 def test_a_spec_file_path_is_accepted(project):
-    from pytest_stages.topology import SPEC_DIR
+    from pytest_stages.stage.topology import SPEC_DIR
 
     project.write("specs/my_gpu.txtpb", (SPEC_DIR / "a100.txtpb").read_text())
     project.configure(configs=H100.replace('gpu = "h100"', 'gpu = "specs/my_gpu.txtpb"'))

@@ -11,15 +11,25 @@ import jax.numpy as jnp
 import pytest
 
 import pytest_stages
-from pytest_stages import hlo
-from pytest_stages.analyses import ops
-from pytest_stages.budgets import budget_for, check_budget, parse_budget, parse_size
-from pytest_stages.compare import compare_metrics, compare_placement, compare_text, format_bytes
+from pytest_stages.analyse.analyses import ops
+from pytest_stages.check.budgets import (
+    budget_for,
+    check_budget,
+    parse_budget,
+    parse_size,
+)
+from pytest_stages.check.compare import (
+    compare_metrics,
+    compare_placement,
+    compare_text,
+    format_bytes,
+)
 from pytest_stages.config import ConfigError, parse_configs, parse_settings
-from pytest_stages.jax_caches import AUTO_PERIOD, CacheClearing, trace_key
-from pytest_stages.normalize import normalize_jaxpr, tidy_kept
-from pytest_stages.sources import Location, describe_all
-from pytest_stages.storage import safe_component
+from pytest_stages.ir import hlo
+from pytest_stages.ir.normalize import normalize_jaxpr, tidy_kept
+from pytest_stages.ir.sources import Location, describe_all
+from pytest_stages.stage.jax_caches import AUTO_PERIOD, CacheClearing, trace_key
+from pytest_stages.store.storage import safe_component
 
 
 @pytest.mark.parametrize(
@@ -229,7 +239,7 @@ def test_describe_all_names_each_location_as_describe_does(tmp_path):
     model = str(tmp_path / "link" / "pkg" / "model.py")
     library = str(tmp_path / "venv" / "lib" / "site-packages" / "optax" / "alias.py")
     stdlib = str(Path(sysconfig.get_paths()["stdlib"]) / "functools.py")
-    ours = str(Path(pytest_stages.__file__).parent / "staging.py")
+    ours = str(Path(pytest_stages.__file__).parent / "stage" / "staging.py")
     first, second = Location(model, 3, "attention"), Location(model, 7)
     locations = [first, second, first, None, Location(library, 5, "adam"), Location(stdlib, 10, "wraps"),
                  Location(ours, 40, "stage"), Location("/elsewhere/x.py", 2), second]
@@ -250,9 +260,9 @@ def test_the_report_schema_names_every_check_kind_and_status_of_the_artifact_tab
     import json
     from pathlib import Path
 
-    from pytest_stages.artifacts import CHECK_KINDS
-    from pytest_stages.records import SKIPPED
-    from pytest_stages.reporting import STATUS_RANK
+    from pytest_stages.analyse.artifacts import CHECK_KINDS
+    from pytest_stages.core.records import SKIPPED
+    from pytest_stages.report.reporting import STATUS_RANK
 
     schema = json.loads((Path(pytest_stages.__file__).parent / "report.schema.json").read_text())
     record = schema["properties"]["calls"]["items"]["properties"]
@@ -266,7 +276,7 @@ def test_gathering_registrations_never_loads_a_lazy_module(tmp_path, monkeypatch
     import importlib.util
     import sys
 
-    from pytest_stages.registry import registrations
+    from pytest_stages.hooks.registry import registrations
 
     (tmp_path / "lazy_side_effect.py").write_text("raise RuntimeError('a lazy module was loaded')\n")
     spec = importlib.util.spec_from_file_location("lazy_side_effect", tmp_path / "lazy_side_effect.py")

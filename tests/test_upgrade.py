@@ -11,11 +11,15 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
-import pytest_stages
 from conftest import SIMPLE_TEST
 
-from pytest_stages.upgrade import drift_cause, upgrade_section, version_change, version_note
+import pytest_stages
+from pytest_stages.check.upgrade import (
+    drift_cause,
+    upgrade_section,
+    version_change,
+    version_note,
+)
 
 FOLDER = "snapshots/test_model/test_f/cpu1"
 OLD = "jax 0.9.0, jaxlib 0.9.0"

@@ -1,0 +1,222 @@
+"""Analyses: JAX stage objects and texts in, JSON-ready dicts out.
+
+``cost``, ``memory``, ``sharding`` and ``layout`` read the compiled object;
+``ops`` reads compiled HLO text (through :mod:`.hlo`). Once extracted, nothing
+downstream touches JAX objects. JAX is imported only where it is used, so that an installed but
+unused plugin costs no JAX import.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from pytest_stages.ir import hlo
+
+MEMORY_FIELDS = (
+    "argument_size_in_bytes",
+    "output_size_in_bytes",
+    "alias_size_in_bytes",
+    "temp_size_in_bytes",
+    "generated_code_size_in_bytes",
+    "host_argument_size_in_bytes",
+    "host_output_size_in_bytes",
+    "host_alias_size_in_bytes",
+    "host_temp_size_in_bytes",
+    "host_generated_code_size_in_bytes",
+    "peak_memory_in_bytes",
+)
+UNAVAILABLE = {"unavailable": True}
+
+
+def cost(compiled: Any | None, lowered: Any, *, via_cpu: bool = False) -> dict[str, Any]:
+    """``cost_analysis()`` of the compiled and lowered stages (per shard for sharded programs).
+
+    ``compiled`` is None for a platform lowered but never compiled; ``via_cpu``
+    counts the lowered cost of a compile-only topology with the CPU client.
+    """
+    lowered_cost = lowered.cost_analysis()
+    if lowered_cost is None and via_cpu:
+        lowered_cost = cost_via_cpu(lowered)
+    return {
+        "compiled": _plain_cost(None if compiled is None else compiled.cost_analysis()),
+        "lowered": _plain_cost(lowered_cost),
+    }
+
+
+def cost_via_cpu(lowered: Any) -> Any:
+    """Pre-optimization cost of a topology lowering, counted by the CPU client.
+
+    A compile-only client cannot analyse HLO (``Lowered.cost_analysis()`` is
+    None there); the count depends only on the HLO module, so the CPU
+    backend's analysis gives the same figures a foreign-platform lowering gets.
+    """
+    import jax
+    from jax._src.lib import _jax
+
+    module = lowered._lowering.hlo().as_hlo_module()
+    return _jax.hlo_module_cost_analysis(jax.devices("cpu")[0].client, module)
+
+
+def cost_source(analysis: dict[str, Any]) -> str | None:
+    """"compiled" when XLA gave a compiled cost, else "lowered" when it gave a lowered one, else None."""
+    for stage in ("compiled", "lowered"):
+        if stage in analysis and not analysis[stage].get("unavailable"):
+            return stage
+    return None
+
+
+def staged_cost(analysis: dict[str, Any]) -> dict[str, float]:
+    """The figures of the stage :func:`cost_source` names ({} when neither has any)."""
+    source = cost_source(analysis)
+    return {} if source is None else analysis[source]
+
+
+def _plain_cost(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, Sequence) and raw and isinstance(raw[0], dict):
+        raw = raw[0]
+    if not isinstance(raw, dict):
+        return dict(UNAVAILABLE)
+    return {str(k): _number(v) for k, v in raw.items()}
+
+
+def memory(compiled: Any) -> dict[str, Any]:
+    """Every ``memory_analysis()`` field, read as attributes (``peak_memory_in_bytes`` included)."""
+    stats = compiled.memory_analysis()
+    if stats is None:
+        return dict(UNAVAILABLE)
+    return {name: _number(getattr(stats, name)) for name in MEMORY_FIELDS if hasattr(stats, name)}
+
+
+def _number(value: Any) -> int | float | None:
+    if value is None:
+        return None
+    number = float(value)
+    if not math.isfinite(number):
+        return None
+    return int(number) if number.is_integer() and not isinstance(value, float) else number
+
+
+def ops(hlo_text: str) -> dict[str, Any]:
+    """Op structure of an HLO module: opcode counts, fusions, custom calls, collectives, entry shapes."""
+    opcodes: Counter[str] = Counter()
+    fusions: Counter[str] = Counter()
+    custom_calls: Counter[str] = Counter()
+    collectives: list[dict[str, Any]] = []
+    entry_parameters: list[str] = []
+    entry_output = ""
+    for instruction in hlo.instructions(hlo_text):
+        opcodes[instruction.opcode] += 1
+        if instruction.opcode == "fusion":
+            fusions[instruction.fusion_kind or "unknown"] += 1
+        elif instruction.opcode == "custom-call":
+            custom_calls[instruction.custom_call_target or "unknown"] += 1
+        collective = instruction.collective
+        if collective is not None:
+            collectives.append(asdict(collective))
+        if instruction.entry and instruction.opcode == "parameter":
+            entry_parameters.append(instruction.shape)
+        if instruction.entry and instruction.root:
+            entry_output = instruction.shape
+    return {
+        "opcodes": dict(sorted(opcodes.items())),
+        "fusions": dict(sorted(fusions.items())),
+        "fusion_count": sum(fusions.values()),
+        "custom_calls": dict(sorted(custom_calls.items())),
+        "collectives": sorted(collectives, key=lambda c: (c["op"], c["shape"])),
+        "entry": {"parameters": entry_parameters, "output": entry_output},
+    }
+
+
+NamedLeaves = Callable[[Any], list[tuple[str, Any]]]
+
+
+def sharding(
+    compiled: Any, lowered: Any, named: NamedLeaves, hlo_text: str, collectives: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives.
+
+    ``named`` names the leaves of an ``(args, kwargs)`` tree of JAX's (the staging adapter's);
+    every flat input is named from ``Lowered.args_info``. ``Compiled.input_shardings`` holds
+    None at the inputs jit dropped as unused, and the kept ones are the HLO parameters in order.
+    """
+    import jax
+
+    infos = named(lowered.args_info)
+    shardings = jax.tree_util.tree_structure(lowered.args_info).flatten_up_to(compiled.input_shardings)
+    aliases = {alias.parameter: alias.output[0] if alias.output else 0 for alias in hlo.aliases(hlo_text)}
+    outputs = _output_leaves(compiled.output_shardings)
+    output_names = [name for name, _ in outputs]
+    described_inputs = {}
+    parameter = 0
+    for (name, info), value in zip(infos, shardings):
+        alias = None
+        if value is not None:
+            alias = aliases.get(parameter)
+            parameter += 1
+        described_inputs[name] = {
+            "sharding": None if value is None else describe_sharding(value),
+            "donated": bool(info.donated),
+            "aliased_to": output_names[alias] if alias is not None and alias < len(output_names) else None,
+        }
+    return {
+        "inputs": described_inputs,
+        "outputs": {name: {"sharding": describe_sharding(value)} for name, value in outputs},
+        "collectives": collectives,
+    }
+
+
+def layout(compiled: Any, named: NamedLeaves) -> dict[str, Any]:
+    """Per input/output leaf: the compiled layout (``major_to_minor``, tiling)."""
+    return {
+        "inputs": {name: describe_format(f) for name, f in named(compiled.input_formats)},
+        "outputs": {name: describe_format(f) for name, f in _output_leaves(compiled.output_formats)},
+    }
+
+
+def describe_sharding(value: Any) -> dict[str, Any]:
+    """A sharding as plain data: mesh and spec for NamedSharding, the device ids otherwise."""
+    from jax.sharding import NamedSharding
+
+    if isinstance(value, NamedSharding):
+        return {
+            "kind": "NamedSharding",
+            "mesh": {str(k): int(v) for k, v in value.mesh.shape.items()},
+            "spec": format_spec(value.spec),
+            "memory_kind": value.memory_kind,
+        }
+    described: dict[str, Any] = {"kind": type(value).__name__}
+    device_set = getattr(value, "device_set", None)
+    if device_set is not None:
+        described["devices"] = sorted(d.id for d in device_set)
+        described["replicated"] = bool(value.is_fully_replicated)
+    described["memory_kind"] = getattr(value, "memory_kind", None)
+    return described
+
+
+def format_spec(spec: Any) -> str:
+    """``PartitionSpec`` as users write it: ``P('data', None)``."""
+    return "P(" + ", ".join(repr(tuple(e)) if isinstance(e, list) else repr(e) for e in spec) + ")"
+
+
+def describe_format(value: Any) -> dict[str, Any]:
+    layout_ = getattr(value, "layout", value)
+    if layout_ is None or not hasattr(layout_, "major_to_minor"):
+        return {"major_to_minor": None}
+    return {
+        "major_to_minor": list(layout_.major_to_minor),
+        "tiling": [list(tile) for tile in layout_.tiling],
+        "sub_byte_element_size_in_bits": int(layout_.sub_byte_element_size_in_bits),
+    }
+
+
+def _output_leaves(tree: Any) -> list[tuple[str, Any]]:
+    import jax
+
+    return [
+        ("output" + jax.tree_util.keystr(path), leaf)
+        for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]
+    ]

@@ -1,0 +1,169 @@
+"""The artifact table: every snapshot file kind, described once.
+
+Each :class:`Artifact` says what it is called, which ``--stages-check`` kind
+(and summary-table column) it belongs to, its file suffix, the stage object it
+is built from and whether that needs a compile, how it is built, which
+comparison family judges it (``ir``, ``ops``, ``figures``, ``placement`` or the
+generic ``structure``), its dialect for renumbering-proof diffs, how its lines
+are traced back to source, and under which headline a failure lists it.
+Settings, staging, storage, comparison, the failure message, the reports and
+the report schema all iterate over :data:`ARTIFACTS`; adding an artifact is one
+entry here (a new comparison family or headline also needs its function there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_stages.analyse import analyses
+from pytest_stages.ir import sources
+from pytest_stages.ir.normalize import NORMALIZERS
+
+
+class Staged(Protocol):
+    """What the builders read of one staged call (``stage.staging.Staged`` provides it).
+
+    Declared here, below the stage layer, so that the table needs nothing above it.
+    """
+
+    jaxpr: Any
+    lowered: Any
+    compiled: Any | None
+    texts: dict[str, str]
+    from_cache: bool
+
+    @property
+    def compile_only(self) -> bool: ...
+
+    @property
+    def compiled_text(self) -> str: ...
+
+    @property
+    def compiled_ops(self) -> dict[str, Any]: ...
+
+    def named_leaves(self, avals: Any) -> list[tuple[str, Any]]: ...
+
+BUDGET = "budget"
+# Failure-message headlines, in the order a message lists them (budget first, IR last).
+HEADLINES = ("budget", "sharding", "memory", "cost", "op structure", "IR")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One snapshot file kind of a staged call.
+
+    ``stage`` is the JAX object it reads (``jaxpr``, ``lowered`` or ``compiled``);
+    ``needs_compile`` is False where a lowered-only platform still gives it (cost
+    falls back to the lowered figures). ``build`` returns the raw text of a stage
+    (``is_text``; :attr:`normalize` makes it the snapshot text) and JSON-ready data for an analysis. ``locate`` returns where each
+    line of the text came from, or None.
+    """
+
+    name: str
+    kind: str
+    suffix: str
+    stage: str
+    needs_compile: bool
+    build: Callable[[Staged], Any]
+    family: str
+    headline: str
+    is_text: bool
+    dialect: str | None = None
+    title: str = "IR drift"
+    locate: Callable[[Staged], sources.Located | None] | None = None
+
+    @property
+    def normalize(self) -> Callable[[str], str]:
+        """A stage text's normalizer, its dialect's: the raw text ``build`` gives in, the snapshot text out."""
+        return NORMALIZERS[str(self.dialect)]
+
+    @property
+    def column(self) -> str:
+        """The summary-table column: that of its check kind."""
+        return self.kind
+
+    @property
+    def frontend(self) -> bool:
+        """Built before XLA optimizes (jaxpr, StableHLO, lowered HLO): an upgrade's frontend drift."""
+        return self.stage != "compiled"
+
+
+def _compiled_locations(result: Staged) -> sources.Located | None:
+    # An executable read from the persistent cache carries the stack frames of the compile that
+    # filled the cache (its key ignores source locations), so its lines may name old code.
+    if result.from_cache:
+        return None
+    return sources.hlo_locations(result.compiled_text, result.texts["compiled"])
+
+
+ARTIFACTS: tuple[Artifact, ...] = (
+    Artifact(
+        "jaxpr", "text", ".jaxpr.txt", "jaxpr", False,
+        build=lambda r: str(r.jaxpr),
+        family="ir", headline="IR", is_text=True, dialect="jaxpr",
+        locate=lambda r: sources.jaxpr_locations(str(r.jaxpr.pretty_print(source_info=True)), r.texts["jaxpr"]),
+    ),
+    Artifact(
+        "stablehlo", "text", ".stablehlo.mlir", "lowered", False,
+        build=lambda r: r.lowered.as_text(),
+        family="ir", headline="IR", is_text=True, dialect="mlir",
+        locate=lambda r: sources.mlir_locations(r.lowered.as_text(debug_info=True), r.texts["stablehlo"]),
+    ),
+    Artifact(
+        "hlo", "text", ".hlo.txt", "lowered", False,
+        build=lambda r: r.lowered.as_text(dialect="hlo"),
+        family="ir", headline="IR", is_text=True, dialect="hlo",
+        locate=lambda r: sources.hlo_locations(r.lowered.as_text(dialect="hlo", debug_info=True), r.texts["hlo"]),
+    ),
+    Artifact(
+        "compiled", "text", ".compiled.hlo.txt", "compiled", True,
+        build=lambda r: r.compiled_text,
+        family="ir", headline="IR", is_text=True, dialect="hlo", locate=_compiled_locations,
+    ),
+    Artifact(
+        "cost", "cost", ".cost.json", "compiled", False,
+        build=lambda r: analyses.cost(r.compiled, r.lowered, via_cpu=r.compile_only),
+        family="figures", headline="cost", is_text=False,
+    ),
+    Artifact(
+        "memory", "memory", ".memory.json", "compiled", True,
+        build=lambda r: analyses.memory(r.compiled),
+        family="figures", headline="memory", is_text=False,
+    ),
+    Artifact(
+        "ops", "text", ".ops.json", "compiled", True,
+        build=lambda r: r.compiled_ops,
+        family="ops", headline="op structure", is_text=False, title="op structure changed",
+    ),
+    Artifact(
+        "sharding", "sharding", ".sharding.json", "compiled", True,
+        build=lambda r: analyses.sharding(
+            r.compiled, r.lowered, r.named_leaves, r.compiled_text, r.compiled_ops["collectives"]
+        ),
+        family="placement", headline="sharding", is_text=False,
+    ),
+    Artifact(
+        "layout", "layout", ".layout.json", "compiled", True,
+        build=lambda r: analyses.layout(r.compiled, r.named_leaves),
+        family="placement", headline="sharding", is_text=False,
+    ),
+)
+
+BY_NAME: dict[str, Artifact] = {artifact.name: artifact for artifact in ARTIFACTS}
+STAGES = tuple(a.name for a in ARTIFACTS if a.is_text)
+ANALYSES = tuple(a.name for a in ARTIFACTS if not a.is_text)
+CHECK_KINDS = (*dict.fromkeys(a.kind for a in ARTIFACTS), BUDGET)
+SUFFIXES = {a.name: a.suffix for a in ARTIFACTS}
+
+
+def check_kind(name: str) -> str:
+    """The ``--stages-check`` kind of an artifact (``budget`` for budget findings)."""
+    return BY_NAME[name].kind if name in BY_NAME else name
+
+
+def headline_rank(name: str) -> int:
+    """Where findings of an artifact come in a message or report: the order of :data:`HEADLINES`."""
+    headline = BY_NAME[name].headline if name in BY_NAME else name
+    return HEADLINES.index(headline) if headline in HEADLINES else len(HEADLINES)

@@ -1,0 +1,1 @@
+"""Snapshot against staged artifact: findings, budgets, the verdict, upgrade causes, the failure message."""

@@ -1,0 +1,103 @@
+"""Budgets: absolute ceilings on compiled figures, independent of snapshots (CI gates)."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_stages.analyse.analyses import cost_source, staged_cost
+from pytest_stages.core.errors import ConfigError
+from pytest_stages.core.records import Finding
+from pytest_stages.core.units import (
+    format_bytes,
+    format_number,
+    parse_count,
+    parse_size,
+)
+from pytest_stages.ir.hlo import COLLECTIVES
+
+SIZE_METRICS = {
+    "temp_bytes": "temp_size_in_bytes",
+    "peak_bytes": "peak_memory_in_bytes",
+    "argument_bytes": "argument_size_in_bytes",
+    "output_bytes": "output_size_in_bytes",
+    "alias_bytes": "alias_size_in_bytes",
+    "code_bytes": "generated_code_size_in_bytes",
+}
+COST_METRICS = {"flops": "flops", "transcendentals": "transcendentals", "bytes_accessed": "bytes accessed"}
+TABLE_METRICS = ("collectives", "ops")
+METRICS = (*COST_METRICS, *SIZE_METRICS, *TABLE_METRICS)
+
+
+def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate one budget table (marker kwargs or a ``[tool.pytest_stages.budgets]`` entry)."""
+    budget: dict[str, Any] = {}
+    for metric, value in raw.items():
+        here = f"{where} {metric}"
+        if metric in SIZE_METRICS:
+            budget[metric] = parse_size(here, value)
+        elif metric in COST_METRICS:
+            budget[metric] = parse_count(here, value)
+        elif metric in TABLE_METRICS:
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{here} must be a table of name = maximum count, e.g. {{\"all-gather\": 0}}.")
+            if metric == "collectives":
+                unknown = sorted(set(value) - set(COLLECTIVES))
+                if unknown:
+                    raise ConfigError(f"{here}: unknown collective {unknown[0]!r}; use one of {list(COLLECTIVES)}.")
+            budget[metric] = {str(k): parse_count(f"{here}.{k}", v) for k, v in value.items()}
+        else:
+            raise ConfigError(f"{where}: unknown budget metric {metric!r}; use one of {list(METRICS)}.")
+    return budget
+
+
+def budget_for(nodeid: str, patterns: Mapping[str, Mapping[str, Any]], marker: Mapping[str, Any]) -> dict[str, Any]:
+    """Budgets from every matching ``[tool.pytest_stages.budgets]`` pattern, then the marker's."""
+    merged: dict[str, Any] = {}
+    for pattern, budget in patterns.items():
+        if fnmatch.fnmatchcase(nodeid, pattern):
+            merged.update(budget)
+    merged.update(marker)
+    return merged
+
+
+def needed_analyses(budget: Mapping[str, Any]) -> set[str]:
+    """Analyses a budget reads (built even when not snapshotted)."""
+    needed = set()
+    for metric in budget:
+        needed.add("cost" if metric in COST_METRICS else "memory" if metric in SIZE_METRICS else "ops")
+    return needed
+
+
+def check_budget(budget: Mapping[str, Any], analyses: Mapping[str, Any]) -> list[Finding]:
+    """One failing finding per metric above its ceiling."""
+    findings = []
+    cost = staged_cost(analyses.get("cost", {}))
+    counted = " (lowered)" if cost_source(analyses.get("cost", {})) == "lowered" else ""
+    memory = analyses.get("memory", {})
+    ops = analyses.get("ops", {})
+    for metric, ceiling in budget.items():
+        if metric in COST_METRICS:
+            _check(findings, metric + counted, cost.get(COST_METRICS[metric]), ceiling, format_number)
+        elif metric in SIZE_METRICS:
+            _check(findings, metric, memory.get(SIZE_METRICS[metric]), ceiling, format_bytes)
+        else:
+            counts = (
+                Counter(c["op"] for c in ops.get("collectives", []))
+                if metric == "collectives"
+                else Counter(ops.get("opcodes", {}))
+            )
+            for name, limit in ceiling.items():
+                _check(findings, f"{metric}[{name}]", counts.get(name, 0), limit, format_number)
+    return findings
+
+
+def _check(findings: list[Finding], metric: str, value: Any, ceiling: float, show: Any) -> None:
+    if value is None:
+        findings.append(Finding("budget", "budget", f"{metric}: not measured on this backend", failing=False))
+    elif value > ceiling:
+        findings.append(
+            Finding("budget", "budget", f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}")
+        )

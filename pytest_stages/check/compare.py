@@ -1,0 +1,459 @@
+"""Comparison: a snapshot and a fresh artifact in, findings out.
+
+Texts compare exactly and report a bounded unified diff with a structural
+summary (ops added/removed); metrics compare with per-metric relative
+tolerances (a rise beyond it fails, a fall is an improvement); shardings and
+layouts report each leaf whose placement, layout or donation changed. deepdiff
+is imported where it is used: an unchanged snapshot never pays for it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pytest_stages.analyse.artifacts import BY_NAME, check_kind
+from pytest_stages.core.records import Finding
+from pytest_stages.core.units import (
+    format_bytes,
+    format_number,
+    format_tolerance,
+    relative_change,
+)
+from pytest_stages.ir import hlo
+from pytest_stages.ir.textdiff import (
+    describe_sources,
+    edit_script,
+    side_by_side,
+    sources,
+    unified,
+)
+
+DEFAULT_FLOAT_TOLERANCE = 0.001
+REPORT_ROWS = 400
+NO_SNAPSHOT = "no snapshot yet"
+IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
+# Leaves sharing one change are listed as one line from this many on, naming the first few.
+GROUP_LEAST = 3
+GROUP_NAMES = 3
+# Figures where more is better: bytes an output reuses from a donated input.
+SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
+# ``bytes accessed0{}``, ``bytes accessedout{}``: per-operand parts of a cost figure.
+_OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
+_JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
+_MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
+
+
+def compare_text(
+    artifact: str,
+    expected: str,
+    actual: str,
+    *,
+    diff_lines: int,
+    locations: Callable[[], Sequence[str | None] | None] | None = None,
+) -> Finding | None:
+    """IR drift: a structural summary, the source lines of the changed ops, and a bounded diff.
+
+    ``locations`` gives, on demand, the source location of each line of ``actual``; the
+    finding's ``detail`` keeps the same essentials (and a side-by-side diff) for reports.
+    """
+    if expected == actual:
+        return None
+    script = edit_script(BY_NAME[artifact].dialect, expected, actual)
+    differing = script.differing()
+    counts = op_counts(artifact, differing[0]), op_counts(artifact, differing[1])
+    summary = op_change_summary(*counts)
+    head = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, (expected, actual), differing, counts)
+    where = (locations() if locations else None) or []
+    found = sources(script, where) if where else []
+    if next(script.changes(), None) is None and not script.truncated:
+        head.append("only value names changed (renumbered): no op was added, removed or rewired")
+    if found:
+        head.append(f"source: {describe_sources(found)}")
+    detail = {
+        "summary": head,
+        "sources": [[place, counts] for place, counts in found],
+        "hunks": side_by_side(script, REPORT_ROWS, where),
+        "truncated": script.truncated,
+    }
+    title = BY_NAME[artifact].title
+    return Finding(check_kind(artifact), artifact, f"{title}\n" + _indent(head + unified(script, diff_lines)), detail=detail)
+
+
+def compare_ops(
+    expected: str, actual: str, before: Mapping[str, Any], after: Mapping[str, Any], *, diff_lines: int
+) -> Finding | None:
+    """``ops.json`` drift, its title naming what moved: op counts, fusions, collectives, entry shapes."""
+    found = compare_text("ops", expected, actual, diff_lines=diff_lines)
+    if found is None:
+        return None
+    parts = [op_change_summary(Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {})))]
+    if before.get("fusion_count") != after.get("fusion_count"):
+        parts.append(f"fusions {before.get('fusion_count')} -> {after.get('fusion_count')}")
+    old, new = (Counter(_collective_text(c) for c in side.get("collectives", [])) for side in (before, after))
+    parts += [f"+{n} {text}" for text, n in sorted((new - old).items())]
+    parts += [f"-{n} {text}" for text, n in sorted((old - new).items())]
+    entry = before.get("entry", {}), after.get("entry", {})
+    if entry[0] != entry[1]:
+        parts.append("entry shapes changed")
+    summary = ", ".join(part for part in parts if part)
+    title, _, rest = found.message.partition("\n")
+    return Finding(found.kind, found.artifact, f"{title}: {summary}\n{rest}" if summary else found.message,
+                   detail=found.detail)
+
+
+def op_counts(artifact: str, text: str) -> Counter[str]:
+    """Operation names counted in a stage text (HLO opcodes, StableHLO ops, jaxpr primitives)."""
+    if artifact in ("hlo", "compiled"):
+        return hlo.opcode_counts(text)
+    return Counter((_JAXPR_EQUATION if artifact == "jaxpr" else _MLIR_OP).findall(text))
+
+
+def hlo_structure_summary(
+    artifact: str, texts: tuple[str, str], differing: tuple[str, str], counts: tuple[Counter[str], Counter[str]]
+) -> list[str]:
+    """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed.
+
+    ``differing`` is the differing lines of both ``texts`` and ``counts`` their op counts: what
+    the texts share cancels out, so only the fusion totals need the whole texts.
+    """
+    if artifact not in ("hlo", "compiled"):
+        return []
+    lines = []
+    if counts[0]["fusion"] != counts[1]["fusion"]:
+        before, after = (hlo.count_opcode(text, "fusion") for text in texts)
+        lines.append(f"fusions: {before} -> {after}")
+    old, new = (Counter(_collective_text(asdict(c)) for c in hlo.collectives(text)) for text in differing)
+    changes = [f"+{n} {text}" for text, n in sorted((new - old).items())]
+    changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
+    if changes:
+        lines.append("collectives: " + ", ".join(changes))
+    return lines
+
+
+def _collective_text(collective: Mapping[str, Any]) -> str:
+    return f"{collective['op']} {collective['shape']} ({format_bytes(collective['bytes'])})"
+
+
+def op_change_summary(before: Counter[str], after: Counter[str]) -> str:
+    """``+1 multiply, -2 add`` (empty when the op counts are equal)."""
+    parts = []
+    for name in sorted(set(before) | set(after)):
+        delta = after[name] - before[name]
+        if delta:
+            parts.append(f"{delta:+d} {name}")
+    return ", ".join(parts)
+
+
+def compare_metrics(
+    artifact: str,
+    expected: Mapping[str, Any],
+    actual: Mapping[str, Any],
+    tolerances: Mapping[str, float],
+) -> list[Finding]:
+    """Cost/memory figures: rises beyond tolerance fail, falls are reported as improvements."""
+    from deepdiff import DeepDiff
+
+    before, after = flatten_metrics(expected), flatten_metrics(actual)
+    diff = DeepDiff(before, after, view="tree", ignore_numeric_type_changes=True)
+    no_compiled = not _compiled(expected) and not _compiled(actual)
+    findings = []
+    for metric in sorted({level.path(output_format="list")[0] for level in _levels(diff)}):
+        if _judged(metric, no_compiled):
+            old, new = before.get(metric), after.get(metric)
+            if artifact == "cost" and (_is_number(old) or _is_number(new)):
+                old, new = old if old is not None else 0, new if new is not None else 0
+            found = _metric_finding(artifact, metric, old, new, tolerances)
+            findings += [found] if found else []
+    return findings
+
+
+def _judged(metric: str, no_compiled: bool) -> bool:
+    """Whether a changed figure is judged: not informational, or a lowered figure standing in for compiled."""
+    if not informational(metric):
+        return True
+    return no_compiled and metric.startswith("lowered ") and not informational(metric.removeprefix("lowered "))
+
+
+def _metric_finding(artifact: str, metric: str, old: Any, new: Any, tolerances: Mapping[str, float]) -> Finding | None:
+    """A rise beyond tolerance (failing), a fall (an improvement), or None within tolerance."""
+    if not _is_number(old) or not _is_number(new):
+        return Finding(artifact, artifact, f"{metric}: {_show(old)} -> {_show(new)}")
+    tolerance = metric_tolerance(metric, old, new, tolerances)
+    change = relative_change(old, new)
+    if abs(change) <= tolerance:
+        return None
+    text = f"{metric} {format_number(old)} -> {format_number(new)} ({change:+.1%}"
+    within = f"tolerance {format_tolerance(tolerance)})"
+    if metric in SAVINGS_METRICS and change < 0:
+        return Finding(artifact, artifact, f"{text}, {within}: fewer bytes shared between inputs and outputs")
+    if change > 0 and metric not in SAVINGS_METRICS:
+        return Finding(artifact, artifact, f"{text}, {within}")
+    return Finding(artifact, artifact, f"{text}): improved; {IMPROVEMENT_HINT}", failing=False)
+
+
+def _compiled(metrics: Mapping[str, Any]) -> bool:
+    """Whether a cost artifact holds compiled figures (else its lowered ones are the judged ones)."""
+    compiled = metrics.get("compiled")
+    return not isinstance(compiled, Mapping) or not compiled.get("unavailable")
+
+
+def informational(metric: str) -> bool:
+    """Figures recorded but never judged: pre-optimization (lowered) cost, utilization, estimates."""
+    return metric.startswith("lowered ") or metric.startswith(("utilization", "optimal_seconds"))
+
+
+def flatten_metrics(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"compiled": {"flops": 1}, "lowered": {...}}`` -> ``{"flops": 1, "lowered flops": ...}``."""
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            prefix = "" if key == "compiled" else f"{key} "
+            flat.update({f"{prefix}{k}": v for k, v in flatten_metrics(value).items()})
+        else:
+            flat[key] = value
+    return flat
+
+
+def metric_tolerance(metric: str, old: Any, new: Any, tolerances: Mapping[str, float]) -> float:
+    """The configured tolerance for ``metric``; default exact for integers, 0.1% for floats.
+
+    A per-operand figure (``bytes accessed0{}``) falls back to its family's tolerance
+    (``bytes accessed``).
+    """
+    bare = metric.rsplit(" ", 1)[-1]
+    for key in (metric, _OPERAND_PART.sub("", metric), bare):
+        if key in tolerances:
+            return tolerances[key]
+    if "default" in tolerances:
+        return tolerances["default"]
+    both_integral = all(float(v).is_integer() for v in (old, new)) and not any(
+        isinstance(v, float) for v in (old, new)
+    )
+    return 0.0 if both_integral else DEFAULT_FLOAT_TOLERANCE
+
+
+def compare_placement(
+    artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]
+) -> list[Finding]:
+    """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after."""
+    changes = [_placement_change(key, expected, actual) for key in placement_keys(expected, actual)]
+    return [Finding(artifact, artifact, message) for message in group_leaves(changes)]
+
+
+PLACEMENT_SIDES = ("inputs", "outputs")
+_FIELD_ORDER = {"sharding": 0, "donated": 1, "aliased_to": 2}
+
+
+def placement_keys(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """What changed, from deepdiff's paths: ``(side, leaf)`` added or removed, ``(side, leaf, field)``, ``("collectives",)``.
+
+    ``root['inputs']["params['w']"]['sharding']['spec']`` becomes ``("inputs", "params['w']", "sharding")``.
+    A donation gained or lost explains its aliasing change, so that leaf's ``aliased_to`` is dropped.
+    """
+    from deepdiff import DeepDiff
+
+    keys: set[tuple[str, ...]] = set()
+    for level in _levels(DeepDiff(dict(expected), dict(actual), view="tree")):
+        path = [str(part) for part in level.path(output_format="list")]
+        if path[0] == "collectives":
+            keys.add(("collectives",))
+        elif path[0] not in PLACEMENT_SIDES:
+            continue
+        elif len(path) == 1:
+            keys.update((path[0], leaf) for leaf in {*expected.get(path[0], {}), *actual.get(path[0], {})})
+        else:
+            keys.add(tuple(path[:3]))
+    keys -= {(key[0], key[1], "aliased_to") for key in keys if key[2:] == ("donated",)}
+    return sorted(keys, key=lambda key: (
+        len(PLACEMENT_SIDES) if key[0] == "collectives" else PLACEMENT_SIDES.index(key[0]),
+        key[1:2], [(_FIELD_ORDER.get(f, 3), f) for f in key[2:]],
+    ))
+
+
+def group_leaves(changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST) -> list[str]:
+    """``(side, leaf, change, extra)`` as messages; ``least`` or more leaves with one change are one line.
+
+    ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; a
+    change seen fewer times reads ``input x no longer donated`` followed by its ``extra``
+    (what the leaf was). First appearance keeps the order.
+    """
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for side, leaf, change, extra in changes:
+        groups.setdefault((side, change), []).append((leaf, extra))
+    messages = []
+    for (side, change), members in groups.items():
+        leaves = [leaf for leaf, _ in members]
+        if not side:
+            messages.append(change)
+        elif len(leaves) < least:
+            messages += [f"{side} {leaf}{change}{extra}" for leaf, extra in members]
+        else:
+            shown = ", ".join(leaves[:GROUP_NAMES]) + (f", +{len(leaves) - GROUP_NAMES} more" if len(leaves) > GROUP_NAMES else "")
+            messages.append(f"{len(leaves)} {side}s ({shown}){change}")
+    return messages
+
+
+def _placement_change(
+    key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]
+) -> tuple[str, str, str, str]:
+    """``(side, leaf, change, extra)``: ``("input", "x", " no longer donated", "")``; side "" for collectives."""
+    if key[0] == "collectives":
+        before = _collective_summary(expected.get("collectives", []))
+        after = _collective_summary(actual.get("collectives", []))
+        return "", "", f"collectives: {before} -> {after}", ""
+    side, leaf = key[0], key[1]
+    label = side[:-1]
+    old_leaf = expected.get(side, {}).get(leaf)
+    new_leaf = actual.get(side, {}).get(leaf)
+    if old_leaf is None:
+        return label, leaf, ": new leaf", f" ({_describe_leaf(new_leaf)})"
+    if new_leaf is None:
+        return label, leaf, ": leaf removed", f" (was {_describe_leaf(old_leaf)})"
+    field = key[2] if len(key) > 2 else ""
+    old, new = old_leaf.get(field), new_leaf.get(field)
+    if field == "donated":
+        if old:
+            return label, leaf, " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else ""), ""
+        return label, leaf, " is now donated" + (
+            " (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)"
+        ), ""
+    if field == "aliased_to":
+        if new is None:
+            return label, leaf, f": donated buffer no longer reused for {old} (XLA could not alias it)", ""
+        return label, leaf, f": buffer now aliased to {new} (was {old or 'none'})", ""
+    if field == "sharding":
+        return label, leaf, f": {_describe_sharding(old)} -> {_describe_sharding(new)}", ""
+    if field == "major_to_minor":
+        return label, leaf, f" layout {_tuple(old)} -> {_tuple(new)}", ""
+    return label, leaf, f" {field}: {_show(old)} -> {_show(new)}", ""
+
+
+def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:
+    if leaf is None:
+        return "none"
+    if "sharding" in leaf:
+        return _describe_sharding(leaf["sharding"])
+    return json.dumps(leaf, sort_keys=True)
+
+
+def _describe_sharding(sharding: Mapping[str, Any] | None) -> str:
+    if not sharding:
+        return "none (an unused input jit dropped)"
+    if "spec" in sharding:
+        mesh = ",".join(f"{axis}={size}" for axis, size in sharding.get("mesh", {}).items())
+        return f"{sharding['spec']} over mesh({mesh})"
+    devices = sharding.get("devices")
+    return f"{sharding.get('kind')} on devices {devices}"
+
+
+def _collective_summary(collectives: Iterable[Mapping[str, Any]]) -> str:
+    counts = Counter(_collective_text(c) for c in collectives)
+    if not counts:
+        return "none"
+    return ", ".join(f"{n}x {text}" if n > 1 else text for text, n in sorted(counts.items()))
+
+
+def _levels(diff: Any) -> Iterable[Any]:
+    for report in diff.values():
+        yield from report
+
+
+def _indent(lines: Iterable[str]) -> str:
+    return "\n".join(f"    {line}" for line in lines)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _show(value: Any) -> str:
+    return "absent" if value is None else json.dumps(value, sort_keys=True)
+
+
+def _tuple(value: Any) -> str:
+    return "(" + ",".join(str(v) for v in value) + ")" if isinstance(value, list) else _show(value)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A snapshot and the fresh artifact, with what comparing them needs.
+
+    ``before`` is the snapshot parsed (JSON artifacts) and ``after`` the fresh data;
+    ``locations`` gives, on demand, the source location of each line of ``actual``.
+    """
+
+    artifact: str
+    expected: str
+    actual: str
+    before: Any = None
+    after: Any = None
+    tolerance: Mapping[str, float] = field(default_factory=dict)
+    diff_lines: int = 60
+    locations: Callable[[], Sequence[str | None] | None] | None = None
+
+
+@dataclass(frozen=True)
+class Compared:
+    """The findings of one pair, and the figures that moved (``metric: [old, new]``)."""
+
+    findings: list[Finding]
+    deltas: dict[str, list[float]] = field(default_factory=dict)
+
+
+def ir_drift(pair: Pair) -> Compared:
+    """Stage texts: the renumbering-proof diff with its summary and source lines."""
+    found = compare_text(pair.artifact, pair.expected, pair.actual, diff_lines=pair.diff_lines, locations=pair.locations)
+    return Compared([found] if found else [])
+
+
+def op_structure(pair: Pair) -> Compared:
+    """``ops.json``: the diff, titled with what moved."""
+    found = compare_ops(pair.expected, pair.actual, pair.before, pair.after, diff_lines=pair.diff_lines)
+    return Compared([found] if found else [])
+
+
+def figures(pair: Pair) -> Compared:
+    """Cost and memory figures against their tolerances; every numeric figure that moved is a delta."""
+    old, new = flatten_metrics(pair.before), flatten_metrics(pair.after)
+    deltas = {
+        metric: [old[metric], new[metric]]
+        for metric in sorted(set(old) & set(new))
+        if _is_number(old[metric]) and _is_number(new[metric]) and old[metric] != new[metric]
+    }
+    return Compared(compare_metrics(pair.artifact, pair.before, pair.after, pair.tolerance), deltas)
+
+
+def placement(pair: Pair) -> Compared:
+    """Shardings, donations and layouts, leaf by leaf."""
+    return Compared(compare_placement(pair.artifact, pair.before, pair.after))
+
+
+def structure(pair: Pair) -> Compared:
+    """Any other JSON artifact: one finding per changed value, named by its path (deepdiff).
+
+    ``['inputs']['x']['shape']: [2] -> [3]``.
+    """
+    from deepdiff import DeepDiff
+    from deepdiff.helper import notpresent
+
+    findings = []
+    for level in _levels(DeepDiff(pair.before, pair.after, view="tree")):
+        where = level.path().removeprefix("root")
+        old, new = (None if value is notpresent else value for value in (level.t1, level.t2))
+        findings.append(Finding(check_kind(pair.artifact), pair.artifact, f"{where}: {_show(old)} -> {_show(new)}"))
+    return Compared(sorted(findings, key=lambda f: f.message))
+
+
+FAMILIES: dict[str, Callable[[Pair], Compared]] = {
+    "ir": ir_drift, "ops": op_structure, "figures": figures, "placement": placement, "structure": structure,
+}
+
+
+def compare_pair(pair: Pair) -> Compared:
+    """Compare with the family the artifact table names for ``pair.artifact``."""
+    return FAMILIES[BY_NAME[pair.artifact].family](pair)

@@ -1,0 +1,120 @@
+"""JAX upgrades: the version note, the drift cause of a call, upgrade churn, and what the upgrade did.
+
+Pure functions over snapshot metadata, call statuses and report data: no JAX, no pytest.
+A call whose snapshots were taken with other jax/jaxlib versions gets a drift cause:
+``frontend`` (jaxpr, StableHLO or lowered HLO changed), ``compiler`` (those identical, the
+compiled program or a figure derived from it changed), ``both``, or ``none``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_stages.analyse.artifacts import ARTIFACTS
+from pytest_stages.check.compare import format_number, informational, relative_change
+
+FRONTEND_ARTIFACTS = tuple(a.name for a in ARTIFACTS if a.frontend)
+COMPILER_ARTIFACTS = tuple(a.name for a in ARTIFACTS if not a.frontend)
+CAUSES = ("frontend", "compiler", "both", "none")
+CHURN_KIND = "text"
+DRIFTED = ("changed", "improved")
+SECTION_TITLE = "What the upgrade did"
+MAX_FIGURES = 20
+_NOTE = re.compile(r"^snapshots were taken with (?P<old>.+); this run uses (?P<new>.+)$")
+
+
+def version_note(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> str:
+    """``snapshots were taken with jax A, jaxlib B; this run uses ...``, or "" when they match."""
+    if meta is None:
+        return ""
+    recorded = {k: meta.get(k) for k in current}
+    if recorded == dict(current):
+        return ""
+    then = ", ".join(f"{k} {v}" for k, v in recorded.items())
+    now = ", ".join(f"{k} {v}" for k, v in current.items())
+    return f"snapshots were taken with {then}; this run uses {now}"
+
+
+def version_change(note: str) -> tuple[str, str] | None:
+    """The (old, new) version texts of a :func:`version_note`."""
+    match = _NOTE.match(note)
+    return (match["old"], match["new"]) if match else None
+
+
+def drift_cause(status: Mapping[str, str]) -> str:
+    """The cause of a call's drift from its artifact statuses (``changed``/``improved`` drifted).
+
+    A changed StableHLO with a changed compiled program is ``both``: telling whether the
+    compiler also changed would need the old program compiled by the new compiler (a
+    ``jax.export`` artifact; the README's "Upgrading JAX" says why none is stored).
+    """
+    drifted = {artifact for artifact, state in status.items() if state in DRIFTED}
+    frontend = bool(drifted & set(FRONTEND_ARTIFACTS))
+    compiler = bool(drifted & set(COMPILER_ARTIFACTS))
+    return {(True, True): "both", (True, False): "frontend", (False, True): "compiler"}.get(
+        (frontend, compiler), "none"
+    )
+
+
+def is_churn(kind: str, mode: str, note: str) -> bool:
+    """Whether a failing finding of ``kind`` is upgrade churn that does not fail the test."""
+    return bool(note) and mode == "semantic" and kind == CHURN_KIND
+
+
+def _label(call: Mapping[str, Any]) -> str:
+    return f"{call['nodeid']} {call['name']}"
+
+
+def upgrade_section(calls: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The suite-wide upgrade summary of report call entries (empty when no version changed).
+
+    Lines: versions from -> to; calls drifted by cause; figures moved, largest relative
+    change first; calls whose only drift is IR text or op structure (text-only churn).
+    """
+    upgraded = [call for call in calls if call.get("versions")]
+    if not upgraded:
+        return []
+    changes = sorted({version_change(call["versions"]) or (call["versions"], "") for call in upgraded})
+    lines = [f"versions: {old} -> {new}" for old, new in changes]
+    causes = Counter(call.get("drift_cause") or "none" for call in upgraded)
+    drifted = sum(causes[c] for c in CAUSES if c != "none")
+    by_cause = ", ".join(f"{causes[c]} {c}" for c in CAUSES if c != "none")
+    lines.append(f"calls drifted: {drifted} of {len(upgraded)} ({by_cause})")
+    lines += _moved_figures(upgraded)
+    churn = [call for call in upgraded if _text_only(call)]
+    lines.append(f"text-only churn: {len(churn)} call(s) drifted in IR text or op structure only")
+    return lines
+
+
+def _moved_figures(calls: Sequence[Mapping[str, Any]]) -> list[str]:
+    """``figures moved: N, largest first:`` and up to :data:`MAX_FIGURES` of them."""
+    figures = [
+        (call, metric, old, new)
+        for call in calls
+        for metric, (old, new) in sorted(call.get("deltas", {}).items())
+        if not informational(metric)
+    ]
+    figures.sort(key=lambda item: (-abs(relative_change(item[2], item[3])), _label(item[0]), item[1]))
+    lines = [f"figures moved: {len(figures)}" + (", largest first:" if figures else "")]
+    lines += [f"  {_label(call)}: {metric} {_figures(old, new)}" for call, metric, old, new in figures[:MAX_FIGURES]]
+    if len(figures) > MAX_FIGURES:
+        lines.append(f"  ... {len(figures) - MAX_FIGURES} more")
+    return lines
+
+
+def _figures(old: float, new: float) -> str:
+    """``1.28e6 -> 1.35e6 (+5.1%)``; figures and change keep enough digits to differ."""
+    before, after = format_number(old), format_number(new)
+    if before == after:
+        before, after = f"{old:.9g}", f"{new:.9g}"
+    change = relative_change(old, new)
+    percent = f"{change:+.1%}" if abs(change) >= 0.001 else f"{change * 100:+.2g}%"
+    return f"{before} -> {after} ({percent})"
+
+
+def _text_only(call: Mapping[str, Any]) -> bool:
+    kinds = {f["kind"] for f in call.get("findings", ()) if f["kind"] != "skipped"}
+    return kinds == {CHURN_KIND} and not call.get("deltas")

@@ -1,0 +1,1 @@
+"""Plain data and helpers every layer may use: units and numbers, call records, what a run observed."""

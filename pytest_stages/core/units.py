@@ -1,0 +1,74 @@
+"""Numbers and sizes as people write and read them: parsing budgets, formatting figures for messages."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from pytest_stages.core.errors import ConfigError
+
+_UNITS = {
+    "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+}
+_SIZE = re.compile(r"^\s*(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[a-z]*)\s*$", re.IGNORECASE)
+
+
+def relative_change(old: float, new: float) -> float:
+    """``(new - old) / |old|``: 0 when equal, +-inf from a zero ``old``."""
+    if old == new:
+        return 0.0
+    if old == 0:
+        return float("inf") if new > 0 else float("-inf")
+    return (new - old) / abs(old)
+
+
+def format_number(value: float) -> str:
+    """Compact figures for messages: ``1055``, ``2.31e9``."""
+    text = f"{value:.3g}" if abs(value) >= 1e6 else f"{value:g}"
+    return text.replace("e+0", "e").replace("e+", "e")
+
+
+def format_tolerance(tolerance: float) -> str:
+    """``0.02`` -> ``2%``; ``0`` -> ``exact``."""
+    return "exact" if tolerance == 0 else f"{tolerance * 100:g}%"
+
+
+def format_bytes(count: float) -> str:
+    """``131072`` -> ``128.0 KiB``."""
+    size = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(size) < 1024 or unit == "GiB":
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"
+
+
+def parse_size(where: str, value: Any) -> int:
+    """``"64 MiB"`` -> 67108864; plain numbers are bytes. Units: B, KB/KiB, MB/MiB, GB/GiB, TB/TiB."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number, unit = float(value), "b"
+    else:
+        match = _SIZE.match(str(value))
+        if match is None:
+            raise ConfigError(f"{where}: {value!r} is not a size; write e.g. 64 MiB, 1.5 GB or 4096.")
+        number, unit = float(match.group("number")), (match.group("unit") or "b").lower()
+    if unit not in _UNITS:
+        raise ConfigError(
+            f"{where}: unknown unit {unit!r} in {value!r}; use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB."
+        )
+    if not math.isfinite(number) or number < 0:
+        raise ConfigError(f"{where}: {value!r} must be a non-negative size.")
+    return int(number * _UNITS[unit])
+
+
+def parse_count(where: str, value: Any) -> float:
+    """A plain or scientific number (``2.2e9``, ``"2.2e9"``, ``20``)."""
+    try:
+        number = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number) or number < 0:
+        raise ConfigError(f"{where}: {value!r} is not a non-negative number; write e.g. 2.2e9.")
+    return number

@@ -1,0 +1,117 @@
+"""Per-test assembly: a pytest item, its markers and the session's settings in, a :class:`StageSnapshot` out.
+
+Used by the ``stage_snapshot`` fixture (``plugin.py``) and by registered-function items
+(``collection.py``); it also turns a call's outcome into pytest's fail and skip.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_stages.analyse.artifacts import ANALYSES, STAGES
+from pytest_stages.check.budgets import budget_for, parse_budget
+from pytest_stages.config import ConfigError, parse_choices, parse_tolerances
+from pytest_stages.hooks.stash import SNAPSHOT
+from pytest_stages.run.runner import (
+    StagesFailure,
+    StageSnapshot,
+    StagesSession,
+    StagesSkip,
+)
+from pytest_stages.stage import compile_cache
+from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.staging import StageError
+from pytest_stages.store.storage import SnapshotError, SnapshotFolder
+
+
+def make_snapshot(
+    session: StagesSession,
+    item: pytest.Item,
+    active: ActiveConfig,
+    folder: SnapshotFolder,
+    budget: dict[str, Any] | None = None,
+) -> StageSnapshot:
+    """The per-test :class:`StageSnapshot`: settings narrowed by the item's markers."""
+    marker = marker_kwargs(item, "stages")
+    try:
+        tolerance = {
+            **session.settings.tolerance,
+            **parse_tolerances(marker.get("tolerance") or {}, "@pytest.mark.stages(tolerance=...)"),
+        }
+        ceilings = {
+            **parse_budget(f"budget= of {item.nodeid}", budget or {}),
+            **parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", marker_kwargs(item, "stages_budget")),
+        }
+        stages = _narrowed(marker, "stages", session.settings.stages, STAGES)
+        analyses = _narrowed(marker, "analyses", session.settings.analyses, ANALYSES)
+    except ConfigError as exc:
+        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
+    snapshot = StageSnapshot(
+        session,
+        nodeid=item.nodeid,
+        folder=folder,
+        active=active,
+        stages=stages,
+        analyses=analyses,
+        tolerance=tolerance,
+        budget=budget_for(item.nodeid, session.budget_patterns, ceilings),
+    )
+    item.stash[SNAPSHOT] = snapshot
+    compile_cache.COUNTER.listen()
+    return snapshot
+
+
+def run_call(
+    snapshot: StageSnapshot, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str | None,
+    static_scalars: bool | None = None,
+) -> Any:
+    """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
+    try:
+        return snapshot(fn, *args, name=name, static_scalars=static_scalars, **kwargs)
+    except StagesSkip as exc:
+        raise pytest.skip.Exception(f"pytest-stages: {exc}") from None
+    except StagesFailure as exc:
+        raise pytest.fail.Exception(str(exc), pytrace=False) from None
+    except (StageError, SnapshotError, ConfigError) as exc:
+        raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
+
+
+def finish(session: StagesSession, snapshot: StageSnapshot) -> None:
+    """After a test: drop JAX's caches as ``clear_caches`` says, so executables do not pile up."""
+    session.caches.after_test(bool(snapshot.records))
+
+
+def _narrowed(marker: dict[str, Any], key: str, default: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
+    if marker.get(key) is None:
+        return default
+    return parse_choices(f"@pytest.mark.stages({key}=...)", marker[key], allowed)
+
+
+def marker_kwargs(node: Any, name: str) -> dict[str, Any]:
+    """Keyword arguments of every ``name`` marker on ``node``, closest last."""
+    merged: dict[str, Any] = {}
+    for mark in reversed(list(node.iter_markers(name))):
+        merged.update(mark.kwargs)
+    return merged
+
+
+def module_path(session: StagesSession, path: Path) -> str:
+    """A test module's snapshot path: relative to the rootdir, without ``.py`` (``tests/test_a``)."""
+    try:
+        return path.relative_to(session.rootpath).with_suffix("").as_posix()
+    except ValueError:
+        return path.with_suffix("").name
+
+
+def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> SnapshotFolder:
+    """``<snapshot_dir>/<module path>/<test>/<config>`` for this item."""
+    module = module_path(session, Path(item.path))
+    parts = item.nodeid.split("::")[1:]
+    test = ".".join(parts[:-1] + [getattr(item, "originalname", parts[-1].split("[")[0])])
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.id.startswith(config_name + "-"):
+        test += f"[{callspec.id[len(config_name) + 1:]}]"
+    return SnapshotFolder(session.store.root, module, test, config_name)

@@ -1,0 +1,144 @@
+"""Registered stage functions as pytest items: ``stages::<name>[<config>]``."""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_stages.analyse.analyses import format_spec
+from pytest_stages.hooks import assembly
+from pytest_stages.hooks.registry import Registration, registrations
+from pytest_stages.hooks.stash import SESSION
+from pytest_stages.stage.adapters import argument_names
+from pytest_stages.stage.topology import TopologyUnavailable
+from pytest_stages.store.storage import SnapshotFolder
+
+COLLECTOR_NAME = "stages"
+REGISTERED_MODULE = "stages"
+
+
+class RegistrationError(Exception):
+    """A registration that cannot become a test; the message names the function and the cause."""
+
+
+class RegisteredItem(pytest.Item):
+    """One registered function on one device config."""
+
+    def __init__(self, *, registration: Registration, config_name: str, args: tuple[Any, ...], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.registration = registration
+        self.config_name = config_name
+        self.args = args
+        session = self.config.stash[SESSION]
+        self.folder = SnapshotFolder(session.store.root, REGISTERED_MODULE, registration.name, config_name)
+
+    def runtest(self) -> None:
+        session = self.config.stash[SESSION]
+        active = session.active(self.config_name)
+        snapshot = assembly.make_snapshot(session, self, active, self.folder, self.registration.budget)
+        try:
+            assembly.run_call(snapshot, self.registration.staged_fn(), self.args, {}, self.registration.name)
+        finally:
+            assembly.finish(session, snapshot)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        code = getattr(self.registration.fn, "__code__", None)
+        path = code.co_filename if code is not None else self.path
+        return path, code.co_firstlineno - 1 if code is not None else None, self.nodeid
+
+    def describe_args(self) -> str:
+        """Shapes, dtypes and shardings of the staged arguments, for ``--stages-list``."""
+        import jax
+
+        parts = []
+        names = argument_names(self.registration.fn, len(self.args))
+        for name, arg in zip(names, self.args):
+            for path, leaf in jax.tree_util.tree_flatten_with_path(arg)[0]:
+                shape = getattr(leaf, "shape", None)
+                text = f"{getattr(leaf, 'dtype', '')}{list(shape)}" if shape is not None else repr(leaf)
+                spec = getattr(getattr(leaf, "sharding", None), "spec", None)
+                if spec is not None:
+                    text += f" {format_spec(spec)}"
+                parts.append(f"{name}{jax.tree_util.keystr(path)}: {text}")
+        return ", ".join(parts)
+
+
+class RegisteredFunctions(pytest.Collector):
+    """Collects every registration (from conftest.py files and ``modules``) into items."""
+
+    def __init__(self, *, modules: Iterable[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.modules = tuple(modules)
+        self.complete = True  # False when a path argument left a registration out
+
+    def collect(self) -> list[pytest.Item]:
+        for module in self.modules:
+            try:
+                importlib.import_module(module)
+            except Exception as exc:
+                raise RegistrationError(
+                    f"pytest-stages: cannot import {module!r} listed in [tool.pytest_stages] modules: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from None
+        session = self.config.stash[SESSION]
+        included = [r for r in registrations(self.config.rootpath, self.modules) if self._included(r)]
+        duplicates = sorted(name for name, count in Counter(r.name for r in included).items() if count > 1)
+        if duplicates:
+            raise RegistrationError(
+                f"pytest-stages: {duplicates[0]!r} is registered twice; give each registration its own name=."
+            )
+        return [
+            self._item(session, registration, config_name)
+            for registration in included
+            for config_name in self._configs(session, registration)
+        ]
+
+    def _included(self, registration: Registration) -> bool:
+        """All of the session's registrations on a whole-suite run, else those under a path argument."""
+        if self.config.args_source != pytest.Config.ArgsSource.ARGS:
+            return True
+        origin = Path(registration.origin).resolve()
+        included = any(origin.is_relative_to(Path(arg).resolve()) for arg in self.config.args if "::" not in arg)
+        self.complete = self.complete and included
+        return included
+
+    def _configs(self, session: Any, registration: Registration) -> list[str]:
+        known = [c.name for c in session.settings.configs]
+        wanted = list(registration.configs) if registration.configs is not None else known
+        unknown = [n for n in wanted if n not in known]
+        if unknown:
+            raise RegistrationError(
+                f"pytest-stages: register({registration.name!r}, configs=...) names unknown config "
+                f"{unknown[0]!r}; choose from {known}."
+            )
+        selected = session.options.configs
+        return [n for n in wanted if selected is None or n in selected]
+
+    def _item(self, session: Any, registration: Registration, config_name: str) -> RegisteredItem:
+        skip = None
+        try:
+            args = registration.arguments(session.active(config_name))
+        except TopologyUnavailable as exc:
+            args, skip = (), pytest.mark.skip(reason=f"pytest-stages: {exc}")
+        except Exception as exc:
+            raise RegistrationError(
+                f"pytest-stages: the args of registered function {registration.name!r} failed on config "
+                f"{config_name!r}: {type(exc).__name__}: {exc}"
+            ) from None
+        item = RegisteredItem.from_parent(
+            self, name=f"{registration.name}[{config_name}]", registration=registration,
+            config_name=config_name, args=args,
+        )
+        if skip is not None:
+            item.add_marker(skip)
+        return item
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+        if isinstance(excinfo.value, RegistrationError):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))

@@ -1,0 +1,12 @@
+"""pytest stash keys shared by the hook layer (``plugin.py``) and the registered-item collector."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_stages.hooks.observe import Observer
+from pytest_stages.run.runner import StageSnapshot, StagesSession
+
+SESSION = pytest.StashKey[StagesSession]()
+SNAPSHOT = pytest.StashKey[StageSnapshot]()
+OBSERVER = pytest.StashKey[Observer]()

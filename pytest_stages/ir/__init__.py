@@ -1,0 +1,1 @@
+"""Stage texts as text: HLO parsing, normalizers, source locations, renumbering-proof diffs."""

@@ -1,0 +1,287 @@
+"""Source attribution: a stage's debug text in, the source location of each snapshot line out.
+
+JAX records where every op came from: jaxpr equations carry ``source_info``,
+``Lowered.as_text(debug_info=True)`` adds ``loc(...)`` attributes, and HLO
+carries ``metadata={... stack_frame_id=N}`` with stack-frame tables. The
+normalizers drop all of it so that moving code never changes a snapshot; this
+module reads it back, line by line, from the debug text of the same stage. The
+lines left after cleaning must equal the normalized snapshot text, else the
+locations are not trusted and none are given. HLO modules run to 10^5 lines and a
+drift message shows a few of them: there each line is located, and checked against
+its snapshot line, only when it is read.
+"""
+
+from __future__ import annotations
+
+import re
+import sysconfig
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar, overload
+
+from pytest_stages.ir import hlo
+from pytest_stages.ir.normalize import (
+    LOC,
+    LOC_DEFINITION,
+    METADATA,
+    remove_all,
+    strip_addresses,
+    tidy_kept,
+)
+
+
+@dataclass(frozen=True)
+class Location:
+    """A source line: the innermost user frame JAX recorded for an op."""
+
+    file: str
+    line: int
+    function: str | None = None
+
+    def describe(self, root: Path | None = None) -> str:
+        """``examples/model.py:42 in attention``, relative to ``root`` when the file is under it."""
+        path = self.file if root is None else _shown_path(self.file, Path(self.file).resolve(), root.resolve())
+        return self.at(path)
+
+    def at(self, path: str) -> str:
+        """``path:line``, then `` in function`` when the function is known."""
+        return f"{path}:{self.line}" + (f" in {self.function}" if self.function else "")
+
+    @property
+    def in_library(self) -> bool:
+        """Whether the file is installed code (site-packages) or the standard library."""
+        return _library_relative(self.file) is not None
+
+
+def _shown_path(file: str, resolved: Path, root: Path) -> str:
+    """``file`` (``resolved``) relative to the resolved ``root``, else to its library folder, else as given."""
+    try:
+        return resolved.relative_to(root).as_posix()
+    except ValueError:
+        return _library_relative(file) or file
+
+
+def _library_relative(file: str) -> str | None:
+    """``optax/_src/alias.py`` for a file under site-packages or the standard library, else None."""
+    posix = file.replace("\\", "/")
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in posix:
+            return posix.rsplit(marker, 1)[1]
+    try:
+        return Path(file).relative_to(_STDLIB).as_posix()
+    except ValueError:
+        return None
+
+
+def preferred(frames: Iterable[Location | None]) -> Location | None:
+    """The innermost frame outside installed libraries, else the innermost frame (``frames`` innermost first)."""
+    first = None
+    for frame in frames:
+        if frame is None:
+            continue
+        if not frame.in_library:
+            return frame
+        first = first or frame
+    return first
+
+
+T = TypeVar("T")
+
+
+class Lazy(Sequence[T]):
+    """``item(k)`` for each ``k`` below ``length``, each computed the first time it is read."""
+
+    def __init__(self, length: int, item: Callable[[int], T]) -> None:
+        self._length, self._item = length, item
+        self._known: dict[int, T] = {}
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(self._length))]
+        k = index + self._length if index < 0 else index
+        if not 0 <= k < self._length:
+            raise IndexError(index)
+        if k not in self._known:
+            self._known[k] = self._item(k)
+        return self._known[k]
+
+
+Located = Sequence[Location | None]
+_STDLIB = Path(sysconfig.get_paths()["stdlib"])
+
+_JAXPR_SOURCE = re.compile(r"\s+# ?(?:(.+):(\d+):\d+ \((.*)\))?\s*$")
+_MLIR_LOC_USE = re.compile(r" loc\((.*)\)\s*$")
+_MLIR_LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
+_MLIR_FILE = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):\d+')
+_MLIR_NAMED = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$')
+
+
+def jaxpr_locations(debug_text: str, normalized: str) -> Located | None:
+    """Locations from ``jaxpr.pretty_print(source_info=True)`` (a ``# file:line:col (fn)`` per equation)."""
+    lines, wheres = [], []
+    for line in strip_addresses(debug_text).splitlines():
+        match = _JAXPR_SOURCE.search(line)
+        where = None
+        if match:
+            line = line[: match.start()]
+            if match[1]:
+                where = Location(match[1], int(match[2]), match[3] or None)
+        lines.append(line)
+        wheres.append(where)
+    return _aligned(lines, wheres, normalized)
+
+
+def mlir_locations(debug_text: str, normalized: str) -> Located | None:
+    """Locations from ``Lowered.as_text(debug_info=True)``: each op's trailing ``loc(...)``, resolved."""
+    definitions = {}
+    lines, exprs = [], []
+    for line in debug_text.splitlines():
+        definition = _MLIR_LOC_DEF.match(line)
+        if definition:
+            definitions[definition[1]] = definition[2]
+            continue
+        if LOC_DEFINITION.match(line):
+            continue
+        use = _MLIR_LOC_USE.search(line)
+        lines.append(remove_all(LOC, line))
+        exprs.append(use[1] if use else None)
+    resolve = _MlirResolver(definitions)
+    return _aligned(lines, [resolve(expr) if expr else None for expr in exprs], normalized)
+
+
+class _MlirResolver:
+    """MLIR location expressions (``#loc12``, ``callsite(a at b)``, ``"name"(loc)``, ``"f.py":3:1``)."""
+
+    def __init__(self, definitions: dict[str, str]) -> None:
+        self.definitions = definitions
+        self.cache: dict[str, Location | None] = {}
+
+    def __call__(self, expr: str, depth: int = 0) -> Location | None:
+        expr = expr.strip()
+        if depth > 64:
+            return None
+        if expr.startswith("#loc"):
+            if expr not in self.cache:
+                self.cache[expr] = None
+                self.cache[expr] = self(self.definitions.get(expr, "unknown"), depth + 1)
+            return self.cache[expr]
+        if expr.startswith("callsite("):
+            callee, caller = _split_callsite(expr[len("callsite("):-1])
+            inner = self(callee, depth + 1)
+            if inner is not None and not inner.in_library:
+                return inner
+            return preferred([inner, self(caller, depth + 1) if caller else None])
+        if expr.startswith("fused["):
+            return self(expr[len("fused["):].split(",")[0].rstrip("]"), depth + 1)
+        file_match = _MLIR_FILE.match(expr)
+        if file_match:
+            return Location(file_match[1], int(file_match[2]))
+        named = _MLIR_NAMED.match(expr)
+        if named:
+            inner = self(named[2], depth + 1)
+            if inner is not None and inner.function is None and not re.search(r"[/(]", named[1]):
+                return Location(inner.file, inner.line, named[1])
+            return inner
+        return None
+
+
+def _split_callsite(body: str) -> tuple[str, str]:
+    """``callee at caller`` split at the top-level `` at `` (the callee is the inner frame)."""
+    depth = 0
+    for k, char in enumerate(body):
+        depth += char in "([" and 1 or char in ")]" and -1 or 0
+        if depth == 0 and body.startswith(" at ", k):
+            return body[:k], body[k + len(" at "):]
+    return body, ""
+
+
+def hlo_locations(debug_text: str, normalized: str) -> Located | None:
+    """Locations from HLO text: ``stack_frame_id`` through its tables, or ``source_file``/``source_line``.
+
+    Lazy: a line is located when read, and only if the debug line, cleaned, is that line of
+    ``normalized`` (None if not); None for all when the two do not have the same lines.
+    Cleaning keeps a line blank or not, so the debug lines that survive tidying are known
+    without cleaning them all.
+    """
+    body, tables = hlo.split_tables(debug_text.splitlines())
+    lines = normalized.splitlines()
+    kept = tidy_kept(list(map(str.rstrip, body)))
+    if len(kept) != len(lines):
+        return None
+    frames = hlo.StackFrames.parse(tables)
+    found: dict[int, Location | None] = {}
+
+    def where(k: int) -> Location | None:
+        """The preferred frame of the line's ``stack_frame_id`` (each id resolved once), else its source position."""
+        line = body[kept[k]]
+        if remove_all(METADATA, line).rstrip() != lines[k]:
+            return None
+        frame_id = hlo.stack_frame_id(line)
+        if frame_id is None:
+            return _location(hlo.source_position(line))
+        if frame_id not in found:
+            found[frame_id] = preferred(_location(frame) for frame in frames.chain(frame_id))
+        return found[frame_id]
+
+    return Lazy(len(lines), where)
+
+
+def _location(frame: hlo.Frame | None) -> Location | None:
+    return None if frame is None else Location(frame.file, frame.line, frame.function)
+
+
+def _aligned(lines: Sequence[str], wheres: Sequence[Location | None], normalized: str) -> Located | None:
+    """The locations (``wheres[k]`` is that of ``lines[k]``) of the lines that survive tidying, if those are ``normalized``."""
+    stripped = [line.rstrip() for line in lines]
+    kept = tidy_kept(stripped)
+    text = "\n".join(stripped[k] for k in kept)
+    if (text + "\n" if kept else "") != normalized:
+        return None
+    return [wheres[k] for k in kept]
+
+
+_PACKAGE = Path(__file__).resolve().parents[1]  # pytest_stages/, this file being pytest_stages/ir/sources.py
+
+
+def describe_all(locations: Located, root: Path | None) -> Sequence[str | None]:
+    """Each location as text relative to ``root``; None where unknown or inside pytest-stages.
+
+    JAX charges hoisted constants to the frame that called ``trace``, which is this
+    plugin's staging code: no help to a reader, so such lines have no location.
+    Lazy, like ``locations``: each distinct file is resolved once, each distinct location
+    described once, when a line that names it is read.
+    """
+    resolved_root = None if root is None else root.resolve()
+    paths: dict[str, str | None] = {}
+    described: dict[Location, str | None] = {}
+
+    def describe(k: int) -> str | None:
+        where = locations[k]
+        if where is None:
+            return None
+        if where not in described:
+            if where.file not in paths:
+                paths[where.file] = _path_outside_package(where.file, resolved_root)
+            path = paths[where.file]
+            described[where] = None if path is None else where.at(path)
+        return described[where]
+
+    return Lazy(len(locations), describe)
+
+
+def _path_outside_package(file: str, root: Path | None) -> str | None:
+    """``file`` as ``Location.describe`` shows it (``root`` resolved); None for a file of pytest-stages."""
+    resolved = Path(file).resolve()
+    if resolved.is_relative_to(_PACKAGE):
+        return None
+    return file if root is None else _shown_path(file, resolved, root)

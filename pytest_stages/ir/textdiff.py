@@ -1,0 +1,595 @@
+"""Renumbering-proof diffs of stage texts: two texts in, an edit script out.
+
+Inserting one op renames everything after it: HLO suffixes (``%add.3``,
+``fusion.12``), StableHLO SSA ids (``%0``, ``%arg1``, ``%cst_2``) and jaxpr
+variables (``a``, ``b``, ...) are numbered in order. A plain diff then shows
+hundreds of renamed lines. Here lines are aligned on a canonical form with the
+numbers dropped, and each aligned pair is then checked under the renaming that
+the aligned definitions imply: a line whose only change is a renamed value is
+unchanged, a line that now reads a different value is shown as changed. The
+snapshot files themselves keep the real names, so they stay valid IR.
+
+The cost is linear in the text size: common leading lines are skipped, the aligned
+end of the differing middle is found on a rough key (the lines without any character
+the canonical form may drop: one C pass) and checked pair by pair, difflib sees at
+most ``WINDOW`` canonical lines per side before it, and the common tail is free while
+no name is renamed. HLO, whose names are unique in a module, is checked ``BLOCK``
+aligned lines at a time.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import operator
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_stages.ir import hlo
+
+CONTEXT = 2
+WINDOW = 2000
+BLOCK = 256
+_GONE = "\0gone"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One entry of the edit script: ``=`` same, ``-`` removed, ``+`` added, ``~`` changed in place.
+
+    ``old``/``new`` are 0-based line indexes into each side (None where absent). An ``=``
+    row stands for ``count`` consecutive unchanged lines starting there, so that a
+    million-line module with one change is a handful of rows.
+    """
+
+    tag: str
+    old: int | None
+    new: int | None
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class EditScript:
+    """The rows, both sides' lines, and how many leading/trailing lines are identical."""
+
+    old: list[str]
+    new: list[str]
+    rows: list[Row]
+    truncated: bool
+    prefix: int = 0
+    tail: int = 0
+
+    def middle(self) -> tuple[str, str]:
+        """The lines between the identical head and tail of each side (what differs, and no more)."""
+        old = self.old[self.prefix:len(self.old) - self.tail]
+        new = self.new[self.prefix:len(self.new) - self.tail]
+        return "\n".join(old), "\n".join(new)
+
+    def differing(self) -> tuple[str, str]:
+        """The lines that differ, each side's: removed and changed old lines, added and changed new ones.
+
+        Unchanged rows are the same op under the renaming, so counting ops here gives exactly what
+        the drift added and removed. A truncated script (rows only for its window) gives :meth:`middle`.
+        """
+        if self.truncated:
+            return self.middle()
+        old = [self.old[row.old] for row in self.rows if row.tag in "-~" and row.old is not None]
+        new = [self.new[row.new] for row in self.rows if row.tag in "+~" and row.new is not None]
+        return "\n".join(old), "\n".join(new)
+
+    def changes(self) -> Iterator[int]:
+        """Indexes of the rows that are not ``=``."""
+        return (k for k, row in enumerate(self.rows) if row.tag != "=")
+
+
+class _Dialect:
+    """How one kind of stage text names values: its tokens, their canonical form, and definitions.
+
+    ``defs`` is a pattern whose groups are the names a line defines; a dialect that finds
+    definitions otherwise overrides :meth:`defs` and leaves the never-matching default.
+    ``dropped``: every character the canonical form may drop, so that lines equal without any
+    of them include all lines with equal canonical forms, a rougher key that costs far less.
+    ``unique_names``: a name means one value wherever it appears in the text, so that a block
+    of aligned lines can be checked at once under the renaming of all its definitions; such a
+    dialect also has ``unchanged(old_lines, new_lines, renamed)``, that check.
+    """
+
+    unique_names = False
+
+    def __init__(self, token: str, canonical: str, defs: str = r"(?!)", dropped: str = "") -> None:
+        self.token = re.compile(token)
+        self.name_split = _name_split(token)
+        self.canonical_pattern = re.compile(canonical)
+        self.defs_pattern = re.compile(defs)
+        self.without_dropped = str.maketrans("", "", dropped)
+        self.alignment_keys = (self.rough, self.canonical) if dropped else (self.canonical,)
+
+    def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
+        """Per-diff state (jaxpr variable names); none for HLO and MLIR."""
+
+    def canonical(self, text: str) -> str:
+        return self.canonical_pattern.sub(_first_group, text)
+
+    def rough(self, text: str) -> str:
+        """``text`` without any character the canonical form may drop (``%add.3`` -> ``%add``): one C pass."""
+        return text.translate(self.without_dropped)
+
+    def skeleton(self, line: str) -> str:
+        """The line without its names: what must match exactly for two lines to be the same op."""
+        return self.token.sub("", line)
+
+    def rename(self, line: str, renamed: dict[str, str]) -> str:
+        """``line`` with each name replaced by the name ``renamed`` says it has now (others kept).
+
+        One pass per line: equal to the new line exactly when both have the same skeleton
+        and every name maps, the check every aligned line of a renumbered module needs.
+        """
+        return _renamed(self.name_split, line, renamed) if renamed else line
+
+    def defs(self, text: str) -> list[str]:
+        """The names ``text`` (a line, or a block of lines where names are unique) defines, in order."""
+        return [next(g for g in m.groups() if g) for m in self.defs_pattern.finditer(text)]
+
+
+def _first_group(match: re.Match[str]) -> str:
+    return match[1]
+
+
+def _name_split(token: str) -> re.Pattern[str]:
+    """A pattern whose ``split`` keeps the names: ``%a.1 = f(%b.2)`` -> ``["", "%a.1", " = f(", "%b.2", ")"]``."""
+    return re.compile(f"({token})")
+
+
+def _renamed(split: re.Pattern[str], text: str, renamed: dict[str, str]) -> str:
+    """``text`` with each name that ``split`` splits out replaced by its new name (others kept).
+
+    Split, mapped and joined in C: on a block of a renumbered module several times faster
+    than a substitution that calls back into Python for each name.
+    """
+    parts = split.split(text)
+    found = parts[1::2]
+    parts[1::2] = map(renamed.get, found, found)
+    return "".join(parts)
+
+
+class _Jaxpr(_Dialect):
+    """Jaxpr variables are bare lowercase words; only words bound somewhere (``b:f32[]``) are names."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            token=r"(?<![\w.=])(?<!= )[a-z]+\b(?![=\[.(])",
+            canonical=r"(?!)()",
+            defs=r"(?<![\w.])([a-z]+):(?=[a-z][\w<>,]*\[)",
+        )
+        self.names: frozenset[str] = frozenset()
+
+    def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
+        self.names = frozenset(itertools.chain.from_iterable(self.defs_pattern.findall(t) for t in (*old, *new)))
+
+    def canonical(self, text: str) -> str:
+        return self.token.sub(lambda m: "_" if m[0] in self.names else m[0], text)
+
+    def skeleton(self, line: str) -> str:
+        return self.token.sub(lambda m: "" if m[0] in self.names else m[0], line)
+
+    def defs(self, text: str) -> list[str]:
+        return self.defs_pattern.findall(text)
+
+
+_MLIR_NAME = r"[%@^][\w$\-]+"
+
+
+class _Hlo(_Dialect):
+    """HLO names: ``%add.3`` (compiled) or ``add.3`` (lowered); :func:`hlo.defined_names` finds definitions.
+
+    Only names that can be renumbered are tokens (a ``%`` or a ``.N`` suffix). The canonical
+    form drops every ``.N`` after a word, decimal literals' fractions too (``1.5`` -> ``1``),
+    so those literals are tokens as well: the pair check still sees them differ.
+
+    A computation's header line declares its parameters bare, numbered or not
+    (``%fused (param_0: f32[]) -> ...``), so there each parameter is a token too. Compiled
+    HLO writes every other reference with its ``%``: its instruction lines are renamed by
+    their ``%`` names alone, the same result as by every token, several times faster.
+    """
+
+    unique_names = True
+
+    def __init__(self) -> None:
+        super().__init__(
+            token=r"%[\w.\-]++|(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])",
+            canonical=r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])",
+            dropped=".0123456789",
+        )
+        self.header_split = _name_split(rf"{_PARAMETER}|{self.token.pattern}")
+        self.instruction_split = self.name_split
+
+    def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
+        percent = all(_first_header(lines).startswith(("%", "ENTRY %")) for lines in (old, new))
+        self.instruction_split = _PERCENT_SPLIT if percent else self.name_split
+
+    def canonical(self, text: str) -> str:
+        return self.canonical_pattern.sub("", text)
+
+    def rename(self, line: str, renamed: dict[str, str]) -> str:
+        split = self.instruction_split if line[:1] in _INDENTED else self.header_split
+        return _renamed(split, line, renamed) if renamed else line
+
+    def unchanged(self, old: Sequence[str], new: Sequence[str], renamed: dict[str, str]) -> bool:
+        """All lines renamed as instruction lines at once; a line that still differs must be a header whose parameters rename right."""
+        if not renamed:
+            return old == new
+        lines = _renamed(self.instruction_split, "\n".join(old), renamed).split("\n")
+        differing = itertools.compress(range(len(old)), map(operator.ne, lines, new))
+        return all(old[k][:1] not in _INDENTED and _renamed(_PARAMETER_SPLIT, lines[k], renamed) == new[k] for k in differing)
+
+    def defs(self, text: str) -> list[str]:
+        return hlo.defined_names(text)
+
+
+# "%add.3" in compiled HLO
+_PERCENT_SPLIT = _name_split(r"%[\w.\-]++")
+# "param_0.2" in a computation header's "(param_0.2: f32[], p: s32[])"
+_PARAMETER = r"(?:(?<=\()|(?<=, ))[A-Za-z_][\w.\-]*+(?=: )"
+_PARAMETER_SPLIT = _name_split(_PARAMETER)
+# The first character of an instruction line, a computation's closing "}" or a blank line ("" is in any string)
+_INDENTED = " }"
+
+
+def _first_header(lines: Sequence[str]) -> str:
+    """The first computation header line of an HLO text ("" if none)."""
+    return next((line for line in lines if hlo.parse_computation(line)), "")
+
+
+class _Mlir(_Dialect):
+    """StableHLO names: ``%0``, ``%arg1``, ``%cst_2``, ``^bb0``, ``@main``; defined left of `` = `` or as block arguments."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            token=_MLIR_NAME,
+            canonical=r"([%@^][\w$\-]*?)_?\d+(?![\w$\-])",
+            defs=rf"({_MLIR_NAME})(?::\d+)? = |({_MLIR_NAME}): |func\.func (?:\w+ )?(@[\w$\-]+)",
+            dropped="_0123456789",
+        )
+
+
+DIALECTS: dict[str, Callable[[], _Dialect]] = {"hlo": _Hlo, "mlir": _Mlir, "jaxpr": _Jaxpr}
+
+
+def _dialect(name: str | None) -> _Dialect | None:
+    """The naming rules of a text dialect (``hlo``, ``mlir``, ``jaxpr``); None for plain text."""
+    make = DIALECTS.get(name or "")
+    return make() if make is not None else None
+
+
+def edit_script(dialect: str | None, expected: str, actual: str) -> EditScript:
+    """The rows that turn ``expected`` into ``actual``, blind to renumbering where ``dialect`` is known.
+
+    ``dialect`` is the one the artifact table gives the text (``Artifact.dialect``);
+    None (JSON, plain text) aligns lines exactly.
+
+    The aligned end of the differing middle is found on the dialect's rough key first. If a
+    line paired there changed and its canonical form differs too, the rough pairing is in
+    doubt (a line removed among look-alikes, ``constant(1)``, ``constant(2)``, pairs their
+    neighbours with each other), and the end is found again on the canonical form.
+    """
+    old, new = expected.splitlines(), actual.splitlines()
+    rules = _dialect(dialect)
+    prefix = _common_prefix(old, new)
+    tail = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    middle = old[prefix:len(old) - tail], new[prefix:len(new) - tail]
+    if rules is not None:
+        rules.prepare(old, new)
+    keys = rules.alignment_keys if rules is not None else (None,)
+    for key in keys:
+        keyed = [key("\n".join(lines)).split("\n") if key and lines else lines for lines in middle]
+        suffix = _common_prefix(keyed[0][::-1], keyed[1][::-1])
+        found = _rows(rules, old, new, (prefix, suffix, tail), last=key is keys[-1])
+        if found is not None:
+            break
+    rows, truncated = found
+    return EditScript(old, new, rows, truncated, prefix, tail)
+
+
+def _rows(
+    dialect: _Dialect | None, old: list[str], new: list[str], common: tuple[int, int, int], *, last: bool
+) -> tuple[list[Row], bool] | None:
+    """The rows, and whether difflib's window cut the middle short; None to align again (see :meth:`_RenameCheck.pairs`).
+
+    ``common``: how many lines both sides share at the head, then aligned pair by pair at the end
+    of the middle, then identical at the tail. What lies between is aligned by difflib on the
+    canonical form, at most ``WINDOW`` lines per side. Unless ``last``, the aligned end was
+    paired on a rough key and is in doubt.
+    """
+    prefix, suffix, tail = common
+    old_end, new_end = len(old) - tail - suffix - prefix, len(new) - tail - suffix - prefix
+    truncated = max(old_end, new_end) > WINDOW
+    if truncated:
+        old_end, new_end = min(old_end, WINDOW), min(new_end, WINDOW)
+    rows = [Row("=", 0, 0, prefix)] if prefix else []
+    checker = _RenameCheck(dialect, old, new)
+    raw = old[prefix:prefix + old_end], new[prefix:prefix + new_end]
+    keyed = [dialect.canonical("\n".join(lines)).split("\n") if dialect and lines else lines for lines in raw]
+    key = dialect.skeleton if dialect is not None else None
+    for tag, i1, i2, j1, j2 in _opcodes(*keyed, raw, key):
+        i1, i2, j1, j2 = i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            checker.pairs(rows, i1, j1, i2 - i1, aligned=tag == "equal")
+            continue
+        for i in range(i1, i2):
+            checker.gone(i)
+            rows.append(Row("-", i, None))
+        rows += (Row("+", None, j) for j in range(j1, j2))
+    if truncated:
+        return rows, True
+    start_old, start_new = prefix + old_end, prefix + new_end
+    if not checker.pairs(rows, start_old, start_new, suffix, aligned=True, doubtful=not last):
+        return None
+    checker.pairs(rows, start_old + suffix, start_new + suffix, tail, aligned=True, raw_equal=True)
+    return rows, False
+
+
+def _opcodes(
+    old: Sequence[str],
+    new: Sequence[str],
+    raw: tuple[Sequence[str], Sequence[str]],
+    key: Callable[[str], str] | None,
+) -> Iterator[tuple[str, int, int, int, int]]:
+    """difflib's opcodes, with each uneven replace block aligned again, finer each time.
+
+    Canonical lines repeat a lot (sixty ``% = stablehlo.dot_general ...``), and difflib's
+    autojunk refuses to anchor on lines that common; inside a small block that costs little.
+    What is still uneven is aligned on ``key`` of the ``raw`` lines (their real text
+    without its names): a line that
+    now reads another value (``dot_general %arg0`` -> ``dot_general %0``) is paired with
+    its old self as changed, so that the names it defines are known renamed.
+    """
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        if tag != "replace" or i2 - i1 == j2 - j1:
+            yield tag, i1, i2, j1, j2
+            continue
+        inner = difflib.SequenceMatcher(None, old[i1:i2], new[j1:j2], autojunk=False)
+        for sub, a1, a2, b1, b2 in inner.get_opcodes():
+            if sub != "replace" or a2 - a1 == b2 - b1 or key is None:
+                yield sub, i1 + a1, i1 + a2, j1 + b1, j1 + b2
+                continue
+            keys = [key(line) for line in raw[0][i1 + a1:i1 + a2]], [key(line) for line in raw[1][j1 + b1:j1 + b2]]
+            for part, c1, c2, d1, d2 in difflib.SequenceMatcher(None, *keys, autojunk=False).get_opcodes():
+                yield "replace" if part == "equal" else part, i1 + a1 + c1, i1 + a1 + c2, j1 + b1 + d1, j1 + b1 + d2
+
+
+class _RenameCheck:
+    """Tracks which old name each new name stands for, from the definitions of aligned lines."""
+
+    def __init__(self, dialect: _Dialect | None, old: list[str], new: list[str]) -> None:
+        self.dialect, self.old, self.new = dialect, old, new
+        # Old names whose new name differs (or that are gone); absent names map to themselves.
+        self.renamed: dict[str, str] = {}
+
+    def pairs(
+        self, rows: list[Row], i: int, j: int, count: int, *, aligned: bool, raw_equal: bool = False, doubtful: bool = False
+    ) -> bool:
+        """Append rows for ``count`` old lines from ``i`` paired with new lines from ``j``; False if stopped.
+
+        ``aligned`` when an alignment key paired them; ``raw_equal`` when their texts are equal,
+        so that once no name is renamed the rest is one unchanged run without a look. Aligned
+        lines go ``BLOCK`` at a time where the dialect allows it, line by line in a block that
+        changed. ``doubtful``: a rough key paired them, so stop at a changed line whose canonical
+        form differs (the pairing itself may be wrong there).
+        """
+        run = 0
+        for start in range(0, count, BLOCK):
+            if raw_equal and not self.renamed:
+                run += count - start
+                break
+            size = min(BLOCK, count - start)
+            if aligned and self.block(i + start, j + start, size):
+                run += size
+                continue
+            for k in range(start, start + size):
+                tag = self.pair(i + k, j + k, aligned)
+                if tag == "=":
+                    run += 1
+                    continue
+                if doubtful and self.dialect.canonical(self.old[i + k]) != self.dialect.canonical(self.new[j + k]):
+                    return False
+                if run:
+                    rows.append(Row("=", i + k - run, j + k - run, run))
+                    run = 0
+                rows.append(Row(tag, i + k, j + k))
+        if run:
+            rows.append(Row("=", i + count - run, j + count - run, run))
+        return True
+
+    def block(self, i: int, j: int, size: int) -> bool:
+        """Whether ``size`` aligned lines from old ``i`` and new ``j`` are all unchanged, checked as one text.
+
+        Their definitions extend the renaming first, so a line is judged under the names of
+        the whole block, the same as line by line where names are unique and defined before
+        use (HLO). Where some line changed, the renaming is left as it was and False returned.
+        """
+        dialect = self.dialect
+        if dialect is None or not dialect.unique_names:
+            return False
+        old, new = self.old[i:i + size], self.new[j:j + size]
+        if old == new and not self.renamed:
+            return True
+        old_defs, new_defs = dialect.defs("\n".join(old)), dialect.defs("\n".join(new))
+        defined = set(old_defs)
+        if len(old_defs) != len(new_defs) or len(defined) != len(old_defs):
+            return False
+        renamed = self.renamed
+        before = {a: renamed[a] for a in renamed.keys() & defined}
+        renamed.update(zip(old_defs, new_defs))
+        for a in [a for a, b in zip(old_defs, new_defs) if a == b]:
+            del renamed[a]
+        if dialect.unchanged(old, new, renamed):
+            return True
+        for a in old_defs:
+            renamed.pop(a, None)
+        renamed.update(before)
+        return False
+
+    def pair(self, i: int, j: int, aligned: bool) -> str:
+        """``=`` or ``~`` for old line ``i`` against new line ``j``; ``aligned`` when their canonical forms match."""
+        old, new = self.old[i], self.new[j]
+        dialect = self.dialect
+        if dialect is None or (old == new and not self.renamed):
+            return "=" if old == new else "~"
+        old_defs, new_defs = dialect.defs(old), dialect.defs(new)
+        if len(old_defs) != len(new_defs):
+            new_defs = [_GONE] * len(old_defs)
+        for a, b in zip(old_defs, new_defs):
+            if a == b:
+                self.renamed.pop(a, None)
+            else:
+                self.renamed[a] = b if aligned or dialect.canonical(a) == dialect.canonical(b) else _GONE
+        if not aligned:
+            return "~"
+        return "=" if dialect.rename(old, self.renamed) == new else "~"
+
+    def gone(self, i: int) -> None:
+        """Old line ``i`` has no counterpart: the names it defines no longer exist."""
+        if self.dialect is not None:
+            self.renamed.update(dict.fromkeys(self.dialect.defs(self.old[i]), _GONE))
+
+
+def _common_prefix(first: Sequence[str], second: Sequence[str]) -> int:
+    """How many leading items the two share: compared a slice at a time (C speed), then item by item."""
+    shortest, step, start = min(len(first), len(second)), 1024, 0
+    while start < shortest and first[start:start + step] == second[start:start + step]:
+        start += step
+    stop = min(shortest, start + step)
+    return next((k for k in range(start, stop) if first[k] != second[k]), stop)
+
+
+def hunks(script: EditScript, context: int = CONTEXT) -> list[list[Row]]:
+    """Runs of single-line rows around the changes, with ``context`` unchanged lines either side."""
+    groups: list[list[Row]] = []
+    current: list[Row] | None = None
+    rows = script.rows
+    for k, row in enumerate(rows):
+        if row.tag != "=":
+            if current is None:
+                before = rows[k - 1] if k else None
+                current = _lines(before, last=context) if before and before.tag == "=" else []
+                groups.append(current)
+            current.append(row)
+        elif current is not None:
+            if k < len(rows) - 1 and row.count <= 2 * context:
+                current += _lines(row)
+            else:
+                current += _lines(row, first=context)
+                current = None
+    return groups
+
+
+def _lines(run: Row, *, first: int | None = None, last: int | None = None) -> list[Row]:
+    """An unchanged run as single-line rows: all of it, its ``first`` n or its ``last`` n lines."""
+    start, stop = 0, run.count
+    if first is not None:
+        stop = min(first, run.count)
+    if last is not None:
+        start = max(0, run.count - last)
+    return [Row("=", run.old + k, run.new + k) for k in range(start, stop)]
+
+
+def unified(script: EditScript, limit: int, *, header: bool = True) -> list[str]:
+    """At most ``limit`` lines of unified diff (real names shown), and how many more there were.
+
+    ``header=False`` leaves out the ``--- snapshot`` / ``+++ staged`` lines, for a caller
+    that names both sides itself (syrupy's ``[- snapshot] == [+ received]``).
+    """
+    lines = _unified_lines(script)
+    if not header:
+        lines = itertools.islice(lines, 2, None)
+    shown = list(itertools.islice(lines, limit))
+    hidden = sum(1 for _ in lines)
+    if hidden or script.truncated:
+        shown.append(f"... {hidden} more diff lines" + (" (and more beyond the diffed window)" if script.truncated else ""))
+    return shown
+
+
+def _unified_lines(script: EditScript) -> Iterator[str]:
+    yield "--- snapshot"
+    yield "+++ staged"
+    for group in hunks(script):
+        old_rows = [r.old for r in group if r.old is not None]
+        new_rows = [r.new for r in group if r.new is not None]
+        yield f"@@ -{_span(old_rows)} +{_span(new_rows)} @@"
+        for changed, run in itertools.groupby(group, key=lambda r: r.tag != "="):
+            run = list(run)
+            if not changed:
+                yield from (f" {script.new[r.new]}" for r in run if r.new is not None)
+                continue
+            yield from (f"-{script.old[r.old]}" for r in run if r.old is not None)
+            yield from (f"+{script.new[r.new]}" for r in run if r.new is not None)
+
+
+def _span(indexes: list[int]) -> str:
+    if not indexes:
+        return "0,0"
+    return f"{indexes[0] + 1},{len(indexes)}" if len(indexes) != 1 else str(indexes[0] + 1)
+
+
+def side_by_side(
+    script: EditScript, limit: int, locations: Sequence[str | None] = ()
+) -> list[list[list[Any]]]:
+    """Hunks for a two-column view, JSON-ready; a changed line sits beside its old version.
+
+    Each hunk is a list of rows ``[tag, old_number, old_text, new_number, new_text, source]``
+    (1-based numbers; None and "" where a side has no line; ``source`` is the staged line's
+    location or None). At most ``limit`` rows in all.
+    """
+    out: list[list[list[Any]]] = []
+    budget = limit
+    for group in hunks(script, context=3):
+        if budget <= 0:
+            break
+        out.append([
+            [
+                row.tag,
+                None if row.old is None else row.old + 1, "" if row.old is None else script.old[row.old],
+                None if row.new is None else row.new + 1, "" if row.new is None else script.new[row.new],
+                locations[row.new] if row.new is not None and row.new < len(locations) else None,
+            ]
+            for row in group[:budget]
+        ])
+        budget -= len(group)
+    return out
+
+
+def sources(script: EditScript, locations: Sequence[str | None]) -> list[tuple[str, dict[str, int]]]:
+    """Where the changed lines come from: ``[(location, {"added": n, "changed": n, "removed": n})]``.
+
+    Added and changed lines carry their own location; a removed line is charged to the
+    location of the nearest staged line after it (the code around the removal).
+    """
+    found: dict[str, dict[str, int]] = {}
+    pending_removed = 0
+    for row in script.rows:
+        where = locations[row.new] if row.new is not None and row.new < len(locations) else None
+        if row.tag == "-":
+            pending_removed += 1
+            continue
+        if row.tag in "+~" and where:
+            kind = "added" if row.tag == "+" else "changed"
+            counts = found.setdefault(where, {})
+            counts[kind] = counts.get(kind, 0) + 1
+        if pending_removed and where:
+            counts = found.setdefault(where, {})
+            counts["removed"] = counts.get("removed", 0) + pending_removed
+            pending_removed = 0
+    return list(found.items())
+
+
+def describe_sources(found: Sequence[tuple[str, dict[str, int]]], limit: int = 5) -> str:
+    """``examples/model.py:42 in attention (1 added, 1 changed); ...`` for a failure message."""
+    parts = []
+    for where, counts in found[:limit]:
+        what = ", ".join(f"{counts[k]} {k}" for k in ("added", "changed", "removed") if counts.get(k))
+        parts.append(f"{where} ({what})")
+    more = len(found) - limit
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+

@@ -1,0 +1,195 @@
+"""Reporting: the session header, the terminal summary table, and JSON/Markdown reports."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
+from pytest_stages.check.compare import format_number, relative_change
+from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
+from pytest_stages.core.records import SKIPPED, CallRecord
+from pytest_stages.report import html_report
+from pytest_stages.run.runner import StagesSession
+
+REPORT_SCHEMA = "pytest-stages-report/1"
+COLUMNS = CHECK_KINDS
+# Every status an artifact of a call can have, ranked for the summary column (worst shown).
+STATUS_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
+KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
+REPORT_FORMATS = (".json", ".md", ".html")
+
+
+def inventory_lines(
+    unused: Sequence[str], leftovers: Sequence[str], pruned: Sequence[str], emptied: int, prefix: str
+) -> list[str]:
+    """What the terminal says about unused snapshot files, leftovers of an interrupted update and a prune."""
+    lines = []
+    if leftovers:
+        lines.append(
+            f"pytest-stages: {len(leftovers)} temporary file(s) left by an interrupted update "
+            "(the snapshot beside each holds its old or new content, never a mix):"
+        )
+        lines += [f"  {prefix}/{path}" for path in leftovers]
+    if pruned:
+        lines.append(f"pytest-stages: pruned {len(pruned)} file(s):")
+        lines += [f"  {prefix}/{path}" for path in pruned]
+        if emptied:
+            lines.append(f"pytest-stages: removed {emptied} emptied folder(s)")
+    elif unused:
+        lines.append(f"pytest-stages: {len(unused)} unused snapshot file(s); `pytest --stages-prune` deletes them:")
+        lines += [f"  {prefix}/{path}" for path in unused]
+    return lines
+
+
+def header(session: StagesSession) -> str:
+    """One line for pytest's header: versions, configs, snapshot folder and mode."""
+    configs = ", ".join(
+        f"{c.name}({c.platform or 'default'} x{c.devices})" for c in session.settings.configs
+        if session.options.configs is None or c.name in session.options.configs
+    )
+    mode = "update" if session.options.update else "compare"
+    return (
+        f"stages: jax {session.environment['jax']}, jaxlib {session.environment['jaxlib']}; configs {configs}; "
+        f"snapshots in {session.settings.snapshot_dir}/ ({mode})"
+    )
+
+
+def column_status(record: CallRecord, column: str) -> str:
+    """The worst status among a record's artifacts that belong to ``column``."""
+    if column == "budget":
+        return record.status.get("budget", "-")
+    statuses = [s for artifact, s in record.status.items() if artifact != "budget" and check_kind(artifact) == column]
+    status = max(statuses, key=STATUS_RANK.__getitem__, default="-")
+    if record.written and status in ("new", "changed", "improved"):
+        return "written"
+    return status
+
+
+def key_deltas(record: CallRecord) -> str:
+    parts = []
+    for metric in KEY_DELTAS:
+        if metric in record.deltas:
+            old, new = record.deltas[metric]
+            parts.append(f"{metric} {format_number(old)}->{format_number(new)} ({relative_change(old, new):+.1%})")
+    return "; ".join(parts)
+
+
+def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
+    rows = [["test", "config", "name", *COLUMNS, "deltas"]]
+    for record in records:
+        rows.append([
+            record.nodeid, record.config, record.name,
+            *(column_status(record, c) for c in COLUMNS), key_deltas(record),
+        ])
+    return rows
+
+
+def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
+    records = session.records
+    if not records:
+        return
+    terminalreporter.section("pytest-stages")
+    upgraded = upgrade_section([record.to_dict() for record in records])
+    if upgraded:
+        terminalreporter.write_line(f"pytest-stages: {SECTION_TITLE}")
+        for line in upgraded:
+            terminalreporter.write_line(f"  {line}")
+    for line in _aligned(table_rows(records)):
+        terminalreporter.write_line(line)
+    for line in _closing_lines(session):
+        terminalreporter.write_line(line)
+
+
+def _closing_lines(session: StagesSession) -> list[str]:
+    """Below the table: files written, improvements, skipped artifacts per config, version notes."""
+    records, lines = session.records, []
+    written = [path for record in records for path in record.written]
+    if session.options.update:
+        lines += [f"pytest-stages: wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
+    improved = [r for r in records if any(s == "improved" for s in r.status.values())]
+    if improved and not session.options.update:
+        lines.append(
+            f"pytest-stages: {len(improved)} call(s) improved on their snapshots; "
+            "run `pytest --stages-update` to record the new figures"
+        )
+    lines += _skip_lines(records)
+    lines += [f"pytest-stages: note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
+    return lines
+
+
+def _skip_lines(records: Sequence[CallRecord]) -> list[str]:
+    """``config tpu: compiled, memory skipped: <reason>``, once per config and reason."""
+    skips: dict[tuple[str, str], list[str]] = {}
+    for record in records:
+        for finding in (f for f in record.findings if f.kind == SKIPPED):
+            skips.setdefault((record.config, finding.message), []).append(finding.artifact)
+    return [
+        f"pytest-stages: config {config}: {', '.join(dict.fromkeys(artifacts))} skipped: {reason}"
+        for (config, reason), artifacts in skips.items()
+    ]
+
+
+def _aligned(rows: list[list[str]]) -> Iterable[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        yield "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+
+
+def report_data(session: StagesSession) -> dict[str, Any]:
+    """The JSON report (schema ``pytest-stages-report/1``, documented in the README)."""
+    return {
+        "schema": REPORT_SCHEMA,
+        "environment": session.environment,
+        "mode": "update" if session.options.update else "compare",
+        "calls": [record.to_dict() for record in session.records],
+    }
+
+
+def markdown(session: StagesSession) -> str:
+    """The summary table, then each failing finding; an IR drift brings its source lines and diff."""
+    rows = table_rows(session.records)
+    lines = ["## pytest-stages", ""]
+    upgraded = upgrade_section([record.to_dict() for record in session.records])
+    if upgraded:
+        lines += [f"### {SECTION_TITLE}", ""]
+        lines += [f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded]
+        lines.append("")
+    lines.append("| " + " | ".join(rows[0]) + " |")
+    lines.append("|" + "---|" * len(rows[0]))
+    for row in rows[1:]:
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+    failing = [(r, f) for r in session.records for f in r.findings if f.failing]
+    if failing:
+        lines += ["", "### Findings", ""]
+        for record, finding in failing:
+            first, *rest = finding.message.splitlines()
+            lines.append(f"- `{record.nodeid}` {record.name} / {finding.artifact}: {first}")
+            detail = finding.detail
+            if not detail:
+                continue
+            lines += [f"  - {line}" for line in detail["summary"]]
+            lines += ["", "  <details><summary>diff</summary>", "", "  ```diff"]
+            lines += [f"  {line[4:]}" for line in rest[len(detail["summary"]):]]
+            lines += ["  ```", "", "  </details>", ""]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(path: Path, session: StagesSession) -> None:
+    """``--stages-report``: JSON for ``.json``, a review page for ``.html``, Markdown for ``.md``."""
+    if path.suffix == ".json":
+        text = json.dumps(report_data(session), indent=2, sort_keys=True) + "\n"
+    elif path.suffix == ".html":
+        text = html_report.page(report_data(session), table_rows(session.records))
+    else:
+        text = markdown(session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def append_step_summary(path: Path, session: StagesSession) -> None:
+    """Append the Markdown summary to GitHub's ``$GITHUB_STEP_SUMMARY`` file."""
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(markdown(session))

@@ -1,0 +1,1 @@
+"""One stage_snapshot call as steps (stage, compare, decide, write), and the session state those calls share."""

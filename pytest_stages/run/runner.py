@@ -1,0 +1,351 @@
+"""One ``stage_snapshot`` call end to end, as steps: stage, compare, decide, format, write.
+
+:func:`compare_call` (snapshots and a staged result in, statuses and findings out),
+:func:`pytest_stages.decide.decide` and :func:`pytest_stages.message.call_message` are
+pure; :class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the
+files to write until the test has passed. The pytest hook layer (``plugin.py``,
+``assembly.py``) creates a :class:`StagesSession` per run and a :class:`StageSnapshot`
+per test; this module holds no pytest hooks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
+from pytest_stages.check import budgets as budgets_
+from pytest_stages.check import upgrade
+from pytest_stages.check.compare import NO_SNAPSHOT, Compared, Pair, compare_pair
+from pytest_stages.check.decide import Policy, decide
+from pytest_stages.check.message import Call, call_message
+from pytest_stages.check.signature import signature_change
+from pytest_stages.config import ConfigError, Settings
+from pytest_stages.core.records import SKIPPED, CallRecord, Finding
+from pytest_stages.ir.normalize import to_json
+from pytest_stages.ir.sources import describe_all
+from pytest_stages.stage.adapters import Unsupported
+from pytest_stages.stage.devices import ActiveConfig, activate
+from pytest_stages.stage.jax_caches import CacheClearing
+from pytest_stages.stage.staging import StageResult, stage
+from pytest_stages.store.storage import (
+    FORMAT_VERSION,
+    SnapshotError,
+    SnapshotFolder,
+    SnapshotStore,
+)
+
+
+class StagesFailure(Exception):
+    """A call whose findings fail the test; the message is what the user reads."""
+
+
+class StagesSkip(Exception):
+    """Snapshots from other JAX versions under ``on_version_mismatch = "skip"``."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Command-line choices for this run."""
+
+    update: bool = False
+    configs: tuple[str, ...] | None = None
+    check: tuple[str, ...] = ()
+    report: str | None = None
+    prune: bool = False
+    verbosity: int = 0
+
+
+def environment() -> dict[str, str]:
+    """The versions a snapshot folder records (read from package metadata: no JAX import)."""
+    return {name: metadata.version(name) for name in ("jax", "jaxlib")}
+
+
+class StagesSession:
+    """Settings, storage and resolved device configs shared by every test of a run."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        options: Options,
+        rootpath: Path,
+        budget_patterns: Mapping[str, Mapping[str, Any]],
+    ) -> None:
+        self.settings = settings
+        self.options = options
+        self.rootpath = rootpath
+        self.budget_patterns = budget_patterns
+        self.store = SnapshotStore(rootpath / settings.snapshot_dir)
+        self.records: list[CallRecord] = []
+        self.caches = CacheClearing(settings.clear_caches)
+        self._active: dict[str, ActiveConfig] = {}
+        self._environment: dict[str, str] | None = None
+
+    @property
+    def environment(self) -> dict[str, str]:
+        if self._environment is None:
+            self._environment = environment()
+        return self._environment
+
+    def active(self, name: str) -> ActiveConfig:
+        """The resolved config ``name`` (resolved once per run)."""
+        if name not in self._active:
+            self._active[name] = activate(self.settings.config_named(name), self.rootpath)
+        return self._active[name]
+
+    @property
+    def policy(self) -> Policy:
+        return Policy(
+            update=self.options.update,
+            on_version_mismatch=self.settings.on_version_mismatch,
+            enforced=self.options.check or self.settings.check,
+        )
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One artifact's snapshot file and its text (None when there is none yet)."""
+
+    path: Path
+    text: str | None
+
+
+@dataclass
+class CallComparison:
+    """What :func:`compare_call` found for one call.
+
+    ``changed`` names the artifacts whose file must be (re)written: new, or different
+    from the snapshot. ``signature`` explains an input change seen in the jaxpr.
+    """
+
+    status: dict[str, str] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    deltas: dict[str, list[float]] = field(default_factory=dict)
+    changed: list[str] = field(default_factory=list)
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What comparing a call needs besides the snapshots: tolerances, budget, diff size, where."""
+
+    nodeid: str
+    rootpath: Path
+    tolerance: Mapping[str, float] = field(default_factory=dict)
+    budget: Mapping[str, Any] = field(default_factory=dict)
+    diff_lines: int = 60
+    replace_unreadable: bool = False
+
+
+def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context: Context) -> CallComparison:
+    """Compare every built artifact of ``result`` with its snapshot, then check the budget.
+
+    Raises :class:`SnapshotError` for a JSON snapshot that does not parse, unless
+    ``context.replace_unreadable`` (update mode), where it is reported and replaced.
+    """
+    out = CallComparison(findings=[Finding(SKIPPED, name, reason, failing=False) for name, reason in result.skipped.items()])
+    for name, actual in result.serialized().items():
+        if name in snapshots:
+            _add_artifact(out, name, snapshots[name], actual, result, context)
+    out.status.update(dict.fromkeys(result.skipped, SKIPPED))
+    budget = budgets_.check_budget(context.budget, result.analyses) if context.budget else []
+    out.status[BUDGET] = "-" if not context.budget else "over" if any(f.failing for f in budget) else "ok"
+    out.findings += budget
+    return out
+
+
+def _add_artifact(
+    out: CallComparison, name: str, snapshot: Snapshot, actual: str, result: StageResult, context: Context
+) -> None:
+    """One artifact's status, findings and deltas; whether its file must be written."""
+    expected = snapshot.text
+    if expected is None:
+        out.status[name] = "new"
+        out.findings.append(Finding(check_kind(name), name, NO_SNAPSHOT))
+        out.changed.append(name)
+        return
+    found = _compare_artifact(name, snapshot, actual, result, context)
+    out.findings += found.findings
+    out.deltas.update(found.deltas)
+    failing = any(f.failing for f in found.findings)
+    out.status[name] = "changed" if failing else "improved" if found.findings else "ok"
+    if expected != actual:
+        out.changed.append(name)
+    if name == "jaxpr" and expected != actual:
+        placed = result.analyses.get("sharding") or result.analyses.get("layout") or {}
+        out.signature = signature_change(list(placed.get("inputs", {})), expected, actual)
+
+
+def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageResult, context: Context) -> Compared:
+    """One artifact against its snapshot, with the comparison family the artifact table names."""
+    expected = snapshot.text or ""
+    if BY_NAME[name].is_text:
+        return compare_pair(Pair(
+            name, expected, actual, diff_lines=context.diff_lines,
+            locations=lambda: describe_all(result.source_lines(name) or (), context.rootpath),
+        ))
+    if expected == actual:
+        return Compared([])
+    try:
+        before = json.loads(expected)
+    except json.JSONDecodeError as exc:
+        if context.replace_unreadable:
+            return Compared([Finding(check_kind(name), name, "unreadable snapshot replaced")])
+        raise SnapshotError(
+            f"snapshot {snapshot.path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted "
+            "or edited by hand. Restore it from version control, or run "
+            f"`pytest --stages-update {context.nodeid}` to record it again."
+        ) from None
+    return compare_pair(Pair(name, expected, actual, before, result.analyses[name], context.tolerance, context.diff_lines))
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    """A file to write once the test has passed (update mode), and the record that notes it."""
+
+    path: Path
+    text: str
+    record: CallRecord
+
+
+class StageSnapshot:
+    """The ``stage_snapshot`` fixture's value for one test and config."""
+
+    def __init__(
+        self,
+        session: StagesSession,
+        *,
+        nodeid: str,
+        folder: SnapshotFolder,
+        active: ActiveConfig,
+        stages: tuple[str, ...],
+        analyses: tuple[str, ...],
+        tolerance: Mapping[str, float],
+        budget: Mapping[str, Any],
+    ) -> None:
+        self.session = session
+        self.nodeid = nodeid
+        self.folder = folder
+        self.active = active
+        self.stages = stages
+        self.analyses = analyses
+        self.tolerance = tolerance
+        self.budget = budget
+        self.pending: list[PendingWrite] = []
+        self.records: list[CallRecord] = []
+        self._names: list[str] = []
+
+    def __call__(
+        self, fn: Callable[..., Any], *args: Any, name: str | None = None,
+        static_scalars: bool | None = None, **kwargs: Any,
+    ) -> StageResult:
+        """Trace, lower and compile ``fn(*args, **kwargs)``; compare every artifact with its snapshot.
+
+        ``static_scalars=True`` bakes Python scalar arguments into the program (default: the
+        ``static_scalars`` setting).
+        """
+        call_name = self._claim_name(fn, name)
+        built = tuple(sorted(set(self.analyses) | budgets_.needed_analyses(self.budget)))
+        settings = self.session.settings
+        self.session.caches.before_staging(fn, args, kwargs, self.active.abstract_mesh)
+        try:
+            result = stage(
+                fn, args, kwargs, name=call_name, active=self.active, stages=self.stages, analyses=built,
+                static_scalars=settings.static_scalars if static_scalars is None else static_scalars,
+                constants_warn_bytes=settings.constants_warn_bytes,
+            )
+        except Unsupported as exc:
+            raise StagesSkip(f"stage_snapshot({call_name}): {exc}") from None
+        self._judge(result)
+        return result
+
+    def _claim_name(self, fn: Callable[..., Any], name: str | None) -> str:
+        if name is not None:
+            if not isinstance(name, str) or not name:
+                raise ConfigError(f"stage_snapshot(name={name!r}): name must be a non-empty string.")
+            if name in self._names:
+                raise ConfigError(
+                    f"stage_snapshot(name={name!r}) is used twice in {self.nodeid}; "
+                    "give each call its own name=."
+                )
+            self._names.append(name)
+            return name
+        base = getattr(fn, "__name__", None) or type(fn).__name__
+        candidate, counter = base, 1
+        while candidate in self._names:
+            counter += 1
+            candidate = f"{base}-{counter}"
+        self._names.append(candidate)
+        return candidate
+
+    def _judge(self, result: StageResult) -> None:
+        """Compare, decide, and either keep the files to write or raise the failure message."""
+        session, policy = self.session, self.session.policy
+        record = CallRecord(nodeid=self.nodeid, config=self.active.name, name=result.name,
+                            folder=str(self.folder.relative))
+        self.records.append(record)
+        meta = self._read_meta()
+        mismatch = record.versions = upgrade.version_note(meta, session.environment)
+        if policy.skips(mismatch):
+            raise StagesSkip(f"{mismatch} (on_version_mismatch = \"skip\")")
+        context = Context(self.nodeid, session.rootpath, self.tolerance, self.budget,
+                          session.settings.diff_lines, replace_unreadable=policy.update)
+        compared = compare_call(result, self._snapshots(result.name), context)
+        record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
+        record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
+        if compared.changed:
+            texts = result.serialized()
+            self.pending += [PendingWrite(self.folder.artifact(result.name, n), texts[n], record) for n in compared.changed]
+        meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
+        if meta_stale and all(p.path != self.folder.meta for p in self.pending):
+            self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
+        verdict = decide([f for f in compared.findings if f.kind != SKIPPED], policy, mismatch)
+        if verdict.passed:
+            return
+        self.pending.clear()
+        notes = [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
+        notes += [f"inputs: {compared.signature}"] if compared.signature else []
+        call = Call(result.name, self.active.name, f"{session.settings.snapshot_dir}/{self.folder.relative}/",
+                    {n: self.folder.artifact(result.name, n).name for n in self._judged()})
+        raise StagesFailure(call_message(
+            call, verdict, notes=[*notes, *result.notes], diff_lines=session.settings.diff_lines,
+            full=session.options.verbosity >= 2,
+        ))
+
+    def _judged(self) -> tuple[str, ...]:
+        """The artifacts this call snapshots: its stages and analyses (budget-only analyses are not stored)."""
+        return (*self.stages, *self.analyses)
+
+    def _snapshots(self, name: str) -> dict[str, Snapshot]:
+        paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
+        return {artifact: Snapshot(path, self.session.store.read(path)) for artifact, path in paths.items()}
+
+    def _read_meta(self) -> dict[str, Any] | None:
+        """The folder's metadata; a folder with snapshots but none is an error outside update mode."""
+        meta = self.session.store.read_meta(self.folder)
+        if meta is None and not self.session.options.update and self.folder.path.is_dir():
+            raise SnapshotError(
+                f"snapshot folder {self.folder.path} has snapshots but no {self.folder.meta.name} "
+                "(the jax/jaxlib versions they were taken with are unknown); restore it from "
+                "version control, or run `pytest --stages-update` to record it."
+            )
+        return meta
+
+    def _meta_text(self) -> str:
+        return to_json({
+            "format": FORMAT_VERSION,
+            **self.session.environment,
+            "platform": self.active.platform,
+            "devices": self.active.config.devices,
+        })
+
+    def flush(self) -> None:
+        """Write pending snapshot files (update mode, after the test passed), noting each in its record."""
+        for pending in self.pending:
+            self.session.store.write(pending.path, pending.text)
+            pending.record.written.append(pending.path.relative_to(self.session.rootpath).as_posix())
+        self.pending.clear()

@@ -1,0 +1,1 @@
+"""Trace, lower and compile: device sets (CPU, compile-only topologies), framework adapters, JAX caches."""

@@ -1,0 +1,142 @@
+"""Device sets: arrange virtual CPU devices early, and resolve a config to real devices and a mesh."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_stages.config import ConfigError, DeviceConfig
+from pytest_stages.stage.topology import topology_devices
+
+CPU_COUNT_VARIABLE = "JAX_NUM_CPU_DEVICES"
+
+
+def cpu_devices_needed(configs: Iterable[DeviceConfig]) -> int:
+    """The largest device count among configs that run on the CPU (or the default backend)."""
+    return max((c.devices for c in configs if c.platform in (None, "cpu")), default=1)
+
+
+def arrange_cpu_devices(count: int) -> None:
+    """Ask JAX for ``count`` CPU devices before its backend starts.
+
+    Before ``import jax`` this is the ``JAX_NUM_CPU_DEVICES`` variable (so an
+    unused plugin costs no import); after it, ``jax_num_cpu_devices``. If the
+    backend already started, JAX refuses and :func:`activate` explains it.
+    """
+    if count <= 1:
+        return
+    if "jax" not in sys.modules:
+        current = os.environ.get(CPU_COUNT_VARIABLE, "")
+        if not current.isdigit() or int(current) < count:
+            os.environ[CPU_COUNT_VARIABLE] = str(count)
+        return
+    import jax
+
+    if jax.config.jax_num_cpu_devices >= count:
+        return
+    try:
+        jax.config.update("jax_num_cpu_devices", count)
+    except RuntimeError:
+        pass
+
+
+@dataclass(frozen=True)
+class ActiveConfig:
+    """The ``stage_config`` fixture: one device configuration, resolved.
+
+    ``attached`` is False for a platform that is not on this machine: such a
+    config is lowered for that platform but never compiled, and its ``mesh`` is
+    an ``AbstractMesh``. ``compile_only`` marks the devices of a ``topology``:
+    compiled for, never run on.
+    """
+
+    config: DeviceConfig
+    platform: str
+    attached: bool
+    devices: tuple[Any, ...]
+    mesh: Any
+    compile_only: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def declares_mesh(self) -> bool:
+        return bool(self.config.mesh)
+
+    @property
+    def abstract_mesh(self) -> Any | None:
+        """The abstract mesh that staging runs under, which JAX keys traces on (None: no mesh declared)."""
+        return self.mesh.abstract_mesh if self.declares_mesh else None
+
+
+def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
+    """Resolve ``config`` against the running JAX: its platform, devices and mesh.
+
+    A ``topology`` config gets compile-only devices (raising
+    :class:`~pytest_stages.stage.topology.TopologyUnavailable` without the plugin).
+    """
+    import jax
+
+    axis_types = _axis_types(config.axis_types) if config.axis_types else None
+    if config.topology is not None:
+        return _activate_topology(config, rootpath, axis_types)
+    platform = config.platform or jax.default_backend()
+    shape = config.mesh_shape or {"data": config.devices}
+    try:
+        available = jax.devices(platform)
+    except RuntimeError:
+        mesh = jax.sharding.AbstractMesh(
+            tuple(shape.values()), tuple(shape), **({"axis_types": axis_types} if axis_types else {})
+        )
+        return ActiveConfig(config, platform, attached=False, devices=(), mesh=mesh)
+    if len(available) < config.devices:
+        raise ConfigError(_too_few_devices(config, platform, len(available)))
+    devices = tuple(available[: config.devices])
+    mesh = jax.make_mesh(tuple(shape.values()), tuple(shape), axis_types=axis_types, devices=devices)
+    return ActiveConfig(config, platform, attached=True, devices=devices, mesh=mesh)
+
+
+def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: Any) -> ActiveConfig:
+    import jax
+
+    devices = topology_devices(config, rootpath)
+    shape = config.mesh_shape or {"data": len(devices)}
+    if len(devices) != config.devices and config.mesh:
+        sizes = " x ".join(f"{axis}={size}" for axis, size in config.mesh)
+        raise ConfigError(
+            f"config {config.name!r}: mesh {sizes} holds {config.devices} devices but topology "
+            f"{config.topology!r} has {len(devices)}; make the axis sizes multiply to {len(devices)}."
+        )
+    mesh = jax.make_mesh(tuple(shape.values()), tuple(shape), axis_types=axis_types, devices=devices)
+    config = dataclasses.replace(config, devices=len(devices))
+    return ActiveConfig(config, config.platform or "", attached=True, devices=devices, mesh=mesh,
+                        compile_only=True)
+
+
+def _axis_types(names: tuple[str, ...]) -> tuple[Any, ...]:
+    from jax.sharding import AxisType
+
+    return tuple(getattr(AxisType, name.capitalize()) for name in names)
+
+
+def _too_few_devices(config: DeviceConfig, platform: str, available: int) -> str:
+    if platform == "cpu":
+        return (
+            f"config {config.name!r} needs {config.devices} CPU devices but JAX has {available}: "
+            "its backend started before pytest-stages could set the count (something ran "
+            "jax.devices() or a JAX operation while conftest.py or a plugin was imported). Move "
+            "that call into a test or fixture, or start pytest with "
+            f"{CPU_COUNT_VARIABLE}={config.devices}."
+        )
+    return (
+        f"config {config.name!r} needs {config.devices} {platform} devices (its mesh or device "
+        f"count) but only {available} are attached; lower its devices/mesh to at most "
+        f"{available}, or run it where more are attached."
+    )

@@ -1,0 +1,96 @@
+"""When to drop JAX's in-memory caches during a run: the ``clear_caches`` setting.
+
+JAX keeps every trace, lowering and executable of a process, keyed on the function and its
+abstract arguments. Kept across tests, they let a later test that stages the same function
+on arguments of the same shapes get the earlier test's trace (stale if the function reads a
+global that changed since), and they hold memory. Dropping them after every test costs each
+next test its re-traces: of ``jax.nn`` and ``jnp`` helpers, and on framework suites the
+recompiles of the small kernels a model's construction runs eagerly.
+
+``"auto"`` (the default) drops them only where a trace could be reused, just before
+such a staging, and after every :data:`AUTO_PERIOD` staged tests, which bounds memory.
+``True`` drops them after every staged test; ``False`` never.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from pytest_stages.config import AUTO_PERIOD
+
+
+def trace_key(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], mesh: Hashable | None = None,
+) -> Hashable | None:
+    """What JAX's trace cache would at least have to match to reuse a trace of ``fn(*args, **kwargs)``.
+
+    JAX keys a trace on the function (by its hash and equality; ``jax.jit(f)`` made afresh
+    still reuses ``f``'s trace), on the shape and dtype of every array argument and on the
+    abstract ``mesh`` it runs under, so two stagings with different keys here never share a
+    trace. The key is coarser than JAX's: it takes the innermost wrapped function
+    (``__wrapped__``, as ``jax.jit`` and ``functools.wraps`` set it) and leaves out static
+    values, weak types, shardings and the rest of the context, which can only cause an
+    unneeded drop, never a missed one. None when the function cannot be hashed or its
+    arguments not flattened: then every staging drops.
+
+    >>> import numpy as np
+    >>> trace_key(abs, (np.zeros((2, 3)),), {})[2]
+    (((2, 3), 'float64'),)
+    """
+    import jax
+
+    try:
+        leaves = jax.tree.leaves((args, kwargs))
+        return hash(inspect.unwrap(fn)), mesh, tuple(_abstract(leaf) for leaf in leaves)
+    except Exception:  # an unhashable callable, a cycle of __wrapped__, a pytree node that cannot be flattened
+        return None
+
+
+def _abstract(leaf: Any) -> Hashable:
+    shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
+    if shape is None or dtype is None:
+        return type(leaf).__qualname__
+    return tuple(shape), str(dtype)
+
+
+class CacheClearing:
+    """Decides when to call ``clear`` (``jax.clear_caches``) in one process, per ``mode``."""
+
+    def __init__(self, mode: bool | str, clear: Callable[[], None] | None = None) -> None:
+        self.mode = mode
+        self._clear = clear
+        self._keys: set[Hashable] = set()
+        self._tests = 0
+
+    def before_staging(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], mesh: Hashable | None = None,
+    ) -> None:
+        """In "auto" mode, drop the caches if this staging could reuse a trace kept since the last drop."""
+        if self.mode != "auto":
+            return
+        key = trace_key(fn, args, kwargs, mesh)
+        if key is None or key in self._keys:
+            self._drop()
+        self._keys.add(key)  # None too: something was staged since the last drop
+
+    def after_test(self, staged: bool) -> None:
+        """After a test: drop per ``mode`` if it staged anything (every test, or every period)."""
+        if not staged or self.mode is False:
+            return
+        self._tests += 1
+        if self.mode is True or self._tests >= AUTO_PERIOD:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._keys or self._tests:
+            (self._clear or _jax_clear)()
+        self._keys.clear()
+        self._tests = 0
+
+
+def _jax_clear() -> None:
+    import jax
+
+    jax.clear_caches()

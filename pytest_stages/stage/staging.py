@@ -1,0 +1,211 @@
+"""The staging pipeline: trace, lower and compile once, then extract every enabled artifact."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_stages.analyse import analyses as analyses_
+from pytest_stages.analyse.analyses import cost_source, staged_cost
+from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.ir.normalize import to_json
+from pytest_stages.ir.sources import Located
+from pytest_stages.stage import compile_cache, scalars
+from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt
+from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.topology import place_unsharded
+
+MAX_ERROR_LINES = 12
+
+
+class StageError(Exception):
+    """A function that failed to trace, lower or compile; names the stage and the JAX error."""
+
+    def __init__(self, name: str, stage: str, cause: BaseException) -> None:
+        lines = [line for line in str(cause).strip().splitlines() if line.strip()]
+        if len(lines) > MAX_ERROR_LINES:
+            lines = lines[:MAX_ERROR_LINES] + ["..."]
+        detail = "\n    ".join(lines) or "(no message)"
+        super().__init__(
+            f"stage_snapshot({name}): {stage} failed with {type(cause).__name__}:\n    {detail}\n"
+            f"Fix the function or its arguments; its snapshots were left untouched."
+        )
+        self.stage = stage
+
+
+@dataclass
+class StageResult:
+    """What one ``stage_snapshot`` call staged: the real JAX objects and plain-data artifacts.
+
+    ``texts`` holds the normalized stage texts and ``analyses`` the JSON-ready
+    analyses, keyed by artifact name; ``skipped`` gives the reason for every
+    enabled artifact that could not be built (e.g. compiled stages of a
+    platform that is not attached). ``traced`` is None for a framework without
+    a trace stage (``equinox.filter_jit``); ``jaxpr`` is the ``ClosedJaxpr``
+    either way. ``notes`` are added to a failure message (weakly typed scalars).
+    """
+
+    name: str
+    config: ActiveConfig
+    traced: Any
+    lowered: Any
+    compiled: Any | None
+    adapter: Adapter | None = None
+    jaxpr: Any = None
+    notes: list[str] = field(default_factory=list)
+    # Read from JAX's persistent cache: its stack-frame tables are those of the compile that
+    # filled the cache (the key ignores source locations), so they may name old lines.
+    from_cache: bool = False
+    texts: dict[str, str] = field(default_factory=dict)
+    analyses: dict[str, Any] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def cost(self) -> dict[str, float]:
+        """``cost_analysis()`` as a plain dict: compiled, else lowered (see ``cost_source``); {} if neither."""
+        return staged_cost(self.analyses.get("cost", {}))
+
+    @property
+    def cost_source(self) -> str | None:
+        """Which stage ``cost`` was counted on: "compiled", "lowered" (pre-optimization) or None."""
+        return cost_source(self.analyses.get("cost", {}))
+
+    @property
+    def memory(self) -> dict[str, Any]:
+        """``memory_analysis()`` as a plain dict ({} when the memory analysis is not enabled)."""
+        return self.analyses.get("memory", {})
+
+    @property
+    def compile_only(self) -> bool:
+        """Staged for a compile-only topology (its lowered cost is counted by the CPU client)."""
+        return self.config.compile_only
+
+    def named_leaves(self, tree: Any) -> NamedLeaves:
+        """The leaves of an in/out tree of the staged function, named by the user's argument paths."""
+        if self.adapter is None:
+            raise ValueError(f"stage_snapshot({self.name}): staged without an adapter, its leaves have no names")
+        return self.adapter.named_leaves(tree)
+
+    @functools.cached_property
+    def compiled_text(self) -> str:
+        """``Compiled.as_text()``, asked of XLA once (it also feeds the analyses)."""
+        return self.compiled.as_text()
+
+    @functools.cached_property
+    def compiled_ops(self) -> dict[str, Any]:
+        """The op structure of the compiled HLO (the ``ops`` artifact; ``sharding`` reads its collectives)."""
+        return analyses_.ops(self.compiled_text)
+
+    def source_lines(self, artifact: str) -> Located | None:
+        """Where each line of ``texts[artifact]`` came from, read from JAX's debug info.
+
+        Built only when asked (a drift message wants it): the debug texts cost
+        another print of each stage. None when the lines cannot be matched, and for
+        a compiled executable read from the persistent cache (its locations may be stale).
+        """
+        locate = BY_NAME[artifact].locate
+        if artifact not in self.texts or locate is None:
+            return None
+        return locate(self)
+
+    def serialized(self) -> dict[str, str]:
+        """Every built artifact as the exact text its snapshot file holds."""
+        out = dict(self.texts)
+        out.update({name: to_json(data) for name, data in self.analyses.items()})
+        return out
+
+
+def stage(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    name: str,
+    active: ActiveConfig,
+    stages: tuple[str, ...],
+    analyses: tuple[str, ...],
+    static_scalars: bool = False,
+    constants_warn_bytes: int = scalars.CONSTANTS_WARN_BYTES,
+) -> StageResult:
+    """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
+
+    How ``fn`` is traced and lowered depends on what it is (see :mod:`pytest_stages.adapters`).
+    On a compile-only topology, arguments without a sharding are replicated over its mesh.
+    """
+    if active.compile_only:
+        args, kwargs = place_unsharded((args, kwargs), active.mesh)
+    adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
+    with _placement(active):
+        traced = _guarded(name, "tracing", adapter.trace)
+        platforms = None if active.attached else (active.platform,)
+        lowered = _guarded(name, "lowering", lambda: adapter.lower(traced, platforms))
+        hits = compile_cache.COUNTER.total_hits
+        with compile_cache.compile_only() if active.compile_only else contextlib.nullcontext():
+            compiled = _guarded(name, "compiling", lowered.compile) if active.attached else None
+        from_cache = compile_cache.COUNTER.total_hits > hits
+        jaxpr = _guarded(name, "tracing", lambda: adapter.jaxpr(traced)) if "jaxpr" in stages else None
+    result = StageResult(
+        name=name, config=active, traced=traced, lowered=lowered, compiled=compiled,
+        adapter=adapter, jaxpr=jaxpr, notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
+        from_cache=from_cache,
+    )
+    _build(result, (*stages, *analyses))
+    scalars.warn_constants(name, result.texts.get("stablehlo") or lowered.as_text(), constants_warn_bytes)
+    return result
+
+
+@contextlib.contextmanager
+def _placement(active: ActiveConfig) -> Iterator[None]:
+    """Stage on the config's devices; under its mesh when the config declares one."""
+    import jax
+
+    with contextlib.ExitStack() as stack:
+        if active.config.partitioner is not None:
+            stack.enter_context(_partitioner(active.config.partitioner == "shardy"))
+        if active.attached and not active.compile_only:
+            stack.enter_context(jax.default_device(active.devices[0]))
+        if active.declares_mesh:
+            use = jax.set_mesh if active.attached else jax.sharding.use_abstract_mesh
+            stack.enter_context(use(active.mesh))
+        yield
+
+
+@contextlib.contextmanager
+def _partitioner(shardy: bool) -> Iterator[None]:
+    """``jax_use_shardy_partitioner`` set for one config's staging, then restored."""
+    import jax
+
+    before = jax.config.jax_use_shardy_partitioner
+    jax.config.update("jax_use_shardy_partitioner", shardy)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", before)
+
+
+def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:
+    try:
+        return step()
+    except Unsupported:
+        raise
+    except Exception as exc:
+        raise StageError(name, stage_name, exc) from exc
+
+
+def _build(result: StageResult, wanted: tuple[str, ...]) -> None:
+    """Build every wanted artifact; without a compiled executable those that need one are skipped."""
+    reason = (
+        f"platform {result.config.platform!r} is not attached: lowered for it, never compiled "
+        "(compiling would silently build code for the local backend)"
+    )
+    for name in wanted:
+        artifact = BY_NAME[name]
+        if artifact.needs_compile and result.compiled is None:
+            result.skipped[name] = reason
+        elif artifact.is_text:
+            result.texts[name] = artifact.normalize(artifact.build(result))
+        else:
+            result.analyses[name] = artifact.build(result)

@@ -1,0 +1,142 @@
+"""Compile-only devices for a TPU slice or a set of GPUs on a machine without them.
+
+``jax.experimental.topologies`` (libtpu; the CUDA plugin with a GPU spec)
+gives devices that XLA compiles for but that never run anything. This module
+makes them once per session, keeps the accelerator plugins' start-up noise
+off the terminal, and places arguments that carry no sharding on them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.util
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pytest_stages.config import ConfigError, DeviceConfig
+
+SPEC_DIR = Path(__file__).parent / "gpu_specs"
+PLUGINS = {"tpu": ("libtpu", "tpu"), "cuda": ("jax_plugins.xla_cuda12", "cuda")}
+ACCELERATOR_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/accel0", "/dev/vfio", "/dev/kfd")
+
+
+class TopologyUnavailable(Exception):
+    """The accelerator plugin a topology config needs is not installed (the config is skipped)."""
+
+
+def default_to_cpu() -> None:
+    """Start JAX on the CPU alone when no accelerator is attached and ``JAX_PLATFORMS`` is unset.
+
+    Otherwise an installed libtpu or CUDA plugin probes for hardware when the
+    backend starts and prints warnings and a cuInit traceback. Where an
+    accelerator's device node exists, JAX is left to pick it up natively.
+    """
+    if os.environ.get("JAX_PLATFORMS") or any(os.path.exists(node) for node in ACCELERATOR_NODES):
+        return
+    if "jax" not in sys.modules:
+        os.environ["JAX_PLATFORMS"] = "cpu"
+        return
+    import jax
+
+    if not jax.config.jax_platforms:
+        with contextlib.suppress(RuntimeError):
+            jax.config.update("jax_platforms", "cpu")
+
+
+def gpu_names() -> list[str]:
+    """The GPU specs that ship with the plugin, by name."""
+    return sorted(path.stem for path in SPEC_DIR.glob("*.txtpb"))
+
+
+def gpu_spec(config: DeviceConfig, rootpath: Path) -> str:
+    """The GpuTargetConfig text of ``config.gpu``: a shipped name, or a path (relative to the rootdir)."""
+    gpu = config.gpu or ""
+    if gpu in gpu_names():
+        return (SPEC_DIR / f"{gpu}.txtpb").read_text(encoding="utf-8")
+    path = Path(gpu) if Path(gpu).is_absolute() else rootpath / gpu
+    if not path.is_file():
+        raise ConfigError(
+            f"config {config.name!r}: gpu = {gpu!r} is neither a shipped spec ({', '.join(gpu_names())}) "
+            "nor a GpuTargetConfig text file."
+        )
+    return path.read_text(encoding="utf-8")
+
+
+def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
+    """The compile-only devices of ``config.topology`` (made once per session and spec)."""
+    module, extra = PLUGINS[config.platform or ""]
+    if importlib.util.find_spec(module.split(".")[0]) is None or (
+        "." in module and importlib.util.find_spec(module) is None
+    ):
+        raise TopologyUnavailable(
+            f"config {config.name!r} compiles for a {config.platform} topology, which needs "
+            f"{module.split('.')[-1]}; install it with `pip install \"pytest-stages[{extra}]\"`"
+        )
+    spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
+    try:
+        return _make_devices(config.platform or "", config.topology or "", config.gpu, spec)
+    except Exception as exc:  # noqa: BLE001 - XLA raises plain RuntimeErrors/XlaRuntimeErrors
+        reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise ConfigError(
+            f"config {config.name!r}: topology {config.topology!r} cannot be made for "
+            f"{config.platform}: {reason}"
+        ) from None
+
+
+@functools.cache
+def _make_devices(platform: str, topology: str, gpu: str | None, spec: str | None) -> tuple[Any, ...]:
+    from jax.experimental import topologies
+
+    # libtpu takes a machine-wide lock (/tmp/libtpu_lockfile) unless told otherwise; compile-only
+    # use needs no exclusive chip, and xdist workers or a second pytest each load libtpu.
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    with quiet_stderr():
+        if platform == "cuda":
+            desc = topologies.get_topology_desc(
+                platform="cuda", topology_name=gpu or "gpu", topology=topology, target_config=spec
+            )
+        else:
+            desc = topologies.get_topology_desc(platform=platform, topology_name=topology)
+    return tuple(desc.devices)
+
+
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Send file descriptor 2 to a scratch file: libtpu logs from C++ at start-up."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as scratch:
+        os.dup2(scratch.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def place_unsharded(tree: Any, mesh: Any) -> Any:
+    """Arrays and ``ShapeDtypeStruct``s without a sharding of their own become replicated over ``mesh``.
+
+    Concrete arrays live on the local CPU, so their sharding never counts; a
+    ``ShapeDtypeStruct`` that carries a sharding (built from ``stage_config.mesh``)
+    is kept as it is. Other leaves (Python scalars, static values) are untouched.
+    """
+    import jax
+    import numpy as np
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    replicated = NamedSharding(mesh, PartitionSpec())
+
+    def place(leaf: Any) -> Any:
+        if isinstance(leaf, jax.ShapeDtypeStruct) and leaf.sharding is None:
+            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=replicated, weak_type=leaf.weak_type)
+        if isinstance(leaf, (jax.Array, np.ndarray)):
+            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=replicated)
+        return leaf
+
+    return jax.tree.map(place, tree)

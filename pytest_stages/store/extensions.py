@@ -1,0 +1,125 @@
+"""syrupy extensions for stage texts and analyses, one per artifact of the table.
+
+For tests that use syrupy's own ``snapshot`` fixture::
+
+    assert lowered.as_text() == snapshot.with_defaults(extension_class=StableHLOExtension)
+
+Each class writes one file per assertion in syrupy's layout
+(``__snapshots__/<test module>/<test>.stablehlo.mlir``), normalizes what it is given
+with the artifact's normalizer (so raw ``as_text(debug_info=True)`` output and the
+already-normalized ``StageResult.texts`` give the same file; analyses become
+sorted-key JSON), and explains a mismatch with the renumbering-proof diff of
+:mod:`pytest_stages.textdiff` instead of syrupy's line diff. syrupy's
+``--snapshot-update`` writes these files; pytest-stages never reads or writes them,
+and they never go to its ``snapshot_dir``.
+
+The classes are generated from :data:`pytest_stages.artifacts.ARTIFACTS`, one per
+artifact, named after its file suffix (``.compiled.hlo.txt`` -> ``CompiledHLOExtension``);
+:func:`extension_for` finds one by artifact name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
+
+from syrupy.types import (
+    PropertyFilter,
+    PropertyMatcher,
+    SerializableData,
+    SerializedData,
+)
+
+from pytest_stages.analyse.artifacts import ARTIFACTS, Artifact
+from pytest_stages.config import DEFAULT_DIFF_LINES
+from pytest_stages.ir.normalize import to_json
+from pytest_stages.ir.textdiff import edit_script, unified
+from pytest_stages.store.storage import StageSnapshotExtension
+
+# How a suffix word is spelled in a class name (any other word is capitalized).
+_SPELLING = {"stablehlo": "StableHLO", "hlo": "HLO"}
+
+
+class ArtifactExtension(StageSnapshotExtension):
+    """Base of the generated classes: one artifact's serializer, file suffix and diff.
+
+    Writes are atomic (inherited from the pytest-stages storage extension).
+    ``diff_limit`` caps the diff lines of a failure message.
+    """
+
+    artifact: ClassVar[Artifact]
+    normalize: ClassVar[Callable[[str], str] | None] = None
+    longer_suffixes: ClassVar[tuple[str, ...]] = ()
+    diff_limit: ClassVar[int] = DEFAULT_DIFF_LINES
+
+    def serialize(
+        self,
+        data: SerializableData,
+        *,
+        exclude: PropertyFilter | None = None,
+        include: PropertyFilter | None = None,
+        matcher: PropertyMatcher | None = None,
+    ) -> SerializedData:
+        """The exact file text: a stage text normalized, analysis data (or its JSON text) as sorted JSON."""
+        normalize = type(self).normalize
+        if normalize is None:
+            return to_json(json.loads(data) if isinstance(data, str) else data)
+        if not isinstance(data, str):
+            raise TypeError(
+                f"{type(self).__name__} snapshots {self.artifact.name} text, got {type(data).__name__}: "
+                "pass the text (str(jaxpr), lowered.as_text(), compiled.as_text() or result.texts[...])"
+            )
+        return normalize(data)
+
+    def diff_lines(self, serialized_data: SerializedData, snapshot_data: SerializedData) -> Iterator[str]:
+        """The renumbering-proof unified diff, snapshot (-) to received (+): a renamed value is no change."""
+        script = edit_script(self.artifact.dialect, str(snapshot_data), str(serialized_data))
+        yield from unified(script, self.diff_limit, header=False)
+
+    def is_snapshot_location(self, *, location: str) -> bool:
+        """A file with this suffix and not a longer artifact suffix ending in it.
+
+        Else ``HLOExtension`` would take ``test_f.compiled.hlo.txt`` for a snapshot named
+        ``test_f.compiled``, which it never uses, and syrupy would delete it as unused.
+        """
+        return super().is_snapshot_location(location=location) and not location.endswith(self.longer_suffixes)
+
+
+def _class_name(artifact: Artifact) -> str:
+    """``.compiled.hlo.txt`` -> ``CompiledHLOExtension``: the suffix's words but the file type."""
+    words = artifact.suffix.strip(".").split(".")[:-1]
+    return "".join(_SPELLING.get(word, word.capitalize()) for word in words) + "Extension"
+
+
+def _extension_class(artifact: Artifact) -> type[ArtifactExtension]:
+    """The artifact's extension class: its suffix, normalizer (None: JSON) and the longer suffixes to leave alone."""
+    namespace: dict[str, Any] = {
+        "__module__": __name__,
+        "__doc__": f"syrupy extension for the ``{artifact.name}`` artifact (``*{artifact.suffix}`` files).",
+        "artifact": artifact,
+        "file_extension": artifact.suffix.lstrip("."),
+        "normalize": staticmethod(artifact.normalize) if artifact.is_text else None,
+        "longer_suffixes": tuple(
+            other.suffix for other in ARTIFACTS if other.suffix != artifact.suffix and other.suffix.endswith(artifact.suffix)
+        ),
+    }
+    return type(_class_name(artifact), (ArtifactExtension,), namespace)
+
+
+EXTENSIONS: dict[str, type[ArtifactExtension]] = {artifact.name: _extension_class(artifact) for artifact in ARTIFACTS}
+
+# Module attributes under their own names: syrupy finds an extension by ``module.qualname``
+# (xdist workers' reports, ``--snapshot-default-extension``).
+globals().update({cls.__name__: cls for cls in EXTENSIONS.values()})
+
+
+def extension_for(artifact: str) -> type[ArtifactExtension]:
+    """The extension class of an artifact, by name (``"stablehlo"``, ``"cost"``, ...)."""
+    try:
+        return EXTENSIONS[artifact]
+    except KeyError:
+        raise ValueError(f"unknown artifact {artifact!r}; known: {', '.join(EXTENSIONS)}") from None
+
+
+__all__ = ["EXTENSIONS", "ArtifactExtension", "extension_for", *(cls.__name__ for cls in EXTENSIONS.values())]

@@ -1,0 +1,104 @@
+"""Which snapshot files a run used, and which it observed to be unused (pure: paths in, paths out)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from pytest_stages.analyse.artifacts import SUFFIXES
+from pytest_stages.core.observed import RunView
+from pytest_stages.store.storage import META_FILE, safe_component
+
+TEMPORARY_SUFFIX = ".tmp"
+
+
+def snapshot_files(root: Path) -> list[PurePosixPath]:
+    """Every file under ``root``, relative to it (symlinks are listed, never followed)."""
+    if not root.is_dir():
+        return []
+    return sorted(PurePosixPath(p.relative_to(root).as_posix()) for p in root.rglob("*") if p.is_file() or p.is_symlink())
+
+
+def used_files(calls: Iterable[tuple[str, str, Iterable[str]]]) -> set[PurePosixPath]:
+    """Files of ``(folder, name, artifacts)`` calls, with each folder's metadata file."""
+    used = set()
+    for folder, name, artifacts in calls:
+        used.add(PurePosixPath(folder, META_FILE))
+        for artifact in artifacts:
+            if artifact in SUFFIXES:
+                used.add(PurePosixPath(folder, f"{safe_component(name)}{SUFFIXES[artifact]}"))
+    return used
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """What a run found in the snapshot tree: files it observed unused, and temporary leftovers."""
+
+    unused: list[PurePosixPath] = field(default_factory=list)
+    leftovers: list[PurePosixPath] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The facts about the project a verdict needs besides the run: configs and which modules exist."""
+
+    rootpath: Path
+    configs: Collection[str]
+    selected: Collection[str]
+    module_exists: Callable[[str], bool]
+
+
+def take_inventory(files: Iterable[PurePosixPath], used: set[PurePosixPath], view: RunView, tree: Tree) -> Inventory:
+    """Sort the snapshot files of a complete run into unused and leftovers.
+
+    A folder ``<module>/<test>/<config>`` is judged by its owner:
+    - owned by collected items that all passed: its files that no call used are unused;
+      owned by an item that failed, errored or was skipped: kept (it judged nothing);
+    - of a config that exists but was not selected: kept;
+    - of a module collected in full but owned by no item (the test, or its use of the
+      config, was removed): every file is unused;
+    - of a module that exists but was not collected (``--ignore``, path arguments): kept;
+    - of a module that no longer exists: unused when collection covered its path.
+    Anything else (files outside that layout) is kept. Call it on complete views only.
+    """
+    owners: dict[str, list[str]] = {}
+    for nodeid, folder in view.collection.items.items():
+        if folder is not None:
+            owners.setdefault(folder, []).append(view.outcomes.get(nodeid, "failed"))
+    verdicts: dict[PurePosixPath, bool] = {}
+    unused, leftovers = [], []
+    for path in files:
+        if path.name.startswith(".") and path.name.endswith(TEMPORARY_SUFFIX):
+            leftovers.append(path)
+            continue
+        folder = path.parent
+        if folder not in verdicts:
+            verdicts[folder] = _folder_is_judged(folder, owners, view, tree)
+        if verdicts[folder] and path not in used:
+            unused.append(path)
+    return Inventory(unused, leftovers)
+
+
+def _folder_is_judged(folder: PurePosixPath, owners: dict[str, list[str]], view: RunView, tree: Tree) -> bool:
+    """True when the run observed enough of ``folder``'s owner to call its unused files unused."""
+    if len(folder.parts) < 3:
+        return False
+    key, config, module = folder.as_posix(), folder.parts[-1], PurePosixPath(*folder.parts[:-2]).as_posix()
+    if key in owners:
+        return all(outcome == "passed" for outcome in owners[key])
+    if config in tree.configs and config not in tree.selected:
+        return False
+    if module in view.collection.modules:
+        return True
+    if "~" in module or tree.module_exists(module):
+        return False
+    return _covered(tree.rootpath / f"{module}.py", view)
+
+
+def _covered(path: Path, view: RunView) -> bool:
+    """True when collection started at or above ``path`` and nothing on the way was ignored."""
+    def under(base: Path) -> bool:
+        return path == base or base in path.parents
+
+    return any(under(root) for root in view.roots) and not any(under(Path(p)) for p in view.collection.ignored)

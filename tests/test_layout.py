@@ -1,0 +1,73 @@
+"""The package's shape: no import cycles (function-level imports counted), a docstring per subpackage.
+
+import-linter's layers contract (``lint-imports``, run by ``.ci/run``) keeps the layers
+importing downward; a cycle between two modules of one layer is outside that contract, so
+this test walks the whole graph that grimp builds (it reads imports inside functions too).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+
+import grimp
+
+import pytest_stages
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The components of more than one module (Tarjan's algorithm), i.e. the import cycles."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_strongly_connected_finds_a_cycle_and_only_one():
+    assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+    assert strongly_connected({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_package_has_no_import_cycles():
+    graph = grimp.build_graph("pytest_stages")
+    # The root __init__ re-exports the public API: it imports its subpackages, none imports it.
+    modules = {m for m in graph.modules if m != "pytest_stages"}
+    edges = {m: graph.find_modules_directly_imported_by(m) & modules for m in modules}
+    assert strongly_connected(edges) == []
+    assert not any("pytest_stages" in graph.find_modules_directly_imported_by(m) for m in modules)
+
+
+def test_each_subpackage_says_what_lives_there():
+    for info in pkgutil.iter_modules(pytest_stages.__path__):
+        if info.ispkg:
+            module = importlib.import_module(f"pytest_stages.{info.name}")
+            doc = ast.get_docstring(ast.parse(open(module.__file__, encoding="utf-8").read()))
+            assert doc and len(doc.splitlines()) == 1, info.name
