@@ -48,8 +48,9 @@ def staged(folder: Path, source: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     args = (jax.ShapeDtypeStruct((8, 8), jnp.float32),) * 2
-    return stage(module.block, args, {}, name="block", active=activate(DeviceConfig(name="cpu1")),
-                 stages=TEXTS, analyses=())
+    return stage(
+        module.block, args, {}, name="block", active=activate(DeviceConfig(name="cpu1")), stages=TEXTS, analyses=()
+    )
 
 
 def main() -> None:
@@ -59,15 +60,18 @@ def main() -> None:
         for artifact in TEXTS:
             old, new = before.texts[artifact], after.texts[artifact]
             plain = sum(
-                1 for line in difflib.unified_diff(old.splitlines(), new.splitlines(), n=0, lineterm="")
+                1
+                for line in difflib.unified_diff(old.splitlines(), new.splitlines(), n=0, lineterm="")
                 if line[:1] in "+-" and line[:3] not in ("+++", "---")
             )
             script = edit_script(BY_NAME[artifact].dialect, old, new)
             rows = [row.tag for row in script.rows if row.tag != "="]
             found = sources(script, describe_all(after.source_lines(artifact) or (), Path(tmp) / "new"))
             counts = ", ".join(f"{rows.count(t)} {n}" for t, n in (("+", "added"), ("-", "removed"), ("~", "changed")))
-            print(f"{artifact:<10} {len(old.splitlines()):>6} {plain:>11} {len(rows):>9}  ({counts}) "
-                  f"{describe_sources(found, limit=2)}")
+            print(
+                f"{artifact:<10} {len(old.splitlines()):>6} {plain:>11} {len(rows):>9}  ({counts}) "
+                f"{describe_sources(found, limit=2)}"
+            )
 
 
 if __name__ == "__main__":

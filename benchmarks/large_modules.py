@@ -41,6 +41,7 @@ INSERTED = '  %sine.0 = f32[64,64]{1,0} sine(%param_0), metadata={op_name="jit(b
 
 def sample_module() -> str:
     """A small compiled module (about 190 lines) with stack-frame tables and op metadata."""
+
     def block(x, w):
         for _ in range(8):
             x = jax.nn.gelu(x @ w) + jnp.tanh(x)
@@ -131,7 +132,7 @@ def main() -> None:
 def changed(text: str) -> str:
     """One ``tanh`` op in the middle made a ``sine``."""
     middle = text.rfind(" tanh(", 0, len(text) // 2)
-    return text[:middle] + " sine(" + text[middle + 6:]
+    return text[:middle] + " sine(" + text[middle + 6 :]
 
 
 def inserted(text: str) -> str:

@@ -25,8 +25,11 @@ MEASURE = (
 
 def peak_mib(root: Path, *args: str) -> float:
     output = subprocess.run(
-        [sys.executable, "-c", MEASURE, *pytest_command(*args)], cwd=root, check=True,
-        capture_output=True, text=True,
+        [sys.executable, "-c", MEASURE, *pytest_command(*args)],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return int(output.split()[-1]) / 1024
 

@@ -27,7 +27,11 @@ def main() -> None:
     options = parser.parse_args()
     benchmark_environment()
     root = make_project(Path(tempfile.mkdtemp(prefix="stages-bench-")), options.functions)
-    runs: dict[str, list[tuple[float, float]]] = {"bare JAX AOT": [], "pytest --stages-update": [], "pytest compare": []}
+    runs: dict[str, list[tuple[float, float]]] = {
+        "bare JAX AOT": [],
+        "pytest --stages-update": [],
+        "pytest compare": [],
+    }
     for _ in range(options.repeat):
         runs["bare JAX AOT"].append(timed([sys.executable, "bare.py", str(options.functions)], root))
         shutil.rmtree(root / "snapshots", ignore_errors=True)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from suite import pytest_command, timing_conftest
 
-PYPROJECT = '''
+PYPROJECT = """
 [tool.pytest.ini_options]
 pythonpath = ["."]
 
@@ -42,28 +42,29 @@ modules = ["entry_points"]
 [[tool.pytest_stages.configs]]
 name = "cpu1"
 devices = 1
-'''
+"""
 
 CONFTEST = timing_conftest(
-    "pytest_collection", "collection_seconds.txt",
+    "pytest_collection",
+    "collection_seconds.txt",
     preamble="import jax  # imported before collection, so that the timed step does not include it",
 )
 
-HEADER = '''
+HEADER = """
 import jax
 import jax.numpy as jnp
 
 from pytest_stages import register
 
 ARGS = (jax.ShapeDtypeStruct((8,), jnp.float32),)
-'''
+"""
 
-FUNCTION = '''
+FUNCTION = """
 
 @register(args=ARGS)
 def entry_{index}(x):
     return jnp.sin(x) * {index} + 1
-'''
+"""
 
 MEASURE = (
     "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
@@ -85,7 +86,10 @@ def collect(root: Path, *extra: str) -> tuple[float, float, int]:
     """``(process seconds, collection-step seconds, items)`` of one ``pytest --collect-only -q``."""
     start = time.perf_counter()
     output = subprocess.run(
-        pytest_command("--collect-only", *extra), cwd=root, capture_output=True, text=True,
+        pytest_command("--collect-only", *extra),
+        cwd=root,
+        capture_output=True,
+        text=True,
     ).stdout
     whole = time.perf_counter() - start
     items = sum(line.startswith("stages::") for line in output.splitlines())
@@ -95,7 +99,11 @@ def collect(root: Path, *extra: str) -> tuple[float, float, int]:
 def peak_mib(root: Path, *args: str) -> float:
     """Peak RSS (MiB) of one pytest run with ``args``, the child of a fresh measuring process."""
     output = subprocess.run(
-        [sys.executable, "-c", MEASURE, *pytest_command(*args)], cwd=root, check=True, capture_output=True, text=True,
+        [sys.executable, "-c", MEASURE, *pytest_command(*args)],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return int(output.split()[-1]) / 1024
 

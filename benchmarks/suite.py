@@ -59,15 +59,15 @@ def cases(index, mesh):
     return f"sharded{index}", jax.grad(loss), (sharded, spec(16, size, sharding=batch))
 '''
 
-PYPROJECT = '''
+PYPROJECT = """
 [tool.pytest_stages]
 [[tool.pytest_stages.configs]]
 name = "cpu8"
 devices = 8
 mesh = { data = 4, model = 2 }
-'''
+"""
 
-TEST_MODULE = '''
+TEST_MODULE = """
 import pytest
 from functions import cases
 
@@ -75,7 +75,7 @@ from functions import cases
 def test_case(stage_snapshot, stage_config, index):
     name, fn, args = cases(index, stage_config.mesh)
     stage_snapshot(fn, *args, name=name)
-'''
+"""
 
 
 def timing_conftest(hook: str, output: str, preamble: str = "") -> str:
@@ -99,7 +99,7 @@ def {hook}(session):
 
 CONFTEST = timing_conftest("pytest_runtestloop", "loop_seconds.txt")
 
-BARE = '''
+BARE = """
 import os, sys, time
 os.environ["JAX_NUM_CPU_DEVICES"] = "8"
 os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA plugin start-up
@@ -120,18 +120,21 @@ with jax.set_mesh(mesh):
                     compiled.output_formats, lowered.args_info)
 with open("loop_seconds.txt", "w") as stream:
     stream.write(str(time.perf_counter() - start))
-'''
+"""
 
 
-FRAMEWORK_PYPROJECT = PYPROJECT.replace("[tool.pytest_stages]", """[tool.pytest_stages]
+FRAMEWORK_PYPROJECT = PYPROJECT.replace(
+    "[tool.pytest_stages]",
+    """[tool.pytest_stages]
 [[tool.pytest_stages.configs]]
 name = "cpu1"
 devices = 1
-""")
+""",
+)
 
 # Flax NNX models with an optax optimizer, as users write them: concrete parameters built
 # eagerly in the test, an ``nnx.jit`` train step donating model and optimizer.
-FRAMEWORK_TEST = '''
+FRAMEWORK_TEST = """
 import jax, jax.numpy as jnp, optax, pytest
 from flax import nnx
 
@@ -165,7 +168,7 @@ def test_train_step(stage_snapshot, index):
     f32 = jnp.float32
     stage_snapshot(train_step, model, optimizer, jax.ShapeDtypeStruct((16, width), f32),
                    jax.ShapeDtypeStruct((16, 8), f32))
-'''
+"""
 
 
 def make_project(root: Path, count: int, kind: str = "jax") -> Path:
@@ -223,7 +226,19 @@ def pytest_command(*args: str) -> list[str]:
     hypothesis (a test dependency of this repository, not of pytest-stages) is left out: its
     plugin imports all of hypothesis in every process's terminal summary, one per xdist worker.
     """
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-W", "ignore", *args]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "-W",
+        "ignore",
+        *args,
+    ]
 
 
 def benchmark_environment() -> None:

@@ -24,8 +24,17 @@ ROOT = Path(__file__).resolve().parent.parent
 def run_config(name: str, report: Path) -> tuple[float, float, int, int]:
     """``(process seconds, summed test seconds, tests passed, tests skipped)`` of one config's run."""
     command = [
-        sys.executable, "-m", "pytest", "examples", "-q", "-p", "no:cacheprovider", "-W", "ignore",
-        f"--stages-configs={name}", f"--junitxml={report}",
+        sys.executable,
+        "-m",
+        "pytest",
+        "examples",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "ignore",
+        f"--stages-configs={name}",
+        f"--junitxml={report}",
     ]
     start = time.perf_counter()
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -36,8 +36,7 @@ def build_venv(venv: Path) -> Path:
     constraints = venv / "constraints.txt"
     constraints.write_text("\n".join(pins) + "\n")
     subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "-c", str(constraints),
-         f"jax=={OLD}", f"jaxlib=={OLD}", str(REPO)],
+        [str(python), "-m", "pip", "install", "-q", "-c", str(constraints), f"jax=={OLD}", f"jaxlib=={OLD}", str(REPO)],
         check=True,
     )
     return python
@@ -48,7 +47,9 @@ def pytest(python: Path, project: Path, *args: str) -> tuple[str, float]:
     start = time.perf_counter()
     done = subprocess.run(
         [str(python), "-m", "pytest", "examples", "-p", "no:cacheprovider", "-W", "ignore::UserWarning", *args],
-        cwd=project, capture_output=True, text=True,
+        cwd=project,
+        capture_output=True,
+        text=True,
     )
     return done.stdout + done.stderr, time.perf_counter() - start
 
@@ -84,16 +85,20 @@ def main() -> None:
         meta = json.loads(next((project / "snapshots").rglob("_stages.json")).read_text())
         print(f"recorded with jax {meta['jax']}, jaxlib {meta['jaxlib']}: {outcome(recorded)} ({seconds:.1f} s)")
         checked, seconds = pytest(Path(sys.executable), project, "--stages-report=upgrade.json")
-        print(f'checked with the pinned versions, on_version_mismatch = "semantic": {outcome(checked)} ({seconds:.1f} s)')
+        print(
+            f'checked with the pinned versions, on_version_mismatch = "semantic": {outcome(checked)} ({seconds:.1f} s)'
+        )
         print("\n".join(section(checked)) or "(no upgrade section)")
         add_setting(project, 'on_version_mismatch = "fail"')
         strict, seconds = pytest(Path(sys.executable), project)
         print(f'checked with the pinned versions, on_version_mismatch = "fail": {outcome(strict)} ({seconds:.1f} s)')
         calls = json.loads((project / "upgrade.json").read_text())["calls"]
-        print('per call (semantic run): drift cause, drifted artifacts, the findings that failed the test')
+        print("per call (semantic run): drift cause, drifted artifacts, the findings that failed the test")
         for call in calls:
             drifted = ", ".join(a for a, state in sorted(call["status"].items()) if state in ("changed", "improved"))
-            failed = [f"{f['artifact']}: {f['message']}" for f in call["findings"] if f["failing"] and f["kind"] != "text"]
+            failed = [
+                f"{f['artifact']}: {f['message']}" for f in call["findings"] if f["failing"] and f["kind"] != "text"
+            ]
             print(f"  {call['nodeid']} {call['name']}: {call['drift_cause']} [{drifted}]")
             print("".join(f"      fails on {line}\n" for line in failed), end="")
     finally:

@@ -37,7 +37,7 @@ from suite import (
 
 PLAIN, COLD, WARM = "plain pytest, no cache", "stages compare, cold", "stages compare, warm"
 
-PLAIN_TEST = '''
+PLAIN_TEST = """
 import os
 os.environ.setdefault("JAX_NUM_CPU_DEVICES", "8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA plugin start-up
@@ -55,14 +55,16 @@ def test_plain(index):
         assert str(traced.jaxpr) and lowered.as_text() and compiled.as_text()
         assert compiled.memory_analysis() is not None
         compiled.cost_analysis(), lowered.cost_analysis(), compiled.input_shardings, compiled.input_formats
-'''
+"""
 
 
 def instructions(commands: dict[str, tuple[list[str], Path]]) -> dict[str, int]:
     """Instructions each ``(command, folder)`` executes, counted by cachegrind, all run at once."""
     counting = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     running = {
-        name: subprocess.Popen([*counting, *command], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        name: subprocess.Popen(
+            [*counting, *command], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         for name, (command, root) in commands.items()
     }
     counts = {}
@@ -128,7 +130,9 @@ def main() -> None:
         print("  " + describe(name, samples))
     for name in (WARM, COLD):
         low, middle, high = median_interval([run / base for run, base in zip(runs[name], runs[PLAIN])])
-        print(f"  ratio {name.split(', ')[1]}/plain, paired by round: median {middle:.3f}x, 95% interval {low:.3f}-{high:.3f}x")
+        print(
+            f"  ratio {name.split(', ')[1]}/plain, paired by round: median {middle:.3f}x, 95% interval {low:.3f}-{high:.3f}x"
+        )
     shutil.rmtree(root)
 
 

@@ -14,22 +14,22 @@ import sys
 import tempfile
 from pathlib import Path
 
-MODEL = '''import jax.numpy as jnp
+MODEL = """import jax.numpy as jnp
 
 
 def block(x, w):
     for k in range(125):
         x = jnp.tanh(x @ w) + jnp.sin(x)
     return x
-'''
-TEST = '''import jax, jax.numpy as jnp
+"""
+TEST = """import jax, jax.numpy as jnp
 from model import block
 
 
 def test_block(stage_snapshot):
     x = jax.ShapeDtypeStruct((8, 8), jnp.float32)
     stage_snapshot(block, x, x)
-'''
+"""
 SETTINGS = '[tool.pytest_stages]\nstages = ["jaxpr", "stablehlo", "compiled"]\nanalyses = ["cost"]\n'
 
 
@@ -50,9 +50,18 @@ def main() -> None:
         if chromium is None:
             sys.exit("chromium not found: install Debian's chromium package for the screenshot")
         subprocess.run(
-            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-             "--window-size=1400,1100", f"--screenshot={out / 'review.png'}", (root / "review.html").as_uri()],
-            check=True, capture_output=True,
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--window-size=1400,1100",
+                f"--screenshot={out / 'review.png'}",
+                (root / "review.html").as_uri(),
+            ],
+            check=True,
+            capture_output=True,
         )
         print(f"wrote {out / 'review.png'}")
 

@@ -41,9 +41,7 @@ def transformer_block(p, x, heads=4):
     """Pre-norm transformer block: attention and a GELU MLP, each with a residual."""
     batch, seq, width = x.shape
     h = layer_norm(x, p["ln1"])
-    q, k, v = (
-        (h @ p[name]).reshape(batch, seq, heads, width // heads) for name in ("wq", "wk", "wv")
-    )
+    q, k, v = ((h @ p[name]).reshape(batch, seq, heads, width // heads) for name in ("wq", "wk", "wv"))
     x = x + attention(q, k, v).reshape(batch, seq, width) @ p["wo"]
     h = layer_norm(x, p["ln2"])
     return x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
@@ -51,6 +49,7 @@ def transformer_block(p, x, heads=4):
 
 def rnn(params, xs):
     """A tanh RNN over the leading axis of ``xs`` with ``jax.lax.scan``."""
+
     def cell(h, x):
         h = jnp.tanh(h @ params["wh"] + x @ params["wx"])
         return h, h

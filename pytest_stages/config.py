@@ -98,9 +98,20 @@ def load_pyproject(rootpath: Path) -> dict[str, Any]:
 def parse_settings(table: Mapping[str, Any]) -> Settings:
     """Validate a raw ``[tool.pytest_stages]`` table into :class:`Settings`."""
     known = {
-        "snapshot_dir", "stages", "analyses", "configs", "tolerance",
-        "budgets", "check", "on_version_mismatch", "diff_lines", "clear_caches", "modules",
-        "compilation_cache", "static_scalars", "constants_warn_bytes",
+        "snapshot_dir",
+        "stages",
+        "analyses",
+        "configs",
+        "tolerance",
+        "budgets",
+        "check",
+        "on_version_mismatch",
+        "diff_lines",
+        "clear_caches",
+        "modules",
+        "compilation_cache",
+        "static_scalars",
+        "constants_warn_bytes",
     }
     _reject_unknown("[tool.pytest_stages]", table, known)
     defaults = Settings()
@@ -116,9 +127,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         tolerance=parse_tolerances(table.get("tolerance", {}), "[tool.pytest_stages.tolerance]"),
         budgets=_parse_budget_table(table.get("budgets", {})),
         check=parse_choices("check", table.get("check", defaults.check), CHECK_KINDS),
-        on_version_mismatch=parse_version_mode(
-            _typed(table, "on_version_mismatch", str, defaults.on_version_mismatch)
-        ),
+        on_version_mismatch=parse_version_mode(_typed(table, "on_version_mismatch", str, defaults.on_version_mismatch)),
         diff_lines=_positive_int(table, "diff_lines", defaults.diff_lines),
         clear_caches=_clearing(table.get("clear_caches", defaults.clear_caches)),
         compilation_cache=_cache_setting(table.get("compilation_cache", defaults.compilation_cache)),
@@ -133,7 +142,7 @@ def _clearing(raw: Any) -> bool | str:
     if isinstance(raw, bool) or raw == "auto":
         return raw
     raise ConfigError(
-        f"[tool.pytest_stages] clear_caches = {raw!r}: use \"auto\" (drop JAX's caches where a trace "
+        f'[tool.pytest_stages] clear_caches = {raw!r}: use "auto" (drop JAX\'s caches where a trace '
         f"could be reused, and every {AUTO_PERIOD} staged tests), true (after every staged test) or false (never)."
     )
 
@@ -143,8 +152,7 @@ def _cache_setting(raw: Any) -> bool | str:
     if isinstance(raw, bool) or (isinstance(raw, str) and raw.strip()):
         return raw
     raise ConfigError(
-        f"[tool.pytest_stages] compilation_cache = {raw!r}: use true, false or a folder path "
-        "(relative to the rootdir)."
+        f"[tool.pytest_stages] compilation_cache = {raw!r}: use true, false or a folder path (relative to the rootdir)."
     )
 
 
@@ -157,9 +165,7 @@ def _module_names(raw: Any) -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(
         isinstance(m, str) and all(part.isidentifier() for part in m.split(".")) for m in raw
     ):
-        raise ConfigError(
-            f"[tool.pytest_stages] modules must be a list of dotted module names, got {raw!r}."
-        )
+        raise ConfigError(f"[tool.pytest_stages] modules must be a list of dotted module names, got {raw!r}.")
     return tuple(raw)
 
 
@@ -171,17 +177,13 @@ def parse_choices(key: str, value: Any, allowed: tuple[str, ...]) -> tuple[str, 
         raise ConfigError(f"{key} must be a list of names from {list(allowed)}, got {value!r}.")
     unknown = [v for v in value if v not in allowed]
     if unknown:
-        raise ConfigError(
-            f"{key}: unknown name {unknown[0]!r}; choose from {list(allowed)}."
-        )
+        raise ConfigError(f"{key}: unknown name {unknown[0]!r}; choose from {list(allowed)}.")
     return tuple(dict.fromkeys(value))
 
 
 def parse_version_mode(value: str) -> str:
     if value not in VERSION_MODES:
-        raise ConfigError(
-            f"on_version_mismatch = {value!r} is not one of {list(VERSION_MODES)}."
-        )
+        raise ConfigError(f"on_version_mismatch = {value!r} is not one of {list(VERSION_MODES)}.")
     return value
 
 
@@ -189,8 +191,7 @@ def parse_configs(raw: Any) -> tuple[DeviceConfig, ...]:
     """Validate the ``[[tool.pytest_stages.configs]]`` array."""
     if not isinstance(raw, list) or not raw:
         raise ConfigError(
-            "[[tool.pytest_stages.configs]] must be a non-empty array of tables "
-            "(each with at least a name)."
+            "[[tool.pytest_stages.configs]] must be a non-empty array of tables (each with at least a name)."
         )
     configs = tuple(_parse_config(index, entry) for index, entry in enumerate(raw))
     names = [c.name for c in configs]
@@ -206,7 +207,8 @@ def _parse_config(index: int, entry: Any) -> DeviceConfig:
     if not isinstance(entry, dict):
         raise ConfigError(f"{where} must be a table, got {entry!r}.")
     _reject_unknown(
-        where, entry,
+        where,
+        entry,
         {"name", "platform", "devices", "mesh", "axis_types", "topology", "gpu", "partitioner"},
     )
     name = entry.get("name")
@@ -221,14 +223,18 @@ def _parse_config(index: int, entry: Any) -> DeviceConfig:
     partitioner = entry.get("partitioner")
     if partitioner is not None and partitioner not in PARTITIONERS:
         raise ConfigError(
-            f"{where}: partitioner {partitioner!r} is not one of {list(PARTITIONERS)} "
-            "(leave it out for JAX's default)."
+            f"{where}: partitioner {partitioner!r} is not one of {list(PARTITIONERS)} (leave it out for JAX's default)."
         )
     mesh = _parse_mesh(where, entry.get("mesh", {}))
     return DeviceConfig(
-        name=name, platform=platform, devices=_parse_devices(where, entry, mesh), mesh=mesh,
+        name=name,
+        platform=platform,
+        devices=_parse_devices(where, entry, mesh),
+        mesh=mesh,
         axis_types=_parse_axis_types(where, entry.get("axis_types", ()), len(mesh)),
-        topology=topology, gpu=gpu, partitioner=partitioner,
+        topology=topology,
+        gpu=gpu,
+        partitioner=partitioner,
     )
 
 
@@ -253,13 +259,11 @@ def _parse_axis_types(where: str, raw: Any, axes: int) -> tuple[str, ...]:
         raw = [raw] * axes
     if not isinstance(raw, (list, tuple)) or any(t not in AXIS_TYPES for t in raw):
         raise ConfigError(
-            f"{where}: axis_types {raw!r} must name one of {list(AXIS_TYPES)} "
-            "per mesh axis, or one for all axes."
+            f"{where}: axis_types {raw!r} must name one of {list(AXIS_TYPES)} per mesh axis, or one for all axes."
         )
     if raw and len(raw) != axes:
         raise ConfigError(
-            f"{where}: axis_types needs one entry per mesh axis ({axes}), "
-            "or a single name for all of them."
+            f"{where}: axis_types needs one entry per mesh axis ({axes}), or a single name for all of them."
         )
     return tuple(raw)
 
@@ -270,7 +274,7 @@ def _parse_platform(where: str, platform: Any) -> str | None:
     if platform == "gpu":
         raise ConfigError(
             f"{where}: platform 'gpu' is ambiguous (JAX reads it as whichever of cuda or rocm is "
-            "installed); write platform = \"cuda\" for NVIDIA or \"rocm\" for AMD."
+            'installed); write platform = "cuda" for NVIDIA or "rocm" for AMD.'
         )
     raise ConfigError(f"{where}: platform {platform!r} is not one of {list(PLATFORMS)}.")
 
@@ -280,32 +284,28 @@ def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) 
     topology, gpu = entry.get("topology"), entry.get("gpu")
     if topology is None:
         if gpu is not None:
-            raise ConfigError(f"{where}: gpu = {gpu!r} needs platform = \"cuda\" and a topology.")
+            raise ConfigError(f'{where}: gpu = {gpu!r} needs platform = "cuda" and a topology.')
         return None, None
     if platform not in TOPOLOGY_PLATFORMS:
-        raise ConfigError(
-            f"{where}: topology needs platform = \"tpu\" or \"cuda\", got {platform!r}."
-        )
+        raise ConfigError(f'{where}: topology needs platform = "tpu" or "cuda", got {platform!r}.')
     if not isinstance(topology, str) or not re.fullmatch(r"([a-z0-9]+:)?\d+(x\d+)*", topology):
         raise ConfigError(
-            f"{where}: topology {topology!r} must look like \"v5e:2x2\" (tpu) or \"1x1x4\" "
+            f'{where}: topology {topology!r} must look like "v5e:2x2" (tpu) or "1x1x4" '
             "(cuda: slices x hosts x devices)."
         )
     if "devices" in entry:
         raise ConfigError(f"{where}: leave devices out of a topology config: the topology decides them.")
     if platform == "tpu":
         if gpu is not None:
-            raise ConfigError(f"{where}: gpu applies to platform = \"cuda\" only.")
+            raise ConfigError(f'{where}: gpu applies to platform = "cuda" only.')
         if ":" not in topology:
-            raise ConfigError(f"{where}: a tpu topology names its chip, e.g. \"v5e:2x2\".")
+            raise ConfigError(f'{where}: a tpu topology names its chip, e.g. "v5e:2x2".')
         return topology, None
     if ":" in topology or topology.count("x") != 2:
-        raise ConfigError(
-            f"{where}: a cuda topology is slices x hosts x devices, e.g. \"1x1x4\", got {topology!r}."
-        )
+        raise ConfigError(f'{where}: a cuda topology is slices x hosts x devices, e.g. "1x1x4", got {topology!r}.')
     if not isinstance(gpu, str) or not gpu:
         raise ConfigError(
-            f"{where}: a cuda topology needs gpu = a shipped spec name (e.g. \"h100\") "
+            f'{where}: a cuda topology needs gpu = a shipped spec name (e.g. "h100") '
             "or the path of a GpuTargetConfig text file."
         )
     return topology, gpu
@@ -350,9 +350,7 @@ def parse_fraction(where: str, value: Any) -> float:
     else:
         number = math.nan
     if not math.isfinite(number) or number < 0:
-        raise ConfigError(
-            f"{where}: tolerance {text!r} is not a non-negative fraction; write 0.02 or \"2%\"."
-        )
+        raise ConfigError(f'{where}: tolerance {text!r} is not a non-negative fraction; write 0.02 or "2%".')
     return number
 
 
@@ -360,7 +358,7 @@ def _parse_budget_table(raw: Any) -> dict[str, dict[str, Any]]:
     if not isinstance(raw, Mapping) or not all(isinstance(v, Mapping) for v in raw.values()):
         raise ConfigError(
             "[tool.pytest_stages.budgets] must map node-id patterns to tables, e.g. "
-            "\"examples/*::test_mlp*\" = { flops = 2.2e9 }."
+            '"examples/*::test_mlp*" = { flops = 2.2e9 }.'
         )
     return {str(pattern): dict(values) for pattern, values in raw.items()}
 
@@ -368,17 +366,13 @@ def _parse_budget_table(raw: Any) -> dict[str, dict[str, Any]]:
 def _reject_unknown(where: str, table: Mapping[str, Any], known: set[str]) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
-        raise ConfigError(
-            f"{where}: unknown key {unknown[0]!r}; the known keys are {sorted(known)}."
-        )
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; the known keys are {sorted(known)}.")
 
 
 def _typed(table: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
     value = table.get(key, default)
     if not isinstance(value, kind):
-        raise ConfigError(
-            f"[tool.pytest_stages] {key} must be a {kind.__name__}, got {value!r}."
-        )
+        raise ConfigError(f"[tool.pytest_stages] {key} must be a {kind.__name__}, got {value!r}.")
     return value
 
 

@@ -37,29 +37,41 @@ from pytest_stages.store.storage import SnapshotError, SnapshotFolder, safe_path
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("stages", "pytest-stages: compilation-regression snapshots of JAX programs")
     group.addoption(
-        "--stages-update", action="store_true", default=False,
+        "--stages-update",
+        action="store_true",
+        default=False,
         help="write new and changed stage snapshots of the tests that ran (deletes nothing)",
     )
     group.addoption(
-        "--stages-configs", metavar="NAMES", default=None,
+        "--stages-configs",
+        metavar="NAMES",
+        default=None,
         help="comma-separated device configs to run (default: all configured)",
     )
     group.addoption(
-        "--stages-check", metavar="KINDS", default=None,
+        "--stages-check",
+        metavar="KINDS",
+        default=None,
         help=f"comma-separated kinds that fail a test, from {','.join(CHECK_KINDS)} (default: all); "
         "the others are reported only",
     )
     group.addoption(
-        "--stages-prune", action="store_true", default=False,
+        "--stages-prune",
+        action="store_true",
+        default=False,
         help="delete the snapshot files this run observed to be unused (refused unless the run collected "
         "and ran everything, with no collection error or selection)",
     )
     group.addoption(
-        "--stages-list", action="store_true", default=False,
+        "--stages-list",
+        action="store_true",
+        default=False,
         help="list the registered stage functions and configs that would run, with their arguments",
     )
     group.addoption(
-        "--stages-report", metavar="PATH", default=None,
+        "--stages-report",
+        metavar="PATH",
+        default=None,
         help="write a report of every staged call: PATH.json, PATH.md or PATH.html (a review page)",
     )
 
@@ -109,7 +121,8 @@ def pytest_configure(config: pytest.Config) -> None:
     cache = compile_cache.choose(
         settings.compilation_cache,
         Path(config.cache.mkdir(compile_cache.DEFAULT_FOLDER))
-        if settings.compilation_cache is True and getattr(config, "cache", None) else None,
+        if settings.compilation_cache is True and getattr(config, "cache", None)
+        else None,
         config.rootpath,
         compile_cache.users_jax_dir(),
     )
@@ -161,8 +174,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marker = assembly.marker_kwargs(metafunc.definition, "stages")
     if marker.get("configs") is not None:
         try:
-            names = list(parse_choices(f"@pytest.mark.stages(configs=...) on {metafunc.definition.nodeid}",
-                                       marker["configs"], tuple(names)))
+            names = list(
+                parse_choices(
+                    f"@pytest.mark.stages(configs=...) on {metafunc.definition.nodeid}", marker["configs"], tuple(names)
+                )
+            )
         except ConfigError as exc:
             # Fails this test alone (in its stage_config fixture); the module's other tests run.
             metafunc.parametrize("stage_config", [pytest.param(exc, id="bad-configs")], indirect=True)
@@ -199,7 +215,9 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     """
     session = request.config.stash[SESSION]
     item = request.node
-    snapshot = assembly.make_snapshot(session, item, stage_config, assembly.folder_for(session, item, stage_config.name))
+    snapshot = assembly.make_snapshot(
+        session, item, stage_config, assembly.folder_for(session, item, stage_config.name)
+    )
 
     def call(fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any) -> Any:
         return assembly.run_call(snapshot, fn, args, kwargs, name, static_scalars)
@@ -216,8 +234,6 @@ def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | N
     callspec = getattr(item, "callspec", None)
     config_name = callspec.params.get("stage_config") if callspec is not None else None
     return assembly.folder_for(session, item, config_name) if isinstance(config_name, str) else None
-
-
 
 
 @pytest.hookimpl(wrapper=True)
@@ -241,8 +257,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return test_report
 
 
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Add the registered stage functions (before -k/-m deselect, so both apply to them)."""
@@ -250,7 +264,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not stages.settings.modules and not registrations(config.rootpath):
         return
     collector = collection.RegisteredFunctions.from_parent(
-        session, name=collection.COLLECTOR_NAME, nodeid=collection.COLLECTOR_NAME,
+        session,
+        name=collection.COLLECTOR_NAME,
+        nodeid=collection.COLLECTOR_NAME,
         modules=stages.settings.modules,
     )
     report = collector.ihook.pytest_make_collect_report(collector=collector)

@@ -19,12 +19,15 @@ name = "cpu1"
 devices = 1
 """
 
-TWO_CONFIGS = ONE_CONFIG + """
+TWO_CONFIGS = (
+    ONE_CONFIG
+    + """
 [[tool.pytest_stages.configs]]
 name = "cpu8"
 devices = 8
 mesh = { data = 4, model = 2 }
 """
+)
 
 SIMPLE_TEST = """
 import jax, jax.numpy as jnp
@@ -61,9 +64,11 @@ class Project:
     def snapshots(self) -> dict[str, bytes]:
         """Every file under snapshots/, by path relative to it."""
         root = self.path / "snapshots"
-        return {
-            p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-        } if root.exists() else {}
+        return (
+            {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+            if root.exists()
+            else {}
+        )
 
     def output(self, result: pytest.RunResult) -> str:
         return "\n".join(result.outlines)

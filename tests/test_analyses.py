@@ -27,8 +27,7 @@ def test_loop(stage_snapshot):
 
 def loop(trips=4, size=64, dtype="jnp.float32", budget=""):
     return (
-        LOOP.replace("TRIPS", str(trips)).replace("SIZE", str(size)).replace("DTYPE", dtype)
-        .replace("BUDGET", budget)
+        LOOP.replace("TRIPS", str(trips)).replace("SIZE", str(size)).replace("DTYPE", dtype).replace("BUDGET", budget)
     )
 
 
@@ -38,19 +37,21 @@ def test_a_cost_regression_fails_with_the_figures(project):
     project.write("test_cost.py", loop(size=72))
     result = project.run("--stages-check=cost,memory")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: 'looped' on config cpu1 differs from its snapshots in snapshots/test_cost/test_loop/cpu1/",
-        "  memory: peak +26.6%; temp +26.5%; argument +26.6%; +1 more",
-        "  cost: flops +42.4%; bytes accessed +26.6%; transcendentals +26.6%; +3 more",
-        "- memory (looped.memory.json):",
-        "    argument_size_in_bytes 16384 -> 20736 (+26.6%, tolerance exact)",
-        "*",
-        "- cost (looped.cost.json):",
-        "    bytes accessed 147517 -> 186685 (+26.6%, tolerance 0.1%)",
-        "*flops 524290 -> 746498 (+42.4%, tolerance 0.1%)",
-        "    transcendentals 4096 -> 5184 (+26.6%, tolerance 0.1%)",
-        "*also changed, but not checked in this run: jaxpr, stablehlo, compiled, ops",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: 'looped' on config cpu1 differs from its snapshots in snapshots/test_cost/test_loop/cpu1/",
+            "  memory: peak +26.6%; temp +26.5%; argument +26.6%; +1 more",
+            "  cost: flops +42.4%; bytes accessed +26.6%; transcendentals +26.6%; +3 more",
+            "- memory (looped.memory.json):",
+            "    argument_size_in_bytes 16384 -> 20736 (+26.6%, tolerance exact)",
+            "*",
+            "- cost (looped.cost.json):",
+            "    bytes accessed 147517 -> 186685 (+26.6%, tolerance 0.1%)",
+            "*flops 524290 -> 746498 (+42.4%, tolerance 0.1%)",
+            "    transcendentals 4096 -> 5184 (+26.6%, tolerance 0.1%)",
+            "*also changed, but not checked in this run: jaxpr, stablehlo, compiled, ops",
+        ]
+    )
 
 
 def test_more_loop_trips_show_in_the_compiled_text_not_the_per_iteration_cost(project):
@@ -68,17 +69,21 @@ def test_bf16_instead_of_f32_changes_bytes_and_text(project):
     project.write("test_cost.py", loop(dtype="jnp.bfloat16"))
     result = project.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "- jaxpr (looped.jaxpr.txt): IR drift",
-        "    -{ lambda ; a:f32?64,64?. let",
-        "    +{ lambda ; a:bf16?64,64?. let",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "- jaxpr (looped.jaxpr.txt): IR drift",
+            "    -{ lambda ; a:f32?64,64?. let",
+            "    +{ lambda ; a:bf16?64,64?. let",
+        ]
+    )
     assert "    argument_size_in_bytes" not in result.stdout.str()
     result.stdout.fnmatch_lines(["*also memory: argument_size_in_bytes 16384 -> 8192 (-50.0%): improved*"])
 
 
 def test_a_tolerance_lets_small_changes_pass(project):
-    project.configure("[tool.pytest_stages.tolerance]\nflops = \"50%\"\ntranscendentals = 0.5\n'bytes accessed' = 0.5\n'bytes accessed0{}' = 0.5\n'bytes accessedout{}' = 0.5\n'bytes accessed1{}' = 0.5\n")
+    project.configure(
+        "[tool.pytest_stages.tolerance]\nflops = \"50%\"\ntranscendentals = 0.5\n'bytes accessed' = 0.5\n'bytes accessed0{}' = 0.5\n'bytes accessedout{}' = 0.5\n'bytes accessed1{}' = 0.5\n"
+    )
     project.write("test_cost.py", loop(size=64))
     project.run("--stages-update").assert_outcomes(passed=1)
     project.write("test_cost.py", loop(size=72))
@@ -99,10 +104,12 @@ def test_an_improvement_passes_and_is_reported_with_the_update_hint(project):
     project.write("test_cost.py", loop(size=64))
     result = project.run("--stages-check=cost,memory")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines([
-        "*test_cost.py::test_loop?cpu1?*improved*improved*flops 746498->524290 (-29.8%)*",
-        "pytest-stages: 1 call(s) improved on their snapshots; run `pytest --stages-update` to record the new figures",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*test_cost.py::test_loop?cpu1?*improved*improved*flops 746498->524290 (-29.8%)*",
+            "pytest-stages: 1 call(s) improved on their snapshots; run `pytest --stages-update` to record the new figures",
+        ]
+    )
 
 
 def test_budgets_fail_over_and_pass_under_also_during_update(project):
@@ -110,21 +117,26 @@ def test_budgets_fail_over_and_pass_under_also_during_update(project):
     project.write("test_cost.py", over)
     compared = project.run()
     compared.assert_outcomes(failed=1)
-    compared.stdout.fnmatch_lines([
-        "  budget: flops 524290 exceeds the ceiling 500000; temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
-        "  no snapshot yet: jaxpr (looped.jaxpr.txt), stablehlo (looped.stablehlo.mlir), *",
-        "- budget:", "    flops 524290*",
-    ])
+    compared.stdout.fnmatch_lines(
+        [
+            "  budget: flops 524290 exceeds the ceiling 500000; temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
+            "  no snapshot yet: jaxpr (looped.jaxpr.txt), stablehlo (looped.stablehlo.mlir), *",
+            "- budget:",
+            "    flops 524290*",
+        ]
+    )
     for _ in range(2):
         result = project.run("--stages-update")
         result.assert_outcomes(failed=1)
-        result.stdout.fnmatch_lines([
-            "pytest-stages: 'looped' on config cpu1 exceeds its budget",
-            "- budget:",
-            "    flops 524290 exceeds the ceiling 500000",
-            "    temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
-            "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program.",
-        ])
+        result.stdout.fnmatch_lines(
+            [
+                "pytest-stages: 'looped' on config cpu1 exceeds its budget",
+                "- budget:",
+                "    flops 524290 exceeds the ceiling 500000",
+                "    temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
+                "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program.",
+            ]
+        )
     assert project.snapshots() == {}
     project.write("test_cost.py", loop(budget='@pytest.mark.stages_budget(flops=6e5, temp_bytes="64 KiB")'))
     project.run("--stages-update").assert_outcomes(passed=1)
@@ -132,7 +144,9 @@ def test_budgets_fail_over_and_pass_under_also_during_update(project):
 
 
 def test_budgets_from_pyproject_match_node_id_patterns(project):
-    project.configure("[tool.pytest_stages.budgets]\n'test_cost.py::test_loop*' = { flops = 1e5 }\n'other/*' = { flops = 1 }\n")
+    project.configure(
+        "[tool.pytest_stages.budgets]\n'test_cost.py::test_loop*' = { flops = 1e5 }\n'other/*' = { flops = 1 }\n"
+    )
     project.write("test_cost.py", loop())
     result = project.run("--stages-check=budget")
     result.assert_outcomes(failed=1)
@@ -143,9 +157,11 @@ def test_a_bad_budget_unit_names_it(project):
     project.write("test_cost.py", loop(budget='@pytest.mark.stages_budget(temp_bytes="64 MB/s")'))
     result = project.run()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: @pytest.mark.stages_budget on test_cost.py::test_loop?cpu1? temp_bytes: '64 MB/s' is not a size; write e.g. 64 MiB, 1.5 GB or 4096."
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: @pytest.mark.stages_budget on test_cost.py::test_loop?cpu1? temp_bytes: '64 MB/s' is not a size; write e.g. 64 MiB, 1.5 GB or 4096."
+        ]
+    )
     project.configure("[tool.pytest_stages.budgets]\n'*' = { temp_bytes = '3 parsecs' }\n")
     result = project.run()
     assert result.ret == 4
@@ -153,7 +169,7 @@ def test_a_bad_budget_unit_names_it(project):
 
 
 def test_json_report_validates_against_its_schema(project, tmp_path):
-    project.write("test_cost.py", loop(budget='@pytest.mark.stages_budget(flops=6e5)'))
+    project.write("test_cost.py", loop(budget="@pytest.mark.stages_budget(flops=6e5)"))
     project.run("--stages-update").assert_outcomes(passed=1)
     report = tmp_path / "out" / "stages.json"
     project.run(f"--stages-report={report}").assert_outcomes(passed=1)

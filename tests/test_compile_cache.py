@@ -10,11 +10,14 @@ from conftest import SIMPLE_TEST
 
 from pytest_stages.stage.compile_cache import CacheChoice, choose, summary
 
-MORE = SIMPLE_TEST + """
+MORE = (
+    SIMPLE_TEST
+    + """
 
 def test_g(stage_snapshot):
     stage_snapshot(lambda x: jnp.cumsum(jnp.exp(x)), jax.ShapeDtypeStruct((64,), jnp.float32), name="cum")
 """
+)
 
 
 def run(project, *args):
@@ -49,7 +52,9 @@ def test_the_users_own_jax_cache_is_used_as_it_is(project, monkeypatch, tmp_path
     project.configure('compilation_cache = "jaxcache"')
     project.write("test_model.py", SIMPLE_TEST)
     result = run(project, "--stages-update")
-    result.stdout.fnmatch_lines(["pytest-stages: JAX compilation cache (*mine, JAX's own setting): 0 of 1 compile(s) were hits"])
+    result.stdout.fnmatch_lines(
+        ["pytest-stages: JAX compilation cache (*mine, JAX's own setting): 0 of 1 compile(s) were hits"]
+    )
     assert not (project.path / "jaxcache").exists()
 
 
@@ -61,12 +66,19 @@ def test_the_cache_can_be_turned_off(project):
     assert "JAX compilation cache" not in "\n".join(result.outlines)
 
 
-@pytest.mark.parametrize("setting, default, expected", [
-    (True, Path("/p/.pytest_cache/d/pytest-stages-jax"), CacheChoice(Path("/p/.pytest_cache/d/pytest-stages-jax"), "pytest-stages")),
-    (True, None, CacheChoice(None, "off")),
-    (False, Path("/p/c"), CacheChoice(None, "off")),
-    ("build/jax", None, CacheChoice(Path("/p/build/jax"), "pytest-stages")),
-])
+@pytest.mark.parametrize(
+    "setting, default, expected",
+    [
+        (
+            True,
+            Path("/p/.pytest_cache/d/pytest-stages-jax"),
+            CacheChoice(Path("/p/.pytest_cache/d/pytest-stages-jax"), "pytest-stages"),
+        ),
+        (True, None, CacheChoice(None, "off")),
+        (False, Path("/p/c"), CacheChoice(None, "off")),
+        ("build/jax", None, CacheChoice(Path("/p/build/jax"), "pytest-stages")),
+    ],
+)
 def test_choose(setting, default, expected):
     assert choose(setting, default, Path("/p"), None) == expected
     assert choose(setting, default, Path("/p"), "/mine") == CacheChoice(Path("/mine"), "jax")
@@ -74,7 +86,9 @@ def test_choose(setting, default, expected):
 
 def test_summary_names_the_folder_relative_to_the_rootdir():
     line = summary(CacheChoice(Path("/p/.pytest_cache/d/pytest-stages-jax"), "pytest-stages"), 6, 5, Path("/p"))
-    assert line == "pytest-stages: JAX compilation cache (.pytest_cache/d/pytest-stages-jax): 5 of 6 compile(s) were hits"
+    assert (
+        line == "pytest-stages: JAX compilation cache (.pytest_cache/d/pytest-stages-jax): 5 of 6 compile(s) were hits"
+    )
     assert summary(CacheChoice(None, "off"), 0, 0, Path("/p")) is None
 
 

@@ -39,10 +39,12 @@ def test_first_update_writes_every_artifact_and_says_so(project):
 def test_update_prints_what_it_wrote(project):
     project.write("test_model.py", SIMPLE_TEST)
     result = project.run("--stages-update")
-    result.stdout.fnmatch_lines([
-        "pytest-stages: wrote 9 snapshot file(s)",
-        f"  snapshots/{FOLDER}/f.jaxpr.txt",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: wrote 9 snapshot file(s)",
+            f"  snapshots/{FOLDER}/f.jaxpr.txt",
+        ]
+    )
     again = project.run("--stages-update")
     again.stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
 
@@ -62,13 +64,15 @@ def test_missing_snapshot_fails_with_the_hint_and_writes_nothing(project):
     project.write("test_model.py", SIMPLE_TEST)
     result = project.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: 'f' on config cpu1 differs from its snapshots in snapshots/test_model/test_f/cpu1/",
-        "  no snapshot yet: jaxpr (f.jaxpr.txt), stablehlo (f.stablehlo.mlir), compiled (f.compiled.hlo.txt), "
-        "cost (f.cost.json), layout (f.layout.json), memory (f.memory.json), ops (f.ops.json), "
-        "sharding (f.sharding.json)",
-        "Run `pytest --stages-update` to accept the changes if they are intended.",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: 'f' on config cpu1 differs from its snapshots in snapshots/test_model/test_f/cpu1/",
+            "  no snapshot yet: jaxpr (f.jaxpr.txt), stablehlo (f.stablehlo.mlir), compiled (f.compiled.hlo.txt), "
+            "cost (f.cost.json), layout (f.layout.json), memory (f.memory.json), ops (f.ops.json), "
+            "sharding (f.sharding.json)",
+            "Run `pytest --stages-update` to accept the changes if they are intended.",
+        ]
+    )
     assert project.snapshots() == {}
 
 
@@ -83,10 +87,10 @@ def test_shifted_lines_and_comments_do_not_change_snapshots(project):
 def test_moving_the_function_to_another_file_does_not_change_snapshots(project):
     files = record(project)
     project.write("helpers/__init__.py", "")
-    project.write("helpers/layers.py", "import jax.numpy as jnp\n\n\n\ndef f(x, w):\n    return jnp.tanh(x @ w).sum()\n")
-    moved = SIMPLE_TEST.replace(
-        "def f(x, w):\n    return jnp.tanh(x @ w).sum()\n", "from helpers.layers import f\n"
+    project.write(
+        "helpers/layers.py", "import jax.numpy as jnp\n\n\n\ndef f(x, w):\n    return jnp.tanh(x @ w).sum()\n"
     )
+    moved = SIMPLE_TEST.replace("def f(x, w):\n    return jnp.tanh(x @ w).sum()\n", "from helpers.layers import f\n")
     project.write("test_model.py", moved)
     project.run("--stages-update").assert_outcomes(passed=1)
     assert project.snapshots() == files
@@ -110,16 +114,18 @@ def test_a_planted_op_change_fails_with_the_diff_and_keeps_the_snapshot(project)
     project.write("test_model.py", SIMPLE_TEST.replace("jnp.tanh", "jnp.sin"))
     result = project.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: 'f' on config cpu1 differs from its snapshots in snapshots/test_model/test_f/cpu1/",
-        "- jaxpr (f.jaxpr.txt): IR drift",
-        "    ops: +1 sin, -1 tanh",
-        "*-    d:f32?8,4? = tanh c",
-        "*+    d:f32?8,4? = sin c",
-        "- compiled (f.compiled.hlo.txt): IR drift",
-        "    ops: +1 sine, -1 tanh",
-        "Run `pytest --stages-update` to accept the changes if they are intended.",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: 'f' on config cpu1 differs from its snapshots in snapshots/test_model/test_f/cpu1/",
+            "- jaxpr (f.jaxpr.txt): IR drift",
+            "    ops: +1 sin, -1 tanh",
+            "*-    d:f32?8,4? = tanh c",
+            "*+    d:f32?8,4? = sin c",
+            "- compiled (f.compiled.hlo.txt): IR drift",
+            "    ops: +1 sine, -1 tanh",
+            "Run `pytest --stages-update` to accept the changes if they are intended.",
+        ]
+    )
     assert project.snapshots() == files
     project.run("--stages-update").assert_outcomes(passed=1)
     assert "sine" in project.snapshots()[f"{FOLDER}/f.compiled.hlo.txt"].decode()
@@ -137,12 +143,15 @@ def test_diff_length_is_bounded(project):
     assert sum(line[4:5] in "+-" for line in message if line.startswith("    ")) <= 5
 
 
-TWO_TESTS = SIMPLE_TEST + """
+TWO_TESTS = (
+    SIMPLE_TEST
+    + """
 
 def test_g(stage_snapshot):
     x = jax.ShapeDtypeStruct((4,), jnp.float32)
     stage_snapshot(lambda x: x * 2, x, name="double")
 """
+)
 
 
 def test_k_update_touches_only_the_selected_test(project):
@@ -168,7 +177,9 @@ def test_a_test_failing_after_staging_writes_nothing_even_when_updating(project)
 
 
 def test_several_calls_are_told_apart_by_name(project):
-    project.write("test_model.py", """
+    project.write(
+        "test_model.py",
+        """
         import jax, jax.numpy as jnp
 
         def double(x):
@@ -179,14 +190,17 @@ def test_several_calls_are_told_apart_by_name(project):
             stage_snapshot(double, x)
             stage_snapshot(double, jax.ShapeDtypeStruct((8,), jnp.float32))
             stage_snapshot(jax.jit(double), x, name="jitted")
-    """)
+    """,
+    )
     project.run("--stages-update").assert_outcomes(passed=1)
     names = {k.rsplit("/", 1)[1].split(".")[0] for k in project.snapshots()}
     assert names == {"double", "double-2", "jitted", "_stages"}
 
 
 def test_the_result_exposes_real_stage_objects_and_plain_analyses(project):
-    project.write("test_model.py", """
+    project.write(
+        "test_model.py",
+        """
         import jax, jax.numpy as jnp
         import jax.stages
 
@@ -200,12 +214,15 @@ def test_the_result_exposes_real_stage_objects_and_plain_analyses(project):
             assert result.cost["transcendentals"] == 64.0
             assert result.memory["output_size_in_bytes"] == 256
             assert "exponential" in result.texts["compiled"]
-    """)
+    """,
+    )
     project.run("--stages-update").assert_outcomes(passed=1)
 
 
 def test_jit_options_of_a_jitted_function_are_kept(project):
-    project.write("test_model.py", """
+    project.write(
+        "test_model.py",
+        """
         from functools import partial
         import jax, jax.numpy as jnp
 
@@ -218,7 +235,8 @@ def test_jit_options_of_a_jitted_function_are_kept(project):
             assert "3.0" in result.texts["jaxpr"]
             assert result.analyses["sharding"]["inputs"]["x"]["donated"] is True
             assert result.analyses["sharding"]["inputs"]["x"]["aliased_to"] == "output"
-    """)
+    """,
+    )
     project.run("--stages-update").assert_outcomes(passed=1)
 
 
@@ -227,11 +245,13 @@ def test_a_function_that_fails_to_trace_names_the_stage(project):
     project.write("test_model.py", SIMPLE_TEST.replace("jnp.tanh(x @ w)", "jnp.tanh(x @ w.T)"))
     result = project.run("--stages-update")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: stage_snapshot(f): tracing failed with TypeError:",
-        "    dot_general requires contracting dimensions to have the same shape*",
-        "Fix the function or its arguments; its snapshots were left untouched.",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: stage_snapshot(f): tracing failed with TypeError:",
+            "    dot_general requires contracting dimensions to have the same shape*",
+            "Fix the function or its arguments; its snapshots were left untouched.",
+        ]
+    )
     assert "Traceback" not in project.output(result)
     assert project.snapshots() == files
 
@@ -254,8 +274,7 @@ def test_bad_config_type_is_a_usage_error(project):
     result = project.run()
     assert result.ret == 4
     assert (
-        "ERROR: pytest-stages: stages: unknown name 'optimized'; "
-        "choose from ['jaxpr', 'stablehlo', 'hlo', 'compiled']."
+        "ERROR: pytest-stages: stages: unknown name 'optimized'; choose from ['jaxpr', 'stablehlo', 'hlo', 'compiled']."
     ) in result.stderr.str()
 
 
@@ -273,7 +292,9 @@ def test_unused_plugin_does_not_import_jax(pytester):
 
 
 def test_each_call_traces_lowers_and_compiles_exactly_once(project):
-    project.write("test_once.py", """
+    project.write(
+        "test_once.py",
+        """
         from collections import Counter
         import jax, jax.numpy as jnp
         import jax.monitoring
@@ -293,7 +314,8 @@ def test_each_call_traces_lowers_and_compiles_exactly_once(project):
             assert EVENTS["/jax/core/compile/jaxpr_trace_duration"] == 1
             assert EVENTS["/jax/core/compile/jaxpr_to_mlir_module_duration"] == 1
             assert EVENTS["/jax/core/compile/backend_compile_duration"] == 1
-    """)
+    """,
+    )
     project.run("--stages-update").assert_outcomes(passed=1)
     project.run().assert_outcomes(passed=1)
 
@@ -351,23 +373,30 @@ def test_dropped_caches_keep_a_later_test_from_reusing_a_trace(project, clear_ca
     project.configure(f"clear_caches = {clear_caches}")
     project.write("test_globals.py", module)
     project.run("--stages-update").assert_outcomes(passed=2)
-    jaxprs = {path.split("/")[1]: text.decode() for path, text in project.snapshots().items() if path.endswith(".jaxpr.txt")}
+    jaxprs = {
+        path.split("/")[1]: text.decode() for path, text in project.snapshots().items() if path.endswith(".jaxpr.txt")
+    }
     assert "2.0" in jaxprs["test_two"] and second in jaxprs["test_three"], jaxprs["test_three"]
 
 
 def test_the_same_name_twice_in_a_test_is_an_error(project):
-    project.write("test_model.py", """
+    project.write(
+        "test_model.py",
+        """
         import jax, jax.numpy as jnp
 
         def test_twice(stage_snapshot):
             x = jax.ShapeDtypeStruct((4,), jnp.float32)
             stage_snapshot(jnp.sin, x, name="step")
             stage_snapshot(jnp.cos, x, name="step")
-    """)
+    """,
+    )
     result = project.run("--stages-update")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: stage_snapshot(name='step') is used twice in test_model.py::test_twice?cpu1?; "
-        "give each call its own name=."
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: stage_snapshot(name='step') is used twice in test_model.py::test_twice?cpu1?; "
+            "give each call its own name=."
+        ]
+    )
     assert project.snapshots() == {}

@@ -33,9 +33,7 @@ def block(x, w):
     return x
 """
 PLANTED_LINE = 8
-PLANTED = MODEL.replace(
-    "jnp.sin(x)\n", "jnp.sin(x)\n        if k == 60:\n            x = x * 3.0\n"
-)
+PLANTED = MODEL.replace("jnp.sin(x)\n", "jnp.sin(x)\n        if k == 60:\n            x = x * 3.0\n")
 ARGS = (jax.ShapeDtypeStruct((8, 8), jnp.float32), jax.ShapeDtypeStruct((8, 8), jnp.float32))
 TEXTS = ("jaxpr", "stablehlo", "hlo", "compiled")
 
@@ -168,7 +166,7 @@ def test_a_renumbered_module_is_unchanged_and_a_rewire_deep_in_it_is_its_one_cha
         return None
 
     k, line = next((k, line) for k in range(2 * BLOCK, len(lines)) if (line := rewire(k)))
-    rewired = "\n".join([*lines[:k], line, *lines[k + 1:]]) + "\n"
+    rewired = "\n".join([*lines[:k], line, *lines[k + 1 :]]) + "\n"
     rows = edit_script("hlo", text, _renumbered(rewired, names)).rows
     assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("~", k)]
 
@@ -180,7 +178,7 @@ def test_a_line_whose_debug_line_is_not_its_snapshot_line_has_no_source(staged):
     lines = text.splitlines()
     located = describe_all(hlo_locations(after.compiled_text, text), root)
     k = next(k for k, where in enumerate(located) if where and k + 1 < len(lines) and located[k + 1])
-    edited = "\n".join([*lines[:k], lines[k] + " ", *lines[k + 1:]]) + "\n"
+    edited = "\n".join([*lines[:k], lines[k] + " ", *lines[k + 1 :]]) + "\n"
     relocated = describe_all(hlo_locations(after.compiled_text, edited), root)
     assert (relocated[k], relocated[k + 1]) == (None, located[k + 1])
     assert hlo_locations(after.compiled_text, text + "  %extra = f32[] constant(0)\n") is None
@@ -237,14 +235,16 @@ def test_moving_code_changes_no_snapshot(project):
 def test_a_drift_message_points_at_the_edited_source_line(drifted):
     result = drifted.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "- jaxpr (block.jaxpr.txt): IR drift",
-        "    ops: +1 mul",
-        f"    source: model.py:{PLANTED_LINE} in block (1 added); model.py:6 in block (* changed)",
-        "- stablehlo (block.stablehlo.mlir): IR drift",
-        "    ops: +1 stablehlo.broadcast_in_dim, +1 stablehlo.constant, +1 stablehlo.multiply",
-        f"    source: model.py:{PLANTED_LINE} in block (2 added); model.py:6 in block (* changed)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "- jaxpr (block.jaxpr.txt): IR drift",
+            "    ops: +1 mul",
+            f"    source: model.py:{PLANTED_LINE} in block (1 added); model.py:6 in block (* changed)",
+            "- stablehlo (block.stablehlo.mlir): IR drift",
+            "    ops: +1 stablehlo.broadcast_in_dim, +1 stablehlo.constant, +1 stablehlo.multiply",
+            f"    source: model.py:{PLANTED_LINE} in block (2 added); model.py:6 in block (* changed)",
+        ]
+    )
     jaxpr_diff = drifted.output(result).split("- jaxpr")[1].split("- stablehlo")[0]
     assert len([line for line in jaxpr_diff.splitlines() if line.startswith(("    +", "    -"))]) <= 10
 

@@ -76,7 +76,8 @@ def test_a_cost_key_xla_omits_is_zero():
     after = {"compiled": {"flops": 100.0}}
     (finding,) = compare_metrics("cost", before, after, {})
     assert (finding.message, finding.failing) == (
-        "transcendentals 26898 -> 0 (-100.0%): improved; run `pytest --stages-update` to accept it", False
+        "transcendentals 26898 -> 0 (-100.0%): improved; run `pytest --stages-update` to accept it",
+        False,
     )
     (finding,) = compare_metrics("cost", after, before, {})
     assert (finding.message, finding.failing) == ("transcendentals 0 -> 26898 (+inf%, tolerance 0.1%)", True)
@@ -198,7 +199,7 @@ def _failure(result) -> list[str]:
     lines = result.outlines
     start = next(k for k, line in enumerate(lines) if line.startswith("pytest-stages: 'layer'"))
     end = next(k for k, line in enumerate(lines) if line.startswith("Run `pytest --stages-update`"))
-    return lines[start:end + 1]
+    return lines[start : end + 1]
 
 
 def test_a_failure_opens_with_one_headline_line_per_kind_in_order(project):
@@ -219,7 +220,7 @@ def test_a_failure_opens_with_one_headline_line_per_kind_in_order(project):
     ]
     details = [line.split(" ")[1] for line in message if line.startswith("- ")]
     assert details == ["sharding", "memory", "cost", "ops", "jaxpr", "stablehlo", "compiled"]
-    diff = [line for line in message[message.index("- jaxpr (layer.jaxpr.txt): IR drift"):] if line[4:5] in "-+ @"]
+    diff = [line for line in message[message.index("- jaxpr (layer.jaxpr.txt): IR drift") :] if line[4:5] in "-+ @"]
     assert len(diff) <= 60 + 2
     assert message[-2] == "    ... 22 more diff lines (see -vv or --stages-report)"
     full = _failure(project.run("-vv"))
@@ -245,10 +246,12 @@ def test_changed_argument_shapes_get_an_input_signature_line(project):
     project.write("test_apply.py", SIGNATURE.replace("WIDTH", "160"))
     result = project.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: 'apply' on config cpu1 differs from its snapshots in snapshots/test_apply/test_apply/cpu1/",
-        "  inputs: params['l1']['kernel'] f32[64,128] -> f32[64,160]",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: 'apply' on config cpu1 differs from its snapshots in snapshots/test_apply/test_apply/cpu1/",
+            "  inputs: params['l1']['kernel'] f32[64,128] -> f32[64,160]",
+        ]
+    )
 
 
 def test_source_lines_prefer_the_users_frame_over_installed_libraries(tmp_path, monkeypatch):
@@ -278,22 +281,40 @@ def test_source_lines_prefer_the_users_frame_over_installed_libraries(tmp_path, 
 
 def test_the_html_review_page_lists_failures_first():
     def call(nodeid, findings):
-        return {"nodeid": nodeid, "name": "f", "config": "cpu1", "folder": "x", "versions": "", "deltas": {},
-                "findings": findings}
+        return {
+            "nodeid": nodeid,
+            "name": "f",
+            "config": "cpu1",
+            "folder": "x",
+            "versions": "",
+            "deltas": {},
+            "findings": findings,
+        }
 
     drift = {"summary": ["ops: +1 sine"], "sources": [], "hunks": [], "truncated": False}
-    passing = call("test_a.py::test_passes", [
-        {"kind": "text", "artifact": "jaxpr", "message": "IR drift", "failing": False, "detail": drift},
-    ])
-    failing = call("test_b.py::test_fails", [
-        {"kind": "text", "artifact": "jaxpr", "message": "IR drift", "failing": True, "detail": drift},
-        {"kind": "cost", "artifact": "cost", "message": "flops 1 -> 2 (+100.0%, tolerance 0.1%)", "failing": True},
-        {"kind": "cost", "artifact": "cost", "message": "bytes accessed 2 -> 1 (-50.0%): improved", "failing": False},
-    ])
+    passing = call(
+        "test_a.py::test_passes",
+        [
+            {"kind": "text", "artifact": "jaxpr", "message": "IR drift", "failing": False, "detail": drift},
+        ],
+    )
+    failing = call(
+        "test_b.py::test_fails",
+        [
+            {"kind": "text", "artifact": "jaxpr", "message": "IR drift", "failing": True, "detail": drift},
+            {"kind": "cost", "artifact": "cost", "message": "flops 1 -> 2 (+100.0%, tolerance 0.1%)", "failing": True},
+            {
+                "kind": "cost",
+                "artifact": "cost",
+                "message": "bytes accessed 2 -> 1 (-50.0%): improved",
+                "failing": False,
+            },
+        ],
+    )
     data = {"environment": {"jax": "0.10.2", "jaxlib": "0.10.2"}, "mode": "compare", "calls": [passing, failing]}
     text = page(data, [["test", "config", "name", "deltas"]])
     assert text.index("test_b.py::test_fails") < text.index("test_a.py::test_passes")
-    section = text[text.index("test_b.py::test_fails"):text.index("test_a.py::test_passes")]
+    section = text[text.index("test_b.py::test_fails") : text.index("test_a.py::test_passes")]
     assert section.index("flops 1 -&gt; 2") < section.index("jaxpr: IR drift") < section.index("improved")
 
 

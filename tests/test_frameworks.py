@@ -12,11 +12,14 @@ from conftest import ONE_CONFIG, TWO_CONFIGS
 for framework in ("flax.nnx", "flax.linen", "equinox", "haiku", "optax"):
     pytest.importorskip(framework)
 
-NOT_ATTACHED = ONE_CONFIG + """
+NOT_ATTACHED = (
+    ONE_CONFIG
+    + """
 [[tool.pytest_stages.configs]]
 name = "tpu"
 platform = "tpu"
 """
+)
 
 NNX_TEST = """
 import jax, jax.numpy as jnp, optax
@@ -135,11 +138,13 @@ def test_equinox_filter_jit_on_a_platform_not_attached_is_skipped(project):
     project.write("test_model.py", EQX_TEST)
     result = project.run("--stages-update", "-rs")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines([
-        "SKIPPED*pytest-stages: stage_snapshot(forward): equinox.filter_jit has no lowering_platforms, "
-        "so it cannot be lowered for 'tpu', which is not attached; narrow this test to attached configs "
-        "with @pytest.mark.stages(configs=[[]...[]])",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED*pytest-stages: stage_snapshot(forward): equinox.filter_jit has no lowering_platforms, "
+            "so it cannot be lowered for 'tpu', which is not attached; narrow this test to attached configs "
+            "with @pytest.mark.stages(configs=[[]...[]])",
+        ]
+    )
 
 
 def test_linen_apply_with_static_flags(project):
@@ -160,15 +165,19 @@ def test_linen_apply_with_static_flags(project):
 def test_haiku_transformed_apply(project):
     record_then_compare(project, HAIKU_TEST)
     assert inputs(project, "test_haiku", "mlp") == [
-        "params['mlp/~/linear_0']['b']", "params['mlp/~/linear_0']['w']",
-        "params['mlp/~/linear_1']['b']", "params['mlp/~/linear_1']['w']",
+        "params['mlp/~/linear_0']['b']",
+        "params['mlp/~/linear_0']['w']",
+        "params['mlp/~/linear_1']['b']",
+        "params['mlp/~/linear_1']['w']",
         "x",
     ]
 
 
 def test_register_a_library_function_from_conftest(project):
     project.configure(configs=ONE_CONFIG)
-    project.write("conftest.py", """
+    project.write(
+        "conftest.py",
+        """
         import jax, jax.numpy as jnp, optax
         from pytest_stages import register
 
@@ -176,13 +185,18 @@ def test_register_a_library_function_from_conftest(project):
         params = {"w": jax.ShapeDtypeStruct((8, 8), jnp.float32)}
         state = jax.eval_shape(tx.init, params)
         register(tx.update, name="adamw_update", args=(params, state, params))
-    """)
+    """,
+    )
     result = project.run("--stages-list")
-    assert "stages::adamw_update[cpu1]  (updates['w']: float32[8, 8], state[0].count: int32[]," in project.output(result)
+    assert "stages::adamw_update[cpu1]  (updates['w']: float32[8, 8], state[0].count: int32[]," in project.output(
+        result
+    )
     project.run("--stages-update").assert_outcomes(passed=1)
-    names = list(json.loads(
-        (project.path / "snapshots/stages/adamw_update/cpu1/adamw_update.sharding.json").read_text()
-    )["inputs"])
+    names = list(
+        json.loads((project.path / "snapshots/stages/adamw_update/cpu1/adamw_update.sharding.json").read_text())[
+            "inputs"
+        ]
+    )
     assert "state[0].mu['w']" in names
 
 
@@ -192,14 +206,16 @@ def test_conftest_that_builds_arrays_at_import_gets_the_devices(pytester):
         import jax.numpy as jnp
         WEIGHTS = jnp.ones((8, 8))
     """)
-    pytester.makepyfile(test_model="""
+    pytester.makepyfile(
+        test_model="""
         import jax
         from conftest import WEIGHTS
 
         def test_f(stage_snapshot, stage_config):
             assert len(jax.devices()) == 8
             stage_snapshot(lambda x: x @ WEIGHTS.T, jax.ShapeDtypeStruct((8, 8), WEIGHTS.dtype), name="f")
-    """)
+    """
+    )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--stages-update")
     result.assert_outcomes(passed=2)
 
@@ -222,11 +238,13 @@ def test_python_scalars_are_invisible_unless_static_and_noted_on_failure(project
     project.write("test_model.py", SCALAR_TEST.replace("jnp.sin", "jnp.cos"))
     result = project.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "  note: argument n was a Python int, traced as a weakly typed i32[]: its value is not part of the "
-        "program, so changing it changes no snapshot; pass static_scalars=True to stage_snapshot (or set "
-        "static_scalars = true) to bake it in",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "  note: argument n was a Python int, traced as a weakly typed i32[]: its value is not part of the "
+            "program, so changing it changes no snapshot; pass static_scalars=True to stage_snapshot (or set "
+            "static_scalars = true) to bake it in",
+        ]
+    )
 
 
 def test_static_scalars_make_the_value_part_of_the_program(project):
@@ -242,7 +260,9 @@ def test_static_scalars_make_the_value_part_of_the_program(project):
 
 
 def test_large_captured_constants_are_warned_about(project):
-    project.write("test_model.py", """
+    project.write(
+        "test_model.py",
+        """
         import jax.numpy as jnp
         import numpy as np
 
@@ -251,22 +271,28 @@ def test_large_captured_constants_are_warned_about(project):
         def test_closure(stage_snapshot):
             stage_snapshot(lambda x: x @ WEIGHTS, jnp.ones((2, 600)), name="closure")
             stage_snapshot(lambda x, w: x @ w, jnp.ones((2, 600)), WEIGHTS, name="argument")
-    """)
+    """,
+    )
     result = project.pytester.runpytest("-p", "no:cacheprovider", "--stages-update")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines([
-        "*CapturedConstantsWarning: stage_snapshot(closure): the lowered module carries 1.4 MiB of constants "
-        "(over the 1.0 MiB threshold): arrays closed over by the function are baked into the program and its "
-        "snapshots; pass them as arguments (or raise constants_warn_bytes in [[]tool.pytest_stages[]])",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*CapturedConstantsWarning: stage_snapshot(closure): the lowered module carries 1.4 MiB of constants "
+            "(over the 1.0 MiB threshold): arrays closed over by the function are baked into the program and its "
+            "snapshots; pass them as arguments (or raise constants_warn_bytes in [[]tool.pytest_stages[]])",
+        ]
+    )
     assert "stage_snapshot(argument)" not in project.output(result)
 
 
 @pytest.mark.filterwarnings("ignore:Some donated buffers were not usable")
-@pytest.mark.parametrize("donate, expected", [
-    ("none", [("x", False), ("model.l1.weight", False), ("model.l1.bias", False)]),
-    ("all-except-first", [("model.l1.weight", True), ("model.l1.bias", True), ("x", False)]),
-])
+@pytest.mark.parametrize(
+    "donate, expected",
+    [
+        ("none", [("x", False), ("model.l1.weight", False), ("model.l1.bias", False)]),
+        ("all-except-first", [("model.l1.weight", True), ("model.l1.bias", True), ("x", False)]),
+    ],
+)
 def test_equinox_leaf_names_follow_its_donation_groups(donate, expected):
     import equinox as eqx
     import jax
@@ -281,7 +307,8 @@ def test_equinox_leaf_names_follow_its_donation_groups(donate, expected):
             return self.l1(x)
 
     model = Model(eqx.nn.Linear(4, 4, key=jax.random.key(0)))
-    adapter = adapt(eqx.filter_jit(lambda x, model: model(x), donate=donate), (jnp.ones(4), model), {},
-                    static_scalars=False)
+    adapter = adapt(
+        eqx.filter_jit(lambda x, model: model(x), donate=donate), (jnp.ones(4), model), {}, static_scalars=False
+    )
     lowered = adapter.lower(None, None)
     assert [(name, info.donated) for name, info in adapter.named_leaves(lowered.args_info)] == expected

@@ -121,11 +121,16 @@ def test_hand_written_stack_frames_follow_parents_and_stop_at_cycles():
         "FileNames": ['1 "/src/model.py"', '2 "/src/a \\"b\\".py"'],
         "FunctionNames": ['1 "layer"', '2 "main"'],
         "FileLocations": [
-            "1 {file_name_id=1 function_name_id=1 line=7}", "2 {file_name_id=2 function_name_id=2 line=3}",
+            "1 {file_name_id=1 function_name_id=1 line=7}",
+            "2 {file_name_id=2 function_name_id=2 line=3}",
             "3 {file_name_id=1}",
         ],
-        "StackFrames": ["1 {file_location_id=2 parent_frame_id=1}", "2 {file_location_id=1 parent_frame_id=2}",
-                        "3 {file_location_id=3 parent_frame_id=5}", "4 {file_location_id=1 parent_frame_id=4}"],
+        "StackFrames": [
+            "1 {file_location_id=2 parent_frame_id=1}",
+            "2 {file_location_id=1 parent_frame_id=2}",
+            "3 {file_location_id=3 parent_frame_id=5}",
+            "4 {file_location_id=1 parent_frame_id=4}",
+        ],
     }
     frames = hlo.StackFrames.parse(tables)
     # A parent is printed as its id + 1: frame 2 is called from frame 1; frames 3 and 4 call each other.
@@ -161,7 +166,9 @@ def test_async_collectives_count_once_with_what_they_produce():
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).collective is None
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).shape == "f32[16,128]"
     # A combined all-reduce's start has the shapes of its results, which are its operands' shapes.
-    combined = hlo.parse_instruction("  %all-reduce-start = (f32[8]{0}, f32[4]{0}) all-reduce-start(%a, %b), to_apply=%add")
+    combined = hlo.parse_instruction(
+        "  %all-reduce-start = (f32[8]{0}, f32[4]{0}) all-reduce-start(%a, %b), to_apply=%add"
+    )
     assert combined.collective == hlo.Collective("all-reduce", "(f32[8], f32[4])", 8 * 4 + 4 * 4)
 
 
@@ -176,9 +183,7 @@ def test_the_drift_summary_reads_collectives_the_op_analysis_reads():
     after = before + TPU_ASYNC_ALL_GATHER + "\n" + TPU_ALL_GATHER + "\n"
     lines = compare_text("compiled", before + "}\n", after + "}\n", diff_lines=10).message.splitlines()
     assert lines[1] == "    ops: +1 all-gather, +1 all-gather-start"
-    assert lines[2] == (
-        "    collectives: +1 all-gather bf16[16,256] (8.0 KiB), +1 all-gather f32[64] (256 B)"
-    )
+    assert lines[2] == ("    collectives: +1 all-gather bf16[16,256] (8.0 KiB), +1 all-gather f32[64] (256 B)")
 
 
 def test_several_aliases_in_the_module_header():
@@ -196,9 +201,16 @@ def test_several_aliases_in_the_module_header():
 
 def test_lines_that_are_not_instructions():
     for line in (
-        "HloModule jit_f, is_scheduled=true", "ENTRY %main.2 (a.1: f32[4]) -> f32[4] {", "region_0.1 {", "}", "",
-        "FileNames", '1 "/src/model.py"', "1 {file_location_id=1 parent_frame_id=1}",
-        "  %t = (f32[2]{0}, s32[] tuple(%a)", "  %x = f32[8]{0}",
+        "HloModule jit_f, is_scheduled=true",
+        "ENTRY %main.2 (a.1: f32[4]) -> f32[4] {",
+        "region_0.1 {",
+        "}",
+        "",
+        "FileNames",
+        '1 "/src/model.py"',
+        "1 {file_location_id=1 parent_frame_id=1}",
+        "  %t = (f32[2]{0}, s32[] tuple(%a)",
+        "  %x = f32[8]{0}",
     ):
         assert hlo.parse_instruction(line) is None, line
 
@@ -225,16 +237,21 @@ def test_normalizing_drops_the_tables_and_keeps_the_program():
 
 
 def test_the_diff_sees_through_renumbered_clone_names():
-    text = "\n".join([
-        "%region_0.2.clone (x.3: f32[], y.1: f32[]) -> f32[] {",
-        "  ROOT %add.1 = f32[] add(%x.3, %y.1)",
-        "}",
-        "ENTRY %main.2 (p.1: f32[8]) -> f32[] {",
-        "  %p.1 = f32[8]{0} parameter(0)",
-        "  %constant.0.clone.1 = f32[] constant(0)",
-        "  ROOT %reduce.1 = f32[] reduce(%p.1, %constant.0.clone.1), dimensions={0}, to_apply=%region_0.2.clone",
-        "}",
-    ]) + "\n"
+    text = (
+        "\n".join(
+            [
+                "%region_0.2.clone (x.3: f32[], y.1: f32[]) -> f32[] {",
+                "  ROOT %add.1 = f32[] add(%x.3, %y.1)",
+                "}",
+                "ENTRY %main.2 (p.1: f32[8]) -> f32[] {",
+                "  %p.1 = f32[8]{0} parameter(0)",
+                "  %constant.0.clone.1 = f32[] constant(0)",
+                "  ROOT %reduce.1 = f32[] reduce(%p.1, %constant.0.clone.1), dimensions={0}, to_apply=%region_0.2.clone",
+                "}",
+            ]
+        )
+        + "\n"
+    )
     renumbered = text.replace("%region_0.2.clone", "%region_0.1.clone.1").replace(".0.clone.1", ".0.clone.4")
     assert {row.tag for row in edit_script("hlo", text, renumbered).rows} == {"="}
     rewired = renumbered.replace("reduce(%p.1, %constant.0.clone.4)", "reduce(%constant.0.clone.4, %p.1)")

@@ -32,7 +32,15 @@ def test_compiled_hlo_loses_stack_frame_tables_and_metadata(lowered):
     raw = lowered.compile().as_text()
     assert "StackFrames" in raw and "metadata={" in raw
     text = normalize_hlo(raw)
-    for noise in ("FileNames", "FunctionNames", "FileLocations", "StackFrames", "metadata=", "stack_frame_id", __file__):
+    for noise in (
+        "FileNames",
+        "FunctionNames",
+        "FileLocations",
+        "StackFrames",
+        "metadata=",
+        "stack_frame_id",
+        __file__,
+    ):
         assert noise not in text
     assert "ENTRY %main" in text and "tanh(" in text and "backend_config=" in text
     assert text.endswith("}\n") and "\n\n\n" not in text

@@ -11,11 +11,24 @@ from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize
 from pytest_stages.ir.textdiff import edit_script
 from pytest_stages.store.storage import MAX_COMPONENT, safe_component
 
-HLO_PIECES = st.sampled_from([
-    "  %a.1 = f32[8]{0} add(%p, %q)", ", metadata={op_name=\"x{y}\" stack_frame_id=3}", "FileNames",
-    "StackFrames", "1 {file_location_id=1 parent_frame_id=1}", "", "}", " loc(#loc3)", "#loc3 = loc(\"f\")",
-    "\"", "{", "(", ")", "ENTRY %main (p: f32[8]) -> f32[8] {",
-])
+HLO_PIECES = st.sampled_from(
+    [
+        "  %a.1 = f32[8]{0} add(%p, %q)",
+        ', metadata={op_name="x{y}" stack_frame_id=3}',
+        "FileNames",
+        "StackFrames",
+        "1 {file_location_id=1 parent_frame_id=1}",
+        "",
+        "}",
+        " loc(#loc3)",
+        '#loc3 = loc("f")',
+        '"',
+        "{",
+        "(",
+        ")",
+        "ENTRY %main (p: f32[8]) -> f32[8] {",
+    ]
+)
 
 
 @given(st.text())
@@ -48,8 +61,11 @@ OPS = st.sampled_from(["add", "multiply", "tanh", "sine"])
 def hlo_programs(draw):
     """A straight-line HLO computation: each op reads two earlier values."""
     names = ["%x.1", "%y.2"]
-    lines = ["ENTRY %main.9 (x.1: f32[8], y.2: f32[8]) -> f32[8] {",
-             "  %x.1 = f32[8]{0} parameter(0)", "  %y.2 = f32[8]{0} parameter(1)"]
+    lines = [
+        "ENTRY %main.9 (x.1: f32[8], y.2: f32[8]) -> f32[8] {",
+        "  %x.1 = f32[8]{0} parameter(0)",
+        "  %y.2 = f32[8]{0} parameter(1)",
+    ]
     for k in range(draw(st.integers(1, 12))):
         op = draw(OPS)
         a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))

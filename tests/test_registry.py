@@ -43,10 +43,12 @@ def test_update_then_compare_then_drift(project):
     setup(project, CONFTEST.replace("jnp.tanh(x @ x)", "jnp.sin(x @ x)"))
     result = project.run("-k", "square")
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: 'square' on config cpu1 differs from its snapshots in snapshots/stages/square/cpu1/",
-        "    ops: +1 sin, -1 tanh",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: 'square' on config cpu1 differs from its snapshots in snapshots/stages/square/cpu1/",
+            "    ops: +1 sin, -1 tanh",
+        ]
+    )
     assert project.snapshots() == files
 
 
@@ -61,14 +63,17 @@ def test_functions_in_listed_modules_are_collected(project):
     project.pytester.syspathinsert()
     project.configure('modules = ["mypkg.models"]', configs=CONFIGS)
     project.write("mypkg/__init__.py", "")
-    project.write("mypkg/models.py", """
+    project.write(
+        "mypkg/models.py",
+        """
         import jax, jax.numpy as jnp
         import pytest_stages
 
         @pytest_stages.register(args=(jax.ShapeDtypeStruct((4,), jnp.float32),), configs=["cpu1"])
         def step(x):
             return x * 2
-    """)
+    """,
+    )
     project.run("--stages-update").assert_outcomes(passed=1)
     assert "stages/step/cpu1/step.jaxpr.txt" in project.snapshots()
 
@@ -77,35 +82,37 @@ def test_a_module_that_cannot_be_imported_is_a_collection_error(project):
     project.configure('modules = ["missing.models"]', configs=CONFIGS)
     result = project.run()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: cannot import 'missing.models' listed in [[]tool.pytest_stages[]] modules: "
-        "ModuleNotFoundError: No module named 'missing'"
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: cannot import 'missing.models' listed in [[]tool.pytest_stages[]] modules: "
+            "ModuleNotFoundError: No module named 'missing'"
+        ]
+    )
 
 
 def test_failing_args_and_duplicate_names_are_collection_errors(project):
     setup(project, CONFTEST.replace('P("data")', 'P("nonexistent")'))
     result = project.run()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: the args of registered function 'colsum' failed on config 'cpu8': ValueError: *"
-    ])
+    result.stdout.fnmatch_lines(
+        ["pytest-stages: the args of registered function 'colsum' failed on config 'cpu8': ValueError: *"]
+    )
     setup(project, CONFTEST + "\nregister(square, args=(jax.ShapeDtypeStruct((2, 2), f32),))\n")
     result = project.run()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: 'square' is registered twice; give each registration its own name=."
-    ])
+    result.stdout.fnmatch_lines(["pytest-stages: 'square' is registered twice; give each registration its own name=."])
 
 
 def test_stages_list_shows_args_shapes_dtypes_and_shardings(project):
     setup(project)
     result = project.run("--stages-list")
     assert result.ret == 0
-    result.stdout.fnmatch_lines([
-        "stages::square?cpu1?  (x: float32?8, 8?)",
-        "stages::colsum?cpu8?  (x: float32?64, 16? P(?data?))",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "stages::square?cpu1?  (x: float32?8, 8?)",
+            "stages::colsum?cpu8?  (x: float32?64, 16? P(?data?))",
+        ]
+    )
     assert project.snapshots() == {}
 
 
@@ -132,12 +139,15 @@ def test_a_module_imported_before_the_session_keeps_its_registrations(project, m
     """
     setup(project, conftest="")
     project.configure('modules = ["entry_kept"]', configs=CONFIGS)
-    project.write("entry_kept.py", """
+    project.write(
+        "entry_kept.py",
+        """
         import jax, jax.numpy as jnp
         from pytest_stages import register
 
         register(lambda x: x * 2, args=(jax.ShapeDtypeStruct((4,), jnp.float32),), name="double")
-    """)
+    """,
+    )
     monkeypatch.syspath_prepend(str(project.path))
     monkeypatch.delitem(__import__("sys").modules, "entry_kept", raising=False)
     __import__("entry_kept")

@@ -11,11 +11,14 @@ import time
 import pytest
 from conftest import SIMPLE_TEST
 
-TWO = SIMPLE_TEST + """
+TWO = (
+    SIMPLE_TEST
+    + """
 
 def test_g(stage_snapshot):
     stage_snapshot(lambda x: x * 2, jax.ShapeDtypeStruct((4,), jnp.float32), name="double")
 """
+)
 META = "snapshots/test_model/test_f/cpu1/_stages.json"
 
 
@@ -30,16 +33,20 @@ def test_unused_files_are_reported_after_a_full_run_and_pruned_only_then(project
     project.write("test_model.py", SIMPLE_TEST)
     result = project.run()
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: 9 unused snapshot file(s); `pytest --stages-prune` deletes them:",
-        "  snapshots/test_model/test_g/cpu1/_stages.json",
-        "  snapshots/test_model/test_g/cpu1/double.compiled.hlo.txt",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: 9 unused snapshot file(s); `pytest --stages-prune` deletes them:",
+            "  snapshots/test_model/test_g/cpu1/_stages.json",
+            "  snapshots/test_model/test_g/cpu1/double.compiled.hlo.txt",
+        ]
+    )
     refused = project.run("--stages-prune", "-k", "nothing")
-    refused.stdout.fnmatch_lines([
-        "pytest-stages: --stages-prune refused: 1 collected item(s) were deselected or removed; nothing was "
-        "deleted. Run the whole suite, without selecting or stopping early, with --stages-prune."
-    ])
+    refused.stdout.fnmatch_lines(
+        [
+            "pytest-stages: --stages-prune refused: 1 collected item(s) were deselected or removed; nothing was "
+            "deleted. Run the whole suite, without selecting or stopping early, with --stages-prune."
+        ]
+    )
     assert project.snapshots() == files
     project.run("--stages-prune").stdout.fnmatch_lines(["pytest-stages: pruned 9 file(s):"])
     assert set(project.snapshots()) == {k for k in files if k.startswith("test_model/test_f/")}
@@ -53,7 +60,10 @@ def test_a_partial_run_reports_no_unused_files(project):
 
 def test_snapshots_of_a_test_that_crashed_before_comparing_are_never_unused(project):
     files = recorded(project)
-    project.write("test_model.py", TWO.replace("    stage_snapshot(lambda", "    raise RuntimeError('boom')\n    stage_snapshot(lambda"))
+    project.write(
+        "test_model.py",
+        TWO.replace("    stage_snapshot(lambda", "    raise RuntimeError('boom')\n    stage_snapshot(lambda"),
+    )
     for args in ((), ("--stages-update",), ("--stages-prune",)):
         result = project.run(*args)
         result.assert_outcomes(passed=1, failed=1)
@@ -68,10 +78,12 @@ def test_binary_garbage_in_a_snapshot_names_the_file_and_the_fix(project):
     path.write_bytes(b"\xff\xfe\x00garbage\x80")
     result = project.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        f"pytest-stages: snapshot {path} is not UTF-8 text (corrupt or not written by pytest-stages); "
-        "restore it from version control, or delete it and run `pytest --stages-update`."
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            f"pytest-stages: snapshot {path} is not UTF-8 text (corrupt or not written by pytest-stages); "
+            "restore it from version control, or delete it and run `pytest --stages-update`."
+        ]
+    )
     assert "Traceback" not in project.output(result)
     assert path.read_bytes() == b"\xff\xfe\x00garbage\x80"
 
@@ -82,11 +94,13 @@ def test_invalid_json_in_a_snapshot_names_the_file_and_the_fix(project):
     path.write_text('{"compiled": {"flops": 10,,}')
     result = project.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        f"pytest-stages: snapshot {path} is not valid JSON (Expecting property name enclosed in double quotes, line 1): "
-        "it was corrupted or edited by hand. Restore it from version control, or run "
-        "`pytest --stages-update test_model.py::test_f?cpu1?` to record it again."
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            f"pytest-stages: snapshot {path} is not valid JSON (Expecting property name enclosed in double quotes, line 1): "
+            "it was corrupted or edited by hand. Restore it from version control, or run "
+            "`pytest --stages-update test_model.py::test_f?cpu1?` to record it again."
+        ]
+    )
     project.run("--stages-update").assert_outcomes(passed=1)
     assert json.loads(path.read_text())["compiled"]["flops"] > 0
 
@@ -96,7 +110,10 @@ def test_invalid_json_in_a_snapshot_names_the_file_and_the_fix(project):
     [
         ("not json", "is not valid JSON (Expecting value, line 1)"),
         ('{"jax": "0.10.2"}', 'has no integer "format" field'),
-        ('{"format": 99, "jax": "0.10.2", "jaxlib": "0.10.2"}', "has format 99, newer than this pytest-stages understands (1); upgrade pytest-stages."),
+        (
+            '{"format": 99, "jax": "0.10.2", "jaxlib": "0.10.2"}',
+            "has format 99, newer than this pytest-stages understands (1); upgrade pytest-stages.",
+        ),
     ],
 )
 def test_a_corrupt_or_newer_metadata_file_is_an_error(project, content, message):
@@ -113,11 +130,13 @@ def test_a_missing_metadata_file_is_an_error_until_updated(project):
     (project.path / META).unlink()
     result = project.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        f"pytest-stages: snapshot folder {project.path / META.rsplit('/', 1)[0]} has snapshots but no _stages.json "
-        "(the jax/jaxlib versions they were taken with are unknown); restore it from version control, "
-        "or run `pytest --stages-update` to record it."
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            f"pytest-stages: snapshot folder {project.path / META.rsplit('/', 1)[0]} has snapshots but no _stages.json "
+            "(the jax/jaxlib versions they were taken with are unknown); restore it from version control, "
+            "or run `pytest --stages-update` to record it."
+        ]
+    )
     project.run("--stages-update").assert_outcomes(passed=1)
     assert (project.path / META).exists()
 
@@ -145,7 +164,7 @@ def test_snapshots_from_other_versions(project, mode):
         result.stdout.fnmatch_lines([f"pytest-stages: note: {note}"])
     else:
         result.assert_outcomes(skipped=1)
-        result.stdout.fnmatch_lines([f"*pytest-stages: {note} (on_version_mismatch = \"skip\")*"])
+        result.stdout.fnmatch_lines([f'*pytest-stages: {note} (on_version_mismatch = "skip")*'])
 
 
 def test_an_unchanged_program_under_other_versions_passes_with_a_note(project):
@@ -174,9 +193,9 @@ def test_hostile_ids_and_names_stay_inside_the_snapshot_folder(project):
     files = project.snapshots()
     assert len(files) == 5 * 9 and all(".." not in part.split("/") for part in files)
     assert not (project.path.parent / "escape").exists()
-    assert sorted({path.split("/")[1] for path in files}) == sorted({
-        path.split("/")[1] for path in files if path.split("/")[1].startswith("test_hostile[")
-    })
+    assert sorted({path.split("/")[1] for path in files}) == sorted(
+        {path.split("/")[1] for path in files if path.split("/")[1].startswith("test_hostile[")}
+    )
     project.run().assert_outcomes(passed=5)
     assert project.snapshots() == files
 
@@ -190,16 +209,21 @@ def test_a_symlink_planted_in_the_snapshot_folder_is_refused(project, tmp_path):
     project.write("test_model.py", SIMPLE_TEST)
     result = project.run("--stages-update")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["pytest-stages: refusing to use *: it resolves to *outside*, outside the snapshot folder *"])
+    result.stdout.fnmatch_lines(
+        ["pytest-stages: refusing to use *: it resolves to *outside*, outside the snapshot folder *"]
+    )
     assert list(outside.iterdir()) == []
 
 
 def test_xdist_writes_byte_identical_snapshots_and_merges_reports(project, tmp_path):
-    many = SIMPLE_TEST + "".join(f"""
+    many = SIMPLE_TEST + "".join(
+        f"""
 
 def test_n{i}(stage_snapshot):
     stage_snapshot(lambda x: jnp.cos(x) * {i}, jax.ShapeDtypeStruct(({i + 2},), jnp.float32), name="cos{i}")
-""" for i in range(4))
+"""
+        for i in range(4)
+    )
     serial = recorded(project, many, passed=5)
     for path in (project.path / "snapshots").rglob("*"):
         if path.is_file():
@@ -230,7 +254,9 @@ def test_an_update_killed_midway_leaves_every_file_old_or_new(project):
     project.write("test_model.py", KILLED.replace("K", "1000"))
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--stages-update"],
-        cwd=project.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=project.path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and project.snapshots() == old:

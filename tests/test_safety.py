@@ -64,6 +64,7 @@ def tree(project):
         project.write(f"snapshots/{path}", META if path.endswith("_stages.json") else COST)
     return project.snapshots()
 
+
 REFUSED = "pytest-stages: --stages-prune refused: {}; nothing was deleted. Run the whole suite, without selecting or stopping early, with --stages-prune."
 
 # mode -> (arguments, environment, files the prune may delete, a line the user reads)
@@ -73,25 +74,46 @@ MODES = {
     "--stages-list": (("--stages-list",), {}, set(), None),
     "-k": (("-k", "one"), {}, set(), REFUSED.format("4 collected item(s) were deselected or removed")),
     "-m": (("-m", "not slow"), {}, set(), REFUSED.format("2 collected item(s) were deselected or removed")),
-    "--deselect": (("--deselect", "tests/test_b.py::test_three[alt]"), {}, set(),
-                   REFUSED.format("1 collected item(s) were deselected or removed")),
+    "--deselect": (
+        ("--deselect", "tests/test_b.py::test_three[alt]"),
+        {},
+        set(),
+        REFUSED.format("1 collected item(s) were deselected or removed"),
+    ),
     "--ignore": (("--ignore", "tests/test_b.py"), {}, PLANTED - {REMOVED_CONFIG}, "pytest-stages: pruned 5 file(s):"),
     "path argument": (("tests/test_a.py",), {}, {STALE, *REMOVED_TEST}, "pytest-stages: pruned 3 file(s):"),
     "node id": (("tests/test_a.py::test_one",), {}, {STALE}, "pytest-stages: pruned 1 file(s):"),
     "--stages-configs": (("--stages-configs", "cpu1"), {}, PLANTED, "pytest-stages: pruned 6 file(s):"),
     "a failing test": ((), {"STAGES_BREAK": "1"}, PLANTED - {STALE}, "pytest-stages: pruned 5 file(s):"),
-    "-x after a failure": (("-x",), {"STAGES_BREAK": "1"}, set(),
-                           REFUSED.format("5 collected item(s) did not run to the end; the session stopped early")),
+    "-x after a failure": (
+        ("-x",),
+        {"STAGES_BREAK": "1"},
+        set(),
+        REFUSED.format("5 collected item(s) did not run to the end; the session stopped early"),
+    ),
     "--maxfail": (("--maxfail", "1"), {"STAGES_BREAK": "1"}, set(), None),
-    "collection error": ((), {}, set(), REFUSED.format("1 collection error(s) (tests/test_broken.py); 6 collected item(s) did not run to the end")),
+    "collection error": (
+        (),
+        {},
+        set(),
+        REFUSED.format("1 collection error(s) (tests/test_broken.py); 6 collected item(s) did not run to the end"),
+    ),
     "a plugin drops items": ((), {}, set(), REFUSED.format("2 collected item(s) were deselected or removed")),
 }
 EXTRA_FILES = {
     "collection error": ("tests/test_broken.py", "def test_(:\n"),
     "a plugin drops items": ("tests/conftest.py", "def pytest_collection_modifyitems(items):\n    del items[:2]\n"),
 }
-XDIST_MODES = ["full run", "--collect-only", "-k", "--ignore", "collection error", "a plugin drops items",
-               "a failing test", "-x after a failure"]
+XDIST_MODES = [
+    "full run",
+    "--collect-only",
+    "-k",
+    "--ignore",
+    "collection error",
+    "a plugin drops items",
+    "a failing test",
+    "-x after a failure",
+]
 
 
 def _check(project, tree, monkeypatch, mode, xdist):
@@ -134,16 +156,18 @@ def test_a_crashed_xdist_worker_refuses_the_prune(project, tree, monkeypatch):
 
 def test_a_prune_lists_each_file_and_removes_emptied_folders(project, tree):
     result = project.run("--stages-prune")
-    result.stdout.fnmatch_lines([
-        "pytest-stages: pruned 6 file(s):",
-        "  snapshots/tests/test_a/test_one/cpu1/stale.cost.json",
-        "  snapshots/tests/test_a/test_removed/cpu1/_stages.json",
-        "  snapshots/tests/test_a/test_removed/cpu1/x.cost.json",
-        "  snapshots/tests/test_b/test_three/oldcfg/x.cost.json",
-        "  snapshots/tests/test_gone/test_x/cpu1/_stages.json",
-        "  snapshots/tests/test_gone/test_x/cpu1/x.cost.json",
-        "pytest-stages: removed 6 emptied folder(s)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: pruned 6 file(s):",
+            "  snapshots/tests/test_a/test_one/cpu1/stale.cost.json",
+            "  snapshots/tests/test_a/test_removed/cpu1/_stages.json",
+            "  snapshots/tests/test_a/test_removed/cpu1/x.cost.json",
+            "  snapshots/tests/test_b/test_three/oldcfg/x.cost.json",
+            "  snapshots/tests/test_gone/test_x/cpu1/_stages.json",
+            "  snapshots/tests/test_gone/test_x/cpu1/x.cost.json",
+            "pytest-stages: removed 6 emptied folder(s)",
+        ]
+    )
     root = project.path / "snapshots" / "tests"
     assert not (root / "test_gone").exists() and not (root / "test_a" / "test_removed").exists()
     assert (root / "test_a" / "test_one" / "cpu1").is_dir()
@@ -208,11 +232,13 @@ def test_a_disk_full_mid_write_leaves_the_old_snapshot_whole(project, tree):
     project.write("tests/conftest.py", DISK_FULL)
     result = project.run("--stages-update", "tests/test_a.py::test_one")
     result.assert_outcomes(passed=0, failed=2)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: could not write snapshot */sin.cost.json (No space left on device); it keeps its "
-        "previous content (writes are atomic). Free disk space or fix the folder's permissions, then run "
-        "`pytest --stages-update` again.",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: could not write snapshot */sin.cost.json (No space left on device); it keeps its "
+            "previous content (writes are atomic). Free disk space or fix the folder's permissions, then run "
+            "`pytest --stages-update` again.",
+        ]
+    )
     after = project.snapshots()
     cost = "tests/test_a/test_one/cpu1/sin.cost.json"
     assert after[cost] == tree[cost]

@@ -107,8 +107,8 @@ def test_dict_analysis_is_sorted_json(project):
 
 def explanation(result) -> list[str]:
     """The assertion explanation pytest prints for the one failing test: its ``E`` lines, prefix removed."""
-    lines = [line[len("E       "):] for line in result.outlines if line.startswith("E ")]
-    return lines[lines.index("assert [+ received] == [- snapshot]"):]
+    lines = [line[len("E       ") :] for line in result.outlines if line.startswith("E ")]
+    return lines[lines.index("assert [+ received] == [- snapshot]") :]
 
 
 def test_drift_shows_the_renumbering_proof_diff_and_both_flags_accept_it(project):
@@ -157,6 +157,10 @@ def test_serialize_is_idempotent_and_refuses_non_text():
     assert text == normalize_mlir(raw) and stablehlo.serialize(text) == text
     cost = extension_for("cost")()
     data = {"flops": 4.0, "bytes accessed": 32.0}
-    assert cost.serialize(cost.serialize(data)) == cost.serialize(data) == json.dumps(data, sort_keys=True, indent=2) + "\n"
+    assert (
+        cost.serialize(cost.serialize(data))
+        == cost.serialize(data)
+        == json.dumps(data, sort_keys=True, indent=2) + "\n"
+    )
     with pytest.raises(TypeError, match=r"StableHLOExtension snapshots stablehlo text, got Lowered: pass the text"):
         stablehlo.serialize(jax.jit(jnp.tanh).lower(1.0))

@@ -59,15 +59,14 @@ def step(w_spec='"model"'):
     return STEP.replace("W_SPEC", w_spec)
 
 
-
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
         ({"platform": "gpu"}, "platform 'gpu' is ambiguous (JAX reads it as whichever of cuda or rocm is installed)"),
         ({"platform": "metal"}, "platform 'metal' is not one of ['cpu', 'tpu', 'cuda', 'rocm']"),
-        ({"topology": "v5e:2x2"}, "topology needs platform = \"tpu\" or \"cuda\", got None"),
-        ({"platform": "tpu", "topology": "2x2"}, "a tpu topology names its chip, e.g. \"v5e:2x2\""),
-        ({"platform": "tpu", "topology": "v5e 2x2"}, "must look like \"v5e:2x2\" (tpu) or \"1x1x4\""),
+        ({"topology": "v5e:2x2"}, 'topology needs platform = "tpu" or "cuda", got None'),
+        ({"platform": "tpu", "topology": "2x2"}, 'a tpu topology names its chip, e.g. "v5e:2x2"'),
+        ({"platform": "tpu", "topology": "v5e 2x2"}, 'must look like "v5e:2x2" (tpu) or "1x1x4"'),
         ({"platform": "cuda", "topology": "1x1x4"}, "a cuda topology needs gpu = a shipped spec name"),
         ({"platform": "cuda", "topology": "4", "gpu": "h100"}, "a cuda topology is slices x hosts x devices"),
         ({"platform": "tpu", "topology": "v5e:2x2", "devices": 4}, "leave devices out of a topology config"),
@@ -137,15 +136,20 @@ def test_an_all_gather_appearing_on_v5e_fails_the_test(project):
 
 def test_hbm_budget_breach_on_h100(project):
     project.configure(configs=H100)
-    project.write("test_step.py", step().replace(
-        "def test_step(", "@pytest.mark.stages_budget(peak_bytes='256 KiB', argument_bytes='1 GiB')\ndef test_step("
-    ))
+    project.write(
+        "test_step.py",
+        step().replace(
+            "def test_step(", "@pytest.mark.stages_budget(peak_bytes='256 KiB', argument_bytes='1 GiB')\ndef test_step("
+        ),
+    )
     result = project.run("--stages-update", "test_step.py::test_step")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "pytest-stages: 'step' on config h100 exceeds its budget",
-        "- budget: peak_bytes * exceeds the ceiling 256.0 KiB",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: 'step' on config h100 exceeds its budget",
+            "- budget: peak_bytes * exceeds the ceiling 256.0 KiB",
+        ]
+    )
     assert "argument_bytes" not in project.output(result)
 
 
@@ -154,19 +158,25 @@ def test_mesh_that_does_not_fit_the_topology_is_one_clear_error(project):
     project.write("test_step.py", step())
     result = project.run()
     result.assert_outcomes(errors=2)
-    result.stdout.fnmatch_lines([
-        "*config 'v5e': mesh data=4 x model=2 holds 8 devices but topology 'v5e:2x2' has 4; "
-        "make the axis sizes multiply to 4.",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*config 'v5e': mesh data=4 x model=2 holds 8 devices but topology 'v5e:2x2' has 4; "
+            "make the axis sizes multiply to 4.",
+        ]
+    )
 
 
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        (V5E.replace("v5e:2x2", "v5e:1x1").replace("mesh = { data = 2, model = 2 }", ""),
-         "*config 'v5e': topology 'v5e:1x1' cannot be made for tpu: *"),
-        (H100.replace('gpu = "h100"', 'gpu = "rtx9090"'),
-         "*config 'h100': gpu = 'rtx9090' is neither a shipped spec (a100, h100) nor a GpuTargetConfig text file."),
+        (
+            V5E.replace("v5e:2x2", "v5e:1x1").replace("mesh = { data = 2, model = 2 }", ""),
+            "*config 'v5e': topology 'v5e:1x1' cannot be made for tpu: *",
+        ),
+        (
+            H100.replace('gpu = "h100"', 'gpu = "rtx9090"'),
+            "*config 'h100': gpu = 'rtx9090' is neither a shipped spec (a100, h100) nor a GpuTargetConfig text file.",
+        ),
     ],
 )
 def test_topology_and_spec_errors_are_one_line(project, config, message):
@@ -192,23 +202,33 @@ def test_without_the_plugin_a_topology_config_is_skipped_with_the_install_comman
     project.write("test_step.py", step())
     result = project.run("-rs")
     result.assert_outcomes(skipped=2)
-    result.stdout.fnmatch_lines([
-        "SKIPPED * pytest-stages: config 'v5e' compiles for a tpu topology, which needs libtpu; "
-        'install it with `pip install "pytest-stages?tpu?"`',
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED * pytest-stages: config 'v5e' compiles for a tpu topology, which needs libtpu; "
+            'install it with `pip install "pytest-stages?tpu?"`',
+        ]
+    )
 
 
 def test_accelerator_plugins_stay_quiet(project, monkeypatch):
     monkeypatch.delenv("JAX_PLATFORMS", raising=False)
-    project.configure(configs="""
+    project.configure(
+        configs="""
 [[tool.pytest_stages.configs]]
 name = "cpu4"
 mesh = { data = 2, model = 2 }
-""" + V5E + H100)
-    project.write("test_step.py", step() + """
+"""
+        + V5E
+        + H100
+    )
+    project.write(
+        "test_step.py",
+        step()
+        + """
 def test_backend(stage_config):
     assert jax.default_backend() == "cpu"
-""")
+""",
+    )
     result = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "-s", "--stages-update")
     result.assert_outcomes(passed=9)
     noise = "\n".join(result.outlines + result.errlines)
@@ -243,7 +263,8 @@ def test_mm(stage_snapshot):
 
 
 def test_partitioner_per_config(project):
-    project.configure(configs="""
+    project.configure(
+        configs="""
 [[tool.pytest_stages.configs]]
 name = "shardy"
 devices = 8
@@ -255,8 +276,11 @@ name = "gspmd"
 devices = 8
 mesh = { data = 8 }
 partitioner = "gspmd"
-""")
-    project.write("test_p.py", """
+"""
+    )
+    project.write(
+        "test_p.py",
+        """
 import jax, jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec as P
 
@@ -265,7 +289,8 @@ def test_p(stage_snapshot, stage_config):
     x = jax.ShapeDtypeStruct((64, 8), jnp.float32, sharding=NamedSharding(stage_config.mesh, P("data")))
     stage_snapshot(lambda x: x.sum(0), x, name="colsum")
     assert jax.config.jax_use_shardy_partitioner == before
-""")
+""",
+    )
     project.run("--stages-update").assert_outcomes(passed=2)
     files = project.snapshots()
     assert "sdy.sharding" in files["test_p/test_p/shardy/colsum.stablehlo.mlir"].decode()

@@ -37,15 +37,24 @@ from pytest_stages.store.storage import safe_component
     [
         ({"snapshot_dir": 3}, "[tool.pytest_stages] snapshot_dir must be a str, got 3."),
         ({"check": ["text", "speed"]}, "check: unknown name 'speed'; choose from"),
-        ({"on_version_mismatch": "ignore"}, "on_version_mismatch = 'ignore' is not one of ['fail', 'warn', 'skip', 'semantic']."),
+        (
+            {"on_version_mismatch": "ignore"},
+            "on_version_mismatch = 'ignore' is not one of ['fail', 'warn', 'skip', 'semantic'].",
+        ),
         ({"tolerance": {"flops": "two percent"}}, "[tool.pytest_stages.tolerance] flops: tolerance 'two percent'"),
         ({"configs": []}, "[[tool.pytest_stages.configs]] must be a non-empty array of tables"),
         ({"configs": [{"name": "a b"}]}, "entry 1: name 'a b' must be 1-64 letters"),
         ({"configs": [{"name": "x", "device": 2}]}, "entry 1: unknown key 'device'"),
-        ({"configs": [{"name": "x", "devices": 8, "mesh": {"data": 3}}]}, "config 'x': mesh data=3 holds 3 devices but devices = 8"),
+        (
+            {"configs": [{"name": "x", "devices": 8, "mesh": {"data": 3}}]},
+            "config 'x': mesh data=3 holds 3 devices but devices = 8",
+        ),
         ({"configs": [{"name": "x"}, {"name": "x"}]}, "config name 'x' is used twice"),
         ({"configs": [{"name": "x", "mesh": {"a": 2}, "axis_types": "sideways"}]}, "config 'x': axis_types"),
-        ({"clear_caches": 1}, "clear_caches = 1: use \"auto\" (drop JAX's caches where a trace could be reused, and every 32"),
+        (
+            {"clear_caches": 1},
+            'clear_caches = 1: use "auto" (drop JAX\'s caches where a trace could be reused, and every 32',
+        ),
     ],
 )
 def test_bad_settings_name_the_key(table, message):
@@ -99,7 +108,9 @@ def test_budget_checks_ceilings():
         "memory": {"temp_size_in_bytes": 100 * 2**20},
         "ops": {"collectives": [{"op": "all-gather", "shape": "f32[8]", "bytes": 32}], "opcodes": {"fusion": 3}},
     }
-    budget = parse_budget("b", {"flops": 2.2e9, "temp_bytes": "64 MiB", "collectives": {"all-gather": 0}, "ops": {"fusion": 3}})
+    budget = parse_budget(
+        "b", {"flops": 2.2e9, "temp_bytes": "64 MiB", "collectives": {"all-gather": 0}, "ops": {"fusion": 3}}
+    )
     messages = [f.message for f in check_budget(budget, analyses)]
     assert messages == [
         "flops 3e9 exceeds the ceiling 2.2e9",
@@ -122,7 +133,9 @@ def test_metric_regression_improvement_and_tolerance():
         ("flops 1.98e9 -> 2.31e9 (+16.7%, tolerance 2%)", True),
         ("transcendentals 100 -> 90 (-10.0%): improved; run `pytest --stages-update` to accept it", False),
     ]
-    assert compare_metrics("cost", before, {"compiled": {"flops": 2.0e9, "transcendentals": 100.0}}, {"flops": 0.02}) == []
+    assert (
+        compare_metrics("cost", before, {"compiled": {"flops": 2.0e9, "transcendentals": 100.0}}, {"flops": 0.02}) == []
+    )
 
 
 def test_integer_memory_figures_are_exact_by_default():
@@ -229,7 +242,9 @@ def test_tidy_keeps_what_a_line_by_line_fold_of_blank_lines_keeps():
         for lines in itertools.product(("", "x"), repeat=size):
             kept = folded(list(lines))
             assert tidy_kept(list(lines)) == kept, lines
-            assert normalize_jaxpr("".join(f"{line} \n" for line in lines)) == "".join(f"{lines[k]}\n" for k in kept), lines
+            assert normalize_jaxpr("".join(f"{line} \n" for line in lines)) == "".join(f"{lines[k]}\n" for k in kept), (
+                lines
+            )
 
 
 def test_describe_all_names_each_location_as_describe_does(tmp_path):
@@ -241,10 +256,28 @@ def test_describe_all_names_each_location_as_describe_does(tmp_path):
     stdlib = str(Path(sysconfig.get_paths()["stdlib"]) / "functools.py")
     ours = str(Path(pytest_stages.__file__).parent / "stage" / "staging.py")
     first, second = Location(model, 3, "attention"), Location(model, 7)
-    locations = [first, second, first, None, Location(library, 5, "adam"), Location(stdlib, 10, "wraps"),
-                 Location(ours, 40, "stage"), Location("/elsewhere/x.py", 2), second]
-    expected = ["pkg/model.py:3 in attention", "pkg/model.py:7", "pkg/model.py:3 in attention", None,
-                "optax/alias.py:5 in adam", "functools.py:10 in wraps", None, "/elsewhere/x.py:2", "pkg/model.py:7"]
+    locations = [
+        first,
+        second,
+        first,
+        None,
+        Location(library, 5, "adam"),
+        Location(stdlib, 10, "wraps"),
+        Location(ours, 40, "stage"),
+        Location("/elsewhere/x.py", 2),
+        second,
+    ]
+    expected = [
+        "pkg/model.py:3 in attention",
+        "pkg/model.py:7",
+        "pkg/model.py:3 in attention",
+        None,
+        "optax/alias.py:5 in adam",
+        "functools.py:10 in wraps",
+        None,
+        "/elsewhere/x.py:2",
+        "pkg/model.py:7",
+    ]
     assert list(describe_all(locations, project)) == expected
     assert list(describe_all(locations, tmp_path / "link")) == expected
     assert [where and where.describe(project) for where in locations if where is None or where.file != ours] == [
@@ -288,7 +321,7 @@ def test_gathering_registrations_never_loads_a_lazy_module(tmp_path, monkeypatch
 
 
 def test_auto_clearing_drops_before_a_reusable_trace_and_every_period():
-    """"auto": a staging that JAX could answer from a trace kept since the last drop drops
+    """ "auto": a staging that JAX could answer from a trace kept since the last drop drops
     first (same function, same shapes); other stagings keep the caches until the period."""
     x, y = jax.ShapeDtypeStruct((4,), jnp.float32), jax.ShapeDtypeStruct((5,), jnp.float32)
     drops: list[int] = []
@@ -334,8 +367,12 @@ def test_a_trace_key_is_never_finer_than_jaxs():
     assert trace_key(jnp.sin, (f32,), {}) != trace_key(jnp.cos, (f32,), {})
     assert trace_key(jax.jit(jnp.sin), (f32,), {}) == trace_key(jax.jit(jnp.sin), (f32,), {})
     mesh = jax.sharding.AbstractMesh((4, 2), ("data", "model"))
-    assert trace_key(jnp.sin, (f32,), {}, mesh) == trace_key(jnp.sin, (f32,), {}, jax.sharding.AbstractMesh((4, 2), ("data", "model")))
-    assert trace_key(jnp.sin, (f32,), {}, mesh) != trace_key(jnp.sin, (f32,), {}, jax.sharding.AbstractMesh((2, 4), ("data", "model")))
+    assert trace_key(jnp.sin, (f32,), {}, mesh) == trace_key(
+        jnp.sin, (f32,), {}, jax.sharding.AbstractMesh((4, 2), ("data", "model"))
+    )
+    assert trace_key(jnp.sin, (f32,), {}, mesh) != trace_key(
+        jnp.sin, (f32,), {}, jax.sharding.AbstractMesh((2, 4), ("data", "model"))
+    )
     assert trace_key(jnp.sin, (f32,), {}, mesh) != trace_key(jnp.sin, (f32,), {})
     assert trace_key(jnp.sin, (f32,), {}) != trace_key(jnp.sin, (jax.ShapeDtypeStruct((2, 3), jnp.int32),), {})
     model = Model()

@@ -70,17 +70,21 @@ def test_each_drifted_call_gets_a_cause_under_other_versions(project, edits, cau
     assert call["versions"] == NOTE
     drifted = {"frontend": "0 compiler, 0 both", "compiler": "1 compiler, 0 both", "both": "0 compiler, 1 both"}
     line = f"calls drifted: {int(cause != 'none')} of 1 ("
-    line += "0 frontend, 0 compiler, 0 both)" if cause == "none" else (
-        f"{int(cause == 'frontend')} frontend, {drifted[cause]})"
+    line += (
+        "0 frontend, 0 compiler, 0 both)"
+        if cause == "none"
+        else (f"{int(cause == 'frontend')} frontend, {drifted[cause]})")
     )
-    result.stdout.fnmatch_lines([
-        "pytest-stages: What the upgrade did",
-        f"  versions: {OLD} -> jax 0.10.2, jaxlib 0.10.2",
-        f"  {line}",
-        "  figures moved: 0",
-        f"  text-only churn: {int(cause != 'none')} call(s) drifted in IR text or op structure only",
-        "test * config * name *",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: What the upgrade did",
+            f"  versions: {OLD} -> jax 0.10.2, jaxlib 0.10.2",
+            f"  {line}",
+            "  figures moved: 0",
+            f"  text-only churn: {int(cause != 'none')} call(s) drifted in IR text or op structure only",
+            "test * config * name *",
+        ]
+    )
 
 
 def test_the_cause_is_null_when_the_versions_match(project):
@@ -115,18 +119,22 @@ def test_semantic_mode_still_fails_on_a_cost_rise(project):
     result, call = call_entry(project)
     result.assert_outcomes(failed=1)
     assert call["drift_cause"] == "compiler"
-    result.stdout.fnmatch_lines([
-        "*pytest-stages: 'f' on config cpu1 differs from its snapshots in snapshots/test_model/test_f/cpu1/",
-        f"*  note: {NOTE}; the differences may come from that upgrade.",
-        f"*- cost (f.cost.json): flops {flops / 2:g} -> {flops:g} (+100.0%, tolerance 0.1%)",
-        '*  upgrade churn, not failing (on_version_mismatch = "semantic"): compiled',
-    ])
-    result.stdout.fnmatch_lines([
-        "pytest-stages: What the upgrade did",
-        "  figures moved: 1, largest first:",
-        f"    test_model.py::test_f[cpu1] f: flops {flops / 2:g} -> {flops:g} (+100.0%)",
-        "  text-only churn: 0 call(s) drifted in IR text or op structure only",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*pytest-stages: 'f' on config cpu1 differs from its snapshots in snapshots/test_model/test_f/cpu1/",
+            f"*  note: {NOTE}; the differences may come from that upgrade.",
+            f"*- cost (f.cost.json): flops {flops / 2:g} -> {flops:g} (+100.0%, tolerance 0.1%)",
+            '*  upgrade churn, not failing (on_version_mismatch = "semantic"): compiled',
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: What the upgrade did",
+            "  figures moved: 1, largest first:",
+            f"    test_model.py::test_f[cpu1] f: flops {flops / 2:g} -> {flops:g} (+100.0%)",
+            "  text-only churn: 0 call(s) drifted in IR text or op structure only",
+        ]
+    )
 
 
 def test_semantic_mode_still_fails_on_an_added_collective(project):
@@ -149,7 +157,9 @@ def test_semantic_mode_still_fails_a_budget(project):
     project.write("test_model.py", budgeted)
     result = project.run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*pytest-stages: 'f' on config cpu1 exceeds its budget", "*flops * exceeds the ceiling 1"])
+    result.stdout.fnmatch_lines(
+        ["*pytest-stages: 'f' on config cpu1 exceeds its budget", "*flops * exceeds the ceiling 1"]
+    )
 
 
 def test_fail_mode_fails_text_churn_under_other_versions(project):
@@ -208,8 +218,12 @@ def test_version_note_round_trips():
 
 def call(name, cause, deltas=None, kinds=("text",)):
     return {
-        "nodeid": f"t.py::test_{name}[cpu1]", "name": name, "versions": NOTE, "drift_cause": cause,
-        "deltas": deltas or {}, "findings": [{"kind": kind} for kind in kinds],
+        "nodeid": f"t.py::test_{name}[cpu1]",
+        "name": name,
+        "versions": NOTE,
+        "drift_cause": cause,
+        "deltas": deltas or {},
+        "findings": [{"kind": kind} for kind in kinds],
     }
 
 

@@ -31,4 +31,6 @@ def test_nnx_train_step(stage_snapshot):
     model = MLP(nnx.Rngs(0))
     optimizer = nnx.Optimizer(model, optax.adamw(1e-3), wrt=nnx.Param)
     f32 = jnp.float32
-    stage_snapshot(train_step, model, optimizer, jax.ShapeDtypeStruct((16, 32), f32), jax.ShapeDtypeStruct((16, 8), f32))
+    stage_snapshot(
+        train_step, model, optimizer, jax.ShapeDtypeStruct((16, 32), f32), jax.ShapeDtypeStruct((16, 8), f32)
+    )

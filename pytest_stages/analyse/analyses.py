@@ -62,7 +62,7 @@ def cost_via_cpu(lowered: Any) -> Any:
 
 
 def cost_source(analysis: dict[str, Any]) -> str | None:
-    """"compiled" when XLA gave a compiled cost, else "lowered" when it gave a lowered one, else None."""
+    """ "compiled" when XLA gave a compiled cost, else "lowered" when it gave a lowered one, else None."""
     for stage in ("compiled", "lowered"):
         if stage in analysis and not analysis[stage].get("unavailable"):
             return stage
@@ -217,6 +217,5 @@ def _output_leaves(tree: Any) -> list[tuple[str, Any]]:
     import jax
 
     return [
-        ("output" + jax.tree_util.keystr(path), leaf)
-        for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]
+        ("output" + jax.tree_util.keystr(path), leaf) for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]
     ]

@@ -42,7 +42,7 @@ def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
             budget[metric] = parse_count(here, value)
         elif metric in TABLE_METRICS:
             if not isinstance(value, Mapping):
-                raise ConfigError(f"{here} must be a table of name = maximum count, e.g. {{\"all-gather\": 0}}.")
+                raise ConfigError(f'{here} must be a table of name = maximum count, e.g. {{"all-gather": 0}}.')
             if metric == "collectives":
                 unknown = sorted(set(value) - set(COLLECTIVES))
                 if unknown:
@@ -98,6 +98,4 @@ def _check(findings: list[Finding], metric: str, value: Any, ceiling: float, sho
     if value is None:
         findings.append(Finding("budget", "budget", f"{metric}: not measured on this backend", failing=False))
     elif value > ceiling:
-        findings.append(
-            Finding("budget", "budget", f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}")
-        )
+        findings.append(Finding("budget", "budget", f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}"))

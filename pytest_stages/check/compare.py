@@ -67,7 +67,9 @@ def compare_text(
     differing = script.differing()
     counts = op_counts(artifact, differing[0]), op_counts(artifact, differing[1])
     summary = op_change_summary(*counts)
-    head = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(artifact, (expected, actual), differing, counts)
+    head = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(
+        artifact, (expected, actual), differing, counts
+    )
     where = (locations() if locations else None) or []
     found = sources(script, where) if where else []
     if next(script.changes(), None) is None and not script.truncated:
@@ -81,7 +83,9 @@ def compare_text(
         "truncated": script.truncated,
     }
     title = BY_NAME[artifact].title
-    return Finding(check_kind(artifact), artifact, f"{title}\n" + _indent(head + unified(script, diff_lines)), detail=detail)
+    return Finding(
+        check_kind(artifact), artifact, f"{title}\n" + _indent(head + unified(script, diff_lines)), detail=detail
+    )
 
 
 def compare_ops(
@@ -102,8 +106,9 @@ def compare_ops(
         parts.append("entry shapes changed")
     summary = ", ".join(part for part in parts if part)
     title, _, rest = found.message.partition("\n")
-    return Finding(found.kind, found.artifact, f"{title}: {summary}\n{rest}" if summary else found.message,
-                   detail=found.detail)
+    return Finding(
+        found.kind, found.artifact, f"{title}: {summary}\n{rest}" if summary else found.message, detail=found.detail
+    )
 
 
 def op_counts(artifact: str, text: str) -> Counter[str]:
@@ -231,15 +236,11 @@ def metric_tolerance(metric: str, old: Any, new: Any, tolerances: Mapping[str, f
             return tolerances[key]
     if "default" in tolerances:
         return tolerances["default"]
-    both_integral = all(float(v).is_integer() for v in (old, new)) and not any(
-        isinstance(v, float) for v in (old, new)
-    )
+    both_integral = all(float(v).is_integer() for v in (old, new)) and not any(isinstance(v, float) for v in (old, new))
     return 0.0 if both_integral else DEFAULT_FLOAT_TOLERANCE
 
 
-def compare_placement(
-    artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]
-) -> list[Finding]:
+def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[Finding]:
     """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after."""
     changes = [_placement_change(key, expected, actual) for key in placement_keys(expected, actual)]
     return [Finding(artifact, artifact, message) for message in group_leaves(changes)]
@@ -269,10 +270,14 @@ def placement_keys(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> li
         else:
             keys.add(tuple(path[:3]))
     keys -= {(key[0], key[1], "aliased_to") for key in keys if key[2:] == ("donated",)}
-    return sorted(keys, key=lambda key: (
-        len(PLACEMENT_SIDES) if key[0] == "collectives" else PLACEMENT_SIDES.index(key[0]),
-        key[1:2], [(_FIELD_ORDER.get(f, 3), f) for f in key[2:]],
-    ))
+    return sorted(
+        keys,
+        key=lambda key: (
+            len(PLACEMENT_SIDES) if key[0] == "collectives" else PLACEMENT_SIDES.index(key[0]),
+            key[1:2],
+            [(_FIELD_ORDER.get(f, 3), f) for f in key[2:]],
+        ),
+    )
 
 
 def group_leaves(changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST) -> list[str]:
@@ -293,7 +298,9 @@ def group_leaves(changes: Sequence[tuple[str, str, str, str]], least: int = GROU
         elif len(leaves) < least:
             messages += [f"{side} {leaf}{change}{extra}" for leaf, extra in members]
         else:
-            shown = ", ".join(leaves[:GROUP_NAMES]) + (f", +{len(leaves) - GROUP_NAMES} more" if len(leaves) > GROUP_NAMES else "")
+            shown = ", ".join(leaves[:GROUP_NAMES]) + (
+                f", +{len(leaves) - GROUP_NAMES} more" if len(leaves) > GROUP_NAMES else ""
+            )
             messages.append(f"{len(leaves)} {side}s ({shown}){change}")
     return messages
 
@@ -318,10 +325,19 @@ def _placement_change(
     old, new = old_leaf.get(field), new_leaf.get(field)
     if field == "donated":
         if old:
-            return label, leaf, " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else ""), ""
-        return label, leaf, " is now donated" + (
-            " (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)"
-        ), ""
+            return (
+                label,
+                leaf,
+                " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else ""),
+                "",
+            )
+        return (
+            label,
+            leaf,
+            " is now donated"
+            + (" (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)"),
+            "",
+        )
     if field == "aliased_to":
         if new is None:
             return label, leaf, f": donated buffer no longer reused for {old} (XLA could not alias it)", ""
@@ -407,7 +423,9 @@ class Compared:
 
 def ir_drift(pair: Pair) -> Compared:
     """Stage texts: the renumbering-proof diff with its summary and source lines."""
-    found = compare_text(pair.artifact, pair.expected, pair.actual, diff_lines=pair.diff_lines, locations=pair.locations)
+    found = compare_text(
+        pair.artifact, pair.expected, pair.actual, diff_lines=pair.diff_lines, locations=pair.locations
+    )
     return Compared([found] if found else [])
 
 
@@ -450,7 +468,11 @@ def structure(pair: Pair) -> Compared:
 
 
 FAMILIES: dict[str, Callable[[Pair], Compared]] = {
-    "ir": ir_drift, "ops": op_structure, "figures": figures, "placement": placement, "structure": structure,
+    "ir": ir_drift,
+    "ops": op_structure,
+    "figures": figures,
+    "placement": placement,
+    "structure": structure,
 }
 
 

@@ -23,7 +23,12 @@ BUDGET_HINT = "Budgets are ceilings: `--stages-update` does not lift them; chang
 HEADLINE_ITEMS = 3
 HEADLINE_OPS = 4
 HEADLINE_METRICS = (
-    "peak_memory_in_bytes", "temp_size_in_bytes", "alias_size_in_bytes", "flops", "bytes accessed", "transcendentals",
+    "peak_memory_in_bytes",
+    "temp_size_in_bytes",
+    "alias_size_in_bytes",
+    "flops",
+    "bytes accessed",
+    "transcendentals",
 )
 HEADLINE_WIDTH = 160
 _FIGURE = re.compile(r"^(?P<metric>.+?) \S+ -> \S+ \((?P<change>[+-][^,)]+)")
@@ -92,7 +97,9 @@ def _ordered(failing: Sequence[Finding]) -> list[tuple[str, list[Finding]]]:
     order = [BUDGET, *(a.name for a in ARTIFACTS)]
     out = []
     for headline in HEADLINES:
-        group = [f for artifact in order if _headline_of(artifact) == headline for f in failing if f.artifact == artifact]
+        group = [
+            f for artifact in order if _headline_of(artifact) == headline for f in failing if f.artifact == artifact
+        ]
         if group:
             out.append((headline, group))
     return out
@@ -136,7 +143,7 @@ def _ir_headline(group: Sequence[Finding]) -> str:
     if described is not None:
         summary = _summary(described)
         ops = next((line for line in summary if not line.startswith("source: ")), None)
-        source = next((line[len("source: "):] for line in summary if line.startswith("source: ")), None)
+        source = next((line[len("source: ") :] for line in summary if line.startswith("source: ")), None)
         if ops:
             text += f"; {described.artifact}: {_largest(ops.removeprefix('ops: '))}"
         if source:
@@ -179,7 +186,7 @@ def _shorten(items: Sequence[str]) -> str:
     text = "; ".join(items[:HEADLINE_ITEMS])
     if len(items) > HEADLINE_ITEMS:
         text += f"; +{len(items) - HEADLINE_ITEMS} more"
-    return text if len(text) <= HEADLINE_WIDTH else text[:HEADLINE_WIDTH - 3] + "..."
+    return text if len(text) <= HEADLINE_WIDTH else text[: HEADLINE_WIDTH - 3] + "..."
 
 
 def _bounded_drift(label: str, finding: Finding, budget: int) -> tuple[list[str], int]:
@@ -217,15 +224,24 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
     footer = []
     if verdict.churn:
         names = ", ".join(verdict.churn)
-        footer.append(f"  upgrade churn, not failing (on_version_mismatch = \"semantic\"): {names}")
+        footer.append(f'  upgrade churn, not failing (on_version_mismatch = "semantic"): {names}')
     if verdict.unenforced:
         footer.append(f"  also changed, but not checked in this run: {', '.join(verdict.unenforced)}")
     footer += [f"  also {f.artifact}: {f.message}" for f in verdict.passing]
     footer.append(BUDGET_HINT if verdict.only_budget else UPDATE_HINT)
-    labels = Labels({
-        artifact: f"{artifact} ({call.files[artifact]})"
-        for artifact in dict.fromkeys(f.artifact for f in verdict.failing) if artifact in call.files
-    })
+    labels = Labels(
+        {
+            artifact: f"{artifact} ({call.files[artifact]})"
+            for artifact in dict.fromkeys(f.artifact for f in verdict.failing)
+            if artifact in call.files
+        }
+    )
     return failure_message(
-        title, verdict.failing, labels=labels, notes=notes, footer=footer, diff_lines=diff_lines, full=full,
+        title,
+        verdict.failing,
+        labels=labels,
+        notes=notes,
+        footer=footer,
+        diff_lines=diff_lines,
+        full=full,
     )

@@ -9,8 +9,15 @@ from typing import Any
 from pytest_stages.core.errors import ConfigError
 
 _UNITS = {
-    "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
 }
 _SIZE = re.compile(r"^\s*(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[a-z]*)\s*$", re.IGNORECASE)
 
@@ -55,9 +62,7 @@ def parse_size(where: str, value: Any) -> int:
             raise ConfigError(f"{where}: {value!r} is not a size; write e.g. 64 MiB, 1.5 GB or 4096.")
         number, unit = float(match.group("number")), (match.group("unit") or "b").lower()
     if unit not in _UNITS:
-        raise ConfigError(
-            f"{where}: unknown unit {unit!r} in {value!r}; use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB."
-        )
+        raise ConfigError(f"{where}: unknown unit {unit!r} in {value!r}; use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB.")
     if not math.isfinite(number) or number < 0:
         raise ConfigError(f"{where}: {value!r} must be a non-negative size.")
     return int(number * _UNITS[unit])

@@ -65,7 +65,11 @@ def make_snapshot(
 
 
 def run_call(
-    snapshot: StageSnapshot, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str | None,
+    snapshot: StageSnapshot,
+    fn: Any,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    name: str | None,
     static_scalars: bool | None = None,
 ) -> Any:
     """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
@@ -113,5 +117,5 @@ def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> S
     test = ".".join(parts[:-1] + [getattr(item, "originalname", parts[-1].split("[")[0])])
     callspec = getattr(item, "callspec", None)
     if callspec is not None and callspec.id.startswith(config_name + "-"):
-        test += f"[{callspec.id[len(config_name) + 1:]}]"
+        test += f"[{callspec.id[len(config_name) + 1 :]}]"
     return SnapshotFolder(session.store.root, module, test, config_name)

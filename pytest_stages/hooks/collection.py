@@ -131,8 +131,11 @@ class RegisteredFunctions(pytest.Collector):
                 f"{config_name!r}: {type(exc).__name__}: {exc}"
             ) from None
         item = RegisteredItem.from_parent(
-            self, name=f"{registration.name}[{config_name}]", registration=registration,
-            config_name=config_name, args=args,
+            self,
+            name=f"{registration.name}[{config_name}]",
+            registration=registration,
+            config_name=config_name,
+            args=args,
         )
         if skip is not None:
             item.add_marker(skip)

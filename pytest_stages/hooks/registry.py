@@ -119,4 +119,3 @@ def register(
         return function
 
     return record(fn) if fn is not None else record
-

@@ -27,9 +27,25 @@ TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 # A value or computation name: %add.3, param_0.1, %constant.0.clone.1, get-tuple-element.2.
 NAME = r"%?[A-Za-z_][\w.\-]*"
 _DTYPE_BITS = {
-    "pred": 8, "s2": 2, "u2": 2, "s4": 4, "u4": 4, "s8": 8, "u8": 8, "s16": 16, "u16": 16,
-    "f16": 16, "bf16": 16, "s32": 32, "u32": 32, "f32": 32, "s64": 64, "u64": 64, "f64": 64,
-    "c64": 64, "c128": 128,
+    "pred": 8,
+    "s2": 2,
+    "u2": 2,
+    "s4": 4,
+    "u4": 4,
+    "s8": 8,
+    "u8": 8,
+    "s16": 16,
+    "u16": 16,
+    "f16": 16,
+    "bf16": 16,
+    "s32": 32,
+    "u32": 32,
+    "f32": 32,
+    "s64": 64,
+    "u64": 64,
+    "f64": 64,
+    "c64": 64,
+    "c128": 128,
 }
 # "  ROOT %t.2 = f32[8]{0} add(" -> ROOT, name %t.2, shape f32[8]{0}, opcode add; for a
 # tuple shape "(f32[8]{0}, s32[]) tuple(" only ROOT and name: the shape ends at its closing ")"

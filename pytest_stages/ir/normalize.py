@@ -82,7 +82,7 @@ def _tidy_lines(lines: list[str]) -> str:
     """:func:`_tidy` of the text of ``lines``."""
     lines = list(map(str.rstrip, lines))
     runs = tidy_runs(lines)
-    return "\n".join(itertools.chain.from_iterable(lines[run.start:run.stop] for run in runs)) + "\n" if runs else ""
+    return "\n".join(itertools.chain.from_iterable(lines[run.start : run.stop] for run in runs)) + "\n" if runs else ""
 
 
 def tidy_runs(lines: Sequence[str]) -> list[range]:

@@ -176,13 +176,13 @@ class _MlirResolver:
                 self.cache[expr] = self(self.definitions.get(expr, "unknown"), depth + 1)
             return self.cache[expr]
         if expr.startswith("callsite("):
-            callee, caller = _split_callsite(expr[len("callsite("):-1])
+            callee, caller = _split_callsite(expr[len("callsite(") : -1])
             inner = self(callee, depth + 1)
             if inner is not None and not inner.in_library:
                 return inner
             return preferred([inner, self(caller, depth + 1) if caller else None])
         if expr.startswith("fused["):
-            return self(expr[len("fused["):].split(",")[0].rstrip("]"), depth + 1)
+            return self(expr[len("fused[") :].split(",")[0].rstrip("]"), depth + 1)
         file_match = _MLIR_FILE.match(expr)
         if file_match:
             return Location(file_match[1], int(file_match[2]))
@@ -201,7 +201,7 @@ def _split_callsite(body: str) -> tuple[str, str]:
     for k, char in enumerate(body):
         depth += char in "([" and 1 or char in ")]" and -1 or 0
         if depth == 0 and body.startswith(" at ", k):
-            return body[:k], body[k + len(" at "):]
+            return body[:k], body[k + len(" at ") :]
     return body, ""
 
 

@@ -63,8 +63,8 @@ class EditScript:
 
     def middle(self) -> tuple[str, str]:
         """The lines between the identical head and tail of each side (what differs, and no more)."""
-        old = self.old[self.prefix:len(self.old) - self.tail]
-        new = self.new[self.prefix:len(self.new) - self.tail]
+        old = self.old[self.prefix : len(self.old) - self.tail]
+        new = self.new[self.prefix : len(self.new) - self.tail]
         return "\n".join(old), "\n".join(new)
 
     def differing(self) -> tuple[str, str]:
@@ -222,7 +222,9 @@ class _Hlo(_Dialect):
             return old == new
         lines = _renamed(self.instruction_split, "\n".join(old), renamed).split("\n")
         differing = itertools.compress(range(len(old)), map(operator.ne, lines, new))
-        return all(old[k][:1] not in _INDENTED and _renamed(_PARAMETER_SPLIT, lines[k], renamed) == new[k] for k in differing)
+        return all(
+            old[k][:1] not in _INDENTED and _renamed(_PARAMETER_SPLIT, lines[k], renamed) == new[k] for k in differing
+        )
 
     def defs(self, text: str) -> list[str]:
         return hlo.defined_names(text)
@@ -278,7 +280,7 @@ def edit_script(dialect: str | None, expected: str, actual: str) -> EditScript:
     rules = _dialect(dialect)
     prefix = _common_prefix(old, new)
     tail = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
-    middle = old[prefix:len(old) - tail], new[prefix:len(new) - tail]
+    middle = old[prefix : len(old) - tail], new[prefix : len(new) - tail]
     if rules is not None:
         rules.prepare(old, new)
     keys = rules.alignment_keys if rules is not None else (None,)
@@ -309,7 +311,7 @@ def _rows(
         old_end, new_end = min(old_end, WINDOW), min(new_end, WINDOW)
     rows = [Row("=", 0, 0, prefix)] if prefix else []
     checker = _RenameCheck(dialect, old, new)
-    raw = old[prefix:prefix + old_end], new[prefix:prefix + new_end]
+    raw = old[prefix : prefix + old_end], new[prefix : prefix + new_end]
     keyed = [dialect.canonical("\n".join(lines)).split("\n") if dialect and lines else lines for lines in raw]
     key = dialect.skeleton if dialect is not None else None
     for tag, i1, i2, j1, j2 in _opcodes(*keyed, raw, key):
@@ -354,7 +356,7 @@ def _opcodes(
             if sub != "replace" or a2 - a1 == b2 - b1 or key is None:
                 yield sub, i1 + a1, i1 + a2, j1 + b1, j1 + b2
                 continue
-            keys = [key(line) for line in raw[0][i1 + a1:i1 + a2]], [key(line) for line in raw[1][j1 + b1:j1 + b2]]
+            keys = [key(line) for line in raw[0][i1 + a1 : i1 + a2]], [key(line) for line in raw[1][j1 + b1 : j1 + b2]]
             for part, c1, c2, d1, d2 in difflib.SequenceMatcher(None, *keys, autojunk=False).get_opcodes():
                 yield "replace" if part == "equal" else part, i1 + a1 + c1, i1 + a1 + c2, j1 + b1 + d1, j1 + b1 + d2
 
@@ -368,7 +370,15 @@ class _RenameCheck:
         self.renamed: dict[str, str] = {}
 
     def pairs(
-        self, rows: list[Row], i: int, j: int, count: int, *, aligned: bool, raw_equal: bool = False, doubtful: bool = False
+        self,
+        rows: list[Row],
+        i: int,
+        j: int,
+        count: int,
+        *,
+        aligned: bool,
+        raw_equal: bool = False,
+        doubtful: bool = False,
     ) -> bool:
         """Append rows for ``count`` old lines from ``i`` paired with new lines from ``j``; False if stopped.
 
@@ -412,7 +422,7 @@ class _RenameCheck:
         dialect = self.dialect
         if dialect is None or not dialect.unique_names:
             return False
-        old, new = self.old[i:i + size], self.new[j:j + size]
+        old, new = self.old[i : i + size], self.new[j : j + size]
         if old == new and not self.renamed:
             return True
         old_defs, new_defs = dialect.defs("\n".join(old)), dialect.defs("\n".join(new))
@@ -458,7 +468,7 @@ class _RenameCheck:
 def _common_prefix(first: Sequence[str], second: Sequence[str]) -> int:
     """How many leading items the two share: compared a slice at a time (C speed), then item by item."""
     shortest, step, start = min(len(first), len(second)), 1024, 0
-    while start < shortest and first[start:start + step] == second[start:start + step]:
+    while start < shortest and first[start : start + step] == second[start : start + step]:
         start += step
     stop = min(shortest, start + step)
     return next((k for k in range(start, stop) if first[k] != second[k]), stop)
@@ -507,7 +517,9 @@ def unified(script: EditScript, limit: int, *, header: bool = True) -> list[str]
     shown = list(itertools.islice(lines, limit))
     hidden = sum(1 for _ in lines)
     if hidden or script.truncated:
-        shown.append(f"... {hidden} more diff lines" + (" (and more beyond the diffed window)" if script.truncated else ""))
+        shown.append(
+            f"... {hidden} more diff lines" + (" (and more beyond the diffed window)" if script.truncated else "")
+        )
     return shown
 
 
@@ -533,9 +545,7 @@ def _span(indexes: list[int]) -> str:
     return f"{indexes[0] + 1},{len(indexes)}" if len(indexes) != 1 else str(indexes[0] + 1)
 
 
-def side_by_side(
-    script: EditScript, limit: int, locations: Sequence[str | None] = ()
-) -> list[list[list[Any]]]:
+def side_by_side(script: EditScript, limit: int, locations: Sequence[str | None] = ()) -> list[list[list[Any]]]:
     """Hunks for a two-column view, JSON-ready; a changed line sits beside its old version.
 
     Each hunk is a list of rows ``[tag, old_number, old_text, new_number, new_text, source]``
@@ -547,15 +557,19 @@ def side_by_side(
     for group in hunks(script, context=3):
         if budget <= 0:
             break
-        out.append([
+        out.append(
             [
-                row.tag,
-                None if row.old is None else row.old + 1, "" if row.old is None else script.old[row.old],
-                None if row.new is None else row.new + 1, "" if row.new is None else script.new[row.new],
-                locations[row.new] if row.new is not None and row.new < len(locations) else None,
+                [
+                    row.tag,
+                    None if row.old is None else row.old + 1,
+                    "" if row.old is None else script.old[row.old],
+                    None if row.new is None else row.new + 1,
+                    "" if row.new is None else script.new[row.new],
+                    locations[row.new] if row.new is not None and row.new < len(locations) else None,
+                ]
+                for row in group[:budget]
             ]
-            for row in group[:budget]
-        ])
+        )
         budget -= len(group)
     return out
 
@@ -592,4 +606,3 @@ def describe_sources(found: Sequence[tuple[str, dict[str, int]]], limit: int = 5
         parts.append(f"{where} ({what})")
     more = len(found) - limit
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
-

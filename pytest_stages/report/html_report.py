@@ -134,7 +134,9 @@ def _drift(artifact: str, detail: Mapping[str, Any]) -> str:
     )
     for hunk in detail["hunks"]:
         if hunk:
-            parts.append(f'<tr class="gap"><td colspan="5">@@ line {hunk[0][1] or "-"} &rarr; {hunk[0][3] or "-"}</td></tr>')
+            parts.append(
+                f'<tr class="gap"><td colspan="5">@@ line {hunk[0][1] or "-"} &rarr; {hunk[0][3] or "-"}</td></tr>'
+            )
         parts += [_diff_row(row) for row in hunk]
     if detail["truncated"]:
         parts.append('<tr class="gap"><td colspan="5">... the module is larger than the diffed window</td></tr>')
@@ -168,7 +170,7 @@ def highlight(line: str) -> str:
     """One IR line as escaped HTML with ``<span class="t-...">`` around names, types, ops, literals."""
     out, last = [], 0
     for match in _TOKEN.finditer(line):
-        out.append(_e(line[last:match.start()]))
+        out.append(_e(line[last : match.start()]))
         out.append(f'<span class="t-{match.lastgroup}">{_e(match[0])}</span>')
         last = match.end()
     out.append(_e(line[last:]))

@@ -47,7 +47,8 @@ def inventory_lines(
 def header(session: StagesSession) -> str:
     """One line for pytest's header: versions, configs, snapshot folder and mode."""
     configs = ", ".join(
-        f"{c.name}({c.platform or 'default'} x{c.devices})" for c in session.settings.configs
+        f"{c.name}({c.platform or 'default'} x{c.devices})"
+        for c in session.settings.configs
         if session.options.configs is None or c.name in session.options.configs
     )
     mode = "update" if session.options.update else "compare"
@@ -80,10 +81,15 @@ def key_deltas(record: CallRecord) -> str:
 def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
     rows = [["test", "config", "name", *COLUMNS, "deltas"]]
     for record in records:
-        rows.append([
-            record.nodeid, record.config, record.name,
-            *(column_status(record, c) for c in COLUMNS), key_deltas(record),
-        ])
+        rows.append(
+            [
+                record.nodeid,
+                record.config,
+                record.name,
+                *(column_status(record, c) for c in COLUMNS),
+                key_deltas(record),
+            ]
+        )
     return rows
 
 
@@ -172,7 +178,7 @@ def markdown(session: StagesSession) -> str:
                 continue
             lines += [f"  - {line}" for line in detail["summary"]]
             lines += ["", "  <details><summary>diff</summary>", "", "  ```diff"]
-            lines += [f"  {line[4:]}" for line in rest[len(detail["summary"]):]]
+            lines += [f"  {line[4:]}" for line in rest[len(detail["summary"]) :]]
             lines += ["  ```", "", "  </details>", ""]
     return "\n".join(lines) + "\n"
 

@@ -147,7 +147,9 @@ def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context
     Raises :class:`SnapshotError` for a JSON snapshot that does not parse, unless
     ``context.replace_unreadable`` (update mode), where it is reported and replaced.
     """
-    out = CallComparison(findings=[Finding(SKIPPED, name, reason, failing=False) for name, reason in result.skipped.items()])
+    out = CallComparison(
+        findings=[Finding(SKIPPED, name, reason, failing=False) for name, reason in result.skipped.items()]
+    )
     for name, actual in result.serialized().items():
         if name in snapshots:
             _add_artifact(out, name, snapshots[name], actual, result, context)
@@ -184,10 +186,15 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
     """One artifact against its snapshot, with the comparison family the artifact table names."""
     expected = snapshot.text or ""
     if BY_NAME[name].is_text:
-        return compare_pair(Pair(
-            name, expected, actual, diff_lines=context.diff_lines,
-            locations=lambda: describe_all(result.source_lines(name) or (), context.rootpath),
-        ))
+        return compare_pair(
+            Pair(
+                name,
+                expected,
+                actual,
+                diff_lines=context.diff_lines,
+                locations=lambda: describe_all(result.source_lines(name) or (), context.rootpath),
+            )
+        )
     if expected == actual:
         return Compared([])
     try:
@@ -200,7 +207,9 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
             "or edited by hand. Restore it from version control, or run "
             f"`pytest --stages-update {context.nodeid}` to record it again."
         ) from None
-    return compare_pair(Pair(name, expected, actual, before, result.analyses[name], context.tolerance, context.diff_lines))
+    return compare_pair(
+        Pair(name, expected, actual, before, result.analyses[name], context.tolerance, context.diff_lines)
+    )
 
 
 @dataclass(frozen=True)
@@ -240,8 +249,12 @@ class StageSnapshot:
         self._names: list[str] = []
 
     def __call__(
-        self, fn: Callable[..., Any], *args: Any, name: str | None = None,
-        static_scalars: bool | None = None, **kwargs: Any,
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        name: str | None = None,
+        static_scalars: bool | None = None,
+        **kwargs: Any,
     ) -> StageResult:
         """Trace, lower and compile ``fn(*args, **kwargs)``; compare every artifact with its snapshot.
 
@@ -254,7 +267,13 @@ class StageSnapshot:
         self.session.caches.before_staging(fn, args, kwargs, self.active.abstract_mesh)
         try:
             result = stage(
-                fn, args, kwargs, name=call_name, active=self.active, stages=self.stages, analyses=built,
+                fn,
+                args,
+                kwargs,
+                name=call_name,
+                active=self.active,
+                stages=self.stages,
+                analyses=built,
                 static_scalars=settings.static_scalars if static_scalars is None else static_scalars,
                 constants_warn_bytes=settings.constants_warn_bytes,
             )
@@ -269,8 +288,7 @@ class StageSnapshot:
                 raise ConfigError(f"stage_snapshot(name={name!r}): name must be a non-empty string.")
             if name in self._names:
                 raise ConfigError(
-                    f"stage_snapshot(name={name!r}) is used twice in {self.nodeid}; "
-                    "give each call its own name=."
+                    f"stage_snapshot(name={name!r}) is used twice in {self.nodeid}; give each call its own name=."
                 )
             self._names.append(name)
             return name
@@ -285,21 +303,30 @@ class StageSnapshot:
     def _judge(self, result: StageResult) -> None:
         """Compare, decide, and either keep the files to write or raise the failure message."""
         session, policy = self.session, self.session.policy
-        record = CallRecord(nodeid=self.nodeid, config=self.active.name, name=result.name,
-                            folder=str(self.folder.relative))
+        record = CallRecord(
+            nodeid=self.nodeid, config=self.active.name, name=result.name, folder=str(self.folder.relative)
+        )
         self.records.append(record)
         meta = self._read_meta()
         mismatch = record.versions = upgrade.version_note(meta, session.environment)
         if policy.skips(mismatch):
-            raise StagesSkip(f"{mismatch} (on_version_mismatch = \"skip\")")
-        context = Context(self.nodeid, session.rootpath, self.tolerance, self.budget,
-                          session.settings.diff_lines, replace_unreadable=policy.update)
+            raise StagesSkip(f'{mismatch} (on_version_mismatch = "skip")')
+        context = Context(
+            self.nodeid,
+            session.rootpath,
+            self.tolerance,
+            self.budget,
+            session.settings.diff_lines,
+            replace_unreadable=policy.update,
+        )
         compared = compare_call(result, self._snapshots(result.name), context)
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
         if compared.changed:
             texts = result.serialized()
-            self.pending += [PendingWrite(self.folder.artifact(result.name, n), texts[n], record) for n in compared.changed]
+            self.pending += [
+                PendingWrite(self.folder.artifact(result.name, n), texts[n], record) for n in compared.changed
+            ]
         meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
         if meta_stale and all(p.path != self.folder.meta for p in self.pending):
             self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
@@ -309,12 +336,21 @@ class StageSnapshot:
         self.pending.clear()
         notes = [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
         notes += [f"inputs: {compared.signature}"] if compared.signature else []
-        call = Call(result.name, self.active.name, f"{session.settings.snapshot_dir}/{self.folder.relative}/",
-                    {n: self.folder.artifact(result.name, n).name for n in self._judged()})
-        raise StagesFailure(call_message(
-            call, verdict, notes=[*notes, *result.notes], diff_lines=session.settings.diff_lines,
-            full=session.options.verbosity >= 2,
-        ))
+        call = Call(
+            result.name,
+            self.active.name,
+            f"{session.settings.snapshot_dir}/{self.folder.relative}/",
+            {n: self.folder.artifact(result.name, n).name for n in self._judged()},
+        )
+        raise StagesFailure(
+            call_message(
+                call,
+                verdict,
+                notes=[*notes, *result.notes],
+                diff_lines=session.settings.diff_lines,
+                full=session.options.verbosity >= 2,
+            )
+        )
 
     def _judged(self) -> tuple[str, ...]:
         """The artifacts this call snapshots: its stages and analyses (budget-only analyses are not stored)."""
@@ -336,12 +372,14 @@ class StageSnapshot:
         return meta
 
     def _meta_text(self) -> str:
-        return to_json({
-            "format": FORMAT_VERSION,
-            **self.session.environment,
-            "platform": self.active.platform,
-            "devices": self.active.config.devices,
-        })
+        return to_json(
+            {
+                "format": FORMAT_VERSION,
+                **self.session.environment,
+                "platform": self.active.platform,
+                "devices": self.active.config.devices,
+            }
+        )
 
     def flush(self) -> None:
         """Write pending snapshot files (update mode, after the test passed), noting each in its record."""

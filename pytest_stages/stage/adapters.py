@@ -112,7 +112,8 @@ def _jax_jit(fn: Callable[..., Any], jitted: Any, args: tuple[Any, ...], kwargs:
 def _nnx_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
     """``flax.nnx.jit``: flax's ``Traced`` holds JAX's at ``.traced``; graph state names its leaves."""
     return Adapter(
-        "flax.nnx.jit", fn,
+        "flax.nnx.jit",
+        fn,
         trace=lambda: fn.trace(*args, **kwargs).traced,
         lower=_lower_jax,
         user_leaves=lambda: _nnx_leaves(fn, args, kwargs),
@@ -153,7 +154,8 @@ def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adap
         return fn.lower(*args, **kwargs).lowered
 
     return Adapter(
-        "equinox.filter_jit", fn,
+        "equinox.filter_jit",
+        fn,
         trace=lambda: None,
         lower=lower,
         jaxpr=lambda _: eqx.filter_make_jaxpr(fn.__wrapped__)(*args, **kwargs)[0],
@@ -224,7 +226,10 @@ def _static_leaves_jit(
         return named + [leaf for key in dynamic_keys for leaf in _path_leaves(key, kwargs[key])]
 
     return Adapter(
-        kind, fn, trace=lambda: jitted.trace(*dynamic_args, **dynamic_kwargs), lower=_lower_jax,
+        kind,
+        fn,
+        trace=lambda: jitted.trace(*dynamic_args, **dynamic_kwargs),
+        lower=_lower_jax,
         user_leaves=user_leaves,
     )
 
@@ -250,8 +255,11 @@ def _same_shape(named: tuple[str, Any], leaf: Any) -> bool:
 def _array_like(leaf: Any) -> bool:
     import jax
 
-    return isinstance(leaf, jax.ShapeDtypeStruct) or hasattr(leaf, "shape") and hasattr(leaf, "dtype") or (
-        type(leaf) in (int, float, complex)
+    return (
+        isinstance(leaf, jax.ShapeDtypeStruct)
+        or hasattr(leaf, "shape")
+        and hasattr(leaf, "dtype")
+        or (type(leaf) in (int, float, complex))
     )
 
 
@@ -270,7 +278,8 @@ def argument_names(fn: Callable[..., Any], count: int) -> list[str]:
     names = []
     for index in range(count):
         if index < len(parameters) and parameters[index].kind in (
-            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
         ):
             names.append(parameters[index].name)
         else:

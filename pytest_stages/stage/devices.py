@@ -116,8 +116,7 @@ def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: Any) ->
         )
     mesh = jax.make_mesh(tuple(shape.values()), tuple(shape), axis_types=axis_types, devices=devices)
     config = dataclasses.replace(config, devices=len(devices))
-    return ActiveConfig(config, config.platform or "", attached=True, devices=devices, mesh=mesh,
-                        compile_only=True)
+    return ActiveConfig(config, config.platform or "", attached=True, devices=devices, mesh=mesh, compile_only=True)
 
 
 def _axis_types(names: tuple[str, ...]) -> tuple[Any, ...]:

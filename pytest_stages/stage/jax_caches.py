@@ -22,7 +22,10 @@ from pytest_stages.config import AUTO_PERIOD
 
 
 def trace_key(
-    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], mesh: Hashable | None = None,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    mesh: Hashable | None = None,
 ) -> Hashable | None:
     """What JAX's trace cache would at least have to match to reuse a trace of ``fn(*args, **kwargs)``.
 
@@ -65,7 +68,11 @@ class CacheClearing:
         self._tests = 0
 
     def before_staging(
-        self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], mesh: Hashable | None = None,
+        self,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        mesh: Hashable | None = None,
     ) -> None:
         """In "auto" mode, drop the caches if this staging could reuse a trace kept since the last drop."""
         if self.mode != "auto":

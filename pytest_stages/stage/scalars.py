@@ -10,9 +10,23 @@ from pytest_stages.ir.hlo import shape_bytes
 
 CONSTANTS_WARN_BYTES = 1 << 20
 _CONSTANT = re.compile(r"stablehlo\.constant .*: tensor<(?P<type>[^>]*)>\s*$")
-_MLIR_DTYPES = {"i1": "pred", "f32": "f32", "f64": "f64", "f16": "f16", "bf16": "bf16", "i8": "s8",
-                "i16": "s16", "i32": "s32", "i64": "s64", "ui8": "u8", "ui16": "u16", "ui32": "u32",
-                "ui64": "u64", "complex<f32>": "c64", "complex<f64>": "c128"}
+_MLIR_DTYPES = {
+    "i1": "pred",
+    "f32": "f32",
+    "f64": "f64",
+    "f16": "f16",
+    "bf16": "bf16",
+    "i8": "s8",
+    "i16": "s16",
+    "i32": "s32",
+    "i64": "s64",
+    "ui8": "u8",
+    "ui16": "u16",
+    "ui32": "u32",
+    "ui64": "u64",
+    "complex<f32>": "c64",
+    "complex<f64>": "c128",
+}
 
 
 class CapturedConstantsWarning(UserWarning):
@@ -51,12 +65,15 @@ def warn_constants(name: str, stablehlo: str, threshold: int) -> None:
     """Warn when the module carries more than ``threshold`` bytes of captured constants."""
     size = constant_bytes(stablehlo)
     if size > threshold:
-        warnings.warn(CapturedConstantsWarning(
-            f"stage_snapshot({name}): the lowered module carries {_human(size)} of constants "
-            f"(over the {_human(threshold)} threshold): arrays closed over by the function are baked "
-            "into the program and its snapshots; pass them as arguments (or raise "
-            "constants_warn_bytes in [tool.pytest_stages])"
-        ), stacklevel=2)
+        warnings.warn(
+            CapturedConstantsWarning(
+                f"stage_snapshot({name}): the lowered module carries {_human(size)} of constants "
+                f"(over the {_human(threshold)} threshold): arrays closed over by the function are baked "
+                "into the program and its snapshots; pass them as arguments (or raise "
+                "constants_warn_bytes in [tool.pytest_stages])"
+            ),
+            stacklevel=2,
+        )
 
 
 def _human(size: int) -> str:

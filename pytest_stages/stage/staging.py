@@ -148,8 +148,14 @@ def stage(
         from_cache = compile_cache.COUNTER.total_hits > hits
         jaxpr = _guarded(name, "tracing", lambda: adapter.jaxpr(traced)) if "jaxpr" in stages else None
     result = StageResult(
-        name=name, config=active, traced=traced, lowered=lowered, compiled=compiled,
-        adapter=adapter, jaxpr=jaxpr, notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
+        name=name,
+        config=active,
+        traced=traced,
+        lowered=lowered,
+        compiled=compiled,
+        adapter=adapter,
+        jaxpr=jaxpr,
+        notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
         from_cache=from_cache,
     )
     _build(result, (*stages, *analyses))

@@ -75,7 +75,7 @@ def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
     ):
         raise TopologyUnavailable(
             f"config {config.name!r} compiles for a {config.platform} topology, which needs "
-            f"{module.split('.')[-1]}; install it with `pip install \"pytest-stages[{extra}]\"`"
+            f'{module.split(".")[-1]}; install it with `pip install "pytest-stages[{extra}]"`'
         )
     spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
     try:
@@ -83,8 +83,7 @@ def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
     except Exception as exc:  # noqa: BLE001 - XLA raises plain RuntimeErrors/XlaRuntimeErrors
         reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
         raise ConfigError(
-            f"config {config.name!r}: topology {config.topology!r} cannot be made for "
-            f"{config.platform}: {reason}"
+            f"config {config.name!r}: topology {config.topology!r} cannot be made for {config.platform}: {reason}"
         ) from None
 
 

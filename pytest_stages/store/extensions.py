@@ -101,7 +101,9 @@ def _extension_class(artifact: Artifact) -> type[ArtifactExtension]:
         "file_extension": artifact.suffix.lstrip("."),
         "normalize": staticmethod(artifact.normalize) if artifact.is_text else None,
         "longer_suffixes": tuple(
-            other.suffix for other in ARTIFACTS if other.suffix != artifact.suffix and other.suffix.endswith(artifact.suffix)
+            other.suffix
+            for other in ARTIFACTS
+            if other.suffix != artifact.suffix and other.suffix.endswith(artifact.suffix)
         ),
     }
     return type(_class_name(artifact), (ArtifactExtension,), namespace)

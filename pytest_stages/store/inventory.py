@@ -17,7 +17,9 @@ def snapshot_files(root: Path) -> list[PurePosixPath]:
     """Every file under ``root``, relative to it (symlinks are listed, never followed)."""
     if not root.is_dir():
         return []
-    return sorted(PurePosixPath(p.relative_to(root).as_posix()) for p in root.rglob("*") if p.is_file() or p.is_symlink())
+    return sorted(
+        PurePosixPath(p.relative_to(root).as_posix()) for p in root.rglob("*") if p.is_file() or p.is_symlink()
+    )
 
 
 def used_files(calls: Iterable[tuple[str, str, Iterable[str]]]) -> set[PurePosixPath]:
@@ -98,6 +100,7 @@ def _folder_is_judged(folder: PurePosixPath, owners: dict[str, list[str]], view:
 
 def _covered(path: Path, view: RunView) -> bool:
     """True when collection started at or above ``path`` and nothing on the way was ignored."""
+
     def under(base: Path) -> bool:
         return path == base or base in path.parents
 

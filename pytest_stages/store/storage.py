@@ -166,8 +166,11 @@ class SnapshotStore:
                 self._check_inside(path)
             self._extension.delete_snapshots(snapshot_location=str(path), snapshot_names={path.name})
         emptied = []
-        for folder in sorted({p for path in paths for p in path.parents if p.is_relative_to(self.root) and p != self.root},
-                             key=lambda p: len(p.parts), reverse=True):
+        for folder in sorted(
+            {p for path in paths for p in path.parents if p.is_relative_to(self.root) and p != self.root},
+            key=lambda p: len(p.parts),
+            reverse=True,
+        ):
             if folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()
                 emptied.append(folder)
@@ -187,7 +190,7 @@ class SnapshotStore:
             ) from None
         if not isinstance(meta, dict) or not isinstance(meta.get("format"), int):
             raise SnapshotError(
-                f"snapshot metadata {folder.meta} has no integer \"format\" field; "
+                f'snapshot metadata {folder.meta} has no integer "format" field; '
                 "restore it from version control or run `pytest --stages-update` for this test."
             )
         if meta["format"] > FORMAT_VERSION:
