@@ -21,7 +21,7 @@ from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import upgrade
 from pytest_stages.check.compare import NO_SNAPSHOT, Compared, Pair, compare_pair
-from pytest_stages.check.decide import Policy, decide
+from pytest_stages.check.decide import Policy, Verdict, decide
 from pytest_stages.check.message import Call, call_message
 from pytest_stages.check.signature import signature_change
 from pytest_stages.config import ConfigError, Settings
@@ -322,34 +322,46 @@ class StageSnapshot:
         compared = compare_call(result, self._snapshots(result.name), context)
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
+        self._queue_writes(
+            result,
+            compared,
+            record,
+            stale_meta=meta is None or bool(mismatch) or (meta.get("platform") != self.active.platform),
+        )
+        verdict = decide([f for f in compared.findings if f.kind != SKIPPED], policy, mismatch)
+        if not verdict.passed:
+            self.pending.clear()
+            raise StagesFailure(self._failure(result, compared, verdict, mismatch))
+
+    def _queue_writes(
+        self, result: StageResult, compared: CallComparison, record: CallRecord, *, stale_meta: bool
+    ) -> None:
+        """Keep the changed artifacts (and the folder's metadata where it is stale) to write if the test passes."""
         if compared.changed:
             texts = result.serialized()
             self.pending += [
                 PendingWrite(self.folder.artifact(result.name, n), texts[n], record) for n in compared.changed
             ]
-        meta_stale = meta is None or mismatch or meta.get("platform") != self.active.platform
-        if meta_stale and all(p.path != self.folder.meta for p in self.pending):
+        if stale_meta and all(p.path != self.folder.meta for p in self.pending):
             self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
-        verdict = decide([f for f in compared.findings if f.kind != SKIPPED], policy, mismatch)
-        if verdict.passed:
-            return
-        self.pending.clear()
+
+    def _failure(self, result: StageResult, compared: CallComparison, verdict: Verdict, mismatch: str) -> str:
+        """The failure message of a call whose verdict failed: notes on versions and inputs, then the findings."""
+        settings = self.session.settings
         notes = [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
         notes += [f"inputs: {compared.signature}"] if compared.signature else []
         call = Call(
             result.name,
             self.active.name,
-            f"{session.settings.snapshot_dir}/{self.folder.relative}/",
+            f"{settings.snapshot_dir}/{self.folder.relative}/",
             {n: self.folder.artifact(result.name, n).name for n in self._judged()},
         )
-        raise StagesFailure(
-            call_message(
-                call,
-                verdict,
-                notes=[*notes, *result.notes],
-                diff_lines=session.settings.diff_lines,
-                full=session.options.verbosity >= 2,
-            )
+        return call_message(
+            call,
+            verdict,
+            notes=[*notes, *result.notes],
+            diff_lines=settings.diff_lines,
+            full=self.session.options.verbosity >= 2,
         )
 
     def _judged(self) -> tuple[str, ...]:
