@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import textwrap
 from pathlib import Path
 
 import jax  # imported once here: pytester's in-process runs must not re-import jaxlib
 import pytest
+
+from pytest_stages.stage.topology import PLUGINS
 
 # This process stages the same small programs from many temporary folders; executables read
 # back from JAX's persistent cache would carry the source locations of another folder. The
@@ -40,6 +44,52 @@ def test_f(stage_snapshot):
     w = jax.ShapeDtypeStruct((16, 4), jnp.float32)
     stage_snapshot(f, x, w)
 """
+
+
+# CI installs every extra and sets this: a test that needs one fails there instead of skipping.
+REQUIRE_EXTRAS = "STAGES_REQUIRE_EXTRAS"
+
+
+def missing_extras(extras: tuple[str, ...]) -> list[str]:
+    """The extras (``tpu``, ``cuda``) whose accelerator plugin is not installed."""
+    return [extra for extra in extras if not _installed(PLUGINS[extra][0])]
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its parent package (jax_plugins) is missing too
+        return False
+
+
+# The frameworks of the examples extra: their tests and examples skip (importorskip) without them.
+FRAMEWORKS = ("flax", "equinox", "haiku", "optax")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "extras(*names): the test needs these optional extras (tpu, cuda) installed")
+    if os.environ.get(REQUIRE_EXTRAS):
+        missing = missing_extras(tuple(PLUGINS)) + [name for name in FRAMEWORKS if not _installed(name)]
+        if missing:
+            raise pytest.UsageError(
+                f"{REQUIRE_EXTRAS} is set but {', '.join(missing)} is not installed: the tests and examples that "
+                'need it would skip. Install `pip install -c constraints.txt -e ".[test,examples,tpu,cuda]"`.'
+            )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a test whose extras are missing, with the install command; fail instead under STAGES_REQUIRE_EXTRAS."""
+    marker = item.get_closest_marker("extras")
+    missing = missing_extras(marker.args) if marker is not None else []
+    if not missing:
+        return
+    reason = (
+        f"needs the {', '.join(missing)} extra (its accelerator plugin is not installed); install it with "
+        f'`pip install -c constraints.txt -e ".[{",".join(missing)}]"`'
+    )
+    if os.environ.get(REQUIRE_EXTRAS):
+        pytest.fail(f"{reason}; {REQUIRE_EXTRAS} is set, so this test must run here", pytrace=False)
+    pytest.skip(reason)
 
 
 class Project:

@@ -107,6 +107,7 @@ def test_a_cached_executable_names_no_stale_source_lines(project):
     assert "test_model.py:5" not in output, output
 
 
+@pytest.mark.extras("tpu")
 def test_compile_only_topologies_stay_out_of_the_cache(project):
     """JAX cannot load a compile-only TPU executable back: it is never written, never warns, never counted.
 

@@ -80,6 +80,7 @@ def test_bad_device_configs_say_why_in_one_line(entry, message):
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
+@pytest.mark.extras("tpu", "cuda")
 def test_topology_configs_compile_real_tpu_and_gpu_code(project):
     project.configure(configs=V5E + H100)
     project.write("test_step.py", step())
@@ -99,6 +100,7 @@ def test_topology_configs_compile_real_tpu_and_gpu_code(project):
         assert f"step.{name}.json" in v5e and f"step.{name}.json" in h100
 
 
+@pytest.mark.extras("tpu")
 def test_arguments_without_a_sharding_are_replicated_over_the_topology(project):
     project.configure(configs=V5E.replace("mesh = { data = 2, model = 2 }", ""))
     project.write("test_step.py", step())
@@ -111,6 +113,7 @@ def test_arguments_without_a_sharding_are_replicated_over_the_topology(project):
     assert "f32[128,128]{1,0:T(8,128)}" in files["test_step/test_unsharded/v5e/matmul.compiled.hlo.txt"].decode()
 
 
+@pytest.mark.extras("tpu", "cuda")
 def test_topology_snapshots_are_reproducible_across_processes(project):
     project.configure(configs=V5E + H100)
     project.write("test_step.py", step())
@@ -122,6 +125,7 @@ def test_topology_snapshots_are_reproducible_across_processes(project):
     assert len([k for k in first if k.endswith(".compiled.hlo.txt")]) == 4
 
 
+@pytest.mark.extras("tpu")
 def test_an_all_gather_appearing_on_v5e_fails_the_test(project):
     project.configure(configs=V5E)
     project.write("test_step.py", step())
@@ -134,6 +138,7 @@ def test_an_all_gather_appearing_on_v5e_fails_the_test(project):
     assert "collectives:" in out and "all-gather" in out
 
 
+@pytest.mark.extras("cuda")
 def test_hbm_budget_breach_on_h100(project):
     project.configure(configs=H100)
     project.write(
@@ -153,6 +158,7 @@ def test_hbm_budget_breach_on_h100(project):
     assert "argument_bytes" not in project.output(result)
 
 
+@pytest.mark.extras("tpu")
 def test_mesh_that_does_not_fit_the_topology_is_one_clear_error(project):
     project.configure(configs=V5E.replace("data = 2", "data = 4"))
     project.write("test_step.py", step())
@@ -166,6 +172,7 @@ def test_mesh_that_does_not_fit_the_topology_is_one_clear_error(project):
     )
 
 
+@pytest.mark.extras("tpu", "cuda")
 @pytest.mark.parametrize(
     ("config", "message"),
     [
@@ -187,6 +194,7 @@ def test_topology_and_spec_errors_are_one_line(project, config, message):
     result.stdout.fnmatch_lines([message])
 
 
+@pytest.mark.extras("cuda")
 def test_a_spec_file_path_is_accepted(project):
     from pytest_stages.stage.topology import SPEC_DIR
 
@@ -210,6 +218,7 @@ def test_without_the_plugin_a_topology_config_is_skipped_with_the_install_comman
     )
 
 
+@pytest.mark.extras("tpu", "cuda")
 def test_accelerator_plugins_stay_quiet(project, monkeypatch):
     monkeypatch.delenv("JAX_PLATFORMS", raising=False)
     project.configure(
