@@ -44,7 +44,10 @@ def main() -> None:
         subprocess.run([*pytest, "--stages-update"], cwd=root, check=True, capture_output=True)
         planted = MODEL.replace("jnp.sin(x)\n", "jnp.sin(x)\n        if k == 60:\n            x = x * 3.0\n")
         (root / "model.py").write_text(planted)
-        run = subprocess.run([*pytest, "--stages-report=review.html"], cwd=root, capture_output=True, text=True)
+        # The planted multiply fails this run: its output is the failure to print, not an error.
+        run = subprocess.run(
+            [*pytest, "--stages-report=review.html"], cwd=root, capture_output=True, text=True, check=False
+        )
         print(run.stdout)
         chromium = shutil.which("chromium")
         if chromium is None:

@@ -1,0 +1,68 @@
+"""Check README.md's relative links (files, and #anchors into docs/*.md) against a built site.
+
+`mkdocs build --strict` checks the links between the docs pages; README.md is outside the site,
+so its links are checked here, on the ids mkdocs rendered. Run after a build:
+`mkdocs build --strict && python docs/check_links.py [SITE_DIR]` (default `site`).
+"""
+
+from __future__ import annotations
+
+import html.parser
+import pathlib
+import re
+import sys
+
+# A Markdown link target: [text](docs/configs.md#tpu-and-gpu-without-the-hardware) -> the part in parentheses.
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+# A fenced code block, whose text is not Markdown: ```bash ... ```
+FENCE = re.compile(r"```.*?```", re.S)
+# An absolute URL's scheme: https:, mailto:
+SCHEME = re.compile(r"[a-z]+:")
+
+
+class _Ids(html.parser.HTMLParser):
+    """Collects every id attribute of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.ids.update(value for name, value in attrs if name == "id" and value)
+
+
+def page_ids(site: pathlib.Path, page: str) -> set[str]:
+    """The ids of the built page of ``docs/<page>`` (``index.md`` -> ``index.html``, ``x.md`` -> ``x/index.html``)."""
+    built = site / ("index.html" if page == "index.md" else page.removesuffix(".md") + "/index.html")
+    parser = _Ids()
+    parser.feed(built.read_text(encoding="utf-8"))
+    return parser.ids
+
+
+def broken_links(readme: str, root: pathlib.Path, site: pathlib.Path) -> list[str]:
+    """Every relative link of ``readme`` whose file is missing, or whose anchor its built page lacks."""
+    broken = []
+    for target in LINK.findall(FENCE.sub("", readme)):
+        if SCHEME.match(target):
+            continue
+        path, _, anchor = target.partition("#")
+        if not (root / path).exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and not (path.startswith("docs/") and path.endswith(".md")):
+            broken.append(f"{target}: an anchor outside docs/*.md is not checked; link the page instead")
+        elif anchor and anchor not in page_ids(site, path.removeprefix("docs/")):
+            broken.append(f"{target}: the page has no anchor #{anchor}")
+    return broken
+
+
+def main() -> int:
+    root = pathlib.Path(__file__).resolve().parent.parent
+    site = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else root / "site"
+    broken = broken_links((root / "README.md").read_text(encoding="utf-8"), root, site)
+    for line in broken:
+        print(f"README.md: {line}")
+    return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
