@@ -1,4 +1,4 @@
-"""Rebuild docs/review.png and the attributed failure shown in the README.
+"""Rebuild docs/review.png and the attributed failure shown in docs/failures.md ("Why did it drift?").
 
 Usage: python docs/review_demo.py   (needs Debian's chromium for the screenshot)
 
