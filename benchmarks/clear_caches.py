@@ -55,10 +55,11 @@ def main() -> None:
                 seconds[mode].append(time.perf_counter() - start)
         tests = options.functions * (2 if kind == "flax" else 1)
         print(f"{kind} suite, {tests} tests, compare mode, no compilation cache, {options.repeat} rounds")
-        for mode in MODES:
-            low, middle, high = median_interval([run / true for run, true in zip(seconds[mode], seconds["true"])])
+        for mode, setting in MODES.items():
+            per_round = zip(seconds[mode], seconds["true"], strict=True)
+            low, middle, high = median_interval([run / true for run, true in per_round])
             print(
-                f"  clear_caches = {MODES[mode]:<7} median {statistics.median(seconds[mode]):6.2f} s, "
+                f"  clear_caches = {setting:<7} median {statistics.median(seconds[mode]):6.2f} s, "
                 f"peak RSS {statistics.median(peaks[mode]):6.1f} MiB; time / true per round: median {middle:.3f}x "
                 f"(interval {low:.3f}-{high:.3f}x)"
             )

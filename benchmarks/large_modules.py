@@ -18,6 +18,8 @@ as a drift message with source lines does. Both columns are timed in the same ru
 from __future__ import annotations
 
 import argparse
+import functools
+import itertools
 import os
 import re
 import statistics
@@ -64,7 +66,7 @@ def sized(text: str, lines: int) -> str:
     copy = 0
     while len(out) < lines:
         copy += 1
-        out.extend(_NAME.sub(lambda m: _offset(m, copy), body).splitlines())
+        out.extend(_NAME.sub(functools.partial(_offset, copy=copy), body).splitlines())
     return "\n".join(out[:lines]) + "\n"
 
 
@@ -121,7 +123,7 @@ def main() -> None:
     for label, drift in (("one op changed", changed), ("one op inserted, rest renumbered", inserted)):
         print(label)
         medians = time_sizes(drift, base, sizes, options.repeat)
-        for small, large in zip(sizes, sizes[1:]):
+        for small, large in itertools.pairwise(sizes):
             ratios = [medians[large][k] / medians[small][k] for k in (0, 1)]
             print(
                 f"  time ratio {large}/{small} lines ({large / small:g}x the lines; {large / small:g} = linear): "
@@ -136,8 +138,9 @@ def changed(text: str) -> str:
 
 
 def inserted(text: str) -> str:
-    """One op inserted in the middle, every name defined after it renumbered (``%add.2006`` -> ``%add.2007``), where used too.
+    """One op inserted in the middle, every name defined after it renumbered, where used too.
 
+    ``%add.2006`` becomes ``%add.2007``.
     Names defined before the insertion keep their number, as XLA's do: it numbers values as it makes them.
     """
     middle = text.find("\n  %", len(text) // 2) + 1

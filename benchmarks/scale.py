@@ -90,6 +90,7 @@ def collect(root: Path, *extra: str) -> tuple[float, float, int]:
         cwd=root,
         capture_output=True,
         text=True,
+        check=False,  # the items are counted from the output; an exit status of 5 (none collected) counts 0
     ).stdout
     whole = time.perf_counter() - start
     items = sum(line.startswith("stages::") for line in output.splitlines())
@@ -131,7 +132,7 @@ def collection_table(roots: dict[int, Path], repeat: int) -> None:
             f"collection step {step:6.3f} s, {items} items (median of {repeat})"
         )
     for count in roots:
-        share = [s[1] - b[1] for s, b in zip(samples[count, ()], samples[count, ("-p", "no:stages")])]
+        share = [s[1] - b[1] for s, b in zip(samples[count, ()], samples[count, ("-p", "no:stages")], strict=True)]
         print(f"{count:>5} registered: plugin's share of the collection step {statistics.median(share):6.3f} s")
 
 
@@ -165,7 +166,8 @@ def update_table(roots: dict[int, Path], small: int, large: int) -> None:
         measured[count] = peak_mib(roots[count], "--stages-update"), time.perf_counter() - start
         files, size = tree(roots[count] / "snapshots")
         print(
-            f"{count:>5} registered: --stages-update {measured[count][1]:6.1f} s, peak RSS {measured[count][0]:.1f} MiB, "
+            f"{count:>5} registered: --stages-update {measured[count][1]:6.1f} s, "
+            f"peak RSS {measured[count][0]:.1f} MiB, "
             f"snapshot tree {files} files, {size} bytes ({size / 2**20:.2f} MiB)"
         )
     print(f"peak RSS of --stages-update, ratio {large}/{small}: {measured[large][0] / measured[small][0]:.3f}")

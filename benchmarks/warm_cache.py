@@ -91,8 +91,8 @@ def count_work(root: Path, plain: list[str], repeat: int) -> None:
         shutil.rmtree(cold / "jaxcache", ignore_errors=True)
         counts = instructions({PLAIN: (plain, root), COLD: (compare, cold), WARM: (compare, warm)})
         print("  instructions: " + ", ".join(f"{name} {count / 1e9:.3f} G" for name, count in counts.items()))
-        for name in ratios:
-            ratios[name].append(counts[name] / counts[PLAIN])
+        for name, values in ratios.items():
+            values.append(counts[name] / counts[PLAIN])
     for name, values in ratios.items():
         print(f"  ratio {name.split(', ')[1]}/plain in instructions: " + ", ".join(f"{value:.4f}x" for value in values))
     for copy in (cold, warm):
@@ -129,9 +129,10 @@ def main() -> None:
     for name, samples in runs.items():
         print("  " + describe(name, samples))
     for name in (WARM, COLD):
-        low, middle, high = median_interval([run / base for run, base in zip(runs[name], runs[PLAIN])])
+        low, middle, high = median_interval([run / base for run, base in zip(runs[name], runs[PLAIN], strict=True)])
         print(
-            f"  ratio {name.split(', ')[1]}/plain, paired by round: median {middle:.3f}x, 95% interval {low:.3f}-{high:.3f}x"
+            f"  ratio {name.split(', ')[1]}/plain, paired by round: median {middle:.3f}x, "
+            f"95% interval {low:.3f}-{high:.3f}x"
         )
     shutil.rmtree(root)
 

@@ -40,8 +40,8 @@ def measure(name: str, functions: int, repeat: int) -> str:
     root, selection = suite_root(name, functions)
     runs: dict[str, list[tuple[float, float]]] = {"0": [], "2": []}
     for _ in range(repeat):
-        for workers in runs:
-            runs[workers].append(run_measured(pytest_command("-p", "xdist", "-n", workers, *selection), root))
+        for workers, walls in runs.items():
+            walls.append(run_measured(pytest_command("-p", "xdist", "-n", workers, *selection), root))
     if root != REPOSITORY:
         shutil.rmtree(root)
     serial = statistics.median(wall for wall, _ in runs["0"])

@@ -17,7 +17,7 @@ from typing import Any
 
 from pytest_stages.analyse.analyses import MEMORY_FIELDS
 from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
-from pytest_stages.core.errors import ConfigError as ConfigError
+from pytest_stages.core.errors import ConfigError as ConfigError  # noqa: PLC0414  (re-exported: callers catch it from here)
 from pytest_stages.core.units import parse_size
 
 # Staged tests between two drops of JAX's caches under clear_caches = "auto": they grow about

@@ -92,7 +92,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 
 def _arrange_devices(settings: Settings, names: tuple[str, ...] | None) -> None:
-    """Keep JAX on the CPU unless an accelerator is attached, and ask for as many CPU devices as the selected configs need."""
+    """Keep JAX on the CPU unless an accelerator is attached; ask for the CPU devices the selected configs need."""
     default_to_cpu()
     arrange_cpu_devices(cpu_devices_needed([c for c in settings.configs if names is None or c.name in names]))
 
@@ -220,7 +220,7 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     )
 
     def call(fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any) -> Any:
-        return assembly.run_call(snapshot, fn, args, kwargs, name, static_scalars)
+        return assembly.run_call(snapshot, fn, args, kwargs, name=name, static_scalars=static_scalars)
 
     call.__doc__ = StageSnapshot.__call__.__doc__
     yield call

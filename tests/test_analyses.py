@@ -82,7 +82,13 @@ def test_bf16_instead_of_f32_changes_bytes_and_text(project):
 
 def test_a_tolerance_lets_small_changes_pass(project):
     project.configure(
-        "[tool.pytest_stages.tolerance]\nflops = \"50%\"\ntranscendentals = 0.5\n'bytes accessed' = 0.5\n'bytes accessed0{}' = 0.5\n'bytes accessedout{}' = 0.5\n'bytes accessed1{}' = 0.5\n"
+        "[tool.pytest_stages.tolerance]\n"
+        'flops = "50%"\n'
+        "transcendentals = 0.5\n"
+        "'bytes accessed' = 0.5\n"
+        "'bytes accessed0{}' = 0.5\n"
+        "'bytes accessedout{}' = 0.5\n"
+        "'bytes accessed1{}' = 0.5\n"
     )
     project.write("test_cost.py", loop(size=64))
     project.run("--stages-update").assert_outcomes(passed=1)
@@ -107,7 +113,8 @@ def test_an_improvement_passes_and_is_reported_with_the_update_hint(project):
     result.stdout.fnmatch_lines(
         [
             "*test_cost.py::test_loop?cpu1?*improved*improved*flops 746498->524290 (-29.8%)*",
-            "pytest-stages: 1 call(s) improved on their snapshots; run `pytest --stages-update` to record the new figures",
+            "pytest-stages: 1 call(s) improved on their snapshots; "
+            "run `pytest --stages-update` to record the new figures",
         ]
     )
 
@@ -159,7 +166,8 @@ def test_a_bad_budget_unit_names_it(project):
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         [
-            "pytest-stages: @pytest.mark.stages_budget on test_cost.py::test_loop?cpu1? temp_bytes: '64 MB/s' is not a size; write e.g. 64 MiB, 1.5 GB or 4096."
+            "pytest-stages: @pytest.mark.stages_budget on test_cost.py::test_loop?cpu1? temp_bytes: "
+            "'64 MB/s' is not a size; write e.g. 64 MiB, 1.5 GB or 4096."
         ]
     )
     project.configure("[tool.pytest_stages.budgets]\n'*' = { temp_bytes = '3 parsecs' }\n")

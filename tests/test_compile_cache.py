@@ -26,7 +26,7 @@ def run(project, *args):
 
 
 def hits(result) -> tuple[int, int]:
-    line = next(l for l in result.outlines if "JAX compilation cache" in l)
+    line = next(out for out in result.outlines if "JAX compilation cache" in out)
     found, asked = re.search(r": (\d+) of (\d+) compile", line).groups()
     return int(found), int(asked)
 

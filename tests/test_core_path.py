@@ -139,7 +139,7 @@ def test_diff_length_is_bounded(project):
     result = project.run()
     result.stdout.fnmatch_lines(["    ... * more diff lines*"])
     # The message itself (under CI=true pytest repeats it untruncated in the short summary).
-    message = result.outlines[: next(i for i, l in enumerate(result.outlines) if "short test summary" in l)]
+    message = result.outlines[: next(i for i, out in enumerate(result.outlines) if "short test summary" in out)]
     assert sum(line[4:5] in "+-" for line in message if line.startswith("    ")) <= 5
 
 
@@ -263,7 +263,8 @@ def test_bad_config_key_is_a_usage_error(project):
     assert result.ret == 4
     assert (
         "ERROR: pytest-stages: [tool.pytest_stages]: unknown key 'snapshot_folder'; the known keys are "
-        "['analyses', 'budgets', 'check', 'clear_caches', 'compilation_cache', 'configs', 'constants_warn_bytes', 'diff_lines', 'modules', "
+        "['analyses', 'budgets', 'check', 'clear_caches', 'compilation_cache', 'configs', 'constants_warn_bytes', "
+        "'diff_lines', 'modules', "
         "'on_version_mismatch', 'snapshot_dir', "
         "'stages', 'static_scalars', 'tolerance']."
     ) in result.stderr.str()

@@ -1,4 +1,4 @@
-"""Device configurations on 8 virtual CPU devices: ids, narrowing, meshes, sharding/donation drift, foreign platforms."""
+"""Device configurations on 8 virtual CPU devices: ids, narrowing, meshes, sharding and donation drift, platforms."""
 
 from __future__ import annotations
 
@@ -176,7 +176,8 @@ def test_changed_partition_spec_fails_as_a_sharding_change(multi):
         [
             "- sharding (scale.sharding.json):",
             "    input x: P('data') over mesh(data=4,model=2) -> P(None, 'model') over mesh(data=4,model=2)",
-            "    output output: P('data', None) over mesh(data=4,model=2) -> P(None, 'model') over mesh(data=4,model=2)",
+            "    output output: P('data', None) over mesh(data=4,model=2) -> "
+            "P(None, 'model') over mesh(data=4,model=2)",
             "  also changed, but not checked in this run: jaxpr, stablehlo, compiled, cost, memory*",
         ]
     )
@@ -197,7 +198,8 @@ def test_lost_donation_fails_as_a_donation_change(multi):
             "  IR: stablehlo, compiled changed",
             "- sharding (scale.sharding.json): input x no longer donated (XLA had reused its buffer)",
             "- memory (scale.memory.json):",
-            "    alias_size_in_bytes 32768 -> 0 (-100.0%, tolerance exact): fewer bytes shared between inputs and outputs",
+            "    alias_size_in_bytes 32768 -> 0 (-100.0%, tolerance exact): "
+            "fewer bytes shared between inputs and outputs",
         ]
     )
     assert "improved" not in result.stdout.str()
@@ -211,7 +213,8 @@ def test_output_sharding_that_forces_an_all_gather_reports_the_collective(multi)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "  sharding: output output: P('data', None) -> P(); collectives: none -> all-gather f32?64,512? (128.0 KiB)",
+            "  sharding: output output: P('data', None) -> P(); "
+            "collectives: none -> all-gather f32?64,512? (128.0 KiB)",
             "- sharding (scale.sharding.json):",
             "    output output: P('data', None) over mesh(data=4,model=2) -> P() over mesh(data=4,model=2)",
             "    collectives: none -> all-gather f32?64,512? (128.0 KiB)",

@@ -114,7 +114,10 @@ def test_a_pure_renumbering_is_no_change_but_a_rewire_is():
 
 
 def test_a_line_removed_among_look_alikes_of_a_renumbered_module_is_one_removal():
-    """Without its digits, ``constant(3)`` pairs with ``constant(2)``: that tail holds changed lines, so it is aligned again on the canonical form."""
+    """Without its digits, ``constant(3)`` pairs with ``constant(2)``.
+
+    That tail holds changed lines, so it is aligned again on the canonical form.
+    """
     text = (
         "ENTRY %main.5 () -> f32[] {\n"
         "  %c.1 = f32[] constant(1)\n"
@@ -129,7 +132,10 @@ def test_a_line_removed_among_look_alikes_of_a_renumbered_module_is_one_removal(
 
 
 def _renumbered(text: str, names: set[str]) -> str:
-    """Every name in ``names`` (with or without its ``%``) numbered 1000 on: ``%add.3`` -> ``%add.1003``, ``%f`` -> ``%f.1000``."""
+    """Every name in ``names`` (with or without its ``%``) numbered 1000 on.
+
+    ``%add.3`` -> ``%add.1003``, ``%f`` -> ``%f.1000``.
+    """
     bare = {name.lstrip("%") for name in names}
 
     def renumber(match: re.Match[str]) -> str:

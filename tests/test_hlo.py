@@ -246,7 +246,8 @@ def test_the_diff_sees_through_renumbered_clone_names():
                 "ENTRY %main.2 (p.1: f32[8]) -> f32[] {",
                 "  %p.1 = f32[8]{0} parameter(0)",
                 "  %constant.0.clone.1 = f32[] constant(0)",
-                "  ROOT %reduce.1 = f32[] reduce(%p.1, %constant.0.clone.1), dimensions={0}, to_apply=%region_0.2.clone",
+                "  ROOT %reduce.1 = f32[] reduce(%p.1, %constant.0.clone.1), "
+                "dimensions={0}, to_apply=%region_0.2.clone",
                 "}",
             ]
         )

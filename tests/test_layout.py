@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+from pathlib import Path
 
 import grimp
 
@@ -69,5 +70,5 @@ def test_each_subpackage_says_what_lives_there():
     for info in pkgutil.iter_modules(pytest_stages.__path__):
         if info.ispkg:
             module = importlib.import_module(f"pytest_stages.{info.name}")
-            doc = ast.get_docstring(ast.parse(open(module.__file__, encoding="utf-8").read()))
+            doc = ast.get_docstring(ast.parse(Path(module.__file__).read_text(encoding="utf-8")))
             assert doc and len(doc.splitlines()) == 1, info.name

@@ -72,7 +72,7 @@ def hlo_programs(draw):
         name = f"%{op}.{k + 3}"
         lines.append(f"  {name} = f32[8]{{0}} {op}({a}, {b})")
         names.append(name)
-    return "\n".join(lines + ["}"]) + "\n", names
+    return "\n".join([*lines, "}"]) + "\n", names
 
 
 @settings(max_examples=200)

@@ -96,7 +96,8 @@ def test_invalid_json_in_a_snapshot_names_the_file_and_the_fix(project):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            f"pytest-stages: snapshot {path} is not valid JSON (Expecting property name enclosed in double quotes, line 1): "
+            f"pytest-stages: snapshot {path} is not valid JSON "
+            "(Expecting property name enclosed in double quotes, line 1): "
             "it was corrupted or edited by hand. Restore it from version control, or run "
             "`pytest --stages-update test_model.py::test_f?cpu1?` to record it again."
         ]

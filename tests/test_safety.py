@@ -65,7 +65,10 @@ def tree(project):
     return project.snapshots()
 
 
-REFUSED = "pytest-stages: --stages-prune refused: {}; nothing was deleted. Run the whole suite, without selecting or stopping early, with --stages-prune."
+REFUSED = (
+    "pytest-stages: --stages-prune refused: {}; nothing was deleted. "
+    "Run the whole suite, without selecting or stopping early, with --stages-prune."
+)
 
 # mode -> (arguments, environment, files the prune may delete, a line the user reads)
 MODES = {

@@ -9,9 +9,11 @@ import jax.numpy as jnp
 import pytest
 from syrupy.utils import import_module_member
 
+import pytest_stages
 from pytest_stages import EXTENSIONS, StableHLOExtension, extension_for
 from pytest_stages.analyse.artifacts import ARTIFACTS
 from pytest_stages.ir.normalize import normalize_mlir
+from pytest_stages.store import extensions
 
 SYRUPY_MODULE = """
 import jax, jax.numpy as jnp
@@ -145,13 +147,16 @@ def test_every_artifact_has_an_extension_syrupy_can_import_by_name():
         assert f".{cls.file_extension}" == artifact.suffix
         # How syrupy finds it again in an xdist controller, or from --snapshot-default-extension.
         assert import_module_member(f"{cls.__module__}.{cls.__qualname__}") is cls
+        # Both export lists are literal (for type checkers); each must name every class.
+        assert cls.__name__ in extensions.__all__ and cls.__name__ in pytest_stages.__all__
+        assert getattr(pytest_stages, cls.__name__) is cls
     assert StableHLOExtension.__name__ == "StableHLOExtension"
     with pytest.raises(ValueError, match="unknown artifact 'mlir'; known: jaxpr, stablehlo"):
         extension_for("mlir")
 
 
 def test_serialize_is_idempotent_and_refuses_non_text():
-    raw = jax.jit(lambda x: jnp.tanh(x)).lower(jax.ShapeDtypeStruct((4,), jnp.float32)).as_text(debug_info=True)
+    raw = jax.jit(jnp.tanh).lower(jax.ShapeDtypeStruct((4,), jnp.float32)).as_text(debug_info=True)
     stablehlo = StableHLOExtension()
     text = stablehlo.serialize(raw)
     assert text == normalize_mlir(raw) and stablehlo.serialize(text) == text

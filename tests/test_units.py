@@ -281,7 +281,7 @@ def test_describe_all_names_each_location_as_describe_does(tmp_path):
     assert list(describe_all(locations, project)) == expected
     assert list(describe_all(locations, tmp_path / "link")) == expected
     assert [where and where.describe(project) for where in locations if where is None or where.file != ours] == [
-        text for text, where in zip(expected, locations) if where is None or where.file != ours
+        text for text, where in zip(expected, locations, strict=True) if where is None or where.file != ours
     ]
     assert describe_all(locations, None)[:2] == [f"{model}:3 in attention", f"{model}:7"]
     assert describe_all(locations, None)[6] is None

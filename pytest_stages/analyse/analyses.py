@@ -152,7 +152,7 @@ def sharding(
     output_names = [name for name, _ in outputs]
     described_inputs = {}
     parameter = 0
-    for (name, info), value in zip(infos, shardings):
+    for (name, info), value in zip(infos, shardings, strict=True):
         alias = None
         if value is not None:
             alias = aliases.get(parameter)

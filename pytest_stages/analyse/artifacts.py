@@ -58,8 +58,8 @@ class Artifact:
     ``stage`` is the JAX object it reads (``jaxpr``, ``lowered`` or ``compiled``);
     ``needs_compile`` is False where a lowered-only platform still gives it (cost
     falls back to the lowered figures). ``build`` returns the raw text of a stage
-    (``is_text``; :attr:`normalize` makes it the snapshot text) and JSON-ready data for an analysis. ``locate`` returns where each
-    line of the text came from, or None.
+    (``is_text``; :attr:`normalize` makes it the snapshot text) and JSON-ready data for
+    an analysis. ``locate`` returns where each line of the text came from, or None.
     """
 
     name: str

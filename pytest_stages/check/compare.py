@@ -251,8 +251,9 @@ _FIELD_ORDER = {"sharding": 0, "donated": 1, "aliased_to": 2}
 
 
 def placement_keys(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[tuple[str, ...]]:
-    """What changed, from deepdiff's paths: ``(side, leaf)`` added or removed, ``(side, leaf, field)``, ``("collectives",)``.
+    """What changed, read from deepdiff's paths.
 
+    ``(side, leaf)``: a leaf added or removed; ``(side, leaf, field)``; ``("collectives",)``.
     ``root['inputs']["params['w']"]['sharding']['spec']`` becomes ``("inputs", "params['w']", "sharding")``.
     A donation gained or lost explains its aliasing change, so that leaf's ``aliased_to`` is dropped.
     """
@@ -322,31 +323,32 @@ def _placement_change(
     if new_leaf is None:
         return label, leaf, ": leaf removed", f" (was {_describe_leaf(old_leaf)})"
     field = key[2] if len(key) > 2 else ""
+    return label, leaf, _field_change(field, old_leaf, new_leaf), ""
+
+
+def _field_change(field: str, old_leaf: Mapping[str, Any], new_leaf: Mapping[str, Any]) -> str:
+    """How one field of a leaf changed: ``" no longer donated"``, ``": buffer now aliased to 0 (was none)"``."""
     old, new = old_leaf.get(field), new_leaf.get(field)
     if field == "donated":
-        if old:
-            return (
-                label,
-                leaf,
-                " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else ""),
-                "",
-            )
-        return (
-            label,
-            leaf,
-            " is now donated"
-            + (" (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)"),
-            "",
-        )
+        return _donation_change(old_leaf, new_leaf)
     if field == "aliased_to":
         if new is None:
-            return label, leaf, f": donated buffer no longer reused for {old} (XLA could not alias it)", ""
-        return label, leaf, f": buffer now aliased to {new} (was {old or 'none'})", ""
+            return f": donated buffer no longer reused for {old} (XLA could not alias it)"
+        return f": buffer now aliased to {new} (was {old or 'none'})"
     if field == "sharding":
-        return label, leaf, f": {_describe_sharding(old)} -> {_describe_sharding(new)}", ""
+        return f": {_describe_sharding(old)} -> {_describe_sharding(new)}"
     if field == "major_to_minor":
-        return label, leaf, f" layout {_tuple(old)} -> {_tuple(new)}", ""
-    return label, leaf, f" {field}: {_show(old)} -> {_show(new)}", ""
+        return f" layout {_tuple(old)} -> {_tuple(new)}"
+    return f" {field}: {_show(old)} -> {_show(new)}"
+
+
+def _donation_change(old_leaf: Mapping[str, Any], new_leaf: Mapping[str, Any]) -> str:
+    """A donation lost or gained, and whether XLA had reused (reuses) the buffer."""
+    if old_leaf.get("donated"):
+        return " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else "")
+    return " is now donated" + (
+        " (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)"
+    )
 
 
 def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:

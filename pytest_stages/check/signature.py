@@ -40,6 +40,6 @@ def signature_change(names: Sequence[str], before: str, after: str) -> str | Non
     if len(old) != len(new):
         return f"{len(old)} -> {len(new)} input leaves"
     labels = list(names) if len(names) == len(new) else [f"input {k}" for k in range(len(new))]
-    changes = [f"{label} {a} -> {b}" for label, a, b in zip(labels, old, new) if a != b]
+    changes = [f"{label} {a} -> {b}" for label, a, b in zip(labels, old, new, strict=True) if a != b]
     text = "; ".join(changes[:SHOWN])
     return text + (f"; +{len(changes) - SHOWN} more" if len(changes) > SHOWN else "")

@@ -69,6 +69,7 @@ def run_call(
     fn: Any,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
+    *,
     name: str | None,
     static_scalars: bool | None = None,
 ) -> Any:
@@ -114,7 +115,7 @@ def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> S
     """``<snapshot_dir>/<module path>/<test>/<config>`` for this item."""
     module = module_path(session, Path(item.path))
     parts = item.nodeid.split("::")[1:]
-    test = ".".join(parts[:-1] + [getattr(item, "originalname", parts[-1].split("[")[0])])
+    test = ".".join([*parts[:-1], getattr(item, "originalname", parts[-1].split("[")[0])])
     callspec = getattr(item, "callspec", None)
     if callspec is not None and callspec.id.startswith(config_name + "-"):
         test += f"[{callspec.id[len(config_name) + 1 :]}]"

@@ -42,7 +42,7 @@ class RegisteredItem(pytest.Item):
         active = session.active(self.config_name)
         snapshot = assembly.make_snapshot(session, self, active, self.folder, self.registration.budget)
         try:
-            assembly.run_call(snapshot, self.registration.staged_fn(), self.args, {}, self.registration.name)
+            assembly.run_call(snapshot, self.registration.staged_fn(), self.args, {}, name=self.registration.name)
         finally:
             assembly.finish(session, snapshot)
 
@@ -57,7 +57,7 @@ class RegisteredItem(pytest.Item):
 
         parts = []
         names = argument_names(self.registration.fn, len(self.args))
-        for name, arg in zip(names, self.args):
+        for name, arg in zip(names, self.args, strict=True):
             for path, leaf in jax.tree_util.tree_flatten_with_path(arg)[0]:
                 shape = getattr(leaf, "shape", None)
                 text = f"{getattr(leaf, 'dtype', '')}{list(shape)}" if shape is not None else repr(leaf)
@@ -80,7 +80,7 @@ class RegisteredFunctions(pytest.Collector):
         for module in self.modules:
             try:
                 importlib.import_module(module)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001  (a user's module may raise anything on import; it is reported)
                 raise RegistrationError(
                     f"pytest-stages: cannot import {module!r} listed in [tool.pytest_stages] modules: "
                     f"{type(exc).__name__}: {exc}"
@@ -125,7 +125,7 @@ class RegisteredFunctions(pytest.Collector):
             args = registration.arguments(session.active(config_name))
         except TopologyUnavailable as exc:
             args, skip = (), pytest.mark.skip(reason=f"pytest-stages: {exc}")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  (the user's args function may raise anything; it is reported)
             raise RegistrationError(
                 f"pytest-stages: the args of registered function {registration.name!r} failed on config "
                 f"{config_name!r}: {type(exc).__name__}: {exc}"

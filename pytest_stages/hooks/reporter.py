@@ -57,7 +57,7 @@ class StagesReporter:
             if key == RECORD_PROPERTY:
                 self.session.records.append(CallRecord.from_dict(json.loads(value)))
             elif key == compile_cache.PROPERTY:
-                self.cache_counts = [a + b for a, b in zip(self.cache_counts, value)]
+                self.cache_counts = [a + b for a, b in zip(self.cache_counts, value, strict=True)]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

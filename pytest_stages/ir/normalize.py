@@ -95,7 +95,8 @@ def tidy_runs(lines: Sequence[str]) -> list[range]:
     while blanks and blanks[-1] == end - 1:
         end = blanks.pop()
     dropped = [k for n, k in enumerate(blanks) if k == 0 or (n and blanks[n - 1] == k - 1)]
-    return [range(start, stop) for start, stop in zip([0, *(k + 1 for k in dropped)], [*dropped, end]) if start < stop]
+    starts, stops = [0, *(k + 1 for k in dropped)], [*dropped, end]
+    return [range(start, stop) for start, stop in zip(starts, stops, strict=True) if start < stop]
 
 
 def tidy_kept(lines: Sequence[str]) -> list[int]:

@@ -129,11 +129,11 @@ _MLIR_NAMED = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$')
 def jaxpr_locations(debug_text: str, normalized: str) -> Located | None:
     """Locations from ``jaxpr.pretty_print(source_info=True)`` (a ``# file:line:col (fn)`` per equation)."""
     lines, wheres = [], []
-    for line in strip_addresses(debug_text).splitlines():
-        match = _JAXPR_SOURCE.search(line)
-        where = None
+    for debug_line in strip_addresses(debug_text).splitlines():
+        match = _JAXPR_SOURCE.search(debug_line)
+        line, where = debug_line, None
         if match:
-            line = line[: match.start()]
+            line = debug_line[: match.start()]
             if match[1]:
                 where = Location(match[1], int(match[2]), match[3] or None)
         lines.append(line)
@@ -166,7 +166,7 @@ class _MlirResolver:
         self.definitions = definitions
         self.cache: dict[str, Location | None] = {}
 
-    def __call__(self, expr: str, depth: int = 0) -> Location | None:
+    def __call__(self, expr: str, depth: int = 0) -> Location | None:  # noqa: PLR0911  (one return per expression form)
         expr = expr.strip()
         if depth > 64:
             return None
@@ -199,7 +199,10 @@ def _split_callsite(body: str) -> tuple[str, str]:
     """``callee at caller`` split at the top-level `` at `` (the callee is the inner frame)."""
     depth = 0
     for k, char in enumerate(body):
-        depth += char in "([" and 1 or char in ")]" and -1 or 0
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
         if depth == 0 and body.startswith(" at ", k):
             return body[:k], body[k + len(" at ") :]
     return body, ""
@@ -241,7 +244,7 @@ def _location(frame: hlo.Frame | None) -> Location | None:
 
 
 def _aligned(lines: Sequence[str], wheres: Sequence[Location | None], normalized: str) -> Located | None:
-    """The locations (``wheres[k]`` is that of ``lines[k]``) of the lines that survive tidying, if those are ``normalized``."""
+    """The locations of the lines that survive tidying, if those are ``normalized``; ``wheres[k]`` is ``lines[k]``'s."""
     stripped = [line.rstrip() for line in lines]
     kept = tidy_kept(stripped)
     text = "\n".join(stripped[k] for k in kept)

@@ -217,7 +217,10 @@ class _Hlo(_Dialect):
         return _renamed(split, line, renamed) if renamed else line
 
     def unchanged(self, old: Sequence[str], new: Sequence[str], renamed: dict[str, str]) -> bool:
-        """All lines renamed as instruction lines at once; a line that still differs must be a header whose parameters rename right."""
+        """All lines renamed as instruction lines at once.
+
+        A line that still differs must be a header whose parameters rename right.
+        """
         if not renamed:
             return old == new
         lines = _renamed(self.instruction_split, "\n".join(old), renamed).split("\n")
@@ -245,7 +248,7 @@ def _first_header(lines: Sequence[str]) -> str:
 
 
 class _Mlir(_Dialect):
-    """StableHLO names: ``%0``, ``%arg1``, ``%cst_2``, ``^bb0``, ``@main``; defined left of `` = `` or as block arguments."""
+    """StableHLO names: ``%0``, ``%arg1``, ``%cst_2``, ``^bb0``, ``@main``; defined left of `` = `` or as block args."""
 
     def __init__(self) -> None:
         super().__init__(
@@ -297,7 +300,7 @@ def edit_script(dialect: str | None, expected: str, actual: str) -> EditScript:
 def _rows(
     dialect: _Dialect | None, old: list[str], new: list[str], common: tuple[int, int, int], *, last: bool
 ) -> tuple[list[Row], bool] | None:
-    """The rows, and whether difflib's window cut the middle short; None to align again (see :meth:`_RenameCheck.pairs`).
+    """The rows, and whether difflib's window cut the middle short; None to align again (:meth:`_RenameCheck.pairs`).
 
     ``common``: how many lines both sides share at the head, then aligned pair by pair at the end
     of the middle, then identical at the tail. What lies between is aligned by difflib on the
@@ -314,8 +317,8 @@ def _rows(
     raw = old[prefix : prefix + old_end], new[prefix : prefix + new_end]
     keyed = [dialect.canonical("\n".join(lines)).split("\n") if dialect and lines else lines for lines in raw]
     key = dialect.skeleton if dialect is not None else None
-    for tag, i1, i2, j1, j2 in _opcodes(*keyed, raw, key):
-        i1, i2, j1, j2 = i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix
+    for tag, *block in _opcodes(*keyed, raw, key):
+        i1, i2, j1, j2 = (k + prefix for k in block)
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             checker.pairs(rows, i1, j1, i2 - i1, aligned=tag == "equal")
             continue
@@ -431,8 +434,8 @@ class _RenameCheck:
             return False
         renamed = self.renamed
         before = {a: renamed[a] for a in renamed.keys() & defined}
-        renamed.update(zip(old_defs, new_defs))
-        for a in [a for a, b in zip(old_defs, new_defs) if a == b]:
+        renamed.update(zip(old_defs, new_defs, strict=True))
+        for a in [a for a, b in zip(old_defs, new_defs, strict=True) if a == b]:
             del renamed[a]
         if dialect.unchanged(old, new, renamed):
             return True
@@ -450,7 +453,7 @@ class _RenameCheck:
         old_defs, new_defs = dialect.defs(old), dialect.defs(new)
         if len(old_defs) != len(new_defs):
             new_defs = [_GONE] * len(old_defs)
-        for a, b in zip(old_defs, new_defs):
+        for a, b in zip(old_defs, new_defs, strict=True):
             if a == b:
                 self.renamed.pop(a, None)
             else:
@@ -530,8 +533,8 @@ def _unified_lines(script: EditScript) -> Iterator[str]:
         old_rows = [r.old for r in group if r.old is not None]
         new_rows = [r.new for r in group if r.new is not None]
         yield f"@@ -{_span(old_rows)} +{_span(new_rows)} @@"
-        for changed, run in itertools.groupby(group, key=lambda r: r.tag != "="):
-            run = list(run)
+        for changed, rows in itertools.groupby(group, key=lambda r: r.tag != "="):
+            run = list(rows)
             if not changed:
                 yield from (f" {script.new[r.new]}" for r in run if r.new is not None)
                 continue

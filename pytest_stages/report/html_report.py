@@ -36,7 +36,8 @@ table { border-collapse: collapse; }
 .call { border: 1px solid #d1d9e0; border-radius: 6px; padding: 4px 16px 12px; margin: 16px 0; }
 ul.structure { margin: 4px 0; padding-left: 20px; }
 .source { color: #0550ae; }
-table.diff { width: 100%; table-layout: fixed; font: 12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; margin: 6px 0; }
+table.diff { width: 100%; table-layout: fixed; margin: 6px 0;
+  font: 12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; }
 table.diff td { padding: 0 6px; white-space: pre-wrap; word-break: break-all; vertical-align: top; }
 table.diff td.no { width: 3.5em; color: #8c959f; text-align: right; user-select: none; }
 table.diff td.loc { width: 16em; color: #0550ae; font-family: system-ui, sans-serif; font-size: 11px; }

@@ -141,7 +141,7 @@ def _skip_lines(records: Sequence[CallRecord]) -> list[str]:
 def _aligned(rows: list[list[str]]) -> Iterable[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        yield "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+        yield "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
 
 
 def report_data(session: StagesSession) -> dict[str, Any]:

@@ -152,7 +152,7 @@ def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context
     )
     for name, actual in result.serialized().items():
         if name in snapshots:
-            _add_artifact(out, name, snapshots[name], actual, result, context)
+            _add_artifact(out, name, snapshots[name], actual, result=result, context=context)
     out.status.update(dict.fromkeys(result.skipped, SKIPPED))
     budget = budgets_.check_budget(context.budget, result.analyses) if context.budget else []
     out.status[BUDGET] = "-" if not context.budget else "over" if any(f.failing for f in budget) else "ok"
@@ -161,7 +161,7 @@ def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context
 
 
 def _add_artifact(
-    out: CallComparison, name: str, snapshot: Snapshot, actual: str, result: StageResult, context: Context
+    out: CallComparison, name: str, snapshot: Snapshot, actual: str, *, result: StageResult, context: Context
 ) -> None:
     """One artifact's status, findings and deltas; whether its file must be written."""
     expected = snapshot.text

@@ -54,11 +54,13 @@ class Adapter:
         if self.user_leaves is not None:
             named = self.user_leaves()
             if len(named) == len(leaves) and all(map(_same_shape, named, leaves)):
-                return [(name, leaf) for (name, _), leaf in zip(named, leaves)]
+                return [(name, leaf) for (name, _), leaf in zip(named, leaves, strict=True)]
         return signature_leaves(self.fn, tree)
 
 
-def adapt(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, static_scalars: bool) -> Adapter:
+def adapt(  # noqa: PLR0911  (one return per kind of callable, in the order they must be told apart)
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, static_scalars: bool
+) -> Adapter:
     """The adapter for ``fn`` called with ``args``/``kwargs``."""
     module = _framework(fn)
     if module == "flax" and _is_nnx_jit(fn):
@@ -68,11 +70,11 @@ def adapt(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
     if callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None)):
         return _jax_jit(fn, fn, args, kwargs)
     if module == "flax" and _is_linen_apply(fn):
-        return _static_leaves_jit("linen", fn, args, kwargs, static_scalars)
+        return _static_leaves_jit("linen", fn, args, kwargs, static_scalars=static_scalars)
     if module == "haiku":
-        return _static_leaves_jit("haiku", fn, args, kwargs, static_scalars)
+        return _static_leaves_jit("haiku", fn, args, kwargs, static_scalars=static_scalars)
     if static_scalars:
-        return _static_leaves_jit("callable", fn, args, kwargs, static_scalars, framework=False)
+        return _static_leaves_jit("callable", fn, args, kwargs, static_scalars=static_scalars, framework=False)
     import jax
 
     return _jax_jit(fn, jax.jit(fn), args, kwargs)
@@ -189,6 +191,7 @@ def _static_leaves_jit(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
+    *,
     static_scalars: bool,
     framework: bool = True,
 ) -> Adapter:
@@ -213,7 +216,7 @@ def _static_leaves_jit(
     @functools.wraps(fn)
     def call(*dynamic: Any, **dynamic_kwargs: Any) -> Any:
         merged = list(args)
-        for position, value in zip(dynamic_positions, dynamic):
+        for position, value in zip(dynamic_positions, dynamic, strict=True):
             merged[position] = value
         return fn(*merged, **{**kwargs, **dynamic_kwargs})
 
@@ -257,8 +260,7 @@ def _array_like(leaf: Any) -> bool:
 
     return (
         isinstance(leaf, jax.ShapeDtypeStruct)
-        or hasattr(leaf, "shape")
-        and hasattr(leaf, "dtype")
+        or (hasattr(leaf, "shape") and hasattr(leaf, "dtype"))
         or (type(leaf) in (int, float, complex))
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -39,10 +40,8 @@ def arrange_cpu_devices(count: int) -> None:
 
     if jax.config.jax_num_cpu_devices >= count:
         return
-    try:
+    with contextlib.suppress(RuntimeError):  # the backend is already up: the devices it has stay
         jax.config.update("jax_num_cpu_devices", count)
-    except RuntimeError:
-        pass
 
 
 @dataclass(frozen=True)

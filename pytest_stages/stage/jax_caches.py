@@ -47,7 +47,9 @@ def trace_key(
     try:
         leaves = jax.tree.leaves((args, kwargs))
         return hash(inspect.unwrap(fn)), mesh, tuple(_abstract(leaf) for leaf in leaves)
-    except Exception:  # an unhashable callable, a cycle of __wrapped__, a pytree node that cannot be flattened
+    # hash and flatten run user code: an unhashable callable, a cycle of __wrapped__, a pytree node that
+    # cannot be flattened; without a key the caches are dropped before the call, the safe choice.
+    except Exception:  # noqa: BLE001
         return None
 
 

@@ -37,7 +37,8 @@ def weak_scalar_notes(inputs: list[tuple[str, Any]]) -> list[str]:
     """A note per input JAX traced as a weakly typed scalar (a Python ``int``/``float`` argument)."""
     return [
         f"note: argument {name} was a Python {_python_type(aval)}, traced as a weakly typed "
-        f"{aval.str_short(short_dtypes=True)}: its value is not part of the program, so changing it changes no snapshot; "
+        f"{aval.str_short(short_dtypes=True)}: its value is not part of the program, "
+        "so changing it changes no snapshot; "
         "pass static_scalars=True to stage_snapshot (or set static_scalars = true) to bake it in"
         for name, aval in inputs
         if getattr(aval, "weak_type", False) and getattr(aval, "shape", None) == ()

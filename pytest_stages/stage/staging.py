@@ -27,7 +27,7 @@ class StageError(Exception):
     def __init__(self, name: str, stage: str, cause: BaseException) -> None:
         lines = [line for line in str(cause).strip().splitlines() if line.strip()]
         if len(lines) > MAX_ERROR_LINES:
-            lines = lines[:MAX_ERROR_LINES] + ["..."]
+            lines = [*lines[:MAX_ERROR_LINES], "..."]
         detail = "\n    ".join(lines) or "(no message)"
         super().__init__(
             f"stage_snapshot({name}): {stage} failed with {type(cause).__name__}:\n    {detail}\n"

@@ -9,11 +9,11 @@ Each class writes one file per assertion in syrupy's layout
 with the artifact's normalizer (so raw ``as_text(debug_info=True)`` output and the
 already-normalized ``StageResult.texts`` give the same file; analyses become
 sorted-key JSON), and explains a mismatch with the renumbering-proof diff of
-:mod:`pytest_stages.textdiff` instead of syrupy's line diff. syrupy's
+:mod:`pytest_stages.ir.textdiff` instead of syrupy's line diff. syrupy's
 ``--snapshot-update`` writes these files; pytest-stages never reads or writes them,
 and they never go to its ``snapshot_dir``.
 
-The classes are generated from :data:`pytest_stages.artifacts.ARTIFACTS`, one per
+The classes are generated from :data:`pytest_stages.analyse.artifacts.ARTIFACTS`, one per
 artifact, named after its file suffix (``.compiled.hlo.txt`` -> ``CompiledHLOExtension``);
 :func:`extension_for` finds one by artifact name.
 """
@@ -112,8 +112,17 @@ def _extension_class(artifact: Artifact) -> type[ArtifactExtension]:
 EXTENSIONS: dict[str, type[ArtifactExtension]] = {artifact.name: _extension_class(artifact) for artifact in ARTIFACTS}
 
 # Module attributes under their own names: syrupy finds an extension by ``module.qualname``
-# (xdist workers' reports, ``--snapshot-default-extension``).
-globals().update({cls.__name__: cls for cls in EXTENSIONS.values()})
+# (xdist workers' reports, ``--snapshot-default-extension``); a new artifact adds its line here
+# (tests/test_syrupy_extensions.py fails until it does).
+JaxprExtension = EXTENSIONS["jaxpr"]
+StableHLOExtension = EXTENSIONS["stablehlo"]
+HLOExtension = EXTENSIONS["hlo"]
+CompiledHLOExtension = EXTENSIONS["compiled"]
+CostExtension = EXTENSIONS["cost"]
+MemoryExtension = EXTENSIONS["memory"]
+OpsExtension = EXTENSIONS["ops"]
+ShardingExtension = EXTENSIONS["sharding"]
+LayoutExtension = EXTENSIONS["layout"]
 
 
 def extension_for(artifact: str) -> type[ArtifactExtension]:
@@ -124,4 +133,17 @@ def extension_for(artifact: str) -> type[ArtifactExtension]:
         raise ValueError(f"unknown artifact {artifact!r}; known: {', '.join(EXTENSIONS)}") from None
 
 
-__all__ = ["EXTENSIONS", "ArtifactExtension", "extension_for", *(cls.__name__ for cls in EXTENSIONS.values())]
+__all__ = [
+    "EXTENSIONS",
+    "ArtifactExtension",
+    "CompiledHLOExtension",
+    "CostExtension",
+    "HLOExtension",
+    "JaxprExtension",
+    "LayoutExtension",
+    "MemoryExtension",
+    "OpsExtension",
+    "ShardingExtension",
+    "StableHLOExtension",
+    "extension_for",
+]
