@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_stages.analyse.analyses import MEMORY_FIELDS
 from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
@@ -33,6 +33,7 @@ DEFAULT_DIFF_LINES = 60
 # Metrics a tolerance can name: the judged cost figures, every memory figure, or "default".
 TOLERANCE_METRICS = ("default", "flops", "transcendentals", "bytes accessed", *MEMORY_FIELDS)
 OPERAND_METRIC = re.compile(r"^bytes accessed(?:\d+|out)\{[^{}]*\}$")
+_T = TypeVar("_T")
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
 
@@ -139,8 +140,10 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
 
 def _clearing(raw: Any) -> bool | str:
     """``clear_caches``: "auto", true or false (:mod:`pytest_stages.jax_caches`)."""
-    if isinstance(raw, bool) or raw == "auto":
+    if isinstance(raw, bool):
         return raw
+    if raw == "auto":
+        return "auto"
     raise ConfigError(
         f'[tool.pytest_stages] clear_caches = {raw!r}: use "auto" (drop JAX\'s caches where a trace '
         f"could be reused, and every {AUTO_PERIOD} staged tests), true (after every staged test) or false (never)."
@@ -269,7 +272,9 @@ def _parse_axis_types(where: str, raw: Any, axes: int) -> tuple[str, ...]:
 
 
 def _parse_platform(where: str, platform: Any) -> str | None:
-    if platform is None or platform in PLATFORMS:
+    if platform is None:
+        return None
+    if isinstance(platform, str) and platform in PLATFORMS:
         return platform
     if platform == "gpu":
         raise ConfigError(
@@ -369,7 +374,8 @@ def _reject_unknown(where: str, table: Mapping[str, Any], known: set[str]) -> No
         raise ConfigError(f"{where}: unknown key {unknown[0]!r}; the known keys are {sorted(known)}.")
 
 
-def _typed(table: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
+def _typed(table: Mapping[str, Any], key: str, kind: type[_T], default: _T) -> _T:
+    """``table[key]`` (else ``default``), which must be a ``kind``."""
     value = table.get(key, default)
     if not isinstance(value, kind):
         raise ConfigError(f"[tool.pytest_stages] {key} must be a {kind.__name__}, got {value!r}.")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -237,7 +237,9 @@ def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | N
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     test_report = yield
     session = item.config.stash[SESSION]
     snapshot = item.stash.get(SNAPSHOT, None)
@@ -288,6 +290,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if not session.config.getoption("stages_list"):
         return
     terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+    if terminal is None:  # -p no:terminal: there is nowhere to list them
+        return
     registered = [item for item in session.items if isinstance(item, collection.RegisteredItem)]
     terminal.section("pytest-stages: registered functions")
     for item in registered:

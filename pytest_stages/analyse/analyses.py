@@ -55,7 +55,7 @@ def cost_via_cpu(lowered: Any) -> Any:
     backend's analysis gives the same figures a foreign-platform lowering gets.
     """
     import jax
-    from jax._src.lib import _jax
+    from jaxlib import _jax
 
     module = lowered._lowering.hlo().as_hlo_module()
     return _jax.hlo_module_cost_analysis(jax.devices("cpu")[0].client, module)
@@ -146,7 +146,8 @@ def sharding(
     import jax
 
     infos = named(lowered.args_info)
-    shardings = jax.tree_util.tree_structure(lowered.args_info).flatten_up_to(compiled.input_shardings)
+    structure: Any = jax.tree_util.tree_structure(lowered.args_info)  # a PyTreeDef, which jaxlib leaves untyped
+    shardings = structure.flatten_up_to(compiled.input_shardings)
     aliases = {alias.parameter: alias.output[0] if alias.output else 0 for alias in hlo.aliases(hlo_text)}
     outputs = _output_leaves(compiled.output_shardings)
     output_names = [name for name, _ in outputs]

@@ -73,7 +73,7 @@ def needed_analyses(budget: Mapping[str, Any]) -> set[str]:
 
 def check_budget(budget: Mapping[str, Any], analyses: Mapping[str, Any]) -> list[Finding]:
     """One failing finding per metric above its ceiling."""
-    findings = []
+    findings: list[Finding] = []
     cost = staged_cost(analyses.get("cost", {}))
     counted = " (lowered)" if cost_source(analyses.get("cost", {})) == "lowered" else ""
     memory = analyses.get("memory", {})

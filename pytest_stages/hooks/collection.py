@@ -141,7 +141,8 @@ class RegisteredFunctions(pytest.Collector):
             item.add_marker(skip)
         return item
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    # pytest.Collector drops Node's ``style`` parameter itself, with the same type: ignore.
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, RegistrationError):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))

@@ -12,7 +12,7 @@ that goes down without one (a crash) makes the view incomplete.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +36,16 @@ class Observer:
         self.lost_workers: list[str] = []
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_ignore_collect(self, collection_path: Path) -> Iterator[None]:
+    def pytest_ignore_collect(self, collection_path: Path) -> Generator[None, bool | None, bool | None]:
         ignored = yield
         if ignored:
             self.view.ignored.append(str(collection_path))
         return ignored
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_make_collect_report(self, collector: pytest.Collector) -> Iterator[None]:
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
         report = yield
         if isinstance(collector, pytest.Module) and report.passed and not _narrowed(self.config, collector.path):
             self.view.modules.add(self.module_of(collector.path))
@@ -54,7 +56,7 @@ class Observer:
             self.view.errors.append(report.nodeid or "<session>")
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> Iterator[None]:
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> Generator[None, None, None]:
         before = {item.nodeid for item in items}
         result = yield
         self._removed(before - {item.nodeid for item in items})

@@ -108,7 +108,7 @@ def register(
             Registration(
                 fn=function,
                 args=args,
-                name=name or getattr(function, "__name__", type(function).__name__),
+                name=name or str(getattr(function, "__name__", type(function).__name__)),
                 configs=tuple(configs) if configs is not None else None,
                 budget=dict(budget or {}),
                 jit=dict(jit or {}),

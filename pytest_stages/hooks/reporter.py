@@ -47,7 +47,7 @@ class StagesReporter:
         self.session = session
         self.observer = observer
         self.cache = cache
-        self.cache_counts = [0, 0]
+        self.cache_counts = (0, 0)  # (requests, hits), summed over the calls of every process
         self.lines: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -57,7 +57,8 @@ class StagesReporter:
             if key == RECORD_PROPERTY:
                 self.session.records.append(CallRecord.from_dict(json.loads(value)))
             elif key == compile_cache.PROPERTY:
-                self.cache_counts = [a + b for a, b in zip(self.cache_counts, value, strict=True)]
+                requests, hits = value
+                self.cache_counts = (self.cache_counts[0] + requests, self.cache_counts[1] + hits)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -74,7 +75,8 @@ class StagesReporter:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminal_summary(terminalreporter, self.session)
-        cache_line = compile_cache.summary(self.cache, *self.cache_counts, self.session.rootpath)
+        requests, hits = self.cache_counts
+        cache_line = compile_cache.summary(self.cache, requests, hits, self.session.rootpath)
         for line in [*self.lines, *([cache_line] if cache_line and any(self.cache_counts) else [])]:
             terminalreporter.write_line(line)
 

@@ -112,6 +112,10 @@ class _Dialect:
     def canonical(self, text: str) -> str:
         return self.canonical_pattern.sub(_first_group, text)
 
+    def unchanged(self, old: Sequence[str], new: Sequence[str], renamed: dict[str, str]) -> bool:
+        """Whether aligned lines are the same under ``renamed``, checked at once: only with ``unique_names``."""
+        raise NotImplementedError(f"{type(self).__name__} names are not unique")
+
     def rough(self, text: str) -> str:
         """``text`` without any character the canonical form may drop (``%add.3`` -> ``%add``): one C pass."""
         return text.translate(self.without_dropped)
@@ -293,6 +297,7 @@ def edit_script(dialect: str | None, expected: str, actual: str) -> EditScript:
         found = _rows(rules, old, new, (prefix, suffix, tail), last=key is keys[-1])
         if found is not None:
             break
+    assert found is not None  # the last key is not in doubt: _rows gives rows for it
     rows, truncated = found
     return EditScript(old, new, rows, truncated, prefix, tail)
 
@@ -317,8 +322,8 @@ def _rows(
     raw = old[prefix : prefix + old_end], new[prefix : prefix + new_end]
     keyed = [dialect.canonical("\n".join(lines)).split("\n") if dialect and lines else lines for lines in raw]
     key = dialect.skeleton if dialect is not None else None
-    for tag, *block in _opcodes(*keyed, raw, key):
-        i1, i2, j1, j2 = (k + prefix for k in block)
+    for tag, old1, old2, new1, new2 in _opcodes(keyed[0], keyed[1], raw, key):
+        i1, i2, j1, j2 = old1 + prefix, old2 + prefix, new1 + prefix, new2 + prefix
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             checker.pairs(rows, i1, j1, i2 - i1, aligned=tag == "equal")
             continue
@@ -405,7 +410,7 @@ class _RenameCheck:
                 if tag == "=":
                     run += 1
                     continue
-                if doubtful and self.dialect.canonical(self.old[i + k]) != self.dialect.canonical(self.new[j + k]):
+                if doubtful and self.canonical_differs(i + k, j + k):
                     return False
                 if run:
                     rows.append(Row("=", i + k - run, j + k - run, run))
@@ -414,6 +419,12 @@ class _RenameCheck:
         if run:
             rows.append(Row("=", i + count - run, j + count - run, run))
         return True
+
+    def canonical_differs(self, i: int, j: int) -> bool:
+        """Whether old line ``i`` and new line ``j`` differ in canonical form (in text, without a dialect)."""
+        if self.dialect is None:
+            return self.old[i] != self.new[j]
+        return self.dialect.canonical(self.old[i]) != self.dialect.canonical(self.new[j])
 
     def block(self, i: int, j: int, size: int) -> bool:
         """Whether ``size`` aligned lines from old ``i`` and new ``j`` are all unchanged, checked as one text.
@@ -500,6 +511,7 @@ def hunks(script: EditScript, context: int = CONTEXT) -> list[list[Row]]:
 
 def _lines(run: Row, *, first: int | None = None, last: int | None = None) -> list[Row]:
     """An unchanged run as single-line rows: all of it, its ``first`` n or its ``last`` n lines."""
+    assert run.old is not None and run.new is not None  # an unchanged run has both sides
     start, stop = 0, run.count
     if first is not None:
         stop = min(first, run.count)

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_stages.analyse.artifacts import headline_rank
-from pytest_stages.check.compare import format_number, relative_change
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
+from pytest_stages.core.units import format_number, relative_change
 
 _TOKEN = re.compile(
     r"(?P<name>[%@^][\w$.\-#]+)"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
-from pytest_stages.check.compare import format_number, relative_change
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.records import SKIPPED, CallRecord
+from pytest_stages.core.units import format_number, relative_change
 from pytest_stages.report import html_report
 from pytest_stages.run.runner import StagesSession
 
@@ -23,7 +23,11 @@ REPORT_FORMATS = (".json", ".md", ".html")
 
 
 def inventory_lines(
-    unused: Sequence[str], leftovers: Sequence[str], pruned: Sequence[str], emptied: int, prefix: str
+    unused: Sequence[PurePosixPath],
+    leftovers: Sequence[PurePosixPath],
+    pruned: Sequence[PurePosixPath],
+    emptied: int,
+    prefix: str,
 ) -> list[str]:
     """What the terminal says about unused snapshot files, leftovers of an interrupted update and a prune."""
     lines = []

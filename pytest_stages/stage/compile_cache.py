@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_stages.stage import jax_options
+
 DIR_VARIABLE = "JAX_COMPILATION_CACHE_DIR"
 # Set beside JAX's variable so that xdist workers (which inherit the environment) and later
 # sessions in one process tell the folder this plugin chose from one the user chose.
@@ -61,9 +63,7 @@ def users_jax_dir() -> str | None:
     """The cache folder the user set for JAX itself, if any (read without importing JAX)."""
     current = os.environ.get(DIR_VARIABLE)
     if "jax" in sys.modules:
-        import jax
-
-        current = jax.config.jax_compilation_cache_dir or current
+        current = jax_options.option("jax_compilation_cache_dir") or current
     return current if current and current != os.environ.get(OWN_VARIABLE) else None
 
 
@@ -113,12 +113,12 @@ class CacheCounter:
         jax.monitoring.register_event_listener(self._event)
         self._listening = True
 
-    def _event(self, name: str, **_: object) -> None:
+    def _event(self, event: str, **_: str | int) -> None:
         if self.paused:
             return
-        if name == REQUEST_EVENT:
+        if event == REQUEST_EVENT:
             self.requests += 1
-        elif name == HIT_EVENT:
+        elif event == HIT_EVENT:
             self.hits += 1
             self.total_hits += 1
 
@@ -142,18 +142,14 @@ def compile_only() -> Iterator[None]:
     reach), the warning of an entry written before is silenced, and the compile is not counted
     as a cache request. JAX is imported by then.
     """
-    import jax
-
-    before = jax.config.jax_persistent_cache_min_compile_time_secs
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", float("inf"))
-    COUNTER.paused = True
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=UNLOADABLE_WARNING)
-            yield
-    finally:
-        COUNTER.paused = False
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", before)
+    with jax_options.option_set("jax_persistent_cache_min_compile_time_secs", float("inf")):
+        COUNTER.paused = True
+        try:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=UNLOADABLE_WARNING)
+                yield
+        finally:
+            COUNTER.paused = False
 
 
 def summary(choice: CacheChoice, requests: int, hits: int, rootpath: Path) -> str | None:

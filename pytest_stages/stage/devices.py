@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
+from pytest_stages.stage import jax_options
 from pytest_stages.stage.topology import topology_devices
 
 CPU_COUNT_VARIABLE = "JAX_NUM_CPU_DEVICES"
@@ -38,7 +39,7 @@ def arrange_cpu_devices(count: int) -> None:
         return
     import jax
 
-    if jax.config.jax_num_cpu_devices >= count:
+    if jax_options.option("jax_num_cpu_devices") >= count:
         return
     with contextlib.suppress(RuntimeError):  # the backend is already up: the devices it has stay
         jax.config.update("jax_num_cpu_devices", count)
@@ -91,10 +92,10 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     try:
         available = jax.devices(platform)
     except RuntimeError:
-        mesh = jax.sharding.AbstractMesh(
+        abstract = jax.sharding.AbstractMesh(
             tuple(shape.values()), tuple(shape), **({"axis_types": axis_types} if axis_types else {})
         )
-        return ActiveConfig(config, platform, attached=False, devices=(), mesh=mesh)
+        return ActiveConfig(config, platform, attached=False, devices=(), mesh=abstract)
     if len(available) < config.devices:
         raise ConfigError(_too_few_devices(config, platform, len(available)))
     devices = tuple(available[: config.devices])

@@ -13,7 +13,7 @@ from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import Located
-from pytest_stages.stage import compile_cache, scalars
+from pytest_stages.stage import compile_cache, jax_options, scalars
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.topology import place_unsharded
@@ -60,7 +60,7 @@ class StageResult:
     # filled the cache (the key ignores source locations), so they may name old lines.
     from_cache: bool = False
     texts: dict[str, str] = field(default_factory=dict)
-    analyses: dict[str, Any] = field(default_factory=dict)
+    analyses: dict[str, dict[str, Any]] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -92,7 +92,9 @@ class StageResult:
     @functools.cached_property
     def compiled_text(self) -> str:
         """``Compiled.as_text()``, asked of XLA once (it also feeds the analyses)."""
-        return self.compiled.as_text()
+        if self.compiled is None:
+            raise ValueError(f"stage_snapshot({self.name}): lowered only, there is no compiled text")
+        return str(self.compiled.as_text())
 
     @functools.cached_property
     def compiled_ops(self) -> dict[str, Any]:
@@ -170,26 +172,14 @@ def _placement(active: ActiveConfig) -> Iterator[None]:
 
     with contextlib.ExitStack() as stack:
         if active.config.partitioner is not None:
-            stack.enter_context(_partitioner(active.config.partitioner == "shardy"))
+            shardy = active.config.partitioner == "shardy"
+            stack.enter_context(jax_options.option_set("jax_use_shardy_partitioner", shardy))
         if active.attached and not active.compile_only:
             stack.enter_context(jax.default_device(active.devices[0]))
         if active.declares_mesh:
             use = jax.set_mesh if active.attached else jax.sharding.use_abstract_mesh
             stack.enter_context(use(active.mesh))
         yield
-
-
-@contextlib.contextmanager
-def _partitioner(shardy: bool) -> Iterator[None]:
-    """``jax_use_shardy_partitioner`` set for one config's staging, then restored."""
-    import jax
-
-    before = jax.config.jax_use_shardy_partitioner
-    jax.config.update("jax_use_shardy_partitioner", shardy)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_use_shardy_partitioner", before)
 
 
 def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
+from pytest_stages.stage import jax_options
 
 SPEC_DIR = Path(__file__).parent / "gpu_specs"
 PLUGINS = {"tpu": ("libtpu", "tpu"), "cuda": ("jax_plugins.xla_cuda12", "cuda")}
@@ -43,7 +44,7 @@ def default_to_cpu() -> None:
         return
     import jax
 
-    if not jax.config.jax_platforms:
+    if not jax_options.option("jax_platforms"):
         with contextlib.suppress(RuntimeError):
             jax.config.update("jax_platforms", "cpu")
 

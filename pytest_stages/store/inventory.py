@@ -65,9 +65,9 @@ def take_inventory(files: Iterable[PurePosixPath], used: set[PurePosixPath], vie
     Anything else (files outside that layout) is kept. Call it on complete views only.
     """
     owners: dict[str, list[str]] = {}
-    for nodeid, folder in view.collection.items.items():
-        if folder is not None:
-            owners.setdefault(folder, []).append(view.outcomes.get(nodeid, "failed"))
+    for nodeid, owned in view.collection.items.items():
+        if owned is not None:
+            owners.setdefault(owned, []).append(view.outcomes.get(nodeid, "failed"))
     verdicts: dict[PurePosixPath, bool] = {}
     unused, leftovers = [], []
     for path in files:

@@ -87,6 +87,8 @@ class StageSnapshotExtension(SingleFileSnapshotExtension):
     ) -> None:
         path = Path(snapshot_collection.location)
         data = next(iter(snapshot_collection)).data
+        if not isinstance(data, str):  # text mode: the serializers give str
+            raise TypeError(f"{cls.__name__} writes text, got {type(data).__name__} for {path}")
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
