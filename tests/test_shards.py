@@ -198,7 +198,10 @@ def test_a_shard_refuses_its_own_prune_and_says_how_to_prune(project, tree):
     ) in project.output(result).splitlines()
 
 
-REFUSAL_TAIL = "nothing was deleted. Merge the reports of every shard of a run of the whole suite that collected and ran everything."
+REFUSAL_TAIL = (
+    "nothing was deleted. Merge the reports of every shard of a run of the whole suite "
+    "that collected and ran everything."
+)
 
 
 def test_the_merged_prune_refuses_a_missing_shard(project, tree):
