@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -18,10 +19,12 @@ import jsonschema
 import pytest
 
 import pytest_stages
+from pytest_stages.config import ConfigError, parse_settings
 from pytest_stages.core.observed import CollectionView, RunFacts
 from pytest_stages.report import cli
 from pytest_stages.report.merge import MergeError, Shard, merge_reports, missing_groups, union
 from pytest_stages.report.reporting import RunReport
+from pytest_stages.stage.compile_cache import choose
 
 CONFIGS = """
 [[tool.pytest_stages.configs]]
@@ -322,3 +325,37 @@ def test_the_same_group_twice_is_refused():
 def test_a_cut_by_configs_is_complete_when_every_config_ran():
     merged = merge_reports([shard("cpu1", facts(["a[cpu1]"])), shard("alt", facts(["a[alt]"]), selected=("alt",))])
     assert merged.incomplete == [] and merged.settings["selected"] == ["cpu1", "alt"]
+
+
+# A compile cache shared by the shards.
+
+
+def cache_hits(result):
+    line = next(line for line in result.outlines if "JAX compilation cache" in line)
+    found, asked = re.search(r": (\d+) of (\d+) compile", line).groups()
+    return int(found), int(asked)
+
+
+def test_shards_share_one_compile_cache_folder(project, tmp_path):
+    """Two shards of one run fill one absolute cache folder; the next sharded run reads every executable back."""
+    shared = tmp_path / "shared-cache"
+    write_suite(project)
+    project.configure(f'compilation_cache = "{shared}"', configs=CONFIGS)
+    project.run("--stages-update").assert_outcomes(passed=ITEMS)
+
+    def sharded():
+        return [
+            project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "--splits", "2", "--group", str(group))
+            for group in (1, 2)
+        ]
+
+    cold = [cache_hits(result) for result in sharded()]
+    warm = [cache_hits(result) for result in sharded()]
+    assert [asked for _, asked in warm] == [asked for _, asked in cold] and sum(a for _, a in cold) == ITEMS
+    assert [found for found, _ in warm] == [asked for _, asked in warm]
+
+
+def test_a_bucket_as_compilation_cache_names_jaxs_own_setting():
+    with pytest.raises(ConfigError, match=r"set JAX's own JAX_COMPILATION_CACHE_DIR instead"):
+        parse_settings({"compilation_cache": "gs://bucket/jax-cache"})
+    assert choose("/mnt/shared/jax", None, Path("/p"), None).path == Path("/mnt/shared/jax")
