@@ -152,6 +152,12 @@ def _clearing(raw: Any) -> bool | str:
 
 def _cache_setting(raw: Any) -> bool | str:
     """``compilation_cache``: true (under pytest's cache folder), false, or a folder path."""
+    if isinstance(raw, str) and "://" in raw:
+        raise ConfigError(
+            f"[tool.pytest_stages] compilation_cache = {raw!r}: name a folder (relative to the rootdir, or absolute: "
+            "a shared mount works). For a bucket, set JAX's own JAX_COMPILATION_CACHE_DIR instead; JAX opens it "
+            "through etils.epath, and pytest-stages then uses that cache as it is."
+        )
     if isinstance(raw, bool) or (isinstance(raw, str) and raw.strip()):
         return raw
     raise ConfigError(

@@ -52,3 +52,68 @@ class RunView:
     outcomes: dict[str, str]
     finished: set[str]
     incomplete: list[str]
+
+
+# Exit statuses after which a run's outcomes still stand: pytest's OK and TESTS_FAILED.
+_JUDGED_EXIT = (0, 1)
+
+
+@dataclass
+class RunFacts:
+    """Everything a run observed, in the form its JSON report carries (``"run"``) and a merge reads back.
+
+    Paths (``roots``, ``collection.ignored``) are relative to the rootdir, so that shards run in
+    different checkouts merge. ``split`` names the shard (``{"splits": 3, "group": 2}``) when a
+    split plugin chose this run's items; ``None`` for a run of the whole collection.
+    """
+
+    collection: CollectionView
+    roots: list[str]
+    outcomes: dict[str, str]
+    finished: list[str]
+    lost_workers: list[str] = field(default_factory=list)
+    collect_only: bool = False
+    stopped_early: bool = False
+    exit_status: int = 0
+    split: dict[str, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.__dict__, "collection": self.collection.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunFacts:
+        return cls(**{**data, "collection": CollectionView.from_json(data["collection"])})
+
+    def view(self, rootpath: Path) -> RunView:
+        """The inventory's view of these facts, paths resolved against ``rootpath``."""
+        collection = CollectionView(
+            **{**self.collection.__dict__, "ignored": [str(rootpath / p) for p in self.collection.ignored]}
+        )
+        roots = [(rootpath / root).resolve() for root in self.roots]
+        return RunView(collection, roots, dict(self.outcomes), set(self.finished), incomplete_reasons(self))
+
+
+def incomplete_reasons(facts: RunFacts, *, count_removed: bool = True) -> list[str]:
+    """Why ``facts`` do not cover the whole tree (empty when they do): the reasons a prune is refused.
+
+    ``count_removed=False`` leaves out the items that were deselected or removed: a shard of a
+    split run removes those on purpose, and the merge checks that another shard ran them.
+    """
+    view, reasons = facts.collection, []
+    if facts.collect_only:
+        reasons.append("--collect-only runs no test")
+    if view.errors:
+        reasons.append(f"{len(view.errors)} collection error(s) ({', '.join(view.errors[:3])})")
+    if view.removed and count_removed:
+        reasons.append(f"{len(view.removed)} collected item(s) were deselected or removed")
+    if facts.lost_workers:
+        reasons.append(f"xdist worker(s) {', '.join(facts.lost_workers)} went down without reporting")
+    finished = set(facts.finished)
+    unfinished = [nodeid for nodeid in view.items if nodeid not in finished]
+    if unfinished and not facts.collect_only:
+        reasons.append(f"{len(unfinished)} collected item(s) did not run to the end")
+    if facts.stopped_early:
+        reasons.append("the session stopped early")
+    if facts.exit_status not in _JUDGED_EXIT and not reasons:
+        reasons.append(f"the session ended with exit status {facts.exit_status}")
+    return reasons

@@ -12,13 +12,14 @@ that goes down without one (a crash) makes the view incomplete.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_stages.core.observed import CollectionView, RunView
+from pytest_stages.core.observed import CollectionView, RunFacts, RunView
 
 WORKER_OUTPUT_KEY = "pytest_stages_collection"
 _OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
@@ -94,25 +95,40 @@ class Observer:
         if workeroutput is not None:
             workeroutput[WORKER_OUTPUT_KEY] = self.view.to_json()
 
+    def facts(self, session: pytest.Session, exitstatus: int) -> RunFacts:
+        """Everything observed, as the plain data the JSON report carries (paths relative to the rootdir)."""
+        rootpath = self.config.rootpath
+        collection = CollectionView(
+            **{**self.view.__dict__, "ignored": [_relative(Path(p), rootpath) for p in self.view.ignored]}
+        )
+        return RunFacts(
+            collection=collection,
+            roots=[_relative(root, rootpath.resolve()) for root in collection_roots(self.config)],
+            outcomes=dict(self.outcomes),
+            finished=sorted(self.finished),
+            lost_workers=list(self.lost_workers),
+            collect_only=bool(self.config.option.collectonly),
+            stopped_early=bool(session.shouldstop or session.shouldfail),
+            exit_status=int(exitstatus),
+            split=split_of(self.config),
+        )
+
     def run_view(self, session: pytest.Session, exitstatus: int) -> RunView:
         """Everything observed, with the reasons (if any) that this run did not judge the whole tree."""
-        incomplete = []
-        if self.config.option.collectonly:
-            incomplete.append("--collect-only runs no test")
-        if self.view.errors:
-            incomplete.append(f"{len(self.view.errors)} collection error(s) ({', '.join(self.view.errors[:3])})")
-        if self.view.removed:
-            incomplete.append(f"{len(self.view.removed)} collected item(s) were deselected or removed")
-        if self.lost_workers:
-            incomplete.append(f"xdist worker(s) {', '.join(self.lost_workers)} went down without reporting")
-        unfinished = [nodeid for nodeid in self.view.items if nodeid not in self.finished]
-        if unfinished and not self.config.option.collectonly:
-            incomplete.append(f"{len(unfinished)} collected item(s) did not run to the end")
-        if session.shouldstop or session.shouldfail:
-            incomplete.append("the session stopped early")
-        if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not incomplete:
-            incomplete.append(f"the session ended with exit status {int(exitstatus)}")
-        return RunView(self.view, collection_roots(self.config), dict(self.outcomes), set(self.finished), incomplete)
+        return self.facts(session, exitstatus).view(self.config.rootpath)
+
+
+def split_of(config: pytest.Config) -> dict[str, int] | None:
+    """This run's shard when pytest-split chose its items (``--splits 3 --group 2``), else None."""
+    splits, group = config.getoption("splits", None), config.getoption("group", None)
+    if not isinstance(splits, int) or not isinstance(group, int):
+        return None
+    return {"splits": splits, "group": group}
+
+
+def _relative(path: Path, rootpath: Path) -> str:
+    """``path`` relative to ``rootpath`` as a POSIX string (``tests/test_a.py``; ``..`` steps when outside)."""
+    return Path(os.path.relpath(path, rootpath)).as_posix()
 
 
 def collection_roots(config: pytest.Config) -> list[Path]:

@@ -13,23 +13,18 @@ from typing import Any
 
 import pytest
 
-from pytest_stages.core.observed import RunView
+from pytest_stages.core.observed import RunFacts
 from pytest_stages.core.records import CallRecord
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.report.reporting import (
+    RunReport,
     append_step_summary,
-    inventory_lines,
     terminal_summary,
     write_report,
 )
+from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.run.runner import StagesSession
 from pytest_stages.stage import compile_cache
-from pytest_stages.store.inventory import (
-    Tree,
-    snapshot_files,
-    take_inventory,
-    used_files,
-)
 
 # The user property that carries a call's record from the test's process to the controller.
 RECORD_PROPERTY = "pytest_stages"
@@ -65,24 +60,45 @@ class StagesReporter:
         if hasattr(session.config, "workerinput"):
             self.observer.send_to_controller()
             return
+        facts = self.observer.facts(session, exitstatus)
         if not session.config.getoption("stages_list"):
-            self.lines = self._inventory(self.observer.run_view(session, exitstatus))
+            self.lines = self._inventory(facts)
+        report = self.report(facts)
         if self.session.options.report:
-            write_report(Path(self.session.options.report), self.session)
+            write_report(Path(self.session.options.report), report)
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if step_summary and self.session.records:
-            append_step_summary(Path(step_summary), self.session)
+            append_step_summary(Path(step_summary), report)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        terminal_summary(terminalreporter, self.session)
+        terminal_summary(terminalreporter, self.report())
         requests, hits = self.cache_counts
         cache_line = compile_cache.summary(self.cache, requests, hits, self.session.rootpath)
         for line in [*self.lines, *([cache_line] if cache_line and any(self.cache_counts) else [])]:
             terminalreporter.write_line(line)
 
-    def _inventory(self, view: RunView) -> list[str]:
+    def report(self, facts: RunFacts | None = None) -> RunReport:
+        """This run's report data; with ``facts``, what the JSON report needs to be merged with other shards'."""
+        session, settings = self.session, self.session.settings
+        all_configs = [c.name for c in settings.configs]
+        return RunReport(
+            records=session.records,
+            update=session.options.update,
+            environment=session.environment,
+            run=facts.to_json() if facts is not None else None,
+            settings={
+                "snapshot_dir": settings.snapshot_dir,
+                "configs": all_configs,
+                "selected": list(session.options.configs or all_configs),
+            },
+        )
+
+    def _inventory(self, facts: RunFacts) -> list[str]:
         """Report (and with ``--stages-prune`` delete) unused files, when the run observed the whole tree."""
         prune = self.session.options.prune
+        view = facts.view(self.session.rootpath)
+        if prune and facts.split is not None:
+            return [split_refusal(facts.split)]
         if view.incomplete:
             if not prune:
                 return []
@@ -90,15 +106,19 @@ class StagesReporter:
                 f"pytest-stages: --stages-prune refused: {'; '.join(view.incomplete)}; nothing was deleted. "
                 "Run the whole suite, without selecting or stopping early, with --stages-prune."
             ]
-        store, settings = self.session.store, self.session.settings
-        tree = Tree(
-            rootpath=self.session.rootpath,
-            configs=[c.name for c in settings.configs],
-            selected=self.session.options.configs or [c.name for c in settings.configs],
-            module_exists=lambda module: (self.session.rootpath / f"{module}.py").exists(),
+        settings = self.session.settings
+        configs = [c.name for c in settings.configs]
+        tree = project_tree(self.session.rootpath, configs, self.session.options.configs or configs)
+        return judge_snapshots(
+            self.session.records, view, tree, self.session.store, prune=prune, prefix=settings.snapshot_dir
         )
-        used = used_files((r.folder, r.name, r.status) for r in self.session.records)
-        found = take_inventory(snapshot_files(store.root), used, view, tree)
-        doomed = [*found.unused, *found.leftovers] if prune else []
-        emptied = store.prune([store.root / path for path in doomed]) if doomed else []
-        return inventory_lines(found.unused, found.leftovers, doomed, len(emptied), settings.snapshot_dir)
+
+
+def split_refusal(split: dict[str, int]) -> str:
+    """What a shard says to ``--stages-prune``: it judged its own items only; the merge of all shards may prune."""
+    return (
+        f"pytest-stages: --stages-prune refused: this run is group {split['group']} of {split['splits']} of a split "
+        f"suite (pytest-split --splits {split['splits']} --group {split['group']}) and judged only its own items; "
+        "nothing was deleted. Write each shard's report (--stages-report=shard-N.json) and prune from all of them: "
+        "`python -m pytest_stages merge --prune shard-*.json`."
+    )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -20,6 +21,35 @@ COLUMNS = CHECK_KINDS
 STATUS_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 REPORT_FORMATS = (".json", ".md", ".html")
+PRUNE_HINT = "`pytest --stages-prune` deletes them"
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What every report is made from, as plain data: one run's, or the merge of its shards' reports.
+
+    ``run`` and ``settings`` are the JSON report's ``"run"`` (``RunFacts.to_json()``) and
+    ``"settings"`` objects; ``shards`` lists the shard reports a merge read (empty for one run).
+    """
+
+    records: Sequence[CallRecord]
+    update: bool
+    environment: Mapping[str, str]
+    run: Mapping[str, Any] | None = None
+    settings: Mapping[str, Any] | None = None
+    shards: Sequence[Mapping[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunReport:
+        """Read back a JSON report (:func:`report_data`'s output)."""
+        return cls(
+            records=[CallRecord.from_dict(call) for call in data["calls"]],
+            update=data["mode"] == "update",
+            environment=data["environment"],
+            run=data.get("run"),
+            settings=data.get("settings"),
+            shards=data.get("shards", []),
+        )
 
 
 def inventory_lines(
@@ -28,6 +58,8 @@ def inventory_lines(
     pruned: Sequence[PurePosixPath],
     emptied: int,
     prefix: str,
+    *,
+    prune_hint: str = PRUNE_HINT,
 ) -> list[str]:
     """What the terminal says about unused snapshot files, leftovers of an interrupted update and a prune."""
     lines = []
@@ -43,7 +75,7 @@ def inventory_lines(
         if emptied:
             lines.append(f"pytest-stages: removed {emptied} emptied folder(s)")
     elif unused:
-        lines.append(f"pytest-stages: {len(unused)} unused snapshot file(s); `pytest --stages-prune` deletes them:")
+        lines.append(f"pytest-stages: {len(unused)} unused snapshot file(s); {prune_hint}:")
         lines += [f"  {prefix}/{path}" for path in unused]
     return lines
 
@@ -97,8 +129,8 @@ def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
     return rows
 
 
-def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
-    records = session.records
+def terminal_summary(terminalreporter: Any, report: RunReport) -> None:
+    records = report.records
     if not records:
         return
     terminalreporter.section("pytest-stages")
@@ -109,18 +141,18 @@ def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
             terminalreporter.write_line(f"  {line}")
     for line in _aligned(table_rows(records)):
         terminalreporter.write_line(line)
-    for line in _closing_lines(session):
+    for line in _closing_lines(report):
         terminalreporter.write_line(line)
 
 
-def _closing_lines(session: StagesSession) -> list[str]:
+def _closing_lines(report: RunReport) -> list[str]:
     """Below the table: files written, improvements, skipped artifacts per config, version notes."""
-    records, lines = session.records, []
+    records, lines = report.records, []
     written = [path for record in records for path in record.written]
-    if session.options.update:
+    if report.update:
         lines += [f"pytest-stages: wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
     improved = [r for r in records if any(s == "improved" for s in r.status.values())]
-    if improved and not session.options.update:
+    if improved and not report.update:
         lines.append(
             f"pytest-stages: {len(improved)} call(s) improved on their snapshots; "
             "run `pytest --stages-update` to record the new figures"
@@ -148,21 +180,23 @@ def _aligned(rows: list[list[str]]) -> Iterable[str]:
         yield "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
 
 
-def report_data(session: StagesSession) -> dict[str, Any]:
-    """The JSON report (schema ``pytest-stages-report/1``, documented in the README)."""
-    return {
+def report_data(report: RunReport) -> dict[str, Any]:
+    """The JSON report (schema ``pytest-stages-report/1``, documented in the README and report.schema.json)."""
+    data: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
-        "environment": session.environment,
-        "mode": "update" if session.options.update else "compare",
-        "calls": [record.to_dict() for record in session.records],
+        "environment": dict(report.environment),
+        "mode": "update" if report.update else "compare",
+        "calls": [record.to_dict() for record in report.records],
     }
+    optional = {"run": report.run, "settings": report.settings, "shards": list(report.shards)}
+    return {**data, **{key: value for key, value in optional.items() if value}}
 
 
-def markdown(session: StagesSession) -> str:
+def markdown(report: RunReport) -> str:
     """The summary table, then each failing finding; an IR drift brings its source lines and diff."""
-    rows = table_rows(session.records)
+    rows = table_rows(report.records)
     lines = ["## pytest-stages", ""]
-    upgraded = upgrade_section([record.to_dict() for record in session.records])
+    upgraded = upgrade_section([record.to_dict() for record in report.records])
     if upgraded:
         lines += [f"### {SECTION_TITLE}", ""]
         lines += [f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded]
@@ -171,7 +205,7 @@ def markdown(session: StagesSession) -> str:
     lines.append("|" + "---|" * len(rows[0]))
     for row in rows[1:]:
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-    failing = [(r, f) for r in session.records for f in r.findings if f.failing]
+    failing = [(r, f) for r in report.records for f in r.findings if f.failing]
     if failing:
         lines += ["", "### Findings", ""]
         for record, finding in failing:
@@ -187,19 +221,19 @@ def markdown(session: StagesSession) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(path: Path, session: StagesSession) -> None:
+def write_report(path: Path, report: RunReport) -> None:
     """``--stages-report``: JSON for ``.json``, a review page for ``.html``, Markdown for ``.md``."""
     if path.suffix == ".json":
-        text = json.dumps(report_data(session), indent=2, sort_keys=True) + "\n"
+        text = json.dumps(report_data(report), indent=2, sort_keys=True) + "\n"
     elif path.suffix == ".html":
-        text = html_report.page(report_data(session), table_rows(session.records))
+        text = html_report.page(report_data(report), table_rows(report.records))
     else:
-        text = markdown(session)
+        text = markdown(report)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
 
 
-def append_step_summary(path: Path, session: StagesSession) -> None:
+def append_step_summary(path: Path, report: RunReport) -> None:
     """Append the Markdown summary to GitHub's ``$GITHUB_STEP_SUMMARY`` file."""
     with path.open("a", encoding="utf-8") as stream:
-        stream.write(markdown(session))
+        stream.write(markdown(report))

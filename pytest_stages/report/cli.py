@@ -1,0 +1,144 @@
+"""The command line, ``python -m pytest_stages merge REPORT...``: shard reports in, one run's outputs out.
+
+It prints the summary a single run prints, writes the reports (``--report`` .json, .md, .html;
+``$GITHUB_STEP_SUMMARY``), reports unused snapshot files only when the shards together judged
+the whole tree, and with ``--prune`` deletes them. Its exit status is the gate of a CI run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from pytest_stages.config import ConfigError, load_pyproject, parse_settings
+from pytest_stages.report.merge import Merged, MergeError, failing, merge_reports, read_shard
+from pytest_stages.report.reporting import REPORT_FORMATS, append_step_summary, terminal_summary, write_report
+from pytest_stages.report.unused import judge_snapshots, project_tree
+from pytest_stages.store.storage import SnapshotStore
+
+# Exit statuses: every shard passed; a test or a snapshot check failed; bad input; the shards do not cover the suite.
+OK, FAILED, USAGE, INCOMPLETE = 0, 1, 2, 3
+MERGE_PRUNE_HINT = "`python -m pytest_stages merge --prune REPORT...` deletes them"
+
+
+class _Writer:
+    """The two calls of pytest's terminal reporter that the summary makes, on a plain stream."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def section(self, title: str) -> None:
+        self.stream.write(f"{f' {title} ':=^80}\n")
+
+    def write_line(self, line: str) -> None:
+        self.stream.write(line + "\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m pytest_stages", description="pytest-stages tools")
+    commands = top.add_subparsers(dest="command", required=True)
+    merge = commands.add_parser(
+        "merge",
+        help="merge the JSON reports of a split run's shards",
+        description="Merge the JSON reports (--stages-report=PATH.json) of the shards of one run into the "
+        "summary, reports and unused-file list one run of the whole suite gives.",
+    )
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="a shard's JSON report")
+    merge.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="write the merged report: PATH.json, PATH.md or PATH.html (repeatable)",
+    )
+    merge.add_argument(
+        "--prune",
+        action="store_true",
+        help="delete the snapshot files no shard used (refused unless the shards together ran the whole suite)",
+    )
+    merge.add_argument("--rootdir", default=".", help="the project root the shards ran in (default: .)")
+    return top
+
+
+def main(argv: Sequence[str] | None = None, stream: TextIO = sys.stdout) -> int:
+    """Run a command; returns the exit status (see ``OK``, ``FAILED``, ``USAGE``, ``INCOMPLETE``)."""
+    args = parser().parse_args(argv)
+    rootdir = Path(args.rootdir).resolve()
+    try:
+        merged = _merge(args.reports, args.report, rootdir)
+    except (MergeError, ConfigError) as exc:
+        stream.write(f"pytest-stages merge: {exc}\n")
+        return USAGE
+    return _outputs(merged, args.report, args.prune, rootdir, _Writer(stream))
+
+
+def _merge(paths: Sequence[str], outputs: Sequence[str], rootdir: Path) -> Merged:
+    """Read and merge the reports; checks the outputs' names and that ``rootdir`` is the shards' project."""
+    for output in outputs:
+        if Path(output).suffix not in REPORT_FORMATS:
+            raise MergeError(f"--report={output}: name a .json, .md or .html file.")
+    shards = []
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise MergeError(
+                f"cannot read {path} ({exc}). Pass the JSON reports the shards wrote with --stages-report=PATH.json."
+            ) from None
+        shards.append(read_shard(path, data))
+    merged = merge_reports(shards)
+    snapshot_dir = parse_settings(load_pyproject(rootdir)).snapshot_dir
+    if snapshot_dir != merged.settings["snapshot_dir"]:
+        raise MergeError(
+            f"the shards wrote their snapshots to {merged.settings['snapshot_dir']!r}, but {rootdir}/pyproject.toml "
+            f"says snapshot_dir = {snapshot_dir!r}: run the merge from the project root the shards ran in (--rootdir)."
+        )
+    return merged
+
+
+def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path, writer: _Writer) -> int:
+    """Print the summary and the shard set's verdict, judge the snapshot tree, write the reports; the exit status."""
+    report = merged.report
+    terminal_summary(writer, report)
+    writer.write_line(f"pytest-stages: merged {len(report.shards)} shard report(s), {len(report.records)} call(s)")
+    if merged.missing:
+        writer.write_line(f"pytest-stages: shard(s) {', '.join(merged.missing)} missing: their items were not judged")
+    for line in _inventory(merged, prune, rootdir):
+        writer.write_line(line)
+    for output in outputs:
+        write_report(Path(output), report)
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary and report.records:
+        append_step_summary(Path(step_summary), report)
+    if merged.missing or (prune and merged.incomplete):
+        return INCOMPLETE
+    return FAILED if failing(report.records) or merged.facts.exit_status != 0 else OK
+
+
+def _inventory(merged: Merged, prune: bool, rootdir: Path) -> list[str]:
+    """The unused-file report (and prune) of the shards together, or why there is none."""
+    if merged.incomplete:
+        verdict = "merge --prune refused" if prune else "no unused-file report"
+        tail = "nothing was deleted. " if prune else ""
+        return [
+            f"pytest-stages: {verdict}: {'; '.join(merged.incomplete)}; {tail}Merge the reports of every shard of a "
+            "run of the whole suite that collected and ran everything."
+        ]
+    settings = merged.settings
+    tree = project_tree(rootdir, settings["configs"], settings["selected"])
+    store = SnapshotStore(rootdir / settings["snapshot_dir"])
+    view = merged.facts.view(rootdir)
+    return judge_snapshots(
+        merged.report.records,
+        view,
+        tree,
+        store,
+        prune=prune,
+        prefix=settings["snapshot_dir"],
+        prune_hint=MERGE_PRUNE_HINT,
+    )

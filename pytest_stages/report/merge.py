@@ -1,0 +1,177 @@
+"""The merge of shard reports (pure: JSON report data in, one run's report and its completeness out).
+
+Each shard of a split suite writes a JSON report (``--stages-report=shard-N.json``) that carries
+its records and what it observed (``"run"``: collection, outcomes, the split it belongs to).
+:func:`merge_reports` folds them into the :class:`RunReport` one run of the whole suite would
+have made, and says whether the shards together judged the whole tree: only then may the
+unused-file report be trusted and a prune delete anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_stages.core.observed import CollectionView, RunFacts, incomplete_reasons
+from pytest_stages.core.records import CallRecord
+from pytest_stages.report.reporting import REPORT_SCHEMA, RunReport
+
+_OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
+_FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."
+
+
+class MergeError(Exception):
+    """Reports that cannot be merged; the message names the report and the fix."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One shard's report, read: its name (the file it came from), facts, settings and records."""
+
+    name: str
+    facts: RunFacts
+    settings: Mapping[str, Any]
+    report: RunReport
+
+    @property
+    def key(self) -> tuple[tuple[str, ...], int]:
+        """The cut this shard belongs to (its selected configs) and its group within the split (0 if unsplit)."""
+        return tuple(self.settings["selected"]), (self.facts.split or {}).get("group", 0)
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The shards folded into one run: the report, the union of their facts, and why it is incomplete."""
+
+    report: RunReport
+    facts: RunFacts
+    settings: Mapping[str, Any]
+    incomplete: list[str]
+    missing: list[str]
+
+
+def read_shard(name: str, data: Mapping[str, Any]) -> Shard:
+    """A shard from its JSON report data; a report without the run facts a merge needs is refused."""
+    if not isinstance(data, Mapping) or data.get("schema") != REPORT_SCHEMA:
+        raise MergeError(f"{name} is not a pytest-stages JSON report (schema {REPORT_SCHEMA}). {_FIX}")
+    if "run" not in data or "settings" not in data:
+        raise MergeError(
+            f'{name} has no run facts ("run", "settings"): it is a merged report or was written by an older '
+            f"pytest-stages. {_FIX}"
+        )
+    return Shard(name, RunFacts.from_json(data["run"]), data["settings"], RunReport.from_json(data))
+
+
+def merge_reports(shards: Sequence[Shard]) -> Merged:
+    """Fold the shards into one run's report; :attr:`Merged.incomplete` lists why a prune must be refused."""
+    if not shards:
+        raise MergeError(f"no report to merge. {_FIX}")
+    _check_agree(shards)
+    ordered = sorted(shards, key=lambda shard: shard.key)
+    facts = union(shard.facts for shard in ordered)
+    missing = missing_groups(ordered)
+    incomplete = [f"{shard.name}: {reason}" for shard in ordered for reason in _shard_reasons(shard)]
+    incomplete += [f"shard(s) {', '.join(missing)} missing"] if missing else []
+    if facts.collection.removed:
+        incomplete.append(
+            f"{len(facts.collection.removed)} collected item(s) ran in no shard ({facts.collection.removed[0]}, ...): "
+            "deselected, or their shard is missing"
+        )
+    first = ordered[0]
+    configs = list(first.settings["configs"])
+    selected = {name for shard in ordered for name in shard.settings["selected"]}
+    settings = {**first.settings, "selected": [name for name in configs if name in selected]}
+    report = RunReport(
+        records=[record for shard in ordered for record in shard.report.records],
+        update=first.report.update,
+        environment=first.report.environment,
+        run=facts.to_json(),
+        settings=settings,
+        shards=[
+            {
+                "report": s.name,
+                "split": s.facts.split,
+                "exit_status": s.facts.exit_status,
+                "calls": len(s.report.records),
+            }
+            for s in ordered
+        ],
+    )
+    return Merged(report, facts, settings, incomplete, missing)
+
+
+def _check_agree(shards: Sequence[Shard]) -> None:
+    """Shards of one run share the mode, the versions and the snapshot settings; anything else is refused."""
+    first = shards[0]
+    facets: dict[str, Callable[[Shard], object]] = {
+        "mode": lambda s: "update" if s.report.update else "compare",
+        "jax/jaxlib versions": lambda s: dict(s.report.environment),
+        "snapshot_dir": lambda s: s.settings["snapshot_dir"],
+        "configs": lambda s: list(s.settings["configs"]),
+    }
+    for facet, read in facets.items():
+        for shard in shards[1:]:
+            if read(shard) != read(first):
+                raise MergeError(
+                    f"{shard.name} and {first.name} differ in {facet} ({read(shard)} vs {read(first)}): they are not "
+                    f"shards of one run. {_FIX}"
+                )
+    seen: dict[tuple[tuple[str, ...], int], str] = {}
+    for shard in shards:
+        if shard.key in seen and shard.key[1]:
+            raise MergeError(
+                f"{shard.name} and {seen[shard.key]} are both group {shard.key[1]} of the split: pass each shard's "
+                "report once."
+            )
+        seen[shard.key] = shard.name
+
+
+def _shard_reasons(shard: Shard) -> list[str]:
+    """Why one shard did not judge its own items (a split shard removes the others' items on purpose)."""
+    return incomplete_reasons(shard.facts, count_removed=shard.facts.split is None)
+
+
+def missing_groups(shards: Sequence[Shard]) -> list[str]:
+    """``2/3`` for each group of a pytest-split split that no report stands for (per cut of configs)."""
+    missing = []
+    cuts: dict[tuple[str, ...], tuple[int, set[int]]] = {}
+    for shard in shards:
+        if shard.facts.split is not None:
+            splits, groups = cuts.setdefault(shard.key[0], (shard.facts.split["splits"], set()))
+            if shard.facts.split["splits"] != splits:
+                raise MergeError(
+                    f"{shard.name} is group {shard.key[1]} of {shard.facts.split['splits']}, another shard of the "
+                    f"same configs one of {splits}: merge the shards of one split."
+                )
+            groups.add(shard.key[1])
+    for configs, (splits, groups) in cuts.items():
+        label = f" (configs {','.join(configs)})" if len(cuts) > 1 else ""
+        missing += [f"{group}/{splits}{label}" for group in range(1, splits + 1) if group not in groups]
+    return missing
+
+
+def union(all_facts: Iterable[RunFacts]) -> RunFacts:
+    """What the shards observed together: an item one shard removed and another ran counts as run."""
+    collection, outcomes, lost = CollectionView(), dict[str, str](), list[str]()
+    removed, finished, roots = set[str](), set[str](), set[str]()
+    merged = RunFacts(collection, [], outcomes, [])
+    for facts in all_facts:
+        collection.merge(facts.collection)
+        removed |= set(facts.collection.removed)
+        for nodeid, outcome in facts.outcomes.items():
+            outcomes[nodeid] = max(outcomes.get(nodeid, "passed"), outcome, key=_OUTCOME_RANK.__getitem__)
+        finished |= set(facts.finished)
+        lost += facts.lost_workers
+        roots |= set(facts.roots)
+        merged.collect_only |= facts.collect_only
+        merged.stopped_early |= facts.stopped_early
+        merged.exit_status = max(merged.exit_status, facts.exit_status)
+    collection.removed = sorted(removed - set(collection.items))
+    merged.roots, merged.finished, merged.lost_workers = sorted(roots), sorted(finished), lost
+    return merged
+
+
+def failing(records: Sequence[CallRecord]) -> int:
+    """How many calls have a failing finding (what fails the gate besides a failed shard)."""
+    return sum(1 for record in records if any(finding.failing for finding in record.findings))
