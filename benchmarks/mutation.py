@@ -6,6 +6,7 @@ tree, so the tool never rewrites the project's own files:
     python benchmarks/mutation.py                   # all modules, 1 worker
     python benchmarks/mutation.py --max-children 2 --keep /tmp/mutwork
     python benchmarks/mutation.py --survivors       # also list every surviving mutant
+    python benchmarks/mutation.py --work /tmp/mutwork2 --recheck /tmp/mutwork   # only the survivors of a full run
 
 Steps: a scratch venv (``--venv``, default /tmp/mutvenv) gets ``mutmut==MUTMUT`` and sees this
 interpreter's packages through a ``.pth`` file; the tree (tracked and untracked, not ignored
@@ -134,13 +135,26 @@ def configure(work: Path, tests: list[str]) -> None:
         stream.write("\n[tool.mutmut]\n" + "\n".join(lines) + "\n")
 
 
-def tally(work: Path) -> tuple[dict[str, Counter[str]], list[str]]:
-    """Per module: generated, killed, timeout, survived, other; and the names of the survivors."""
+def exit_codes(work: Path, module: str) -> dict[str, int | None]:
+    """mutmut's exit code of each mutant of ``module`` in a run under ``work`` (None: not checked)."""
+    meta = json.loads((work / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
+    return dict(meta["exit_code_by_key"])
+
+
+def tally(work: Path, earlier: Path | None = None) -> tuple[dict[str, Counter[str]], list[str]]:
+    """Per module: generated, killed, timeout, survived, other; and the names of the survivors.
+
+    With ``earlier`` (a run that checked every mutant), a mutant this run did not check keeps
+    its earlier status: added tests cannot revive a mutant they did not reach.
+    """
     counts: dict[str, Counter[str]] = {}
     survivors = []
     for module in MODULES:
-        meta = json.loads((work / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
-        codes = meta["exit_code_by_key"]
+        codes = exit_codes(work, module)
+        if earlier is not None:
+            codes = {
+                name: code if code is not None else exit_codes(earlier, module)[name] for name, code in codes.items()
+            }
         count = counts.setdefault(module, Counter())
         for name, code in codes.items():
             count["generated"] += 1
@@ -170,6 +184,7 @@ def main() -> None:
     parser.add_argument("--max-children", type=int, default=1, help="parallel mutant runs")
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     parser.add_argument("--report-only", action="store_true", help="tally an earlier run in --work")
+    parser.add_argument("--recheck", type=Path, help="a full earlier run's --work: run only its survivors")
     args = parser.parse_args()
     work = args.work.resolve()
     if work == ROOT or ROOT in work.parents:
@@ -183,8 +198,12 @@ def main() -> None:
         configure(work, tests)
         with (work / "mutmut.log").open("w", encoding="utf-8") as log:
             command = [str(mutmut), "run", "--max-children", str(args.max_children)]
+            if args.recheck:
+                command += [
+                    n for m in MODULES for n, c in exit_codes(args.recheck, m).items() if STATUS.get(c) == "survived"
+                ]
             subprocess.run(command, cwd=work, env=env, check=True, stdout=log, stderr=subprocess.STDOUT)
-    counts, survivors = tally(work)
+    counts, survivors = tally(work, args.recheck)
     report(counts)
     if args.survivors:
         print("\n".join(survivors))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_stages.analyse.analyses import ops
 from pytest_stages.check.compare import (
     Compared,
     Pair,
@@ -355,3 +356,10 @@ def test_equal_texts_have_no_finding(artifact):
     suffix = {"jaxpr": ".jaxpr.txt", "stablehlo": ".stablehlo.mlir", "compiled": ".compiled.hlo.txt"}[artifact]
     snapshot = text(RNN, suffix)
     assert compare_text(artifact, snapshot, snapshot, diff_lines=10) is None
+
+
+@pytest.mark.parametrize("folder", [RNN, SHARDED])
+def test_the_op_analysis_of_a_committed_compiled_module_is_its_committed_ops_json(folder):
+    found = ops(text(folder, ".compiled.hlo.txt"))
+    assert found == load(folder, "ops")
+    assert found["fusion_count"] == sum(found["fusions"].values()) == found["opcodes"]["fusion"]
