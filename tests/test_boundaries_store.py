@@ -301,3 +301,14 @@ def test_a_module_not_collected_is_kept_while_it_exists_and_unused_once_removed(
 def test_files_outside_the_module_test_config_layout_and_hashed_modules_are_kept():
     files = [P("README.md"), P("notes/x.txt"), P("tests/test_x~0123456789/test_f/cpu1/f.jaxpr.txt")]
     assert take_inventory(files, set(), view({}, {}), tree()).unused == []
+
+
+def test_top_level_and_nested_modules_are_judged_by_their_own_path():
+    top = [P("test_model/test_gone/cpu1/f.jaxpr.txt")]
+    assert take_inventory(top, set(), view({}, {}, modules=("test_model",)), tree()).unused == top
+    nested = [P("tests/unit/test_b/test_gone/cpu1/f.jaxpr.txt")]
+    assert take_inventory(nested, set(), view({}, {}, modules=("tests/unit/test_b",)), tree()).unused == nested
+    assert (
+        take_inventory(nested, set(), view({}, {}, modules=("tests/unit",)), tree(exists=("tests/unit/test_b",))).unused
+        == []
+    )
