@@ -1,0 +1,365 @@
+"""check.compare at its edges, on the committed example snapshots: tolerances, placements, op structure."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pytest_stages.analyse.analyses import ops
+from pytest_stages.check.compare import (
+    Compared,
+    Pair,
+    compare_metrics,
+    compare_ops,
+    compare_pair,
+    compare_placement,
+    compare_text,
+    group_leaves,
+    hlo_structure_summary,
+    informational,
+    metric_tolerance,
+    op_change_summary,
+    op_counts,
+    placement_keys,
+    structure,
+)
+from pytest_stages.core.records import Finding
+
+SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots" / "stages"
+RNN = SNAPSHOTS / "rnn_decode" / "cpu1"
+SHARDED = SNAPSHOTS / "train_step_sharded" / "cpu8"
+
+
+def load(folder: Path, artifact: str) -> dict:
+    return json.loads((folder / f"{folder.parent.name}.{artifact}.json").read_text(encoding="utf-8"))
+
+
+def text(folder: Path, suffix: str) -> str:
+    return (folder / f"{folder.parent.name}{suffix}").read_text(encoding="utf-8")
+
+
+def messages(findings: list[Finding]) -> list[tuple[str, bool]]:
+    return [(f.message, f.failing) for f in findings]
+
+
+# --- figures ----------------------------------------------------------------------------------
+
+
+def test_a_rise_of_exactly_the_tolerance_passes_and_one_byte_more_fails():
+    memory = load(RNN, "memory")
+    risen = dict(memory, temp_size_in_bytes=8000)
+    at_limit = {"temp_size_in_bytes": (8000 - 7856) / 7856}
+    assert compare_metrics("memory", memory, risen, at_limit) == []
+    beyond = dict(memory, temp_size_in_bytes=8001)
+    assert messages(compare_metrics("memory", memory, beyond, at_limit)) == [
+        ("temp_size_in_bytes 7856 -> 8001 (+1.8%, tolerance 1.83299%)", True)
+    ]
+    assert messages(compare_metrics("memory", memory, risen, {})) == [
+        ("temp_size_in_bytes 7856 -> 8000 (+1.8%, tolerance exact)", True)
+    ]
+
+
+def test_a_fall_beyond_the_tolerance_is_an_improvement_and_within_it_is_silent():
+    cost = load(RNN, "cost")
+    fallen = copy.deepcopy(cost)
+    fallen["compiled"]["flops"] = 25000.0
+    assert messages(compare_metrics("cost", cost, fallen, {})) == [
+        ("flops 25810 -> 25000 (-3.1%): improved; run `pytest --stages-update` to accept it", False)
+    ]
+    assert compare_metrics("cost", cost, fallen, {"flops": 0.04}) == []
+    fallen["compiled"]["flops"] = 25810.0 * (1 - 0.0005)
+    assert compare_metrics("cost", cost, fallen, {}) == [], "floats default to a 0.1% tolerance"
+
+
+def test_float_figures_default_to_a_tenth_of_a_percent_and_integers_to_exact():
+    assert metric_tolerance("flops", 1.0, 2.0, {}) == 0.001
+    assert metric_tolerance("flops", 1, 2.5, {}) == 0.001
+    assert metric_tolerance("flops", 1.0, 2, {}) == 0.001, "one float side is enough"
+    assert metric_tolerance("temp_size_in_bytes", 1, 2, {}) == 0.0
+    assert metric_tolerance("temp_size_in_bytes", 1, 2, {"default": 0.05}) == 0.05
+    assert metric_tolerance("temp_size_in_bytes", 1, 2, {"default": 0.05, "temp_size_in_bytes": 0.5}) == 0.5
+
+
+def test_a_prefixed_figure_falls_back_to_its_bare_name_and_an_operand_part_to_its_family():
+    tolerances = {"flops": 0.3, "bytes accessed": 0.2}
+    assert metric_tolerance("lowered flops", 1, 2, tolerances) == 0.3
+    assert metric_tolerance("bytes accessedout{1}", 1, 2, tolerances) == 0.2
+    assert metric_tolerance("bytes accessed", 1, 2, {"accessed": 0.7}) == 0.7, "the last word is the bare name"
+    assert metric_tolerance("bytes accessed2{}", 1, 2, {"bytes accessed2{}": 0.9, "bytes accessed": 0.2}) == 0.9
+
+
+def test_lowered_figures_and_utilization_are_never_judged_while_compiled_ones_exist():
+    cost = load(RNN, "cost")
+    moved = copy.deepcopy(cost)
+    moved["lowered"]["flops"] = 99999.0
+    moved["compiled"]["utilization0{}"] = 99.0
+    moved["compiled"]["optimal_seconds"] = 5.0
+    assert compare_metrics("cost", cost, moved, {}) == []
+    assert [informational(m) for m in ("lowered flops", "utilization0{}", "optimal_seconds", "flops")] == [
+        True,
+        True,
+        True,
+        False,
+    ]
+
+
+def test_without_compiled_figures_the_lowered_ones_are_judged_but_not_their_utilization():
+    cost = load(SNAPSHOTS / "train_step" / "tpu", "cost")
+    assert cost["compiled"].get("unavailable"), "a compile-only TPU snapshot has no compiled figures"
+    moved = copy.deepcopy(cost)
+    moved["lowered"]["flops"] *= 2
+    moved["lowered"]["utilization0{}"] = 1234.0
+    found = compare_metrics("cost", cost, moved, {})
+    assert [f.message.split(" (")[0] for f in found] == [
+        f"lowered flops {_fig(cost['lowered']['flops'])} -> {_fig(moved['lowered']['flops'])}"
+    ]
+    assert found[0].failing
+    with_compiled = copy.deepcopy(moved)
+    with_compiled["compiled"] = {"flops": 1.0}
+    found = compare_metrics("cost", cost, with_compiled, {})
+    assert [f.message.split(" ")[0] for f in found] == ["flops", "unavailable:"], "lowered ones no longer judged"
+
+
+def _fig(value: float) -> str:
+    from pytest_stages.core.units import format_number
+
+    return format_number(value)
+
+
+def test_fewer_aliased_bytes_is_a_regression_and_more_is_an_improvement():
+    memory = dict(load(RNN, "memory"), alias_size_in_bytes=100)
+    less, more = dict(memory, alias_size_in_bytes=50), dict(memory, alias_size_in_bytes=200)
+    assert messages(compare_metrics("memory", memory, less, {})) == [
+        ("alias_size_in_bytes 100 -> 50 (-50.0%, tolerance exact): fewer bytes shared between inputs and outputs", True)
+    ]
+    assert messages(compare_metrics("memory", memory, more, {})) == [
+        ("alias_size_in_bytes 100 -> 200 (+100.0%): improved; run `pytest --stages-update` to accept it", False)
+    ]
+
+
+def test_a_memory_figure_that_appears_or_disappears_is_a_failing_finding():
+    memory = load(RNN, "memory")
+    gone = {k: v for k, v in memory.items() if k != "temp_size_in_bytes"}
+    assert messages(compare_metrics("memory", memory, gone, {})) == [("temp_size_in_bytes: 7856 -> absent", True)]
+    assert messages(compare_metrics("memory", gone, memory, {})) == [("temp_size_in_bytes: absent -> 7856", True)]
+    assert compare_metrics("memory", memory, dict(memory), {}) == []
+
+
+def test_figures_reports_every_moved_number_as_a_delta_even_within_tolerance():
+    cost = load(RNN, "cost")
+    moved = copy.deepcopy(cost)
+    moved["compiled"]["flops"] = 25811.0
+    moved["lowered"]["transcendentals"] = 129.0
+    compared = compare_pair(Pair("cost", "", "", before=cost, after=moved, tolerance={"flops": 0.5}))
+    assert compared == Compared([], {"flops": [25810.0, 25811.0], "lowered transcendentals": [128.0, 129.0]})
+
+
+# --- placements -------------------------------------------------------------------------------
+
+
+def test_three_leaves_losing_donation_are_one_line_and_two_are_two():
+    sharding = load(SHARDED, "sharding")
+    leaves = list(sharding["inputs"])[:4]
+    for count, expected in [
+        (
+            2,
+            [
+                "input params[0][0] no longer donated (XLA had reused its buffer)",
+                "input params[0][1] no longer donated (XLA had reused its buffer)",
+            ],
+        ),
+        (3, ["3 inputs (params[0][0], params[0][1], params[1][0]) no longer donated (XLA had reused its buffer)"]),
+        (
+            4,
+            [
+                "4 inputs (params[0][0], params[0][1], params[1][0], +1 more) no longer donated "
+                "(XLA had reused its buffer)"
+            ],
+        ),
+    ]:
+        changed = copy.deepcopy(sharding)
+        for leaf in leaves[:count]:
+            changed["inputs"][leaf].update(donated=False, aliased_to=None)
+        assert messages(compare_placement("sharding", sharding, changed)) == [(m, True) for m in expected]
+
+
+def test_a_donation_gained_says_whether_xla_reuses_the_buffer():
+    sharding = load(SHARDED, "sharding")
+    changed = copy.deepcopy(sharding)
+    changed["inputs"]["x"].update(donated=True, aliased_to="output[1]")
+    changed["inputs"]["y"].update(donated=True)
+    assert [f.message for f in compare_placement("sharding", sharding, changed)] == [
+        "input x is now donated (XLA reuses its buffer)",
+        "input y is now donated (XLA cannot reuse its buffer)",
+    ]
+
+
+def test_an_aliasing_change_alone_names_the_old_and_new_outputs():
+    sharding = load(SHARDED, "sharding")
+    changed = copy.deepcopy(sharding)
+    changed["inputs"]["params[0][0]"]["aliased_to"] = None
+    changed["inputs"]["params[0][1]"]["aliased_to"] = "output[1]"
+    changed["inputs"]["x"]["aliased_to"] = "output[1]"
+    assert [f.message for f in compare_placement("sharding", sharding, changed)] == [
+        "input params[0][0]: donated buffer no longer reused for output[0][0][0] (XLA could not alias it)",
+        "input params[0][1]: buffer now aliased to output[1] (was output[0][0][1])",
+        "input x: buffer now aliased to output[1] (was none)",
+    ]
+
+
+def test_a_sharding_change_a_new_leaf_a_removed_leaf_and_collectives_in_order():
+    sharding = load(SHARDED, "sharding")
+    changed = copy.deepcopy(sharding)
+    changed["inputs"]["x"]["sharding"]["spec"] = "P()"
+    changed["inputs"]["z"] = {"donated": False, "sharding": {"kind": "SingleDeviceSharding", "devices": [0]}}
+    del changed["outputs"]["output[1]"]
+    changed["collectives"] = changed["collectives"][1:]
+    assert [f.message for f in compare_placement("sharding", sharding, changed)] == [
+        "input x: P('data') over mesh(data=4,model=2) -> P() over mesh(data=4,model=2)",
+        "input z: new leaf (SingleDeviceSharding on devices [0])",
+        "output output[1]: leaf removed (was P() over mesh(data=4,model=2))",
+        "collectives: all-gather f32[8,128] (4.0 KiB), all-reduce (f32[64,128], f32[64], f32[64,128], f32[64], f32[]) "
+        "(64.5 KiB), all-reduce (f32[8,128], f32[]) (4.0 KiB) -> all-reduce (f32[64,128], f32[64], f32[64,128], "
+        "f32[64], f32[]) (64.5 KiB), all-reduce (f32[8,128], f32[]) (4.0 KiB)",
+    ]
+
+
+def test_repeated_collectives_are_counted_and_none_reads_none():
+    sharding = load(SHARDED, "sharding")
+    doubled = dict(sharding, collectives=[sharding["collectives"][0]] * 2)
+    assert [f.message for f in compare_placement("sharding", dict(sharding, collectives=[]), doubled)] == [
+        "collectives: none -> 2x all-gather f32[8,128] (4.0 KiB)"
+    ]
+
+
+def test_an_input_jit_dropped_and_a_side_that_appears_whole():
+    sharding = load(SHARDED, "sharding")
+    dropped = copy.deepcopy(sharding)
+    dropped["inputs"]["y"]["sharding"] = None
+    assert [f.message for f in compare_placement("sharding", sharding, dropped)] == [
+        "input y: P('data') over mesh(data=4,model=2) -> none (an unused input jit dropped)"
+    ]
+    no_outputs = {k: v for k, v in sharding.items() if k != "outputs"}
+    assert len(compare_placement("sharding", no_outputs, sharding)) == 1
+    assert placement_keys(no_outputs, sharding) == [("outputs", leaf) for leaf in sorted(sharding["outputs"])]
+
+
+def test_a_layout_change_shows_the_dimension_order_and_other_fields_their_values():
+    layout = load(RNN, "layout")
+    changed = copy.deepcopy(layout)
+    changed["inputs"]["xs"]["major_to_minor"] = [2, 1, 0]
+    changed["inputs"]["xs"]["tiling"] = [[8, 128]]
+    changed["inputs"]["params['wh']"]["sub_byte_element_size_in_bits"] = 4
+    changed["inputs"]["params['wx']"]["major_to_minor"] = None
+    assert [f.message for f in compare_placement("layout", layout, changed)] == [
+        "input params['wh'] sub_byte_element_size_in_bits: 0 -> 4",
+        "input params['wx'] layout (0,1) -> absent",
+        "input xs layout (0,1,2) -> (2,1,0)",
+        "input xs tiling: [] -> [[8, 128]]",
+    ]
+    removed = copy.deepcopy(layout)
+    del removed["inputs"]["xs"]
+    assert [f.message for f in compare_placement("layout", layout, removed)] == [
+        'input xs: leaf removed (was {"major_to_minor": [0, 1, 2], "sub_byte_element_size_in_bits": 0, "tiling": []})'
+    ]
+
+
+def test_group_leaves_keeps_first_appearance_order_and_the_least_count():
+    changes = [
+        ("input", "a", " x", ""),
+        ("output", "o", " x", "!"),
+        ("input", "b", " x", ""),
+        ("", "", "collectives: 1", ""),
+    ]
+    assert group_leaves(changes, least=2) == ["2 inputs (a, b) x", "output o x!", "collectives: 1"]
+    assert group_leaves(changes) == ["input a x", "input b x", "output o x!", "collectives: 1"]
+
+
+# --- op structure and IR text -----------------------------------------------------------------
+
+
+def test_an_ops_drift_title_names_the_op_fusion_collective_and_entry_changes():
+    before = load(SHARDED, "ops")
+    after = copy.deepcopy(before)
+    after["opcodes"]["add"] += 2
+    after["opcodes"]["multiply"] -= 1
+    after["fusion_count"] += 1
+    after["collectives"] = [*after["collectives"][1:], {"bytes": 8, "op": "all-to-all", "shape": "f32[2]"}]
+    after["entry"]["output"] = "f32[]"
+    dump = lambda d: json.dumps(d, sort_keys=True, indent=2) + "\n"  # noqa: E731
+    found = compare_ops(dump(before), dump(after), before, after, diff_lines=5)
+    title = found.message.split("\n")[0]
+    assert title == (
+        "op structure changed: +2 add, -1 multiply, fusions 17 -> 18, +1 all-to-all f32[2] (8 B), "
+        "-1 all-gather f32[8,128] (4.0 KiB), entry shapes changed"
+    )
+    assert found.kind == "text" and found.artifact == "ops"
+    assert compare_ops(dump(before), dump(before), before, before, diff_lines=5) is None
+    reordered = compare_ops(dump(before), dump(before) + "\n", before, before, diff_lines=5)
+    assert reordered.message.split("\n")[0] == "op structure changed"
+
+
+def test_op_counts_read_each_dialect():
+    jaxpr = text(RNN, ".jaxpr.txt")
+    mlir = text(RNN, ".stablehlo.mlir")
+    compiled = text(RNN, ".compiled.hlo.txt")
+    assert op_counts("jaxpr", jaxpr)["dot_general"] == jaxpr.count("dot_general[")
+    assert op_counts("stablehlo", mlir)["stablehlo.dot_general"] == mlir.count("stablehlo.dot_general")
+    assert op_counts("compiled", compiled)["fusion"] == load(RNN, "ops")["fusion_count"]
+    assert op_counts("hlo", compiled) == op_counts("compiled", compiled)
+    assert op_change_summary(Counter(a=1, b=2), Counter(b=4, c=1, a=1)) == "+2 b, +1 c"
+    assert op_change_summary(Counter(a=1), Counter(a=1)) == ""
+
+
+def test_a_fusion_added_to_real_compiled_hlo_reads_in_the_summary():
+    compiled = text(RNN, ".compiled.hlo.txt")
+    entry = compiled.index("ENTRY")
+    line_start = compiled.index("\n", entry) + 1
+    fused = next(line for line in compiled.splitlines() if " fusion(" in line and line.startswith("  "))
+    extra = fused.replace("%", "%extra_", 1)
+    drifted = compiled[:line_start] + extra + "\n" + compiled[line_start:]
+    found = compare_text("compiled", compiled, drifted, diff_lines=20)
+    lines = found.message.splitlines()
+    assert lines[0] == "IR drift"
+    assert "    ops: +1 fusion" in lines
+    assert "    fusions: 10 -> 11" in lines
+    assert hlo_structure_summary("jaxpr", (compiled, drifted), ("", ""), (Counter(), Counter())) == []
+
+
+def test_a_collective_added_to_real_sharded_hlo_is_named_with_its_bytes():
+    compiled = text(SHARDED, ".compiled.hlo.txt")
+    gather = next(line for line in compiled.splitlines() if " all-gather(" in line)
+    drifted = compiled.replace(gather, gather + "\n" + gather.replace("%", "%again_", 1), 1)
+    summary = compare_text("compiled", compiled, drifted, diff_lines=20).detail["summary"]
+    assert "collectives: +1 all-gather f32[8,128] (4.0 KiB)" in summary
+    assert "ops: +1 all-gather" in summary
+
+
+def test_generic_json_structure_names_each_changed_path():
+    before = {"inputs": {"x": {"shape": [2]}}, "n": 1}
+    after = {"inputs": {"x": {"shape": [3]}}, "m": 2}
+    found = structure(Pair("sharding", "", "", before=before, after=after)).findings
+    assert [f.message for f in found] == [
+        "['inputs']['x']['shape'][0]: 2 -> 3",
+        "['m']: absent -> 2",
+        "['n']: 1 -> absent",
+    ]
+    assert {f.kind for f in found} == {"sharding"}
+
+
+@pytest.mark.parametrize("artifact", ["jaxpr", "stablehlo", "compiled"])
+def test_equal_texts_have_no_finding(artifact):
+    suffix = {"jaxpr": ".jaxpr.txt", "stablehlo": ".stablehlo.mlir", "compiled": ".compiled.hlo.txt"}[artifact]
+    snapshot = text(RNN, suffix)
+    assert compare_text(artifact, snapshot, snapshot, diff_lines=10) is None
+
+
+@pytest.mark.parametrize("folder", [RNN, SHARDED])
+def test_the_op_analysis_of_a_committed_compiled_module_is_its_committed_ops_json(folder):
+    found = ops(text(folder, ".compiled.hlo.txt"))
+    assert found == load(folder, "ops")
+    assert found["fusion_count"] == sum(found["fusions"].values()) == found["opcodes"]["fusion"]

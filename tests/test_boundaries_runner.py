@@ -1,0 +1,41 @@
+"""What the run layer keeps on disk and carries between processes: snapshot metadata and the records xdist sends."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import SIMPLE_TEST
+
+from pytest_stages.check.compare import compare_text
+from pytest_stages.core.records import CallRecord
+
+META = "test_model/test_f/cpu1/_stages.json"
+
+
+def test_update_rewrites_metadata_whose_platform_is_not_the_configs(project):
+    project.write("test_model.py", SIMPLE_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    path = project.path / "snapshots" / META
+    meta = json.loads(path.read_text())
+    assert meta["platform"] == "cpu"
+    path.write_text(json.dumps({**meta, "platform": "tpu"}, indent=2))
+    result = project.run("--stages-update")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["pytest-stages: wrote 1 snapshot file(s)", f"  snapshots/{META}"])
+    assert json.loads(path.read_text()) == meta
+    project.run("--stages-update").stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
+
+
+def test_a_record_crosses_to_the_xdist_controller_with_its_findings_detail():
+    found = compare_text(
+        "jaxpr",
+        "{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }\n",
+        "{ lambda ; a:f32[]. let b:f32[] = cos a in (b,) }\n",
+        diff_lines=10,
+    )
+    record = CallRecord("t.py::test_f", "cpu1", "f", "t/test_f/cpu1", status={"jaxpr": "changed"}, findings=[found])
+    wire = json.loads(json.dumps(record.to_dict()))
+    assert wire["findings"][0]["detail"]["hunks"], "the side-by-side diff travels"
+    back = CallRecord.from_dict(wire)
+    assert back == record
+    assert back.findings[0].detail == found.detail

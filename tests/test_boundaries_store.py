@@ -1,0 +1,314 @@
+"""store.storage and store.inventory at their edges: names, atomic writes, refusals, which files are unused."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from pytest_stages.core.observed import CollectionView, RunView
+from pytest_stages.store.inventory import Inventory, Tree, snapshot_files, take_inventory, used_files
+from pytest_stages.store.storage import (
+    MAX_COMPONENT,
+    SnapshotError,
+    SnapshotFolder,
+    SnapshotStore,
+    safe_component,
+    safe_path,
+)
+
+ROOT = Path("/project")
+P = PurePosixPath
+
+
+# --- names ------------------------------------------------------------------------------------
+
+
+def test_a_safe_name_up_to_the_limit_is_kept_and_one_past_it_is_cut_and_hashed():
+    assert safe_component("a" * MAX_COMPONENT) == "a" * MAX_COMPONENT
+    long = safe_component("a" * (MAX_COMPONENT + 1))
+    assert len(long) == MAX_COMPONENT
+    assert long.startswith("a" * (MAX_COMPONENT - 11) + "~")
+    assert safe_component("test_f[a-b,c=1.5+@x]") == "test_f[a-b,c=1.5+@x]"
+
+
+def test_unsafe_names_get_underscores_and_a_hash_that_keeps_them_apart():
+    slash, space = safe_component("a/b"), safe_component("a b")
+    assert slash.startswith("a_b~") and space.startswith("a_b~")
+    assert slash != space
+    assert len(slash) == len("a_b~") + 10
+    assert safe_component("..hidden.").startswith("hidden~"), "leading and trailing dots go"
+    assert safe_component("").startswith("_~")
+    assert safe_component("...").startswith("_~")
+
+
+def test_a_path_keeps_its_safe_parts_and_makes_the_others_safe():
+    assert safe_path("tests/test_a") == P("tests/test_a")
+    made = safe_path("tests/my test")
+    assert made.parts[0] == "tests" and made.parts[1].startswith("my_test~")
+
+
+def test_a_snapshot_folder_is_module_test_config_under_the_root():
+    folder = SnapshotFolder(ROOT / "snapshots", "tests/test_a", "test_f[x]", "cpu8")
+    assert folder.relative == P("tests/test_a/test_f[x]/cpu8")
+    assert folder.path == ROOT / "snapshots/tests/test_a/test_f[x]/cpu8"
+    assert folder.meta == folder.path / "_stages.json"
+    assert folder.artifact("f", "compiled") == folder.path / "f.compiled.hlo.txt"
+    assert folder.artifact("f", "cost") == folder.path / "f.cost.json"
+
+
+# --- reading and writing ----------------------------------------------------------------------
+
+
+def test_a_written_snapshot_reads_back_byte_for_byte_with_an_ordinary_file_mode(tmp_path):
+    store = SnapshotStore(tmp_path)
+    path = tmp_path / "m/t/cpu1/f.jaxpr.txt"
+    assert store.read(path) is None
+    text = "{ lambda ; a:f32[8]. let b:f32[8] = sin a in (b,) }\nline two ü\n"
+    old_umask = os.umask(0o022)
+    try:
+        store.write(path, text)
+    finally:
+        os.umask(old_umask)
+    assert path.read_bytes() == text.encode("utf-8")
+    assert store.read(path) == text
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert [p.name for p in path.parent.iterdir()] == ["f.jaxpr.txt"], "no temporary file is left"
+
+
+def test_a_rewrite_keeps_the_files_mode(tmp_path):
+    store = SnapshotStore(tmp_path)
+    path = tmp_path / "f.cost.json"
+    store.write(path, "{}\n")
+    path.chmod(0o600)
+    store.write(path, '{"flops": 1}\n')
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_text() == '{"flops": 1}\n'
+
+
+def test_paths_outside_the_root_and_symlinks_inside_it_are_refused(tmp_path):
+    root = tmp_path / "snapshots"
+    root.mkdir()
+    (tmp_path / "outside.txt").write_text("mine")
+    store = SnapshotStore(root)
+    with pytest.raises(SnapshotError, match="outside the snapshot folder"):
+        store.write(root / "../outside.txt", "overwritten")
+    (root / "link.txt").symlink_to(tmp_path / "outside.txt")
+    with pytest.raises(SnapshotError, match="or is a symlink"):
+        store.read(root / "link.txt")
+    inner = root / "inner.txt"
+    inner.write_text("x")
+    (root / "inner_link.txt").symlink_to(inner)
+    with pytest.raises(SnapshotError, match="remove the link"):
+        store.write(root / "inner_link.txt", "y")
+    assert (tmp_path / "outside.txt").read_text() == "mine"
+    assert inner.read_text() == "x"
+
+
+def test_unreadable_snapshots_name_the_file_and_the_fix(tmp_path):
+    store = SnapshotStore(tmp_path)
+    (tmp_path / "bad.txt").write_bytes(b"\xff\xfe not utf-8")
+    with pytest.raises(SnapshotError, match=r"bad.txt is not UTF-8 text .* delete it and run `pytest --stages-update`"):
+        store.read(tmp_path / "bad.txt")
+    (tmp_path / "folder.txt").mkdir()
+    with pytest.raises(SnapshotError, match=r"folder\.txt is a folder, not a file; remove it"):
+        store.read(tmp_path / "folder.txt")
+
+
+def test_a_failed_write_names_the_file_leaves_what_was_there_and_no_temporary(tmp_path):
+    store = SnapshotStore(tmp_path)
+    path = tmp_path / "f.cost.json"
+    path.mkdir()
+    (path / "inside.txt").write_text("kept")
+    with pytest.raises(SnapshotError, match=r"could not write snapshot .*f.cost.json .*it keeps its previous content"):
+        store.write(path, "new\n")
+    assert (path / "inside.txt").read_text() == "kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.cost.json"], "the temporary file is removed"
+
+
+def write_meta(tmp_path: Path, text: str) -> tuple[SnapshotStore, SnapshotFolder]:
+    folder = SnapshotFolder(tmp_path, "m", "t", "cpu1")
+    folder.path.mkdir(parents=True)
+    folder.meta.write_text(text)
+    return SnapshotStore(tmp_path), folder
+
+
+def test_metadata_of_the_current_or_an_older_format_reads_back(tmp_path):
+    store, folder = write_meta(tmp_path, json.dumps({"format": 1, "jax": "0.10.2"}))
+    assert store.read_meta(folder) == {"format": 1, "jax": "0.10.2"}
+    assert store.read_meta(SnapshotFolder(tmp_path, "m", "t", "cpu8")) is None
+    (folder.meta).write_text('{"format": 0}')
+    assert store.read_meta(folder) == {"format": 0}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"format": ', r"is not valid JSON \(Expecting value, line 1\)"),
+        ("[1]", 'has no integer "format" field'),
+        ('{"format": "1"}', 'has no integer "format" field'),
+        ('{"jax": "0.10.2"}', 'has no integer "format" field'),
+        ('{"format": 2}', r"has format 2, newer than this pytest-stages understands \(1\); upgrade pytest-stages"),
+    ],
+)
+def test_bad_metadata_is_an_error_naming_the_file(tmp_path, text, message):
+    store, folder = write_meta(tmp_path, text)
+    with pytest.raises(SnapshotError, match=message) as raised:
+        store.read_meta(folder)
+    assert str(folder.meta) in str(raised.value)
+
+
+def test_prune_deletes_the_files_then_only_the_folders_left_empty(tmp_path):
+    root = tmp_path / "snapshots"
+    kept = root / "m/t/cpu1/f.cost.json"
+    doomed = [root / "m/t/cpu8/f.cost.json", root / "m/t/cpu8/_stages.json", root / "m/u/cpu1/f.jaxpr.txt"]
+    for path in [kept, *doomed]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x")
+    emptied = SnapshotStore(root).prune(doomed)
+    assert sorted(emptied) == [root / "m/t/cpu8", root / "m/u", root / "m/u/cpu1"]
+    assert emptied[-1] == root / "m/u", "deepest first: a parent empties once its children are gone"
+    assert kept.exists() and root.is_dir()
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == [
+        "m",
+        "m/t",
+        "m/t/cpu1",
+        kept.relative_to(root).as_posix(),
+    ]
+    assert SnapshotStore(root).prune([kept]) == [root / "m/t/cpu1", root / "m/t", root / "m"]
+    assert root.is_dir(), "the snapshot root itself stays"
+
+
+def test_prune_removes_a_symlink_without_touching_its_target(tmp_path):
+    root = tmp_path / "snapshots"
+    (root / "m").mkdir(parents=True)
+    target = tmp_path / "precious.txt"
+    target.write_text("keep")
+    (root / "m/link.txt").symlink_to(target)
+    assert SnapshotStore(root).prune([root / "m/link.txt"]) == [root / "m"]
+    assert target.read_text() == "keep"
+
+
+def test_prune_refuses_a_file_outside_the_root(tmp_path):
+    root = tmp_path / "snapshots"
+    root.mkdir()
+    outside = tmp_path / "other.txt"
+    outside.write_text("keep")
+    with pytest.raises(SnapshotError):
+        SnapshotStore(root).prune([root / "../other.txt"])
+    assert outside.read_text() == "keep"
+
+
+# --- the inventory ----------------------------------------------------------------------------
+
+
+def test_snapshot_files_lists_files_and_symlinks_relative_to_the_root_sorted(tmp_path):
+    assert snapshot_files(tmp_path / "missing") == []
+    (tmp_path / "b/c").mkdir(parents=True)
+    (tmp_path / "b/c/z.txt").write_text("")
+    (tmp_path / "a.txt").write_text("")
+    (tmp_path / "b/dangling").symlink_to(tmp_path / "nowhere")
+    assert snapshot_files(tmp_path) == [P("a.txt"), P("b/c/z.txt"), P("b/dangling")]
+
+
+def test_used_files_are_each_calls_artifacts_and_its_folders_metadata():
+    used = used_files([("m/t/cpu1", "f", ["jaxpr", "cost", "no-such-artifact"]), ("m/t/cpu8", "my f", [])])
+    assert used == {
+        P("m/t/cpu1/_stages.json"),
+        P("m/t/cpu1/f.jaxpr.txt"),
+        P("m/t/cpu1/f.cost.json"),
+        P("m/t/cpu8/_stages.json"),
+    }
+    named = used_files([("m/t/cpu1", "my f", ["ops"])])
+    assert P(f"m/t/cpu1/{safe_component('my f')}.ops.json") in named
+
+
+def view(items: dict[str, str | None], outcomes: dict[str, str], *, modules=("tests/test_a",), ignored=()) -> RunView:
+    collection = CollectionView(modules=set(modules), ignored=list(ignored), items=items)
+    return RunView(collection, roots=[ROOT], outcomes=outcomes, finished=set(outcomes), incomplete=[])
+
+
+def tree(*, exists=(), configs=("cpu1", "cpu8"), selected=("cpu1", "cpu8")) -> Tree:
+    return Tree(ROOT, configs, selected, module_exists=lambda module: module in exists)
+
+
+OWNED = "tests/test_a/test_f/cpu1"
+FILES = [P(OWNED, "_stages.json"), P(OWNED, "f.jaxpr.txt"), P(OWNED, "old.jaxpr.txt")]
+USED = {P(OWNED, "_stages.json"), P(OWNED, "f.jaxpr.txt")}
+
+
+def test_a_passed_owner_leaves_its_unused_files_unused_and_temporaries_are_leftovers():
+    files = [*FILES, P(OWNED, ".f.jaxpr.txt.abc.tmp"), P(OWNED, ".hidden"), P(OWNED, "f.tmp")]
+    found = take_inventory(
+        files, USED, view({"tests/test_a.py::test_f": OWNED}, {"tests/test_a.py::test_f": "passed"}), tree()
+    )
+    assert found == Inventory(
+        unused=[P(OWNED, "old.jaxpr.txt"), P(OWNED, ".hidden"), P(OWNED, "f.tmp")],
+        leftovers=[P(OWNED, ".f.jaxpr.txt.abc.tmp")],
+    )
+
+
+@pytest.mark.parametrize("outcome", ["failed", "skipped", "error", None])
+def test_an_owner_that_did_not_pass_keeps_every_file(outcome):
+    outcomes = {"tests/test_a.py::test_f": outcome} if outcome else {}
+    found = take_inventory(FILES, USED, view({"tests/test_a.py::test_f": OWNED}, outcomes), tree())
+    assert found.unused == []
+
+
+def test_one_failed_owner_of_a_shared_folder_keeps_it():
+    items = {"tests/test_a.py::test_f[1]": OWNED, "tests/test_a.py::test_f[2]": OWNED, "tests/test_a.py::other": None}
+    outcomes = {
+        "tests/test_a.py::test_f[1]": "passed",
+        "tests/test_a.py::test_f[2]": "failed",
+        "tests/test_a.py::other": "passed",
+    }
+    assert take_inventory(FILES, USED, view(items, outcomes), tree()).unused == []
+    outcomes["tests/test_a.py::test_f[2]"] = "passed"
+    assert take_inventory(FILES, USED, view(items, outcomes), tree()).unused == [P(OWNED, "old.jaxpr.txt")]
+
+
+def test_a_folder_of_a_removed_test_in_a_collected_module_is_all_unused():
+    gone = [P("tests/test_a/test_gone/cpu1/_stages.json"), P("tests/test_a/test_gone/cpu1/f.jaxpr.txt")]
+    found = take_inventory(gone, set(), view({}, {}), tree())
+    assert found.unused == gone
+
+
+def test_a_config_that_exists_but_was_not_selected_is_kept_and_a_removed_config_is_not():
+    files = [P("tests/test_a/test_f/cpu8/f.jaxpr.txt"), P("tests/test_a/test_f/tpu/f.jaxpr.txt")]
+    found = take_inventory(files, set(), view({}, {}), tree(selected=("cpu1",)))
+    assert found.unused == [P("tests/test_a/test_f/tpu/f.jaxpr.txt")]
+
+
+def test_a_module_not_collected_is_kept_while_it_exists_and_unused_once_removed():
+    files = [P("tests/test_b/test_g/cpu1/f.jaxpr.txt")]
+    assert take_inventory(files, set(), view({}, {}), tree(exists=("tests/test_b",))).unused == []
+    assert take_inventory(files, set(), view({}, {}), tree()).unused == files
+    ignored = view({}, {}, ignored=[str(ROOT / "tests/test_b.py")])
+    assert take_inventory(files, set(), ignored, tree()).unused == [], "an --ignore'd module is kept"
+    ignored_folder = view({}, {}, ignored=[str(ROOT / "tests")])
+    assert take_inventory(files, set(), ignored_folder, tree()).unused == []
+    elsewhere = RunView(CollectionView(), roots=[ROOT / "other"], outcomes={}, finished=set(), incomplete=[])
+    assert take_inventory(files, set(), elsewhere, tree()).unused == [], "collection did not cover it"
+    at_the_file = RunView(
+        CollectionView(), roots=[ROOT / "tests/test_b.py"], outcomes={}, finished=set(), incomplete=[]
+    )
+    assert take_inventory(files, set(), at_the_file, tree()).unused == files
+
+
+def test_files_outside_the_module_test_config_layout_and_hashed_modules_are_kept():
+    files = [P("README.md"), P("notes/x.txt"), P("tests/test_x~0123456789/test_f/cpu1/f.jaxpr.txt")]
+    assert take_inventory(files, set(), view({}, {}), tree()).unused == []
+
+
+def test_top_level_and_nested_modules_are_judged_by_their_own_path():
+    top = [P("test_model/test_gone/cpu1/f.jaxpr.txt")]
+    assert take_inventory(top, set(), view({}, {}, modules=("test_model",)), tree()).unused == top
+    nested = [P("tests/unit/test_b/test_gone/cpu1/f.jaxpr.txt")]
+    assert take_inventory(nested, set(), view({}, {}, modules=("tests/unit/test_b",)), tree()).unused == nested
+    assert (
+        take_inventory(nested, set(), view({}, {}, modules=("tests/unit",)), tree(exists=("tests/unit/test_b",))).unused
+        == []
+    )
