@@ -89,13 +89,24 @@ def compare_text(
 
 
 def compare_ops(
-    expected: str, actual: str, before: Mapping[str, Any], after: Mapping[str, Any], *, diff_lines: int
+    expected: str,
+    actual: str,
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    *,
+    diff_lines: int,
+    loop_places: Sequence[str | None] = (),
 ) -> Finding | None:
-    """``ops.json`` drift, its title naming what moved: op counts, fusions, collectives, entry shapes."""
+    """``ops.json`` drift, its title naming what moved: collectives into or out of loops first, then
+    op counts, fusions, collectives, entry shapes.
+
+    ``loop_places`` names where each loop of ``after`` was written (``examples/models.py:55 in rnn``).
+    """
     found = compare_text("ops", expected, actual, diff_lines=diff_lines)
     if found is None:
         return None
-    parts = [op_change_summary(Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {})))]
+    parts = loop_collective_changes(before, after, loop_places)
+    parts.append(op_change_summary(Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {}))))
     if before.get("fusion_count") != after.get("fusion_count"):
         parts.append(f"fusions {before.get('fusion_count')} -> {after.get('fusion_count')}")
     old, new = (Counter(_collective_text(c) for c in side.get("collectives", [])) for side in (before, after))
@@ -109,6 +120,43 @@ def compare_ops(
     return Finding(
         found.kind, found.artifact, f"{title}: {summary}\n{rest}" if summary else found.message, detail=found.detail
     )
+
+
+def loop_collective_changes(
+    before: Mapping[str, Any], after: Mapping[str, Any], places: Sequence[str | None] = ()
+) -> list[str]:
+    """Collectives that came into or left a loop body (``ops.json``'s ``loops``, matched by position).
+
+    One that appears in a loop while the same kind leaves the code outside loops *moved* into it:
+    ``all-gather moved into the while body of examples/models.py:55 in rnn (x 12 iterations): f32[1,64,64] (16.0 KiB)``.
+    """
+    outside = [_outside_loops(side) for side in (before, after)]
+    old_loops, new_loops = before.get("loops", []), after.get("loops", [])
+    lines = []
+    for k in range(max(len(old_loops), len(new_loops))):
+        loop = new_loops[k] if k < len(new_loops) else old_loops[k]
+        where = places[k] if k < len(places) and places[k] else f"loop {k + 1}"
+        trips = f" (x {loop['trip_count']} iterations)" if loop.get("trip_count") else ""
+        old, new = (
+            Counter(_collective_text(c) for c in (side[k]["collectives"] if k < len(side) else []))
+            for side in (old_loops, new_loops)
+        )
+        for text, n in sorted((new - old).items()):
+            op = text.split(" ", 1)[0]
+            moved = outside[1][op] < outside[0][op]
+            lines.append(
+                f"{op} moved into the while body of {where}{trips}: {text.split(' ', 1)[1]}"
+                if moved
+                else f"+{n} {text} in the while body of {where}{trips}"
+            )
+        lines += [f"-{n} {text} out of the while body of {where}" for text, n in sorted((old - new).items())]
+    return lines
+
+
+def _outside_loops(ops: Mapping[str, Any]) -> Counter[str]:
+    """Collectives by kind outside every loop body: all of them less those the loops run."""
+    inside = Counter(c["op"] for loop in ops.get("loops", []) for c in loop["collectives"])
+    return Counter(c["op"] for c in ops.get("collectives", [])) - inside
 
 
 def op_counts(artifact: str, text: str) -> Counter[str]:
@@ -400,7 +448,8 @@ class Pair:
     """A snapshot and the fresh artifact, with what comparing them needs.
 
     ``before`` is the snapshot parsed (JSON artifacts) and ``after`` the fresh data;
-    ``locations`` gives, on demand, the source location of each line of ``actual``.
+    ``locations`` gives, on demand, the source location of each line of ``actual``, and
+    ``loop_places`` that of each while loop of ``after`` (``ops.json``).
     """
 
     artifact: str
@@ -411,6 +460,7 @@ class Pair:
     tolerance: Mapping[str, float] = field(default_factory=dict)
     diff_lines: int = 60
     locations: Callable[[], Sequence[str | None] | None] | None = None
+    loop_places: Callable[[], Sequence[str | None]] | None = None
 
 
 @dataclass(frozen=True)
@@ -431,7 +481,10 @@ def ir_drift(pair: Pair) -> Compared:
 
 def op_structure(pair: Pair) -> Compared:
     """``ops.json``: the diff, titled with what moved."""
-    found = compare_ops(pair.expected, pair.actual, pair.before, pair.after, diff_lines=pair.diff_lines)
+    places = pair.loop_places() if pair.loop_places is not None else ()
+    found = compare_ops(
+        pair.expected, pair.actual, pair.before, pair.after, diff_lines=pair.diff_lines, loop_places=places
+    )
     return Compared([found] if found else [])
 
 

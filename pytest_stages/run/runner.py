@@ -208,7 +208,16 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
             f"`pytest --stages-update {context.nodeid}` to record it again."
         ) from None
     return compare_pair(
-        Pair(name, expected, actual, before, result.analyses[name], context.tolerance, context.diff_lines)
+        Pair(
+            name,
+            expected,
+            actual,
+            before,
+            result.analyses[name],
+            context.tolerance,
+            context.diff_lines,
+            loop_places=lambda: result.loop_places(context.rootpath),
+        )
     )
 
 

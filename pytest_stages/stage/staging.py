@@ -6,13 +6,14 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pytest_stages.analyse import analyses as analyses_
 from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.ir.sources import Located
+from pytest_stages.ir.sources import Located, describe_all, loop_locations
 from pytest_stages.stage import compile_cache, scalars
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt
 from pytest_stages.stage.devices import ActiveConfig
@@ -110,6 +111,16 @@ class StageResult:
         if artifact not in self.texts or locate is None:
             return None
         return locate(self)
+
+    def loop_places(self, root: Path | None) -> list[str | None]:
+        """Where each while loop of the compiled program was written (relative to ``root``), in ``ops.json`` order.
+
+        Empty without a compiled executable, and for one read from the persistent cache (its
+        stack frames may name old lines).
+        """
+        if self.compiled is None or self.from_cache:
+            return []
+        return list(describe_all(loop_locations(self.compiled_text), root))
 
     def serialized(self) -> dict[str, str]:
         """Every built artifact as the exact text its snapshot file holds."""
