@@ -154,7 +154,7 @@ def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context
         if name in snapshots:
             _add_artifact(out, name, snapshots[name], actual, result, context)
     out.status.update(dict.fromkeys(result.skipped, SKIPPED))
-    budget = budgets_.check_budget(context.budget, result.analyses) if context.budget else []
+    budget = budgets_.check_budget(context.budget, result.analyses, result.seconds) if context.budget else []
     out.status[BUDGET] = "-" if not context.budget else "over" if any(f.failing for f in budget) else "ok"
     out.findings += budget
     return out
@@ -313,7 +313,12 @@ class StageSnapshot:
         """Compare, decide, and either keep the files to write or raise the failure message."""
         session, policy = self.session, self.session.policy
         record = CallRecord(
-            nodeid=self.nodeid, config=self.active.name, name=result.name, folder=str(self.folder.relative)
+            nodeid=self.nodeid,
+            config=self.active.name,
+            name=result.name,
+            folder=str(self.folder.relative),
+            compile_seconds={step: round(t, 6) for step, t in result.seconds.items()},
+            cached=result.from_cache,
         )
         self.records.append(record)
         meta = self._read_meta()

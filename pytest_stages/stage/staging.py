@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,9 @@ class StageResult:
     texts: dict[str, str] = field(default_factory=dict)
     analyses: dict[str, Any] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    # Wall seconds of each step ("trace", "lower", "compile"; a compile read from the persistent
+    # cache is the time to read it). Reported, never snapshotted: wall time must not drift a file.
+    seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def cost(self) -> dict[str, float]:
@@ -149,13 +153,18 @@ def stage(
     if active.compile_only:
         args, kwargs = place_unsharded((args, kwargs), active.mesh)
     adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
+    seconds: dict[str, float] = {}
     with _placement(active):
-        traced = _guarded(name, "tracing", adapter.trace)
+        traced = _timed(seconds, "trace", lambda: _guarded(name, "tracing", adapter.trace))
         platforms = None if active.attached else (active.platform,)
-        lowered = _guarded(name, "lowering", lambda: adapter.lower(traced, platforms))
+        lowered = _timed(seconds, "lower", lambda: _guarded(name, "lowering", lambda: adapter.lower(traced, platforms)))
         hits = compile_cache.COUNTER.total_hits
         with compile_cache.compile_only() if active.compile_only else contextlib.nullcontext():
-            compiled = _guarded(name, "compiling", lowered.compile) if active.attached else None
+            compiled = (
+                _timed(seconds, "compile", lambda: _guarded(name, "compiling", lowered.compile))
+                if active.attached
+                else None
+            )
         from_cache = compile_cache.COUNTER.total_hits > hits
         jaxpr = _guarded(name, "tracing", lambda: adapter.jaxpr(traced)) if "jaxpr" in stages else None
     result = StageResult(
@@ -168,6 +177,7 @@ def stage(
         jaxpr=jaxpr,
         notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
         from_cache=from_cache,
+        seconds=seconds,
     )
     _build(result, (*stages, *analyses))
     scalars.warn_constants(name, result.texts.get("stablehlo") or lowered.as_text(), constants_warn_bytes)
@@ -201,6 +211,14 @@ def _partitioner(shardy: bool) -> Iterator[None]:
         yield
     finally:
         jax.config.update("jax_use_shardy_partitioner", before)
+
+
+def _timed(seconds: dict[str, float], step: str, run: Callable[[], Any]) -> Any:
+    """``run()``, its wall time kept as ``seconds[step]``."""
+    start = time.perf_counter()
+    out = run()
+    seconds[step] = time.perf_counter() - start
+    return out
 
 
 def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:

@@ -1,0 +1,95 @@
+"""Compile behaviour as checked figures: compile counts (stage_compiles), compile time, collectives per loop body."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+DECODE = """
+import jax, jax.numpy as jnp
+
+@jax.jit
+def step(x, w):
+    return jnp.tanh(x @ w).sum()
+
+BATCHES = {batches}
+
+def test_decode(stage_compiles):
+    w = jnp.ones((4, 4))
+    with stage_compiles():
+        for batch in BATCHES:
+            step(jnp.ones((batch, 4)), w)
+"""
+COMPILES = "test_loop/test_decode/_compiles/compiles.compiles.json"
+
+
+def decode(batches):
+    return DECODE.format(batches=batches)
+
+
+def test_three_batch_sizes_record_three_compiles_with_their_signatures(project):
+    project.write("test_loop.py", decode("(1, 2, 3, 2, 1)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    data = json.loads(project.snapshots()[COMPILES])
+    assert data == {
+        "functions": {
+            "step": {
+                "traces": 3,
+                "lowerings": 3,
+                "compiles": 3,
+                "signatures": ["f32[1,4], f32[4,4]", "f32[2,4], f32[4,4]", "f32[3,4], f32[4,4]"],
+            }
+        }
+    }
+    project.run().assert_outcomes(passed=1)
+
+
+def test_a_fourth_compile_fails_naming_the_new_signature_and_jaxs_explanation(project):
+    project.write("test_loop.py", decode("(1, 2, 3)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    before = project.snapshots()
+    project.write("test_loop.py", decode("(1, 2, 3, 4)"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert "pytest-stages: 'compiles' on config _compiles differs from its snapshots" in out
+    assert "compiles: step: 4 traces, was 3; 4 lowerings, was 3; 4 compiles, was 3; new signature (f32[4,4], f32[4,4])" in out
+    assert "JAX: TRACING CACHE MISS at" in out
+    assert "* at x, now f32[4,4] and before f32[" in out
+    assert project.snapshots() == before
+    # xdist: the same verdict from a worker, and the record reaches the controller's report.
+    report = project.path / "report.json"
+    result = project.run("-p", "xdist", "-n", "2", f"--stages-report={report}")
+    result.assert_outcomes(failed=1)
+    assert "new signature (f32[4,4], f32[4,4])" in project.output(result)
+    (call,) = json.loads(report.read_text())["calls"]
+    assert call["status"]["compiles"] == "changed" and call["compile_seconds"]["compile"] > 0
+
+
+def test_the_compiles_budget_caps_compiles_per_function_even_in_update_mode(project):
+    project.write("test_loop.py", "import pytest\n" + decode("(1, 2, 3)").replace(
+        "def test_decode", "@pytest.mark.stages_budget(compiles=2)\ndef test_decode"
+    ))
+    result = project.run("--stages-update")
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert "budget: step: 3 compiles exceed the ceiling 2; new signature (f32[3,4], f32[4,4])" in out
+    assert project.snapshots() == {}
+
+
+def test_fewer_compiles_pass_as_an_improvement(project):
+    project.write("test_loop.py", decode("(1, 2, 3)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_loop.py", decode("(1, 2)"))
+    result = project.run()
+    result.assert_outcomes(passed=1)
+
+
+def test_a_compiles_snapshot_of_a_failing_test_is_never_pruned(project):
+    project.write("test_loop.py", decode("(1, 2)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    before = project.snapshots()
+    project.write("test_loop.py", decode("(1, 2)") + "\n    raise RuntimeError('user code failed')\n")
+    project.run("--stages-prune").assert_outcomes(failed=1)
+    assert project.snapshots() == before
