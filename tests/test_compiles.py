@@ -93,3 +93,51 @@ def test_a_compiles_snapshot_of_a_failing_test_is_never_pruned(project):
     project.write("test_loop.py", decode("(1, 2)") + "\n    raise RuntimeError('user code failed')\n")
     project.run("--stages-prune").assert_outcomes(failed=1)
     assert project.snapshots() == before
+
+
+GATHER = """
+import jax, jax.numpy as jnp
+import pytest
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+
+def layers(ws, x):
+    {outside}
+    def layer(h, w):
+        {inside}
+        return jnp.tanh(h @ w), None
+
+    return jax.lax.scan(layer, x, ws)[0]
+
+
+@pytest.mark.stages(configs=["cpu8"])
+def test_layers(stage_snapshot, stage_config):
+    mesh = stage_config.mesh
+    ws = jax.ShapeDtypeStruct((12, 64, 64), jnp.float32, sharding=NamedSharding(mesh, P(None, None, "model")))
+    x = jax.ShapeDtypeStruct((32, 64), jnp.float32, sharding=NamedSharding(mesh, P("data")))
+    stage_snapshot(layers, ws, x)
+"""
+RESHARD = "w = jax.sharding.reshard(w, P())"
+RESHARD_ALL = "ws = jax.sharding.reshard(ws, P())"
+
+
+def test_an_all_gather_moved_into_a_scan_body_is_the_headline(project):
+    from conftest import TWO_CONFIGS
+
+    project.configure(configs=TWO_CONFIGS)
+    project.write("test_scan.py", GATHER.format(outside=RESHARD_ALL, inside="pass"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    ops = json.loads(project.snapshots()["test_scan/test_layers/cpu8/layers.ops.json"])
+    assert ops["loops"] == [{"collectives": [], "trip_count": 12}]
+    project.write("test_scan.py", GATHER.format(outside="pass", inside=RESHARD))
+    result = project.run("-p", "xdist", "-n", "2", "--stages-check=text")
+    result.assert_outcomes(failed=1)
+    headline = next(line for line in result.outlines if line.startswith("  op structure: "))
+    assert headline.startswith(
+        "  op structure: all-gather moved into the while body of test_scan.py:13 in layers (x 12 iterations): "
+        "f32[64,64] (16.0 KiB)"
+    ), headline
+    # The compiled HLO drift summary says it too (without the source line, which ops.json has).
+    assert "    loops: all-gather moved into the while body of loop 1 (x 12 iterations): f32[64,64] (16.0 KiB)" in (
+        result.outlines
+    )

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pytest_stages.analyse.analyses import loop_entry
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.core.records import Finding
 from pytest_stages.core.units import (
@@ -185,7 +186,18 @@ def hlo_structure_summary(
     changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
     if changes:
         lines.append("collectives: " + ", ".join(changes))
+    if changes and any(" while(" in text for text in texts):
+        moved = loop_collective_changes(*(_loop_view(text) for text in texts))
+        lines += ["loops: " + ", ".join(moved)] if moved else []
     return lines
+
+
+def _loop_view(text: str) -> dict[str, Any]:
+    """The part of ``ops.json`` that :func:`loop_collective_changes` reads, from an HLO text."""
+    return {
+        "collectives": [asdict(c) for c in hlo.collectives(text)],
+        "loops": [loop_entry(loop) for loop in hlo.loops(text)],
+    }
 
 
 def _collective_text(collective: Mapping[str, Any]) -> str:
