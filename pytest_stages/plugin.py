@@ -70,6 +70,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="list the registered stage functions and configs that would run, with their arguments",
     )
     group.addoption(
+        "--stages-baseline",
+        metavar="PATH",
+        default=None,
+        help="a JSON report of an earlier run (--stages-report=PATH.json): the upgrade section lists the calls "
+        "whose compile time moved most against it",
+    )
+    group.addoption(
         "--stages-report",
         metavar="PATH",
         default=None,
@@ -130,6 +137,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if cache.owner == "pytest-stages" and cache.path is not None:
         compile_cache.enable(cache.path)
     session = StagesSession(settings, options, config.rootpath, patterns)
+    baseline = config.getoption("stages_baseline")
+    if baseline is not None:
+        session.baseline = _baseline_calls(Path(baseline))
     config.stash[SESSION] = session
     observer = Observer(config, lambda path: safe_path(assembly.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
@@ -137,6 +147,27 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(reporter.StagesReporter(session, observer, cache), "stages-reporter")
     if config.getoption("stages_list"):
         config.option.collectonly = True
+
+
+def _baseline_calls(path: Path) -> list[dict[str, Any]]:
+    """The calls of ``--stages-baseline``'s JSON report; a file that is not one is a usage error."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise pytest.UsageError(
+            f"pytest-stages: --stages-baseline={path}: cannot read it as JSON ({exc}); name a report an earlier "
+            "run wrote with --stages-report=PATH.json."
+        ) from None
+    if (
+        not isinstance(data, dict)
+        or data.get("schema") != reporting.REPORT_SCHEMA
+        or not isinstance(data.get("calls"), list)
+    ):
+        raise pytest.UsageError(
+            f"pytest-stages: --stages-baseline={path} is not a pytest-stages JSON report (schema "
+            f"{reporting.REPORT_SCHEMA}); name a report an earlier run wrote with --stages-report=PATH.json."
+        )
+    return [call for call in data["calls"] if isinstance(call, dict)]
 
 
 def _options(config: pytest.Config, settings: Settings) -> Options:

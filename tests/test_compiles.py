@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 DECODE = """
 import jax, jax.numpy as jnp
 
@@ -54,7 +52,10 @@ def test_a_fourth_compile_fails_naming_the_new_signature_and_jaxs_explanation(pr
     result.assert_outcomes(failed=1)
     out = project.output(result)
     assert "pytest-stages: 'compiles' on config _compiles differs from its snapshots" in out
-    assert "compiles: step: 4 traces, was 3; 4 lowerings, was 3; 4 compiles, was 3; new signature (f32[4,4], f32[4,4])" in out
+    assert (
+        "compiles: step: 4 traces, was 3; 4 lowerings, was 3; 4 compiles, was 3; new signature (f32[4,4], f32[4,4])"
+        in out
+    )
     assert "JAX: TRACING CACHE MISS at" in out
     assert "* at x, now f32[4,4] and before f32[" in out
     assert project.snapshots() == before
@@ -68,9 +69,11 @@ def test_a_fourth_compile_fails_naming_the_new_signature_and_jaxs_explanation(pr
 
 
 def test_the_compiles_budget_caps_compiles_per_function_even_in_update_mode(project):
-    project.write("test_loop.py", "import pytest\n" + decode("(1, 2, 3)").replace(
-        "def test_decode", "@pytest.mark.stages_budget(compiles=2)\ndef test_decode"
-    ))
+    project.write(
+        "test_loop.py",
+        "import pytest\n"
+        + decode("(1, 2, 3)").replace("def test_decode", "@pytest.mark.stages_budget(compiles=2)\ndef test_decode"),
+    )
     result = project.run("--stages-update")
     result.assert_outcomes(failed=1)
     out = project.output(result)
@@ -141,3 +144,73 @@ def test_an_all_gather_moved_into_a_scan_body_is_the_headline(project):
     assert "    loops: all-gather moved into the while body of loop 1 (x 12 iterations): f32[64,64] (16.0 KiB)" in (
         result.outlines
     )
+
+
+def test_with_the_persistent_cache_on_a_hit_is_still_a_compile(project):
+    """Fresh processes, the cache warm on the second run: the snapshot counts compile requests, so
+    it does not change; the report says which compiles the cache answered."""
+    project.configure('compilation_cache = "jaxcache"')
+    project.write("test_loop.py", decode("(1, 2, 3)"))
+    report = project.path / "report.json"
+    cold = project.pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--stages-update", f"--stages-report={report}"
+    )
+    cold.assert_outcomes(passed=1)
+    recorded = project.snapshots()
+    assert json.loads(report.read_text())["calls"][0]["cached"] is False
+    warm = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--stages-report={report}")
+    warm.assert_outcomes(passed=1)
+    assert project.snapshots() == recorded
+    assert json.loads(recorded[COMPILES])["functions"]["step"]["compiles"] == 3
+    assert json.loads(report.read_text())["calls"][0]["cached"] is True
+
+
+def test_compile_time_is_in_every_report_and_fails_only_where_a_budget_asks(project):
+    from conftest import SIMPLE_TEST
+
+    project.write("test_model.py", SIMPLE_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    files = project.snapshots()
+    for suffix in ("json", "md", "html"):
+        project.run(f"--stages-report={project.path / ('report.' + suffix)}").assert_outcomes(passed=1)
+    (call,) = json.loads((project.path / "report.json").read_text())["calls"]
+    assert set(call["compile_seconds"]) == {"trace", "lower", "compile"}
+    assert all(seconds > 0 for seconds in call["compile_seconds"].values())
+    assert "seconds (trace/lower/compile)" in (project.path / "report.md").read_text()
+    assert "seconds (trace/lower/compile)" in (project.path / "report.html").read_text()
+    assert project.snapshots() == files  # wall time never reaches a snapshot
+    project.write(
+        "test_model.py",
+        "import pytest\n"
+        + SIMPLE_TEST.replace("def test_f", "@pytest.mark.stages_budget(compile_seconds=1e-6)\ndef test_f"),
+    )
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    assert "exceeds the ceiling 1e-06 s (+50% noise margin: 1.5e-06 s)" in project.output(result)
+
+
+def test_the_upgrade_section_lists_the_calls_whose_compile_time_moved_most():
+    from pytest_stages.check.upgrade import upgrade_section
+
+    def call(name, seconds, cached=False):
+        return {
+            "nodeid": "t.py::test",
+            "config": "cpu1",
+            "name": name,
+            "versions": "snapshots were taken with jax 1; this run uses jax 2",
+            "drift_cause": "none",
+            "deltas": {},
+            "findings": [],
+            "compile_seconds": {"trace": 0.1, "compile": seconds},
+            "cached": cached,
+        }
+
+    now = [call("a", 0.9), call("b", 2.9), call("c", 5.0, cached=True)]
+    before = [call("a", 0.9), call("b", 0.9), call("c", 0.1)]
+    lines = upgrade_section(now, before)
+    assert lines[-3:] == [
+        "compile time moved most (2 call(s) timed on both sides; wall time, noisy):",
+        "  t.py::test b: 1 s -> 3 s (+200%)",
+        "  t.py::test a: 1 s -> 1 s (+0%)",
+    ]
+    assert not any("compile time" in line for line in upgrade_section(now))

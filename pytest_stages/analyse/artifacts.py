@@ -4,7 +4,8 @@ Each :class:`Artifact` says what it is called, which ``--stages-check`` kind
 (and summary-table column) it belongs to, its file suffix, the stage object it
 is built from and whether that needs a compile, how it is built, which
 comparison family judges it (``ir``, ``ops``, ``figures``, ``placement``, the
-generic ``structure``, or ``compiles`` for the one artifact no staged call builds), its dialect for renumbering-proof diffs, how its lines
+generic ``structure``, or ``compiles`` for the one artifact no staged call
+builds), its dialect for renumbering-proof diffs, how its lines
 are traced back to source, and under which headline a failure lists it.
 Settings, staging, storage, comparison, the failure message, the reports and
 the report schema all iterate over :data:`ARTIFACTS`; adding an artifact is one

@@ -95,7 +95,7 @@ def check_budget(
     ``seconds`` is the call's trace/lower/compile time; ``compile_seconds`` fails only beyond
     its ceiling plus :data:`COMPILE_SECONDS_MARGIN`.
     """
-    findings = []
+    findings: list[Finding] = []
     cost = staged_cost(analyses.get("cost", {}))
     counted = " (lowered)" if cost_source(analyses.get("cost", {})) == "lowered" else ""
     memory = analyses.get("memory", {})

@@ -187,7 +187,7 @@ def hlo_structure_summary(
     if changes:
         lines.append("collectives: " + ", ".join(changes))
     if changes and any(" while(" in text for text in texts):
-        moved = loop_collective_changes(*(_loop_view(text) for text in texts))
+        moved = loop_collective_changes(_loop_view(texts[0]), _loop_view(texts[1]))
         lines += ["loops: " + ", ".join(moved)] if moved else []
     return lines
 

@@ -37,7 +37,9 @@ def compare_counts(
     return findings
 
 
-def check_budget(ceiling: int | Mapping[str, int], data: Mapping[str, Any], explanations: Mapping[str, Sequence[str]]) -> list[Finding]:
+def check_budget(
+    ceiling: int | Mapping[str, int], data: Mapping[str, Any], explanations: Mapping[str, Sequence[str]]
+) -> list[Finding]:
     """The ``compiles`` budget: one failing finding per function with more backend compiles than its ceiling."""
     findings = []
     for name, counts in data.get("functions", {}).items():
@@ -48,8 +50,12 @@ def check_budget(ceiling: int | Mapping[str, int], data: Mapping[str, Any], expl
                 Finding(
                     "budget",
                     "budget",
-                    _message(name, [f"{counts['compiles']} compiles exceed the ceiling {limit}"], over,
-                             explanations.get(name, ())[limit:]),
+                    _message(
+                        name,
+                        [f"{counts['compiles']} compiles exceed the ceiling {limit}"],
+                        over,
+                        explanations.get(name, ())[limit:],
+                    ),
                 )
             )
     return findings

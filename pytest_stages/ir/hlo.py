@@ -346,7 +346,9 @@ def _reached(start: Iterable[str], calls: Mapping[str, set[str]]) -> set[str]:
 def _loop_collective(instruction: Instruction) -> LoopCollective:
     collective = instruction.collective
     assert collective is not None
-    return LoopCollective(collective.op, collective.shape, collective.bytes, _attribute(instruction.rest, _REPLICA_GROUPS))
+    return LoopCollective(
+        collective.op, collective.shape, collective.bytes, _attribute(instruction.rest, _REPLICA_GROUPS)
+    )
 
 
 def _attribute(rest: str, key: str) -> str:

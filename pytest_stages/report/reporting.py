@@ -20,6 +20,7 @@ COLUMNS = CHECK_KINDS
 STATUS_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 REPORT_FORMATS = (".json", ".md", ".html")
+TIME_COLUMN = "seconds (trace/lower/compile)"
 
 
 def inventory_lines(
@@ -78,8 +79,17 @@ def key_deltas(record: CallRecord) -> str:
     return "; ".join(parts)
 
 
+def compile_time(record: CallRecord) -> str:
+    """``0.012/0.034/0.21`` seconds to trace/lower/compile, `` cached`` when the persistent cache answered."""
+    seconds = record.compile_seconds
+    if not seconds:
+        return "-"
+    text = "/".join(f"{seconds[step]:.2g}" if step in seconds else "-" for step in ("trace", "lower", "compile"))
+    return text + (" cached" if record.cached else "")
+
+
 def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
-    rows = [["test", "config", "name", *COLUMNS, "deltas"]]
+    rows = [["test", "config", "name", *COLUMNS, "deltas", TIME_COLUMN]]
     for record in records:
         rows.append(
             [
@@ -88,6 +98,7 @@ def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
                 record.name,
                 *(column_status(record, c) for c in COLUMNS),
                 key_deltas(record),
+                compile_time(record),
             ]
         )
     return rows
@@ -98,7 +109,7 @@ def terminal_summary(terminalreporter: Any, session: StagesSession) -> None:
     if not records:
         return
     terminalreporter.section("pytest-stages")
-    upgraded = upgrade_section([record.to_dict() for record in records])
+    upgraded = upgrade_section([record.to_dict() for record in records], session.baseline)
     if upgraded:
         terminalreporter.write_line(f"pytest-stages: {SECTION_TITLE}")
         for line in upgraded:
@@ -158,7 +169,7 @@ def markdown(session: StagesSession) -> str:
     """The summary table, then each failing finding; an IR drift brings its source lines and diff."""
     rows = table_rows(session.records)
     lines = ["## pytest-stages", ""]
-    upgraded = upgrade_section([record.to_dict() for record in session.records])
+    upgraded = upgrade_section([record.to_dict() for record in session.records], session.baseline)
     if upgraded:
         lines += [f"### {SECTION_TITLE}", ""]
         lines += [f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded]
@@ -188,7 +199,7 @@ def write_report(path: Path, session: StagesSession) -> None:
     if path.suffix == ".json":
         text = json.dumps(report_data(session), indent=2, sort_keys=True) + "\n"
     elif path.suffix == ".html":
-        text = html_report.page(report_data(session), table_rows(session.records))
+        text = html_report.page(report_data(session), table_rows(session.records), session.baseline)
     else:
         text = markdown(session)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -52,7 +52,9 @@ class StageCompiles:
         function of user code JAX traced is counted (JAX's own eager operations are not).
         """
         if not isinstance(name, str) or not name or name in self._names:
-            raise ConfigError(f"stage_compiles(name={name!r}) in {self.nodeid}: give each block its own non-empty name=.")
+            raise ConfigError(
+                f"stage_compiles(name={name!r}) in {self.nodeid}: give each block its own non-empty name=."
+            )
         self._names.append(name)
         only = tuple(f if isinstance(f, str) else getattr(f, "__name__", repr(f)) for f in functions)
         with watch(only) as log:
@@ -83,7 +85,9 @@ class StageCompiles:
         budget = compile_counts.check_budget(ceiling, data, explanations) if ceiling is not None else []
         record.findings = [*findings, *budget]
         failing = any(f.failing for f in findings)
-        record.status = {ARTIFACT: "new" if expected is None else "changed" if failing else "improved" if findings else "ok"}
+        record.status = {
+            ARTIFACT: "new" if expected is None else "changed" if failing else "improved" if findings else "ok"
+        }
         record.status[BUDGET] = "-" if ceiling is None else "over" if budget else "ok"
         text = to_json(data)
         if text != expected:
@@ -91,9 +95,16 @@ class StageCompiles:
         verdict = decide(record.findings, policy, "")
         if not verdict.passed:
             self.pending.clear()
-            call = Call(name, self.folder.config, f"{session.settings.snapshot_dir}/{self.folder.relative}/", {ARTIFACT: path.name})
+            call = Call(
+                name,
+                self.folder.config,
+                f"{session.settings.snapshot_dir}/{self.folder.relative}/",
+                {ARTIFACT: path.name},
+            )
             raise StagesFailure(
-                call_message(call, verdict, notes=[], diff_lines=session.settings.diff_lines, full=session.options.verbosity >= 2)
+                call_message(
+                    call, verdict, notes=[], diff_lines=session.settings.diff_lines, full=session.options.verbosity >= 2
+                )
             )
 
     def flush(self) -> None:

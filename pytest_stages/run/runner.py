@@ -81,6 +81,8 @@ class StagesSession:
         self.budget_patterns = budget_patterns
         self.store = SnapshotStore(rootpath / settings.snapshot_dir)
         self.records: list[CallRecord] = []
+        # The calls of a previous JSON report (``--stages-baseline``): the "before" compile times.
+        self.baseline: list[dict[str, Any]] = []
         self.caches = CacheClearing(settings.clear_caches)
         self._active: dict[str, ActiveConfig] = {}
         self._environment: dict[str, str] | None = None

@@ -108,9 +108,8 @@ class CompileLog:
             return {name: self.functions[name] for name in self.only if name in self.functions}
         return {name: counts for name, counts in sorted(self.functions.items()) if counts.user_code}
 
-
     def data(self) -> dict[str, Any]:
-        """The snapshot of the block (``<name>.compiles.json``): per watched function, its counts and distinct signatures.
+        """The block's snapshot (``<name>.compiles.json``): per watched function, counts and distinct signatures.
 
         No cache hits and no seconds: those depend on the cache and the machine, not on the code.
         """
@@ -151,9 +150,9 @@ class _Watching:
         jax.monitoring.register_event_listener(self._event)
         self.listening = True
 
-    def _duration(self, event: str, seconds: float, *, fun_name: str = "", **_: Any) -> None:
+    def _duration(self, event: str, duration_secs: float, **kwargs: str | int) -> None:
         for log in self.logs:
-            log.event(event, seconds, fun_name)
+            log.event(event, duration_secs, str(kwargs.get("fun_name", "")))
 
     def _event(self, event: str, **_: Any) -> None:
         if event == HIT_EVENT:
@@ -206,18 +205,19 @@ def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
     loggers = [logging.getLogger(name) for name in names]
     levels = {logger.name: logger.getEffectiveLevel() for logger in loggers}
     before = {logger.name: logger.level for logger in loggers}
-    explained = bool(jax.config.jax_explain_cache_misses)
+    config: Any = jax.config  # JAX's config object is untyped
+    explained = bool(config.jax_explain_cache_misses)
     records = _Records(levels, explained)
     for logger in loggers:
         logger.addFilter(records)
     logging.getLogger(LOWER_LOGGER).setLevel(logging.DEBUG)
-    jax.config.update("jax_explain_cache_misses", True)
+    config.update("jax_explain_cache_misses", True)
     WATCHING.logs.append(log)
     try:
         yield log
     finally:
         WATCHING.logs.remove(log)
-        jax.config.update("jax_explain_cache_misses", explained)
+        config.update("jax_explain_cache_misses", explained)
         for logger in loggers:
             logger.removeFilter(records)
             logger.setLevel(before[logger.name])
