@@ -99,6 +99,8 @@ def compile_time_moves(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Ma
     Totals of trace, lower and compile seconds; calls whose compile either side read from the
     persistent cache are left out (a read is not a compile).
     """
+    if not baseline:
+        return []
     before = {_key(call): call for call in baseline if call.get("compile_seconds") and not call.get("cached")}
     moved = []
     for call in calls:
@@ -118,7 +120,7 @@ def compile_time_moves(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Ma
 
 
 def _key(call: Mapping[str, Any]) -> tuple[str, str, str]:
-    return call["nodeid"], call["config"], call["name"]
+    return call.get("nodeid", ""), call.get("config", ""), call.get("name", "")
 
 
 def _moved_figures(calls: Sequence[Mapping[str, Any]]) -> list[str]:
