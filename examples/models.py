@@ -56,3 +56,17 @@ def rnn(params, xs):
 
     h0 = jnp.zeros((xs.shape[1], params["wh"].shape[0]), xs.dtype)
     return jax.lax.scan(cell, h0, xs)[1]
+
+
+def scan_layers(ws, x):
+    """Layers stacked on a leading axis of ``ws``, applied in turn by ``jax.lax.scan`` (one compiled body).
+
+    Each layer's weights are gathered whole before use (FSDP style), so under a mesh the gather
+    runs inside the loop body, once per layer.
+    """
+
+    def layer(h, w):
+        w = jax.sharding.reshard(w, jax.sharding.PartitionSpec())
+        return jnp.tanh(h @ w), None
+
+    return jax.lax.scan(layer, x, ws)[0]

@@ -53,3 +53,21 @@ def test_sharded_train_step(stage_snapshot, stage_config):
     params = [(spec(256, 256, sharding=weight), spec(256, sharding=bias)) for _ in range(2)]
     step = jax.jit(models.train_step, donate_argnums=0)
     stage_snapshot(step, params, spec(32, 256, sharding=batch), spec(32, 256, sharding=batch))
+
+
+@pytest.mark.stages(configs=["cpu8", "v5e", "h100"])
+def test_scan_layers_sharded(stage_snapshot, stage_config):
+    """Weights sharded over ``model``: each layer's slice is gathered inside the scan body (ops.json ``loops``)."""
+    mesh = stage_config.mesh
+    ws = spec(6, 128, 128, sharding=NamedSharding(mesh, P(None, None, "model")))
+    stage_snapshot(models.scan_layers, ws, spec(32, 128, sharding=NamedSharding(mesh, P("data"))))
+
+
+@pytest.mark.stages_budget(compiles=3)
+def test_decode_loop_compiles(stage_compiles):
+    """A jitted step called with 3 batch sizes compiles 3 times; a 4th size fails (compiles.json and the budget)."""
+    step = jax.jit(models.mlp)
+    params = [(jnp.ones((64, 64)), jnp.zeros(64))]
+    with stage_compiles(step):
+        for batch in (1, 2, 4, 2, 1):
+            step(params, jnp.ones((batch, 64)))

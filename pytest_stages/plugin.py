@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from pytest_stages.config import (
 from pytest_stages.hooks import assembly, collection, reporter
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
-from pytest_stages.hooks.stash import OBSERVER, SESSION, SNAPSHOT
+from pytest_stages.hooks.stash import COMPILES, OBSERVER, SESSION, SNAPSHOT
 from pytest_stages.report import reporting
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
 from pytest_stages.stage import compile_cache
@@ -67,6 +68,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="list the registered stage functions and configs that would run, with their arguments",
+    )
+    group.addoption(
+        "--stages-baseline",
+        metavar="PATH",
+        default=None,
+        help="a JSON report of an earlier run (--stages-report=PATH.json): the upgrade section lists the calls "
+        "whose compile time moved most against it",
     )
     group.addoption(
         "--stages-report",
@@ -129,6 +137,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if cache.owner == "pytest-stages" and cache.path is not None:
         compile_cache.enable(cache.path)
     session = StagesSession(settings, options, config.rootpath, patterns)
+    baseline = config.getoption("stages_baseline")
+    if baseline is not None:
+        session.baseline = _baseline_calls(Path(baseline))
     config.stash[SESSION] = session
     observer = Observer(config, lambda path: safe_path(assembly.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
@@ -136,6 +147,27 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(reporter.StagesReporter(session, observer, cache), "stages-reporter")
     if config.getoption("stages_list"):
         config.option.collectonly = True
+
+
+def _baseline_calls(path: Path) -> list[dict[str, Any]]:
+    """The calls of ``--stages-baseline``'s JSON report; a file that is not one is a usage error."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise pytest.UsageError(
+            f"pytest-stages: --stages-baseline={path}: cannot read it as JSON ({exc}); name a report an earlier "
+            "run wrote with --stages-report=PATH.json."
+        ) from None
+    if (
+        not isinstance(data, dict)
+        or data.get("schema") != reporting.REPORT_SCHEMA
+        or not isinstance(data.get("calls"), list)
+    ):
+        raise pytest.UsageError(
+            f"pytest-stages: --stages-baseline={path} is not a pytest-stages JSON report (schema "
+            f"{reporting.REPORT_SCHEMA}); name a report an earlier run wrote with --stages-report=PATH.json."
+        )
+    return [call for call in data["calls"] if isinstance(call, dict)]
 
 
 def _options(config: pytest.Config, settings: Settings) -> Options:
@@ -227,12 +259,32 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     assembly.finish(session, snapshot)
 
 
+@pytest.fixture
+def stage_compiles(request: pytest.FixtureRequest) -> Any:
+    """Count what a block of user code makes JAX trace, lower and compile, per function; fail on a rise.
+
+    ``with stage_compiles(*functions, name="compiles") as log:`` snapshots the counts and the
+    distinct argument signatures as ``<name>.compiles.json``; a rise fails with JAX's explanation
+    of each extra compile. ``@pytest.mark.stages_budget(compiles=N)`` caps the compiles per function.
+    """
+    checker = assembly.make_compiles(request.config.stash[SESSION], request.node)
+
+    @contextlib.contextmanager
+    def block(*functions: Any, name: str = "compiles") -> Iterator[Any]:
+        with assembly.as_pytest_outcome(), checker(*functions, name=name) as log:
+            yield log
+
+    return block
+
+
 def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | None:
     """The snapshot folder of a staged item (None for items that stage nothing)."""
     if isinstance(item, collection.RegisteredItem):
         return item.folder
     callspec = getattr(item, "callspec", None)
     config_name = callspec.params.get("stage_config") if callspec is not None else None
+    if not isinstance(config_name, str) and "stage_compiles" in getattr(item, "fixturenames", ()):
+        config_name = assembly.COMPILES_FOLDER
     return assembly.folder_for(session, item, config_name) if isinstance(config_name, str) else None
 
 
@@ -242,19 +294,20 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     test_report = yield
     session = item.config.stash[SESSION]
-    snapshot = item.stash.get(SNAPSHOT, None)
-    if snapshot is not None and test_report.when == "call":
-        if session.options.update and test_report.passed:
-            try:
-                snapshot.flush()
-            except SnapshotError as exc:
-                test_report.outcome = "failed"
-                test_report.longrepr = f"pytest-stages: {exc}"
-        snapshot.pending.clear()
+    writers = [w for w in (item.stash.get(SNAPSHOT, None), item.stash.get(COMPILES, None)) if w is not None]
+    if writers and test_report.when == "call":
+        for writer in writers:
+            if session.options.update and test_report.passed:
+                try:
+                    writer.flush()
+                except SnapshotError as exc:
+                    test_report.outcome = "failed"
+                    test_report.longrepr = f"pytest-stages: {exc}"
+            writer.pending.clear()
         requests, hits = compile_cache.COUNTER.take()
         if requests:
             test_report.user_properties.append((compile_cache.PROPERTY, [requests, hits]))
-        for record in snapshot.records:
+        for record in (record for writer in writers for record in writer.records):
             test_report.user_properties.append((reporter.RECORD_PROPERTY, json.dumps(record.to_dict())))
     return test_report
 

@@ -101,7 +101,11 @@ def _number(value: Any) -> int | float | None:
 
 
 def ops(hlo_text: str) -> dict[str, Any]:
-    """Op structure of an HLO module: opcode counts, fusions, custom calls, collectives, entry shapes."""
+    """Op structure of an HLO module: opcode counts, fusions, custom calls, collectives, entry shapes.
+
+    A module with while loops also gets ``loops``: per loop, in order, its trip count and the
+    collectives that run on each iteration (those are also in ``collectives``, which counts every one).
+    """
     opcodes: Counter[str] = Counter()
     fusions: Counter[str] = Counter()
     custom_calls: Counter[str] = Counter()
@@ -121,13 +125,28 @@ def ops(hlo_text: str) -> dict[str, Any]:
             entry_parameters.append(instruction.shape)
         if instruction.entry and instruction.root:
             entry_output = instruction.shape
-    return {
+    found = {
         "opcodes": dict(sorted(opcodes.items())),
         "fusions": dict(sorted(fusions.items())),
         "fusion_count": sum(fusions.values()),
         "custom_calls": dict(sorted(custom_calls.items())),
         "collectives": sorted(collectives, key=lambda c: (c["op"], c["shape"])),
         "entry": {"parameters": entry_parameters, "output": entry_output},
+    }
+    loops = hlo.loops(hlo_text)
+    if loops:
+        found["loops"] = [loop_entry(loop) for loop in loops]
+    return found
+
+
+def loop_entry(loop: hlo.Loop) -> dict[str, Any]:
+    """One while loop of ``ops.json``: XLA's trip count (None where unknown) and the collectives of each iteration.
+
+    No names: a loop is known by its place in the module, so that renumbering does not drift it.
+    """
+    return {
+        "trip_count": loop.trip_count,
+        "collectives": sorted((asdict(c) for c in loop.collectives), key=lambda c: (c["op"], c["shape"])),
     }
 
 

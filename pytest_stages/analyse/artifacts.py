@@ -3,8 +3,9 @@
 Each :class:`Artifact` says what it is called, which ``--stages-check`` kind
 (and summary-table column) it belongs to, its file suffix, the stage object it
 is built from and whether that needs a compile, how it is built, which
-comparison family judges it (``ir``, ``ops``, ``figures``, ``placement`` or the
-generic ``structure``), its dialect for renumbering-proof diffs, how its lines
+comparison family judges it (``ir``, ``ops``, ``figures``, ``placement``, the
+generic ``structure``, or ``compiles`` for the one artifact no staged call
+builds), its dialect for renumbering-proof diffs, how its lines
 are traced back to source, and under which headline a failure lists it.
 Settings, staging, storage, comparison, the failure message, the reports and
 the report schema all iterate over :data:`ARTIFACTS`; adding an artifact is one
@@ -48,14 +49,17 @@ class Staged(Protocol):
 
 BUDGET = "budget"
 # Failure-message headlines, in the order a message lists them (budget first, IR last).
-HEADLINES = ("budget", "sharding", "memory", "cost", "op structure", "IR")
+HEADLINES = ("budget", "compiles", "sharding", "memory", "cost", "op structure", "IR")
+# The ``stage`` of an artifact that no staged call builds: ``stage_compiles`` records it around user code.
+CONTEXT = "context"
 
 
 @dataclass(frozen=True)
 class Artifact:
     """One snapshot file kind of a staged call.
 
-    ``stage`` is the JAX object it reads (``jaxpr``, ``lowered`` or ``compiled``);
+    ``stage`` is the JAX object it reads (``jaxpr``, ``lowered`` or ``compiled``; ``context``
+    for the record of the ``stage_compiles`` fixture);
     ``needs_compile`` is False where a lowered-only platform still gives it (cost
     falls back to the lowered figures). ``build`` returns the raw text of a stage
     (``is_text``; :attr:`normalize` makes it the snapshot text) and JSON-ready data for
@@ -88,7 +92,16 @@ class Artifact:
     @property
     def frontend(self) -> bool:
         """Built before XLA optimizes (jaxpr, StableHLO, lowered HLO): an upgrade's frontend drift."""
-        return self.stage != "compiled"
+        return self.stage not in ("compiled", CONTEXT)
+
+    @property
+    def staged(self) -> bool:
+        """Built from one staged call (every artifact but the ``stage_compiles`` record)."""
+        return self.stage != CONTEXT
+
+
+def _recorded_by_context(result: Staged) -> Any:
+    raise TypeError("the compiles artifact is recorded by the stage_compiles fixture, not built from a staged call")
 
 
 def _compiled_locations(result: Staged) -> sources.Located | None:
@@ -210,11 +223,26 @@ ARTIFACTS: tuple[Artifact, ...] = (
         headline="sharding",
         is_text=False,
     ),
+    # Not one staged call's: the stage_compiles fixture counts what the user code inside it made
+    # JAX trace, lower and compile, per function, and snapshots that (its own check kind, headline
+    # and comparison, in check/compile_counts.py; staging never builds it).
+    Artifact(
+        "compiles",
+        "compiles",
+        ".compiles.json",
+        CONTEXT,
+        False,
+        build=_recorded_by_context,
+        family="compiles",
+        headline="compiles",
+        is_text=False,
+        title="compile counts changed",
+    ),
 )
 
 BY_NAME: dict[str, Artifact] = {artifact.name: artifact for artifact in ARTIFACTS}
-STAGES = tuple(a.name for a in ARTIFACTS if a.is_text)
-ANALYSES = tuple(a.name for a in ARTIFACTS if not a.is_text)
+STAGES = tuple(a.name for a in ARTIFACTS if a.is_text and a.staged)
+ANALYSES = tuple(a.name for a in ARTIFACTS if not a.is_text and a.staged)
 CHECK_KINDS = (*dict.fromkeys(a.kind for a in ARTIFACTS), BUDGET)
 SUFFIXES = {a.name: a.suffix for a in ARTIFACTS}
 

@@ -28,7 +28,15 @@ SIZE_METRICS = {
 }
 COST_METRICS = {"flops": "flops", "transcendentals": "transcendentals", "bytes_accessed": "bytes accessed"}
 TABLE_METRICS = ("collectives", "ops")
-METRICS = (*COST_METRICS, *SIZE_METRICS, *TABLE_METRICS)
+# Backend compiles per function inside ``stage_compiles`` (a number, or a table of function = maximum).
+COMPILES_METRIC = "compiles"
+# Seconds to trace, lower and compile one staged call (opt-in: wall time is noisy).
+SECONDS_METRIC = "compile_seconds"
+# A compile_seconds ceiling fails only above ceiling x (1 + margin): the margin is the spread
+# benchmarks/compile_time_noise.py measured between repeated compiles of one call on this
+# project's CI-sized machine (largest max/min - 1 seen, rounded up; see docs/compiles.md).
+COMPILE_SECONDS_MARGIN = 0.5
+METRICS = (*COST_METRICS, *SIZE_METRICS, *TABLE_METRICS, COMPILES_METRIC, SECONDS_METRIC)
 
 
 def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -39,6 +47,12 @@ def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
         if metric in SIZE_METRICS:
             budget[metric] = parse_size(here, value)
         elif metric in COST_METRICS:
+            budget[metric] = parse_count(here, value)
+        elif metric == COMPILES_METRIC and isinstance(value, Mapping):
+            budget[metric] = {str(k): int(parse_count(f"{here}.{k}", v)) for k, v in value.items()}
+        elif metric == COMPILES_METRIC:
+            budget[metric] = int(parse_count(here, value))
+        elif metric == SECONDS_METRIC:
             budget[metric] = parse_count(here, value)
         elif metric in TABLE_METRICS:
             if not isinstance(value, Mapping):
@@ -67,19 +81,31 @@ def needed_analyses(budget: Mapping[str, Any]) -> set[str]:
     """Analyses a budget reads (built even when not snapshotted)."""
     needed = set()
     for metric in budget:
+        if metric in (COMPILES_METRIC, SECONDS_METRIC):
+            continue
         needed.add("cost" if metric in COST_METRICS else "memory" if metric in SIZE_METRICS else "ops")
     return needed
 
 
-def check_budget(budget: Mapping[str, Any], analyses: Mapping[str, Any]) -> list[Finding]:
-    """One failing finding per metric above its ceiling."""
+def check_budget(
+    budget: Mapping[str, Any], analyses: Mapping[str, Any], seconds: Mapping[str, float] | None = None
+) -> list[Finding]:
+    """One failing finding per metric above its ceiling (``compiles`` is judged by ``stage_compiles``, not here).
+
+    ``seconds`` is the call's trace/lower/compile time; ``compile_seconds`` fails only beyond
+    its ceiling plus :data:`COMPILE_SECONDS_MARGIN`.
+    """
     findings: list[Finding] = []
     cost = staged_cost(analyses.get("cost", {}))
     counted = " (lowered)" if cost_source(analyses.get("cost", {})) == "lowered" else ""
     memory = analyses.get("memory", {})
     ops = analyses.get("ops", {})
     for metric, ceiling in budget.items():
-        if metric in COST_METRICS:
+        if metric == COMPILES_METRIC:
+            continue
+        if metric == SECONDS_METRIC:
+            _check_seconds(findings, seconds, ceiling)
+        elif metric in COST_METRICS:
             _check(findings, metric + counted, cost.get(COST_METRICS[metric]), ceiling, format_number)
         elif metric in SIZE_METRICS:
             _check(findings, metric, memory.get(SIZE_METRICS[metric]), ceiling, format_bytes)
@@ -99,3 +125,20 @@ def _check(findings: list[Finding], metric: str, value: Any, ceiling: float, sho
         findings.append(Finding("budget", "budget", f"{metric}: not measured on this backend", failing=False))
     elif value > ceiling:
         findings.append(Finding("budget", "budget", f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}"))
+
+
+def _check_seconds(findings: list[Finding], seconds: Mapping[str, float] | None, ceiling: float) -> None:
+    """``compile_seconds 3.1 s exceeds the ceiling 1.5 s (+50% noise margin: 2.25 s)``."""
+    if not seconds:
+        findings.append(Finding("budget", "budget", f"{SECONDS_METRIC}: not measured", failing=False))
+        return
+    total, allowed = sum(seconds.values()), ceiling * (1 + COMPILE_SECONDS_MARGIN)
+    if total > allowed:
+        findings.append(
+            Finding(
+                "budget",
+                "budget",
+                f"{SECONDS_METRIC} {total:.3g} s exceeds the ceiling {ceiling:.3g} s "
+                f"(+{COMPILE_SECONDS_MARGIN:.0%} noise margin: {allowed:.3g} s)",
+            )
+        )

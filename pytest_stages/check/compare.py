@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pytest_stages.analyse.analyses import loop_entry
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.core.records import Finding
 from pytest_stages.core.units import (
@@ -89,13 +90,24 @@ def compare_text(
 
 
 def compare_ops(
-    expected: str, actual: str, before: Mapping[str, Any], after: Mapping[str, Any], *, diff_lines: int
+    expected: str,
+    actual: str,
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    *,
+    diff_lines: int,
+    loop_places: Sequence[str | None] = (),
 ) -> Finding | None:
-    """``ops.json`` drift, its title naming what moved: op counts, fusions, collectives, entry shapes."""
+    """``ops.json`` drift, its title naming what moved: collectives into or out of loops first, then
+    op counts, fusions, collectives, entry shapes.
+
+    ``loop_places`` names where each loop of ``after`` was written (``examples/models.py:55 in rnn``).
+    """
     found = compare_text("ops", expected, actual, diff_lines=diff_lines)
     if found is None:
         return None
-    parts = [op_change_summary(Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {})))]
+    parts = loop_collective_changes(before, after, loop_places)
+    parts.append(op_change_summary(Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {}))))
     if before.get("fusion_count") != after.get("fusion_count"):
         parts.append(f"fusions {before.get('fusion_count')} -> {after.get('fusion_count')}")
     old, new = (Counter(_collective_text(c) for c in side.get("collectives", [])) for side in (before, after))
@@ -109,6 +121,43 @@ def compare_ops(
     return Finding(
         found.kind, found.artifact, f"{title}: {summary}\n{rest}" if summary else found.message, detail=found.detail
     )
+
+
+def loop_collective_changes(
+    before: Mapping[str, Any], after: Mapping[str, Any], places: Sequence[str | None] = ()
+) -> list[str]:
+    """Collectives that came into or left a loop body (``ops.json``'s ``loops``, matched by position).
+
+    One that appears in a loop while the same kind leaves the code outside loops *moved* into it:
+    ``all-gather moved into the while body of examples/models.py:55 in rnn (x 12 iterations): f32[1,64,64] (16.0 KiB)``.
+    """
+    outside = [_outside_loops(side) for side in (before, after)]
+    old_loops, new_loops = before.get("loops", []), after.get("loops", [])
+    lines = []
+    for k in range(max(len(old_loops), len(new_loops))):
+        loop = new_loops[k] if k < len(new_loops) else old_loops[k]
+        where = places[k] if k < len(places) and places[k] else f"loop {k + 1}"
+        trips = f" (x {loop['trip_count']} iterations)" if loop.get("trip_count") else ""
+        old, new = (
+            Counter(_collective_text(c) for c in (side[k]["collectives"] if k < len(side) else []))
+            for side in (old_loops, new_loops)
+        )
+        for text, n in sorted((new - old).items()):
+            op = text.split(" ", 1)[0]
+            moved = outside[1][op] < outside[0][op]
+            lines.append(
+                f"{op} moved into the while body of {where}{trips}: {text.split(' ', 1)[1]}"
+                if moved
+                else f"+{n} {text} in the while body of {where}{trips}"
+            )
+        lines += [f"-{n} {text} out of the while body of {where}" for text, n in sorted((old - new).items())]
+    return lines
+
+
+def _outside_loops(ops: Mapping[str, Any]) -> Counter[str]:
+    """Collectives by kind outside every loop body: all of them less those the loops run."""
+    inside = Counter(c["op"] for loop in ops.get("loops", []) for c in loop["collectives"])
+    return Counter(c["op"] for c in ops.get("collectives", [])) - inside
 
 
 def op_counts(artifact: str, text: str) -> Counter[str]:
@@ -137,7 +186,18 @@ def hlo_structure_summary(
     changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
     if changes:
         lines.append("collectives: " + ", ".join(changes))
+    if changes and any(" while(" in text for text in texts):
+        moved = loop_collective_changes(_loop_view(texts[0]), _loop_view(texts[1]))
+        lines += ["loops: " + ", ".join(moved)] if moved else []
     return lines
+
+
+def _loop_view(text: str) -> dict[str, Any]:
+    """The part of ``ops.json`` that :func:`loop_collective_changes` reads, from an HLO text."""
+    return {
+        "collectives": [asdict(c) for c in hlo.collectives(text)],
+        "loops": [loop_entry(loop) for loop in hlo.loops(text)],
+    }
 
 
 def _collective_text(collective: Mapping[str, Any]) -> str:
@@ -402,7 +462,8 @@ class Pair:
     """A snapshot and the fresh artifact, with what comparing them needs.
 
     ``before`` is the snapshot parsed (JSON artifacts) and ``after`` the fresh data;
-    ``locations`` gives, on demand, the source location of each line of ``actual``.
+    ``locations`` gives, on demand, the source location of each line of ``actual``, and
+    ``loop_places`` that of each while loop of ``after`` (``ops.json``).
     """
 
     artifact: str
@@ -413,6 +474,7 @@ class Pair:
     tolerance: Mapping[str, float] = field(default_factory=dict)
     diff_lines: int = 60
     locations: Callable[[], Sequence[str | None] | None] | None = None
+    loop_places: Callable[[], Sequence[str | None]] | None = None
 
 
 @dataclass(frozen=True)
@@ -433,7 +495,10 @@ def ir_drift(pair: Pair) -> Compared:
 
 def op_structure(pair: Pair) -> Compared:
     """``ops.json``: the diff, titled with what moved."""
-    found = compare_ops(pair.expected, pair.actual, pair.before, pair.after, diff_lines=pair.diff_lines)
+    places = pair.loop_places() if pair.loop_places is not None else ()
+    found = compare_ops(
+        pair.expected, pair.actual, pair.before, pair.after, diff_lines=pair.diff_lines, loop_places=places
+    )
     return Compared([found] if found else [])
 
 

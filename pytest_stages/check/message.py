@@ -152,14 +152,18 @@ def _ir_headline(group: Sequence[Finding]) -> str:
 
 
 def _largest(summary: str) -> str:
-    """``+1 a, -31 b, -2 c, ...``: the op-count changes of largest size first, the rest counted."""
+    """``+1 a, -31 b, -2 c, ...``: the op-count changes of largest size first, the rest counted.
+
+    What comes before the first count (a collective moved into a loop) stays first.
+    """
     parts = summary.split(", ")
     counts = [p for p in parts if _COUNT.match(p)]
     if len(counts) <= HEADLINE_OPS:
         return summary
     ranked = sorted(counts, key=lambda p: -abs(int(p.split(" ", 1)[0])))
-    others = [p for p in parts if p not in counts]
-    return ", ".join([*ranked[:HEADLINE_OPS], f"{len(counts) - HEADLINE_OPS} more op kinds", *others])
+    first = parts.index(counts[0])
+    lead, others = parts[:first], [p for p in parts[first:] if p not in counts]
+    return ", ".join([*lead, *ranked[:HEADLINE_OPS], f"{len(counts) - HEADLINE_OPS} more op kinds", *others])
 
 
 def _summary(finding: Finding) -> list[str]:

@@ -24,6 +24,7 @@ CHURN_KIND = "text"
 DRIFTED = ("changed", "improved")
 SECTION_TITLE = "What the upgrade did"
 MAX_FIGURES = 20
+MAX_TIMES = 10
 _NOTE = re.compile(r"^snapshots were taken with (?P<old>.+); this run uses (?P<new>.+)$")
 
 
@@ -69,11 +70,14 @@ def _label(call: Mapping[str, Any]) -> str:
     return f"{call['nodeid']} {call['name']}"
 
 
-def upgrade_section(calls: Sequence[Mapping[str, Any]]) -> list[str]:
+def upgrade_section(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]] = ()) -> list[str]:
     """The suite-wide upgrade summary of report call entries (empty when no version changed).
 
     Lines: versions from -> to; calls drifted by cause; figures moved, largest relative
-    change first; calls whose only drift is IR text or op structure (text-only churn).
+    change first; calls whose only drift is IR text or op structure (text-only churn); and,
+    given the calls of a previous JSON report (``--stages-baseline``), the calls whose compile
+    time moved most. Snapshots hold no time (wall time must not drift a file), so without a
+    baseline there is no "before" time and no such line.
     """
     upgraded = [call for call in calls if call.get("versions")]
     if not upgraded:
@@ -87,7 +91,37 @@ def upgrade_section(calls: Sequence[Mapping[str, Any]]) -> list[str]:
     lines += _moved_figures(upgraded)
     churn = [call for call in upgraded if _text_only(call)]
     lines.append(f"text-only churn: {len(churn)} call(s) drifted in IR text or op structure only")
+    return lines + compile_time_moves(upgraded, baseline)
+
+
+def compile_time_moves(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]]) -> list[str]:
+    """``compile time moved most:`` calls timed on both sides (same test, config, name), largest change first.
+
+    Totals of trace, lower and compile seconds; calls whose compile either side read from the
+    persistent cache are left out (a read is not a compile).
+    """
+    if not baseline:
+        return []
+    before = {_key(call): call for call in baseline if call.get("compile_seconds") and not call.get("cached")}
+    moved = []
+    for call in calls:
+        old = before.get(_key(call))
+        if old is None or not call.get("compile_seconds") or call.get("cached"):
+            continue
+        moved.append((call, sum(old["compile_seconds"].values()), sum(call["compile_seconds"].values())))
+    if not moved:
+        return []
+    moved.sort(key=lambda item: (-abs(relative_change(item[1], item[2])), _label(item[0])))
+    lines = [f"compile time moved most ({len(moved)} call(s) timed on both sides; wall time, noisy):"]
+    lines += [
+        f"  {_label(call)}: {old:.3g} s -> {new:.3g} s ({relative_change(old, new):+.0%})"
+        for call, old, new in moved[:MAX_TIMES]
+    ]
     return lines
+
+
+def _key(call: Mapping[str, Any]) -> tuple[str, str, str]:
+    return call.get("nodeid", ""), call.get("config", ""), call.get("name", "")
 
 
 def _moved_figures(calls: Sequence[Mapping[str, Any]]) -> list[str]:

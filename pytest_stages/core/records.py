@@ -45,6 +45,10 @@ class CallRecord:
     written: list[str] = field(default_factory=list)
     versions: str = ""
     drift_cause: str | None = None
+    # Wall seconds to trace, lower and compile the call ("trace", "lower", "compile"): a figure of
+    # the reports, never of a snapshot; ``cached`` when the persistent cache answered the compile.
+    compile_seconds: dict[str, float] = field(default_factory=dict)
+    cached: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The report entry (schema ``pytest-stages-report/1``): plain dicts, lists and strings."""

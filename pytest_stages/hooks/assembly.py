@@ -6,6 +6,8 @@ Used by the ``stage_snapshot`` fixture (``plugin.py``) and by registered-functio
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,8 @@ import pytest
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.budgets import budget_for, parse_budget
 from pytest_stages.config import ConfigError, parse_choices, parse_tolerances
-from pytest_stages.hooks.stash import SNAPSHOT
+from pytest_stages.hooks.stash import COMPILES, SNAPSHOT
+from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import (
     StagesFailure,
     StageSnapshot,
@@ -62,6 +65,39 @@ def make_snapshot(
     item.stash[SNAPSHOT] = snapshot
     compile_cache.COUNTER.listen()
     return snapshot
+
+
+# The folder component of a stage_compiles test that stages on no config: <module>/<test>/_compiles/.
+COMPILES_FOLDER = "_compiles"
+
+
+def make_compiles(session: StagesSession, item: pytest.Item) -> StageCompiles:
+    """The per-test :class:`StageCompiles`: its folder (the config's when the test has one) and ``compiles`` budget."""
+    try:
+        ceilings = parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", marker_kwargs(item, "stages_budget"))
+    except ConfigError as exc:
+        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
+    callspec = getattr(item, "callspec", None)
+    config = callspec.params.get("stage_config") if callspec is not None else None
+    checker = StageCompiles(
+        session,
+        nodeid=item.nodeid,
+        folder=folder_for(session, item, config if isinstance(config, str) else COMPILES_FOLDER),
+        budget=budget_for(item.nodeid, session.budget_patterns, ceilings),
+    )
+    item.stash[COMPILES] = checker
+    return checker
+
+
+@contextlib.contextmanager
+def as_pytest_outcome() -> Iterator[None]:
+    """The plugin's failures inside the block as pytest's fail, with the plugin's message and no traceback."""
+    try:
+        yield
+    except StagesFailure as exc:
+        raise pytest.fail.Exception(str(exc), pytrace=False) from None
+    except (SnapshotError, ConfigError) as exc:
+        raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
 
 
 def run_call(

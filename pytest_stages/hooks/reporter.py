@@ -91,6 +91,7 @@ class StagesReporter:
                 "configs": all_configs,
                 "selected": list(session.options.configs or all_configs),
             },
+            baseline=session.baseline,
         )
 
     def _inventory(self, facts: RunFacts) -> list[str]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from pytest_stages.hooks.observe import Observer
+from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import StageSnapshot, StagesSession
 
 SESSION = pytest.StashKey[StagesSession]()
 SNAPSHOT = pytest.StashKey[StageSnapshot]()
 OBSERVER = pytest.StashKey[Observer]()
+COMPILES = pytest.StashKey[StageCompiles]()

@@ -82,6 +82,15 @@ _FRAME_ID = re.compile(r"stack_frame_id=(\d+)")
 # source_file="/x/model.py" source_line=42 (older JAX's metadata, no tables)
 _SOURCE = re.compile(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
 _METADATA = ", metadata={"
+# "body=%region_0.1, condition=%region_1.2", "calls=%fused_computation.2", "to_apply=%add" -> the computations called
+_CALLED = re.compile(rf"\b(?:calls|to_apply|body|condition|true_computation|false_computation)=({NAME})")
+# "branch_computations={%branch_0, %branch_1}" -> "%branch_0, %branch_1"
+_BRANCHES = re.compile(r"\bbranch_computations=\{([^{}]*)\}")
+# 'backend_config={..."known_trip_count":{"n":"12"}...}' -> 12 (compiled HLO, where XLA knows it)
+_TRIP_COUNT = re.compile(r'"known_trip_count":\{"n":"(\d+)"\}')
+_REPLICA_GROUPS = "replica_groups="
+# "condition=%region_1.2, body=%region_0.1" -> ("condition", "%region_1.2"), ("body", "%region_0.1")
+_LOOP_PARTS = re.compile(rf"\b(body|condition)=({NAME})")
 _BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]")}
 
 
@@ -141,6 +150,35 @@ class Instruction(NamedTuple):
             elements = tuple_elements(shape)
             shape = elements[1] if len(elements) > 1 else shape
         return Collective(op, shape, shape_bytes(shape))
+
+
+@dataclass(frozen=True)
+class LoopCollective:
+    """A collective run on each iteration of a loop: what it produces, its bytes, and who takes part.
+
+    ``replica_groups`` is the instruction's text for it (``{{0,1},{2,3}}``, ``[4,2]<=[8]``, or
+    ``mesh[...]`` with the mesh axes), "" where it has none.
+    """
+
+    op: str
+    shape: str
+    bytes: int
+    replica_groups: str
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A ``while`` (a ``lax.scan``, ``fori_loop`` or ``while_loop``) and the collectives of its iterations.
+
+    ``collectives`` are those of its body and condition and of every computation they reach, except
+    those of a loop nested inside it (listed under that loop). ``trip_count`` is XLA's
+    ``known_trip_count``, None where XLA does not know it (a ``while_loop``, lowered HLO).
+    """
+
+    name: str
+    body: str
+    trip_count: int | None
+    collectives: tuple[LoopCollective, ...]
 
 
 class Computation(NamedTuple):
@@ -256,6 +294,79 @@ def collectives(text: str) -> list[Collective]:
     if not any(op in text for op in COLLECTIVES):
         return []
     return [c for c in (i.collective for i in instructions(text)) if c is not None]
+
+
+def loops(text: str) -> tuple[Loop, ...]:
+    """The while loops of an HLO text, in order, each with the collectives that run on every iteration.
+
+    A collective belongs to the innermost loop whose body (or condition) reaches its computation
+    through calls (fusions, ``to_apply``, branches, nested loops); a text without a while is not parsed.
+    """
+    if " while(" not in text:
+        return ()
+    calls: dict[str, set[str]] = {}
+    whiles: list[Instruction] = []
+    placed: dict[str, list[Instruction]] = {}
+    for instruction in instructions(text):
+        called = _CALLED.findall(instruction.rest)
+        for branches in _BRANCHES.findall(instruction.rest):
+            called += [name.strip() for name in branches.split(",") if name.strip()]
+        calls.setdefault(instruction.computation, set()).update(called)
+        if instruction.opcode == "while":
+            whiles.append(instruction)
+        if instruction.collective is not None:
+            placed.setdefault(instruction.computation, []).append(instruction)
+    reach = [_reached(_CALLED.findall(w.rest), calls) for w in whiles]
+    owner = {
+        computation: min((k for k, reached in enumerate(reach) if computation in reached), key=lambda k: len(reach[k]))
+        for computation in placed
+        if any(computation in reached for reached in reach)
+    }
+    found = []
+    for k, loop in enumerate(whiles):
+        body = next((name for key, name in _LOOP_PARTS.findall(loop.rest) if key == "body"), "")
+        trip = _TRIP_COUNT.search(loop.rest)
+        members = [i for computation, kept in placed.items() if owner.get(computation) == k for i in kept]
+        found.append(Loop(loop.name, body, int(trip[1]) if trip else None, tuple(map(_loop_collective, members))))
+    return tuple(found)
+
+
+def _reached(start: Iterable[str], calls: Mapping[str, set[str]]) -> set[str]:
+    """Every computation reached from ``start`` through ``calls`` (``start`` included)."""
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += calls.get(name, ())
+    return seen
+
+
+def _loop_collective(instruction: Instruction) -> LoopCollective:
+    collective = instruction.collective
+    assert collective is not None
+    return LoopCollective(
+        collective.op, collective.shape, collective.bytes, _attribute(instruction.rest, _REPLICA_GROUPS)
+    )
+
+
+def _attribute(rest: str, key: str) -> str:
+    """The value of ``key`` in an instruction's attributes, up to the next ``, `` outside brackets ("" if absent).
+
+    ``"..., replica_groups=[4,2]<=[8], dimensions={0}"`` -> ``[4,2]<=[8]``.
+    """
+    start = rest.find(key)
+    if start < 0:
+        return ""
+    start += len(key)
+    depth = 0
+    for k in range(start, len(rest)):
+        char = rest[k]
+        depth += (char in "([{") - (char in ")]}")
+        if depth < 0 or (depth == 0 and rest.startswith(", ", k)):
+            return rest[start:k]
+    return rest[start:]
 
 
 def tuple_elements(shape: str) -> list[str]:

@@ -239,6 +239,23 @@ def hlo_locations(debug_text: str, normalized: str) -> Located | None:
     return Lazy(len(lines), where)
 
 
+def loop_locations(debug_text: str) -> Located:
+    """Where each while loop of an HLO text was written, in the order of :func:`hlo.loops` (None where unknown)."""
+    body, tables = hlo.split_tables(debug_text.splitlines())
+    frames = hlo.StackFrames.parse(tables)
+    found = []
+    for line in body:
+        instruction = hlo.parse_instruction(line) if " while(" in line else None
+        if instruction is None or instruction.opcode != "while":
+            continue
+        frame_id = hlo.stack_frame_id(line)
+        if frame_id is None:
+            found.append(_location(hlo.source_position(line)))
+        else:
+            found.append(preferred(_location(frame) for frame in frames.chain(frame_id)))
+    return found
+
+
 def _location(frame: hlo.Frame | None) -> Location | None:
     return None if frame is None else Location(frame.file, frame.line, frame.function)
 

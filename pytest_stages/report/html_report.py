@@ -52,8 +52,8 @@ td.del.no { background: #ffd7d5; } td.add.no { background: #ccffd8; }
 """
 
 
-def page(data: Mapping[str, Any], rows: Sequence[Sequence[str]]) -> str:
-    """The whole page for a report (``report_data``) and its summary table rows."""
+def page(data: Mapping[str, Any], rows: Sequence[Sequence[str]], baseline: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The whole page for a report (``report_data``), its summary table rows and the baseline report's calls."""
     environment = data["environment"]
     calls = data["calls"]
     drifted = [call for call in calls if any(f["failing"] or f.get("detail") for f in call["findings"])]
@@ -65,7 +65,7 @@ def page(data: Mapping[str, Any], rows: Sequence[Sequence[str]]) -> str:
         "<h1>pytest-stages review</h1>",
         f'<div class="meta">jax {_e(environment["jax"])}, jaxlib {_e(environment["jaxlib"])}; '
         f"{data['mode']} mode; {len(calls)} call(s), {len(drifted)} with findings</div>",
-        _upgrade(upgrade_section(calls)),
+        _upgrade(upgrade_section(calls, baseline)),
         _summary_table(rows),
     ]
     if not drifted:

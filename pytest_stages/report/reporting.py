@@ -21,6 +21,7 @@ COLUMNS = CHECK_KINDS
 STATUS_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 REPORT_FORMATS = (".json", ".md", ".html")
+TIME_COLUMN = "seconds (trace/lower/compile)"
 PRUNE_HINT = "`pytest --stages-prune` deletes them"
 
 
@@ -38,6 +39,8 @@ class RunReport:
     run: Mapping[str, Any] | None = None
     settings: Mapping[str, Any] | None = None
     shards: Sequence[Mapping[str, Any]] = field(default_factory=list)
+    # The calls of an earlier JSON report (``--stages-baseline``): the "before" compile times.
+    baseline: Sequence[Mapping[str, Any]] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunReport:
@@ -114,8 +117,17 @@ def key_deltas(record: CallRecord) -> str:
     return "; ".join(parts)
 
 
+def compile_time(record: CallRecord) -> str:
+    """``0.012/0.034/0.21`` seconds to trace/lower/compile, `` cached`` when the persistent cache answered."""
+    seconds = record.compile_seconds
+    if not seconds:
+        return "-"
+    text = "/".join(f"{seconds[step]:.2g}" if step in seconds else "-" for step in ("trace", "lower", "compile"))
+    return text + (" cached" if record.cached else "")
+
+
 def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
-    rows = [["test", "config", "name", *COLUMNS, "deltas"]]
+    rows = [["test", "config", "name", *COLUMNS, "deltas", TIME_COLUMN]]
     for record in records:
         rows.append(
             [
@@ -124,6 +136,7 @@ def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
                 record.name,
                 *(column_status(record, c) for c in COLUMNS),
                 key_deltas(record),
+                compile_time(record),
             ]
         )
     return rows
@@ -134,7 +147,7 @@ def terminal_summary(terminalreporter: Any, report: RunReport) -> None:
     if not records:
         return
     terminalreporter.section("pytest-stages")
-    upgraded = upgrade_section([record.to_dict() for record in records])
+    upgraded = upgrade_section([record.to_dict() for record in records], report.baseline)
     if upgraded:
         terminalreporter.write_line(f"pytest-stages: {SECTION_TITLE}")
         for line in upgraded:
@@ -196,7 +209,7 @@ def markdown(report: RunReport) -> str:
     """The summary table, then each failing finding; an IR drift brings its source lines and diff."""
     rows = table_rows(report.records)
     lines = ["## pytest-stages", ""]
-    upgraded = upgrade_section([record.to_dict() for record in report.records])
+    upgraded = upgrade_section([record.to_dict() for record in report.records], report.baseline)
     if upgraded:
         lines += [f"### {SECTION_TITLE}", ""]
         lines += [f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded]
@@ -226,7 +239,7 @@ def write_report(path: Path, report: RunReport) -> None:
     if path.suffix == ".json":
         text = json.dumps(report_data(report), indent=2, sort_keys=True) + "\n"
     elif path.suffix == ".html":
-        text = html_report.page(report_data(report), table_rows(report.records))
+        text = html_report.page(report_data(report), table_rows(report.records), report.baseline)
     else:
         text = markdown(report)
     path.parent.mkdir(parents=True, exist_ok=True)

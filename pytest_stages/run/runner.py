@@ -81,6 +81,8 @@ class StagesSession:
         self.budget_patterns = budget_patterns
         self.store = SnapshotStore(rootpath / settings.snapshot_dir)
         self.records: list[CallRecord] = []
+        # The calls of a previous JSON report (``--stages-baseline``): the "before" compile times.
+        self.baseline: list[dict[str, Any]] = []
         self.caches = CacheClearing(settings.clear_caches)
         self._active: dict[str, ActiveConfig] = {}
         self._environment: dict[str, str] | None = None
@@ -154,7 +156,7 @@ def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context
         if name in snapshots:
             _add_artifact(out, name, snapshots[name], actual, result=result, context=context)
     out.status.update(dict.fromkeys(result.skipped, SKIPPED))
-    budget = budgets_.check_budget(context.budget, result.analyses) if context.budget else []
+    budget = budgets_.check_budget(context.budget, result.analyses, result.seconds) if context.budget else []
     out.status[BUDGET] = "-" if not context.budget else "over" if any(f.failing for f in budget) else "ok"
     out.findings += budget
     return out
@@ -208,7 +210,16 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
             f"`pytest --stages-update {context.nodeid}` to record it again."
         ) from None
     return compare_pair(
-        Pair(name, expected, actual, before, result.analyses[name], context.tolerance, context.diff_lines)
+        Pair(
+            name,
+            expected,
+            actual,
+            before,
+            result.analyses[name],
+            context.tolerance,
+            context.diff_lines,
+            loop_places=lambda: result.loop_places(context.rootpath),
+        )
     )
 
 
@@ -304,7 +315,12 @@ class StageSnapshot:
         """Compare, decide, and either keep the files to write or raise the failure message."""
         session, policy = self.session, self.session.policy
         record = CallRecord(
-            nodeid=self.nodeid, config=self.active.name, name=result.name, folder=str(self.folder.relative)
+            nodeid=self.nodeid,
+            config=self.active.name,
+            name=result.name,
+            folder=str(self.folder.relative),
+            compile_seconds={step: round(t, 6) for step, t in result.seconds.items()},
+            cached=result.from_cache,
         )
         self.records.append(record)
         meta = self._read_meta()

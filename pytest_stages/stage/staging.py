@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pytest_stages.analyse import analyses as analyses_
 from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.ir.sources import Located
+from pytest_stages.ir.sources import Located, describe_all, loop_locations
 from pytest_stages.stage import compile_cache, jax_options, scalars
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt
 from pytest_stages.stage.devices import ActiveConfig
@@ -62,6 +64,9 @@ class StageResult:
     texts: dict[str, str] = field(default_factory=dict)
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    # Wall seconds of each step ("trace", "lower", "compile"; a compile read from the persistent
+    # cache is the time to read it). Reported, never snapshotted: wall time must not drift a file.
+    seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def cost(self) -> dict[str, float]:
@@ -113,6 +118,16 @@ class StageResult:
             return None
         return locate(self)
 
+    def loop_places(self, root: Path | None) -> list[str | None]:
+        """Where each while loop of the compiled program was written (relative to ``root``), in ``ops.json`` order.
+
+        Empty without a compiled executable, and for one read from the persistent cache (its
+        stack frames may name old lines).
+        """
+        if self.compiled is None or self.from_cache:
+            return []
+        return list(describe_all(loop_locations(self.compiled_text), root))
+
     def serialized(self) -> dict[str, str]:
         """Every built artifact as the exact text its snapshot file holds."""
         out = dict(self.texts)
@@ -140,13 +155,18 @@ def stage(
     if active.compile_only:
         args, kwargs = place_unsharded((args, kwargs), active.mesh)
     adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
+    seconds: dict[str, float] = {}
     with _placement(active):
-        traced = _guarded(name, "tracing", adapter.trace)
+        traced = _timed(seconds, "trace", lambda: _guarded(name, "tracing", adapter.trace))
         platforms = None if active.attached else (active.platform,)
-        lowered = _guarded(name, "lowering", lambda: adapter.lower(traced, platforms))
+        lowered = _timed(seconds, "lower", lambda: _guarded(name, "lowering", lambda: adapter.lower(traced, platforms)))
         hits = compile_cache.COUNTER.total_hits
         with compile_cache.compile_only() if active.compile_only else contextlib.nullcontext():
-            compiled = _guarded(name, "compiling", lowered.compile) if active.attached else None
+            compiled = (
+                _timed(seconds, "compile", lambda: _guarded(name, "compiling", lowered.compile))
+                if active.attached
+                else None
+            )
         from_cache = compile_cache.COUNTER.total_hits > hits
         jaxpr = _guarded(name, "tracing", lambda: adapter.jaxpr(traced)) if "jaxpr" in stages else None
     result = StageResult(
@@ -159,6 +179,7 @@ def stage(
         jaxpr=jaxpr,
         notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
         from_cache=from_cache,
+        seconds=seconds,
     )
     _build(result, (*stages, *analyses))
     scalars.warn_constants(name, result.texts.get("stablehlo") or lowered.as_text(), constants_warn_bytes)
@@ -180,6 +201,14 @@ def _placement(active: ActiveConfig) -> Iterator[None]:
             use = jax.set_mesh if active.attached else jax.sharding.use_abstract_mesh
             stack.enter_context(use(active.mesh))
         yield
+
+
+def _timed(seconds: dict[str, float], step: str, run: Callable[[], Any]) -> Any:
+    """``run()``, its wall time kept as ``seconds[step]``."""
+    start = time.perf_counter()
+    out = run()
+    seconds[step] = time.perf_counter() - start
+    return out
 
 
 def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:

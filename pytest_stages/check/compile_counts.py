@@ -1,0 +1,72 @@
+"""The compile-count check: a ``.compiles.json`` snapshot and a fresh count in, findings out (pure).
+
+A rise of a function's traces, lowerings or backend compiles fails, naming the signatures that
+are new and JAX's explanation of each extra trace; a fall is an improvement. The ``compiles``
+budget caps the backend compiles (a compile the persistent cache answered still counts: it was
+a compile request) of every function, or of the functions a table names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_stages.core.records import Finding
+
+KIND = "compiles"
+STEPS = ("traces", "lowerings", "compiles")
+EXPLANATION_LINES = 8
+
+
+def compare_counts(
+    before: Mapping[str, Any], after: Mapping[str, Any], explanations: Mapping[str, Sequence[str]]
+) -> list[Finding]:
+    """One finding per function whose counts or signatures changed (``explanations``: JAX's, per function, in order)."""
+    old, new = before.get("functions", {}), after.get("functions", {})
+    findings = []
+    for name in sorted(set(old) | set(new)):
+        was, now = old.get(name, {}), new.get(name, {})
+        rises = [f"{now.get(s, 0)} {s}, was {was.get(s, 0)}" for s in STEPS if now.get(s, 0) > was.get(s, 0)]
+        falls = [f"{now.get(s, 0)} {s}, was {was.get(s, 0)}" for s in STEPS if now.get(s, 0) < was.get(s, 0)]
+        added = [sig for sig in now.get("signatures", []) if sig not in was.get("signatures", [])]
+        if rises or added:
+            extra = explanations.get(name, ())[was.get("traces", 0) :]
+            findings.append(Finding(KIND, KIND, _message(name, rises or ["new signatures"], added, extra)))
+        elif falls or was.get("signatures") != now.get("signatures"):
+            findings.append(Finding(KIND, KIND, f"{name}: {'; '.join(falls) or 'fewer signatures'}", failing=False))
+    return findings
+
+
+def check_budget(
+    ceiling: int | Mapping[str, int], data: Mapping[str, Any], explanations: Mapping[str, Sequence[str]]
+) -> list[Finding]:
+    """The ``compiles`` budget: one failing finding per function with more backend compiles than its ceiling."""
+    findings = []
+    for name, counts in data.get("functions", {}).items():
+        limit = ceiling.get(name) if isinstance(ceiling, Mapping) else ceiling
+        if limit is not None and counts["compiles"] > limit:
+            over = counts["signatures"][limit:]
+            findings.append(
+                Finding(
+                    "budget",
+                    "budget",
+                    _message(
+                        name,
+                        [f"{counts['compiles']} compiles exceed the ceiling {limit}"],
+                        over,
+                        explanations.get(name, ())[limit:],
+                    ),
+                )
+            )
+    return findings
+
+
+def _message(name: str, changes: Sequence[str], signatures: Sequence[str], explanations: Sequence[str]) -> str:
+    """``step: 4 compiles, was 3; new signature f32[4,4], f32[4,4]``, then JAX's explanations, indented."""
+    line = f"{name}: {'; '.join(changes)}"
+    line += "".join(f"; new signature ({sig})" for sig in signatures)
+    lines = [line]
+    for text in explanations:
+        body = text.splitlines()[:EXPLANATION_LINES]
+        lines += [f"    JAX: {body[0]}", *(f"    {row}" for row in body[1:])]
+    return "\n".join(lines)

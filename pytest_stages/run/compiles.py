@@ -1,0 +1,137 @@
+"""One ``stage_compiles`` block end to end: count, compare with ``<name>.compiles.json``, decide, write.
+
+The counting is :mod:`pytest_stages.stage.compiles`', the comparison
+:mod:`pytest_stages.check.compile_counts`' (pure); this keeps the snapshot to write until the
+test has passed and turns a failing verdict into the message a user reads. Its record joins the
+staged calls' in the reports (status column ``compiles``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from pytest_stages.analyse.artifacts import BUDGET
+from pytest_stages.check import compile_counts
+from pytest_stages.check.budgets import COMPILES_METRIC
+from pytest_stages.check.compare import NO_SNAPSHOT
+from pytest_stages.check.decide import decide
+from pytest_stages.check.message import Call, call_message
+from pytest_stages.config import ConfigError
+from pytest_stages.core.records import CallRecord, Finding
+from pytest_stages.ir.normalize import to_json
+from pytest_stages.run.runner import PendingWrite, StagesFailure, StagesSession
+from pytest_stages.stage.compiles import CompileLog, watch
+from pytest_stages.store.storage import SnapshotError, SnapshotFolder
+
+ARTIFACT = "compiles"
+SECONDS = {"traces": "trace", "lowerings": "lower", "compiles": "compile"}
+
+
+class StageCompiles:
+    """The ``stage_compiles`` fixture's value for one test: ``with stage_compiles(): ...`` blocks."""
+
+    def __init__(
+        self, session: StagesSession, *, nodeid: str, folder: SnapshotFolder, budget: Mapping[str, Any]
+    ) -> None:
+        self.session = session
+        self.nodeid = nodeid
+        self.folder = folder
+        self.budget = budget
+        self.pending: list[PendingWrite] = []
+        self.records: list[CallRecord] = []
+        self._names: list[str] = []
+
+    @contextmanager
+    def __call__(self, *functions: Any, name: str = "compiles") -> Iterator[CompileLog]:
+        """Count what the block makes JAX trace, lower and compile; compare with ``<name>.compiles.json`` after it.
+
+        ``functions`` (jitted functions or their names) narrows the count to them; without, every
+        function of user code JAX traced is counted (JAX's own eager operations are not).
+        """
+        if not isinstance(name, str) or not name or name in self._names:
+            raise ConfigError(
+                f"stage_compiles(name={name!r}) in {self.nodeid}: give each block its own non-empty name=."
+            )
+        self._names.append(name)
+        only = tuple(f if isinstance(f, str) else getattr(f, "__name__", repr(f)) for f in functions)
+        with watch(only) as log:
+            yield log
+        self._judge(name, log)
+
+    def _judge(self, name: str, log: CompileLog) -> None:
+        session, policy = self.session, self.session.policy
+        path = self.folder.path / f"{name}.compiles.json"
+        data = log.data()
+        watched = log.watched()
+        explanations = {fn: counts.explanations for fn, counts in watched.items()}
+        record = CallRecord(
+            nodeid=self.nodeid,
+            config=self.folder.config,
+            name=name,
+            folder=str(self.folder.relative),
+            compile_seconds=_seconds(log),
+            cached=any(counts.cache_hits for counts in watched.values()),
+        )
+        self.records.append(record)
+        expected = session.store.read(path)
+        if expected is None:
+            findings = [Finding(ARTIFACT, ARTIFACT, NO_SNAPSHOT)]
+        else:
+            findings = compile_counts.compare_counts(_parsed(expected, path, self.nodeid), data, explanations)
+        ceiling = self.budget.get(COMPILES_METRIC)
+        budget = compile_counts.check_budget(ceiling, data, explanations) if ceiling is not None else []
+        record.findings = [*findings, *budget]
+        failing = any(f.failing for f in findings)
+        record.status = {
+            ARTIFACT: "new" if expected is None else "changed" if failing else "improved" if findings else "ok"
+        }
+        record.status[BUDGET] = "-" if ceiling is None else "over" if budget else "ok"
+        text = to_json(data)
+        if text != expected:
+            self.pending.append(PendingWrite(path, text, record))
+        verdict = decide(record.findings, policy, "")
+        if not verdict.passed:
+            self.pending.clear()
+            call = Call(
+                name,
+                self.folder.config,
+                f"{session.settings.snapshot_dir}/{self.folder.relative}/",
+                {ARTIFACT: path.name},
+            )
+            raise StagesFailure(
+                call_message(
+                    call, verdict, notes=[], diff_lines=session.settings.diff_lines, full=session.options.verbosity >= 2
+                )
+            )
+
+    def flush(self) -> None:
+        """Write pending snapshots (update mode, after the test passed), noting each in its record."""
+        for pending in self.pending:
+            self.session.store.write(pending.path, pending.text)
+            pending.record.written.append(pending.path.relative_to(self.session.rootpath).as_posix())
+        self.pending.clear()
+
+
+def _seconds(log: CompileLog) -> dict[str, float]:
+    """The block's trace, lower and compile seconds, summed over its watched functions."""
+    total: dict[str, float] = {}
+    for counts in log.watched().values():
+        for step, seconds in counts.seconds.items():
+            total[SECONDS[step]] = round(total.get(SECONDS[step], 0.0) + seconds, 6)
+    return total
+
+
+def _parsed(text: str, path: Any, nodeid: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(
+            f"snapshot {path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted or edited by hand. "
+            f"Restore it from version control, or run `pytest --stages-update {nodeid}` to record it again."
+        ) from None
+    if not isinstance(data, dict):
+        raise SnapshotError(f"snapshot {path} is not a compiles snapshot (a JSON object); restore it or re-record it.")
+    return data

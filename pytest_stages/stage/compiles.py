@@ -1,0 +1,223 @@
+"""Counting what user code makes JAX trace, lower and compile, per function, from JAX's own reports.
+
+Nothing of JAX is patched: the counts come from ``jax.monitoring``'s duration events
+(``/jax/core/compile/jaxpr_trace_duration``, ``jaxpr_to_mlir_module_duration``,
+``backend_compile_duration``, each naming its function), the persistent cache's hit event,
+and JAX's loggers: the argument types of each lowering (the ``Compiling f with global shapes and
+types ...`` debug record) and, with ``jax_explain_cache_misses`` on while watching, JAX's
+explanation of each tracing cache miss. Those records are taken by a filter on JAX's loggers and
+kept from the user's log output. JAX's listeners are process-wide and cannot be removed: one
+listener is registered per process and feeds the :func:`watch` blocks open at the time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+HIT_EVENT = "/jax/compilation_cache/cache_hits"
+STEPS = {TRACE_EVENT: "traces", LOWER_EVENT: "lowerings", COMPILE_EVENT: "compiles"}
+# The loggers whose records are read: explanations, lowering signatures, persistent-cache notes.
+EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
+LOWER_LOGGER = "jax._src.interpreters.pxla"
+CACHE_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
+EXPLAIN_PREFIX = "TRACING CACHE MISS"
+LOWER_PREFIX = "Compiling "
+# Records JAX logs only because explanations are on (at WARNING): dropped while watching.
+_EXPLAIN_ONLY = ("PERSISTENT COMPILATION CACHE MISS", "Not writing persistent cache entry", EXPLAIN_PREFIX)
+# "jit(step)" -> step; "pjit(step)" -> step; "step" stays
+_WRAPPED = re.compile(r"^\w+\((?P<name>.*)\)$")
+# "  for step defined at /x/test_a.py:11" or "    step id=1403 defined at /x/test_a.py:11" -> step
+_EXPLAINED = re.compile(r"^\s+(?:for )?(?P<name>\S+)(?: id=\d+)? defined at ")
+
+
+def function_name(fun_name: str) -> str:
+    """The function a JAX event names: ``jit(step)`` -> ``step``."""
+    match = _WRAPPED.match(fun_name)
+    return match["name"] if match else fun_name
+
+
+@dataclass
+class FunctionCompiles:
+    """What one function cost while watched: counts, the signature of each lowering, JAX's explanations, seconds."""
+
+    traces: int = 0
+    lowerings: int = 0
+    compiles: int = 0
+    cache_hits: int = 0
+    signatures: list[str] = field(default_factory=list)
+    explanations: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    user_code: bool = False
+
+
+class CompileLog:
+    """The compiles seen inside one :func:`watch` block, per function (by the name JAX reports)."""
+
+    def __init__(self, only: tuple[str, ...] = ()) -> None:
+        self.only = only
+        self.functions: dict[str, FunctionCompiles] = {}
+        self._hits = 0
+
+    def _of(self, name: str) -> FunctionCompiles:
+        return self.functions.setdefault(name, FunctionCompiles())
+
+    def event(self, event: str, seconds: float, fun_name: str) -> None:
+        step = STEPS.get(event)
+        if step is None:
+            return
+        counts = self._of(function_name(fun_name))
+        setattr(counts, step, getattr(counts, step) + 1)
+        counts.seconds[step] = counts.seconds.get(step, 0.0) + seconds
+        if step == "compiles":
+            counts.cache_hits += self._hits
+            self._hits = 0
+
+    def hit(self) -> None:
+        """A persistent-cache hit: JAX reports it before the compile event it belongs to."""
+        self._hits += 1
+
+    def lowering(self, module: str, avals: Any) -> None:
+        """A lowering's argument types (``module`` is ``jit(step)``; the duration event follows)."""
+        self._of(function_name(module)).signatures.append(signature(avals))
+
+    def explanation(self, text: str) -> None:
+        """JAX's explanation of a tracing cache miss; JAX gives one for functions of user code only."""
+        for line in text.splitlines()[1:3]:
+            match = _EXPLAINED.match(line)
+            if match:
+                counts = self._of(match["name"])
+                counts.user_code = True
+                counts.explanations.append(text)
+                return
+
+    def watched(self) -> dict[str, FunctionCompiles]:
+        """The functions the block watched: those named in ``only``, else every function of user code.
+
+        JAX's own eager operations (``jnp.ones`` runs a jitted ``broadcast_in_dim``) are left out:
+        JAX explains tracing cache misses of user code only.
+        """
+        if self.only:
+            return {name: self.functions[name] for name in self.only if name in self.functions}
+        return {name: counts for name, counts in sorted(self.functions.items()) if counts.user_code}
+
+    def data(self) -> dict[str, Any]:
+        """The block's snapshot (``<name>.compiles.json``): per watched function, counts and distinct signatures.
+
+        No cache hits and no seconds: those depend on the cache and the machine, not on the code.
+        """
+        return {
+            "functions": {
+                name: {
+                    "traces": counts.traces,
+                    "lowerings": counts.lowerings,
+                    "compiles": counts.compiles,
+                    "signatures": list(dict.fromkeys(counts.signatures)),
+                }
+                for name, counts in self.watched().items()
+            }
+        }
+
+
+def signature(avals: Any) -> str:
+    """Argument types as JAX prints them short: ``f32[3,4], f32[4,4]``."""
+    try:
+        return ", ".join(aval.str_short(short_dtypes=True) for aval in avals)
+    except (AttributeError, TypeError):
+        return str(avals)
+
+
+class _Watching:
+    """The open :func:`watch` blocks, fed by the one process-wide listener."""
+
+    def __init__(self) -> None:
+        self.logs: list[CompileLog] = []
+        self.listening = False
+
+    def listen(self) -> None:
+        if self.listening:
+            return
+        import jax
+
+        jax.monitoring.register_event_duration_secs_listener(self._duration)
+        jax.monitoring.register_event_listener(self._event)
+        self.listening = True
+
+    def _duration(self, event: str, duration_secs: float, **kwargs: str | int) -> None:
+        for log in self.logs:
+            log.event(event, duration_secs, str(kwargs.get("fun_name", "")))
+
+    def _event(self, event: str, **_: Any) -> None:
+        if event == HIT_EVENT:
+            for log in self.logs:
+                log.hit()
+
+
+WATCHING = _Watching()
+
+
+class _Records(logging.Filter):
+    """On JAX's loggers while watching: hand the records that count to the open logs, drop what watching added.
+
+    A record below the level the logger had before (the lowering debug records) or logged only
+    because explanations are on is kept from the user's handlers.
+    """
+
+    def __init__(self, levels: dict[str, int], explained_before: bool) -> None:
+        super().__init__()
+        self.levels = levels
+        self.explained_before = explained_before
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = str(record.msg)
+        if record.name == LOWER_LOGGER and message.startswith(LOWER_PREFIX) and len(record.args or ()) >= 2:
+            module, avals = record.args[0], record.args[1]  # type: ignore[index]
+            for log in WATCHING.logs:
+                log.lowering(str(module), avals)
+        elif record.name == EXPLAIN_LOGGER and message.startswith(EXPLAIN_PREFIX):
+            for log in WATCHING.logs:
+                log.explanation(record.getMessage())
+        if record.levelno < self.levels.get(record.name, logging.WARNING):
+            return False
+        return self.explained_before or not message.startswith(_EXPLAIN_ONLY)
+
+
+@contextlib.contextmanager
+def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
+    """Count traces, lowerings and compiles per function inside the block (``only``: just these names).
+
+    Turns ``jax_explain_cache_misses`` on for the block (restored after it) and lowers the level of
+    JAX's lowering logger so that each lowering's argument types are seen; what that adds to JAX's
+    logs is filtered out again.
+    """
+    import jax
+
+    WATCHING.listen()
+    log = CompileLog(only)
+    names = (EXPLAIN_LOGGER, LOWER_LOGGER, *CACHE_LOGGERS)
+    loggers = [logging.getLogger(name) for name in names]
+    levels = {logger.name: logger.getEffectiveLevel() for logger in loggers}
+    before = {logger.name: logger.level for logger in loggers}
+    config: Any = jax.config  # JAX's config object is untyped
+    explained = bool(config.jax_explain_cache_misses)
+    records = _Records(levels, explained)
+    for logger in loggers:
+        logger.addFilter(records)
+    logging.getLogger(LOWER_LOGGER).setLevel(logging.DEBUG)
+    config.update("jax_explain_cache_misses", True)
+    WATCHING.logs.append(log)
+    try:
+        yield log
+    finally:
+        WATCHING.logs.remove(log)
+        config.update("jax_explain_cache_misses", explained)
+        for logger in loggers:
+            logger.removeFilter(records)
+            logger.setLevel(before[logger.name])

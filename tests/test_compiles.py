@@ -1,0 +1,216 @@
+"""Compile behaviour as checked figures: compile counts (stage_compiles), compile time, collectives per loop body."""
+
+from __future__ import annotations
+
+import json
+
+DECODE = """
+import jax, jax.numpy as jnp
+
+@jax.jit
+def step(x, w):
+    return jnp.tanh(x @ w).sum()
+
+BATCHES = {batches}
+
+def test_decode(stage_compiles):
+    w = jnp.ones((4, 4))
+    with stage_compiles():
+        for batch in BATCHES:
+            step(jnp.ones((batch, 4)), w)
+"""
+COMPILES = "test_loop/test_decode/_compiles/compiles.compiles.json"
+
+
+def decode(batches):
+    return DECODE.format(batches=batches)
+
+
+def test_three_batch_sizes_record_three_compiles_with_their_signatures(project):
+    project.write("test_loop.py", decode("(1, 2, 3, 2, 1)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    data = json.loads(project.snapshots()[COMPILES])
+    assert data == {
+        "functions": {
+            "step": {
+                "traces": 3,
+                "lowerings": 3,
+                "compiles": 3,
+                "signatures": ["f32[1,4], f32[4,4]", "f32[2,4], f32[4,4]", "f32[3,4], f32[4,4]"],
+            }
+        }
+    }
+    project.run().assert_outcomes(passed=1)
+
+
+def test_a_fourth_compile_fails_naming_the_new_signature_and_jaxs_explanation(project):
+    project.write("test_loop.py", decode("(1, 2, 3)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    before = project.snapshots()
+    project.write("test_loop.py", decode("(1, 2, 3, 4)"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert "pytest-stages: 'compiles' on config _compiles differs from its snapshots" in out
+    assert (
+        "compiles: step: 4 traces, was 3; 4 lowerings, was 3; 4 compiles, was 3; new signature (f32[4,4], f32[4,4])"
+        in out
+    )
+    assert "JAX: TRACING CACHE MISS at" in out
+    assert "* at x, now f32[4,4] and before f32[" in out
+    assert project.snapshots() == before
+    # xdist: the same verdict from a worker, and the record reaches the controller's report.
+    report = project.path / "report.json"
+    result = project.run("-p", "xdist", "-n", "2", f"--stages-report={report}")
+    result.assert_outcomes(failed=1)
+    assert "new signature (f32[4,4], f32[4,4])" in project.output(result)
+    (call,) = json.loads(report.read_text())["calls"]
+    assert call["status"]["compiles"] == "changed" and call["compile_seconds"]["compile"] > 0
+
+
+def test_the_compiles_budget_caps_compiles_per_function_even_in_update_mode(project):
+    project.write(
+        "test_loop.py",
+        "import pytest\n"
+        + decode("(1, 2, 3)").replace("def test_decode", "@pytest.mark.stages_budget(compiles=2)\ndef test_decode"),
+    )
+    result = project.run("--stages-update")
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert "budget: step: 3 compiles exceed the ceiling 2; new signature (f32[3,4], f32[4,4])" in out
+    assert project.snapshots() == {}
+
+
+def test_fewer_compiles_pass_as_an_improvement(project):
+    project.write("test_loop.py", decode("(1, 2, 3)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_loop.py", decode("(1, 2)"))
+    result = project.run()
+    result.assert_outcomes(passed=1)
+
+
+def test_a_compiles_snapshot_of_a_failing_test_is_never_pruned(project):
+    project.write("test_loop.py", decode("(1, 2)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    before = project.snapshots()
+    project.write("test_loop.py", decode("(1, 2)") + "\n    raise RuntimeError('user code failed')\n")
+    project.run("--stages-prune").assert_outcomes(failed=1)
+    assert project.snapshots() == before
+
+
+GATHER = """
+import jax, jax.numpy as jnp
+import pytest
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+
+def layers(ws, x):
+    {outside}
+    def layer(h, w):
+        {inside}
+        return jnp.tanh(h @ w), None
+
+    return jax.lax.scan(layer, x, ws)[0]
+
+
+@pytest.mark.stages(configs=["cpu8"])
+def test_layers(stage_snapshot, stage_config):
+    mesh = stage_config.mesh
+    ws = jax.ShapeDtypeStruct((12, 64, 64), jnp.float32, sharding=NamedSharding(mesh, P(None, None, "model")))
+    x = jax.ShapeDtypeStruct((32, 64), jnp.float32, sharding=NamedSharding(mesh, P("data")))
+    stage_snapshot(layers, ws, x)
+"""
+RESHARD = "w = jax.sharding.reshard(w, P())"
+RESHARD_ALL = "ws = jax.sharding.reshard(ws, P())"
+
+
+def test_an_all_gather_moved_into_a_scan_body_is_the_headline(project):
+    from conftest import TWO_CONFIGS
+
+    project.configure(configs=TWO_CONFIGS)
+    project.write("test_scan.py", GATHER.format(outside=RESHARD_ALL, inside="pass"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    ops = json.loads(project.snapshots()["test_scan/test_layers/cpu8/layers.ops.json"])
+    assert ops["loops"] == [{"collectives": [], "trip_count": 12}]
+    project.write("test_scan.py", GATHER.format(outside="pass", inside=RESHARD))
+    result = project.run("-p", "xdist", "-n", "2", "--stages-check=text")
+    result.assert_outcomes(failed=1)
+    headline = next(line for line in result.outlines if line.startswith("  op structure: "))
+    assert headline.startswith(
+        "  op structure: all-gather moved into the while body of test_scan.py:13 in layers (x 12 iterations): "
+        "f32[64,64] (16.0 KiB)"
+    ), headline
+    # The compiled HLO drift summary says it too (without the source line, which ops.json has).
+    assert "    loops: all-gather moved into the while body of loop 1 (x 12 iterations): f32[64,64] (16.0 KiB)" in (
+        result.outlines
+    )
+
+
+def test_with_the_persistent_cache_on_a_hit_is_still_a_compile(project):
+    """Fresh processes, the cache warm on the second run: the snapshot counts compile requests, so
+    it does not change; the report says which compiles the cache answered."""
+    project.configure('compilation_cache = "jaxcache"')
+    project.write("test_loop.py", decode("(1, 2, 3)"))
+    report = project.path / "report.json"
+    cold = project.pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--stages-update", f"--stages-report={report}"
+    )
+    cold.assert_outcomes(passed=1)
+    recorded = project.snapshots()
+    assert json.loads(report.read_text())["calls"][0]["cached"] is False
+    warm = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--stages-report={report}")
+    warm.assert_outcomes(passed=1)
+    assert project.snapshots() == recorded
+    assert json.loads(recorded[COMPILES])["functions"]["step"]["compiles"] == 3
+    assert json.loads(report.read_text())["calls"][0]["cached"] is True
+
+
+def test_compile_time_is_in_every_report_and_fails_only_where_a_budget_asks(project):
+    from conftest import SIMPLE_TEST
+
+    project.write("test_model.py", SIMPLE_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    files = project.snapshots()
+    for suffix in ("json", "md", "html"):
+        project.run(f"--stages-report={project.path / ('report.' + suffix)}").assert_outcomes(passed=1)
+    (call,) = json.loads((project.path / "report.json").read_text())["calls"]
+    assert set(call["compile_seconds"]) == {"trace", "lower", "compile"}
+    assert all(seconds > 0 for seconds in call["compile_seconds"].values())
+    assert "seconds (trace/lower/compile)" in (project.path / "report.md").read_text()
+    assert "seconds (trace/lower/compile)" in (project.path / "report.html").read_text()
+    assert project.snapshots() == files  # wall time never reaches a snapshot
+    project.write(
+        "test_model.py",
+        "import pytest\n"
+        + SIMPLE_TEST.replace("def test_f", "@pytest.mark.stages_budget(compile_seconds=1e-6)\ndef test_f"),
+    )
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    assert "exceeds the ceiling 1e-06 s (+50% noise margin: 1.5e-06 s)" in project.output(result)
+
+
+def test_the_upgrade_section_lists_the_calls_whose_compile_time_moved_most():
+    from pytest_stages.check.upgrade import upgrade_section
+
+    def call(name, seconds, cached=False):
+        return {
+            "nodeid": "t.py::test",
+            "config": "cpu1",
+            "name": name,
+            "versions": "snapshots were taken with jax 1; this run uses jax 2",
+            "drift_cause": "none",
+            "deltas": {},
+            "findings": [],
+            "compile_seconds": {"trace": 0.1, "compile": seconds},
+            "cached": cached,
+        }
+
+    now = [call("a", 0.9), call("b", 2.9), call("c", 5.0, cached=True)]
+    before = [call("a", 0.9), call("b", 0.9), call("c", 0.1)]
+    lines = upgrade_section(now, before)
+    assert lines[-3:] == [
+        "compile time moved most (2 call(s) timed on both sides; wall time, noisy):",
+        "  t.py::test b: 1 s -> 3 s (+200%)",
+        "  t.py::test a: 1 s -> 1 s (+0%)",
+    ]
+    assert not any("compile time" in line for line in upgrade_section(now))
