@@ -304,6 +304,20 @@ def loops(text: str) -> tuple[Loop, ...]:
     """
     if " while(" not in text:
         return ()
+    calls, whiles, placed = _call_graph(text)
+    reach = [_reached(_CALLED.findall(w.rest), calls) for w in whiles]
+    owner = {computation: _innermost(computation, reach) for computation in placed}
+    found = []
+    for k, loop in enumerate(whiles):
+        body = next((name for key, name in _LOOP_PARTS.findall(loop.rest) if key == "body"), "")
+        trip = _TRIP_COUNT.search(loop.rest)
+        members = [i for computation, kept in placed.items() if owner[computation] == k for i in kept]
+        found.append(Loop(loop.name, body, int(trip[1]) if trip else None, tuple(map(_loop_collective, members))))
+    return tuple(found)
+
+
+def _call_graph(text: str) -> tuple[dict[str, set[str]], list[Instruction], dict[str, list[Instruction]]]:
+    """One parse of ``text``: the computations each computation calls, the whiles, the collectives by computation."""
     calls: dict[str, set[str]] = {}
     whiles: list[Instruction] = []
     placed: dict[str, list[Instruction]] = {}
@@ -316,19 +330,13 @@ def loops(text: str) -> tuple[Loop, ...]:
             whiles.append(instruction)
         if instruction.collective is not None:
             placed.setdefault(instruction.computation, []).append(instruction)
-    reach = [_reached(_CALLED.findall(w.rest), calls) for w in whiles]
-    owner = {
-        computation: min((k for k, reached in enumerate(reach) if computation in reached), key=lambda k: len(reach[k]))
-        for computation in placed
-        if any(computation in reached for reached in reach)
-    }
-    found = []
-    for k, loop in enumerate(whiles):
-        body = next((name for key, name in _LOOP_PARTS.findall(loop.rest) if key == "body"), "")
-        trip = _TRIP_COUNT.search(loop.rest)
-        members = [i for computation, kept in placed.items() if owner.get(computation) == k for i in kept]
-        found.append(Loop(loop.name, body, int(trip[1]) if trip else None, tuple(map(_loop_collective, members))))
-    return tuple(found)
+    return calls, whiles, placed
+
+
+def _innermost(computation: str, reach: list[set[str]]) -> int | None:
+    """The loop (index into ``reach``) that reaches ``computation`` through the fewest computations, or None."""
+    holding = [k for k, reached in enumerate(reach) if computation in reached]
+    return min(holding, key=lambda k: len(reach[k])) if holding else None
 
 
 def _reached(start: Iterable[str], calls: Mapping[str, set[str]]) -> set[str]:
