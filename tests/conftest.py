@@ -33,6 +33,17 @@ mesh = { data = 4, model = 2 }
 """
 )
 
+# Two one-device configs: every test runs twice, cheaply (partial-run and shard tests).
+TWO_CPU1_CONFIGS = """
+[[tool.pytest_stages.configs]]
+name = "cpu1"
+devices = 1
+
+[[tool.pytest_stages.configs]]
+name = "alt"
+devices = 1
+"""
+
 SIMPLE_TEST = """
 import jax, jax.numpy as jnp
 

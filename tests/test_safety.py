@@ -11,16 +11,9 @@ from __future__ import annotations
 import os
 
 import pytest
+from conftest import TWO_CPU1_CONFIGS
 
-CONFIGS = """
-[[tool.pytest_stages.configs]]
-name = "cpu1"
-devices = 1
-
-[[tool.pytest_stages.configs]]
-name = "alt"
-devices = 1
-"""
+CONFIGS = TWO_CPU1_CONFIGS
 
 TEST_A = """
 import os, jax, jax.numpy as jnp, pytest

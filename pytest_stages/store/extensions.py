@@ -123,6 +123,7 @@ MemoryExtension = EXTENSIONS["memory"]
 OpsExtension = EXTENSIONS["ops"]
 ShardingExtension = EXTENSIONS["sharding"]
 LayoutExtension = EXTENSIONS["layout"]
+CompilesExtension = EXTENSIONS["compiles"]
 
 
 def extension_for(artifact: str) -> type[ArtifactExtension]:
@@ -137,6 +138,7 @@ __all__ = [
     "EXTENSIONS",
     "ArtifactExtension",
     "CompiledHLOExtension",
+    "CompilesExtension",
     "CostExtension",
     "HLOExtension",
     "JaxprExtension",
