@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -268,3 +269,22 @@ def describe(label: str, samples: list[float]) -> str:
         f"{label:<28} median {statistics.median(samples):7.3f} s   "
         f"min {min(samples):7.3f}   max {max(samples):7.3f}   (n={len(samples)})"
     )
+
+
+def instructions(commands: dict[str, tuple[list[str], Path]]) -> dict[str, int]:
+    """Instructions each ``(command, folder)`` executes, counted by cachegrind, all run at once."""
+    counting = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    running = {
+        name: subprocess.Popen(
+            [*counting, *command], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        for name, (command, root) in commands.items()
+    }
+    counts = {}
+    for name, process in running.items():
+        errors = process.communicate()[1]
+        total = re.search(r"I\s+refs:\s+([\d,]+)", errors)  # "==123== I   refs:      30,796,201,255"
+        if process.returncode or total is None:
+            sys.exit(f"{name} failed under valgrind:\n{errors[-2000:]}")
+        counts[name] = int(total.group(1).replace(",", ""))
+    return counts

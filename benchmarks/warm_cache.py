@@ -18,10 +18,7 @@ load, so a difference of a per cent shows; it leaves out time spent waiting (on 
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -29,6 +26,7 @@ from suite import (
     add_setting,
     benchmark_environment,
     describe,
+    instructions,
     make_project,
     median_interval,
     pytest_command,
@@ -56,25 +54,6 @@ def test_plain(index):
         assert compiled.memory_analysis() is not None
         compiled.cost_analysis(), lowered.cost_analysis(), compiled.input_shardings, compiled.input_formats
 """
-
-
-def instructions(commands: dict[str, tuple[list[str], Path]]) -> dict[str, int]:
-    """Instructions each ``(command, folder)`` executes, counted by cachegrind, all run at once."""
-    counting = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    running = {
-        name: subprocess.Popen(
-            [*counting, *command], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-        )
-        for name, (command, root) in commands.items()
-    }
-    counts = {}
-    for name, process in running.items():
-        errors = process.communicate()[1]
-        total = re.search(r"I\s+refs:\s+([\d,]+)", errors)  # "==123== I   refs:      30,796,201,255"
-        if process.returncode or total is None:
-            sys.exit(f"{name} failed under valgrind:\n{errors[-2000:]}")
-        counts[name] = int(total.group(1).replace(",", ""))
-    return counts
 
 
 def count_work(root: Path, plain: list[str], repeat: int) -> None:
