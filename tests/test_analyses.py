@@ -54,6 +54,21 @@ def test_a_cost_regression_fails_with_the_figures(project):
     )
 
 
+def test_a_compiled_cost_file_holds_no_lowered_cost_and_an_older_one_with_it_passes(project):
+    project.write("test_cost.py", loop())
+    project.run("--stages-update").assert_outcomes(passed=1)
+    path = project.path / "snapshots/test_cost/test_loop/cpu1/looped.cost.json"
+    written = json.loads(path.read_text())
+    assert list(written) == ["compiled"] and written["compiled"]["flops"] > 0
+    # As an earlier version wrote it: the lowered cost beside the compiled one, never judged there.
+    path.write_text(json.dumps({**written, "lowered": {"flops": 1.0}}, indent=2, sort_keys=True) + "\n")
+    result = project.run()
+    result.assert_outcomes(passed=1)
+    assert "improved" not in project.output(result) and "lowered" in path.read_text()
+    project.run("--stages-update").assert_outcomes(passed=1)
+    assert json.loads(path.read_text()) == written
+
+
 def test_more_loop_trips_show_in_the_compiled_text_not_the_per_iteration_cost(project):
     project.write("test_cost.py", loop(trips=4))
     project.run("--stages-update").assert_outcomes(passed=1)

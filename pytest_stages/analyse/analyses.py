@@ -33,18 +33,22 @@ UNAVAILABLE = {"unavailable": True}
 
 
 def cost(compiled: Any | None, lowered: Any, *, via_cpu: bool = False) -> dict[str, Any]:
-    """``cost_analysis()`` of the compiled and lowered stages (per shard for sharded programs).
+    """``cost_analysis()`` of the compiled stage (per shard for sharded programs), else of the lowered one.
 
-    ``compiled`` is None for a platform lowered but never compiled; ``via_cpu``
-    counts the lowered cost of a compile-only topology with the CPU client.
+    ``{"compiled": {...}}`` where XLA gives a compiled cost; else ``{"compiled": {"unavailable":
+    true}, "lowered": {...}}``, the pre-optimization cost standing in for it. ``compiled`` is None
+    for a platform lowered but never compiled; ``via_cpu`` counts the lowered cost of a
+    compile-only topology with the CPU client. The lowered cost is not fetched beside a compiled
+    one: it is never judged there, and converting the module to HLO for it costs about as much
+    as lowering it.
     """
+    compiled_cost = _plain_cost(None if compiled is None else compiled.cost_analysis())
+    if compiled_cost != UNAVAILABLE:
+        return {"compiled": compiled_cost}
     lowered_cost = lowered.cost_analysis()
     if lowered_cost is None and via_cpu:
         lowered_cost = cost_via_cpu(lowered)
-    return {
-        "compiled": _plain_cost(None if compiled is None else compiled.cost_analysis()),
-        "lowered": _plain_cost(lowered_cost),
-    }
+    return {"compiled": compiled_cost, "lowered": _plain_cost(lowered_cost)}
 
 
 def cost_via_cpu(lowered: Any) -> Any:
