@@ -30,7 +30,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from suite import benchmark_environment, describe, instructions, median_interval, pytest_command, run_measured
+from suite import benchmark_environment, describe, instructions, paired_interval, pytest_command, run_measured
 
 # The plain tests' devices and platform, as the plugin arranges them for its config (which it
 # does before conftest.py is imported, so that these lines change nothing in its runs).
@@ -190,7 +190,7 @@ def main() -> None:
         print("  " + describe(name, samples))
     for name, base, goal in RATIOS:
         if name in runs and base in runs:
-            low, middle, high = median_interval([a / b for a, b in zip(runs[name], runs[base], strict=True)])
+            low, middle, high = paired_interval(runs[name], runs[base])
             print(
                 f"  {name} / {base}, paired by round: median {middle:.3f}x, "
                 f"95% interval {low:.3f}-{high:.3f}x (goal <= {goal}x)"

@@ -264,6 +264,11 @@ def median_interval(samples: list[float], coverage: float = 0.95) -> tuple[float
     return ordered[k - 1], statistics.median(ordered), ordered[n - k]
 
 
+def paired_interval(samples: list[float], bases: list[float]) -> tuple[float, float, float]:
+    """:func:`median_interval` of the per-round ratios ``samples[i] / bases[i]``."""
+    return median_interval([sample / base for sample, base in zip(samples, bases, strict=True)])
+
+
 def describe(label: str, samples: list[float]) -> str:
     return (
         f"{label:<28} median {statistics.median(samples):7.3f} s   "

@@ -28,7 +28,7 @@ from suite import (
     describe,
     instructions,
     make_project,
-    median_interval,
+    paired_interval,
     pytest_command,
     timed,
 )
@@ -108,7 +108,7 @@ def main() -> None:
     for name, samples in runs.items():
         print("  " + describe(name, samples))
     for name in (WARM, COLD):
-        low, middle, high = median_interval([run / base for run, base in zip(runs[name], runs[PLAIN], strict=True)])
+        low, middle, high = paired_interval(runs[name], runs[PLAIN])
         print(
             f"  ratio {name.split(', ')[1]}/plain, paired by round: median {middle:.3f}x, "
             f"95% interval {low:.3f}-{high:.3f}x"
