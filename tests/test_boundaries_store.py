@@ -97,7 +97,7 @@ def test_paths_outside_the_root_and_symlinks_inside_it_are_refused(tmp_path):
     with pytest.raises(SnapshotError, match="outside the snapshot folder"):
         store.write(root / "../outside.txt", "overwritten")
     (root / "link.txt").symlink_to(tmp_path / "outside.txt")
-    with pytest.raises(SnapshotError, match="or is a symlink"):
+    with pytest.raises(SnapshotError, match="it is a symlink, and snapshots are plain files"):
         store.read(root / "link.txt")
     inner = root / "inner.txt"
     inner.write_text("x")
@@ -106,6 +106,23 @@ def test_paths_outside_the_root_and_symlinks_inside_it_are_refused(tmp_path):
         store.write(root / "inner_link.txt", "y")
     assert (tmp_path / "outside.txt").read_text() == "mine"
     assert inner.read_text() == "x"
+
+
+def test_reading_a_folders_files_at_once_refuses_what_reading_each_refuses(tmp_path):
+    root = tmp_path / "snapshots"
+    (root / "t").mkdir(parents=True)
+    (root / "t/f.jaxpr.txt").write_text("{ lambda ; }")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside/f.cost.json").write_text("{}")
+    store = SnapshotStore(root)
+    texts = store.read_all({"jaxpr": root / "t/f.jaxpr.txt", "cost": root / "t/f.cost.json"})
+    assert texts == {"jaxpr": "{ lambda ; }", "cost": None}
+    (root / "t/f.cost.json").symlink_to(tmp_path / "outside/f.cost.json")
+    with pytest.raises(SnapshotError, match=r"f\.cost\.json: it is a symlink"):
+        store.read_all({"jaxpr": root / "t/f.jaxpr.txt", "cost": root / "t/f.cost.json"})
+    (root / "u").symlink_to(tmp_path / "outside", target_is_directory=True)
+    with pytest.raises(SnapshotError, match="outside the snapshot folder"):
+        store.read_all({"cost": root / "u/f.cost.json"})
 
 
 def test_unreadable_snapshots_name_the_file_and_the_fix(tmp_path):
@@ -211,7 +228,8 @@ def test_snapshot_files_lists_files_and_symlinks_relative_to_the_root_sorted(tmp
     (tmp_path / "b/c/z.txt").write_text("")
     (tmp_path / "a.txt").write_text("")
     (tmp_path / "b/dangling").symlink_to(tmp_path / "nowhere")
-    assert snapshot_files(tmp_path) == [P("a.txt"), P("b/c/z.txt"), P("b/dangling")]
+    (tmp_path / "b/linked").symlink_to(tmp_path / "b/c")  # listed as a file, never entered
+    assert snapshot_files(tmp_path) == [P("a.txt"), P("b/c/z.txt"), P("b/dangling"), P("b/linked")]
 
 
 def test_used_files_are_each_calls_artifacts_and_its_folders_metadata():

@@ -13,8 +13,8 @@ its snapshot line, only when it is read.
 
 from __future__ import annotations
 
+import os
 import re
-import sysconfig
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,7 +117,7 @@ class Lazy(Sequence[T]):
 
 
 Located = Sequence[Location | None]
-_STDLIB = Path(sysconfig.get_paths()["stdlib"])
+_STDLIB = Path(os.__file__).parent  # the standard library's folder, as sysconfig says, without importing it
 
 _JAXPR_SOURCE = re.compile(r"\s+# ?(?:(.+):(\d+):\d+ \((.*)\))?\s*$")
 _MLIR_LOC_USE = re.compile(r" loc\((.*)\)\s*$")

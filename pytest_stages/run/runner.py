@@ -386,7 +386,8 @@ class StageSnapshot:
 
     def _snapshots(self, name: str) -> dict[str, Snapshot]:
         paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
-        return {artifact: Snapshot(path, self.session.store.read(path)) for artifact, path in paths.items()}
+        texts = self.session.store.read_all(paths)
+        return {artifact: Snapshot(path, texts[artifact]) for artifact, path in paths.items()}
 
     def _read_meta(self) -> dict[str, Any] | None:
         """The folder's metadata; a folder with snapshots but none is an error outside update mode."""

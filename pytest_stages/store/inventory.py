@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -14,12 +15,22 @@ TEMPORARY_SUFFIX = ".tmp"
 
 
 def snapshot_files(root: Path) -> list[PurePosixPath]:
-    """Every file under ``root``, relative to it (symlinks are listed, never followed)."""
-    if not root.is_dir():
-        return []
-    return sorted(
-        PurePosixPath(p.relative_to(root).as_posix()) for p in root.rglob("*") if p.is_file() or p.is_symlink()
-    )
+    """Every file under ``root``, relative to it (symlinks are listed, never followed).
+
+    One ``scandir`` per folder: the entries' types come with the listing, so a tree of nine
+    files per test costs no ``stat`` per file (``Path.rglob`` plus ``is_file`` cost two).
+    """
+    found: list[PurePosixPath] = []
+    pending = [PurePosixPath()] if root.is_dir() else []
+    while pending:
+        folder = pending.pop()
+        with os.scandir(root / folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(folder / entry.name)
+                elif entry.is_symlink() or entry.is_file():
+                    found.append(folder / entry.name)
+    return sorted(found)
 
 
 def used_files(calls: Iterable[tuple[str, str, Iterable[str]]]) -> set[PurePosixPath]:

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -130,6 +131,18 @@ class SnapshotStore:
     def read(self, path: Path) -> str | None:
         """The file's text, or None if it does not exist."""
         self._check_inside(path)
+        return self._read_checked(path)
+
+    def read_all(self, paths: Mapping[str, Path]) -> dict[str, str | None]:
+        """:meth:`read` of each path, resolving each distinct folder once (a test reads nine files of one)."""
+        folders = {path.parent for path in paths.values()}
+        for folder in folders:
+            self._check_folder(folder)
+        for path in paths.values():
+            self._check_file(path)
+        return {key: self._read_checked(path) for key, path in paths.items()}
+
+    def _read_checked(self, path: Path) -> str | None:
         try:
             return self._extension.read_snapshot_data_from_location(
                 snapshot_location=str(path), snapshot_name=path.name, session_id=""
@@ -207,10 +220,22 @@ class SnapshotStore:
 
         The root is resolved once per session (nine files per test are checked against it).
         """
+        self._check_folder(path.parent)
+        self._check_file(path)
+
+    def _check_folder(self, folder: Path) -> None:
+        """Refuse a folder that resolves outside the snapshot root."""
         root = self._resolved_root
-        resolved = path.resolve()
-        if not resolved.is_relative_to(root) or path.is_symlink():
+        resolved = folder.resolve()
+        if not resolved.is_relative_to(root):
             raise SnapshotError(
-                f"refusing to use {path}: it resolves to {resolved}, outside the snapshot "
-                f"folder {root} (or is a symlink); remove the link."
+                f"refusing to use {folder}: it resolves to {resolved}, outside the snapshot "
+                f"folder {root}; remove the link."
+            )
+
+    def _check_file(self, path: Path) -> None:
+        """Refuse a file that is a symlink (its folder is checked by :meth:`_check_folder`)."""
+        if path.is_symlink():
+            raise SnapshotError(
+                f"refusing to use {path}: it is a symlink, and snapshots are plain files; remove the link."
             )
