@@ -140,7 +140,8 @@ RATIOS = (
 def make_project(root: Path, count: int, cache: str, jax_cache: bool = False) -> Path:
     """A generated project with ``count`` functions, its staged and plain tests, and snapshots recorded.
 
-    ``jax_cache`` gives the plain tests JAX's own persistent cache (``plain warm``).
+    ``jax_cache`` gives the plain tests JAX's own persistent cache (``plain warm``); that folder
+    runs only its plain tests, so no snapshots are recorded there.
     """
     root.mkdir(parents=True)
     (root / "conftest.py").write_text(CONFTEST + (JAX_CACHE if jax_cache else ""))
@@ -148,7 +149,8 @@ def make_project(root: Path, count: int, cache: str, jax_cache: bool = False) ->
     (root / "pyproject.toml").write_text(PYPROJECT.replace("CACHE", cache))
     (root / "test_staged.py").write_text(STAGED.replace("COUNT", str(count)))
     (root / "test_plain.py").write_text(PLAIN.replace("COUNT", str(count)))
-    run_measured(pytest_command("test_staged.py", "--stages-update"), root)
+    if not jax_cache:
+        run_measured(pytest_command("test_staged.py", "--stages-update"), root)
     return root
 
 
@@ -169,8 +171,8 @@ def commands(cold: Path, warm: Path, plain_warm: Path) -> dict[str, tuple[list[s
 def count_work(planned: dict[str, tuple[list[str], Path]], repeat: int) -> None:
     """The --instructions mode: plain, cold, warm and plain warm at once under cachegrind, ``repeat`` times."""
     counted = {name: planned[name] for name in ("plain", "cold", *WARM_RUNS)}
-    for name in WARM_RUNS:
-        shutil.rmtree(counted[name][1] / "jaxcache")
+    for name in WARM_RUNS:  # the warm folder's recording run filled its cache natively
+        shutil.rmtree(counted[name][1] / "jaxcache", ignore_errors=True)
     instructions({name: counted[name] for name in WARM_RUNS})  # fills the caches under valgrind
     ratios: dict[str, list[float]] = {name: [] for name in ("cold", *WARM_RUNS)}
     for _ in range(repeat):
@@ -196,13 +198,13 @@ def main() -> None:
     warm = make_project(scratch / "warm", options.functions, '"jaxcache"')
     plain_warm = make_project(scratch / "plain-warm", options.functions, "false", jax_cache=True)
     planned = commands(cold, warm, plain_warm)
-    for name in WARM_RUNS:
-        run_measured(*planned[name])  # fills the cache: every later run of it reads it
     if options.instructions:
         print(f"{options.functions} small functions on 8 CPU devices, whole processes under cachegrind")
         count_work(planned, options.repeat)
         shutil.rmtree(scratch)
         return
+    for name in WARM_RUNS:
+        run_measured(*planned[name])  # fills the cache: every later run of it reads it
     runs: dict[str, list[float]] = {name: [] for name in chosen}
     for round_ in range(options.repeat):
         # Every other round in reverse, so that no run always goes first.
