@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import TWO_CPU1_CONFIGS
+from conftest import ONE_CONFIG, TWO_CPU1_CONFIGS
 
 CONFIGS = TWO_CPU1_CONFIGS
 
@@ -148,6 +148,34 @@ def test_a_crashed_xdist_worker_refuses_the_prune(project, tree, monkeypatch):
     assert project.snapshots() == tree
     output = project.output(result)
     assert "pytest-stages: --stages-prune refused: " in output and "went down without reporting" in output, output
+
+
+def test_last_failed_refuses_when_it_filters_a_module(project, tree, monkeypatch):
+    """``--lf`` drops the passing tests of a module with a failure inside collection, not by deselecting."""
+    monkeypatch.setenv("STAGES_BREAK", "1")
+    project.run("-p", "cacheprovider").assert_outcomes(passed=4, failed=2)
+    monkeypatch.delenv("STAGES_BREAK")
+    result = project.run("-p", "cacheprovider", "--lf", "--stages-prune")
+    result.assert_outcomes(passed=2)
+    assert project.snapshots() == tree
+    assert REFUSED.format("2 collected item(s) were deselected or removed") in project.output(result).splitlines()
+
+
+def test_last_failed_prunes_only_in_the_modules_it_collected(project, monkeypatch):
+    """``--lf`` reports a module without failures as collected with no tests: its snapshots stay."""
+    project.configure(configs=ONE_CONFIG + "\n[tool.pytest.ini_options]\ntestpaths = ['tests']\n")
+    project.write("tests/test_a.py", TEST_A.partition("@pytest.mark.slow")[0])
+    project.write("tests/test_b.py", TEST_B)
+    project.run("--stages-update").assert_outcomes(passed=2)
+    project.write(f"snapshots/{STALE}", COST)
+    before = project.snapshots()
+    monkeypatch.setenv("STAGES_BREAK", "1")
+    project.run("-p", "cacheprovider").assert_outcomes(passed=1, failed=1)
+    monkeypatch.delenv("STAGES_BREAK")
+    result = project.run("-p", "cacheprovider", "--lf", "--stages-prune")
+    result.assert_outcomes(passed=1)
+    assert set(before) - set(project.snapshots()) == {STALE}, project.output(result)
+    assert "pytest-stages: pruned 1 file(s):" in project.output(result).splitlines()
 
 
 def test_a_prune_lists_each_file_and_removes_emptied_folders(project, tree):

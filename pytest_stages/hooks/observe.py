@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pytest_stages.core.observed import CollectionView, RunFacts, RunView
+from pytest_stages.core.observed import CollectionView, RunFacts
 
 WORKER_OUTPUT_KEY = "pytest_stages_collection"
 _OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
@@ -35,6 +35,7 @@ class Observer:
         self.outcomes: dict[str, str] = {}
         self.finished: set[str] = set()
         self.lost_workers: list[str] = []
+        self._as_collected: dict[str, list[str]] = {}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_ignore_collect(self, collection_path: Path) -> Generator[None, bool | None, bool | None]:
@@ -43,13 +44,35 @@ class Observer:
             self.view.ignored.append(str(collection_path))
         return ignored
 
-    @pytest.hookimpl(wrapper=True)
+    @pytest.hookimpl(wrapper=True, trylast=True, specname="pytest_make_collect_report")
+    def pytest_make_collect_report_innermost(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        """Innermost: the children a module report had before any other plugin's wrapper filtered them."""
+        report = yield
+        if isinstance(collector, pytest.Module) and report.passed:
+            self._as_collected[collector.nodeid] = [node.nodeid for node in report.result]
+        return report
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_make_collect_report(
         self, collector: pytest.Collector
     ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        """Outermost: a module counts as collected in full when no wrapper dropped a child and it has one.
+
+        ``--lf`` shows both cases: it filters the children of a module with failures, and reports
+        every other module as collected with no children, without importing it. A module whose
+        collection yields nothing is therefore treated as not collected.
+        """
         report = yield
-        if isinstance(collector, pytest.Module) and report.passed and not _narrowed(self.config, collector.path):
-            self.view.modules.add(self.module_of(collector.path))
+        if isinstance(collector, pytest.Module) and report.passed:
+            children = self._as_collected.pop(collector.nodeid, [])
+            kept = {node.nodeid for node in report.result}
+            dropped = {nodeid for nodeid in children if nodeid not in kept}
+            if dropped:
+                self._removed(dropped)
+            elif children and not _narrowed(self.config, collector.path):
+                self.view.modules.add(self.module_of(collector.path))
         return report
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -112,10 +135,6 @@ class Observer:
             exit_status=int(exitstatus),
             split=split_of(self.config),
         )
-
-    def run_view(self, session: pytest.Session, exitstatus: int) -> RunView:
-        """Everything observed, with the reasons (if any) that this run did not judge the whole tree."""
-        return self.facts(session, exitstatus).view(self.config.rootpath)
 
 
 def split_of(config: pytest.Config) -> dict[str, int] | None:
