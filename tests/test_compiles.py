@@ -98,6 +98,34 @@ def test_a_compiles_snapshot_of_a_failing_test_is_never_pruned(project):
     assert project.snapshots() == before
 
 
+PARAMETRIZED = """
+import jax, jax.numpy as jnp, pytest
+
+@jax.jit
+def step(x):
+    return jnp.tanh(x).sum()
+
+@pytest.mark.parametrize("batches", [(1,), (2, 3)])
+def test_decode(stage_compiles, batches):
+    with stage_compiles(name="step 1/b"):
+        for batch in batches:
+            step(jnp.ones((batch, 4)))
+"""
+
+
+def test_parametrized_blocks_keep_their_own_files_under_sanitized_names_that_a_prune_keeps(project):
+    project.write("test_loop.py", PARAMETRIZED)
+    project.run("--stages-update").assert_outcomes(passed=2)
+    snapshots = project.snapshots()
+    counts = {path: json.loads(text)["functions"]["step"]["compiles"] for path, text in snapshots.items()}
+    assert counts == {
+        "test_loop/test_decode[batches0]/_compiles/step_1_b~c26e6bf1ff.compiles.json": 1,
+        "test_loop/test_decode[batches1]/_compiles/step_1_b~c26e6bf1ff.compiles.json": 2,
+    }
+    project.run("--stages-prune").assert_outcomes(passed=2)
+    assert project.snapshots() == snapshots
+
+
 GATHER = """
 import jax, jax.numpy as jnp
 import pytest

@@ -148,11 +148,16 @@ def module_path(session: StagesSession, path: Path) -> str:
 
 
 def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> SnapshotFolder:
-    """``<snapshot_dir>/<module path>/<test>/<config>`` for this item."""
+    """``<snapshot_dir>/<module path>/<test>[<its own parameters>]/<config>`` for this item."""
     module = module_path(session, Path(item.path))
     parts = item.nodeid.split("::")[1:]
     test = ".".join([*parts[:-1], getattr(item, "originalname", parts[-1].split("[")[0])])
     callspec = getattr(item, "callspec", None)
-    if callspec is not None and callspec.id.startswith(config_name + "-"):
-        test += f"[{callspec.id[len(config_name) + 1 :]}]"
+    if callspec is not None:
+        # The test's own parameters: its id without the config's (``cpu8-3`` -> ``[3]``).
+        ident = callspec.id
+        if callspec.params.get("stage_config") == config_name:
+            ident = ident.removeprefix(config_name).removeprefix("-")
+        if ident:
+            test += f"[{ident}]"
     return SnapshotFolder(session.store.root, module, test, config_name)

@@ -63,7 +63,7 @@ class StageCompiles:
 
     def _judge(self, name: str, log: CompileLog) -> None:
         session, policy = self.session, self.session.policy
-        path = self.folder.path / f"{name}.compiles.json"
+        path = self.folder.artifact(name, ARTIFACT)
         data = log.data()
         watched = log.watched()
         explanations = {fn: counts.explanations for fn, counts in watched.items()}
