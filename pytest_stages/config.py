@@ -119,6 +119,12 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
     snapshot_dir = _typed(table, "snapshot_dir", str, defaults.snapshot_dir)
     if not snapshot_dir.strip():
         raise ConfigError("[tool.pytest_stages] snapshot_dir must not be empty.")
+    if Path(snapshot_dir).is_absolute() or ".." in Path(snapshot_dir).parts:
+        raise ConfigError(
+            f"[tool.pytest_stages] snapshot_dir = {snapshot_dir!r} leaves the rootdir; snapshots live inside the "
+            f"project, where the reports and --stages-prune name them. Give a folder relative to the rootdir "
+            f'(snapshot_dir = "snapshots").'
+        )
     configs = table.get("configs")
     return Settings(
         snapshot_dir=snapshot_dir,

@@ -22,7 +22,7 @@ from pytest_stages.check.message import Call, call_message
 from pytest_stages.config import ConfigError
 from pytest_stages.core.records import CallRecord, Finding
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.run.runner import PendingWrite, StagesFailure, StagesSession
+from pytest_stages.run.runner import PendingWrite, StagesFailure, StagesSession, write_pending
 from pytest_stages.stage.compiles import CompileLog, watch
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder
 
@@ -109,10 +109,7 @@ class StageCompiles:
 
     def flush(self) -> None:
         """Write pending snapshots (update mode, after the test passed), noting each in its record."""
-        for pending in self.pending:
-            self.session.store.write(pending.path, pending.text)
-            pending.record.written.append(pending.path.relative_to(self.session.rootpath).as_posix())
-        self.pending.clear()
+        write_pending(self.pending, self.session.store, self.session.rootpath)
 
 
 def _seconds(log: CompileLog) -> dict[str, float]:

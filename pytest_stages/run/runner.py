@@ -232,6 +232,14 @@ class PendingWrite:
     record: CallRecord
 
 
+def write_pending(pending: list[PendingWrite], store: SnapshotStore, rootpath: Path) -> None:
+    """Write each pending file (update mode, after the test passed), noting it in its record; empties the list."""
+    for write in pending:
+        store.write(write.path, write.text)
+        write.record.written.append(write.path.relative_to(rootpath).as_posix())
+    pending.clear()
+
+
 class StageSnapshot:
     """The ``stage_snapshot`` fixture's value for one test and config."""
 
@@ -412,7 +420,4 @@ class StageSnapshot:
 
     def flush(self) -> None:
         """Write pending snapshot files (update mode, after the test passed), noting each in its record."""
-        for pending in self.pending:
-            self.session.store.write(pending.path, pending.text)
-            pending.record.written.append(pending.path.relative_to(self.session.rootpath).as_posix())
-        self.pending.clear()
+        write_pending(self.pending, self.session.store, self.session.rootpath)
