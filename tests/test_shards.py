@@ -190,6 +190,13 @@ def test_the_merged_prune_deletes_what_one_full_runs_prune_deletes(project, tree
     assert set(tree) - set(project.snapshots()) == pruned
 
 
+def test_the_gate_is_the_shards_verdict_not_a_recount_of_findings(project, tree):
+    """An update run's shards pass with drift and new files among their findings; so does the merge."""
+    shards = run_shards(project, 2, "--stages-update")
+    status, lines = merge(*shards, "--rootdir", str(project.path))
+    assert status == cli.OK, "\n".join(lines)
+
+
 def test_a_shard_refuses_its_own_prune_and_says_how_to_prune(project, tree):
     result = project.run("--splits", "2", "--group", "1", "--stages-prune")
     assert project.snapshots() == tree

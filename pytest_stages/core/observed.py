@@ -57,6 +57,12 @@ class RunView:
 
 # Exit statuses after which a run's outcomes still stand: pytest's OK and TESTS_FAILED.
 _JUDGED_EXIT = (0, 1)
+_OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
+
+
+def worse(outcome: str, other: str) -> str:
+    """The worse of two outcomes of one item (its phases, or two runs of it): failed > skipped > passed."""
+    return max(outcome, other, key=_OUTCOME_RANK.__getitem__)
 
 
 @dataclass

@@ -19,10 +19,9 @@ from typing import Any
 
 import pytest
 
-from pytest_stages.core.observed import CollectionView, RunFacts
+from pytest_stages.core.observed import CollectionView, RunFacts, worse
 
 WORKER_OUTPUT_KEY = "pytest_stages_collection"
-_OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
 
 
 class Observer:
@@ -95,7 +94,7 @@ class Observer:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
         previous = self.outcomes.get(report.nodeid, "passed")
-        self.outcomes[report.nodeid] = max(previous, outcome, key=_OUTCOME_RANK.__getitem__)
+        self.outcomes[report.nodeid] = worse(previous, outcome)
         if report.when == "teardown":
             self.finished.add(report.nodeid)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
-from pytest_stages.report.merge import Merged, MergeError, failing, merge_reports, read_shard
+from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
 from pytest_stages.report.reporting import REPORT_FORMATS, append_step_summary, terminal_summary, write_report
 from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.store.storage import SnapshotStore
@@ -117,7 +117,7 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
         append_step_summary(Path(step_summary), report)
     if merged.missing or (prune and merged.incomplete):
         return INCOMPLETE
-    return FAILED if failing(report.records) or merged.facts.exit_status != 0 else OK
+    return FAILED if merged.facts.exit_status != 0 else OK
 
 
 def _inventory(merged: Merged, prune: bool, rootdir: Path) -> list[str]:

@@ -13,11 +13,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_stages.core.observed import CollectionView, RunFacts, incomplete_reasons
-from pytest_stages.core.records import CallRecord
+from pytest_stages.core.observed import CollectionView, RunFacts, incomplete_reasons, worse
 from pytest_stages.report.reporting import REPORT_SCHEMA, RunReport
 
-_OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."
 
 
@@ -160,7 +158,7 @@ def union(all_facts: Iterable[RunFacts]) -> RunFacts:
         collection.merge(facts.collection)
         removed |= set(facts.collection.removed)
         for nodeid, outcome in facts.outcomes.items():
-            outcomes[nodeid] = max(outcomes.get(nodeid, "passed"), outcome, key=_OUTCOME_RANK.__getitem__)
+            outcomes[nodeid] = worse(outcomes.get(nodeid, "passed"), outcome)
         finished |= set(facts.finished)
         lost += facts.lost_workers
         roots |= set(facts.roots)
@@ -170,8 +168,3 @@ def union(all_facts: Iterable[RunFacts]) -> RunFacts:
     collection.removed = sorted(removed - set(collection.items))
     merged.roots, merged.finished, merged.lost_workers = sorted(roots), sorted(finished), lost
     return merged
-
-
-def failing(records: Sequence[CallRecord]) -> int:
-    """How many calls have a failing finding (what fails the gate besides a failed shard)."""
-    return sum(1 for record in records if any(finding.failing for finding in record.findings))
