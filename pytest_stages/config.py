@@ -32,7 +32,8 @@ DEFAULT_STAGES = ("jaxpr", "stablehlo", "compiled")
 DEFAULT_DIFF_LINES = 60
 # Metrics a tolerance can name: the judged cost figures, every memory figure, or "default".
 TOLERANCE_METRICS = ("default", "flops", "transcendentals", "bytes accessed", *MEMORY_FIELDS)
-OPERAND_METRIC = re.compile(r"^bytes accessed(?:\d+|out)\{[^{}]*\}$")
+# The per-operand part of a cost figure: ``bytes accessed0{}``, ``bytes accessedout{1}`` -> ``bytes accessed``.
+OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
 _T = TypeVar("_T")
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
@@ -339,12 +340,17 @@ def _parse_mesh(where: str, raw: Any) -> tuple[tuple[str, int], ...]:
     return tuple(raw.items())
 
 
+def _per_operand(metric: str) -> bool:
+    """A per-operand cost figure (``bytes accessed0{}``), which a tolerance may name."""
+    return OPERAND_PART.search(metric) is not None and OPERAND_PART.sub("", metric) == "bytes accessed"
+
+
 def parse_tolerances(raw: Any, where: str) -> dict[str, float]:
     """Relative tolerances per metric: ``0.02`` or ``"2%"``; the metric must be one that is judged."""
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where} must be a table of metric = relative tolerance.")
     for metric in raw:
-        if str(metric) not in TOLERANCE_METRICS and not OPERAND_METRIC.match(str(metric)):
+        if str(metric) not in TOLERANCE_METRICS and not _per_operand(str(metric)):
             raise ConfigError(
                 f"{where}: unknown metric {metric!r}; choose from {list(TOLERANCE_METRICS)} "
                 "or a per-operand cost figure such as 'bytes accessed0{}' or 'bytes accessedout{}'."

@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_stages.analyse.analyses import loop_entry
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
+from pytest_stages.config import OPERAND_PART
 from pytest_stages.core.records import Finding
 from pytest_stages.core.units import (
     format_bytes,
@@ -43,8 +44,6 @@ GROUP_LEAST = 3
 GROUP_NAMES = 3
 # Figures where more is better: bytes an output reuses from a donated input.
 SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
-# ``bytes accessed0{}``, ``bytes accessedout{}``: per-operand parts of a cost figure.
-_OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 _MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
 
@@ -287,11 +286,11 @@ def flatten_metrics(data: Mapping[str, Any]) -> dict[str, Any]:
 def metric_tolerance(metric: str, old: Any, new: Any, tolerances: Mapping[str, float]) -> float:
     """The configured tolerance for ``metric``; default exact for integers, 0.1% for floats.
 
-    A per-operand figure (``bytes accessed0{}``) falls back to its family's tolerance
-    (``bytes accessed``).
+    A lowered figure (``lowered flops``) falls back to the compiled one's tolerance, and a
+    per-operand figure (``bytes accessed0{}``) to its family's (``bytes accessed``).
     """
-    bare = metric.rsplit(" ", 1)[-1]
-    for key in (metric, _OPERAND_PART.sub("", metric), bare):
+    compiled = metric.removeprefix("lowered ")
+    for key in (metric, compiled, OPERAND_PART.sub("", compiled)):
         if key in tolerances:
             return tolerances[key]
     if "default" in tolerances:
