@@ -225,7 +225,7 @@ class _DiskFull(io.TextIOWrapper):
 
 
 def _faulty(stream, path):
-    if "snapshots" in str(path) and "sin.cost.json" in os.path.basename(str(path)) and "w" in stream.mode:
+    if os.environ.get("STAGES_DISK_FULL", "sin.cost.json") in os.path.basename(str(path)) and "w" in stream.mode:
         return _DiskFull(stream.detach(), encoding="utf-8", newline="")
     return stream
 
@@ -267,6 +267,22 @@ def test_a_disk_full_mid_write_leaves_the_old_snapshot_whole(project, tree):
     cost = "tests/test_a/test_one/cpu1/sin.cost.json"
     assert after[cost] == tree[cost]
     assert not [path for path in after if path.rsplit("/", 1)[1].startswith(".")]
+
+
+def test_a_disk_full_mid_write_leaves_the_old_report_whole(project, tree, monkeypatch):
+    report = project.path / "out" / "report.json"
+    project.run(f"--stages-report={report}").assert_outcomes(passed=6)
+    before = report.read_bytes()
+    project.write("tests/conftest.py", DISK_FULL)
+    monkeypatch.setenv("STAGES_DISK_FULL", "report.json")
+    result = project.run(f"--stages-report={report}", "-k", "three")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    assert (
+        f"pytest-stages: could not write the report {report} (No space left on device); it keeps its previous "
+        "content (writes are atomic). Free disk space or fix the folder's permissions."
+    ) in project.output(result).splitlines()
+    assert report.read_bytes() == before
+    assert [path.name for path in report.parent.iterdir()] == ["report.json"]
 
 
 REGISTERED = """

@@ -65,7 +65,15 @@ class StagesReporter:
             self.lines = self._inventory(facts)
         report = self.report(facts)
         if self.session.options.report:
-            write_report(Path(self.session.options.report), report)
+            path = Path(self.session.options.report)
+            try:
+                write_report(path, report)
+            except OSError as exc:
+                self.lines.append(
+                    f"pytest-stages: could not write the report {path} ({exc.strerror or exc}); it keeps its previous "
+                    "content (writes are atomic). Free disk space or fix the folder's permissions."
+                )
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if step_summary and self.session.records:
             append_step_summary(Path(step_summary), report)

@@ -14,6 +14,7 @@ from pytest_stages.core.records import SKIPPED, CallRecord
 from pytest_stages.core.units import format_number, relative_change
 from pytest_stages.report import html_report
 from pytest_stages.run.runner import StagesSession
+from pytest_stages.store.storage import write_atomically
 
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = CHECK_KINDS
@@ -242,8 +243,7 @@ def write_report(path: Path, report: RunReport) -> None:
         text = html_report.page(report_data(report), table_rows(report.records), report.baseline)
     else:
         text = markdown(report)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_atomically(path, text)
 
 
 def append_step_summary(path: Path, report: RunReport) -> None:
