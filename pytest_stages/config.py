@@ -35,6 +35,7 @@ TOLERANCE_METRICS = ("default", "flops", "transcendentals", "bytes accessed", *M
 # The per-operand part of a cost figure: ``bytes accessed0{}``, ``bytes accessedout{1}`` -> ``bytes accessed``.
 OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
 _T = TypeVar("_T")
+# A config name, safe as a folder and in a test id: ``cpu8``, ``v5e-2x2``, ``h100.fp8``.
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
 
@@ -146,7 +147,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
 
 
 def _clearing(raw: Any) -> bool | str:
-    """``clear_caches``: "auto", true or false (:mod:`pytest_stages.jax_caches`)."""
+    """``clear_caches``: "auto", true or false (:mod:`pytest_stages.stage.jax_caches`)."""
     if isinstance(raw, bool):
         return raw
     if raw == "auto":

@@ -44,7 +44,9 @@ GROUP_LEAST = 3
 GROUP_NAMES = 3
 # Figures where more is better: bytes an output reuses from a donated input.
 SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
+# A jaxpr equation's primitive: ``    c:f32[4] d:f32[4] = pjit[...]`` -> ``pjit``.
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
+# An MLIR line's op: ``%0 = stablehlo.add %a, %b : tensor<4xf32>`` -> ``stablehlo.add``.
 _MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
 
 

@@ -31,10 +31,15 @@ HEADLINE_METRICS = (
     "transcendentals",
 )
 HEADLINE_WIDTH = 160
+# A cost line: ``flops 100 -> 120 (+20%, tolerance exact)`` -> (``flops``, ``+20%``).
 _FIGURE = re.compile(r"^(?P<metric>.+?) \S+ -> \S+ \((?P<change>[+-][^,)]+)")
+# An op-count line: ``+2 all-gather``.
 _COUNT = re.compile(r"^[+-]\d+ [\w.-]+$")
+# A cut diff's last line: ``    ... 14 more diff lines`` -> ``14``.
 _MORE = re.compile(r"^    \.\.\. (\d+) more diff lines")
+# A sharding's mesh: `` over mesh(data=4, model=2)``.
 _MESH = re.compile(r" over mesh\([^()]*\)")
+# ``temp_size_in_bytes`` -> ``temp``; ``peak_memory_in_bytes`` -> ``peak``.
 _MEMORY_SUFFIX = re.compile(r"_(?:size|memory)_in_bytes$")
 
 

@@ -6,6 +6,8 @@ import re
 from collections.abc import Sequence
 
 SHOWN = 4
+# A sharded dimension's axes in an abstract type:
+# ``f32[8@data,4]`` -> ``@data``; ``f32[8@(data,model)]`` -> ``@(data,model)``.
 _SHARDED_DIM = re.compile(r"@(?:\([^()]*\)|\w+)")
 
 

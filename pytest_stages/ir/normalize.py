@@ -16,14 +16,18 @@ from typing import Any
 
 from pytest_stages.ir.hlo import split_tables
 
+# An object address in a repr: ``<function f at 0x7f3a2c>`` -> ``at 0x7f3a2c``.
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
 # Possessive loops (``*+``, ``++``) never backtrack: their alternatives cannot overlap, so they match
 # exactly what the plain loops would, several times faster on large modules.
 _QUOTED = r'"(?:[^"\\\n]++|\\.)*+"'
+# HLO op metadata: ``, metadata={op_name="jit(f)/sin" source_file="t.py" source_line=3}``.
 METADATA = re.compile(r", metadata=\{(?:[^{}\"\n]++|" + _QUOTED + r")*+\}")
 _PARENS0 = r"(?:[^()\"\n]|" + _QUOTED + r")*"
 _PARENS2 = r"(?:[^()\"\n]|" + _QUOTED + r"|\((?:[^()\"\n]|" + _QUOTED + r"|\(" + _PARENS0 + r"\))*\))*"
+# An MLIR location use, nested parentheses included: `` loc(callsite("f"("t.py":3:4) at #loc2))``.
 LOC = re.compile(r" loc\(" + _PARENS2 + r"\)")
+# An MLIR location definition line: ``#loc3 = loc("t.py":3:4)``.
 LOC_DEFINITION = re.compile(r"^#loc\d*\s*=.*$\n?", re.MULTILINE)
 
 

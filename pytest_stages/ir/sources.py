@@ -119,10 +119,15 @@ class Lazy(Sequence[T]):
 Located = Sequence[Location | None]
 _STDLIB = Path(os.__file__).parent  # the standard library's folder, as sysconfig says, without importing it
 
+# A jaxpr equation's source comment: ``  # t.py:3:4 (f)`` -> (``t.py``, ``3``, ``f``).
 _JAXPR_SOURCE = re.compile(r"\s+# ?(?:(.+):(\d+):\d+ \((.*)\))?\s*$")
+# ``%0 = stablehlo.sine %arg0 loc(#loc3)`` -> ``#loc3``.
 _MLIR_LOC_USE = re.compile(r" loc\((.*)\)\s*$")
+# ``#loc3 = loc("t.py":3:4)`` -> (``#loc3``, ``"t.py":3:4``).
 _MLIR_LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
+# ``"t.py":3:4`` -> (``t.py``, ``3``).
 _MLIR_FILE = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):\d+')
+# ``"jit(f)/sin"("t.py":3:4)`` -> (``jit(f)/sin``, ``"t.py":3:4``).
 _MLIR_NAMED = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$')
 
 

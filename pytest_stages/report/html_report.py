@@ -16,6 +16,8 @@ from pytest_stages.analyse.artifacts import headline_rank
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.units import format_number, relative_change
 
+# Tokens of an IR line to colour: names (``%x.1``, ``@main``), types (``f32[8]{0}``, ``tensor<4xf32>``),
+# ops (``fusion(``, ``stablehlo.add``), strings and numbers.
 _TOKEN = re.compile(
     r"(?P<name>[%@^][\w$.\-#]+)"
     r"|(?P<type>\b(?:pred|bf16|[fsuc]\d+|f8\w*|token)\[[^\]]*\](?:\{[^}]*\})?|tensor<[^>]*>|!\w+(?:\.\w+)*(?:<[^>]*>)?)"

@@ -195,7 +195,7 @@ def _aligned(rows: list[list[str]]) -> Iterable[str]:
 
 
 def report_data(report: RunReport) -> dict[str, Any]:
-    """The JSON report (schema ``pytest-stages-report/1``, documented in the README and report.schema.json)."""
+    """The JSON report (schema ``pytest-stages-report/1``, documented in docs/failures.md and report.schema.json)."""
     data: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "environment": dict(report.environment),

@@ -1,7 +1,7 @@
 """One ``stage_snapshot`` call end to end, as steps: stage, compare, decide, format, write.
 
 :func:`compare_call` (snapshots and a staged result in, statuses and findings out),
-:func:`pytest_stages.decide.decide` and :func:`pytest_stages.message.call_message` are
+:func:`pytest_stages.check.decide.decide` and :func:`pytest_stages.check.message.call_message` are
 pure; :class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the
 files to write until the test has passed. The pytest hook layer (``plugin.py``,
 ``assembly.py``) creates a :class:`StagesSession` per run and a :class:`StageSnapshot`

@@ -6,9 +6,11 @@ import re
 import warnings
 from typing import Any
 
+from pytest_stages.core.units import format_bytes
 from pytest_stages.ir.hlo import shape_bytes
 
 CONSTANTS_WARN_BYTES = 1 << 20
+# A StableHLO constant's type: ``%c = stablehlo.constant dense<...> : tensor<1024xf32>`` -> ``1024xf32``.
 _CONSTANT = re.compile(r"stablehlo\.constant .*: tensor<(?P<type>[^>]*)>\s*$")
 _MLIR_DTYPES = {
     "i1": "pred",
@@ -68,17 +70,10 @@ def warn_constants(name: str, stablehlo: str, threshold: int) -> None:
     if size > threshold:
         warnings.warn(
             CapturedConstantsWarning(
-                f"stage_snapshot({name}): the lowered module carries {_human(size)} of constants "
-                f"(over the {_human(threshold)} threshold): arrays closed over by the function are baked "
+                f"stage_snapshot({name}): the lowered module carries {format_bytes(size)} of constants "
+                f"(over the {format_bytes(threshold)} threshold): arrays closed over by the function are baked "
                 "into the program and its snapshots; pass them as arguments (or raise "
                 "constants_warn_bytes in [tool.pytest_stages])"
             ),
             stacklevel=2,
         )
-
-
-def _human(size: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit}"
-    return f"{size} B"

@@ -149,7 +149,7 @@ def stage(
 ) -> StageResult:
     """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
 
-    How ``fn`` is traced and lowered depends on what it is (see :mod:`pytest_stages.adapters`).
+    How ``fn`` is traced and lowered depends on what it is (see :mod:`pytest_stages.stage.adapters`).
     On a compile-only topology, arguments without a sharding are replicated over its mesh.
     """
     if active.compile_only:
