@@ -215,6 +215,9 @@ def test_a_compile_only_snapshot_budgets_its_lowered_cost_and_says_so():
         (f"flops (lowered) {format_number(lowered)} exceeds the ceiling {format_number(lowered - 1)}", True),
         ("temp_bytes: not measured on this backend", False),
     ]
-    assert [(f.message, f.failing) for f in check_budget({"flops": 1, "ops": {"add": 0}}, {})] == [
-        ("flops: not measured on this backend", False)
-    ], "no ops analysis counts no ops"
+    found = check_budget({"flops": 1, "ops": {"add": 0}, "collectives": {"all-gather": 0}}, {})
+    assert [(f.message, f.failing) for f in found] == [
+        ("flops: not measured on this backend", False),
+        ("ops[add]: not measured on this backend", False),
+        ("collectives[all-gather]: not measured on this backend", False),
+    ], "without a compiled program there are no op counts to hold to a ceiling"

@@ -116,7 +116,9 @@ def check_budget(
                 else Counter(ops.get("opcodes", {}))
             )
             for name, limit in ceiling.items():
-                _check(findings, f"{metric}[{name}]", counts.get(name, 0), limit, format_number)
+                # No op structure without a compiled program (a platform lowered only): not measured.
+                count = counts.get(name, 0) if ops else None
+                _check(findings, f"{metric}[{name}]", count, limit, format_number)
     return findings
 
 
