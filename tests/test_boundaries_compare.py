@@ -366,6 +366,28 @@ def _leaf(spec):
     return {"sharding": sharding, "donated": False, "aliased_to": None}
 
 
+def test_a_memory_kind_or_replication_change_is_named_in_the_message():
+    def device(memory_kind, replicated=True, devices=(0, 1)):
+        sharding = {"kind": "GSPMDSharding", "devices": list(devices), "replicated": replicated}
+        return {"outputs": {"out": {"sharding": {**sharding, "memory_kind": memory_kind}}}}
+
+    assert [f.message for f in compare_placement("sharding", device("device"), device("pinned_host"))] == [
+        "output out: GSPMDSharding on devices [0, 1], replicated -> "
+        "GSPMDSharding on devices [0, 1], replicated in pinned_host memory"
+    ]
+    assert [f.message for f in compare_placement("sharding", device("device"), device("device", False))] == [
+        "output out: GSPMDSharding on devices [0, 1], replicated -> GSPMDSharding on devices [0, 1], split"
+    ]
+
+
+def test_the_input_signature_of_a_one_line_jaxpr_is_its_binders():
+    from pytest_stages.check.signature import input_types, signature_change
+
+    one_line = "{ lambda ; a:f32[4] b:f32[]. let c:f32[4] = mul a b in (c,) }"
+    assert input_types(one_line) == ["f32[4]", "f32[]"]
+    assert signature_change(["x", "y"], one_line, one_line.replace("f32[4]", "f32[8]")) == "x f32[4] -> f32[8]"
+
+
 def test_mostly_new_keys_are_still_compared_one_by_one():
     """deepdiff reports a dict that shares under a third of its keys as one replaced value; not here."""
     before = {"inputs": {"w": _leaf("P('data')"), "b": _leaf("P()"), "c": _leaf("P()")}, "outputs": {}}

@@ -429,11 +429,16 @@ def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:
 def _describe_sharding(sharding: Mapping[str, Any] | None) -> str:
     if not sharding:
         return "none (an unused input jit dropped)"
+    memory = sharding.get("memory_kind")
+    where = f" in {memory} memory" if memory not in (None, "device") else ""
     if "spec" in sharding:
         mesh = ",".join(f"{axis}={size}" for axis, size in sharding.get("mesh", {}).items())
-        return f"{sharding['spec']} over mesh({mesh})"
+        return f"{sharding['spec']} over mesh({mesh}){where}"
     devices = sharding.get("devices")
-    return f"{sharding.get('kind')} on devices {devices}"
+    spread = ""
+    if devices and len(devices) > 1 and "replicated" in sharding:
+        spread = ", replicated" if sharding["replicated"] else ", split"
+    return f"{sharding.get('kind')} on devices {devices}{spread}{where}"
 
 
 def _collective_summary(collectives: Iterable[Mapping[str, Any]]) -> str:

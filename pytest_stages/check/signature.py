@@ -23,10 +23,11 @@ def input_types(jaxpr: str) -> list[str] | None:
         return None
     header = []
     for line in lines[start:]:
-        header.append(line.strip())
-        if line.rstrip().endswith(". let"):
+        head, let, _ = line.strip().partition(". let")  # a short jaxpr goes on after ". let" on one line
+        header.append(head)
+        if let:
             break
-    binders = " ".join(header).removeprefix("{ lambda ").removesuffix(". let")
+    binders = " ".join(header).removeprefix("{ lambda ")
     invars = binders.split(";", 1)[-1].split()
     return [_SHARDED_DIM.sub("", var.split(":", 1)[-1]) for var in invars if ":" in var]
 
