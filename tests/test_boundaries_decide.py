@@ -86,3 +86,13 @@ def test_only_budget_is_true_for_a_passing_call_and_false_with_any_other_kind():
     assert Verdict(failing=(BUDGET, BUDGET)).only_budget
     assert not Verdict(failing=(BUDGET, COST)).only_budget
     assert Verdict(passing=(FASTER,)).passed
+
+
+def test_a_text_file_never_recorded_fails_under_every_version_policy():
+    """No upgrade changed a snapshot that does not exist: semantic and warn excuse drift, not absence."""
+    missing = Finding("text", "hlo", "no snapshot yet")
+    for mode in ("semantic", "warn", "fail"):
+        verdict = decide((missing, TEXT), policy(mode), NOTE)
+        assert missing in verdict.failing, mode
+        assert "hlo" not in verdict.churn, mode
+    assert decide((missing, TEXT), policy("semantic"), NOTE).churn == ("compiled",)
