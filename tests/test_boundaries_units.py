@@ -207,6 +207,15 @@ def test_collective_budgets_count_each_collective_of_a_real_sharded_snapshot():
     assert [f.message for f in found] == ["collectives[all-reduce] 2 exceeds the ceiling 1"]
 
 
+def test_a_cost_figure_xla_left_out_is_zero_not_unmeasured():
+    """XLA omits zero figures (no transcendentals) from a cost analysis it did make."""
+    analyses = {"cost": {"compiled": {"flops": 10.0}}}
+    assert check_budget({"transcendentals": 0, "flops": 100}, analyses) == []
+    assert [f.message for f in check_budget({"transcendentals": 0}, {})] == [
+        "transcendentals: not measured on this backend"
+    ]
+
+
 def test_a_compile_only_snapshot_budgets_its_lowered_cost_and_says_so():
     analyses = {"cost": json.loads((SNAPSHOTS / "train_step/tpu/train_step.cost.json").read_text())}
     lowered = analyses["cost"]["lowered"]["flops"]

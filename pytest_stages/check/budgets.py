@@ -106,7 +106,10 @@ def check_budget(
         if metric == SECONDS_METRIC:
             _check_seconds(findings, seconds, ceiling)
         elif metric in COST_METRICS:
-            _check(findings, metric + counted, cost.get(COST_METRICS[metric]), ceiling, format_number)
+            # XLA leaves a zero figure out of a cost analysis it did make: absent reads as 0 there.
+            _check(
+                findings, metric + counted, cost.get(COST_METRICS[metric], 0 if cost else None), ceiling, format_number
+            )
         elif metric in SIZE_METRICS:
             _check(findings, metric, memory.get(SIZE_METRICS[metric]), ceiling, format_bytes)
         else:
