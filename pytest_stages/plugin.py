@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -32,7 +33,7 @@ from pytest_stages.stage.devices import (
     cpu_devices_needed,
 )
 from pytest_stages.stage.topology import TopologyUnavailable, default_to_cpu
-from pytest_stages.store.storage import SnapshotError, SnapshotFolder, safe_path
+from pytest_stages.store.storage import REGISTERED_MODULE, SnapshotError, SnapshotFolder, safe_path
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -277,12 +278,17 @@ def stage_compiles(request: pytest.FixtureRequest) -> Any:
     return block
 
 
+def _config_param(item: pytest.Item) -> Any:
+    """The item's ``stage_config`` parameter: a config name, the error of a bad marker, or None."""
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("stage_config") if callspec is not None else None
+
+
 def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | None:
     """The snapshot folder of a staged item (None for items that stage nothing)."""
     if isinstance(item, collection.RegisteredItem):
         return item.folder
-    callspec = getattr(item, "callspec", None)
-    config_name = callspec.params.get("stage_config") if callspec is not None else None
+    config_name = _config_param(item)
     if not isinstance(config_name, str) and "stage_compiles" in getattr(item, "fixturenames", ()):
         config_name = assembly.COMPILES_FOLDER
     return assembly.folder_for(session, item, config_name) if isinstance(config_name, str) else None
@@ -316,7 +322,7 @@ def pytest_runtest_makereport(
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Add the registered stage functions (before -k/-m deselect, so both apply to them)."""
     stages = config.stash[SESSION]
-    if not stages.settings.modules and not registrations(config.rootpath):
+    if not stages.settings.modules and not registrations(config.rootpath, plugins=config.pluginmanager.get_plugins()):
         return
     collector = collection.RegisteredFunctions.from_parent(
         session,
@@ -326,10 +332,28 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     )
     report = collector.ihook.pytest_make_collect_report(collector=collector)
     session.ihook.pytest_collectreport(report=report)
+    observer = config.stash[OBSERVER]
     if report.passed:
         items.extend(report.result)
-    if report.passed and collector.complete:
-        config.stash[OBSERVER].view.modules.add(collection.REGISTERED_MODULE)
+        observer.note_collected(report.result)
+    if report.passed and collector.complete and not _user_ignored(config, observer.view.ignored):
+        observer.view.modules.add(REGISTERED_MODULE)
+
+
+def _user_ignored(config: pytest.Config, paths: list[str]) -> list[str]:
+    """Paths collection skipped that may hold a conftest.py (its registrations were then never seen).
+
+    pytest's own skips, ``__pycache__``, folders matching ``norecursedirs`` (``.git``,
+    ``build``, ...) and virtual environments, do not count; ``--ignore``, ``--ignore-glob`` and
+    ``collect_ignore`` do.
+    """
+    patterns = ["__pycache__", *config.getini("norecursedirs")]
+    return [
+        path
+        for path in paths
+        if not any(fnmatch.fnmatch(Path(path).name, pattern) for pattern in patterns)
+        and not (Path(path) / "pyvenv.cfg").exists()
+    ]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -339,7 +363,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         folder = item_folder(stages, item)
         return folder.relative.as_posix() if folder is not None else None
 
-    session.config.stash[OBSERVER].record_items(session.items, folder_of)
+    observer = session.config.stash[OBSERVER]
+    observer.record_items(session.items, folder_of)
+    # A test whose stages marker is wrong fails without knowing its configs, so it owns no folder:
+    # its folders could look abandoned. Count it as a collection error: nothing is pruned.
+    observer.view.errors += [item.nodeid for item in session.items if isinstance(_config_param(item), BaseException)]
     if not session.config.getoption("stages_list"):
         return
     terminal = session.config.pluginmanager.get_plugin("terminalreporter")

@@ -95,13 +95,31 @@ MODES = {
         REFUSED.format("1 collection error(s) (tests/test_broken.py); 6 collected item(s) did not run to the end"),
     ),
     "a plugin drops items": ((), {}, set(), REFUSED.format("2 collected item(s) were deselected or removed")),
+    "an outer wrapper drops items": ((), {}, set(), REFUSED.format("2 collected item(s) were deselected or removed")),
+    "a bad stages marker": (
+        (),
+        {},
+        set(),
+        REFUSED.format("1 collection error(s) (tests/test_b.py::test_three[bad-configs])"),
+    ),
 }
 EXTRA_FILES = {
     "collection error": ("tests/test_broken.py", "def test_(:\n"),
     "a plugin drops items": ("tests/conftest.py", "def pytest_collection_modifyitems(items):\n    del items[:2]\n"),
+    # A wrapper outside every other implementation, filtering after they ran, calling no hook.
+    "an outer wrapper drops items": (
+        "conftest.py",
+        "import pytest\n\n@pytest.hookimpl(wrapper=True, tryfirst=True)\n"
+        "def pytest_collection_modifyitems(items):\n    yield\n    del items[-2:]\n",
+    ),
+    "a bad stages marker": (
+        "tests/test_b.py",
+        TEST_B.replace("def test_three", "import pytest\n\n@pytest.mark.stages(configs='cpu1,typo')\ndef test_three"),
+    ),
 }
 XDIST_MODES = [
     "full run",
+    "an outer wrapper drops items",
     "--collect-only",
     "-k",
     "--ignore",
@@ -176,6 +194,44 @@ def test_last_failed_prunes_only_in_the_modules_it_collected(project, monkeypatc
     result.assert_outcomes(passed=1)
     assert set(before) - set(project.snapshots()) == {STALE}, project.output(result)
     assert "pytest-stages: pruned 1 file(s):" in project.output(result).splitlines()
+
+
+def test_a_pyargs_node_id_prunes_only_in_the_test_it_names(project, tree):
+    """``--pyargs pkg.mod::test`` narrows a module by name, not by path: found by what collection visited."""
+    project.write("tests/__init__.py", "")
+    ini = "\n[tool.pytest.ini_options]\ntestpaths = ['tests']\nmarkers = ['slow']\npythonpath = ['.']\n"
+    project.configure(configs=CONFIGS + ini)
+    result = project.run("--stages-prune", "--pyargs", "tests.test_a::test_one")
+    result.assert_outcomes(passed=2)
+    assert set(tree) - set(project.snapshots()) == {STALE}, project.output(result)
+
+
+def test_registrations_in_two_conftests_are_all_seen_and_an_ignored_one_keeps_its_snapshots(project, tree):
+    """Two conftest.py outside packages are both imported as ``conftest``; an ignored one is never imported."""
+    project.write("conftest.py", REGISTERED_ACT0)
+    project.write("tests/models/conftest.py", REGISTERED_ACT)
+    project.run("--stages-update").assert_outcomes(passed=10)
+    recorded = project.snapshots()
+    assert {"stages/act0/cpu1/act0.cost.json", "stages/act/cpu1/act.cost.json"} <= set(recorded)
+    result = project.run("--stages-prune", "--ignore=tests/models")
+    result.assert_outcomes(passed=8)
+    kept = project.snapshots()
+    assert {path for path in recorded if path.startswith("stages/")} <= set(kept), project.output(result)
+    result = project.run("--stages-prune")
+    result.assert_outcomes(passed=10)
+    assert {path for path in recorded if path.startswith("stages/")} <= set(project.snapshots())
+
+
+def test_a_module_outside_the_rootdir_keeps_its_snapshots_when_not_collected(project):
+    project.configure(configs=ONE_CONFIG)
+    project.write("tests/test_b.py", TEST_B)
+    outside = project.write(f"../{project.path.name}_outside/test_z.py", TEST_B.replace("test_three", "test_z"))
+    project.run("--stages-update", "--rootdir", ".", "tests", str(outside)).assert_outcomes(passed=2)
+    recorded = project.snapshots()
+    assert "_outside_rootdir/test_z/test_z/cpu1/cos.cost.json" in recorded
+    result = project.run("--stages-prune")
+    result.assert_outcomes(passed=1)
+    assert project.snapshots() == recorded, project.output(result)
 
 
 def test_a_prune_lists_each_file_and_removes_emptied_folders(project, tree):
@@ -283,6 +339,15 @@ def test_a_disk_full_mid_write_leaves_the_old_report_whole(project, tree, monkey
     ) in project.output(result).splitlines()
     assert report.read_bytes() == before
     assert [path.name for path in report.parent.iterdir()] == ["report.json"]
+
+
+REGISTERED_ACT0 = """
+import jax, jax.numpy as jnp
+from pytest_stages import register
+
+register(lambda x: jnp.tanh(x), args=(jax.ShapeDtypeStruct((4,), jnp.float32),), name="act0")
+"""
+REGISTERED_ACT = REGISTERED_ACT0.replace("jnp.tanh(x)", "jnp.tanh(x) * 2").replace('"act0"', '"act"')
 
 
 REGISTERED = """

@@ -16,7 +16,7 @@ class CollectionView:
     """One process's view of collection, as JSON-ready data.
 
     ``modules`` holds the rootdir-relative paths (no ``.py``) of modules collected in
-    full (at least one child, none dropped by a plugin); ``removed`` the node ids that
+    full (collection went into each of its nodes, none dropped by a plugin); ``removed`` the node ids that
     collection or ``pytest_collection_modifyitems`` dropped; ``ignored`` the paths a
     ``pytest_ignore_collect`` implementation turned away; ``items`` every selected item's
     node id with its snapshot folder (``None`` for items that stage nothing).

@@ -27,7 +27,7 @@ from pytest_stages.run.runner import (
 from pytest_stages.stage import compile_cache
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageError
-from pytest_stages.store.storage import SnapshotError, SnapshotFolder
+from pytest_stages.store.storage import OUTSIDE_ROOTDIR, SnapshotError, SnapshotFolder
 
 
 def make_snapshot(
@@ -140,11 +140,15 @@ def marker_kwargs(node: Any, name: str) -> dict[str, Any]:
 
 
 def module_path(session: StagesSession, path: Path) -> str:
-    """A test module's snapshot path: relative to the rootdir, without ``.py`` (``tests/test_a``)."""
+    """A test module's snapshot path: relative to the rootdir, without ``.py`` (``tests/test_a``).
+
+    A module outside the rootdir goes under :data:`OUTSIDE_ROOTDIR`, which no run judges as
+    deleted (it cannot tell whether such a module still exists).
+    """
     try:
         return path.relative_to(session.rootpath).with_suffix("").as_posix()
     except ValueError:
-        return path.with_suffix("").name
+        return f"{OUTSIDE_ROOTDIR}/{path.with_suffix('').name}"
 
 
 def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> SnapshotFolder:

@@ -16,10 +16,9 @@ from pytest_stages.hooks.registry import Registration, registrations
 from pytest_stages.hooks.stash import SESSION
 from pytest_stages.stage.adapters import argument_names
 from pytest_stages.stage.topology import TopologyUnavailable
-from pytest_stages.store.storage import SnapshotFolder
+from pytest_stages.store.storage import REGISTERED_MODULE, SnapshotFolder
 
 COLLECTOR_NAME = "stages"
-REGISTERED_MODULE = "stages"
 
 
 class RegistrationError(Exception):
@@ -86,7 +85,8 @@ class RegisteredFunctions(pytest.Collector):
                     f"{type(exc).__name__}: {exc}"
                 ) from None
         session = self.config.stash[SESSION]
-        included = [r for r in registrations(self.config.rootpath, self.modules) if self._included(r)]
+        found = registrations(self.config.rootpath, self.modules, self.config.pluginmanager.get_plugins())
+        included = [r for r in found if self._included(r)]
         duplicates = sorted(name for name, count in Counter(r.name for r in included).items() if count > 1)
         if duplicates:
             raise RegistrationError(

@@ -34,7 +34,12 @@ class Observer:
         self.outcomes: dict[str, str] = {}
         self.finished: set[str] = set()
         self.lost_workers: list[str] = []
-        self._as_collected: dict[str, list[str]] = {}
+        # Collection as it happened: each collector's children, the nodes collection went into, the
+        # items it produced, and the modules that had children (node id -> snapshot module path).
+        self._children: dict[str, list[str]] = {}
+        self._visited: set[str] = set()
+        self._collected: set[str] = set()
+        self._modules: dict[str, str] = {}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_ignore_collect(self, collection_path: Path) -> Generator[None, bool | None, bool | None]:
@@ -47,49 +52,51 @@ class Observer:
     def pytest_make_collect_report_innermost(
         self, collector: pytest.Collector
     ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
-        """Innermost: the children a module report had before any other plugin's wrapper filtered them."""
+        """Innermost: each collector's children before any other plugin's wrapper filtered them."""
         report = yield
-        if isinstance(collector, pytest.Module) and report.passed:
-            self._as_collected[collector.nodeid] = [node.nodeid for node in report.result]
+        if report.passed:
+            self._children[collector.nodeid] = [node.nodeid for node in report.result]
         return report
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_make_collect_report(
         self, collector: pytest.Collector
     ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
-        """Outermost: a module counts as collected in full when no wrapper dropped a child and it has one.
+        """Outermost: a child some wrapper dropped counts as removed; a module with children is a candidate.
 
         ``--lf`` shows both cases: it filters the children of a module with failures, and reports
         every other module as collected with no children, without importing it. A module whose
         collection yields nothing is therefore treated as not collected.
         """
         report = yield
-        if isinstance(collector, pytest.Module) and report.passed:
-            children = self._as_collected.pop(collector.nodeid, [])
+        if report.passed:
             kept = {node.nodeid for node in report.result}
-            dropped = {nodeid for nodeid in children if nodeid not in kept}
-            if dropped:
-                self._removed(dropped)
-            elif children and not _narrowed(self.config, collector.path):
-                self.view.modules.add(self.module_of(collector.path))
+            self._removed({nodeid for nodeid in self._children.get(collector.nodeid, []) if nodeid not in kept})
+            if isinstance(collector, pytest.Module) and kept:
+                self._modules[collector.nodeid] = self.module_of(collector.path)
         return report
+
+    def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        self._visited.add(collector.nodeid)
+
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        self._visited.add(item.nodeid)
+        self._collected.add(item.nodeid)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.view.errors.append(report.nodeid or "<session>")
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> Generator[None, None, None]:
-        before = {item.nodeid for item in items}
-        result = yield
-        self._removed(before - {item.nodeid for item in items})
-        return result
-
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self._removed({item.nodeid for item in items})
 
     def _removed(self, nodeids: set[str]) -> None:
-        self.view.removed = sorted({*self.view.removed, *nodeids})
+        if nodeids:
+            self.view.removed = sorted({*self.view.removed, *nodeids})
+
+    def _whole(self, nodeid: str) -> bool:
+        """Whether collection went into every child of ``nodeid``, and theirs (a node id argument does not)."""
+        return all(child in self._visited and self._whole(child) for child in self._children.get(nodeid, ()))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
@@ -107,8 +114,19 @@ class Observer:
             return
         self.view.merge(CollectionView.from_json(output[WORKER_OUTPUT_KEY]))
 
+    def note_collected(self, items: list[pytest.Item]) -> None:
+        """Items collected outside pytest's collection walk (the registered functions)."""
+        self._collected.update(item.nodeid for item in items)
+
     def record_items(self, items: list[pytest.Item], folder_of: Callable[[pytest.Item], str | None]) -> None:
-        """After collection: each selected item with its snapshot folder."""
+        """After collection (every hook and wrapper done): the selected items with their snapshot folders.
+
+        An item collected but not selected was removed, whoever removed it and however; a
+        module counts as collected in full when collection went into every one of its nodes.
+        """
+        selected = {item.nodeid for item in items}
+        self._removed(self._collected - selected)
+        self.view.modules.update(module for nodeid, module in self._modules.items() if self._whole(nodeid))
         self.view.items.update((item.nodeid, folder_of(item)) for item in items)
 
     def send_to_controller(self) -> None:
@@ -153,9 +171,3 @@ def collection_roots(config: pytest.Config) -> list[Path]:
     """The paths collection started from: the arguments (or testpaths), else the invocation folder."""
     base = config.invocation_params.dir
     return [(base / arg.split("::")[0]).resolve() for arg in config.args] or [base.resolve()]
-
-
-def _narrowed(config: pytest.Config, module: Path) -> bool:
-    """True when an argument names a node inside ``module`` (``tests/test_a.py::test_one``)."""
-    base = config.invocation_params.dir
-    return any("::" in arg and (base / arg.split("::")[0]).resolve() == module.resolve() for arg in config.args)

@@ -52,15 +52,21 @@ class Registration:
 ATTRIBUTE = "__pytest_stages_registrations__"
 
 
-def registrations(rootpath: Path, modules: Iterable[str] = ()) -> list[Registration]:
+def registrations(rootpath: Path, modules: Iterable[str] = (), plugins: Iterable[object] = ()) -> list[Registration]:
     """The registrations a session at ``rootpath`` owns, from every imported module, in import order.
 
     A registration belongs to the session when the file that called ``register`` is under
     ``rootpath`` or its module is listed in ``modules`` (``[tool.pytest_stages] modules``).
+    ``plugins`` are pytest's registered plugins: conftest.py files outside packages are all
+    imported as ``conftest``, so ``sys.modules`` keeps only the last; pytest keeps each.
     """
     listed = tuple(modules)
     found = []
-    for module in list(sys.modules.values()):
+    seen: set[int] = set()
+    for module in [*sys.modules.values(), *plugins]:
+        if id(module) in seen:
+            continue
+        seen.add(id(module))
         declared = _namespace(module).get(ATTRIBUTE)
         if isinstance(declared, list):
             found += [r for r in declared if isinstance(r, Registration) and r.belongs_to(rootpath, listed)]

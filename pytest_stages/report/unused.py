@@ -9,13 +9,17 @@ from pytest_stages.core.observed import RunView
 from pytest_stages.core.records import CallRecord
 from pytest_stages.report.reporting import PRUNE_HINT, inventory_lines
 from pytest_stages.store.inventory import Tree, snapshot_files, take_inventory, used_files
-from pytest_stages.store.storage import SnapshotStore
+from pytest_stages.store.storage import OUTSIDE_ROOTDIR, REGISTERED_MODULE, SnapshotStore
 
 
 def project_tree(rootpath: Path, configs: Collection[str], selected: Collection[str]) -> Tree:
     """The project facts a verdict needs, read from the checkout at ``rootpath``."""
 
     def module_exists(module: str) -> bool:
+        # Neither the registered functions' folder nor that of a module outside the rootdir has a
+        # module file here: they are judged only when collected, never as a deleted module.
+        if module == REGISTERED_MODULE or module.startswith(f"{OUTSIDE_ROOTDIR}/"):
+            return True
         return (rootpath / f"{module}.py").exists()
 
     return Tree(rootpath=rootpath, configs=configs, selected=selected, module_exists=module_exists)

@@ -25,6 +25,10 @@ from pytest_stages.analyse.artifacts import SUFFIXES
 
 FORMAT_VERSION = 1
 META_FILE = "_stages.json"
+# The snapshot module of the registered functions: ``<snapshot_dir>/stages/<name>/<config>/``.
+REGISTERED_MODULE = "stages"
+# Where the snapshots of a test module outside the rootdir go: ``_outside_rootdir/<file name>/...``.
+OUTSIDE_ROOTDIR = "_outside_rootdir"
 MAX_COMPONENT = 96
 _SAFE = re.compile(r"[^A-Za-z0-9_.+=,@\[\]-]")
 
