@@ -236,7 +236,7 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     except TopologyUnavailable as exc:
         pytest.skip(f"pytest-stages: {exc}")
     except ConfigError as exc:
-        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
+        assembly.config_failure(exc)
 
 
 @pytest.fixture

@@ -134,6 +134,22 @@ def test_an_improvement_passes_and_is_reported_with_the_update_hint(project):
     )
 
 
+def test_a_bad_budget_marker_is_one_paragraph_printed_once(project):
+    project.write(
+        "test_b.py",
+        "import jax, jax.numpy as jnp, pytest\n\n@pytest.mark.stages_budget(flopz=2e8)\n"
+        "def test_f(stage_snapshot):\n"
+        "    stage_snapshot(lambda x: jnp.sin(x), jax.ShapeDtypeStruct((4,), jnp.float32))\n",
+    )
+    result = project.run()
+    result.assert_outcomes(errors=1)
+    output = project.output(result)
+    assert output.count("unknown budget metric 'flopz'") == 1, output
+    assert "During handling of the above exception" not in output
+    marker = "pytest-stages: @pytest.mark.stages_budget on test_b.py::test_f[cpu1]"
+    assert f"{marker}: unknown budget metric 'flopz'; " in output
+
+
 def test_budgets_fail_over_and_pass_under_also_during_update(project):
     over = loop(budget='@pytest.mark.stages_budget(flops=5e5, temp_bytes="1 KiB", collectives={"all-gather": 0})')
     project.write("test_cost.py", over)
@@ -153,6 +169,7 @@ def test_budgets_fail_over_and_pass_under_also_during_update(project):
         result.stdout.fnmatch_lines(
             [
                 "pytest-stages: 'looped' on config cpu1 exceeds its budget",
+                "  budget: flops 524290 exceeds the ceiling 500000; temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
                 "- budget:",
                 "    flops 524290 exceeds the ceiling 500000",
                 "    temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",

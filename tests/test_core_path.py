@@ -66,7 +66,7 @@ def test_missing_snapshot_fails_with_the_hint_and_writes_nothing(project):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "pytest-stages: 'f' on config cpu1 differs from its snapshots in snapshots/test_model/test_f/cpu1/",
+            "pytest-stages: 'f' on config cpu1 has no snapshots yet in snapshots/test_model/test_f/cpu1/",
             "  no snapshot yet: jaxpr (f.jaxpr.txt), stablehlo (f.stablehlo.mlir), compiled (f.compiled.hlo.txt), "
             "cost (f.cost.json), layout (f.layout.json), memory (f.memory.json), ops (f.ops.json), "
             "sharding (f.sharding.json)",

@@ -227,9 +227,13 @@ class Call:
 
 def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lines: int, full: bool) -> str:
     """The whole failure message of a call: title, notes, headline and details, then what else changed."""
-    title = f"pytest-stages: {call.name!r} on config {call.config} " + (
-        "exceeds its budget" if verdict.only_budget else f"differs from its snapshots in {call.folder}"
-    )
+    if verdict.only_budget:
+        state = "exceeds its budget"
+    elif all(f.message == NO_SNAPSHOT for f in verdict.failing):
+        state = f"has no snapshots yet in {call.folder}"
+    else:
+        state = f"differs from its snapshots in {call.folder}"
+    title = f"pytest-stages: {call.name!r} on config {call.config} {state}"
     footer = []
     if verdict.churn:
         names = ", ".join(verdict.churn)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -51,7 +51,7 @@ def make_snapshot(
         stages = _narrowed(marker, "stages", session.settings.stages, STAGES)
         analyses = _narrowed(marker, "analyses", session.settings.analyses, ANALYSES)
     except ConfigError as exc:
-        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
+        config_failure(exc)
     snapshot = StageSnapshot(
         session,
         nodeid=item.nodeid,
@@ -76,7 +76,7 @@ def make_compiles(session: StagesSession, item: pytest.Item) -> StageCompiles:
     try:
         ceilings = parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", marker_kwargs(item, "stages_budget"))
     except ConfigError as exc:
-        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
+        config_failure(exc)
     callspec = getattr(item, "callspec", None)
     config = callspec.params.get("stage_config") if callspec is not None else None
     checker = StageCompiles(
@@ -87,6 +87,11 @@ def make_compiles(session: StagesSession, item: pytest.Item) -> StageCompiles:
     )
     item.stash[COMPILES] = checker
     return checker
+
+
+def config_failure(exc: ConfigError) -> NoReturn:
+    """Fail the test with a settings error's one paragraph: no traceback, no chained exception."""
+    raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
 
 
 @contextlib.contextmanager
