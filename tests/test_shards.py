@@ -287,6 +287,33 @@ def test_a_merge_of_unrelated_reports_is_refused_with_the_reason(project, tmp_pa
     (tmp_path / "other.json").write_text("{}")
     status, lines = merge(str(tmp_path / "other.json"))
     assert status == cli.USAGE and "is not a pytest-stages JSON report" in lines[0]
+    (tmp_path / "merged.json").write_text("")
+    merge(str(tmp_path / "compare.json"), "--rootdir", str(project.path), "--report", str(tmp_path / "merged.json"))
+    status, lines = merge(str(tmp_path / "merged.json"), "--rootdir", str(project.path))
+    assert status == cli.USAGE and "it is a merged report" in lines[0], lines
+    cut = json.loads((tmp_path / "compare.json").read_text())
+    del cut["run"]["collection"]
+    (tmp_path / "cut.json").write_text(json.dumps(cut))
+    status, lines = merge(str(tmp_path / "cut.json"), "--rootdir", str(project.path))
+    assert status == cli.USAGE and lines == [
+        f"pytest-stages merge: {tmp_path / 'cut.json'} is not a whole pytest-stages report (KeyError: 'collection'): "
+        "it was edited, cut off, or written by another pytest-stages version. Merge the JSON reports "
+        "(--stages-report=PATH.json) that the shards of one run wrote."
+    ]
+    status, lines = merge(str(tmp_path / "compare.json"), "--rootdir", str(tmp_path / "nowhere"))
+    assert status == cli.USAGE and "is not a folder" in lines[0]
+    unwritable = str(tmp_path / "compare.json" / "x.md")  # under a file
+    status, lines = merge(str(tmp_path / "compare.json"), "--rootdir", str(project.path), "--report", unwritable)
+    assert status == cli.USAGE and "nothing was pruned" in lines[-1], lines
+
+
+def test_an_empty_shard_passes_and_the_merge_judges_the_tree(project, tree, tmp_path):
+    """pytest-split can give a group no item (pytest exits 5): that shard passed, and judged its nothing."""
+    shards = run_shards(project, ITEMS + 1)
+    assert json.loads(Path(shards[-1]).read_text())["run"]["exit_status"] == 5
+    status, lines = merge(*shards, "--rootdir", str(project.path))
+    assert unused(lines) == [f"snapshots/{path}" for path in sorted(PLANTED)], "\n".join(lines)
+    assert status == cli.FAILED, "the drifted program still fails the gate"
 
 
 # Pure: the union of shard facts, without pytest.
@@ -327,6 +354,15 @@ def test_the_same_group_twice_is_refused():
     one = shard("a.json", facts(["x"], split={"splits": 2, "group": 1}))
     with pytest.raises(MergeError, match=r"b.json and a.json are both group 1 of the split"):
         merge_reports([one, shard("b.json", facts(["x"], split={"splits": 2, "group": 1}))])
+    with pytest.raises(MergeError, match=r"b.json and a.json are both the whole suite on configs cpu1"):
+        merge_reports([shard("a.json", facts(["x"])), shard("b.json", facts(["x"]))])
+
+
+def test_the_worst_exit_status_is_the_merged_one():
+    statuses = [0, 5, 1, 5, 0]
+    merged = union(facts([], exit_status=status) for status in statuses)
+    assert merged.exit_status == 1
+    assert union(facts([], exit_status=status) for status in (0, 5)).exit_status == 5
 
 
 def test_a_cut_by_configs_is_complete_when_every_config_ran():

@@ -162,6 +162,17 @@ def test_semantic_mode_still_fails_a_budget(project):
     )
 
 
+def test_the_report_calls_churn_passing_as_the_test_did(project):
+    """Churn a semantic run let pass is in the report, as a finding that did not fail."""
+    recorded_then_upgraded(project)
+    edit(project, "compiled.hlo.txt", " tanh(", " sine(")
+    result, call = call_entry(project)
+    result.assert_outcomes(passed=1)
+    assert [(f["artifact"], f["failing"]) for f in call["findings"]] == [("compiled", False)]
+    project.run("--stages-report=report.md").assert_outcomes(passed=1)
+    assert "### Findings" not in (project.path / "report.md").read_text()
+
+
 def test_fail_mode_fails_text_churn_under_other_versions(project):
     recorded_then_upgraded(project, 'on_version_mismatch = "fail"')
     edit(project, "compiled.hlo.txt", " tanh(", " sine(")

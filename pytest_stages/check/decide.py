@@ -9,7 +9,7 @@ which kinds fail at all.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pytest_stages.analyse.artifacts import BUDGET
 from pytest_stages.check.compare import NO_SNAPSHOT
@@ -80,3 +80,13 @@ def _passing(findings: Sequence[Finding]) -> tuple[Finding, ...]:
 
 def _names(findings: Iterable[Finding]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f.artifact for f in findings))
+
+
+def judged(findings: Sequence[Finding], verdict: Verdict) -> list[Finding]:
+    """``findings`` with ``failing`` as the verdict decided, for the reports.
+
+    Upgrade churn, kinds not checked in this run and the drift an update accepts did not fail
+    the test, so the reports must not call them failing.
+    """
+    failed = {id(f) for f in verdict.failing}
+    return [f if f.failing == (id(f) in failed) else replace(f, failing=id(f) in failed) for f in findings]

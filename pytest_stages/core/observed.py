@@ -55,9 +55,17 @@ class RunView:
     incomplete: list[str]
 
 
-# Exit statuses after which a run's outcomes still stand: pytest's OK and TESTS_FAILED.
-_JUDGED_EXIT = (0, 1)
+# Exit statuses after which a run's outcomes still stand: pytest's OK, TESTS_FAILED and
+# NO_TESTS_COLLECTED (a shard of a split suite may get no item).
+_JUDGED_EXIT = (0, 1, 5)
+# How bad an exit status is, merging shards: passed < nothing collected < tests failed < the rest.
+_EXIT_RANK = {0: 0, 5: 1, 1: 2}
 _OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
+
+
+def worse_exit(status: int, other: int) -> int:
+    """The worse of two shards' exit statuses: ``worse_exit(5, 1) == 1``, ``worse_exit(0, 5) == 5``."""
+    return max(status, other, key=lambda code: (_EXIT_RANK.get(code, 3), code))
 
 
 def worse(outcome: str, other: str) -> str:

@@ -92,6 +92,8 @@ def _merge(paths: Sequence[str], outputs: Sequence[str], rootdir: Path) -> Merge
             ) from None
         shards.append(read_shard(path, data))
     merged = merge_reports(shards)
+    if not rootdir.is_dir():
+        raise MergeError(f"--rootdir {rootdir} is not a folder: run the merge from the project root the shards ran in.")
     snapshot_dir = parse_settings(load_pyproject(rootdir)).snapshot_dir
     if snapshot_dir != merged.settings["snapshot_dir"]:
         raise MergeError(
@@ -108,16 +110,23 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
     writer.write_line(f"pytest-stages: merged {len(report.shards)} shard report(s), {len(report.records)} call(s)")
     if merged.missing:
         writer.write_line(f"pytest-stages: shard(s) {', '.join(merged.missing)} missing: their items were not judged")
+    try:  # before any prune: a report that cannot be written stops the merge with nothing deleted
+        for output in outputs:
+            write_report(Path(output), report)
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step_summary and report.records:
+            append_step_summary(Path(step_summary), report)
+    except OSError as exc:
+        writer.write_line(
+            f"pytest-stages merge: cannot write {exc.filename} ({exc.strerror or exc}); nothing was pruned. "
+            "Name a writable file."
+        )
+        return USAGE
     for line in _inventory(merged, prune, rootdir):
         writer.write_line(line)
-    for output in outputs:
-        write_report(Path(output), report)
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if step_summary and report.records:
-        append_step_summary(Path(step_summary), report)
     if merged.missing or (prune and merged.incomplete):
         return INCOMPLETE
-    return FAILED if merged.facts.exit_status != 0 else OK
+    return OK if merged.facts.exit_status in (0, 5) else FAILED
 
 
 def _inventory(merged: Merged, prune: bool, rootdir: Path) -> list[str]:

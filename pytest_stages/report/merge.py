@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_stages.core.observed import CollectionView, RunFacts, incomplete_reasons, worse
+from pytest_stages.core.observed import CollectionView, RunFacts, incomplete_reasons, worse, worse_exit
 from pytest_stages.report.reporting import REPORT_SCHEMA, RunReport
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."
@@ -53,12 +53,18 @@ def read_shard(name: str, data: Mapping[str, Any]) -> Shard:
     """A shard from its JSON report data; a report without the run facts a merge needs is refused."""
     if not isinstance(data, Mapping) or data.get("schema") != REPORT_SCHEMA:
         raise MergeError(f"{name} is not a pytest-stages JSON report (schema {REPORT_SCHEMA}). {_FIX}")
-    if "run" not in data or "settings" not in data:
+    if "run" not in data or "settings" not in data or "shards" in data:
         raise MergeError(
-            f'{name} has no run facts ("run", "settings"): it is a merged report or was written by an older '
-            f"pytest-stages. {_FIX}"
+            f'{name} has no run facts of its own ("run", "settings"): it is a merged report or was written by an '
+            f"older pytest-stages. {_FIX}"
         )
-    return Shard(name, RunFacts.from_json(data["run"]), data["settings"], RunReport.from_json(data))
+    try:
+        return Shard(name, RunFacts.from_json(data["run"]), data["settings"], RunReport.from_json(data))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise MergeError(
+            f"{name} is not a whole pytest-stages report ({type(exc).__name__}: {exc}): it was edited, cut off, or "
+            f"written by another pytest-stages version. {_FIX}"
+        ) from None
 
 
 def merge_reports(shards: Sequence[Shard]) -> Merged:
@@ -117,11 +123,10 @@ def _check_agree(shards: Sequence[Shard]) -> None:
                 )
     seen: dict[tuple[tuple[str, ...], int], str] = {}
     for shard in shards:
-        if shard.key in seen and shard.key[1]:
-            raise MergeError(
-                f"{shard.name} and {seen[shard.key]} are both group {shard.key[1]} of the split: pass each shard's "
-                "report once."
-            )
+        if shard.key in seen:
+            configs = ",".join(shard.key[0])
+            what = f"group {shard.key[1]} of the split" if shard.key[1] else f"the whole suite on configs {configs}"
+            raise MergeError(f"{shard.name} and {seen[shard.key]} are both {what}: pass each shard's report once.")
         seen[shard.key] = shard.name
 
 
@@ -164,7 +169,7 @@ def union(all_facts: Iterable[RunFacts]) -> RunFacts:
         roots |= set(facts.roots)
         merged.collect_only |= facts.collect_only
         merged.stopped_early |= facts.stopped_early
-        merged.exit_status = max(merged.exit_status, facts.exit_status)
+        merged.exit_status = worse_exit(merged.exit_status, facts.exit_status)
     collection.removed = sorted(removed - set(collection.items))
     merged.roots, merged.finished, merged.lost_workers = sorted(roots), sorted(finished), lost
     return merged

@@ -17,7 +17,7 @@ from pytest_stages.analyse.artifacts import BUDGET
 from pytest_stages.check import compile_counts
 from pytest_stages.check.budgets import COMPILES_METRIC
 from pytest_stages.check.compare import NO_SNAPSHOT
-from pytest_stages.check.decide import decide
+from pytest_stages.check.decide import decide, judged
 from pytest_stages.check.message import Call, call_message
 from pytest_stages.config import ConfigError
 from pytest_stages.core.records import CallRecord, Finding
@@ -93,6 +93,7 @@ class StageCompiles:
         if text != expected:
             self.pending.append(PendingWrite(path, text, record))
         verdict = decide(record.findings, policy, "")
+        record.findings = judged(record.findings, verdict)
         if not verdict.passed:
             self.pending.clear()
             call = Call(

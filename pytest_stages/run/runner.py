@@ -21,7 +21,7 @@ from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import upgrade
 from pytest_stages.check.compare import NO_SNAPSHOT, Compared, Pair, compare_pair
-from pytest_stages.check.decide import Policy, Verdict, decide
+from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.check.message import Call, call_message
 from pytest_stages.check.signature import signature_change
 from pytest_stages.config import ConfigError, Settings
@@ -353,6 +353,7 @@ class StageSnapshot:
             stale_meta=meta is None or bool(mismatch) or (meta.get("platform") != self.active.platform),
         )
         verdict = decide([f for f in compared.findings if f.kind != SKIPPED], policy, mismatch)
+        record.findings = judged(record.findings, verdict)
         if not verdict.passed:
             self.pending.clear()
             raise StagesFailure(self._failure(result, compared, verdict, mismatch))
