@@ -113,6 +113,24 @@ def test_arguments_without_a_sharding_are_replicated_over_the_topology(project):
     assert "f32[128,128]{1,0:T(8,128)}" in files["test_step/test_unsharded/v5e/matmul.compiled.hlo.txt"].decode()
 
 
+WEAK = """
+import jax.numpy as jnp
+
+def test_weak(stage_snapshot):
+    stage_snapshot(lambda x, s: x * s, jnp.ones((4, 128), jnp.bfloat16), jnp.asarray(2.0), name="scale")
+"""
+
+
+@pytest.mark.extras("tpu")
+def test_a_weakly_typed_argument_stays_weak_on_a_topology(project):
+    """``x_bf16 * jnp.asarray(2.0)`` is bf16 on any backend; the topology must not promote it to f32."""
+    project.configure(configs=V5E.replace("mesh = { data = 2, model = 2 }", ""))
+    project.write("test_weak.py", WEAK)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    stablehlo = project.snapshots()["test_weak/test_weak/v5e/scale.stablehlo.mlir"].decode()
+    assert "-> (tensor<4x128xbf16>" in stablehlo and "xf32>" not in stablehlo.split("func.func public @main", 1)[1]
+
+
 @pytest.mark.extras("tpu", "cuda")
 def test_topology_snapshots_are_reproducible_across_processes(project):
     project.configure(configs=V5E + H100)

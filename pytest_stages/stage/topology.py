@@ -136,7 +136,9 @@ def place_unsharded(tree: Any, mesh: Any) -> Any:
         if isinstance(leaf, jax.ShapeDtypeStruct) and leaf.sharding is None:
             return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=replicated, weak_type=leaf.weak_type)
         if isinstance(leaf, (jax.Array, np.ndarray)):
-            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=replicated)
+            # A weakly typed array (jnp.asarray(2.0)) must stay weak, or it promotes what it touches.
+            weak = bool(getattr(leaf, "weak_type", False))
+            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=replicated, weak_type=weak)
         return leaf
 
     return jax.tree.map(place, tree)
