@@ -265,6 +265,20 @@ def test_markdown_report_carries_sources_and_diff(drifted, tmp_path):
     assert "  +    %cst = stablehlo.constant dense<3.000000e+00> : tensor<f32>\n" in text
 
 
+def test_markdown_shows_user_text_literally_and_the_whole_diff():
+    from pytest_stages.core.records import CallRecord, Finding
+    from pytest_stages.report.reporting import RunReport, markdown
+
+    hunk = [["=", 1, "a", 1, "a", None], ["~", 2, "b", 2, "c", None], ["+", None, "", 3, "d", None]]
+    finding = Finding("text", "jaxpr", "IR drift\n    (cut to diff_lines)", detail={"summary": [], "hunks": [hunk]})
+    record = CallRecord(nodeid="t.py::test_f[cpu1-<lambda>]", config="cpu1", name="<lambda>`x", folder="f")
+    record.findings = [finding]
+    text = markdown(RunReport([record], update=False, environment={}))
+    assert "| t.py::test_f[cpu1-&lt;lambda&gt;] | cpu1 | &lt;lambda&gt;`x |" in text
+    assert "- `t.py::test_f[cpu1-<lambda>]` &lt;lambda&gt;`x / jaxpr: IR drift" in text
+    assert "  --- snapshot\n  +++ staged\n  @@ line 1 -> 1\n   a\n  -b\n  +c\n  +d\n" in text
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 

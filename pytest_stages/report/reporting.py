@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -218,21 +220,48 @@ def markdown(report: RunReport) -> str:
     lines.append("| " + " | ".join(rows[0]) + " |")
     lines.append("|" + "---|" * len(rows[0]))
     for row in rows[1:]:
-        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+        lines.append("| " + " | ".join(_md_text(cell).replace("|", "\\|") for cell in row) + " |")
     failing = [(r, f) for r in report.records for f in r.findings if f.failing]
     if failing:
         lines += ["", "### Findings", ""]
         for record, finding in failing:
-            first, *rest = finding.message.splitlines()
-            lines.append(f"- `{record.nodeid}` {record.name} / {finding.artifact}: {first}")
+            first = finding.message.splitlines()[0]
+            lines.append(f"- {_md_code(record.nodeid)} {_md_text(record.name)} / {finding.artifact}: {_md_text(first)}")
             detail = finding.detail
             if not detail:
                 continue
-            lines += [f"  - {line}" for line in detail["summary"]]
+            lines += [f"  - {_md_text(line)}" for line in detail["summary"]]
             lines += ["", "  <details><summary>diff</summary>", "", "  ```diff"]
-            lines += [f"  {line[4:]}" for line in rest[len(detail["summary"]) :]]
+            lines += [f"  {line}" for line in unified_rows(detail["hunks"])]
             lines += ["  ```", "", "  </details>", ""]
     return "\n".join(lines) + "\n"
+
+
+def unified_rows(hunks: Sequence[Sequence[Sequence[Any]]]) -> list[str]:
+    """A report's side-by-side hunks as unified diff lines: ``@@ line 3 -> 3``, `` kept``, ``-old``, ``+new``."""
+    lines = ["--- snapshot", "+++ staged"]
+    for hunk in hunks:
+        if not hunk:
+            continue
+        lines.append(f"@@ line {hunk[0][1] or '-'} -> {hunk[0][3] or '-'}")
+        for tag, old_no, old_text, new_no, new_text, _ in hunk:
+            if tag == "=":
+                lines.append(f" {new_text}")
+                continue
+            lines += [f"-{old_text}"] if old_no is not None else []
+            lines += [f"+{new_text}"] if new_no is not None else []
+    return lines
+
+
+def _md_text(text: str) -> str:
+    """User text as Markdown shows it literally: ``<lambda>`` is not an HTML tag, a newline not a new row."""
+    return html.escape(text.replace("\n", " "), quote=False)
+
+
+def _md_code(text: str) -> str:
+    """A code span around ``text`` that its own backticks cannot close: ``a`b`` -> ``` ``a`b`` ```."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if len(fence) > 1 else f"`{text}`"
 
 
 def write_report(path: Path, report: RunReport) -> None:
