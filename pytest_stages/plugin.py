@@ -168,7 +168,17 @@ def _baseline_calls(path: Path) -> list[dict[str, Any]]:
             f"pytest-stages: --stages-baseline={path} is not a pytest-stages JSON report (schema "
             f"{reporting.REPORT_SCHEMA}); name a report an earlier run wrote with --stages-report=PATH.json."
         )
-    return [call for call in data["calls"] if isinstance(call, dict)]
+    calls = [call for call in data["calls"] if isinstance(call, dict)]
+    for call in calls:
+        seconds = call.get("compile_seconds", {})
+        if not isinstance(seconds, dict) or not all(
+            isinstance(value, (int, float)) and not isinstance(value, bool) for value in seconds.values()
+        ):
+            raise pytest.UsageError(
+                f"pytest-stages: --stages-baseline={path}: call {call.get('nodeid')!r} has compile_seconds "
+                f"{seconds!r}, not seconds by step; name a report an earlier run wrote with --stages-report=PATH.json."
+            )
+    return calls
 
 
 def _options(config: pytest.Config, settings: Settings) -> Options:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 DECODE = """
 import jax, jax.numpy as jnp
 
@@ -242,3 +244,31 @@ def test_the_upgrade_section_lists_the_calls_whose_compile_time_moved_most():
         "  t.py::test a: 1 s -> 1 s (+0%)",
     ]
     assert not any("compile time" in line for line in upgrade_section(now))
+
+
+def test_a_baseline_with_nothing_timed_is_not_ranked():
+    from pytest_stages.check.upgrade import compile_time_moves
+
+    def call(seconds):
+        return {"nodeid": "t.py::test", "config": "cpu1", "name": "a", "compile_seconds": {"compile": seconds}}
+
+    assert compile_time_moves([call(0.05)], [call(0.0)]) == []
+
+
+def test_a_bad_baseline_is_a_usage_error_naming_it(project, tmp_path):
+    from conftest import SIMPLE_TEST
+
+    project.write("test_model.py", SIMPLE_TEST)
+    baseline = tmp_path / "old.json"
+    for text, message in [
+        ("not json", "cannot read it as JSON"),
+        ('{"schema": "other"}', "is not a pytest-stages JSON report"),
+        (
+            '{"schema": "pytest-stages-report/1", "calls": [{"nodeid": "t::a", "compile_seconds": [1, 2]}]}',
+            "call 't::a' has compile_seconds [1, 2], not seconds by step",
+        ),
+    ]:
+        baseline.write_text(text)
+        result = project.run(f"--stages-baseline={baseline}")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        assert f"--stages-baseline={baseline}" in result.stderr.str() and message in result.stderr.str(), message

@@ -102,7 +102,12 @@ def compile_time_moves(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Ma
     """
     if not baseline:
         return []
-    before = {_key(call): call for call in baseline if call.get("compile_seconds") and not call.get("cached")}
+    # A baseline of 0 s (nothing timed) has no change to rank: +inf% says nothing.
+    before = {
+        _key(call): call
+        for call in baseline
+        if call.get("compile_seconds") and not call.get("cached") and sum(call["compile_seconds"].values()) > 0
+    }
     moved = []
     for call in calls:
         old = before.get(_key(call))
