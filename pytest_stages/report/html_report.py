@@ -58,7 +58,8 @@ def page(data: Mapping[str, Any], rows: Sequence[Sequence[str]], baseline: Seque
     """The whole page for a report (``report_data``), its summary table rows and the baseline report's calls."""
     environment = data["environment"]
     calls = data["calls"]
-    drifted = [call for call in calls if any(f["failing"] or f.get("detail") for f in call["findings"])]
+    # Every call with something to say: drift, an improvement, a finding this run did not enforce.
+    drifted = [call for call in calls if any(f["kind"] != "skipped" for f in call["findings"])]
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -95,8 +96,8 @@ def _summary_table(rows: Sequence[Sequence[str]]) -> str:
     body = []
     for row in rows[1:]:
         cells = [f"<td>{_e(cell)}</td>" for cell in row[:3]]
-        cells += [f'<td class="st-{_e(cell)}">{_e(cell)}</td>' for cell in row[3:-1]]
-        cells.append(f"<td>{_e(row[-1])}</td>")
+        cells += [f'<td class="st-{_e(cell)}">{_e(cell)}</td>' for cell in row[3:-2]]
+        cells += [f"<td>{_e(cell)}</td>" for cell in row[-2:]]  # deltas, seconds
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f'<table class="summary"><tr>{head}</tr>' + "".join(body) + "</table>"
 
