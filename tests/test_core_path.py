@@ -240,6 +240,25 @@ def test_jit_options_of_a_jitted_function_are_kept(project):
     project.run("--stages-update").assert_outcomes(passed=1)
 
 
+def test_inputs_are_named_past_a_leading_static_argument(project):
+    project.write(
+        "test_model.py",
+        """
+        import jax, jax.numpy as jnp
+
+        def scale(n, x):
+            return x * n
+
+        def test_static(stage_snapshot):
+            jitted = jax.jit(scale, static_argnums=0, donate_argnums=1)
+            result = stage_snapshot(jitted, 3, jax.ShapeDtypeStruct((4,), jnp.float32))
+            assert list(result.analyses["sharding"]["inputs"]) == ["x"]
+            assert result.analyses["sharding"]["inputs"]["x"]["donated"] is True
+    """,
+    )
+    project.run("--stages-update").assert_outcomes(passed=1)
+
+
 def test_a_function_that_fails_to_trace_names_the_stage(project):
     files = record(project)
     project.write("test_model.py", SIMPLE_TEST.replace("jnp.tanh(x @ w)", "jnp.tanh(x @ w.T)"))

@@ -271,6 +271,19 @@ def _path_leaves(name: str, value: Any) -> NamedLeaves:
     return [(name + jax.tree_util.keystr(path), leaf) for path, leaf in jax.tree_util.tree_flatten_with_path(value)[0]]
 
 
+def _static_argnums(fn: Callable[..., Any], dynamic: int) -> set[int]:
+    """Positions of a ``jax.jit``'s static arguments, given how many dynamic ones JAX kept.
+
+    Read from the jitted function's ``_jit_info``, which is private to JAX, so defensively:
+    without it every position counts as dynamic.
+    """
+    numbers = getattr(getattr(fn, "_jit_info", None), "static_argnums", ())
+    if not isinstance(numbers, tuple) or not all(isinstance(n, int) for n in numbers):
+        return set()
+    total = dynamic + len(numbers)
+    return {n % total for n in numbers if -total <= n < total}
+
+
 def argument_names(fn: Callable[..., Any], count: int) -> list[str]:
     """Names of the first ``count`` positional arguments, from the signature where it has them."""
     try:
@@ -290,8 +303,13 @@ def argument_names(fn: Callable[..., Any], count: int) -> list[str]:
 
 
 def signature_leaves(fn: Callable[..., Any], tree: Any) -> NamedLeaves:
-    """Leaves of an ``(args, kwargs)`` tree, named ``x``, ``params[0][1]``, ``scale`` ..."""
+    """Leaves of an ``(args, kwargs)`` tree, named ``x``, ``params[0][1]``, ``scale`` ...
+
+    JAX's trees hold the dynamic arguments only: the static ones of a ``jax.jit`` are skipped
+    when naming (``jit(f, static_argnums=0)`` of ``f(n, x)`` has one input, ``x``).
+    """
     args, kwargs = tree
-    names = argument_names(fn, len(args))
+    static = _static_argnums(fn, len(args))
+    names = [name for index, name in enumerate(argument_names(fn, len(args) + len(static))) if index not in static]
     named = [leaf for position, arg in enumerate(args) for leaf in _path_leaves(names[position], arg)]
     return named + [leaf for key in sorted(kwargs) for leaf in _path_leaves(key, kwargs[key])]
