@@ -272,3 +272,26 @@ def test_a_bad_baseline_is_a_usage_error_naming_it(project, tmp_path):
         result = project.run(f"--stages-baseline={baseline}")
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         assert f"--stages-baseline={baseline}" in result.stderr.str() and message in result.stderr.str(), message
+
+
+ORDER = """
+import jax, jax.numpy as jnp
+
+jstep = jax.jit(lambda x: x * 2)
+
+def test_a():
+    jstep(jnp.ones(3))
+
+def test_b(stage_compiles):
+    with stage_compiles():
+        jstep(jnp.ones(3))
+        jstep(jnp.ones(4))
+"""
+
+
+def test_a_blocks_counts_do_not_depend_on_the_tests_before_it(project):
+    project.write("test_order.py", ORDER)
+    project.run("--stages-update").assert_outcomes(passed=2)
+    data = json.loads(project.snapshots()["test_order/test_b/_compiles/compiles.compiles.json"])
+    assert data["functions"]["<lambda>"]["compiles"] == 2
+    project.run("-k", "test_b").assert_outcomes(passed=1)

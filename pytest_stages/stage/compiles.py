@@ -193,7 +193,8 @@ class _Records(logging.Filter):
 def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
     """Count traces, lowerings and compiles per function inside the block (``only``: just these names).
 
-    Turns ``jax_explain_cache_misses`` on for the block (restored after it) and lowers the level of
+    Starts from JAX's cold in-memory caches (``jax.clear_caches()``), turns
+    ``jax_explain_cache_misses`` on for the block (restored after it) and lowers the level of
     JAX's lowering logger so that each lowering's argument types are seen; what that adds to JAX's
     logs is filtered out again.
     """
@@ -212,6 +213,9 @@ def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
         logger.addFilter(records)
     logging.getLogger(LOWER_LOGGER).setLevel(logging.DEBUG)
     config.update("jax_explain_cache_misses", True)
+    # From JAX's cold in-memory caches: what the block counts must not depend on which tests ran
+    # before it (a function an earlier test compiled would otherwise count no compile here).
+    jax.clear_caches()
     WATCHING.logs.append(log)
     try:
         yield log
