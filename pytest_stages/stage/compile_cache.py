@@ -92,7 +92,7 @@ PROPERTY = "pytest_stages_cache"
 
 
 class CacheCounter:
-    """Counts compiles that asked the cache, and hits, through ``jax.monitoring`` events.
+    """Counts the staged compiles that asked the cache, and hits, through ``jax.monitoring`` events.
 
     One per process (:data:`COUNTER`): JAX's listeners are process-wide and cannot be removed.
     """
@@ -102,6 +102,7 @@ class CacheCounter:
         self.hits = 0
         self.total_hits = 0
         self.paused = False
+        self.counting = False  # only a staged call's compile counts, not the test's own JAX calls
         self._listening = False
 
     def listen(self) -> None:
@@ -114,13 +115,22 @@ class CacheCounter:
         self._listening = True
 
     def _event(self, event: str, **_: str | int) -> None:
-        if self.paused:
+        if self.paused or not self.counting:
             return
         if event == REQUEST_EVENT:
             self.requests += 1
         elif event == HIT_EVENT:
             self.hits += 1
             self.total_hits += 1
+
+    @contextlib.contextmanager
+    def staged(self) -> Iterator[None]:
+        """Around a staged call's compile: count its cache request and hit (nothing else is counted)."""
+        self.counting = True
+        try:
+            yield
+        finally:
+            self.counting = False
 
     def take(self) -> tuple[int, int]:
         """``(requests, hits)`` since the last call."""

@@ -161,7 +161,8 @@ def stage(
         platforms = None if active.attached else (active.platform,)
         lowered = _timed(seconds, "lower", lambda: _guarded(name, "lowering", lambda: adapter.lower(traced, platforms)))
         hits = compile_cache.COUNTER.total_hits
-        with compile_cache.compile_only() if active.compile_only else contextlib.nullcontext():
+        only = compile_cache.compile_only() if active.compile_only else contextlib.nullcontext()
+        with compile_cache.COUNTER.staged(), only:
             compiled = (
                 _timed(seconds, "compile", lambda: _guarded(name, "compiling", lowered.compile))
                 if active.attached
