@@ -248,7 +248,7 @@ def _parse_config(index: int, entry: Any) -> DeviceConfig:
         platform=platform,
         devices=_parse_devices(where, entry, mesh),
         mesh=mesh,
-        axis_types=_parse_axis_types(where, entry.get("axis_types", ()), len(mesh)),
+        axis_types=_parse_axis_types(where, entry.get("axis_types", ()), len(mesh) or 1),  # default mesh: 1 axis
         topology=topology,
         gpu=gpu,
         partitioner=partitioner,

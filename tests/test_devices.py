@@ -90,6 +90,34 @@ def test_axis_types_are_configurable(project):
     project.run().assert_outcomes(passed=1)
 
 
+def test_without_a_mesh_axis_types_apply_to_the_default_axis_and_a_lowered_only_mesh_is_explicit(project):
+    project.configure(
+        configs="""
+[[tool.pytest_stages.configs]]
+name = "cpu4"
+devices = 4
+axis_types = "auto"
+
+[[tool.pytest_stages.configs]]
+name = "tpu"
+platform = "tpu"
+devices = 4
+mesh = { data = 2, model = 2 }
+"""
+    )
+    project.write(
+        "test_axes.py",
+        """
+        from jax.sharding import AxisType
+
+        def test_axes(stage_config):
+            expected = {"cpu4": (AxisType.Auto,), "tpu": (AxisType.Explicit, AxisType.Explicit)}
+            assert stage_config.mesh.axis_types == expected[stage_config.name]
+    """,
+    )
+    project.run().assert_outcomes(passed=2)
+
+
 def test_marker_and_command_line_narrow_configs(multi):
     multi.write(
         "test_narrow.py",

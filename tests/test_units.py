@@ -53,6 +53,7 @@ from pytest_stages.store.storage import safe_component
         ),
         ({"configs": [{"name": "x"}, {"name": "x"}]}, "config name 'x' is used twice"),
         ({"configs": [{"name": "x", "mesh": {"a": 2}, "axis_types": "sideways"}]}, "config 'x': axis_types"),
+        ({"configs": [{"name": "x", "devices": 4, "axis_types": "Auto"}]}, "config 'x': axis_types ['Auto'] must name"),
         (
             {"clear_caches": 1},
             'clear_caches = 1: use "auto" (drop JAX\'s caches where a trace could be reused, and every 32',

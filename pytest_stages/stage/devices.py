@@ -92,9 +92,10 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     try:
         available = jax.devices(platform)
     except RuntimeError:
-        abstract = jax.sharding.AbstractMesh(
-            tuple(shape.values()), tuple(shape), **({"axis_types": axis_types} if axis_types else {})
-        )
+        # jax.make_mesh's default is Explicit axes; AbstractMesh's is Auto: state it, so that a
+        # platform lowered only traces as it would where attached.
+        types = axis_types or (jax.sharding.AxisType.Explicit,) * len(shape)
+        abstract = jax.sharding.AbstractMesh(tuple(shape.values()), tuple(shape), axis_types=types)
         return ActiveConfig(config, platform, attached=False, devices=(), mesh=abstract)
     if len(available) < config.devices:
         raise ConfigError(_too_few_devices(config, platform, len(available)))
