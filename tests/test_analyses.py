@@ -233,6 +233,13 @@ def test_markdown_report_and_github_step_summary(project, tmp_path, monkeypatch)
     assert "| test_cost.py::test_loop[cpu1] | cpu1 | looped | new | new | new | new | new | - |" in text
     assert "- `test_cost.py::test_loop[cpu1]` looped / jaxpr: no snapshot yet" in text
     assert summary.read_text() == "earlier step\n" + text
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(report / "under_a_file.md"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    assert result.ret == 1, "the verdict stands"
+    assert f"pytest-stages: could not append to $GITHUB_STEP_SUMMARY {report}/under_a_file.md (Not a directory)." in (
+        project.output(result)
+    )
 
 
 def test_a_bad_report_name_is_a_usage_error(project):

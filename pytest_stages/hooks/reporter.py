@@ -76,7 +76,12 @@ class StagesReporter:
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if step_summary and self.session.records:
-            append_step_summary(Path(step_summary), report)
+            try:
+                append_step_summary(Path(step_summary), report)
+            except OSError as exc:  # a convenience: the run's verdict stands
+                self.lines.append(
+                    f"pytest-stages: could not append to $GITHUB_STEP_SUMMARY {step_summary} ({exc.strerror or exc})."
+                )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminal_summary(terminalreporter, self.report())
