@@ -160,10 +160,9 @@ def test_budgets_fail_over_and_pass_under_also_during_update(project):
         [
             "  budget: flops 524290 exceeds the ceiling 500000; temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
             "  no snapshot yet: jaxpr (looped.jaxpr.txt), stablehlo (looped.stablehlo.mlir), *",
-            "- budget:",
-            "    flops 524290*",
         ]
     )
+    assert "- budget" not in project.output(compared), "the headline says every breach; no detail repeats it"
     for _ in range(2):
         result = project.run("--stages-update")
         result.assert_outcomes(failed=1)
@@ -171,9 +170,6 @@ def test_budgets_fail_over_and_pass_under_also_during_update(project):
             [
                 "pytest-stages: 'looped' on config cpu1 exceeds its budget",
                 "  budget: flops 524290 exceeds the ceiling 500000; temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
-                "- budget:",
-                "    flops 524290 exceeds the ceiling 500000",
-                "    temp_bytes 32.1 KiB exceeds the ceiling 1.0 KiB",
                 "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program.",
             ]
         )
@@ -190,7 +186,7 @@ def test_budgets_from_pyproject_match_node_id_patterns(project):
     project.write("test_cost.py", loop())
     result = project.run("--stages-check=budget")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["- budget: flops 524290 exceeds the ceiling 100000"])
+    result.stdout.fnmatch_lines(["  budget: flops 524290 exceeds the ceiling 100000"])
 
 
 def test_a_bad_budget_unit_names_it(project):

@@ -56,7 +56,7 @@ def test_registered_budgets_are_enforced(project):
     setup(project, CONFTEST.replace('budget={"flops": 1e6}', 'budget={"flops": 10}'))
     result = project.run("--stages-update", "-k", "square and cpu1")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["- budget: flops 1024 exceeds the ceiling 10"])
+    result.stdout.fnmatch_lines(["  budget: flops 1024 exceeds the ceiling 10"])
 
 
 def test_functions_in_listed_modules_are_collected(project):

@@ -170,7 +170,7 @@ def test_hbm_budget_breach_on_h100(project):
     result.stdout.fnmatch_lines(
         [
             "pytest-stages: 'step' on config h100 exceeds its budget",
-            "- budget: peak_bytes * exceeds the ceiling 256.0 KiB",
+            "  budget: peak_bytes * exceeds the ceiling 256.0 KiB",
         ]
     )
     assert "argument_bytes" not in project.output(result)
@@ -286,7 +286,7 @@ def test_mm(stage_snapshot):
     project.write("test_mm.py", body.replace("BUDGET", "1e5").replace("FN", "a @ a"))
     result = project.run()
     result.assert_outcomes(failed=1)
-    assert "- budget: flops (lowered) 524288 exceeds the ceiling 100000" in project.output(result)
+    assert "  budget: flops (lowered) 524288 exceeds the ceiling 100000" in project.output(result)
 
 
 def test_partitioner_per_config(project):

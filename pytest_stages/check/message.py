@@ -79,6 +79,8 @@ def _details(ordered: Sequence[tuple[str, list[Finding]]], labels: Labels, diff_
     lines: list[str] = []
     budget = diff_lines
     for _, group in ordered:
+        if _family(group[0].artifact) == BUDGET and _headline(group) == "; ".join(f.message for f in group):
+            continue  # the headline already says every breach in full; budgets have no file to name
         for artifact, findings in _by_artifact(group):
             family = _family(artifact)
             if family == "ops" and not full and "\n" in findings[0].message:
