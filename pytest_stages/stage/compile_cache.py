@@ -101,7 +101,6 @@ class CacheCounter:
         self.requests = 0
         self.hits = 0
         self.total_hits = 0
-        self.paused = False
         self.counting = False  # only a staged call's compile counts, not the test's own JAX calls
         self._listening = False
 
@@ -115,7 +114,7 @@ class CacheCounter:
         self._listening = True
 
     def _event(self, event: str, **_: str | int) -> None:
-        if self.paused or not self.counting:
+        if not self.counting:
             return
         if event == REQUEST_EVENT:
             self.requests += 1
@@ -125,7 +124,11 @@ class CacheCounter:
 
     @contextlib.contextmanager
     def staged(self) -> Iterator[None]:
-        """Around a staged call's compile: count its cache request and hit (nothing else is counted)."""
+        """Around a staged call's compile on an attached platform: count its cache request and hit.
+
+        Nothing else is counted: not the test's own JAX calls, nor a compile-only topology's
+        compile (staged under :func:`compile_only` instead).
+        """
         self.counting = True
         try:
             yield
@@ -149,17 +152,15 @@ def compile_only() -> Iterator[None]:
     JAX cannot load such an executable back (without a device client it warns "PjRtCompiler
     must be constructed with a Client" and compiles again), so writing one only costs disk and a
     warning on every later run. Here nothing is written (the minimum compile time is set out of
-    reach), the warning of an entry written before is silenced, and the compile is not counted
-    as a cache request. JAX is imported by then.
+    reach) and the warning of an entry written before is silenced. Used instead of
+    ``COUNTER.staged()``, so the compile is not counted as a cache request. JAX is imported by then.
     """
-    with jax_options.option_set("jax_persistent_cache_min_compile_time_secs", float("inf")):
-        COUNTER.paused = True
-        try:
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=UNLOADABLE_WARNING)
-                yield
-        finally:
-            COUNTER.paused = False
+    with (
+        jax_options.option_set("jax_persistent_cache_min_compile_time_secs", float("inf")),
+        warnings.catch_warnings(),
+    ):
+        warnings.filterwarnings("ignore", message=UNLOADABLE_WARNING)
+        yield
 
 
 def summary(choice: CacheChoice, requests: int, hits: int, rootpath: Path) -> str | None:

@@ -161,8 +161,7 @@ def stage(
         platforms = None if active.attached else (active.platform,)
         lowered = _timed(seconds, "lower", lambda: _guarded(name, "lowering", lambda: adapter.lower(traced, platforms)))
         hits = compile_cache.COUNTER.total_hits
-        only = compile_cache.compile_only() if active.compile_only else contextlib.nullcontext()
-        with compile_cache.COUNTER.staged(), only:
+        with compile_cache.compile_only() if active.compile_only else compile_cache.COUNTER.staged():
             compiled = (
                 _timed(seconds, "compile", lambda: _guarded(name, "compiling", lowered.compile))
                 if active.attached
