@@ -288,17 +288,11 @@ def stage_compiles(request: pytest.FixtureRequest) -> Any:
     return block
 
 
-def _config_param(item: pytest.Item) -> Any:
-    """The item's ``stage_config`` parameter: a config name, the error of a bad marker, or None."""
-    callspec = getattr(item, "callspec", None)
-    return callspec.params.get("stage_config") if callspec is not None else None
-
-
 def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | None:
     """The snapshot folder of a staged item (None for items that stage nothing)."""
     if isinstance(item, collection.RegisteredItem):
         return item.folder
-    config_name = _config_param(item)
+    config_name = assembly.config_param(item)
     if not isinstance(config_name, str) and "stage_compiles" in getattr(item, "fixturenames", ()):
         config_name = assembly.COMPILES_FOLDER
     return assembly.folder_for(session, item, config_name) if isinstance(config_name, str) else None
@@ -377,7 +371,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     observer.record_items(session.items, folder_of)
     # A test whose stages marker is wrong fails without knowing its configs, so it owns no folder:
     # its folders could look abandoned. Count it as a collection error: nothing is pruned.
-    observer.view.errors += [item.nodeid for item in session.items if isinstance(_config_param(item), BaseException)]
+    bad = [item.nodeid for item in session.items if isinstance(assembly.config_param(item), BaseException)]
+    observer.view.errors += bad
     if not session.config.getoption("stages_list"):
         return
     terminal = session.config.pluginmanager.get_plugin("terminalreporter")

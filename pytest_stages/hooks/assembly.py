@@ -77,8 +77,7 @@ def make_compiles(session: StagesSession, item: pytest.Item) -> StageCompiles:
         ceilings = parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", marker_kwargs(item, "stages_budget"))
     except ConfigError as exc:
         config_failure(exc)
-    callspec = getattr(item, "callspec", None)
-    config = callspec.params.get("stage_config") if callspec is not None else None
+    config = config_param(item)
     checker = StageCompiles(
         session,
         nodeid=item.nodeid,
@@ -87,6 +86,12 @@ def make_compiles(session: StagesSession, item: pytest.Item) -> StageCompiles:
     )
     item.stash[COMPILES] = checker
     return checker
+
+
+def config_param(item: pytest.Item) -> Any:
+    """The item's ``stage_config`` parameter: a config name, the error of a bad marker, or None."""
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("stage_config") if callspec is not None else None
 
 
 def config_failure(exc: ConfigError) -> NoReturn:
@@ -165,7 +170,7 @@ def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> S
     if callspec is not None:
         # The test's own parameters: its id without the config's (``cpu8-3`` -> ``[3]``).
         ident = callspec.id
-        if callspec.params.get("stage_config") == config_name:
+        if config_param(item) == config_name:
             ident = ident.removeprefix(config_name).removeprefix("-")
         if ident:
             test += f"[{ident}]"
