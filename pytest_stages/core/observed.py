@@ -55,9 +55,11 @@ class RunView:
     incomplete: list[str]
 
 
-# Exit statuses after which a run's outcomes still stand: pytest's OK, TESTS_FAILED and
-# NO_TESTS_COLLECTED (a shard of a split suite may get no item).
-_JUDGED_EXIT = (0, 1, 5)
+# Exit statuses of a run whose tests passed: pytest's OK and NO_TESTS_COLLECTED (a shard of a
+# split suite may get no item).
+PASSED_EXIT = (0, 5)
+# Exit statuses after which a run's outcomes still stand: those, and TESTS_FAILED.
+_JUDGED_EXIT = (*PASSED_EXIT, 1)
 # How bad an exit status is, merging shards: passed < nothing collected < tests failed < the rest.
 _EXIT_RANK = {0: 0, 5: 1, 1: 2}
 _OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
+from pytest_stages.core.observed import PASSED_EXIT
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
 from pytest_stages.report.reporting import REPORT_FORMATS, append_step_summary, terminal_summary, write_report
 from pytest_stages.report.unused import judge_snapshots, project_tree
@@ -126,7 +127,7 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
         writer.write_line(line)
     if merged.missing or (prune and merged.incomplete):
         return INCOMPLETE
-    return OK if merged.facts.exit_status in (0, 5) else FAILED
+    return OK if merged.facts.exit_status in PASSED_EXIT else FAILED
 
 
 def _inventory(merged: Merged, prune: bool, rootdir: Path) -> list[str]:
