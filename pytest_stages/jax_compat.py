@@ -59,7 +59,7 @@ def cost_via_cpu(lowered: Any) -> Any:
 def sub_byte_element_size(layout: Any) -> int | None:
     """``Layout.sub_byte_element_size_in_bits``, or None where this jaxlib has no such attribute.
 
-    jaxlib 0.8 has none (an ``AttributeError`` there before this function); 0.9 and 0.10 have it.
+    jaxlib 0.8.0 and 0.8.3 have none (an ``AttributeError`` there before this function); 0.10.2 has it.
     The layout snapshot leaves the key out where it is None, so snapshots taken with 0.8 differ
     from 0.10's in that key alone, judged under ``on_version_mismatch``: tests/test_layout.py.
     """
