@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -145,3 +148,12 @@ def test_a_memory_budget_as_a_share_of_the_device_says_the_headroom():
     assert [f.message for f in check_budget({"peak_bytes": Share(0.9)}, {"memory": memory})] == [
         "peak_bytes 90%: the device's memory is not known here"
     ]
+
+
+@pytest.mark.extras("tpu")
+def test_the_pods_example_passes_against_its_committed_snapshots():
+    """examples/pods, a project of its own: two v5p slices and one v5e chip, compared in a fresh process."""
+    pods = Path(__file__).resolve().parent.parent / "examples" / "pods"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-W", "ignore"]
+    done = subprocess.run(command, cwd=pods, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout[-3000:]
