@@ -157,3 +157,19 @@ def test_the_pods_example_passes_against_its_committed_snapshots():
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-W", "ignore"]
     done = subprocess.run(command, cwd=pods, capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout[-3000:]
+
+
+@pytest.mark.extras("tpu")
+def test_a_mesh_the_pod_cannot_lay_out_is_one_clear_error():
+    from pytest_stages.config import ConfigError, parse_configs
+    from pytest_stages.stage.devices import activate
+
+    entry = {"name": "pod", "platform": "tpu", "topology": "v5p:8x8x4", "mesh": {"data": 16, "fsdp": 16}}
+    with pytest.raises(ConfigError) as caught:
+        activate(parse_configs([entry])[0])
+    message = str(caught.value)
+    assert message.startswith("config 'pod': mesh data=16 x fsdp=16 cannot be laid over topology 'v5p:8x8x4': ")
+    assert "Choose axis sizes that are each a product of the topology's physical axes" in message
+    assert "\n" not in message
+    (pod,) = parse_configs([{**entry, "mesh": {"data": 8, "fsdp": 32}}])
+    assert len(activate(pod).devices) == 256

@@ -113,7 +113,15 @@ def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: Any) ->
     devices = topology_devices(config, rootpath)
     if len(devices) != config.devices and config.mesh:
         raise ConfigError(_mesh_does_not_fit(config, len(devices)))
-    mesh = topology_mesh(config, devices, axis_types)
+    try:
+        mesh = topology_mesh(config, devices, axis_types)
+    except (NotImplementedError, ValueError, AssertionError) as exc:  # JAX's mesh_utils on a shape it cannot lay out
+        reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        sizes = " x ".join(f"{axis}={size}" for axis, size in config.mesh)
+        raise ConfigError(
+            f"config {config.name!r}: mesh {sizes} cannot be laid over topology {config.topology!r}: {reason} "
+            "Choose axis sizes that are each a product of the topology's physical axes (for v5p:8x8x4: 8, 32 or 4, 64)."
+        ) from None
     spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
     memory = device_memory(devices[0], spec, config.chip_config_name)
     config = dataclasses.replace(config, devices=len(devices))
