@@ -173,3 +173,31 @@ def test_a_mesh_the_pod_cannot_lay_out_is_one_clear_error():
     assert "\n" not in message
     (pod,) = parse_configs([{**entry, "mesh": {"data": 8, "fsdp": 32}}])
     assert len(activate(pod).devices) == 256
+
+
+V4_MEGACORE = """
+[[tool.pytest_stages.configs]]
+name = "v4mc"
+platform = "tpu"
+topology = "v4:2x2x1"
+chip_config_name = "megacore"
+"""
+
+
+@pytest.mark.extras("tpu")
+def test_v4_megacore_stages_and_compares_clean(project):
+    project.configure(configs=V4_MEGACORE)
+    project.write(
+        "test_mc.py",
+        """
+import jax.numpy as jnp
+import pytest
+
+@pytest.mark.stages_budget(peak_bytes="90%")
+def test_mc(stage_snapshot, stage_config):
+    assert len(stage_config.devices) == 4 and stage_config.device_memory.bytes == round(30.75 * 2**30)
+    stage_snapshot(lambda x: jnp.tanh(x).sum(), jnp.ones((256, 128)), name="tanh")
+""",
+    )
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.run().assert_outcomes(passed=1)
