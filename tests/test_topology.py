@@ -174,7 +174,7 @@ def test_arguments_without_a_sharding_are_staged_as_plain_jit_on_one_device(proj
         {"kind": "SingleDeviceSharding", "devices": [0], "replicated": True, "memory_kind": "device"}
     ] * 2
     stablehlo = files["test_step/test_unsharded/v5e/matmul.stablehlo.mlir"].decode()
-    assert '"data"' not in stablehlo and "sharding_constraint" not in stablehlo  # no mesh, no constraints
+    assert "sdy." not in stablehlo and "mhlo.sharding" not in stablehlo  # no mesh, no shardings, no constraints
     assert "f32[128,128]{1,0:T(8,128)}" in files["test_step/test_unsharded/v5e/matmul.compiled.hlo.txt"].decode()
 
 
@@ -187,7 +187,7 @@ def test_a_single_chip_v5e_compiles_the_program_plain_jit_compiles_there(project
         """
 import jax, jax.numpy as jnp
 from jax.experimental import topologies
-from pytest_stages.ir.normalize import normalize_hlo
+from pytest_stages.ir.normalize import normalize_hlo, normalize_mlir
 
 def step(w, x):
     return jnp.tanh(x @ w).sum()
@@ -196,8 +196,9 @@ def test_one(stage_snapshot, stage_config):
     w, x = jnp.ones((512, 256)), jnp.ones((64, 512))
     result = stage_snapshot(step, w, x)
     topo = topologies.get_topology_desc(platform="tpu", topology_name="v5e:1x1", chips_per_host_bounds=(1, 1, 1))
-    on = jax.sharding.SingleDeviceSharding(topo.devices[0])
-    plain = jax.jit(step).trace(*(jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=on) for a in (w, x))).lower()
+    with jax.default_device(topo.devices[0]):  # what jit does with uncommitted arrays on the chip
+        plain = jax.jit(step).trace(w, x).lower()
+    assert result.texts["stablehlo"] == normalize_mlir(plain.as_text())
     compiled = plain.compile()
     assert result.texts["compiled"] == normalize_hlo(compiled.as_text())
     assert result.memory["temp_size_in_bytes"] == compiled.memory_analysis().temp_size_in_bytes
@@ -419,3 +420,23 @@ def test_p(stage_snapshot, stage_config):
     assert "sdy.sharding" in files["test_p/test_p/shardy/colsum.stablehlo.mlir"].decode()
     gspmd = files["test_p/test_p/gspmd/colsum.stablehlo.mlir"].decode()
     assert "mhlo.sharding" in gspmd and "sdy." not in gspmd
+
+
+@pytest.mark.extras("tpu")
+def test_equinox_filter_jit_stages_on_a_topology(project):
+    """Uncommitted arrays stay arrays: filter_jit does not take them for static values (it did as ShapeDtypeStructs)."""
+    project.configure(configs=V5E_1X1)
+    project.write(
+        "test_eqx.py",
+        """
+import jax.numpy as jnp
+import pytest
+
+eqx = pytest.importorskip("equinox")
+
+def test_eqx(stage_snapshot):
+    result = stage_snapshot(eqx.filter_jit(lambda a, b: jnp.tanh(a @ b)), jnp.ones((128, 128)), jnp.ones((128, 128)))
+    assert "{1,0:T(8,128)}" in result.texts["compiled"]
+""",
+    )
+    project.run("--stages-update").assert_outcomes(passed=1)

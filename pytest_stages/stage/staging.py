@@ -153,11 +153,11 @@ def stage(
     How ``fn`` is traced and lowered depends on what it is (see :mod:`pytest_stages.stage.adapters`).
     On a compile-only topology, arguments are placed as ``jax.jit`` places them on that hardware
     (:func:`~pytest_stages.stage.topology.place_unsharded`): a call with no sharded argument is
-    staged on one device, outside the config's mesh.
+    staged on its first device, outside the config's mesh.
     """
     use_mesh = True
     if active.compile_only:
-        (args, kwargs), use_mesh = place_unsharded((args, kwargs), active.devices[0])
+        (args, kwargs), use_mesh = place_unsharded((args, kwargs))
     adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
     seconds: dict[str, float] = {}
     with _placement(active, use_mesh):
@@ -192,14 +192,14 @@ def stage(
 
 @contextlib.contextmanager
 def _placement(active: ActiveConfig, use_mesh: bool = True) -> Iterator[None]:
-    """Stage on the config's devices; under its mesh when the config declares one (and ``use_mesh``)."""
+    """Stage on the config's devices: under its mesh when it declares one and ``use_mesh``, else on its first."""
     import jax
 
     with contextlib.ExitStack() as stack:
         if active.config.partitioner is not None:
             shardy = active.config.partitioner == "shardy"
             stack.enter_context(jax_options.option_set("jax_use_shardy_partitioner", shardy))
-        if active.attached and not active.compile_only:
+        if active.attached and not (active.compile_only and use_mesh):
             stack.enter_context(jax.default_device(active.devices[0]))
         if active.declares_mesh and use_mesh:
             use = jax.set_mesh if active.attached else jax.sharding.use_abstract_mesh

@@ -137,34 +137,28 @@ def quiet_stderr() -> Iterator[None]:
             os.close(saved)
 
 
-def place_unsharded(tree: Any, device: Any) -> tuple[Any, bool]:
-    """Place the arrays of ``tree`` as ``jax.jit`` would on the topology's hardware; say whether any is sharded.
+def place_unsharded(tree: Any) -> tuple[Any, bool]:
+    """The arrays of ``tree`` as ``jax.jit`` takes them on the topology's hardware; and whether any is sharded.
 
-    Concrete arrays live on the local CPU, so their placement never counts: they become
-    ``ShapeDtypeStruct``s (weak types kept). Where no leaf carries a sharding, every array goes
-    on ``device`` (a ``SingleDeviceSharding``), as jit puts uncommitted arrays on the default
-    device: the program is the one a plain ``jax.jit`` compiles on that hardware, without
-    replication or sharding ops the user did not write. Where some leaf carries one (built
-    from ``stage_config.mesh``), the others stay without a sharding, for jit to place beside
-    it. Other leaves (Python scalars, static values) are untouched.
+    An array committed to a local device (``jax.device_put(x, cpu)``) would pin the program to
+    the CPU: it becomes a ``ShapeDtypeStruct`` without a sharding (weak type kept). Uncommitted
+    arrays (``jnp.ones``, NumPy) and ``ShapeDtypeStruct``s stay as written, so that frameworks
+    that tell arrays from static values (``equinox.filter_jit``) see arrays. Where no leaf carries
+    a sharding, the caller stages under ``jax.default_device`` of a topology device: the program
+    is the one a plain ``jax.jit`` compiles on that hardware, with no sharding the user did not
+    write; otherwise under the config's mesh, where jit places the unsharded ones beside the
+    sharded, as it does with uncommitted arrays.
     """
     import jax
-    import numpy as np
-    from jax.sharding import SingleDeviceSharding
-
-    def sharded(leaf: Any) -> bool:
-        return isinstance(leaf, jax.ShapeDtypeStruct) and leaf.sharding is not None
-
-    any_sharded = any(sharded(leaf) for leaf in jax.tree.leaves(tree))
-    single = None if any_sharded else SingleDeviceSharding(device)
 
     def place(leaf: Any) -> Any:
-        if isinstance(leaf, jax.ShapeDtypeStruct) and leaf.sharding is None:
-            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=single, weak_type=leaf.weak_type)
-        if isinstance(leaf, (jax.Array, np.ndarray)):
+        if isinstance(leaf, jax.Array) and getattr(leaf, "_committed", False):
             # A weakly typed array (jnp.asarray(2.0)) must stay weak, or it promotes what it touches.
-            weak = bool(getattr(leaf, "weak_type", False))
-            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=single, weak_type=weak)
+            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=bool(getattr(leaf, "weak_type", False)))
         return leaf
 
-    return jax.tree.map(place, tree), any_sharded
+    placed = jax.tree.map(place, tree)
+    sharded = any(
+        isinstance(leaf, jax.ShapeDtypeStruct) and leaf.sharding is not None for leaf in jax.tree.leaves(placed)
+    )
+    return placed, sharded

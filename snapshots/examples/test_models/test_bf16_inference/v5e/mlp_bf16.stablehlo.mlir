@@ -1,6 +1,5 @@
 module @jit_mlp attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}
-  func.func public @main(%arg0: tensor<256x256xbf16> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>}, %arg1: tensor<256xbf16> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}, %arg2: tensor<256x256xbf16> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>}, %arg3: tensor<256xbf16> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}, %arg4: tensor<16x256xbf16> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>}) -> (tensor<16x256xbf16> {jax.result_info = "result"}) {
+  func.func public @main(%arg0: tensor<256x256xbf16>, %arg1: tensor<256xbf16>, %arg2: tensor<256x256xbf16>, %arg3: tensor<256xbf16>, %arg4: tensor<16x256xbf16>) -> (tensor<16x256xbf16> {jax.result_info = "result"}) {
     %0 = stablehlo.dot_general %arg4, %arg0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x256xbf16>, tensor<256x256xbf16>) -> tensor<16x256xbf16>
     %1 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<256xbf16>) -> tensor<1x256xbf16>
     %2 = stablehlo.broadcast_in_dim %1, dims = [0, 1] : (tensor<1x256xbf16>) -> tensor<16x256xbf16>

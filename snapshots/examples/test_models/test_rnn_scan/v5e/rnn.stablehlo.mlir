@@ -1,6 +1,5 @@
 module @jit_rnn attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}
-  func.func public @main(%arg0: tensor<64x64xf32> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>}, %arg1: tensor<32x64xf32> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>}, %arg2: tensor<10x8x32xf32> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}, {}]>}) -> (tensor<10x8x64xf32> {jax.result_info = "result"}) {
+  func.func public @main(%arg0: tensor<64x64xf32>, %arg1: tensor<32x64xf32>, %arg2: tensor<10x8x32xf32>) -> (tensor<10x8x64xf32> {jax.result_info = "result"}) {
     %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
     %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8x64xf32>
     %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
