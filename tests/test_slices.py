@@ -201,3 +201,16 @@ def test_mc(stage_snapshot, stage_config):
     )
     project.run("--stages-update").assert_outcomes(passed=1)
     project.run().assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("share", ["120%", "0%", "lots%"])
+def test_a_memory_share_out_of_range_is_one_clear_error(share):
+    from pytest_stages.check.budgets import parse_budget
+    from pytest_stages.config import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        parse_budget("budget", {"peak_bytes": share})
+    assert str(caught.value) == (
+        f"budget peak_bytes: {share!r} is not a share of the device's memory; "
+        'write a percentage from 0 to 100, e.g. "90%".'
+    )
