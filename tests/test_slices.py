@@ -85,7 +85,7 @@ ENTRY %main (p: f32[8]) -> f32[8] {
   ROOT %c = f32[8]{0} copy(%b)
 }
 """.replace("MEGASCALE", MEGASCALE)
-    found = [(c.op, c.shape, c.bytes, crosses) for c, crosses in network_collectives(text, (0, 0, 1, 1))]
+    found = [(c.op, c.shape, c.bytes, crosses) for c, crosses, _ in network_collectives(text, (0, 0, 1, 1))]
     assert found == [
         ("all-reduce", "f32[8]", 32, False),
         ("all-reduce", "f32[8]", 32, True),
@@ -214,3 +214,43 @@ def test_a_memory_share_out_of_range_is_one_clear_error(share):
         f"budget peak_bytes: {share!r} is not a share of the device's memory; "
         'write a percentage from 0 to 100, e.g. "90%".'
     )
+
+
+def test_dcn_bytes_count_a_collective_once_per_loop_iteration():
+    from pytest_stages.analyse.analyses import networks
+
+    text = """HloModule m
+
+%body (p: (s32[], f32[8])) -> (s32[], f32[8]) {
+  %p = (s32[], f32[8]{0}) parameter(0)
+  %x = f32[8]{0} get-tuple-element(%p), index=1
+  %r = f32[8]{0} all-reduce(%x), channel_id=1, replica_groups={{0,2},{1,3}}, to_apply=%add
+  %i = s32[] get-tuple-element(%p), index=0
+  ROOT %t = (s32[], f32[8]{0}) tuple(%i, %r)
+}
+
+%cond (q: (s32[], f32[8])) -> pred[] {
+  %q = (s32[], f32[8]{0}) parameter(0)
+  ROOT %c = pred[] constant(true)
+}
+
+ENTRY %main (a: f32[8]) -> f32[8] {
+  %a = f32[8]{0} parameter(0)
+  %s = f32[8]{0} all-reduce(%a), channel_id=2, replica_groups={{0,1},{2,3}}, to_apply=%add
+  %z = s32[] constant(0)
+  %init = (s32[], f32[8]{0}) tuple(%z, %s)
+  %w = (s32[], f32[8]{0}) while(%init), condition=%cond, body=%body, backend_config={"known_trip_count":{"n":"12"}}
+  ROOT %o = f32[8]{0} get-tuple-element(%w), index=1
+}
+"""
+    found = networks(text, (0, 0, 1, 1))
+    assert found["dcn"] == {
+        "count": 1,
+        "bytes": 12 * 32,
+        "collectives": [{"op": "all-reduce", "shape": "f32[8]", "bytes": 32, "iterations": 12}],
+    }
+    assert found["ici"] == {
+        "count": 1,
+        "bytes": 32,
+        "collectives": [{"op": "all-reduce", "shape": "f32[8]", "bytes": 32}],
+    }

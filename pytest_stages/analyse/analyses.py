@@ -150,16 +150,20 @@ def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, Any]:
 def networks(hlo_text: str, slices: Sequence[int]) -> dict[str, Any]:
     """Collectives within a slice (``ici``) and across slices (``dcn``): how many, their bytes, and each one.
 
-    Bytes are what each collective produces on one device, summed over the collectives as written
-    (one in a loop body counts once); DCN's are those of the cross-slice transfers.
+    ``bytes`` is what they produce on one device per call: each collective's bytes times the
+    times it runs (``iterations``, listed where a loop runs it more than once); DCN's are those
+    of the cross-slice transfers.
     """
     sides: dict[str, list[dict[str, Any]]] = {"ici": [], "dcn": []}
-    for collective, crosses in hlo.network_collectives(hlo_text, slices):
-        sides["dcn" if crosses else "ici"].append(asdict(collective))
+    for found in hlo.network_collectives(hlo_text, slices):
+        entry = asdict(found.collective)
+        if found.iterations > 1:
+            entry["iterations"] = found.iterations
+        sides["dcn" if found.crosses else "ici"].append(entry)
     return {
         side: {
             "count": len(found),
-            "bytes": sum(c["bytes"] for c in found),
+            "bytes": sum(c["bytes"] * c.get("iterations", 1) for c in found),
             "collectives": sorted(found, key=lambda c: (c["op"], c["shape"])),
         }
         for side, found in sides.items()

@@ -302,27 +302,52 @@ def collectives(text: str) -> list[Collective]:
     return [c for c in (i.collective for i in instructions(text)) if c is not None]
 
 
-def network_collectives(text: str, slices: Sequence[int]) -> list[tuple[Collective, bool]]:
+class NetworkCollective(NamedTuple):
+    """A collective, whether it crosses slices, and how often it runs per call (the trip counts of its loops)."""
+
+    collective: Collective
+    crosses: bool
+    iterations: int = 1
+
+
+def network_collectives(text: str, slices: Sequence[int]) -> list[NetworkCollective]:
     """Every collective of a compiled HLO text, in order, with whether it crosses slices (DCN) or not (ICI).
 
     ``slices[k]`` is the slice of the program's logical device ``k`` (its device assignment). A
     collective crosses slices where one of its replica groups (or source-target pairs) holds
     devices of two slices. XLA's TPU compiler turns the cross-slice part of a collective into a
     host transfer of the megascale runtime (a ``send`` with ``_xla_megascale_transfer_type=
-    "ALL_REDUCE"``): that transfer is the DCN collective, with the shape it sends.
+    "ALL_REDUCE"``): that transfer is the DCN collective, with the shape it sends. One inside
+    loops runs the product of their known trip counts per call (an unknown count counts once).
     """
+    iterations = _iterations(text)
     found = []
     for instruction in instructions(text):
+        times = iterations.get(instruction.computation, 1)
         if instruction.opcode == "send":
             kind = _MEGASCALE.search(instruction.rest)
             if kind:
                 shape = tuple_elements(instruction.shape)[0] if instruction.shape.startswith("(") else instruction.shape
-                found.append((Collective(kind[1].lower().replace("_", "-"), shape, shape_bytes(shape)), True))
+                op = kind[1].lower().replace("_", "-")
+                found.append(NetworkCollective(Collective(op, shape, shape_bytes(shape)), True, times))
             continue
         collective = instruction.collective
         if collective is not None:
-            found.append((collective, _crosses(replica_groups(instruction.rest), slices)))
+            found.append(NetworkCollective(collective, _crosses(replica_groups(instruction.rest), slices), times))
     return found
+
+
+def _iterations(text: str) -> dict[str, int]:
+    """Per computation run inside loops: the product of the known trip counts of every loop that reaches it."""
+    if " while(" not in text:
+        return {}
+    calls, whiles, _ = _call_graph(text)
+    times: dict[str, int] = {}
+    for loop in whiles:
+        trip = _TRIP_COUNT.search(loop.rest)
+        for computation in _reached(_CALLED.findall(loop.rest), calls):
+            times[computation] = times.get(computation, 1) * (int(trip[1]) if trip else 1)
+    return times
 
 
 def replica_groups(rest: str) -> tuple[tuple[int, ...], ...]:
