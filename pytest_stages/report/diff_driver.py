@@ -61,11 +61,13 @@ def run(args: argparse.Namespace, stream: TextIO = sys.stdout) -> int:
             f"{len(files)}. Run `pytest-stages diff OLD NEW`, or set the driver up as docs/snapshots.md shows.\n"
         )
         return USAGE
-    try:
-        texts = [Path(name).read_text(encoding="utf-8") if name != MISSING else "" for name in (old, new)]
-    except (OSError, UnicodeDecodeError) as exc:
-        stream.write(f"pytest-stages diff: cannot read {exc.filename or old} ({exc}). Pass two readable text files.\n")
-        return USAGE
+    texts = []
+    for name in (old, new):
+        try:
+            texts.append(Path(name).read_text(encoding="utf-8") if name != MISSING else "")
+        except (OSError, UnicodeDecodeError) as exc:
+            stream.write(f"pytest-stages diff: cannot read {name} ({exc}). Pass two readable text files.\n")
+            return USAGE
     stream.writelines(line + "\n" for line in diff_lines(path, shown, *texts))
     return 0
 
