@@ -60,7 +60,7 @@ class _Renaming:
 
     def _all_tokens(self, old: str, new: str) -> set[str]:
         """Every token key of both texts (and every jaxpr word): a fresh name is none of them."""
-        used = {self.rules.key(t) for text in (old, new) for t in self.rules.split.findall(text)}
+        used = {token for text in (old, new) for token in self.rules.split.findall(text)}
         if self.dialect == "jaxpr":
             used.update(_WORD.findall(old), _WORD.findall(new), _JAXPR_WORDS)
         return used
@@ -79,15 +79,18 @@ class _Renaming:
         if whole and len(old_parts) == len(new_parts) and old_parts[::2] == new_parts[::2]:
             pairs = zip(old_parts[1::2], new_parts[1::2], strict=True)
         else:
-            old_defs, new_defs = (self.rules.defined("".join(parts)) for parts in (old_parts, new_parts))
+            key, defined = self.rules.key, self.rules.defined
+            old_defs, new_defs = ([key(name) for name in defined("".join(parts))] for parts in (old_parts, new_parts))
             if len(old_defs) != len(new_defs):
                 return
             pairs = zip(old_defs, new_defs, strict=True)
-        key = self.rules.key
-        for a, b in pairs:
-            old_key, new_key = key(a), key(b)
+        for old_key, new_key in pairs:
             if old_key in self.old_names and new_key in self.new_names:
-                self._propose(self.rules.scope_of(new_key, new_scope), new_key, old_key)
+                self._propose(self._scope(new_key, new_scope), new_key, old_key)
+
+    def _scope(self, key: str, scope: int) -> int:
+        """The scope a name lives in: its line's for a scoped sigil, else the whole text (-1)."""
+        return scope if self.rules.is_scoped(key) else -1
 
     def _propose(self, scope: int, new_key: str, old_key: str) -> None:
         """``new_key`` is written ``old_key`` unless either is already paired in its scope (first pair wins)."""
@@ -128,14 +131,11 @@ class _Renaming:
 
     def text(self) -> str:
         """The new text with every name written as :meth:`_name` says."""
-        key, new_names = self.rules.key, self.new_names
         out = []
         for scope, parts in self.new_lines:
             for k in range(1, len(parts), 2):
-                token = parts[k]
-                name = key(token)
-                if name in new_names:
-                    parts[k] = token[: len(token) - len(name)] + self._name(self.rules.scope_of(name, scope), name)
+                if parts[k] in self.new_names:
+                    parts[k] = self._name(self._scope(parts[k], scope), parts[k])
             out.append("".join(parts))
         return "\n".join(out)
 

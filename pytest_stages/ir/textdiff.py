@@ -39,7 +39,8 @@ _GONE = "\0gone"
 JAXPR_NAME = r"(?<![\w.=])(?<!= )[a-z]+\b(?![=\[.(])"
 JAXPR_DEF = r"(?<![\w.])([a-z]+):(?=[a-z][\w<>,]*\[)"
 # HLO: "%add.3" (compiled), "add.3" (lowered, or a decimal literal "1.5")
-HLO_NAME = r"%[\w.\-]++|(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])"
+HLO_BARE = r"(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])"
+HLO_NAME = rf"%[\w.\-]++|{HLO_BARE}"
 # "param_0.2" in a computation header's "(param_0.2: f32[], p: s32[])"
 HLO_PARAMETER = r"(?:(?<=\()|(?<=, ))[A-Za-z_][\w.\-]*+(?=: )"
 # StableHLO: "%0", "%arg1", "%cst_2", "^bb0", "@main"; defined left of " = ", as a block argument, or by func.func
@@ -292,15 +293,15 @@ def edit_script(dialect: str | None, expected: str, actual: str) -> EditScript:
     """
     old, new = expected.splitlines(), actual.splitlines()
     rules = _dialect(dialect)
-    prefix = _common_prefix(old, new)
-    tail = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    prefix = common_prefix(old, new)
+    tail = common_prefix(old[prefix:][::-1], new[prefix:][::-1])
     middle = old[prefix : len(old) - tail], new[prefix : len(new) - tail]
     if rules is not None:
         rules.prepare(old, new)
     keys = rules.alignment_keys if rules is not None else (None,)
     for key in keys:
         keyed = [key("\n".join(lines)).split("\n") if key and lines else lines for lines in middle]
-        suffix = _common_prefix(keyed[0][::-1], keyed[1][::-1])
+        suffix = common_prefix(keyed[0][::-1], keyed[1][::-1])
         found = _rows(rules, old, new, (prefix, suffix, tail), last=key is keys[-1])
         if found is not None:
             break
@@ -486,7 +487,7 @@ class _RenameCheck:
             self.renamed.update(dict.fromkeys(self.dialect.defs(self.old[i]), _GONE))
 
 
-def _common_prefix(first: Sequence[str], second: Sequence[str]) -> int:
+def common_prefix(first: Sequence[str], second: Sequence[str]) -> int:
     """How many leading items the two share: compared a slice at a time (C speed), then item by item."""
     shortest, step, start = min(len(first), len(second)), 1024, 0
     while start < shortest and first[start : start + step] == second[start : start + step]:
