@@ -19,6 +19,7 @@ global), HLO instructions, computations and their parameters (global, unique in 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -48,16 +49,16 @@ _HLO_KEY = rf"{HLO_PARAMETER}|(?<=%)[\w.\-]++|{HLO_BARE}"
 # that start with "%" or "ENTRY %".
 _PERCENT = re.compile(r"%([\w.\-]++)")
 _PERCENT_HEADER = re.compile(r"^(?:ENTRY )?%", re.MULTILINE)
-# A header line once its names are numbered: "\0\x007\0 (param_0.2: f32[]) -> f32[] {"
-_NUMBERED_HEADER = re.compile(r"^(?:ENTRY )?\0[^\n]*+", re.MULTILINE)
 _HEADER_PARAMETER = re.compile(f"({HLO_PARAMETER})")
+# What precedes a computation's name on its header line: the start of a line, then "ENTRY " or not.
+_HEADER_START = ("\n", "\nENTRY ")
 
 
 def _percent_canonical(text: str) -> str | None:
     """The canonical form of compiled HLO, in C but for one step per distinct name; None for lowered HLO.
 
     Every ``%`` token is a name there, so no definition need be found: each ``%name`` is
-    numbered by first appearance, then the parameters of each header line.
+    numbered by first appearance, then the bare parameters of each header line.
     """
     if _PERCENT_HEADER.search(text) is None:
         return None
@@ -65,13 +66,14 @@ def _percent_canonical(text: str) -> str | None:
     tokens = parts[1::2]
     numbers = {name: f"\0\0{k}\0" for k, name in enumerate(dict.fromkeys(tokens))}
     parts[1::2] = map(numbers.__getitem__, tokens)
-
-    def parameters(header: re.Match[str]) -> str:
-        pieces = _HEADER_PARAMETER.split(header[0])
+    before = parts[0:-1:2]
+    headers = [k for k, piece in enumerate(before) if piece.endswith(_HEADER_START) or piece in ("", "ENTRY ")]
+    for k in headers:  # the header's own line runs on in the text after its name
+        line, newline, rest = parts[2 * k + 2].partition("\n")
+        pieces = _HEADER_PARAMETER.split(line)
         pieces[1::2] = [numbers.setdefault(name, f"\0\0{len(numbers)}\0") for name in pieces[1::2]]
-        return "".join(pieces)
-
-    return _NUMBERED_HEADER.sub(parameters, "".join(parts))
+        parts[2 * k + 2] = "".join(pieces) + newline + rest
+    return "".join(parts)
 
 
 def _mlir_defs(text: str) -> list[str]:
@@ -162,13 +164,15 @@ def canonical(rules: Naming, text: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=4)
 def equivalent(dialect: str | None, expected: str, actual: str) -> bool:
     """Whether two texts are the same program up to a consistent one-to-one renaming of their names.
 
     Texts of no known dialect (JSON, plain text) are equivalent only when equal. A renaming
     keeps every line where it is and all of it but its names, so texts of different lengths,
     or whose first or last differing line differs without its names (an op changed), are
-    told apart at C speed before the canonical forms are built.
+    told apart at C speed before the canonical forms are built. The last few answers are kept:
+    the compare and the update ask about the same pair of texts.
     """
     if expected == actual:
         return True

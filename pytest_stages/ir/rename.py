@@ -47,7 +47,7 @@ class _Renaming:
     """The old name each new name takes, found from the aligned lines, then applied to the new text."""
 
     def __init__(self, dialect: str | None, rules: Naming, old: str, new: str) -> None:
-        self.dialect, self.rules, self.new = dialect, rules, new
+        self.dialect, self.rules = dialect, rules
         self.old_names, self.new_names = rules.names(old), rules.names(new)
         self.old_lines = list(rules.lines(old))
         self.new_lines = list(rules.lines(new))
@@ -112,22 +112,18 @@ class _Renaming:
 
     def _fresh(self, key: str) -> str:
         """A name in the style of ``key`` that no text uses: ``%add.7``, ``%cst_3``, ``%52``, ``bq``."""
+        candidates: Iterator[str]
         if self.dialect == "jaxpr":
-            stem, numbers = "", self.counters.setdefault("", itertools.count(len(self.new_names)))
+            numbers = self.counters.setdefault("", itertools.count(len(self.new_names)))
+            candidates = map(_jaxpr_name, numbers)
         else:
             stem = _NUMBER[str(self.dialect)].sub("", key)
             numbers = self.counters.setdefault(stem, itertools.count(1))
-        for n in numbers:
-            if self.dialect == "jaxpr":
-                candidate = _jaxpr_name(n)
-            elif stem[-1:] in ("", "%", "^", "@"):
-                candidate = f"{stem}{n}"
-            else:
-                candidate = f"{stem}{'.' if self.dialect == 'hlo' else '_'}{n}"
-            if candidate not in self.used:
-                self.used.add(candidate)
-                return candidate
-        raise AssertionError("unreachable: itertools.count never ends")
+            joint = "" if stem[-1:] in ("", "%", "^", "@") else "." if self.dialect == "hlo" else "_"
+            candidates = (f"{stem}{joint}{n}" for n in numbers)
+        found = next(name for name in candidates if name not in self.used)
+        self.used.add(found)
+        return found
 
     def text(self) -> str:
         """The new text with every name written as :meth:`_name` says."""
