@@ -88,6 +88,20 @@ def edited(draw):
     return ops, new
 
 
+def _assert_valid(artifact: str, text: str) -> None:
+    """The text parses as its dialect: StableHLO with JAX's MLIR context, compiled HLO with XLA's HLO parser."""
+    if artifact == "stablehlo":
+        from jax._src.interpreters import mlir
+        from jax._src.lib.mlir import ir
+
+        with mlir.make_ir_context():
+            ir.Module.parse(text)
+    elif artifact == "compiled":
+        from jax._src.lib import xla_client
+
+        xla_client.hlo.hlo_module_from_text(text)
+
+
 def _names(artifact: str, text: str) -> list[str]:
     rules = naming(BY_NAME[artifact].dialect)
     assert rules is not None
@@ -190,6 +204,7 @@ def test_an_update_keeps_the_snapshot_names_and_the_text_stays_jaxs_program(smal
     dialect = BY_NAME[artifact].dialect
     kept = keep_names(dialect, old, new)
     assert equivalent(dialect, kept, new)
+    _assert_valid(artifact, kept)
     assert compare_text(artifact, kept, new, diff_lines=20) is None
     plain = _changed_lines(old, new)
     assert _changed_lines(old, kept) < plain
@@ -222,6 +237,7 @@ def test_the_kept_names_text_is_always_the_new_program(pair):
         dialect = BY_NAME[artifact].dialect
         kept = keep_names(dialect, before[artifact], after[artifact])
         assert equivalent(dialect, kept, after[artifact]), artifact
+        _assert_valid(artifact, kept)
         assert keep_names(dialect, kept, after[artifact]) is kept
         assert equivalent(dialect, kept, before[artifact]) == equivalent(dialect, after[artifact], before[artifact])
 
