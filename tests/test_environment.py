@@ -233,3 +233,21 @@ def test_snapshots_are_byte_identical_on_one_core_and_on_all(tmp_path):
     assert '"outer_dimension_partitions"' not in all_cores["test_sgd/test_sgd/cpu1/sgd.compiled.hlo.txt"].decode()
     record("one", update=False)  # the one-core snapshots pass on all cores
     record("all", "taskset", "-c", "0", update=False)  # and the all-core ones on one
+
+
+def test_a_failure_opens_with_the_staging_it_was_recorded_under(recorded):
+    """Compile-only and attached compiles of one device kind compare; a drift's headline names the change."""
+    _edit_meta(recorded, FOLDER, staging="compile-only")
+    memory = recorded.path / FOLDER / "f.memory.json"
+    figures = json.loads(memory.read_text())
+    assert figures["temp_size_in_bytes"] >= 64
+    figures["temp_size_in_bytes"] -= 64  # recorded with less temp memory: this run's reads as a rise
+    memory.write_text(json.dumps(figures))
+    result = recorded.run()
+    result.assert_outcomes(failed=1)
+    lines = recorded.output(result).splitlines()
+    title = next(k for k, line in enumerate(lines) if line.startswith("pytest-stages: 'f' on config cpu1 differs"))
+    assert lines[title + 1] == (
+        f"  environment: recorded compile-only for cpu ({machine()}), now on cpu ({machine()})"
+    ), "the environment first, before any figure"
+    assert lines[title + 2].startswith("  memory: temp +")
