@@ -161,6 +161,9 @@ def test_another_cpu_architecture_leaves_the_compiled_artifacts_unchecked(record
 def test_a_folder_recorded_before_the_environment_keys_still_passes(recorded):
     _edit_meta(recorded, FOLDER, staging=..., device_kind=..., machine=..., pytest_stages=...)
     recorded.run().assert_outcomes(passed=1)
+    result = recorded.run("--stages-update")
+    result.stdout.fnmatch_lines(["pytest-stages: wrote 1 snapshot file(s)", f"  {FOLDER}_stages.json"])
+    assert json.loads((recorded.path / FOLDER / "_stages.json").read_text())["machine"] == machine()
 
 
 TPU_ONLY = ONE_CONFIG + '\n[[tool.pytest_stages.configs]]\nname = "tpu"\nplatform = "tpu"\n'

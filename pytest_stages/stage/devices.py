@@ -20,7 +20,7 @@ CPU_COUNT_VARIABLE = "JAX_NUM_CPU_DEVICES"
 
 
 def cpu_devices_needed(configs: Iterable[DeviceConfig]) -> int:
-    """The largest device count among configs that run on the CPU (or the default backend)."""
+    """The largest device count among configs that stage on the CPU (no platform, or ``cpu``)."""
     return max((c.devices for c in configs if c.platform in (None, "cpu")), default=1)
 
 
