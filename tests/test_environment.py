@@ -66,6 +66,10 @@ def test_what_another_host_cannot_check():
     assert sorted(unchecked) == sorted(COMPILED), "the lowered cost compares on both hosts"
     assert "where tpu was not attached" in unchecked["compiled"]
     assert not_checked(attached, ALL, host_dependent=False, missing=COMPILED) == {}, "elsewhere missing fails"
+    fresh = compare_environments(None, V5E)
+    assert not_checked(fresh, ALL, host_dependent=True, missing=ALL) == {}, "a new folder has no snapshots yet"
+    by_the_chip = compare_environments(V5E, V5E)
+    assert not_checked(by_the_chip, ALL, host_dependent=True, missing=("ops",)) == {}, "a lost file fails"
     assert not_checked(compare_environments(CPU, CPU), ALL, host_dependent=False) == {}
 
 

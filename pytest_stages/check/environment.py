@@ -109,8 +109,9 @@ def not_checked(
 
     ``missing`` are the artifacts with no snapshot file yet. On a config whose staging
     depends on the host (an accelerator platform without a topology), a compiled
-    artifact the folder never recorded was recorded where the platform was not attached:
-    not checked here rather than failing. Another device kind or CPU architecture leaves
+    artifact missing from a folder recorded where the platform was not attached is not
+    checked here rather than failing (missing from a new folder, or one an attached host
+    recorded, it fails as any missing snapshot does). Another device kind or CPU architecture leaves
     the compiled artifacts unchecked (cost too, unless the config records the lowered cost).
     """
     out = {}
@@ -122,13 +123,18 @@ def not_checked(
                 f"recorded for {change.target.before}, this run compiles for {change.target.after} "
                 f"(see `{RERECORD_OPTION}` to re-record it)"
             )
-        elif compiled and host_dependent and name in missing:
+        elif compiled and host_dependent and name in missing and _recorded_lowered(change.recorded):
             platform = change.current.get("platform")
             out[name] = (
                 f"no compile for {platform} was recorded (the snapshots were taken where {platform} "
                 "was not attached); `pytest --stages-update` here records it"
             )
     return out
+
+
+def _recorded_lowered(recorded: Mapping[str, Any]) -> bool:
+    """A folder recorded where its platform was not attached (said so, or older than the ``staging`` key)."""
+    return bool(recorded) and recorded.get("staging") in (None, LOWERED)
 
 
 def _from_compile(name: str, host_dependent: bool) -> bool:
