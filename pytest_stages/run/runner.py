@@ -27,7 +27,9 @@ from pytest_stages.check.message import Call, call_message
 from pytest_stages.check.signature import signature_change
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.records import SKIPPED, CallRecord, Finding
+from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import to_json
+from pytest_stages.ir.rename import keep_names
 from pytest_stages.ir.sources import describe_all
 from pytest_stages.stage import plan
 from pytest_stages.stage.adapters import Unsupported
@@ -184,9 +186,10 @@ def _add_artifact(
     out.deltas.update(found.deltas)
     failing = any(f.failing for f in found.findings)
     out.status[name] = "changed" if failing else "improved" if found.findings else "ok"
-    if expected != actual:
-        out.changed.append(name)
-    if name == "jaxpr" and expected != actual:
+    if equivalent(BY_NAME[name].dialect, expected, actual):
+        return
+    out.changed.append(name)
+    if name == "jaxpr":
         placed = result.analyses.get("sharding") or result.analyses.get("layout") or {}
         out.signature = signature_change(list(placed.get("inputs", {})), expected, actual)
 
@@ -370,7 +373,13 @@ class StageSnapshot:
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
         new_meta = self._meta(meta, current)
-        self._queue_writes(result, compared, record, meta_text=None if new_meta == meta else to_json(new_meta))
+        self._queue_writes(
+            result,
+            compared,
+            record,
+            {name: snapshot.text for name, snapshot in snapshots.items()},
+            meta_text=None if new_meta == meta else to_json(new_meta),
+        )
         verdict = decide([f for f in compared.findings if f.kind != SKIPPED], policy, mismatch)
         record.findings = judged(record.findings, verdict)
         if not verdict.passed:
@@ -390,13 +399,25 @@ class StageSnapshot:
         )
 
     def _queue_writes(
-        self, result: StageResult, compared: CallComparison, record: CallRecord, *, meta_text: str | None
+        self,
+        result: StageResult,
+        compared: CallComparison,
+        record: CallRecord,
+        old: Mapping[str, str | None],
+        *,
+        meta_text: str | None,
     ) -> None:
-        """Keep the changed artifacts (and the folder's metadata where it changed) to write if the test passes."""
+        """Keep the changed artifacts (and the folder's metadata where it changed) to write if the test passes.
+
+        A changed stage text keeps the names of its ``old`` snapshot wherever the alignment maps them.
+        """
         if compared.changed:
             texts = result.serialized()
             self.pending += [
-                PendingWrite(self.folder.artifact(result.name, n), texts[n], record) for n in compared.changed
+                PendingWrite(
+                    self.folder.artifact(result.name, n), keep_names(BY_NAME[n].dialect, old.get(n), texts[n]), record
+                )
+                for n in compared.changed
             ]
         if meta_text is not None and all(p.path != self.folder.meta for p in self.pending):
             self.pending.append(PendingWrite(self.folder.meta, meta_text, record))
