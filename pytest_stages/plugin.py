@@ -16,8 +16,10 @@ from pytest_stages.check.budgets import parse_budget
 from pytest_stages.config import (
     ConfigError,
     Settings,
+    check_cache_folder,
     load_pyproject,
     parse_choices,
+    parse_selection,
     parse_settings,
 )
 from pytest_stages.hooks import assembly, collection, reporter
@@ -33,7 +35,14 @@ from pytest_stages.stage.devices import (
     cpu_devices_needed,
 )
 from pytest_stages.stage.topology import TopologyUnavailable, default_to_cpu
-from pytest_stages.store.storage import REGISTERED_MODULE, SnapshotError, SnapshotFolder, safe_path
+from pytest_stages.store.storage import (
+    COMPILES_FOLDER,
+    REGISTERED_MODULE,
+    SnapshotError,
+    SnapshotFolder,
+    safe_path,
+    snapshot_root,
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -80,8 +89,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--stages-report",
         metavar="PATH",
-        default=None,
-        help="write a report of every staged call: PATH.json, PATH.md or PATH.html (a review page)",
+        action="append",
+        default=[],
+        help="write a report of every staged call: PATH.json, PATH.md or PATH.html (a review page); once a run",
     )
 
 
@@ -94,7 +104,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     try:
         settings = parse_settings(load_pyproject(early_config.rootpath))
         configs = getattr(early_config.known_args_namespace, "stages_configs", None)
-        names = parse_choices("--stages-configs", configs, tuple(c.name for c in settings.configs)) if configs else None
+        known = tuple(c.name for c in settings.configs)
+        names = parse_selection("--stages-configs", configs, known) if configs else None
     except ConfigError:
         return
     _arrange_devices(settings, names)
@@ -119,12 +130,14 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     try:
         settings = parse_settings(load_pyproject(config.rootpath))
-        options = _options(config, settings)
+        snapshots = snapshot_root(config.rootpath, settings.snapshot_dir)
+        check_cache_folder(settings.compilation_cache, config.rootpath)
+        options = _options(config, settings, snapshots)
         patterns = {
             pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
             for pattern, raw in settings.budgets.items()
         }
-    except ConfigError as exc:
+    except (ConfigError, SnapshotError) as exc:
         raise pytest.UsageError(f"pytest-stages: {exc}") from None
     _arrange_devices(settings, options.configs)
     cache = compile_cache.choose(
@@ -138,6 +151,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if cache.owner == "pytest-stages" and cache.path is not None:
         compile_cache.enable(cache.path)
     session = StagesSession(settings, options, config.rootpath, patterns)
+    session.store.repair = options.update  # an update records again a snapshot that does not hold what it should
     baseline = config.getoption("stages_baseline")
     if baseline is not None:
         session.baseline = _baseline_calls(Path(baseline))
@@ -181,15 +195,21 @@ def _baseline_calls(path: Path) -> list[dict[str, Any]]:
     return calls
 
 
-def _options(config: pytest.Config, settings: Settings) -> Options:
+def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Options:
     configs = config.getoption("stages_configs")
     names = None
     if configs is not None:
         known = tuple(c.name for c in settings.configs)
-        names = parse_choices("--stages-configs", configs, known)
-    report = config.getoption("stages_report")
-    if report is not None and Path(report).suffix not in reporting.REPORT_FORMATS:
-        raise ConfigError(f"--stages-report={report}: name a .json, .md or .html file.")
+        names = parse_selection("--stages-configs", configs, known)
+    reports = config.getoption("stages_report")
+    if len(reports) > 1:
+        raise ConfigError(
+            f"--stages-report is given {len(reports)} times ({', '.join(reports)}); a run writes one report: give "
+            "it once (`python -m pytest_stages merge --report A --report B REPORT.json` writes several from it)."
+        )
+    report = reports[0] if reports else None
+    if report is not None:
+        reporting.check_output("--stages-report", Path(report), snapshots)
     check = config.getoption("stages_check")
     return Options(
         update=config.getoption("stages_update"),
@@ -294,7 +314,7 @@ def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | N
         return item.folder
     config_name = assembly.config_param(item)
     if not isinstance(config_name, str) and "stage_compiles" in getattr(item, "fixturenames", ()):
-        config_name = assembly.COMPILES_FOLDER
+        config_name = COMPILES_FOLDER
     return assembly.folder_for(session, item, config_name) if isinstance(config_name, str) else None
 
 

@@ -80,6 +80,7 @@ PLANTED = {
     "tests/test_gone/test_x/cpu1/x.cost.json",
     "tests/test_gone/test_x/cpu1/_stages.json",
     "tests/test_b/test_three/oldcfg/x.cost.json",
+    "tests/test_b/test_three/oldcfg/_stages.json",
     "stages/act/alt/old.cost.json",
 }
 ITEMS = 12
@@ -99,8 +100,7 @@ def tree(project):
     write_suite(project)
     project.run("--stages-update").assert_outcomes(passed=ITEMS)
     project.write("tests/test_c.py", TEST_C.replace("x.T @ x", "x.T @ x + 1"))
-    for path in PLANTED:
-        project.write(f"snapshots/{path}", META if path.endswith("_stages.json") else COST)
+    project.plant({path: META if path.endswith("_stages.json") else COST for path in PLANTED}, META)
     return project.snapshots()
 
 
@@ -181,7 +181,7 @@ def test_the_merged_prune_deletes_what_one_full_runs_prune_deletes(project, tree
     status, lines = merge(*shards, "--rootdir", str(project.path), "--prune")
     pruned = set(tree) - set(project.snapshots())
     assert pruned == PLANTED, "\n".join(lines)
-    assert f"pytest-stages: pruned {len(PLANTED)} file(s):" in lines
+    assert f"pytest-stages: pruning {len(PLANTED)} file(s):" in lines
     assert status == cli.FAILED
     for path, content in tree.items():
         (project.path / "snapshots" / path).parent.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
+from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord
 from pytest_stages.core.units import format_number, relative_change
 from pytest_stages.report import html_report
@@ -62,7 +63,6 @@ def inventory_lines(
     unused: Sequence[PurePosixPath],
     leftovers: Sequence[PurePosixPath],
     pruned: Sequence[PurePosixPath],
-    emptied: int,
     prefix: str,
     *,
     prune_hint: str = PRUNE_HINT,
@@ -76,10 +76,8 @@ def inventory_lines(
         )
         lines += [f"  {prefix}/{path}" for path in leftovers]
     if pruned:
-        lines.append(f"pytest-stages: pruned {len(pruned)} file(s):")
+        lines.append(f"pytest-stages: pruning {len(pruned)} file(s):")
         lines += [f"  {prefix}/{path}" for path in pruned]
-        if emptied:
-            lines.append(f"pytest-stages: removed {emptied} emptied folder(s)")
     elif unused:
         lines.append(f"pytest-stages: {len(unused)} unused snapshot file(s); {prune_hint}:")
         lines += [f"  {prefix}/{path}" for path in unused]
@@ -264,6 +262,26 @@ def _md_code(text: str) -> str:
     return f"{fence} {text} {fence}" if len(fence) > 1 else f"`{text}`"
 
 
+def check_output(option: str, path: Path, snapshots: Path) -> None:
+    """An output file a report goes to: a ``.json``/``.md``/``.html`` name, never inside the snapshot folder.
+
+    A report written over a snapshot would replace the snapshot (or, appended to, corrupt it).
+    """
+    if path.suffix not in REPORT_FORMATS:
+        raise ConfigError(f"{option}={path}: name a .json, .md or .html file.")
+    if inside(path, snapshots):
+        raise ConfigError(
+            f"{option}={path} is inside the snapshot folder {snapshots}, where only snapshots live (a report "
+            f"there would replace or corrupt one); write it elsewhere, e.g. {option}=stages-report{path.suffix}."
+        )
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it, once symlinks are followed."""
+    resolved, root = path.resolve(), folder.resolve()
+    return resolved == root or root in resolved.parents
+
+
 def write_report(path: Path, report: RunReport) -> None:
     """``--stages-report``: JSON for ``.json``, a review page for ``.html``, Markdown for ``.md``."""
     if path.suffix == ".json":
@@ -273,6 +291,14 @@ def write_report(path: Path, report: RunReport) -> None:
     else:
         text = markdown(report)
     write_atomically(path, text)
+
+
+def step_summary_refusal(path: str) -> str:
+    """What is said instead of appending the summary to a ``$GITHUB_STEP_SUMMARY`` inside the snapshot folder."""
+    return (
+        f"pytest-stages: not appending to $GITHUB_STEP_SUMMARY {path}: it is inside the snapshot folder, where only "
+        "snapshots live; point it at a file outside (GitHub sets it to one)."
+    )
 
 
 def append_step_summary(path: Path, report: RunReport) -> None:
