@@ -117,6 +117,12 @@ def run_call(
     static_scalars: bool | None = None,
 ) -> Any:
     """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
+    if not callable(fn):
+        raise pytest.fail.Exception(
+            f"pytest-stages: stage_snapshot({fn!r}, ...): the first argument must be the function to stage (a "
+            f"callable, or a jax.jit-ed function), got a {type(fn).__name__}.",
+            pytrace=False,
+        )
     try:
         return snapshot(fn, *args, name=name, static_scalars=static_scalars, **kwargs)
     except StagesSkip as exc:

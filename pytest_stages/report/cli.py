@@ -158,14 +158,15 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
             "Name a writable file."
         )
         return USAGE
-    for line in _inventory(merged, prune, rootdir, writer):
+    disagreement = "" if merged.incomplete else _disagreement(merged.facts.collection, rootdir)
+    for line in _inventory(merged, prune, rootdir, writer, disagreement):
         writer.write_line(line)
-    if merged.missing or (prune and merged.incomplete):
+    if merged.missing or (prune and (merged.incomplete or disagreement)):
         return INCOMPLETE
     return OK if merged.facts.exit_status in PASSED_EXIT else FAILED
 
 
-def _inventory(merged: Merged, prune: bool, rootdir: Path, writer: _Writer) -> list[str]:
+def _inventory(merged: Merged, prune: bool, rootdir: Path, writer: _Writer, disagreement: str) -> list[str]:
     """The unused-file report (and prune) of the shards together, or why there is none."""
     if merged.incomplete:
         verdict = "merge --prune refused" if prune else "no unused-file report"
@@ -174,7 +175,6 @@ def _inventory(merged: Merged, prune: bool, rootdir: Path, writer: _Writer) -> l
             f"pytest-stages: {verdict}: {'; '.join(merged.incomplete)}; {tail}Merge the reports of every shard of a "
             "run of the whole suite that collected and ran everything."
         ]
-    disagreement = _disagreement(merged.facts.collection, rootdir)
     if disagreement:
         verdict = "merge --prune refused" if prune else "no unused-file report"
         tail = "; nothing was deleted" if prune else ""

@@ -14,6 +14,7 @@ from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord
+from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
 from pytest_stages.report import html_report
 from pytest_stages.run.runner import StagesSession
@@ -132,9 +133,9 @@ def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
     for record in records:
         rows.append(
             [
-                record.nodeid,
-                record.config,
-                record.name,
+                shown(record.nodeid),
+                shown(record.config),
+                shown(record.name),
                 *(column_status(record, c) for c in COLUMNS),
                 key_deltas(record),
                 compile_time(record),
@@ -229,9 +230,11 @@ def markdown(report: RunReport) -> str:
             if not detail:
                 continue
             lines += [f"  - {_md_text(line)}" for line in detail["summary"]]
-            lines += ["", "  <details><summary>diff</summary>", "", "  ```diff"]
-            lines += [f"  {line}" for line in unified_rows(detail["hunks"])]
-            lines += ["  ```", "", "  </details>", ""]
+            diff = [shown(line) for line in unified_rows(detail["hunks"])]
+            fence = _fence(diff)
+            lines += ["", "  <details><summary>diff</summary>", "", f"  {fence}diff"]
+            lines += [f"  {line}" for line in diff]
+            lines += [f"  {fence}", "", "  </details>", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -253,11 +256,18 @@ def unified_rows(hunks: Sequence[Sequence[Sequence[Any]]]) -> list[str]:
 
 def _md_text(text: str) -> str:
     """User text as Markdown shows it literally: ``<lambda>`` is not an HTML tag, a newline not a new row."""
-    return html.escape(text.replace("\n", " "), quote=False)
+    return html.escape(shown(text.replace("\n", " ")), quote=False)
+
+
+def _fence(lines: Sequence[str]) -> str:
+    """A code fence longer than any run of backticks in ``lines``: a diffed line of ```` ``` ```` cannot close it."""
+    longest = max((len(run) for line in lines for run in re.findall("`+", line)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _md_code(text: str) -> str:
     """A code span around ``text`` that its own backticks cannot close: ``a`b`` -> ``` ``a`b`` ```."""
+    text = shown(text)
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
     return f"{fence} {text} {fence}" if len(fence) > 1 else f"`{text}`"
 
