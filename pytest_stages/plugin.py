@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import json
+import stat
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def _baseline_calls(path: Path) -> list[dict[str, Any]]:
     """The calls of ``--stages-baseline``'s JSON report; a file that is not one is a usage error."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+            raise OSError(f"{path} is not a regular file")
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise pytest.UsageError(
