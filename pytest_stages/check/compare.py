@@ -107,7 +107,7 @@ def compare_ops(
     found = compare_text("ops", expected, actual, diff_lines=diff_lines)
     if found is None:
         return None
-    parts = loop_collective_changes(before, after, loop_places)
+    parts = dcn_changes(before, after) + loop_collective_changes(before, after, loop_places)
     parts.append(op_change_summary(Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {}))))
     if before.get("fusion_count") != after.get("fusion_count"):
         parts.append(f"fusions {before.get('fusion_count')} -> {after.get('fusion_count')}")
@@ -122,6 +122,30 @@ def compare_ops(
     return Finding(
         found.kind, found.artifact, f"{title}: {summary}\n{rest}" if summary else found.message, detail=found.detail
     )
+
+
+def dcn_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """Collectives that started crossing slices, else DCN bytes that grew (``ops.json``'s ``networks``).
+
+    ``all-reduce bf16[2048,8192] now crosses slices: +32.0 MiB over DCN``; ``DCN bytes 1.0 MiB -> 3.0 MiB (+2.0 MiB)``.
+    """
+    old, new = (side.get("networks", {}).get("dcn", {}) for side in (before, after))
+    if not new:
+        return []
+    seen = Counter((c["op"], c["shape"]) for c in old.get("collectives", []))
+    lines = []
+    for collective in new.get("collectives", []):
+        key = (collective["op"], collective["shape"])
+        if seen[key] > 0:
+            seen[key] -= 1
+        else:
+            lines.append(f"{key[0]} {key[1]} now crosses slices: +{format_bytes(collective['bytes'])} over DCN")
+    grown = new.get("bytes", 0) - old.get("bytes", 0)
+    if not lines and grown > 0:
+        lines.append(
+            f"DCN bytes {format_bytes(old.get('bytes', 0))} -> {format_bytes(new['bytes'])} (+{format_bytes(grown)})"
+        )
+    return lines
 
 
 def loop_collective_changes(
