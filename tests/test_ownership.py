@@ -295,11 +295,9 @@ def test_control_characters_are_escaped_and_lines_bounded():
     assert shown("ok\n\x9bline") == "ok\n\\x9bline"
 
 
-def _record(name, diff_line):
-    detail = {
-        "summary": ["1 line changed"],
-        "hunks": [[["-", 1, "old", None, None, None], ["+", None, None, 1, diff_line, None]]],
-    }
+def _record(name, *diff_lines):
+    added = [["+", None, None, k + 1, line, None] for k, line in enumerate(diff_lines)]
+    detail = {"summary": ["1 line changed"], "hunks": [[["-", 1, "old", None, None, None], *added]]}
     return CallRecord(
         nodeid="test_m.py::test_f\x1b[31m",
         config="cpu1",
@@ -311,7 +309,8 @@ def _record(name, diff_line):
 
 
 def test_markdown_fences_outlast_backticks_and_names_show_escapes():
-    text = markdown(RunReport([_record("f\x1b]0;title\x07", "```\n## injected\n<details>")], False, {"jax": "x"}))
+    record = _record("f\x1b]0;title\x07", "```", "## injected", "<details>")
+    text = markdown(RunReport([record], False, {"jax": "x"}))
     lines = text.splitlines()
     opening = next(line for line in lines if line.strip().endswith("diff") and line.strip().startswith("`"))
     fence = opening.strip()[: -len("diff")]
