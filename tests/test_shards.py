@@ -439,6 +439,9 @@ def test_a_merge_prunes_only_what_the_checkout_agrees_with(project, tree, tmp_pa
         status, lines = merge(_edited(shards[0], tmp_path, name, edit), shards[1], *root)
         assert status == cli.USAGE, lines
         assert f"is not a pytest-stages report as pytest-stages writes it ({problem})" in lines[0], lines
+    inside = str(project.path / "snapshots/tests/test_a/test_one/cpu1/sin.cost.json")
+    status, lines = merge(*shards, "--rootdir", str(project.path), "--report", inside[: -len(".json")] + ".md")
+    assert status == cli.USAGE and "is inside the snapshot folder" in lines[0], lines
     assert project.snapshots() == tree
     # The shards ran other code than this checkout holds: a report of another project reads the same.
     project.write("tests/test_b.py", TEST_B + "\n")

@@ -103,19 +103,25 @@ def read_shard(name: str, data: Mapping[str, Any]) -> Shard:
             f'{name} has no run facts of its own ("run", "settings"): it is a merged report or was written by an '
             f"older pytest-stages. {_FIX}"
         )
-    problem = mismatch(data, SHARD_SCHEMA, "the report") or _bad_value(data)
-    if problem:
-        raise MergeError(
-            f"{name} is not a pytest-stages report as pytest-stages writes it ({problem}): it was edited, cut off, "
-            f"or written by another pytest-stages version. {_FIX}"
+    problem = mismatch(data, SHARD_SCHEMA, "the report")
+    try:  # the schema leaves every field optional: a missing one is named here
+        problem = problem or _bad_value(data)
+        shard = (
+            None
+            if problem
+            else Shard(name, RunFacts.from_json(data["run"]), data["settings"], RunReport.from_json(data))
         )
-    try:
-        return Shard(name, RunFacts.from_json(data["run"]), data["settings"], RunReport.from_json(data))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise MergeError(
             f"{name} is not a whole pytest-stages report ({type(exc).__name__}: {exc}): it was edited, cut off, or "
             f"written by another pytest-stages version. {_FIX}"
         ) from None
+    if problem or shard is None:
+        raise MergeError(
+            f"{name} is not a pytest-stages report as pytest-stages writes it ({problem}): it was edited, cut off, "
+            f"or written by another pytest-stages version. {_FIX}"
+        )
+    return shard
 
 
 def _bad_value(data: Mapping[str, Any]) -> str | None:
