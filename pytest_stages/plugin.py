@@ -55,6 +55,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write new and changed stage snapshots of the tests that ran (deletes nothing)",
     )
     group.addoption(
+        "--stages-rerecord",
+        action="store_true",
+        default=False,
+        help="with --stages-update: also replace snapshots recorded for another platform, device kind or "
+        "CPU architecture (a plain update refuses to)",
+    )
+    group.addoption(
         "--stages-configs",
         metavar="NAMES",
         default=None,
@@ -214,8 +221,12 @@ def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Opti
     if report is not None:
         reporting.check_output("--stages-report", Path(report), snapshots)
     check = config.getoption("stages_check")
+    rerecord = config.getoption("stages_rerecord")
+    if rerecord and not config.getoption("stages_update"):
+        raise ConfigError("--stages-rerecord re-records snapshots: use it together with --stages-update.")
     return Options(
         update=config.getoption("stages_update"),
+        rerecord=rerecord,
         configs=names,
         check=parse_choices("--stages-check", check, CHECK_KINDS) if check is not None else (),
         report=report,

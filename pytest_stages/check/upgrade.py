@@ -29,14 +29,19 @@ _NOTE = re.compile(r"^snapshots were taken with (?P<old>.+); this run uses (?P<n
 
 
 def version_note(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> str:
-    """``snapshots were taken with jax A, jaxlib B; this run uses ...``, or "" when they match."""
+    """``snapshots were taken with jax A, jaxlib B; this run uses ...``, or "" when they match.
+
+    A version the folder does not record (libtpu in a folder recorded lowered only, or before
+    it was recorded) is unknown, not a change.
+    """
     if meta is None:
         return ""
-    recorded = {k: meta.get(k) for k in current}
-    if recorded == dict(current):
+    known = {k: v for k, v in current.items() if meta.get(k) is not None}
+    recorded = {k: meta.get(k) for k in known}
+    if recorded == known:
         return ""
     then = ", ".join(f"{k} {v}" for k, v in recorded.items())
-    now = ", ".join(f"{k} {v}" for k, v in current.items())
+    now = ", ".join(f"{k} {v}" for k, v in known.items())
     return f"snapshots were taken with {then}; this run uses {now}"
 
 
