@@ -185,6 +185,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
     snapshot_dir = _typed(table, "snapshot_dir", str, defaults.snapshot_dir)
     if not snapshot_dir.strip():
         raise ConfigError("[tool.pytest_stages] snapshot_dir must not be empty.")
+    _no_control("snapshot_dir", snapshot_dir)
     if Path(snapshot_dir).is_absolute() or ".." in Path(snapshot_dir).parts:
         raise ConfigError(
             f"[tool.pytest_stages] snapshot_dir = {snapshot_dir!r} leaves the rootdir; snapshots live inside the "
@@ -230,11 +231,31 @@ def _cache_setting(raw: Any) -> bool | str:
             "a shared mount works). For a bucket, set JAX's own JAX_COMPILATION_CACHE_DIR instead; JAX opens it "
             "through etils.epath, and pytest-stages then uses that cache as it is."
         )
+    if isinstance(raw, str):
+        _no_control("compilation_cache", raw)
     if isinstance(raw, bool) or (isinstance(raw, str) and raw.strip()):
         return raw
     raise ConfigError(
         f"[tool.pytest_stages] compilation_cache = {raw!r}: use true, false or a folder path (relative to the rootdir)."
     )
+
+
+def _no_control(key: str, path: str) -> None:
+    """A path setting holds no NUL or other control character (no file system accepts a NUL)."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        raise ConfigError(
+            f"[tool.pytest_stages] {key} = {path!r} holds a control character; name a folder with printable "
+            "characters only."
+        )
+
+
+def check_cache_folder(setting: bool | str, rootpath: Path) -> None:
+    """``compilation_cache = "path"`` must name a folder (or nothing yet): JAX writes its cache entries there."""
+    if isinstance(setting, str) and (rootpath / setting).exists() and not (rootpath / setting).is_dir():
+        raise ConfigError(
+            f"[tool.pytest_stages] compilation_cache = {setting!r} is a file, not a folder: JAX writes one file per "
+            'compiled program there. Name a folder (compilation_cache = ".jax_cache") or true for pytest\'s cache.'
+        )
 
 
 def _size(table: Mapping[str, Any], key: str, default: int) -> int:
@@ -260,6 +281,21 @@ def parse_choices(key: str, value: Any, allowed: tuple[str, ...]) -> tuple[str, 
     if unknown:
         raise ConfigError(f"{key}: unknown name {unknown[0]!r}; choose from {list(allowed)}.")
     return tuple(dict.fromkeys(value))
+
+
+def parse_selection(key: str, value: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """A command-line selection of names (``--stages-configs=cpu1,cpu8``); an empty one is a usage error.
+
+    ``--stages-configs=`` (an unset CI variable) or ``,`` would select no config at all: every
+    staged test skips, and nothing of the suite is checked.
+    """
+    names = parse_choices(key, value, allowed)
+    if not names:
+        raise ConfigError(
+            f"{key}={value!r} selects nothing: name one or more of {list(allowed)} (comma-separated), or leave "
+            f"{key} out to run them all."
+        )
+    return names
 
 
 def parse_version_mode(value: str) -> str:
@@ -312,7 +348,7 @@ def _parse_config(index: int, entry: Any) -> DeviceConfig:
     return DeviceConfig(
         name=name,
         platform=platform,
-        devices=_parse_devices(where, entry, whole),
+        devices=_parse_devices(where, entry, whole, cpu=topology is None and platform in (None, "cpu")),
         mesh=mesh,
         axis_types=_parse_axis_types(where, entry.get("axis_types", ()), len(mesh) or 1),  # default mesh: 1 axis
         topology=topology,
@@ -407,12 +443,29 @@ def _parse_dcn_mesh(
     return dcn
 
 
-def _parse_devices(where: str, entry: Mapping[str, Any], mesh: tuple[tuple[str, int], ...]) -> int:
-    """``devices``: a positive count, the mesh's size by default, and equal to it when both are given."""
+# The most devices a config may ask for: host CPU devices (4096 start in about 5 s and 1 GB;
+# 100000 took 90 s), and devices on any platform (the largest TPU pods hold under 9000 chips).
+MAX_CPU_DEVICES = 4096
+MAX_DEVICES = 16384
+
+
+def _parse_devices(where: str, entry: Mapping[str, Any], mesh: tuple[tuple[str, int], ...], *, cpu: bool) -> int:
+    """``devices``: a positive count, the mesh's size by default, and equal to it when both are given.
+
+    A count past what can be staged is refused here, before JAX spends minutes making the
+    devices: :data:`MAX_CPU_DEVICES` host CPU devices, :data:`MAX_DEVICES` on any platform.
+    """
     size = math.prod(s for _, s in mesh)
     devices = entry.get("devices", size if mesh else 1)
     if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
         raise ConfigError(f"{where}: devices must be a positive integer, got {devices!r}.")
+    limit, what = (MAX_CPU_DEVICES, "CPU devices") if cpu else (MAX_DEVICES, "devices")
+    for count, named in ((devices, f"devices = {devices}"), (size, f"a mesh of {size} devices")):
+        if count > limit:
+            raise ConfigError(
+                f"{where}: {named} is more than the {limit} {what} pytest-stages stages (making them would take "
+                "minutes and gigabytes); stage the program on a smaller mesh, or on a TPU/GPU topology."
+            )
     if mesh and size != devices:
         shape = " x ".join(f"{axis}={s}" for axis, s in mesh)
         raise ConfigError(
@@ -463,6 +516,12 @@ def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) 
         raise ConfigError(
             f'{where}: topology {topology!r} must look like "v5e:2x2" (tpu) or "1x1x4" '
             "(cuda: slices x hosts x devices)."
+        )
+    chips = math.prod(int(n) for n in re.findall(r"\d+", topology.split(":")[-1]))
+    if chips > MAX_DEVICES:
+        raise ConfigError(
+            f"{where}: topology {topology!r} holds {chips} devices, more than the {MAX_DEVICES} pytest-stages "
+            "stages; name a smaller slice."
         )
     if "devices" in entry:
         raise ConfigError(f"{where}: leave devices out of a topology config: the topology decides them.")

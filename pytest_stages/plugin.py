@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import json
+import stat
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,10 @@ from pytest_stages.config import (
     ConfigError,
     FoundTable,
     Settings,
+    check_cache_folder,
     find_table,
     parse_choices,
+    parse_selection,
     parse_settings,
 )
 from pytest_stages.hooks import assembly, collection, reporter
@@ -35,7 +38,14 @@ from pytest_stages.stage.devices import (
 )
 from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
 from pytest_stages.stage.topology import TopologyUnavailable
-from pytest_stages.store.storage import REGISTERED_MODULE, SnapshotError, SnapshotFolder, safe_path
+from pytest_stages.store.storage import (
+    COMPILES_FOLDER,
+    REGISTERED_MODULE,
+    SnapshotError,
+    SnapshotFolder,
+    safe_path,
+    snapshot_root,
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -89,8 +99,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--stages-report",
         metavar="PATH",
-        default=None,
-        help="write a report of every staged call: PATH.json, PATH.md or PATH.html (a review page)",
+        action="append",
+        default=[],
+        help="write a report of every staged call: PATH.json, PATH.md or PATH.html (a review page); once a run",
     )
 
 
@@ -134,7 +145,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
             return
         settings = parse_settings(found.table or {})
         configs = getattr(early_config.known_args_namespace, "stages_configs", None)
-        names = parse_choices("--stages-configs", configs, tuple(c.name for c in settings.configs)) if configs else None
+        known = tuple(c.name for c in settings.configs)
+        names = parse_selection("--stages-configs", configs, known) if configs else None
     except ConfigError:
         return
     _arrange_devices(early_config, settings, names)
@@ -162,21 +174,27 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         found = _found(config)
         settings = parse_settings(found.table or {})
-        options = _options(config, settings)
+        wanted = _wanted(config.option, found)
+        snapshots = config.rootpath / settings.snapshot_dir
+        if wanted:  # a session that does not use the plugin is not judged by its settings' folders
+            snapshots = snapshot_root(config.rootpath, settings.snapshot_dir)
+            check_cache_folder(settings.compilation_cache, config.rootpath)
+        options = _options(config, settings, snapshots)
         patterns = {
             pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
             for pattern, raw in settings.budgets.items()
         }
-    except ConfigError as exc:
+    except (ConfigError, SnapshotError) as exc:
         raise pytest.UsageError(f"pytest-stages: {exc}") from None
     for path in found.unread:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
     session = StagesSession(settings, options, config.rootpath, patterns)
+    session.store.repair = options.update  # an update records again a snapshot that does not hold what it should
     baseline = config.getoption("stages_baseline")
     if baseline is not None:
         session.baseline = _baseline_calls(Path(baseline))
     config.stash[SESSION] = session
-    if _wanted(config.option, found):
+    if wanted:
         _activate(config)
     if config.getoption("stages_list"):
         config.option.collectonly = True
@@ -201,6 +219,10 @@ def _activate(config: pytest.Config) -> None:
         return
     config.stash[ACTIVE] = True
     session = config.stash[SESSION]
+    try:  # checked at configure where the session used the plugin from the start; here for one started late
+        snapshot_root(config.rootpath, session.settings.snapshot_dir)
+    except SnapshotError as exc:
+        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
     _arrange_devices(config, session.settings, session.options.configs)
     settings = session.settings
     cache = compile_cache.choose(
@@ -229,6 +251,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def _baseline_calls(path: Path) -> list[dict[str, Any]]:
     """The calls of ``--stages-baseline``'s JSON report; a file that is not one is a usage error."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+            raise OSError(f"{path} is not a regular file")
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise pytest.UsageError(
@@ -257,15 +281,21 @@ def _baseline_calls(path: Path) -> list[dict[str, Any]]:
     return calls
 
 
-def _options(config: pytest.Config, settings: Settings) -> Options:
+def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Options:
     configs = config.getoption("stages_configs")
     names = None
     if configs is not None:
         known = tuple(c.name for c in settings.configs)
-        names = parse_choices("--stages-configs", configs, known)
-    report = config.getoption("stages_report")
-    if report is not None and Path(report).suffix not in reporting.REPORT_FORMATS:
-        raise ConfigError(f"--stages-report={report}: name a .json, .md or .html file.")
+        names = parse_selection("--stages-configs", configs, known)
+    reports = config.getoption("stages_report")
+    if len(reports) > 1:
+        raise ConfigError(
+            f"--stages-report is given {len(reports)} times ({', '.join(reports)}); a run writes one report: give "
+            "it once (`python -m pytest_stages merge --report A --report B REPORT.json` writes several from it)."
+        )
+    report = reports[0] if reports else None
+    if report is not None:
+        reporting.check_output("--stages-report", Path(report), snapshots)
     check = config.getoption("stages_check")
     rerecord = config.getoption("stages_rerecord")
     if rerecord and not config.getoption("stages_update"):
@@ -376,7 +406,7 @@ def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | N
         return item.folder
     config_name = assembly.config_param(item)
     if not isinstance(config_name, str) and "stage_compiles" in getattr(item, "fixturenames", ()):
-        config_name = assembly.COMPILES_FOLDER
+        config_name = COMPILES_FOLDER
     return assembly.folder_for(session, item, config_name) if isinstance(config_name, str) else None
 
 

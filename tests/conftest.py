@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import textwrap
 from pathlib import Path
@@ -130,6 +131,19 @@ class Project:
             if root.exists()
             else {}
         )
+
+    def plant(self, files: dict[str, str], meta: str) -> None:
+        """Write snapshot files as an earlier pytest-stages would have: each listed in its folder's manifest.
+
+        ``files`` maps paths under snapshots/ to their text; a folder without metadata gets ``meta``.
+        """
+        for name, text in files.items():
+            self.write(f"snapshots/{name}", text)
+        for folder in {(self.path / "snapshots" / name).parent for name in files}:
+            path = folder / "_stages.json"
+            data = json.loads(path.read_text(encoding="utf-8") if path.exists() else meta)
+            data["files"] = sorted(p.name for p in folder.iterdir() if p.name != "_stages.json")
+            path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
     def output(self, result: pytest.RunResult) -> str:
         return "\n".join(result.outlines)

@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from pytest_stages.core.observed import CollectionView, RunView
-from pytest_stages.store.inventory import Inventory, Tree, snapshot_files, take_inventory, used_files
+from pytest_stages.store.inventory import Inventory, Listing, Tree, snapshot_files, take_inventory, used_files
 from pytest_stages.store.storage import (
     MAX_COMPONENT,
     SnapshotError,
@@ -76,7 +76,8 @@ def test_a_written_snapshot_reads_back_byte_for_byte_with_an_ordinary_file_mode(
     assert path.read_bytes() == text.encode("utf-8")
     assert store.read(path) == text
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
-    assert [p.name for p in path.parent.iterdir()] == ["f.jaxpr.txt"], "no temporary file is left"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["_stages.json", "f.jaxpr.txt"], "no temporary is left"
+    assert json.loads((path.parent / "_stages.json").read_text()) == {"files": ["f.jaxpr.txt"], "format": 1}
 
 
 def test_a_rewrite_keeps_the_files_mode(tmp_path):
@@ -143,7 +144,7 @@ def test_a_failed_write_names_the_file_leaves_what_was_there_and_no_temporary(tm
     with pytest.raises(SnapshotError, match=r"could not write snapshot .*f.cost.json .*it keeps its previous content"):
         store.write(path, "new\n")
     assert (path / "inside.txt").read_text() == "kept"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.cost.json"], "the temporary file is removed"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["_stages.json", "f.cost.json"], "the temporary is removed"
 
 
 def write_meta(tmp_path: Path, text: str) -> tuple[SnapshotStore, SnapshotFolder]:
@@ -222,14 +223,54 @@ def test_prune_refuses_a_file_outside_the_root(tmp_path):
 # --- the inventory ----------------------------------------------------------------------------
 
 
-def test_snapshot_files_lists_files_and_symlinks_relative_to_the_root_sorted(tmp_path):
-    assert snapshot_files(tmp_path / "missing") == []
+def test_snapshot_files_sorts_the_tree_into_own_files_and_everything_else(tmp_path):
+    assert snapshot_files(tmp_path / "missing") == Listing()
+    own = tmp_path / "m/t/cpu1"
+    own.mkdir(parents=True)
+    (own / "_stages.json").write_text('{"format": 1, "files": ["f.cost.json", "input.csv"]}')
+    for name in ("f.cost.json", "g.cost.json", "input.csv", ".f.cost.json.ab12cd34.tmp"):
+        (own / name).write_text("")
     (tmp_path / "b/c").mkdir(parents=True)
-    (tmp_path / "b/c/z.txt").write_text("")
+    (tmp_path / "b/c/z.cost.json").write_text("")  # no metadata: not a folder pytest-stages wrote
     (tmp_path / "a.txt").write_text("")
     (tmp_path / "b/dangling").symlink_to(tmp_path / "nowhere")
-    (tmp_path / "b/linked").symlink_to(tmp_path / "b/c")  # listed as a file, never entered
-    assert snapshot_files(tmp_path) == [P("a.txt"), P("b/c/z.txt"), P("b/dangling"), P("b/linked")]
+    (tmp_path / "b/linked").symlink_to(tmp_path / "b/c")  # listed, never entered
+    (tmp_path / "e/f").mkdir(parents=True)
+    os.mkfifo(tmp_path / "b/fifo")
+    assert snapshot_files(tmp_path) == Listing(
+        own=[P("m/t/cpu1/.f.cost.json.ab12cd34.tmp"), P("m/t/cpu1/_stages.json"), P("m/t/cpu1/f.cost.json")],
+        foreign=[
+            P("a.txt"),
+            P("b/c/z.cost.json"),
+            P("b/dangling"),
+            P("b/fifo"),
+            P("b/linked"),
+            P("m/t/cpu1/g.cost.json"),  # not in the manifest
+            P("m/t/cpu1/input.csv"),  # in the manifest, but not a name pytest-stages gives
+        ],
+        empty=[P("e/f")],
+    )
+
+
+def test_a_folder_without_a_manifest_owns_the_files_of_its_naming_and_the_next_write_lists_them(tmp_path):
+    folder = tmp_path / "m/t/cpu1"
+    folder.mkdir(parents=True)
+    (folder / "_stages.json").write_text('{"format": 1, "jax": "0.10.2"}')
+    for name in ("f.cost.json", "notes.md"):
+        (folder / name).write_text("{}")
+    assert snapshot_files(tmp_path).own == [P("m/t/cpu1/_stages.json"), P("m/t/cpu1/f.cost.json")]
+    SnapshotStore(tmp_path).write(folder / "g.jaxpr.txt", "text\n")
+    meta = json.loads((folder / "_stages.json").read_text())
+    assert meta == {"files": ["f.cost.json", "g.jaxpr.txt"], "format": 1, "jax": "0.10.2"}
+
+
+def test_a_prune_updates_the_manifest_of_a_folder_it_keeps(tmp_path):
+    store = SnapshotStore(tmp_path)
+    folder = tmp_path / "m/t/cpu1"
+    for name in ("f.cost.json", "old.cost.json"):
+        store.write(folder / name, "{}\n")
+    store.prune([folder / "old.cost.json"])
+    assert json.loads((folder / "_stages.json").read_text())["files"] == ["f.cost.json"]
 
 
 def test_used_files_are_each_calls_artifacts_and_its_folders_metadata():
@@ -259,13 +300,13 @@ USED = {P(OWNED, "_stages.json"), P(OWNED, "f.jaxpr.txt")}
 
 
 def test_a_passed_owner_leaves_its_unused_files_unused_and_temporaries_are_leftovers():
-    files = [*FILES, P(OWNED, ".f.jaxpr.txt.abc.tmp"), P(OWNED, ".hidden"), P(OWNED, "f.tmp")]
+    files = [*FILES, P(OWNED, ".f.jaxpr.txt.abcd1234.tmp")]
     found = take_inventory(
         files, USED, view({"tests/test_a.py::test_f": OWNED}, {"tests/test_a.py::test_f": "passed"}), tree()
     )
     assert found == Inventory(
-        unused=[P(OWNED, "old.jaxpr.txt"), P(OWNED, ".hidden"), P(OWNED, "f.tmp")],
-        leftovers=[P(OWNED, ".f.jaxpr.txt.abc.tmp")],
+        unused=[P(OWNED, "old.jaxpr.txt")],
+        leftovers=[P(OWNED, ".f.jaxpr.txt.abcd1234.tmp")],
     )
 
 

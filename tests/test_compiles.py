@@ -119,7 +119,11 @@ def test_parametrized_blocks_keep_their_own_files_under_sanitized_names_that_a_p
     project.write("test_loop.py", PARAMETRIZED)
     project.run("--stages-update").assert_outcomes(passed=2)
     snapshots = project.snapshots()
-    counts = {path: json.loads(text)["functions"]["step"]["compiles"] for path, text in snapshots.items()}
+    counts = {
+        path: json.loads(text)["functions"]["step"]["compiles"]
+        for path, text in snapshots.items()
+        if not path.endswith("_stages.json")  # each folder's metadata: its manifest
+    }
     assert counts == {
         "test_loop/test_decode[batches0]/_compiles/step_1_b~c26e6bf1ff.compiles.json": 1,
         "test_loop/test_decode[batches1]/_compiles/step_1_b~c26e6bf1ff.compiles.json": 2,

@@ -48,7 +48,7 @@ def test_unused_files_are_reported_after_a_full_run_and_pruned_only_then(project
         ]
     )
     assert project.snapshots() == files
-    project.run("--stages-prune").stdout.fnmatch_lines(["pytest-stages: pruned 9 file(s):"])
+    project.run("--stages-prune").stdout.fnmatch_lines(["pytest-stages: pruning 9 file(s):"])
     assert set(project.snapshots()) == {k for k in files if k.startswith("test_model/test_f/")}
 
 
@@ -68,7 +68,7 @@ def test_snapshots_of_a_test_that_crashed_before_comparing_are_never_unused(proj
         result = project.run(*args)
         result.assert_outcomes(passed=1, failed=1)
         output = project.output(result)
-        assert "unused snapshot file" not in output and "pytest-stages: pruned" not in output
+        assert "unused snapshot file" not in output and "pytest-stages: pruning" not in output
     assert project.snapshots() == files
 
 

@@ -8,6 +8,7 @@ file with what the mode may delete.
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -42,8 +43,8 @@ META = '{\n  "devices": 1,\n  "format": 1,\n  "jax": "0.10.2",\n  "jaxlib": "0.1
 STALE = "tests/test_a/test_one/cpu1/stale.cost.json"
 REMOVED_TEST = {"tests/test_a/test_removed/cpu1/x.cost.json", "tests/test_a/test_removed/cpu1/_stages.json"}
 DELETED_MODULE = {"tests/test_gone/test_x/cpu1/x.cost.json", "tests/test_gone/test_x/cpu1/_stages.json"}
-REMOVED_CONFIG = "tests/test_b/test_three/oldcfg/x.cost.json"
-PLANTED = {STALE, *REMOVED_TEST, *DELETED_MODULE, REMOVED_CONFIG}
+REMOVED_CONFIG = {"tests/test_b/test_three/oldcfg/x.cost.json", "tests/test_b/test_three/oldcfg/_stages.json"}
+PLANTED = {STALE, *REMOVED_TEST, *DELETED_MODULE, *REMOVED_CONFIG}
 
 
 @pytest.fixture
@@ -53,8 +54,7 @@ def tree(project):
     project.write("tests/test_a.py", TEST_A)
     project.write("tests/test_b.py", TEST_B)
     project.run("--stages-update").assert_outcomes(passed=6)
-    for path in PLANTED:
-        project.write(f"snapshots/{path}", META if path.endswith("_stages.json") else COST)
+    project.plant({path: META if path.endswith("_stages.json") else COST for path in PLANTED}, META)
     return project.snapshots()
 
 
@@ -65,7 +65,7 @@ REFUSED = (
 
 # mode -> (arguments, environment, files the prune may delete, a line the user reads)
 MODES = {
-    "full run": ((), {}, PLANTED, "pytest-stages: pruned 6 file(s):"),
+    "full run": ((), {}, PLANTED, "pytest-stages: pruning 7 file(s):"),
     "--collect-only": (("--collect-only",), {}, set(), REFUSED.format("--collect-only runs no test")),
     "--stages-list": (("--stages-list",), {}, set(), None),
     "-k": (("-k", "one"), {}, set(), REFUSED.format("4 collected item(s) were deselected or removed")),
@@ -76,11 +76,11 @@ MODES = {
         set(),
         REFUSED.format("1 collected item(s) were deselected or removed"),
     ),
-    "--ignore": (("--ignore", "tests/test_b.py"), {}, PLANTED - {REMOVED_CONFIG}, "pytest-stages: pruned 5 file(s):"),
-    "path argument": (("tests/test_a.py",), {}, {STALE, *REMOVED_TEST}, "pytest-stages: pruned 3 file(s):"),
-    "node id": (("tests/test_a.py::test_one",), {}, {STALE}, "pytest-stages: pruned 1 file(s):"),
-    "--stages-configs": (("--stages-configs", "cpu1"), {}, PLANTED, "pytest-stages: pruned 6 file(s):"),
-    "a failing test": ((), {"STAGES_BREAK": "1"}, PLANTED - {STALE}, "pytest-stages: pruned 5 file(s):"),
+    "--ignore": (("--ignore", "tests/test_b.py"), {}, PLANTED - REMOVED_CONFIG, "pytest-stages: pruning 5 file(s):"),
+    "path argument": (("tests/test_a.py",), {}, {STALE, *REMOVED_TEST}, "pytest-stages: pruning 3 file(s):"),
+    "node id": (("tests/test_a.py::test_one",), {}, {STALE}, "pytest-stages: pruning 1 file(s):"),
+    "--stages-configs": (("--stages-configs", "cpu1"), {}, PLANTED, "pytest-stages: pruning 7 file(s):"),
+    "a failing test": ((), {"STAGES_BREAK": "1"}, PLANTED - {STALE}, "pytest-stages: pruning 6 file(s):"),
     "-x after a failure": (
         ("-x",),
         {"STAGES_BREAK": "1"},
@@ -139,7 +139,9 @@ def _check(project, tree, monkeypatch, mode, xdist):
     result = project.run(*(("-p", "xdist", "-n", "2") if xdist else ()), "--stages-prune", *args)
     after = project.snapshots()
     assert set(tree) - set(after) == deletable, project.output(result)
-    assert {path: after[path] for path in after} == {path: tree[path] for path in after}, "a kept file changed"
+    assert {path: kept(path, after) for path in after} == {path: kept(path, tree) for path in after}, (
+        "a kept file changed"
+    )
     output = project.output(result)
     if line is not None and not xdist:
         assert line in output.splitlines(), output
@@ -147,7 +149,14 @@ def _check(project, tree, monkeypatch, mode, xdist):
         prefix = line if deletable else "pytest-stages: --stages-prune refused: "
         assert any(row.startswith(prefix) for row in output.splitlines()), output
     if not deletable:
-        assert "pytest-stages: pruned" not in output
+        assert "pytest-stages: pruning" not in output
+
+
+def kept(path, files):
+    """A kept file's content; of a folder's metadata, all but its manifest (a prune updates that)."""
+    if not path.endswith("_stages.json"):
+        return files[path]
+    return {key: value for key, value in json.loads(files[path]).items() if key != "files"}
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -185,7 +194,7 @@ def test_last_failed_prunes_only_in_the_modules_it_collected(project, monkeypatc
     project.write("tests/test_a.py", TEST_A.partition("@pytest.mark.slow")[0])
     project.write("tests/test_b.py", TEST_B)
     project.run("--stages-update").assert_outcomes(passed=2)
-    project.write(f"snapshots/{STALE}", COST)
+    project.plant({STALE: COST}, META)
     before = project.snapshots()
     monkeypatch.setenv("STAGES_BREAK", "1")
     project.run("-p", "cacheprovider").assert_outcomes(passed=1, failed=1)
@@ -193,7 +202,7 @@ def test_last_failed_prunes_only_in_the_modules_it_collected(project, monkeypatc
     result = project.run("-p", "cacheprovider", "--lf", "--stages-prune")
     result.assert_outcomes(passed=1)
     assert set(before) - set(project.snapshots()) == {STALE}, project.output(result)
-    assert "pytest-stages: pruned 1 file(s):" in project.output(result).splitlines()
+    assert "pytest-stages: pruning 1 file(s):" in project.output(result).splitlines()
 
 
 def test_a_pyargs_node_id_prunes_only_in_the_test_it_names(project, tree):
@@ -228,7 +237,7 @@ def test_a_module_outside_the_rootdir_keeps_its_snapshots_when_not_collected(pro
     outside = project.write(f"../{project.path.name}_outside/test_z.py", TEST_B.replace("test_three", "test_z"))
     project.run("--stages-update", "--rootdir", ".", "tests", str(outside)).assert_outcomes(passed=2)
     recorded = project.snapshots()
-    assert "_outside_rootdir/test_z/test_z/cpu1/cos.cost.json" in recorded
+    assert f"_outside_rootdir/_up/{project.path.name}_outside/test_z/test_z/cpu1/cos.cost.json" in recorded
     result = project.run("--stages-prune")
     result.assert_outcomes(passed=1)
     assert project.snapshots() == recorded, project.output(result)
@@ -238,10 +247,11 @@ def test_a_prune_lists_each_file_and_removes_emptied_folders(project, tree):
     result = project.run("--stages-prune")
     result.stdout.fnmatch_lines(
         [
-            "pytest-stages: pruned 6 file(s):",
+            "pytest-stages: pruning 7 file(s):",
             "  snapshots/tests/test_a/test_one/cpu1/stale.cost.json",
             "  snapshots/tests/test_a/test_removed/cpu1/_stages.json",
             "  snapshots/tests/test_a/test_removed/cpu1/x.cost.json",
+            "  snapshots/tests/test_b/test_three/oldcfg/_stages.json",
             "  snapshots/tests/test_b/test_three/oldcfg/x.cost.json",
             "  snapshots/tests/test_gone/test_x/cpu1/_stages.json",
             "  snapshots/tests/test_gone/test_x/cpu1/x.cost.json",
@@ -363,8 +373,8 @@ def test_registered_snapshots_are_kept_unless_the_run_saw_every_registration(pro
     project.run("--stages-update").assert_outcomes(passed=8)
     recorded = project.snapshots()
     stale = "stages/act/cpu1/old.cost.json"
-    project.write(f"snapshots/{stale}", COST)
+    project.plant({stale: COST}, META)
     project.run("--stages-prune", "tests/test_a.py").assert_outcomes(passed=4)
     assert stale in project.snapshots(), "a path argument left the registration out: its folder must be kept"
-    project.run("--stages-prune").stdout.fnmatch_lines(["pytest-stages: pruned 4 file(s):", f"  snapshots/{stale}"])
+    project.run("--stages-prune").stdout.fnmatch_lines(["pytest-stages: pruning 5 file(s):", f"  snapshots/{stale}"])
     assert set(recorded) - set(project.snapshots()) == PLANTED and stale not in project.snapshots()

@@ -80,6 +80,7 @@ PLANTED = {
     "tests/test_gone/test_x/cpu1/x.cost.json",
     "tests/test_gone/test_x/cpu1/_stages.json",
     "tests/test_b/test_three/oldcfg/x.cost.json",
+    "tests/test_b/test_three/oldcfg/_stages.json",
     "stages/act/alt/old.cost.json",
 }
 ITEMS = 12
@@ -99,8 +100,7 @@ def tree(project):
     write_suite(project)
     project.run("--stages-update").assert_outcomes(passed=ITEMS)
     project.write("tests/test_c.py", TEST_C.replace("x.T @ x", "x.T @ x + 1"))
-    for path in PLANTED:
-        project.write(f"snapshots/{path}", META if path.endswith("_stages.json") else COST)
+    project.plant({path: META if path.endswith("_stages.json") else COST for path in PLANTED}, META)
     return project.snapshots()
 
 
@@ -181,7 +181,7 @@ def test_the_merged_prune_deletes_what_one_full_runs_prune_deletes(project, tree
     status, lines = merge(*shards, "--rootdir", str(project.path), "--prune")
     pruned = set(tree) - set(project.snapshots())
     assert pruned == PLANTED, "\n".join(lines)
-    assert f"pytest-stages: pruned {len(PLANTED)} file(s):" in lines
+    assert f"pytest-stages: pruning {len(PLANTED)} file(s):" in lines
     assert status == cli.FAILED
     for path, content in tree.items():
         (project.path / "snapshots" / path).parent.mkdir(parents=True, exist_ok=True)
@@ -402,3 +402,58 @@ def test_a_bucket_as_compilation_cache_names_jaxs_own_setting():
     with pytest.raises(ConfigError, match=r"set JAX's own JAX_COMPILATION_CACHE_DIR instead"):
         parse_settings({"compilation_cache": "gs://bucket/jax-cache"})
     assert choose("/mnt/shared/jax", None, Path("/p"), None).path == Path("/mnt/shared/jax")
+
+
+def _edited(path, tmp_path, name, edit):
+    """A copy of the shard report at ``path`` with ``edit`` applied to its data; the copy's path."""
+    data = json.loads(Path(path).read_text())
+    edit(data)
+    copy = tmp_path / name
+    copy.write_text(json.dumps(data))
+    return str(copy)
+
+
+def test_a_merge_prunes_only_what_the_checkout_agrees_with(project, tree, tmp_path):
+    """Issue #35: crafted, foreign or hollowed-out shard reports never make a live test's snapshot look unused."""
+    shards = run_shards(project, 2)
+    root = ("--rootdir", str(project.path), "--prune")
+    bad = {
+        "items.json": (
+            lambda d: d["run"]["collection"].update(items=[]),
+            "the report['run']['collection']['items'] is a list, not an object",
+        ),
+        "status.json": (
+            lambda d: d["calls"][0].update(status=None),
+            "the report['calls'][0]['status'] is null, not an object",
+        ),
+        "null.json": (
+            lambda d: d["calls"][0]["status"].update(jaxpr=None),
+            "the report['calls'][0]['status']['jaxpr'] is null",
+        ),
+        "folder.json": (
+            lambda d: d["run"]["collection"]["items"].update({"tests/test_a.py::x": "../../sentinel/x/y"}),
+            "the snapshot folder '../../sentinel/x/y' is not one pytest-stages names",
+        ),
+    }
+    for name, (edit, problem) in bad.items():
+        status, lines = merge(_edited(shards[0], tmp_path, name, edit), shards[1], *root)
+        assert status == cli.USAGE, lines
+        assert f"is not a pytest-stages report as pytest-stages writes it ({problem})" in lines[0], lines
+    inside = str(project.path / "snapshots/tests/test_a/test_one/cpu1/sin.cost.json")
+    status, lines = merge(*shards, "--rootdir", str(project.path), "--report", inside[: -len(".json")] + ".md")
+    assert status == cli.USAGE and "is inside the snapshot folder" in lines[0], lines
+    assert project.snapshots() == tree
+    # The shards ran other code than this checkout holds: a report of another project reads the same.
+    project.write("tests/test_b.py", TEST_B + "\n")
+    status, lines = merge(*shards, *root)
+    assert status == cli.INCOMPLETE and "merge --prune refused" in lines[-1], lines
+    assert "tests/test_b.py differs from the file the shards collected" in lines[-1], lines
+    assert project.snapshots() == tree
+    project.write("tests/test_b.py", TEST_B)
+    # Reports that lost their calls: the folders their items own are judged by no call, and kept.
+    hollow = [
+        _edited(path, tmp_path, f"hollow-{k}.json", lambda d: d.update(calls=[])) for k, path in enumerate(shards)
+    ]
+    merge(*hollow, *root)
+    owned = {"tests/test_a/test_one/cpu1/stale.cost.json", "stages/act/alt/old.cost.json"}
+    assert set(tree) - set(project.snapshots()) == PLANTED - owned

@@ -17,6 +17,7 @@ from pytest_stages.analyse.artifacts import ARTIFACTS, BUDGET, BY_NAME, HEADLINE
 from pytest_stages.check.compare import NO_SNAPSHOT
 from pytest_stages.check.decide import Verdict
 from pytest_stages.core.records import Finding
+from pytest_stages.core.text import shown
 
 UPDATE_HINT = "Run `pytest --stages-update` to accept the changes if they are intended."
 BUDGET_HINT = "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program."
@@ -71,7 +72,7 @@ def failure_message(
     if new:
         lines.append(f"  {NO_SNAPSHOT}: {', '.join(new)}")
     lines += _details(ordered, labels, diff_lines, full)
-    return "\n".join([*lines, *footer])
+    return shown("\n".join([*lines, *footer]))  # escaped, bounded in width: a snapshot may be one 200 MB line
 
 
 def _details(ordered: Sequence[tuple[str, list[Finding]]], labels: Labels, diff_lines: int, full: bool) -> list[str]:

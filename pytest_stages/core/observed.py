@@ -19,7 +19,9 @@ class CollectionView:
     full (collection went into each of its nodes, none dropped by a plugin); ``removed`` the node ids that
     collection or ``pytest_collection_modifyitems`` dropped; ``ignored`` the paths a
     ``pytest_ignore_collect`` implementation turned away; ``items`` every selected item's
-    node id with its snapshot folder (``None`` for items that stage nothing).
+    node id with its snapshot folder (``None`` for items that stage nothing); ``digests`` the
+    SHA-256 of each of those modules' file, by which a merge checks that the shards ran the
+    checkout it prunes.
     """
 
     modules: set[str] = field(default_factory=set)
@@ -27,6 +29,7 @@ class CollectionView:
     items: dict[str, str | None] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    digests: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {**self.__dict__, "modules": sorted(self.modules)}
@@ -42,6 +45,7 @@ class CollectionView:
         self.items.update(other.items)
         self.removed = sorted({*self.removed, *other.removed})
         self.errors = sorted({*self.errors, *other.errors})
+        self.digests.update(other.digests)
 
 
 @dataclass
@@ -63,6 +67,7 @@ _JUDGED_EXIT = (*PASSED_EXIT, 1)
 # How bad an exit status is, merging shards: passed < nothing collected < tests failed < the rest.
 _EXIT_RANK = {0: 0, 5: 1, 1: 2}
 _OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
+OUTCOMES = tuple(_OUTCOME_RANK)
 
 
 def worse_exit(status: int, other: int) -> int:

@@ -7,6 +7,7 @@ Used by the ``stage_snapshot`` fixture (``plugin.py``) and by registered-functio
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -27,7 +28,7 @@ from pytest_stages.run.runner import (
 from pytest_stages.stage import compile_cache
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageError
-from pytest_stages.store.storage import OUTSIDE_ROOTDIR, SnapshotError, SnapshotFolder
+from pytest_stages.store.storage import COMPILES_FOLDER, OUTSIDE_ROOTDIR, SnapshotError, SnapshotFolder
 
 
 def make_snapshot(
@@ -65,10 +66,6 @@ def make_snapshot(
     item.stash[SNAPSHOT] = snapshot
     compile_cache.COUNTER.listen()
     return snapshot
-
-
-# The folder component of a stage_compiles test that stages on no config: <module>/<test>/_compiles/.
-COMPILES_FOLDER = "_compiles"
 
 
 def make_compiles(session: StagesSession, item: pytest.Item) -> StageCompiles:
@@ -120,6 +117,12 @@ def run_call(
     static_scalars: bool | None = None,
 ) -> Any:
     """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
+    if not callable(fn):
+        raise pytest.fail.Exception(
+            f"pytest-stages: stage_snapshot({fn!r}, ...): the first argument must be the function to stage (a "
+            f"callable, or a jax.jit-ed function), got a {type(fn).__name__}.",
+            pytrace=False,
+        )
     try:
         return snapshot(fn, *args, name=name, static_scalars=static_scalars, **kwargs)
     except StagesSkip as exc:
@@ -152,13 +155,16 @@ def marker_kwargs(node: Any, name: str) -> dict[str, Any]:
 def module_path(session: StagesSession, path: Path) -> str:
     """A test module's snapshot path: relative to the rootdir, without ``.py`` (``tests/test_a``).
 
-    A module outside the rootdir goes under :data:`OUTSIDE_ROOTDIR`, which no run judges as
-    deleted (it cannot tell whether such a module still exists).
+    A module outside the rootdir goes under :data:`OUTSIDE_ROOTDIR`, by its path from the
+    rootdir with ``_up`` for each ``..`` (``../x/outA/test_a.py`` -> ``_outside_rootdir/_up/x/outA/test_a``:
+    two such modules of one file name keep apart); no run judges it deleted (it cannot tell
+    whether such a module still exists).
     """
     try:
         return path.relative_to(session.rootpath).with_suffix("").as_posix()
     except ValueError:
-        return f"{OUTSIDE_ROOTDIR}/{path.with_suffix('').name}"
+        steps = Path(os.path.relpath(path.with_suffix(""), session.rootpath)).parts
+        return "/".join([OUTSIDE_ROOTDIR, *("_up" if step == ".." else step for step in steps)])
 
 
 def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> SnapshotFolder:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_stages.core.observed import CollectionView, RunFacts, worse
+from pytest_stages.store.storage import file_digest
 
 WORKER_OUTPUT_KEY = "pytest_stages_collection"
 
@@ -40,6 +41,7 @@ class Observer:
         self._visited: set[str] = set()
         self._collected: set[str] = set()
         self._modules: dict[str, str] = {}
+        self._digests: dict[str, str] = {}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_ignore_collect(self, collection_path: Path) -> Generator[None, bool | None, bool | None]:
@@ -74,6 +76,7 @@ class Observer:
             self._removed({nodeid for nodeid in self._children.get(collector.nodeid, []) if nodeid not in kept})
             if isinstance(collector, pytest.Module) and kept:
                 self._modules[collector.nodeid] = self.module_of(collector.path)
+                self._digests[collector.nodeid] = file_digest(collector.path)
         return report
 
     def pytest_collectstart(self, collector: pytest.Collector) -> None:
@@ -126,7 +129,9 @@ class Observer:
         """
         selected = {item.nodeid for item in items}
         self._removed(self._collected - selected)
-        self.view.modules.update(module for nodeid, module in self._modules.items() if self._whole(nodeid))
+        whole = {nodeid: module for nodeid, module in self._modules.items() if self._whole(nodeid)}
+        self.view.modules.update(whole.values())
+        self.view.digests.update((module, self._digests[nodeid]) for nodeid, module in whole.items())
         self.view.items.update((item.nodeid, folder_of(item)) for item in items)
 
     def send_to_controller(self) -> None:

@@ -108,6 +108,8 @@ def register(
     namespace = caller.f_globals if caller is not None else {}
     module = str(namespace.get("__name__", ""))
     del caller
+    if name is not None and (not isinstance(name, str) or not name):
+        raise TypeError(f"register(name={name!r}): name must be a non-empty string (it names the test and its folder).")
 
     def record(function: Callable[..., Any]) -> Callable[..., Any]:
         namespace.setdefault(ATTRIBUTE, []).append(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from pytest_stages.hooks.observe import Observer
 from pytest_stages.report.reporting import (
     RunReport,
     append_step_summary,
+    inside,
+    step_summary_refusal,
     terminal_summary,
     write_report,
 )
@@ -62,7 +65,7 @@ class StagesReporter:
             return
         facts = self.observer.facts(session, exitstatus)
         if not session.config.getoption("stages_list"):
-            self.lines = self._inventory(facts)
+            self.lines = self._inventory(facts, session.config.pluginmanager.get_plugin("terminalreporter"))
         report = self.report(facts)
         if self.session.options.report:
             path = Path(self.session.options.report)
@@ -75,7 +78,9 @@ class StagesReporter:
                 )
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if step_summary and self.session.records:
+        if step_summary and self.session.records and inside(Path(step_summary), self.session.store.root):
+            self.lines.append(step_summary_refusal(step_summary))
+        elif step_summary and self.session.records:
             try:
                 append_step_summary(Path(step_summary), report)
             except OSError as exc:  # a convenience: the run's verdict stands
@@ -107,7 +112,7 @@ class StagesReporter:
             baseline=session.baseline,
         )
 
-    def _inventory(self, facts: RunFacts) -> list[str]:
+    def _inventory(self, facts: RunFacts, terminal: Any = None) -> list[str]:
         """Report (and with ``--stages-prune`` delete) unused files, when the run observed the whole tree."""
         prune = self.session.options.prune
         view = facts.view(self.session.rootpath)
@@ -124,8 +129,28 @@ class StagesReporter:
         configs = [c.name for c in settings.configs]
         tree = project_tree(self.session.rootpath, configs, self.session.options.configs or configs)
         return judge_snapshots(
-            self.session.records, view, tree, self.session.store, prune=prune, prefix=settings.snapshot_dir
+            self.session.records,
+            view,
+            tree,
+            self.session.store,
+            prune=prune,
+            prefix=settings.snapshot_dir,
+            announce=_announcer(terminal),
         )
+
+
+def _announcer(terminal: Any) -> Callable[[list[str]], None] | None:
+    """Print a prune's list on the terminal at once, before anything is deleted (None without a terminal)."""
+    if terminal is None:
+        return None
+
+    def announce(lines: list[str]) -> None:
+        terminal.write_line("")
+        for line in lines:
+            terminal.write_line(line)
+        terminal.flush()
+
+    return announce
 
 
 def split_refusal(split: dict[str, int]) -> str:

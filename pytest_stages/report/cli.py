@@ -10,18 +10,34 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
-from pytest_stages.core.observed import PASSED_EXIT
+from pytest_stages.core.observed import PASSED_EXIT, CollectionView
 from pytest_stages.report import diff_driver
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
-from pytest_stages.report.reporting import REPORT_FORMATS, append_step_summary, terminal_summary, write_report
+from pytest_stages.report.reporting import (
+    REPORT_FORMATS,
+    append_step_summary,
+    check_output,
+    inside,
+    step_summary_refusal,
+    terminal_summary,
+    write_report,
+)
 from pytest_stages.report.unused import judge_snapshots, project_tree
-from pytest_stages.store.storage import SnapshotStore
+from pytest_stages.store.storage import (
+    OUTSIDE_ROOTDIR,
+    REGISTERED_MODULE,
+    SnapshotError,
+    SnapshotStore,
+    file_digest,
+    snapshot_root,
+)
 
 # Exit statuses: every shard passed; a test or a snapshot check failed; bad input; the shards do not cover the suite.
 OK, FAILED, USAGE, INCOMPLETE = 0, 1, 2, 3
@@ -39,6 +55,12 @@ class _Writer:
 
     def write_line(self, line: str) -> None:
         self.stream.write(line + "\n")
+
+    def announce(self, lines: list[str]) -> None:
+        """Print a prune's list at once, before anything is deleted."""
+        for line in lines:
+            self.write_line(line)
+        self.stream.flush()
 
 
 def parser(prog: str = "pytest-stages") -> argparse.ArgumentParser:
@@ -88,15 +110,7 @@ def _merge(paths: Sequence[str], outputs: Sequence[str], rootdir: Path) -> Merge
     for output in outputs:
         if Path(output).suffix not in REPORT_FORMATS:
             raise MergeError(f"--report={output}: name a .json, .md or .html file.")
-    shards = []
-    for path in paths:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise MergeError(
-                f"cannot read {path} ({exc}). Pass the JSON reports the shards wrote with --stages-report=PATH.json."
-            ) from None
-        shards.append(read_shard(path, data))
+    shards = [read_shard(path, _read_report(path)) for path in paths]
     merged = merge_reports(shards)
     if not rootdir.is_dir():
         raise MergeError(f"--rootdir {rootdir} is not a folder: run the merge from the project root the shards ran in.")
@@ -106,7 +120,24 @@ def _merge(paths: Sequence[str], outputs: Sequence[str], rootdir: Path) -> Merge
             f"the shards wrote their snapshots to {merged.settings['snapshot_dir']!r}, but {rootdir}/pyproject.toml "
             f"says snapshot_dir = {snapshot_dir!r}: run the merge from the project root the shards ran in (--rootdir)."
         )
+    try:
+        snapshots = snapshot_root(rootdir, snapshot_dir)
+    except SnapshotError as exc:
+        raise MergeError(str(exc)) from None
+    for output in outputs:
+        check_output("--report", Path(output), snapshots)
     return merged
+
+
+def _read_report(path: str) -> Any:
+    """A shard's report file as JSON; a missing, special (a FIFO) or unreadable file is refused."""
+    fix = "Pass the JSON reports the shards wrote with --stages-report=PATH.json."
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise MergeError(f"{path} is not a regular file (a folder, FIFO or device). {fix}")
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise MergeError(f"cannot read {path} ({exc}). {fix}") from None
 
 
 def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path, writer: _Writer) -> int:
@@ -116,26 +147,31 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
     writer.write_line(f"pytest-stages: merged {len(report.shards)} shard report(s), {len(report.records)} call(s)")
     if merged.missing:
         writer.write_line(f"pytest-stages: shard(s) {', '.join(merged.missing)} missing: their items were not judged")
+    snapshots = rootdir / merged.settings["snapshot_dir"]
+    output = ""
     try:  # before any prune: a report that cannot be written stops the merge with nothing deleted
         for output in outputs:
             write_report(Path(output), report)
-        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if step_summary and report.records:
-            append_step_summary(Path(step_summary), report)
+        output = os.environ.get("GITHUB_STEP_SUMMARY", "")
+        if output and report.records and inside(Path(output), snapshots):
+            writer.write_line(step_summary_refusal(output))
+        elif output and report.records:
+            append_step_summary(Path(output), report)
     except OSError as exc:
         writer.write_line(
-            f"pytest-stages merge: cannot write {exc.filename} ({exc.strerror or exc}); nothing was pruned. "
+            f"pytest-stages merge: cannot write {output} ({exc.strerror or exc}); nothing was pruned. "
             "Name a writable file."
         )
         return USAGE
-    for line in _inventory(merged, prune, rootdir):
+    disagreement = "" if merged.incomplete else _disagreement(merged.facts.collection, rootdir)
+    for line in _inventory(merged, prune, rootdir, writer, disagreement):
         writer.write_line(line)
-    if merged.missing or (prune and merged.incomplete):
+    if merged.missing or (prune and (merged.incomplete or disagreement)):
         return INCOMPLETE
     return OK if merged.facts.exit_status in PASSED_EXIT else FAILED
 
 
-def _inventory(merged: Merged, prune: bool, rootdir: Path) -> list[str]:
+def _inventory(merged: Merged, prune: bool, rootdir: Path, writer: _Writer, disagreement: str) -> list[str]:
     """The unused-file report (and prune) of the shards together, or why there is none."""
     if merged.incomplete:
         verdict = "merge --prune refused" if prune else "no unused-file report"
@@ -144,8 +180,17 @@ def _inventory(merged: Merged, prune: bool, rootdir: Path) -> list[str]:
             f"pytest-stages: {verdict}: {'; '.join(merged.incomplete)}; {tail}Merge the reports of every shard of a "
             "run of the whole suite that collected and ran everything."
         ]
+    if disagreement:
+        verdict = "merge --prune refused" if prune else "no unused-file report"
+        tail = "; nothing was deleted" if prune else ""
+        return [
+            f"pytest-stages: {verdict}: the shards' collection does not agree with the checkout in {rootdir} "
+            f"({disagreement}){tail}. Merge the reports of shards that ran this checkout, from its root (--rootdir)."
+        ]
     settings = merged.settings
-    tree = project_tree(rootdir, settings["configs"], settings["selected"])
+    tree = project_tree(
+        rootdir, settings["configs"], settings["selected"], called={r.folder for r in merged.report.records}
+    )
     store = SnapshotStore(rootdir / settings["snapshot_dir"])
     view = merged.facts.view(rootdir)
     return judge_snapshots(
@@ -156,4 +201,25 @@ def _inventory(merged: Merged, prune: bool, rootdir: Path) -> list[str]:
         prune=prune,
         prefix=settings["snapshot_dir"],
         prune_hint=MERGE_PRUNE_HINT,
+        announce=writer.announce,
     )
+
+
+def _disagreement(collection: CollectionView, rootdir: Path) -> str:
+    """How the modules the shards collected differ from the checkout's files ("" when every one agrees).
+
+    A module a shard collected in full must be in this checkout, with the same bytes: else a
+    report from another checkout (or project) would judge this one's folders by tests it never saw.
+    """
+    for module in sorted(collection.modules):
+        if module == REGISTERED_MODULE or module.startswith(f"{OUTSIDE_ROOTDIR}/"):
+            continue
+        path = rootdir / f"{module}.py"
+        if not path.is_file():
+            return f"{module}.py was collected but is not in this checkout"
+        recorded = collection.digests.get(module)
+        if recorded is None:
+            return f"the reports carry no digest of {module}.py (written by an older pytest-stages)"
+        if recorded != file_digest(path):
+            return f"{module}.py differs from the file the shards collected"
+    return ""

@@ -14,6 +14,7 @@ from typing import Any
 
 from pytest_stages.analyse.artifacts import headline_rank
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
+from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
 
 # Tokens of an IR line to colour: names (``%x.1``, ``@main``), types (``f32[8]{0}``, ``tensor<4xf32>``),
@@ -182,4 +183,5 @@ def highlight(line: str) -> str:
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Text in the page: HTML-escaped, control characters shown as escapes, lines bounded in width."""
+    return html.escape(shown(str(text)), quote=True)

@@ -13,10 +13,55 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_stages.core.observed import CollectionView, RunFacts, incomplete_reasons, worse, worse_exit
-from pytest_stages.report.reporting import REPORT_SCHEMA, RunReport
+from pytest_stages.core.observed import OUTCOMES, CollectionView, RunFacts, incomplete_reasons, worse, worse_exit
+from pytest_stages.report.reporting import REPORT_SCHEMA, STATUS_RANK, RunReport
+from pytest_stages.store.schemas import ANY, NUMBER, mismatch
+from pytest_stages.store.storage import safe_path
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."
+
+
+# What a shard's report holds (the fields a merge reads; report.schema.json documents them all).
+_STRINGS = [str]
+SHARD_SCHEMA = {
+    "environment": {"*": str},
+    "mode": str,
+    "settings": {"snapshot_dir": str, "configs": _STRINGS, "selected": _STRINGS},
+    "run": {
+        "collection": {
+            "modules": _STRINGS,
+            "ignored": _STRINGS,
+            "items": {"*": (str, type(None))},
+            "removed": _STRINGS,
+            "errors": _STRINGS,
+            "digests": {"*": str},
+        },
+        "roots": _STRINGS,
+        "outcomes": {"*": str},
+        "finished": _STRINGS,
+        "lost_workers": _STRINGS,
+        "collect_only": bool,
+        "stopped_early": bool,
+        "exit_status": int,
+        "split": (type(None), {"splits": int, "group": int}),
+    },
+    "calls": [
+        {
+            "nodeid": str,
+            "config": str,
+            "name": str,
+            "folder": str,
+            "status": {"*": str},
+            "deltas": {"*": [NUMBER]},
+            "findings": [{"kind": str, "artifact": str, "message": str, "failing": bool, "detail": ANY}],
+            "written": _STRINGS,
+            "versions": str,
+            "drift_cause": (str, type(None)),
+            "compile_seconds": {"*": NUMBER},
+            "cached": bool,
+        }
+    ],
+}
 
 
 class MergeError(Exception):
@@ -58,13 +103,50 @@ def read_shard(name: str, data: Mapping[str, Any]) -> Shard:
             f'{name} has no run facts of its own ("run", "settings"): it is a merged report or was written by an '
             f"older pytest-stages. {_FIX}"
         )
-    try:
-        return Shard(name, RunFacts.from_json(data["run"]), data["settings"], RunReport.from_json(data))
+    problem = mismatch(data, SHARD_SCHEMA, "the report")
+    try:  # the schema leaves every field optional: a missing one is named here
+        problem = problem or _bad_value(data)
+        shard = (
+            None
+            if problem
+            else Shard(name, RunFacts.from_json(data["run"]), data["settings"], RunReport.from_json(data))
+        )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise MergeError(
             f"{name} is not a whole pytest-stages report ({type(exc).__name__}: {exc}): it was edited, cut off, or "
             f"written by another pytest-stages version. {_FIX}"
         ) from None
+    if problem or shard is None:
+        raise MergeError(
+            f"{name} is not a pytest-stages report as pytest-stages writes it ({problem}): it was edited, cut off, "
+            f"or written by another pytest-stages version. {_FIX}"
+        )
+    return shard
+
+
+def _bad_value(data: Mapping[str, Any]) -> str | None:
+    """A value of the right type that pytest-stages never writes: an unknown outcome or status, an unsafe folder."""
+    run = data["run"]
+    outcome = next((o for o in run["outcomes"].values() if o not in OUTCOMES), None)
+    if outcome is not None:
+        return f"an item's outcome is {outcome!r}, not one of {list(OUTCOMES)}"
+    status = next((v for call in data["calls"] for v in call["status"].values() if v not in STATUS_RANK), None)
+    if status is not None:
+        return f"a call's status is {status!r}, not one of {list(STATUS_RANK)}"
+    folders = [
+        *(f for f in run["collection"]["items"].values() if f is not None),
+        *(c["folder"] for c in data["calls"]),
+    ]
+    bad = next((folder for folder in folders if not snapshot_folder(folder)), None)
+    return None if bad is None else f"the snapshot folder {bad!r} is not one pytest-stages names"
+
+
+def snapshot_folder(folder: str) -> bool:
+    """Whether ``folder`` is a snapshot folder path as pytest-stages names them: ``<module>/<test>/<config>``.
+
+    Relative, of safe components only (``../../x/y`` and ``/etc/a/b`` are not), three deep at least.
+    """
+    return len(folder.split("/")) >= 3 and safe_path(folder).as_posix() == folder
 
 
 def merge_reports(shards: Sequence[Shard]) -> Merged:

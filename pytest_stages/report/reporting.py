@@ -12,7 +12,9 @@ from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
+from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord
+from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
 from pytest_stages.report import html_report
 from pytest_stages.run.runner import StagesSession
@@ -62,7 +64,6 @@ def inventory_lines(
     unused: Sequence[PurePosixPath],
     leftovers: Sequence[PurePosixPath],
     pruned: Sequence[PurePosixPath],
-    emptied: int,
     prefix: str,
     *,
     prune_hint: str = PRUNE_HINT,
@@ -76,10 +77,8 @@ def inventory_lines(
         )
         lines += [f"  {prefix}/{path}" for path in leftovers]
     if pruned:
-        lines.append(f"pytest-stages: pruned {len(pruned)} file(s):")
+        lines.append(f"pytest-stages: pruning {len(pruned)} file(s):")
         lines += [f"  {prefix}/{path}" for path in pruned]
-        if emptied:
-            lines.append(f"pytest-stages: removed {emptied} emptied folder(s)")
     elif unused:
         lines.append(f"pytest-stages: {len(unused)} unused snapshot file(s); {prune_hint}:")
         lines += [f"  {prefix}/{path}" for path in unused]
@@ -134,9 +133,9 @@ def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
     for record in records:
         rows.append(
             [
-                record.nodeid,
-                record.config,
-                record.name,
+                shown(record.nodeid),
+                shown(record.config),
+                shown(record.name),
                 *(column_status(record, c) for c in COLUMNS),
                 key_deltas(record),
                 compile_time(record),
@@ -251,10 +250,11 @@ def markdown(report: RunReport) -> str:
 
 def _md_diff(diff: Sequence[str]) -> list[str]:
     """A finding's diff block for the Markdown report, at most ``MD_DIFF_LINES`` lines of it."""
-    shown = [f"  {line}" for line in diff[:MD_DIFF_LINES]]
+    rows = [f"  {shown(line)}" for line in diff[:MD_DIFF_LINES]]
     if len(diff) > MD_DIFF_LINES:
-        shown.append(f"  ... {len(diff) - MD_DIFF_LINES} more diff lines; {MD_FULL_DIFF}")
-    return ["", "  <details><summary>diff</summary>", "", "  ```diff", *shown, "  ```", "", "  </details>", ""]
+        rows.append(f"  ... {len(diff) - MD_DIFF_LINES} more diff lines; {MD_FULL_DIFF}")
+    fence = _fence(rows)  # longer than any backtick run in the diff: a line of ``` cannot close it
+    return ["", "  <details><summary>diff</summary>", "", f"  {fence}diff", *rows, f"  {fence}", "", "  </details>", ""]
 
 
 def unified_rows(hunks: Sequence[Sequence[Sequence[Any]]]) -> list[str]:
@@ -275,13 +275,40 @@ def unified_rows(hunks: Sequence[Sequence[Sequence[Any]]]) -> list[str]:
 
 def _md_text(text: str) -> str:
     """User text as Markdown shows it literally: ``<lambda>`` is not an HTML tag, a newline not a new row."""
-    return html.escape(text.replace("\n", " "), quote=False)
+    return html.escape(shown(text.replace("\n", " ")), quote=False)
+
+
+def _fence(lines: Sequence[str]) -> str:
+    """A code fence longer than any run of backticks in ``lines``: a diffed line of ```` ``` ```` cannot close it."""
+    longest = max((len(run) for line in lines for run in re.findall("`+", line)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _md_code(text: str) -> str:
     """A code span around ``text`` that its own backticks cannot close: ``a`b`` -> ``` ``a`b`` ```."""
+    text = shown(text)
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
     return f"{fence} {text} {fence}" if len(fence) > 1 else f"`{text}`"
+
+
+def check_output(option: str, path: Path, snapshots: Path) -> None:
+    """An output file a report goes to: a ``.json``/``.md``/``.html`` name, never inside the snapshot folder.
+
+    A report written over a snapshot would replace the snapshot (or, appended to, corrupt it).
+    """
+    if path.suffix not in REPORT_FORMATS:
+        raise ConfigError(f"{option}={path}: name a .json, .md or .html file.")
+    if inside(path, snapshots):
+        raise ConfigError(
+            f"{option}={path} is inside the snapshot folder {snapshots}, where only snapshots live (a report "
+            f"there would replace or corrupt one); write it elsewhere, e.g. {option}=stages-report{path.suffix}."
+        )
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it, once symlinks are followed."""
+    resolved, root = path.resolve(), folder.resolve()
+    return resolved == root or root in resolved.parents
 
 
 def write_report(path: Path, report: RunReport) -> None:
@@ -293,6 +320,14 @@ def write_report(path: Path, report: RunReport) -> None:
     else:
         text = markdown(report)
     write_atomically(path, text)
+
+
+def step_summary_refusal(path: str) -> str:
+    """What is said instead of appending the summary to a ``$GITHUB_STEP_SUMMARY`` inside the snapshot folder."""
+    return (
+        f"pytest-stages: not appending to $GITHUB_STEP_SUMMARY {path}: it is inside the snapshot folder, where only "
+        "snapshots live; point it at a file outside (GitHub sets it to one)."
+    )
 
 
 def append_step_summary(path: Path, report: RunReport) -> None:

@@ -9,28 +9,66 @@ from pathlib import Path, PurePosixPath
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.core.observed import RunView
-from pytest_stages.store.storage import META_FILE, safe_component
-
-TEMPORARY_SUFFIX = ".tmp"
+from pytest_stages.store.storage import META_FILE, owned_names, parse_meta, safe_component, temporary_of
 
 
-def snapshot_files(root: Path) -> list[PurePosixPath]:
-    """Every file under ``root``, relative to it (symlinks are listed, never followed).
+@dataclass(frozen=True)
+class Listing:
+    """The snapshot tree as found: the files pytest-stages wrote, and everything it must leave alone.
+
+    ``own`` are the files :func:`~pytest_stages.store.storage.owned_names` shows pytest-stages
+    wrote; ``foreign`` every other entry (a file it did not write, a symlink, a FIFO); ``empty``
+    the folders with nothing in them (left by an interrupted prune); ``unreadable`` the folders
+    it could not list. All paths are relative to the root.
+    """
+
+    own: list[PurePosixPath] = field(default_factory=list)
+    foreign: list[PurePosixPath] = field(default_factory=list)
+    empty: list[PurePosixPath] = field(default_factory=list)
+    unreadable: list[PurePosixPath] = field(default_factory=list)
+
+
+def snapshot_files(root: Path) -> Listing:
+    """Every entry under ``root``, sorted into pytest-stages' own files and the rest (symlinks never followed).
 
     One ``scandir`` per folder: the entries' types come with the listing, so a tree of nine
-    files per test costs no ``stat`` per file (``Path.rglob`` plus ``is_file`` cost two).
+    files per test costs no ``stat`` per file (``Path.rglob`` plus ``is_file`` cost two); only a
+    folder's metadata is read.
     """
-    found: list[PurePosixPath] = []
-    pending = [PurePosixPath()] if root.is_dir() else []
+    listing = Listing()
+    pending = [PurePosixPath()] if root.is_dir() and not root.is_symlink() else []
     while pending:
         folder = pending.pop()
-        with os.scandir(root / folder) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append(folder / entry.name)
-                elif entry.is_symlink() or entry.is_file():
-                    found.append(folder / entry.name)
-    return sorted(found)
+        try:
+            with os.scandir(root / folder) as scan:
+                entries = list(scan)
+        except OSError:
+            listing.unreadable.append(folder)
+            continue
+        files: set[str] = set()
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(folder / entry.name)
+            elif entry.is_file(follow_symlinks=False):
+                files.add(entry.name)
+            else:
+                listing.foreign.append(folder / entry.name)
+        if not entries and folder.parts:
+            listing.empty.append(folder)
+        owned = owned_names(folder.name, files, _meta(root / folder / META_FILE) if META_FILE in files else None)
+        listing.own.extend(folder / name for name in owned)
+        listing.foreign.extend(folder / name for name in files - owned)
+    for found in (listing.own, listing.foreign, listing.empty, listing.unreadable):
+        found.sort()
+    return listing
+
+
+def _meta(path: Path) -> dict[str, object] | None:
+    """A folder's metadata as written by pytest-stages, None when it cannot be read as that."""
+    try:
+        return parse_meta(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def used_files(calls: Iterable[tuple[str, str, Iterable[str]]]) -> set[PurePosixPath]:
@@ -60,10 +98,13 @@ class Tree:
     configs: Collection[str]
     selected: Collection[str]
     module_exists: Callable[[str], bool]
+    # A merge's: the folders some shard's call record names. A folder its items own but no call
+    # names is kept there (a report that lost its calls must not make a folder look unused).
+    called: Collection[str] | None = None
 
 
 def take_inventory(files: Iterable[PurePosixPath], used: set[PurePosixPath], view: RunView, tree: Tree) -> Inventory:
-    """Sort the snapshot files of a complete run into unused and leftovers.
+    """Sort pytest-stages' own snapshot files (:attr:`Listing.own`) of a complete run into unused and leftovers.
 
     A folder ``<module>/<test>/<config>`` is judged by its owner:
     - owned by collected items that all passed: its files that no call used are unused;
@@ -82,7 +123,7 @@ def take_inventory(files: Iterable[PurePosixPath], used: set[PurePosixPath], vie
     verdicts: dict[PurePosixPath, bool] = {}
     unused, leftovers = [], []
     for path in files:
-        if path.name.startswith(".") and path.name.endswith(TEMPORARY_SUFFIX):
+        if temporary_of(path.name) is not None:
             leftovers.append(path)
             continue
         folder = path.parent
@@ -99,7 +140,8 @@ def _folder_is_judged(folder: PurePosixPath, owners: dict[str, list[str]], view:
         return False
     key, config, module = folder.as_posix(), folder.parts[-1], PurePosixPath(*folder.parts[:-2]).as_posix()
     if key in owners:
-        return all(outcome == "passed" for outcome in owners[key])
+        called = tree.called is None or key in tree.called
+        return called and all(outcome == "passed" for outcome in owners[key])
     if config in tree.configs and config not in tree.selected:
         return False
     if module in view.collection.modules:

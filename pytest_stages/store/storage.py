@@ -12,8 +12,9 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -22,9 +23,15 @@ from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_stages.analyse.artifacts import SUFFIXES
+from pytest_stages.ir.normalize import to_json
+from pytest_stages.store.schemas import invalid_snapshot
 
 FORMAT_VERSION = 1
 META_FILE = "_stages.json"
+# The key of a folder's metadata that lists the files pytest-stages wrote there (its manifest).
+MANIFEST_KEY = "files"
+# The folder of a stage_compiles block that stages on no config: ``<module>/<test>/_compiles/``.
+COMPILES_FOLDER = "_compiles"
 # The snapshot module of the registered functions: ``<snapshot_dir>/stages/<name>/<config>/``.
 REGISTERED_MODULE = "stages"
 # Where the snapshots of a test module outside the rootdir go: ``_outside_rootdir/<file name>/...``.
@@ -35,6 +42,65 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.+=,@\[\]-]")
 
 class SnapshotError(Exception):
     """A snapshot file that cannot be read or written; the message names it and the fix."""
+
+
+def own_name(name: str) -> bool:
+    """Whether ``name`` is one pytest-stages gives an artifact file: ``<safe name><artifact suffix>``.
+
+    ``f.cost.json`` and ``mlp-2.compiled.hlo.txt`` are; ``input.csv``, ``a b.cost.json`` and
+    ``.cost.json`` are not.
+    """
+    return any(
+        name.endswith(suffix) and (stem := name[: -len(suffix)]) != "" and safe_component(stem) == stem
+        for suffix in SUFFIXES.values()
+    )
+
+
+# A temporary file of :func:`write_atomically`: ``.<file name>.<mkstemp's 8 characters>.tmp``.
+_TEMPORARY = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
+
+
+def temporary_of(name: str) -> str | None:
+    """The file a temporary file of an interrupted write was to become.
+
+    ``.f.cost.json.ab12cd34.tmp`` -> ``f.cost.json``; ``f.cost.json`` -> None.
+    """
+    match = _TEMPORARY.fullmatch(name)
+    return match["name"] if match else None
+
+
+def parse_meta(text: str) -> dict[str, Any] | None:
+    """A folder's metadata as pytest-stages writes it (a JSON object with an integer ``format``), else None."""
+    try:
+        meta = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(meta, dict) or not isinstance(meta.get("format"), int) or isinstance(meta["format"], bool):
+        return None
+    return meta
+
+
+def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) -> set[str]:
+    """Which of a folder's file ``names`` pytest-stages can show it wrote, given the folder's metadata.
+
+    A folder is pytest-stages' when it holds metadata pytest-stages writes (``meta``). Its
+    files are the metadata and those its manifest lists (``"files"``); a folder whose metadata
+    has no manifest yet (written before there was one) owns the files of its own naming; a
+    ``_compiles`` folder, which had no metadata then, owns its ``.compiles.json`` files. A
+    temporary file of an interrupted write is owned with the file it was to become.
+    """
+    if meta is None:
+        owned = {n for n in names if n.endswith(SUFFIXES["compiles"]) and own_name(n)}
+        if folder != COMPILES_FOLDER or owned != {n for n in names if temporary_of(n) is None}:
+            owned = set()
+    else:
+        listed = meta.get(MANIFEST_KEY)
+        owned = {META_FILE}
+        if isinstance(listed, list):
+            owned |= {n for n in listed if isinstance(n, str) and own_name(n)} & names
+        else:
+            owned |= {n for n in names if own_name(n)}
+    return (owned & names) | {n for n in names if temporary_of(n) in owned}
 
 
 def safe_component(text: str) -> str:
@@ -130,10 +196,17 @@ def _file_mode(path: Path) -> int:
 
 
 class SnapshotStore:
-    """Reads and writes artifact files under one snapshot root."""
+    """Reads and writes artifact files under one snapshot root.
 
-    def __init__(self, root: Path) -> None:
+    Every file it writes is listed first in its folder's metadata (``"files"``, the manifest),
+    so that a prune can tell the files pytest-stages wrote from any other. With ``repair``
+    (update mode) a snapshot or metadata file that does not hold what pytest-stages writes
+    there reads as absent, so that the update records it again.
+    """
+
+    def __init__(self, root: Path, *, repair: bool = False) -> None:
         self.root = root
+        self.repair = repair
         self._extension = StageSnapshotExtension()
 
     @functools.cached_property
@@ -143,7 +216,7 @@ class SnapshotStore:
     def read(self, path: Path) -> str | None:
         """The file's text, or None if it does not exist."""
         self._check_inside(path)
-        return self._read_checked(path)
+        return self._validated(path, self._read_checked(path))
 
     def read_all(self, paths: Mapping[str, Path]) -> dict[str, str | None]:
         """:meth:`read` of each path, resolving each distinct folder once (a test reads nine files of one)."""
@@ -152,9 +225,35 @@ class SnapshotStore:
             self._check_folder(folder)
         for path in paths.values():
             self._check_file(path)
-        return {key: self._read_checked(path) for key, path in paths.items()}
+        return {key: self._validated(path, self._read_checked(path)) for key, path in paths.items()}
+
+    def _validated(self, path: Path, text: str | None) -> str | None:
+        """``text``, checked against what pytest-stages writes in a file of ``path``'s kind (None to repair it)."""
+        problem = invalid_snapshot(path.name, text) if text is not None else None
+        if problem is None:
+            return text
+        if self.repair:
+            return None
+        raise SnapshotError(
+            f"snapshot {path} does not hold what pytest-stages writes there ({problem}): it was edited or "
+            "corrupted. Restore it from version control, or run `pytest --stages-update` for its test to record "
+            "it again."
+        )
 
     def _read_checked(self, path: Path) -> str | None:
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise _unreadable(path, exc) from None
+        if stat.S_ISDIR(mode):
+            raise SnapshotError(f"snapshot {path} is a folder, not a file; remove it and run `pytest --stages-update`.")
+        if not stat.S_ISREG(mode):  # a FIFO or a device would block the read, or never end
+            raise SnapshotError(
+                f"snapshot {path} is not a regular file (a FIFO, socket or device); pytest-stages does not open it. "
+                "Remove it and run `pytest --stages-update` to record the snapshot."
+            )
         try:
             return self._extension.read_snapshot_data_from_location(
                 snapshot_location=str(path), snapshot_name=path.name, session_id=""
@@ -164,14 +263,19 @@ class SnapshotStore:
                 f"snapshot {path} is not UTF-8 text (corrupt or not written by pytest-stages); "
                 "restore it from version control, or delete it and run `pytest --stages-update`."
             ) from None
-        except IsADirectoryError:
-            raise SnapshotError(
-                f"snapshot {path} is a folder, not a file; remove it and run `pytest --stages-update`."
-            ) from None
+        except OSError as exc:
+            raise _unreadable(path, exc) from None
 
     def write(self, path: Path, text: str) -> None:
-        """Atomically replace ``path`` with ``text``."""
+        """Atomically replace ``path`` with ``text``, listing it first in its folder's manifest."""
         self._check_inside(path)
+        if path.name == META_FILE:
+            text = self._with_manifest(path, text)
+        else:
+            self._list(path)
+        self._write(path, text)
+
+    def _write(self, path: Path, text: str) -> None:
         collection = SnapshotCollection(location=str(path))
         collection.add(Snapshot(name=path.name, data=text))
         try:
@@ -183,39 +287,79 @@ class SnapshotStore:
                 "`pytest --stages-update` again."
             ) from None
 
-    def prune(self, paths: list[Path]) -> list[Path]:
-        """Delete files inside the snapshot root, then the folders that left empty; returns those folders.
+    def _manifest(self, meta_path: Path) -> tuple[dict[str, Any], set[str]]:
+        """The metadata on disk in ``meta_path`` (``{"format": ...}`` if none) and the files it owns."""
+        folder = meta_path.parent
+        try:
+            text = meta_path.read_text(encoding="utf-8") if meta_path.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            text = None
+        meta = parse_meta(text) if text is not None else None
+        names = {entry.name for entry in os.scandir(folder) if entry.is_file(follow_symlinks=False)}
+        owned = owned_names(folder.name, names, meta) - {META_FILE}
+        return meta or {"format": FORMAT_VERSION}, {n for n in owned if temporary_of(n) is None}
 
-        A symlink is removed, not followed.
+    def _list(self, path: Path) -> None:
+        """List ``path`` in its folder's manifest before it is written (a folder without metadata gets one)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta_path = path.parent / META_FILE
+        meta, owned = self._manifest(meta_path)
+        if path.name in owned and isinstance(meta.get(MANIFEST_KEY), list):
+            return
+        self._write(meta_path, to_json({**meta, MANIFEST_KEY: sorted({*owned, path.name})}))
+
+    def _with_manifest(self, path: Path, text: str) -> str:
+        """The metadata ``text`` with the manifest of the files pytest-stages wrote in its folder."""
+        meta = parse_meta(text)
+        if meta is None or not path.parent.is_dir():
+            return text
+        return to_json({**meta, MANIFEST_KEY: sorted(self._manifest(path)[1])})
+
+    def prune(self, paths: Sequence[Path], empty: Sequence[Path] = ()) -> list[Path]:
+        """Delete files inside the snapshot root, then the folders left empty (and ``empty`` ones); returns those.
+
+        A symlink is removed, not followed. A folder whose metadata stays has its manifest
+        updated to the files left.
         """
         for path in paths:
             if not path.is_symlink():
                 self._check_inside(path)
             self._extension.delete_snapshots(snapshot_location=str(path), snapshot_names={path.name})
+        for folder in {path.parent for path in paths}:
+            meta_path = folder / META_FILE
+            if meta_path.is_file() and not meta_path.is_symlink():
+                meta, owned = self._manifest(meta_path)
+                if isinstance(meta.get(MANIFEST_KEY), list) and set(meta[MANIFEST_KEY]) != owned:
+                    self._write(meta_path, to_json({**meta, MANIFEST_KEY: sorted(owned)}))
         emptied = []
+        candidates = {p for path in [*paths, *(e / "_" for e in empty)] for p in path.parents}
         for folder in sorted(
-            {p for path in paths for p in path.parents if p.is_relative_to(self.root) and p != self.root},
+            {p for p in candidates if p.is_relative_to(self.root) and p != self.root},
             key=lambda p: len(p.parts),
             reverse=True,
         ):
-            if folder.is_dir() and not any(folder.iterdir()):
+            if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
                 folder.rmdir()
                 emptied.append(folder)
         return emptied
 
     def read_meta(self, folder: SnapshotFolder) -> dict[str, Any] | None:
-        """The folder's metadata (versions, platform), None if absent."""
+        """The folder's metadata (versions, platform), None if absent (or, with ``repair``, unusable)."""
         text = self.read(folder.meta)
         if text is None:
             return None
         try:
             meta = json.loads(text)
         except json.JSONDecodeError as exc:
+            if self.repair:
+                return None
             raise SnapshotError(
                 f"snapshot metadata {folder.meta} is not valid JSON ({exc.msg}, line {exc.lineno}); "
                 "restore it from version control or run `pytest --stages-update` for this test."
             ) from None
-        if not isinstance(meta, dict) or not isinstance(meta.get("format"), int):
+        if parse_meta(text) is None:
+            if self.repair:
+                return None
             raise SnapshotError(
                 f'snapshot metadata {folder.meta} has no integer "format" field; '
                 "restore it from version control or run `pytest --stages-update` for this test."
@@ -225,7 +369,7 @@ class SnapshotStore:
                 f"snapshot metadata {folder.meta} has format {meta['format']}, newer than this "
                 f"pytest-stages understands ({FORMAT_VERSION}); upgrade pytest-stages."
             )
-        return meta
+        return meta  # type: ignore[no-any-return]
 
     def _check_inside(self, path: Path) -> None:
         """Refuse paths that leave the snapshot root, also through a symlink inside it.
@@ -251,3 +395,44 @@ class SnapshotStore:
             raise SnapshotError(
                 f"refusing to use {path}: it is a symlink, and snapshots are plain files; remove the link."
             )
+
+
+def _unreadable(path: Path, exc: OSError) -> SnapshotError:
+    return SnapshotError(
+        f"cannot read snapshot {path} ({exc.strerror or exc}); give the user running pytest read access to it "
+        "(and its folders), or restore it from version control."
+    )
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes, hex; "" when it cannot be read (a merge then finds no agreement)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
+    """The snapshot folder of the project at ``rootpath``, checked to be a folder of pytest-stages' own.
+
+    It must lie inside the project (also after following symlinks: a link out of the project
+    is refused), must not be the project root itself, and must be a folder if it exists.
+    Raises :class:`SnapshotError` naming the setting and the fix.
+    """
+    root = rootpath / snapshot_dir
+    fix = 'Give snapshots a folder of their own inside the project (snapshot_dir = "snapshots").'
+    project, resolved = rootpath.resolve(), root.resolve()
+    if resolved == project or resolved in project.parents:
+        raise SnapshotError(
+            f"snapshot_dir = {snapshot_dir!r} is the project root {project}: pytest-stages writes and prunes only "
+            f"in a folder of its own. {fix}"
+        )
+    if not resolved.is_relative_to(project):
+        raise SnapshotError(
+            f"snapshot_dir = {snapshot_dir!r} resolves to {resolved}, outside the project {project} (through a "
+            f"symlink): snapshots live in the project, where reviews and --stages-prune see them. Remove the link. "
+            f"{fix}"
+        )
+    if root.exists() and not root.is_dir():
+        raise SnapshotError(f"snapshot_dir = {snapshot_dir!r} is a file, not a folder. {fix}")
+    return root

@@ -1,0 +1,104 @@
+"""What each JSON snapshot holds, checked where it is read: the comparison only ever sees well-formed data.
+
+A schema here is plain data: a Python type (``int``, ``str``, ...) or a tuple of them for a
+scalar, ``[item]`` for a list, ``{"*": value}`` for an object of any keys, and an object of
+named keys (each optional) for a record, ``(type(None), schema)`` for null or that. ``ANY``
+accepts whatever JSON holds. Example:
+``{"opcodes": {"*": int}}`` accepts ``{"opcodes": {"add": 2}}`` and refuses ``{"opcodes": null}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+ANY = object()
+NUMBER = (int, float)
+SCALAR = (int, float, str, bool, type(None))
+_COLLECTIVES = [{"op": str, "*": ANY}]
+_PLACED = {"*": {"*": ANY}}
+
+# Per artifact file suffix: what pytest-stages writes there (docs/snapshots.md describes the fields).
+SCHEMAS: dict[str, Any] = {
+    ".cost.json": {"*": {"*": SCALAR}},
+    ".memory.json": {"*": SCALAR},
+    ".ops.json": {
+        "opcodes": {"*": NUMBER},
+        "fusions": {"*": NUMBER},
+        "custom_calls": {"*": ANY},
+        "fusion_count": (int, type(None)),
+        "collectives": _COLLECTIVES,
+        "loops": [{"collectives": _COLLECTIVES, "trip_count": (int, type(None)), "*": ANY}],
+        "entry": {"*": ANY},
+    },
+    ".sharding.json": {
+        "inputs": {"*": {"sharding": {"*": ANY}, "*": ANY}},
+        "outputs": {"*": {"sharding": {"*": ANY}, "*": ANY}},
+        "collectives": [ANY],
+    },
+    ".layout.json": {"inputs": _PLACED, "outputs": _PLACED},
+    ".compiles.json": {"functions": {"*": {"*": ANY}}},
+}
+
+
+def invalid_snapshot(name: str, text: str) -> str | None:
+    """What is wrong with the JSON snapshot file ``name`` holding ``text``, or None when it is well formed.
+
+    Text artifacts, and JSON that does not parse (the comparison reports that with its own
+    message), are not judged here.
+    """
+    schema = next((schema for suffix, schema in SCHEMAS.items() if name.endswith(suffix)), None)
+    if schema is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return mismatch(data, schema, "the file")
+
+
+def mismatch(data: Any, schema: Any, where: str) -> str | None:
+    """The first place where ``data`` differs from ``schema`` (``the file['opcodes'] is null, not an object``)."""
+    if isinstance(schema, list):
+        if not isinstance(data, list):
+            return f"{where} is {_kind(data)}, not a list"
+        return _first((item, schema[0], f"{where}[{i}]") for i, item in enumerate(data))
+    if isinstance(schema, dict):
+        if not isinstance(data, dict):
+            return f"{where} is {_kind(data)}, not an object"
+        return _first((value, schema.get(key, schema.get("*")), f"{where}[{key!r}]") for key, value in data.items())
+    if isinstance(schema, tuple) and not isinstance(schema[-1], type):  # (type(None), {...}): null or that
+        return None if data is None else mismatch(data, schema[-1], where)
+    return _scalar(data, schema if isinstance(schema, tuple) else (schema,), where)
+
+
+def _scalar(data: Any, kinds: tuple[type, ...], where: str) -> str | None:
+    """A scalar of one of ``kinds`` (``True`` is no number here, though Python's bool is an int)."""
+    wrong = not isinstance(data, kinds) or (isinstance(data, bool) and bool not in kinds)
+    return f"{where} is {_kind(data)}" if wrong else None
+
+
+def _first(parts: Iterable[tuple[Any, Any, str]]) -> str | None:
+    """The first mismatch among ``(data, schema, where)`` parts (a part of no schema, or ``ANY``, is not judged)."""
+    return next(
+        (
+            found
+            for data, schema, where in parts
+            if schema not in (None, ANY) and (found := mismatch(data, schema, where))
+        ),
+        None,
+    )
+
+
+def _kind(data: Any) -> str:
+    """``null``, ``a list``, ``the number 7``, ... as a message names a JSON value."""
+    if data is None:
+        return "null"
+    if isinstance(data, bool):
+        return f"{str(data).lower()}"
+    if isinstance(data, (int, float)):
+        return f"the number {data}"
+    if isinstance(data, str):
+        return "a string"
+    return "a list" if isinstance(data, list) else "an object"
