@@ -108,6 +108,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # The options that put the plugin to work in a session whose configuration has no table.
 STAGES_OPTIONS = (
     "stages_update",
+    "stages_rerecord",
     "stages_configs",
     "stages_check",
     "stages_prune",
@@ -129,7 +130,7 @@ def _wanted(namespace: Any, found: FoundTable) -> bool:
 
     Otherwise it stays inert (no variable, JAX option, folder or plugin object) until a test stages.
     """
-    given = [name for name in STAGES_OPTIONS if getattr(namespace, name, None) not in (None, False)]
+    given = [name for name in STAGES_OPTIONS if getattr(namespace, name, None) not in (None, False, [])]
     return found.table is not None or bool(given)
 
 
