@@ -149,9 +149,8 @@ def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context
     Raises :class:`SnapshotError` for a JSON snapshot that does not parse, unless
     ``context.replace_unreadable`` (update mode), where it is reported and replaced.
     """
-    out = CallComparison(
-        findings=[Finding(SKIPPED, name, reason, failing=False) for name, reason in result.skipped.items()]
-    )
+    left_out = {**result.skipped, **result.partial}
+    out = CallComparison(findings=[Finding(SKIPPED, name, reason, failing=False) for name, reason in left_out.items()])
     for name, actual in result.serialized().items():
         if name in snapshots:
             _add_artifact(out, name, snapshots[name], actual, result=result, context=context)

@@ -64,6 +64,9 @@ class StageResult:
     texts: dict[str, str] = field(default_factory=dict)
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    # Analyses kept in part (the inputs' shardings of a function whose outputs JAX cannot
+    # describe): what was left out and why.
+    partial: dict[str, str] = field(default_factory=dict)
     # Wall seconds of each step ("trace", "lower", "compile"; a compile read from the persistent
     # cache is the time to read it). Reported, never snapshotted: wall time must not drift a file.
     seconds: dict[str, float] = field(default_factory=dict)
@@ -177,13 +180,19 @@ def stage(
         compiled=compiled,
         adapter=adapter,
         jaxpr=jaxpr,
-        notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
+        notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals), _leaves((args, kwargs))),
         from_cache=from_cache,
         seconds=seconds,
     )
     _build(result, (*stages, *analyses))
     scalars.warn_constants(name, result.texts.get("stablehlo") or lowered.as_text(), constants_warn_bytes)
     return result
+
+
+def _leaves(tree: Any) -> list[Any]:
+    import jax
+
+    return list(jax.tree_util.tree_leaves(tree))
 
 
 @contextlib.contextmanager
@@ -233,4 +242,21 @@ def _build(result: StageResult, wanted: tuple[str, ...]) -> None:
         elif artifact.is_text:
             result.texts[name] = artifact.normalize(artifact.build(result))
         else:
-            result.analyses[name] = artifact.build(result)
+            try:
+                result.analyses[name] = artifact.build(result)
+            except analyses_.Unavailable as exc:
+                _degrade(result, name, exc)
+
+
+def _degrade(result: StageResult, name: str, unavailable: analyses_.Unavailable) -> None:
+    """An analysis JAX cannot give for this call: skipped (or kept in part), with JAX's reason.
+
+    The reason goes to the reports (a skipped finding) and to the failure message (a note).
+    """
+    if unavailable.partial is None:
+        result.skipped[name] = unavailable.reason
+        result.notes.append(f"note: {name} skipped: {unavailable.reason}")
+    else:
+        result.analyses[name] = unavailable.partial
+        result.partial[name] = f"outputs not recorded: {unavailable.reason}"
+        result.notes.append(f"note: {name} of the outputs not recorded: {unavailable.reason}")

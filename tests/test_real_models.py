@@ -1,0 +1,82 @@
+"""Right and quiet on real model code (issue #37): jax.Ref train state, honest notes, readable headlines."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import TWO_CONFIGS
+
+# A train step in the style of JAX's training cookbook: the train state lives in jax.Ref s,
+# updated in place; the step count is a weakly typed array (jnp.array(0)), not a Python int.
+COOKBOOK = """
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+def train_step(state, batch):
+    params = jax.tree.map(lambda ref: ref[...], state["params"])
+    loss, grads = jax.value_and_grad(lambda p: jnp.mean((batch @ p["w"] + p["b"]) ** 2))(params)
+    for key, ref in state["params"].items():
+        p, g = params[key], grads[key]
+        ref[...] = {update}
+    state["count"][...] += 1
+    return loss
+
+def test_train(stage_snapshot, stage_config):
+    mesh = stage_config.mesh
+    put = lambda x, spec: jax.device_put(x, NamedSharding(mesh, spec))
+    params = {{"w": put(jnp.ones((16, 16)), P("data")), "b": put(jnp.zeros((16,)), P())}}
+    state = {{"params": jax.tree.map(jax.new_ref, params), "count": jax.new_ref(put(jnp.array(0), P()))}}
+    batch = put(jnp.ones((8, 16)), P("data"))
+    stage_snapshot(train_step, state, batch)
+"""
+REASON = "JAX cannot give Compiled.output_shardings for this function (ValueError: Too many leaves for PyTreeDef"
+
+
+def test_a_jax_ref_train_step_stages_with_the_outputs_left_out_and_jaxs_reason(project):
+    project.configure(configs=TWO_CONFIGS)
+    project.write("test_cookbook.py", COOKBOOK.format(update="p - 0.1 * g"))
+    result = project.run("--stages-update", "--stages-configs=cpu8")
+    result.assert_outcomes(passed=1)
+    out = project.output(result)
+    for artifact, what in (("sharding", "output_shardings"), ("layout", "output_formats")):
+        assert (
+            f"pytest-stages: config cpu8: {artifact} skipped: outputs not recorded: JAX cannot give Compiled.{what} "
+            "for this function (ValueError: Too many leaves for PyTreeDef; expected 1.)"
+        ) in out
+    files = project.snapshots()
+    sharding = json.loads(files["test_cookbook/test_train/cpu8/train_step.sharding.json"])
+    assert "outputs" not in sharding
+    assert sharding["inputs"]["batch"]["sharding"]["spec"].startswith("P('data'")
+    assert sharding["inputs"]["state['params']['w']"]["sharding"]["spec"].startswith("P('data'")
+    layout = json.loads(files["test_cookbook/test_train/cpu8/train_step.layout.json"])
+    assert set(layout) == {"inputs"}
+    project.run("--stages-configs=cpu8").assert_outcomes(passed=1)
+    # Weight decay added: the failure carries JAX's reason and no note about Python scalars.
+    project.write("test_cookbook.py", COOKBOOK.format(update="p - 0.1 * g - 0.01 * p"))
+    result = project.run("--stages-configs=cpu8")
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert f"note: sharding of the outputs not recorded: {REASON}" in out
+    assert "Traceback" not in out and "was a Python" not in out
+
+
+PYTHON_SCALAR = """
+import jax, jax.numpy as jnp
+
+def f(x, scale, step):
+    return x * scale + step
+
+def test_f(stage_snapshot):
+    stage_snapshot(f, jnp.ones((4,)), {scale}, jnp.array(0))
+"""
+
+
+def test_only_a_real_python_scalar_gets_the_static_scalars_note(project):
+    project.write("test_scalar.py", PYTHON_SCALAR.format(scale="2.0"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_scalar.py", PYTHON_SCALAR.format(scale="2.0").replace("x * scale", "x / scale"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert "note: argument scale was a Python float" in out
+    assert "argument step was a Python" not in out
