@@ -198,6 +198,7 @@ def _options(config: pytest.Config, settings: Settings) -> Options:
         report=report,
         prune=config.getoption("stages_prune"),
         verbosity=config.getoption("verbose", 0),
+        long_tracebacks=config.getoption("tbstyle", "auto") == "long",
     )
 
 

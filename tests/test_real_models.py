@@ -80,3 +80,36 @@ def test_only_a_real_python_scalar_gets_the_static_scalars_note(project):
     out = project.output(result)
     assert "note: argument scale was a Python float" in out
     assert "argument step was a Python" not in out
+
+
+ROPE = """
+import jax, jax.numpy as jnp
+
+def apply_rope(x, positions):
+    return x * positions[None, :]
+
+def model(batch):
+    return apply_rope(batch["x"], batch.get("positions"))
+
+def test_model(stage_snapshot):
+    stage_snapshot(model, {"x": jnp.ones((4, 4))})
+"""
+
+
+def test_a_trace_error_names_the_innermost_user_frame_and_tb_long_shows_the_traceback(project):
+    project.write("test_rope.py", ROPE)
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: stage_snapshot(model): tracing failed with TypeError at test_rope.py:5 in apply_rope:",
+            "    'NoneType' object is not subscriptable",
+            "Fix the function or its arguments; its snapshots were left untouched.",
+        ]
+    )
+    assert "Traceback" not in project.output(result)
+    result = project.run("--tb=long")
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert "Traceback (most recent call last):" in out
+    assert 'return apply_rope(batch["x"], batch.get("positions"))' in out

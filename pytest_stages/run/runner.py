@@ -58,6 +58,8 @@ class Options:
     report: str | None = None
     prune: bool = False
     verbosity: int = 0
+    # ``--tb=long``: a stage error shows JAX's whole traceback under its paragraph.
+    long_tracebacks: bool = False
 
 
 def environment() -> dict[str, str]:
