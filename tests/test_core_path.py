@@ -285,7 +285,7 @@ def test_bad_config_key_is_a_usage_error(project):
         "['analyses', 'budgets', 'check', 'clear_caches', 'compilation_cache', 'configs', 'constants_warn_bytes', "
         "'diff_lines', 'modules', "
         "'on_version_mismatch', 'snapshot_dir', "
-        "'stages', 'static_scalars', 'tolerance']."
+        "'stages', 'static_scalars', 'test_configs', 'tolerance']."
     ) in result.stderr.str()
 
 

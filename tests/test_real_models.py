@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import TWO_CONFIGS
+from conftest import SIMPLE_TEST, TWO_CONFIGS
 
 # A train step in the style of JAX's training cookbook: the train state lives in jax.Ref s,
 # updated in place; the step count is a weakly typed array (jnp.array(0)), not a Python int.
@@ -113,3 +113,43 @@ def test_a_trace_error_names_the_innermost_user_frame_and_tb_long_shows_the_trac
     out = project.output(result)
     assert "Traceback (most recent call last):" in out
     assert 'return apply_rope(batch["x"], batch.get("positions"))' in out
+
+
+PER_PATH = """
+[tool.pytest_stages.test_configs]
+"models/*" = ["cpu8"]
+"models/test_small.py::*" = ["cpu1"]
+"""
+
+
+def test_configs_per_test_path_pattern_with_the_marker_over_them(project):
+    project.configure(PER_PATH, configs=TWO_CONFIGS)
+    test = SIMPLE_TEST.replace("def test_f(stage_snapshot)", "def test_f(stage_snapshot, stage_config)")
+    project.write("models/test_big.py", test)
+    project.write("models/test_small.py", test)
+    project.write("test_other.py", test)
+    project.write(
+        "models/test_marked.py",
+        "import pytest\n" + test.replace("def test_f", "@pytest.mark.stages(configs=['cpu1', 'cpu8'])\ndef test_f"),
+    )
+    result = project.run("--collect-only", "-q")
+    ids = {line.strip() for line in result.outlines if "::" in line}
+    assert ids == {
+        "models/test_big.py::test_f[cpu8]",
+        "models/test_small.py::test_f[cpu1]",
+        "models/test_marked.py::test_f[cpu1]",
+        "models/test_marked.py::test_f[cpu8]",
+        "test_other.py::test_f[cpu1]",
+        "test_other.py::test_f[cpu8]",
+    }
+
+
+def test_a_test_configs_entry_naming_an_unknown_config_is_a_usage_error(project):
+    project.configure('[tool.pytest_stages.test_configs]\n"models/*" = ["tpu"]\n', configs=TWO_CONFIGS)
+    project.write("test_model.py", SIMPLE_TEST)
+    result = project.run()
+    assert result.ret == 4
+    assert (
+        "pytest-stages: [tool.pytest_stages.test_configs] 'models/*': unknown name 'tpu'; choose from ['cpu1', 'cpu8']."
+        in "\n".join(result.errlines)
+    )
