@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_stages.core.records import Finding
+from pytest_stages.core.records import Change, Finding, Kind
 
-KIND = "compiles"
+KIND = Kind.COMPILES
 STEPS = ("traces", "lowerings", "compiles")
 EXPLANATION_LINES = 8
 
@@ -32,7 +32,15 @@ def compare_counts(
             # Not an improvement: the block no longer runs the function it watches (the code now
             # compiles something else, or nothing), so its count says nothing about the code.
             findings.append(
-                Finding(KIND, KIND, f"{name}: never ran; it compiled {was.get('compiles', 0)} times in the snapshot")
+                Finding(
+                    KIND,
+                    KIND,
+                    f"{name}: never ran; it compiled {was.get('compiles', 0)} times in the snapshot",
+                    change=Change.NEVER_RAN,
+                    subject=name,
+                    before=was.get("compiles", 0),
+                    after=0,
+                )
             )
             continue
         rises = [f"{now.get(s, 0)} {s}, was {was.get(s, 0)}" for s in STEPS if now.get(s, 0) > was.get(s, 0)]
@@ -41,9 +49,13 @@ def compare_counts(
         added = [sig for sig in now.get("signatures", []) if sig not in signatures[0]]
         if rises or added:
             extra = explanations.get(name, ())[was.get("traces", 0) :]
-            findings.append(Finding(KIND, KIND, _message(name, rises or ["new signatures"], added, extra)))
+            message = _message(name, rises or ["new signatures"], added, extra)
+            findings.append(Finding(KIND, KIND, message, change=Change.COUNTS, subject=name, before=was, after=now))
         elif falls or signatures[0] != signatures[1]:
-            findings.append(Finding(KIND, KIND, f"{name}: {'; '.join(falls) or 'fewer signatures'}", failing=False))
+            message = f"{name}: {'; '.join(falls) or 'fewer signatures'}"
+            findings.append(
+                Finding(KIND, KIND, message, failing=False, change=Change.COUNTS, subject=name, before=was, after=now)
+            )
     return findings
 
 
@@ -58,14 +70,18 @@ def check_budget(
             over = counts["signatures"][limit:]
             findings.append(
                 Finding(
-                    "budget",
-                    "budget",
+                    Kind.BUDGET,
+                    Kind.BUDGET,
                     _message(
                         name,
                         [f"{counts['compiles']} compiles exceed the ceiling {limit}"],
                         over,
                         explanations.get(name, ())[limit:],
                     ),
+                    change=Change.BREACH,
+                    subject=name,
+                    before=limit,
+                    after=counts["compiles"],
                 )
             )
     return findings
