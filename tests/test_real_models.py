@@ -6,6 +6,12 @@ import json
 
 from conftest import SIMPLE_TEST, TWO_CONFIGS
 
+from pytest_stages.analyse.artifacts import CHECK_KINDS
+from pytest_stages.check.compare import compare_metrics
+from pytest_stages.check.decide import Policy, decide
+from pytest_stages.check.message import Call, call_message
+from pytest_stages.core.records import Change, Finding
+
 # A train step in the style of JAX's training cookbook: the train state lives in jax.Ref s,
 # updated in place; the step count is a weakly typed array (jnp.array(0)), not a Python int.
 COOKBOOK = """
@@ -153,3 +159,89 @@ def test_a_test_configs_entry_naming_an_unknown_config_is_a_usage_error(project)
         "pytest-stages: [tool.pytest_stages.test_configs] 'models/*': unknown name 'tpu'; choose from ['cpu1', 'cpu8']."
         in "\n".join(result.errlines)
     )
+
+
+def _message(findings):
+    verdict = decide(findings, Policy(update=False, on_version_mismatch="fail", enforced=CHECK_KINDS), "")
+    return call_message(Call("f", "cpu1", "snapshots/x/", {}), verdict, notes=[], diff_lines=20, full=False)
+
+
+def test_a_figure_that_rounds_to_nothing_or_starts_at_zero_reads_as_an_amount():
+    memory = compare_metrics(
+        "memory",
+        {"peak_memory_in_bytes": 1_000_000_000, "temp_size_in_bytes": 0},
+        {"peak_memory_in_bytes": 1_000_000_004, "temp_size_in_bytes": 1_258_291},
+        {},
+    )
+    headline = _message(memory).splitlines()[1]
+    assert headline == "  memory: peak +4 B; temp 0 -> 1.2 MiB"
+    assert "%" not in headline
+
+
+def test_xlas_per_operand_cost_keys_are_named_for_people_and_kept_raw_in_the_details():
+    cost = compare_metrics(
+        "cost",
+        {"compiled": {"flops": 100.0, "bytes accessed1{}": 1000.0, "bytes accessedout{}": 10.0}},
+        {"compiled": {"flops": 100.0, "bytes accessed1{}": 2000.0, "bytes accessedout{}": 30.0}},
+        {},
+    )
+    message = _message(cost)
+    headline = message.splitlines()[1]
+    assert headline == "  cost: ops' operand-1 bytes +100.0%; ops' output bytes +200.0%"
+    assert "bytes read as operand 1 of the ops [bytes accessed1{}] 1000 -> 2000 (+100.0%, tolerance 0.1%)" in message
+    assert "bytes written by the ops [bytes accessedout{}] 10 -> 30 (+200.0%, tolerance 0.1%)" in message
+
+
+def test_improvements_below_a_failure_are_one_line_per_artifact():
+    cost = compare_metrics(
+        "cost",
+        {"compiled": {"flops": 100.0, **{f"bytes accessed{i}{{}}": 100.0 for i in range(10)}}},
+        {"compiled": {"flops": 200.0, **{f"bytes accessed{i}{{}}": 50.0 for i in range(10)}}},
+        {},
+    )
+    message = _message(cost)
+    also = [line for line in message.splitlines() if line.startswith("  also")]
+    assert also == [
+        "  also cost improved (not failing): ops' operand-0 bytes -50.0%; ops' operand-1 bytes -50.0%; "
+        "ops' operand-2 bytes -50.0%; +7 more"
+    ]
+
+
+def test_remat_and_custom_calls_are_named_in_the_op_structure_headline():
+    ops = {f"op{k}": -(k + 10) for k in range(8)} | {"remat2": 2}
+    drift = Finding(
+        "text", "ops", "op structure changed", change=Change.OPS, ops=ops, moves=("+1 custom-call tpu_custom_call",)
+    )
+    headline = _message([drift]).splitlines()[1]
+    assert headline.startswith("  op structure: +1 custom-call tpu_custom_call, +2 remat2, -17 op7, -16 op6, -15 op5")
+
+
+DECAY = """
+import jax, jax.numpy as jnp
+
+def scale(x):
+    return jnp.tanh(x)
+
+def step(x):
+    y = scale(x)
+    {decay}
+    return y.sum()
+
+def test_step(stage_snapshot):
+    stage_snapshot(step, jax.ShapeDtypeStruct((8,), jnp.float32))
+"""
+
+
+def test_removed_ops_are_never_charged_to_a_line_that_does_not_hold_them(project):
+    project.configure('stages = ["jaxpr"]\nanalyses = []')
+    project.write("test_decay.py", DECAY.format(decay="y = y - 0.01 * y * y"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("test_decay.py", DECAY.format(decay="pass"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert "  IR: jaxpr changed; jaxpr: -2 mul, -1 sub (removed; the snapshot keeps no source lines)" in out
+    # The line that reads the result changed and is named as changed; the removals are not charged to it.
+    assert "    source: test_decay.py:10 in step (1 changed)\n" in out + "\n"
+    assert "    removed: 3 line(s), whose source lines the snapshot does not keep" in out
+    assert "removed)" not in out

@@ -149,10 +149,10 @@ def _ir_headline(group: Sequence[Finding]) -> str:
         summary = ", ".join(_ranked_ops(described.ops)) or described.moves[0]
         text += f"; {described.artifact}: {summary}"
     located = next((f for f in group if f.locations), None)
-    if located is not None:
-        text += f" at {located.locations[0]}"
-    elif described is not None and described.ops and all(delta < 0 for delta in described.ops.values()):
+    if described is not None and described.ops and all(delta < 0 for delta in described.ops.values()):
         text += " (removed; the snapshot keeps no source lines)"
+    elif located is not None:
+        text += f" at {located.locations[0]}"
     return _shorten([text])
 
 
