@@ -228,6 +228,7 @@ def test_the_upgrade_section_lists_the_calls_whose_compile_time_moved_most():
             "config": "cpu1",
             "name": name,
             "versions": "snapshots were taken with jax 1; this run uses jax 2",
+            "version_change": ["jax 1", "jax 2"],
             "drift_cause": "none",
             "deltas": {},
             "findings": [],

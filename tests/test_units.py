@@ -162,7 +162,7 @@ def test_placement_changes_name_the_leaf():
     }
     messages = sorted(f.message for f in compare_placement("sharding", before, after))
     assert messages == [
-        "collectives: none -> all-gather f32[64,512] (128.0 KiB)",
+        "collectives: +1 all-gather f32[64,512] (128.0 KiB)",
         "input x no longer donated (XLA had reused its buffer)",
         "input x: P('data', None) over mesh(data=4,model=2) -> P(None, 'model') over mesh(data=4,model=2)",
     ]
