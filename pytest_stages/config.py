@@ -38,6 +38,8 @@ OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
 _T = TypeVar("_T")
 # A config name, safe as a folder and in a test id: ``cpu8``, ``v5e-2x2``, ``h100.fp8``.
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+# The keys of a TPU topology that production uses: a single-chip host, megacore, slices joined by DCN.
+SLICE_KEYS = ("chips_per_host_bounds", "num_slices", "chip_config_name", "dcn_mesh")
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,18 @@ class DeviceConfig:
     topology: str | None = None
     gpu: str | None = None
     partitioner: str | None = None
+    # TPU topologies as production uses them (``get_topology_desc``'s own arguments).
+    chips_per_host_bounds: tuple[int, int, int] | None = None
+    num_slices: int = 1
+    chip_config_name: str | None = None
+    # Each axis's size across slices (a hybrid mesh); ``mesh`` then gives the sizes within a slice.
+    dcn_mesh: tuple[tuple[str, int], ...] = ()
 
     @property
     def mesh_shape(self) -> dict[str, int]:
-        return dict(self.mesh)
+        """Each mesh axis's whole size: its size within a slice times its size across slices."""
+        across = dict(self.dcn_mesh)
+        return {axis: size * across.get(axis, 1) for axis, size in self.mesh}
 
 
 @dataclass(frozen=True)
@@ -259,7 +269,7 @@ def _parse_config(index: int, entry: Any) -> DeviceConfig:
     _reject_unknown(
         where,
         entry,
-        {"name", "platform", "devices", "mesh", "axis_types", "topology", "gpu", "partitioner"},
+        {"name", "platform", "devices", "mesh", "axis_types", "topology", "gpu", "partitioner", *SLICE_KEYS},
     )
     name = entry.get("name")
     if not isinstance(name, str) or not CONFIG_NAME.match(name):
@@ -276,16 +286,104 @@ def _parse_config(index: int, entry: Any) -> DeviceConfig:
             f"{where}: partitioner {partitioner!r} is not one of {list(PARTITIONERS)} (leave it out for JAX's default)."
         )
     mesh = _parse_mesh(where, entry.get("mesh", {}))
+    slices = _parse_slices(where, platform, topology, entry, mesh)
+    whole = tuple((axis, size * dict(slices.dcn_mesh).get(axis, 1)) for axis, size in mesh)
     return DeviceConfig(
         name=name,
         platform=platform,
-        devices=_parse_devices(where, entry, mesh),
+        devices=_parse_devices(where, entry, whole),
         mesh=mesh,
         axis_types=_parse_axis_types(where, entry.get("axis_types", ()), len(mesh) or 1),  # default mesh: 1 axis
         topology=topology,
         gpu=gpu,
         partitioner=partitioner,
+        chips_per_host_bounds=slices.chips_per_host_bounds,
+        num_slices=slices.num_slices,
+        chip_config_name=slices.chip_config_name,
+        dcn_mesh=slices.dcn_mesh,
     )
+
+
+@dataclass(frozen=True)
+class _Slices:
+    chips_per_host_bounds: tuple[int, int, int] | None = None
+    num_slices: int = 1
+    chip_config_name: str | None = None
+    dcn_mesh: tuple[tuple[str, int], ...] = ()
+
+
+def _parse_slices(
+    where: str, platform: str | None, topology: str | None, entry: Mapping[str, Any], mesh: tuple[tuple[str, int], ...]
+) -> _Slices:
+    """``chips_per_host_bounds``, ``num_slices``, ``chip_config_name`` and ``dcn_mesh``: TPU topologies only."""
+    given = [key for key in SLICE_KEYS if key in entry]
+    if not given:
+        return _Slices()
+    if platform != "tpu" or topology is None:
+        raise ConfigError(
+            f'{where}: {given[0]} applies to a TPU topology only; add platform = "tpu" and a topology '
+            f'(e.g. topology = "v5p:4x4x4"), or leave {given[0]} out.'
+        )
+    bounds = entry.get("chips_per_host_bounds")
+    if bounds is not None and (
+        not isinstance(bounds, list)
+        or len(bounds) != 3
+        or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in bounds)
+    ):
+        raise ConfigError(
+            f"{where}: chips_per_host_bounds = {bounds!r} must be three positive integers (chips per host along "
+            "x, y, z), e.g. chips_per_host_bounds = [1, 1, 1] for a single-chip host."
+        )
+    slices = entry.get("num_slices", 1)
+    if not isinstance(slices, int) or isinstance(slices, bool) or slices < 1:
+        raise ConfigError(f"{where}: num_slices must be a positive integer (slices joined by DCN), got {slices!r}.")
+    chip_config = entry.get("chip_config_name")
+    if chip_config is not None and (not isinstance(chip_config, str) or not chip_config.isidentifier()):
+        raise ConfigError(
+            f"{where}: chip_config_name = {chip_config!r} must be a name libtpu knows, "
+            'e.g. "megacore" (v4) or "default".'
+        )
+    dcn_mesh = _parse_dcn_mesh(where, entry, slices, mesh)
+    return _Slices((bounds[0], bounds[1], bounds[2]) if bounds else None, slices, chip_config, dcn_mesh)
+
+
+def _parse_dcn_mesh(
+    where: str, entry: Mapping[str, Any], slices: int, mesh: tuple[tuple[str, int], ...]
+) -> tuple[tuple[str, int], ...]:
+    """``dcn_mesh``: each axis's size across slices; with ``num_slices`` > 1 and a ``mesh`` it is required."""
+    if "dcn_mesh" not in entry:
+        if slices > 1 and mesh:
+            axes = ", ".join(axis for axis, _ in mesh)
+            raise ConfigError(
+                f"{where}: num_slices = {slices} with a mesh needs dcn_mesh, each axis's size across slices "
+                f"(their product {slices}), e.g. dcn_mesh = {{ {mesh[0][0]} = {slices} }}; mesh ({axes}) then gives "
+                "the sizes within one slice."
+            )
+        return ()
+    dcn = _parse_mesh(where, entry["dcn_mesh"], key="dcn_mesh")
+    if slices == 1:
+        raise ConfigError(
+            f"{where}: dcn_mesh spreads mesh axes across slices, but num_slices is {slices}; "
+            f"add num_slices = {math.prod(s for _, s in dcn)} (the product of dcn_mesh), or leave dcn_mesh out."
+        )
+    if not mesh:
+        raise ConfigError(
+            f"{where}: dcn_mesh needs a mesh giving each axis's size within a slice; add mesh with every "
+            f"dcn_mesh axis in it (size 1 allowed), e.g. mesh = {{ {dcn[0][0]} = 1, ... }}."
+        )
+    missing = [axis for axis, _ in dcn if axis not in dict(mesh)]
+    if missing:
+        raise ConfigError(
+            f"{where}: dcn_mesh axis {missing[0]!r} is not in mesh; every dcn_mesh axis must also be in mesh "
+            f"(size 1 there is allowed: {missing[0]} = 1)."
+        )
+    if math.prod(s for _, s in dcn) != slices:
+        shape = " x ".join(f"{axis}={s}" for axis, s in dcn)
+        raise ConfigError(
+            f"{where}: dcn_mesh {shape} spans {math.prod(s for _, s in dcn)} slices but num_slices = {slices}; "
+            f"make the dcn_mesh sizes multiply to {slices}."
+        )
+    return dcn
 
 
 def _parse_devices(where: str, entry: Mapping[str, Any], mesh: tuple[tuple[str, int], ...]) -> int:
@@ -363,14 +461,14 @@ def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) 
     return topology, gpu
 
 
-def _parse_mesh(where: str, raw: Any) -> tuple[tuple[str, int], ...]:
+def _parse_mesh(where: str, raw: Any, key: str = "mesh") -> tuple[tuple[str, int], ...]:
     if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: mesh must be a table of axis name = size, got {raw!r}.")
+        raise ConfigError(f"{where}: {key} must be a table of axis name = size, got {raw!r}.")
     for axis, size in raw.items():
         if not axis.isidentifier():
-            raise ConfigError(f"{where}: mesh axis name {axis!r} must be an identifier.")
+            raise ConfigError(f"{where}: {key} axis name {axis!r} must be an identifier.")
         if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-            raise ConfigError(f"{where}: mesh axis {axis!r} size must be a positive integer, got {size!r}.")
+            raise ConfigError(f"{where}: {key} axis {axis!r} size must be a positive integer, got {size!r}.")
     return tuple(raw.items())
 
 

@@ -183,7 +183,9 @@ def test_ceilings_at_the_measured_figure_pass_and_one_below_fail_on_a_real_snaps
         "transcendentals": 128.0,
         "bytes_accessed": 24341.0,
         "temp_bytes": 7856,
-        "peak_bytes": 9424,
+        "peak_bytes": 9216 + 192 + 0 + 7856 - 0,  # arguments + outputs + code + temp - alias
+        "xla_peak_bytes": 9424,
+        "dcn_bytes": 0,
         "argument_bytes": 9216,
         "output_bytes": 192,
         "alias_bytes": 0,
@@ -192,10 +194,19 @@ def test_ceilings_at_the_measured_figure_pass_and_one_below_fail_on_a_real_snaps
         "collectives": {"all-gather": 0},
     }
     assert check_budget(at, analyses) == []
-    below = {"flops": 25809.0, "temp_bytes": 7855, "ops": {"fusion": 9}, "argument_bytes": 9215}
+    below = {
+        "flops": 25809.0,
+        "temp_bytes": 7855,
+        "peak_bytes": 17263,
+        "xla_peak_bytes": 9423,
+        "ops": {"fusion": 9},
+        "argument_bytes": 9215,
+    }
     assert [(f.kind, f.artifact, f.message, f.failing) for f in check_budget(below, analyses)] == [
         ("budget", "budget", "flops 25810 exceeds the ceiling 25809", True),
         ("budget", "budget", "temp_bytes 7.7 KiB exceeds the ceiling 7.7 KiB", True),
+        ("budget", "budget", "peak_bytes 16.9 KiB exceeds the ceiling 16.9 KiB", True),
+        ("budget", "budget", "xla_peak_bytes 9.2 KiB exceeds the ceiling 9.2 KiB", True),
         ("budget", "budget", "ops[fusion] 10 exceeds the ceiling 9", True),
         ("budget", "budget", "argument_bytes 9.0 KiB exceeds the ceiling 9.0 KiB", True),
     ]

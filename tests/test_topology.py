@@ -72,12 +72,65 @@ def step(w_spec='"model"'):
         ({"platform": "tpu", "topology": "v5e:2x2", "devices": 4}, "leave devices out of a topology config"),
         ({"gpu": "h100"}, "gpu = 'h100' needs platform = \"cuda\" and a topology"),
         ({"partitioner": "alpa"}, "partitioner 'alpa' is not one of ['shardy', 'gspmd']"),
+        ({"num_slices": 2}, 'num_slices applies to a TPU topology only; add platform = "tpu" and a topology'),
+        (
+            {"platform": "tpu", "topology": "v5e:1x1", "chips_per_host_bounds": [1, 1]},
+            "chips_per_host_bounds = [1, 1] must be three positive integers",
+        ),
+        ({"platform": "tpu", "topology": "v5p:2x2x1", "num_slices": 0}, "num_slices must be a positive integer"),
+        (
+            {"platform": "tpu", "topology": "v5p:2x2x1", "dcn_mesh": {"data": 2}, "mesh": {"data": 1, "fsdp": 4}},
+            "dcn_mesh spreads mesh axes across slices, but num_slices is 1; add num_slices = 2",
+        ),
+        (
+            {"platform": "tpu", "topology": "v5p:2x2x1", "num_slices": 2, "mesh": {"fsdp": 4}},
+            "num_slices = 2 with a mesh needs dcn_mesh, each axis's size across slices (their product 2), "
+            "e.g. dcn_mesh = { fsdp = 2 }",
+        ),
+        (
+            {"platform": "tpu", "topology": "v5p:2x2x1", "num_slices": 2, "mesh": {"fsdp": 4}, "dcn_mesh": {"data": 2}},
+            "dcn_mesh axis 'data' is not in mesh; every dcn_mesh axis must also be in mesh (size 1 there is allowed",
+        ),
+        (
+            {
+                "platform": "tpu",
+                "topology": "v5p:2x2x1",
+                "num_slices": 2,
+                "mesh": {"data": 1, "fsdp": 4},
+                "dcn_mesh": {"data": 4},
+            },
+            "dcn_mesh data=4 spans 4 slices but num_slices = 2; make the dcn_mesh sizes multiply to 2.",
+        ),
+        (
+            {"platform": "tpu", "topology": "v5p:2x2x1", "num_slices": 2, "dcn_mesh": {"data": 2}},
+            "dcn_mesh needs a mesh giving each axis's size within a slice",
+        ),
+        (
+            {"platform": "tpu", "topology": "v4:2x2x1", "chip_config_name": 3},
+            'chip_config_name = 3 must be a name libtpu knows, e.g. "megacore"',
+        ),
     ],
 )
 def test_bad_device_configs_say_why_in_one_line(entry, message):
     with pytest.raises(ConfigError) as caught:
         parse_configs([{"name": "c", **entry}])
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_hybrid_mesh_multiplies_each_axis_within_and_across_slices():
+    (config,) = parse_configs(
+        [
+            {
+                "name": "pod",
+                "platform": "tpu",
+                "topology": "v5p:2x2x1",
+                "num_slices": 2,
+                "mesh": {"data": 1, "fsdp": 4},
+                "dcn_mesh": {"data": 2},
+            }
+        ]
+    )
+    assert config.mesh_shape == {"data": 2, "fsdp": 4} and config.devices == 8 and config.num_slices == 2
 
 
 @pytest.mark.extras("tpu", "cuda")
@@ -100,17 +153,61 @@ def test_topology_configs_compile_real_tpu_and_gpu_code(project):
         assert f"step.{name}.json" in v5e and f"step.{name}.json" in h100
 
 
+V5E_1X1 = """
+[[tool.pytest_stages.configs]]
+name = "v5e1"
+platform = "tpu"
+topology = "v5e:1x1"
+chips_per_host_bounds = [1, 1, 1]
+"""
+
+
 @pytest.mark.extras("tpu")
-def test_arguments_without_a_sharding_are_replicated_over_the_topology(project):
-    project.configure(configs=V5E.replace("mesh = { data = 2, model = 2 }", ""))
+def test_arguments_without_a_sharding_are_staged_as_plain_jit_on_one_device(project):
+    """No argument sharded: one device of the topology, no mesh, no sdy ops (what jax.jit compiles on the chip)."""
+    project.configure(configs=V5E)
     project.write("test_step.py", step())
     project.run("--stages-update", "-k", "test_unsharded").assert_outcomes(passed=1)
     files = project.snapshots()
     matmul = json.loads(files["test_step/test_unsharded/v5e/matmul.sharding.json"])
     assert [leaf["sharding"] for leaf in matmul["inputs"].values()] == [
-        {"kind": "NamedSharding", "memory_kind": "device", "mesh": {"data": 4}, "spec": "P()"}
+        {"kind": "SingleDeviceSharding", "devices": [0], "replicated": True, "memory_kind": "device"}
     ] * 2
+    stablehlo = files["test_step/test_unsharded/v5e/matmul.stablehlo.mlir"].decode()
+    assert "sdy." not in stablehlo and "mhlo.sharding" not in stablehlo  # no mesh, no shardings, no constraints
     assert "f32[128,128]{1,0:T(8,128)}" in files["test_step/test_unsharded/v5e/matmul.compiled.hlo.txt"].decode()
+
+
+@pytest.mark.extras("tpu")
+def test_a_single_chip_v5e_compiles_the_program_plain_jit_compiles_there(project):
+    """``v5e:1x1`` with chips_per_host_bounds: the snapshot is jit's own compile for that device, byte for byte."""
+    project.configure(configs=V5E_1X1)
+    project.write(
+        "test_one.py",
+        """
+import jax, jax.numpy as jnp
+from jax.experimental import topologies
+from pytest_stages.ir.normalize import normalize_hlo, normalize_mlir
+
+def step(w, x):
+    return jnp.tanh(x @ w).sum()
+
+def test_one(stage_snapshot, stage_config):
+    w, x = jnp.ones((512, 256)), jnp.ones((64, 512))
+    result = stage_snapshot(step, w, x)
+    topo = topologies.get_topology_desc(platform="tpu", topology_name="v5e:1x1", chips_per_host_bounds=(1, 1, 1))
+    with jax.default_device(topo.devices[0]):  # what jit does with uncommitted arrays on the chip
+        plain = jax.jit(step).trace(w, x).lower()
+    assert result.texts["stablehlo"] == normalize_mlir(plain.as_text())
+    compiled = plain.compile()
+    assert result.texts["compiled"] == normalize_hlo(compiled.as_text())
+    assert result.memory["temp_size_in_bytes"] == compiled.memory_analysis().temp_size_in_bytes
+    assert stage_config.device_memory.bytes == 16_909_336_064
+""",
+    )
+    project.run("--stages-update").assert_outcomes(passed=1)
+    meta = json.loads(project.snapshots()["test_one/test_one/v5e1/_stages.json"])
+    assert meta["devices"] == 1 and meta["platform"] == "tpu"
 
 
 WEAK = """
@@ -323,3 +420,23 @@ def test_p(stage_snapshot, stage_config):
     assert "sdy.sharding" in files["test_p/test_p/shardy/colsum.stablehlo.mlir"].decode()
     gspmd = files["test_p/test_p/gspmd/colsum.stablehlo.mlir"].decode()
     assert "mhlo.sharding" in gspmd and "sdy." not in gspmd
+
+
+@pytest.mark.extras("tpu")
+def test_equinox_filter_jit_stages_on_a_topology(project):
+    """Uncommitted arrays stay arrays: filter_jit does not take them for static values (it did as ShapeDtypeStructs)."""
+    project.configure(configs=V5E_1X1)
+    project.write(
+        "test_eqx.py",
+        """
+import jax.numpy as jnp
+import pytest
+
+eqx = pytest.importorskip("equinox")
+
+def test_eqx(stage_snapshot):
+    result = stage_snapshot(eqx.filter_jit(lambda a, b: jnp.tanh(a @ b)), jnp.ones((128, 128)), jnp.ones((128, 128)))
+    assert "{1,0:T(8,128)}" in result.texts["compiled"]
+""",
+    )
+    project.run("--stages-update").assert_outcomes(passed=1)

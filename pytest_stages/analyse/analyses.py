@@ -104,11 +104,13 @@ def _number(value: Any) -> int | float | None:
     return int(number) if number.is_integer() and not isinstance(value, float) else number
 
 
-def ops(hlo_text: str) -> dict[str, Any]:
+def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, Any]:
     """Op structure of an HLO module: opcode counts, fusions, custom calls, collectives, entry shapes.
 
     A module with while loops also gets ``loops``: per loop, in order, its trip count and the
     collectives that run on each iteration (those are also in ``collectives``, which counts every one).
+    A program over several slices (``slices``: the slice of each logical device) also gets
+    ``networks`` (:func:`networks`).
     """
     opcodes: Counter[str] = Counter()
     fusions: Counter[str] = Counter()
@@ -140,7 +142,48 @@ def ops(hlo_text: str) -> dict[str, Any]:
     loops = hlo.loops(hlo_text)
     if loops:
         found["loops"] = [loop_entry(loop) for loop in loops]
+    if slices is not None and len(set(slices)) > 1:
+        found["networks"] = networks(hlo_text, slices)
     return found
+
+
+def networks(hlo_text: str, slices: Sequence[int]) -> dict[str, Any]:
+    """Collectives within a slice (``ici``) and across slices (``dcn``): how many, their bytes, and each one.
+
+    ``bytes`` is what they produce on one device per call: each collective's bytes times the
+    times it runs (``iterations``, listed where a loop runs it more than once); DCN's are those
+    of the cross-slice transfers.
+    """
+    sides: dict[str, list[dict[str, Any]]] = {"ici": [], "dcn": []}
+    for found in hlo.network_collectives(hlo_text, slices):
+        entry = asdict(found.collective)
+        if found.iterations > 1:
+            entry["iterations"] = found.iterations
+        sides["dcn" if found.crosses else "ici"].append(entry)
+    return {
+        side: {
+            "count": len(found),
+            "bytes": sum(c["bytes"] * c.get("iterations", 1) for c in found),
+            "collectives": sorted(found, key=lambda c: (c["op"], c["shape"])),
+        }
+        for side, found in sides.items()
+    }
+
+
+def slice_indices(compiled: Any) -> tuple[int, ...] | None:
+    """The slice of each logical device of a compiled program (its device assignment); None on one slice.
+
+    The assignment is that of the program's shardings (JAX's ``_device_assignment``, the order the
+    replica groups of its collectives number the devices in).
+    """
+    import jax
+
+    for sharding in jax.tree.leaves((compiled.input_shardings, compiled.output_shardings)):
+        assignment = getattr(sharding, "_device_assignment", None)
+        if assignment:
+            found = tuple(int(getattr(device, "slice_index", 0) or 0) for device in assignment)
+            return found if len(set(found)) > 1 else None
+    return None
 
 
 def loop_entry(loop: hlo.Loop) -> dict[str, Any]:
@@ -194,13 +237,20 @@ def _outputs_or_reason(compiled: Any, name: str) -> tuple[list[tuple[str, Any]] 
 
 
 def sharding(
-    compiled: Any, lowered: Any, named: NamedLeaves, hlo_text: str, collectives: list[dict[str, Any]]
+    compiled: Any,
+    lowered: Any,
+    named: NamedLeaves,
+    hlo_text: str,
+    collectives: list[dict[str, Any]],
+    *,
+    networks: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives.
 
     ``named`` names the leaves of an ``(args, kwargs)`` tree of JAX's (the staging adapter's);
     every flat input is named from ``Lowered.args_info``. ``Compiled.input_shardings`` holds
     None at the inputs jit dropped as unused, and the kept ones are the HLO parameters in order.
+    ``networks`` (a program over several slices) counts the collectives within and across slices.
     """
     import jax
 
@@ -223,13 +273,15 @@ def sharding(
             "donated": bool(info.donated),
             "aliased_to": _output_name(output_names, alias, known=outputs is not None),
         }
+    described: dict[str, Any] = {"inputs": described_inputs}
+    if outputs is not None:
+        described["outputs"] = {name: {"sharding": describe_sharding(value)} for name, value in outputs}
+    described["collectives"] = collectives
+    if networks is not None:
+        described["networks"] = {side: {"count": n["count"], "bytes": n["bytes"]} for side, n in networks.items()}
     if outputs is None:
-        raise Unavailable(reason, {"inputs": described_inputs, "collectives": collectives})
-    return {
-        "inputs": described_inputs,
-        "outputs": {name: {"sharding": describe_sharding(value)} for name, value in outputs},
-        "collectives": collectives,
-    }
+        raise Unavailable(reason, described)
+    return described
 
 
 def _output_name(names: Sequence[str], alias: int | None, *, known: bool) -> str | None:

@@ -206,7 +206,12 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "compiled",
         True,
         build=lambda r: analyses.sharding(
-            r.compiled, r.lowered, r.named_leaves, r.compiled_text, r.compiled_ops["collectives"]
+            r.compiled,
+            r.lowered,
+            r.named_leaves,
+            r.compiled_text,
+            r.compiled_ops["collectives"],
+            networks=r.compiled_ops.get("networks"),
         ),
         family="placement",
         headline="sharding",

@@ -137,7 +137,8 @@ def compare_ops(
     if found is None:
         return None
     opcodes = Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {}))
-    loops = loop_collective_changes(before, after, loop_places)
+    # Collectives that started crossing slices, then those that moved into loops: the headline leads with them.
+    loops = dcn_changes(before, after) + loop_collective_changes(before, after, loop_places)
     moves = collective_deltas(before.get("collectives", []), after.get("collectives", []))
     moves += [
         f"{delta:+d} custom-call {target}"
@@ -182,6 +183,30 @@ def op_deltas(before: Counter[str], after: Counter[str]) -> dict[str, int]:
     return {
         name: after[name] - before[name] for name in sorted(set(before) | set(after)) if after[name] != before[name]
     }
+
+
+def dcn_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """Collectives that started crossing slices, else DCN bytes that grew (``ops.json``'s ``networks``).
+
+    ``all-reduce bf16[2048,8192] now crosses slices: +32.0 MiB over DCN``; ``DCN bytes 1.0 MiB -> 3.0 MiB (+2.0 MiB)``.
+    """
+    old, new = (side.get("networks", {}).get("dcn", {}) for side in (before, after))
+    if not new:
+        return []
+    seen = Counter((c["op"], c["shape"]) for c in old.get("collectives", []))
+    lines = []
+    for collective in new.get("collectives", []):
+        key = (collective["op"], collective["shape"])
+        if seen[key] > 0:
+            seen[key] -= 1
+        else:
+            lines.append(f"{key[0]} {key[1]} now crosses slices: +{format_bytes(collective['bytes'])} over DCN")
+    grown = new.get("bytes", 0) - old.get("bytes", 0)
+    if not lines and grown > 0:
+        lines.append(
+            f"DCN bytes {format_bytes(old.get('bytes', 0))} -> {format_bytes(new['bytes'])} (+{format_bytes(grown)})"
+        )
+    return lines
 
 
 def loop_collective_changes(

@@ -16,7 +16,7 @@ import math
 import operator
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -89,6 +89,12 @@ _BRANCHES = re.compile(r"\bbranch_computations=\{([^{}]*)\}")
 # 'backend_config={..."known_trip_count":{"n":"12"}...}' -> 12 (compiled HLO, where XLA knows it)
 _TRIP_COUNT = re.compile(r'"known_trip_count":\{"n":"(\d+)"\}')
 _REPLICA_GROUPS = "replica_groups="
+# The iota form of replica groups: "[2,4]<=[8]", "[4,2]<=[2,4]T(1,0)" (groups x size <= dims, transposed).
+_IOTA = re.compile(r"\[(?P<groups>[\d,]+)\]<=\[(?P<dims>[\d,]+)\](?:T\((?P<perm>[\d,]+)\))?")
+# One explicit group: "{0,1,2,3}" of "{{0,1,2,3},{4,5,6,7}}".
+_GROUP = re.compile(r"\{([\d,\s]*)\}")
+# The cross-slice half of a collective on TPU: 'send(...), ..., _xla_megascale_transfer_type="ALL_REDUCE"'.
+_MEGASCALE = re.compile(r'_xla_megascale_transfer_type="(\w+)"')
 # "condition=%region_1.2, body=%region_0.1" -> ("condition", "%region_1.2"), ("body", "%region_0.1")
 _LOOP_PARTS = re.compile(rf"\b(body|condition)=({NAME})")
 _BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]")}
@@ -294,6 +300,89 @@ def collectives(text: str) -> list[Collective]:
     if not any(op in text for op in COLLECTIVES):
         return []
     return [c for c in (i.collective for i in instructions(text)) if c is not None]
+
+
+class NetworkCollective(NamedTuple):
+    """A collective, whether it crosses slices, and how often it runs per call (the trip counts of its loops)."""
+
+    collective: Collective
+    crosses: bool
+    iterations: int = 1
+
+
+def network_collectives(text: str, slices: Sequence[int]) -> list[NetworkCollective]:
+    """Every collective of a compiled HLO text, in order, with whether it crosses slices (DCN) or not (ICI).
+
+    ``slices[k]`` is the slice of the program's logical device ``k`` (its device assignment). A
+    collective crosses slices where one of its replica groups (or source-target pairs) holds
+    devices of two slices. XLA's TPU compiler turns the cross-slice part of a collective into a
+    host transfer of the megascale runtime (a ``send`` with ``_xla_megascale_transfer_type=
+    "ALL_REDUCE"``): that transfer is the DCN collective, with the shape it sends. One inside
+    loops runs the product of their known trip counts per call (an unknown count counts once).
+    """
+    iterations = _iterations(text)
+    found = []
+    for instruction in instructions(text):
+        times = iterations.get(instruction.computation, 1)
+        if instruction.opcode == "send":
+            kind = _MEGASCALE.search(instruction.rest)
+            if kind:
+                shape = tuple_elements(instruction.shape)[0] if instruction.shape.startswith("(") else instruction.shape
+                op = kind[1].lower().replace("_", "-")
+                found.append(NetworkCollective(Collective(op, shape, shape_bytes(shape)), True, times))
+            continue
+        collective = instruction.collective
+        if collective is not None:
+            found.append(NetworkCollective(collective, _crosses(replica_groups(instruction.rest), slices), times))
+    return found
+
+
+def _iterations(text: str) -> dict[str, int]:
+    """Per computation run inside loops: the product of the known trip counts of every loop that reaches it."""
+    if " while(" not in text:
+        return {}
+    calls, whiles, _ = _call_graph(text)
+    times: dict[str, int] = {}
+    for loop in whiles:
+        trip = _TRIP_COUNT.search(loop.rest)
+        for computation in _reached(_CALLED.findall(loop.rest), calls):
+            times[computation] = times.get(computation, 1) * (int(trip[1]) if trip else 1)
+    return times
+
+
+def replica_groups(rest: str) -> tuple[tuple[int, ...], ...]:
+    """The device groups of a collective's attributes; () for all devices (``replica_groups={}``).
+
+    ``replica_groups={{0,1},{2,3}}`` -> ((0, 1), (2, 3)); the iota form ``[2,2]<=[4]`` -> the same;
+    ``[2,2]<=[2,2]T(1,0)`` -> ((0, 2), (1, 3)); ``source_target_pairs={{0,1},{1,0}}`` -> ((0, 1), (1, 0)).
+    """
+    text = _attribute(rest, _REPLICA_GROUPS) or _attribute(rest, "source_target_pairs=")
+    iota = _IOTA.fullmatch(text)
+    if iota is None:
+        groups = (tuple(int(n) for n in group.split(",") if n.strip()) for group in _GROUP.findall(text))
+        return tuple(group for group in groups if group)
+    shape, dims = _ints(iota["groups"]), _ints(iota["dims"])
+    perm = _ints(iota["perm"]) if iota["perm"] else tuple(range(len(dims)))
+    moved = [dims[p] for p in perm]
+    flat = []
+    for index in itertools.product(*map(range, moved)):
+        original = [0] * len(dims)
+        for axis, value in zip(perm, index, strict=True):
+            original[axis] = value
+        flat.append(sum(v * math.prod(dims[k + 1 :]) for k, v in enumerate(original)))
+    size = shape[-1]
+    return tuple(tuple(flat[k : k + size]) for k in range(0, len(flat), size))
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in text.split(","))
+
+
+def _crosses(groups: tuple[tuple[int, ...], ...], slices: Sequence[int]) -> bool:
+    """Whether a group holds devices of two slices (no groups: every device takes part)."""
+    if not groups:
+        return len(set(slices)) > 1
+    return any(len({slices[k] for k in group if k < len(slices)}) > 1 for group in groups)
 
 
 def loops(text: str) -> tuple[Loop, ...]:

@@ -157,7 +157,11 @@ def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context
         if name in snapshots:
             _add_artifact(out, name, snapshots[name], actual, result=result, context=context)
     out.status.update(dict.fromkeys(result.skipped, Status.SKIPPED))
-    budget = budgets_.check_budget(context.budget, result.analyses, result.seconds) if context.budget else []
+    budget = (
+        budgets_.check_budget(context.budget, result.analyses, result.seconds, result.config.device_memory)
+        if context.budget
+        else []
+    )
     out.status[BUDGET] = budget_status(bool(context.budget), budget)
     out.findings += budget
     return out

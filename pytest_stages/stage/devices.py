@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
 from pytest_stages.stage import jax_options
-from pytest_stages.stage.topology import topology_devices
+from pytest_stages.stage.topology import gpu_spec, topology_devices
 
 CPU_COUNT_VARIABLE = "JAX_NUM_CPU_DEVICES"
 
@@ -61,6 +62,8 @@ class ActiveConfig:
     devices: tuple[Any, ...]
     mesh: Any
     compile_only: bool = False
+    # What one device offers a program (bytes; None where unknown) and where that figure comes from.
+    device_memory: DeviceMemory | None = None
 
     @property
     def name(self) -> str:
@@ -101,23 +104,113 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
         raise ConfigError(_too_few_devices(config, platform, len(available)))
     devices = tuple(available[: config.devices])
     mesh = jax.make_mesh(tuple(shape.values()), tuple(shape), axis_types=axis_types, devices=devices)
-    return ActiveConfig(config, platform, attached=True, devices=devices, mesh=mesh)
+    return ActiveConfig(
+        config, platform, attached=True, devices=devices, mesh=mesh, device_memory=device_memory(devices[0])
+    )
 
 
 def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: Any) -> ActiveConfig:
-    import jax
-
     devices = topology_devices(config, rootpath)
-    shape = config.mesh_shape or {"data": len(devices)}
     if len(devices) != config.devices and config.mesh:
+        raise ConfigError(_mesh_does_not_fit(config, len(devices)))
+    try:
+        mesh = topology_mesh(config, devices, axis_types)
+    except (NotImplementedError, ValueError, AssertionError) as exc:  # JAX's mesh_utils on a shape it cannot lay out
+        reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
         sizes = " x ".join(f"{axis}={size}" for axis, size in config.mesh)
         raise ConfigError(
-            f"config {config.name!r}: mesh {sizes} holds {config.devices} devices but topology "
-            f"{config.topology!r} has {len(devices)}; make the axis sizes multiply to {len(devices)}."
-        )
-    mesh = jax.make_mesh(tuple(shape.values()), tuple(shape), axis_types=axis_types, devices=devices)
+            f"config {config.name!r}: mesh {sizes} cannot be laid over topology {config.topology!r}: {reason} "
+            "Choose axis sizes that are each a product of the topology's physical axes (for v5p:8x8x4: 8, 32 or 4, 64)."
+        ) from None
+    spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
+    memory = device_memory(devices[0], spec, config.chip_config_name)
     config = dataclasses.replace(config, devices=len(devices))
-    return ActiveConfig(config, config.platform or "", attached=True, devices=devices, mesh=mesh, compile_only=True)
+    return ActiveConfig(
+        config,
+        config.platform or "",
+        attached=True,
+        devices=devices,
+        mesh=mesh,
+        compile_only=True,
+        device_memory=memory,
+    )
+
+
+def topology_mesh(config: DeviceConfig, devices: tuple[Any, ...], axis_types: Any) -> Any:
+    """The config's mesh over a topology's devices; a hybrid (ICI x DCN) mesh when it spans slices.
+
+    ``jax.make_mesh`` fails on the devices of several slices (an AssertionError in
+    ``_get_physical_tpu_mesh``); ``create_hybrid_device_mesh`` places each axis's within-slice
+    part on the chips of a slice and its across-slice part over the slices.
+    """
+    import jax
+    from jax.experimental import mesh_utils
+
+    if config.num_slices == 1:
+        shape = config.mesh_shape or {"data": len(devices)}
+        return jax.make_mesh(tuple(shape.values()), tuple(shape), axis_types=axis_types, devices=devices)
+    within = dict(config.mesh) or {"data": len(devices) // config.num_slices}
+    across = dict(config.dcn_mesh) or {"data": config.num_slices}
+    grid = mesh_utils.create_hybrid_device_mesh(
+        tuple(within.values()), tuple(across.get(axis, 1) for axis in within), devices=list(devices)
+    )
+    types = axis_types or (jax.sharding.AxisType.Explicit,) * len(within)  # jax.make_mesh's default
+    return jax.sharding.Mesh(grid, tuple(within), axis_types=types)
+
+
+def _mesh_does_not_fit(config: DeviceConfig, count: int) -> str:
+    sizes = " x ".join(f"{axis}={size}" for axis, size in config.mesh)
+    if config.num_slices == 1:
+        return (
+            f"config {config.name!r}: mesh {sizes} holds {config.devices} devices but topology "
+            f"{config.topology!r} has {count}; make the axis sizes multiply to {count}."
+        )
+    return (
+        f"config {config.name!r}: mesh {sizes} holds {config.devices // config.num_slices} devices per slice but "
+        f"topology {config.topology!r} has {count // config.num_slices} per slice ({count} in {config.num_slices} "
+        f"slices); make the mesh sizes (within one slice) multiply to {count // config.num_slices}."
+    )
+
+
+@dataclass(frozen=True)
+class DeviceMemory:
+    """The memory one device offers a program, in bytes, and where the figure comes from."""
+
+    bytes: int
+    source: str
+
+
+# Usable memory per device kind (and libtpu chip config), for compile-only TPU devices, which
+# report none. XLA names this limit where it refuses a larger program ("exceeds available HBM
+# (15.75G)"); that figure is rounded to 0.01 GiB, and only v5e's was read exactly from a chip.
+def _refused_at(gib: float, kind: str) -> DeviceMemory:
+    return DeviceMemory(
+        round(gib * 2**30), f"XLA's limit for {kind} compiled compile-only: 'exceeds available HBM ({gib}G)'"
+    )
+
+
+TPU_MEMORY = {
+    ("TPU v5 lite", None): DeviceMemory(
+        16_909_336_064, "memory_stats()['bytes_limit'] of a TPU v5e chip (XLA's limit: 15.75 GiB)"
+    ),
+    ("TPU v5", None): _refused_at(95.74, "TPU v5p"),
+    ("TPU v6 lite", None): _refused_at(31.25, "TPU v6e"),
+    ("TPU v4", None): _refused_at(15.25, "TPU v4 (one core)"),
+    ("TPU v4", "megacore"): _refused_at(30.75, "TPU v4 megacore"),
+}
+_SPEC_MEMORY = re.compile(r"\bdevice_memory_size:\s*(\d+)")
+
+
+def device_memory(device: Any, spec: str | None = None, chip_config: str | None = None) -> DeviceMemory | None:
+    """What one device can hold: the attached device's own limit, the GPU spec's, else the table by kind."""
+    with contextlib.suppress(Exception):  # compile-only and CPU devices have no memory stats
+        stats = device.memory_stats() or {}
+        if stats.get("bytes_limit"):
+            return DeviceMemory(int(stats["bytes_limit"]), f"memory_stats()['bytes_limit'] of {device.device_kind}")
+    if spec is not None:
+        found = _SPEC_MEMORY.search(spec)
+        return DeviceMemory(int(found[1]), "the GPU spec's device_memory_size") if found else None
+    return TPU_MEMORY.get((str(getattr(device, "device_kind", "")), chip_config))
 
 
 def _axis_types(names: tuple[str, ...]) -> tuple[Any, ...]:

@@ -145,7 +145,8 @@ class StageResult:
     @functools.cached_property
     def compiled_ops(self) -> dict[str, Any]:
         """The op structure of the compiled HLO (the ``ops`` artifact; ``sharding`` reads its collectives)."""
-        return analyses_.ops(self.compiled_text)
+        slices = analyses_.slice_indices(self.compiled) if self.config.config.num_slices > 1 else None
+        return analyses_.ops(self.compiled_text, slices)
 
     def source_lines(self, artifact: str) -> Located | None:
         """Where each line of ``texts[artifact]`` came from, read from JAX's debug info.
@@ -191,13 +192,16 @@ def stage(
     """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
 
     How ``fn`` is traced and lowered depends on what it is (see :mod:`pytest_stages.stage.adapters`).
-    On a compile-only topology, arguments without a sharding are replicated over its mesh.
+    On a compile-only topology, arguments are placed as ``jax.jit`` places them on that hardware
+    (:func:`~pytest_stages.stage.topology.place_unsharded`): a call with no sharded argument is
+    staged on its first device, outside the config's mesh.
     """
+    use_mesh = True
     if active.compile_only:
-        args, kwargs = place_unsharded((args, kwargs), active.mesh)
+        (args, kwargs), use_mesh = place_unsharded((args, kwargs))
     adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
     seconds: dict[str, float] = {}
-    with _placement(active):
+    with _placement(active, use_mesh):
         traced = _timed(seconds, "trace", lambda: _guarded(name, "tracing", adapter.trace))
         platforms = None if active.attached else (active.platform,)
         lowered = _timed(seconds, "lower", lambda: _guarded(name, "lowering", lambda: adapter.lower(traced, platforms)))
@@ -234,17 +238,17 @@ def _leaves(tree: Any) -> list[Any]:
 
 
 @contextlib.contextmanager
-def _placement(active: ActiveConfig) -> Iterator[None]:
-    """Stage on the config's devices; under its mesh when the config declares one."""
+def _placement(active: ActiveConfig, use_mesh: bool = True) -> Iterator[None]:
+    """Stage on the config's devices: under its mesh when it declares one and ``use_mesh``, else on its first."""
     import jax
 
     with contextlib.ExitStack() as stack:
         if active.config.partitioner is not None:
             shardy = active.config.partitioner == "shardy"
             stack.enter_context(jax_options.option_set("jax_use_shardy_partitioner", shardy))
-        if active.attached and not active.compile_only:
+        if active.attached and not (active.compile_only and use_mesh):
             stack.enter_context(jax.default_device(active.devices[0]))
-        if active.declares_mesh:
+        if active.declares_mesh and use_mesh:
             use = jax.set_mesh if active.attached else jax.sharding.use_abstract_mesh
             stack.enter_context(use(active.mesh))
         yield

@@ -80,16 +80,34 @@ def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
         )
     spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
     try:
-        return _make_devices(config.platform or "", config.topology or "", config.gpu, spec)
+        return _make_devices(config.platform or "", config.topology or "", config.gpu, spec, _tpu_options(config))
     except Exception as exc:  # noqa: BLE001 - XLA raises plain RuntimeErrors/XlaRuntimeErrors
         reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        hint = ""
+        if "chips_per_host_bounds" in reason and config.chips_per_host_bounds is None:
+            hint = " (a single chip, v5e:1x1, needs chips_per_host_bounds = [1, 1, 1])"
         raise ConfigError(
-            f"config {config.name!r}: topology {config.topology!r} cannot be made for {config.platform}: {reason}"
+            f"config {config.name!r}: topology {config.topology!r} cannot be made for {config.platform}: {reason}{hint}"
         ) from None
 
 
+def _tpu_options(config: DeviceConfig) -> tuple[tuple[str, Any], ...]:
+    """The ``get_topology_desc`` keywords a TPU config sets beyond its name (hashable, for the cache)."""
+    options: dict[str, Any] = {}
+    if config.chips_per_host_bounds is not None:
+        options["chips_per_host_bounds"] = config.chips_per_host_bounds
+    if config.num_slices > 1:
+        options["num_slices"] = config.num_slices
+    if config.chip_config_name is not None:
+        options["chip_config_name"] = config.chip_config_name
+    return tuple(options.items())
+
+
 @functools.cache
-def _make_devices(platform: str, topology: str, gpu: str | None, spec: str | None) -> tuple[Any, ...]:
+def _make_devices(
+    platform: str, topology: str, gpu: str | None, spec: str | None, tpu_options: tuple[tuple[str, Any], ...] = ()
+) -> tuple[Any, ...]:
+    """Once per session and topology: libtpu's topology of 256 chips takes a noticeable part of a second."""
     from jax.experimental import topologies
 
     # libtpu takes a machine-wide lock (/tmp/libtpu_lockfile) unless told otherwise; compile-only
@@ -101,7 +119,7 @@ def _make_devices(platform: str, topology: str, gpu: str | None, spec: str | Non
                 platform="cuda", topology_name=gpu or "gpu", topology=topology, target_config=spec
             )
         else:
-            desc = topologies.get_topology_desc(platform=platform, topology_name=topology)
+            desc = topologies.get_topology_desc(platform=platform, topology_name=topology, **dict(tpu_options))
     return tuple(desc.devices)
 
 
@@ -119,26 +137,28 @@ def quiet_stderr() -> Iterator[None]:
             os.close(saved)
 
 
-def place_unsharded(tree: Any, mesh: Any) -> Any:
-    """Arrays and ``ShapeDtypeStruct``s without a sharding of their own become replicated over ``mesh``.
+def place_unsharded(tree: Any) -> tuple[Any, bool]:
+    """The arrays of ``tree`` as ``jax.jit`` takes them on the topology's hardware; and whether any is sharded.
 
-    Concrete arrays live on the local CPU, so their sharding never counts; a
-    ``ShapeDtypeStruct`` that carries a sharding (built from ``stage_config.mesh``)
-    is kept as it is. Other leaves (Python scalars, static values) are untouched.
+    An array committed to a local device (``jax.device_put(x, cpu)``) would pin the program to
+    the CPU: it becomes a ``ShapeDtypeStruct`` without a sharding (weak type kept). Uncommitted
+    arrays (``jnp.ones``, NumPy) and ``ShapeDtypeStruct``s stay as written, so that frameworks
+    that tell arrays from static values (``equinox.filter_jit``) see arrays. Where no leaf carries
+    a sharding, the caller stages under ``jax.default_device`` of a topology device: the program
+    is the one a plain ``jax.jit`` compiles on that hardware, with no sharding the user did not
+    write; otherwise under the config's mesh, where jit places the unsharded ones beside the
+    sharded, as it does with uncommitted arrays.
     """
     import jax
-    import numpy as np
-    from jax.sharding import NamedSharding, PartitionSpec
-
-    replicated = NamedSharding(mesh, PartitionSpec())
 
     def place(leaf: Any) -> Any:
-        if isinstance(leaf, jax.ShapeDtypeStruct) and leaf.sharding is None:
-            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=replicated, weak_type=leaf.weak_type)
-        if isinstance(leaf, (jax.Array, np.ndarray)):
+        if isinstance(leaf, jax.Array) and getattr(leaf, "_committed", False):
             # A weakly typed array (jnp.asarray(2.0)) must stay weak, or it promotes what it touches.
-            weak = bool(getattr(leaf, "weak_type", False))
-            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=replicated, weak_type=weak)
+            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=bool(getattr(leaf, "weak_type", False)))
         return leaf
 
-    return jax.tree.map(place, tree)
+    placed = jax.tree.map(place, tree)
+    sharded = any(
+        isinstance(leaf, jax.ShapeDtypeStruct) and leaf.sharding is not None for leaf in jax.tree.leaves(placed)
+    )
+    return placed, sharded
