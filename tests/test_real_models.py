@@ -192,6 +192,12 @@ def test_xlas_per_operand_cost_keys_are_named_for_people_and_kept_raw_in_the_det
     assert "bytes written by the ops [bytes accessedout{}] 10 -> 30 (+200.0%, tolerance 0.1%)" in message
 
 
+def test_lowered_per_operand_cost_keys_are_named_too():
+    lowered = {"compiled": {"unavailable": True}, "lowered": {"flops": 10.0, "bytes accessed0{}": 100.0}}
+    cost = compare_metrics("cost", lowered, {**lowered, "lowered": {"flops": 10.0, "bytes accessed0{}": 200.0}}, {})
+    assert _message(cost).splitlines()[1] == "  cost: lowered ops' operand-0 bytes +100.0%"
+
+
 def test_improvements_below_a_failure_are_one_line_per_artifact():
     cost = compare_metrics(
         "cost",

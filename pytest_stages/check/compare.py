@@ -50,6 +50,8 @@ _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.
 _MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
 # A per-operand cost key: ``bytes accessed1{}`` -> ``1``; ``bytes accessedout{}`` -> ``out``.
 _OPERAND_KEY = re.compile(r"^bytes accessed(?P<operand>\d+|out)\{(?P<index>[^{}]*)\}$")
+# The prefix of a pre-optimization figure standing in for a compiled one: ``lowered flops``.
+LOWERED = "lowered "
 # Changes that round to nothing as a percentage are shown as absolute amounts.
 PERCENT_FLOOR = 0.0005
 
@@ -375,8 +377,11 @@ def metric_label(metric: str) -> str:
 
     XLA sums ``bytes accessed<k>{}`` over every op of the module, by the op's operand position
     ``k`` (not by the program's inputs), and ``bytes accessedout{}`` over the ops' outputs:
-    ``bytes accessed1{}`` -> ``bytes read as operand 1 of the ops [bytes accessed1{}]``.
+    ``bytes accessed1{}`` -> ``bytes read as operand 1 of the ops [bytes accessed1{}]``; a lowered
+    figure keeps its prefix (``lowered bytes read as operand 1 ...``).
     """
+    if metric.startswith(LOWERED):
+        return LOWERED + metric_label(metric.removeprefix(LOWERED))
     match = _OPERAND_KEY.match(metric)
     if match is None:
         return metric
@@ -387,7 +392,9 @@ def metric_label(metric: str) -> str:
 
 
 def metric_short(metric: str) -> str:
-    """A headline's name of a figure: ``peak``, ``temp``, ``flops``, ``operand 1 bytes``, ``output bytes``."""
+    """A headline's name of a figure: ``peak``, ``temp``, ``flops``, ``ops' operand-1 bytes``, ``ops' output bytes``."""
+    if metric.startswith(LOWERED):
+        return LOWERED + metric_short(metric.removeprefix(LOWERED))
     match = _OPERAND_KEY.match(metric)
     if match is not None:
         return "ops' output bytes" if match["operand"] == "out" else f"ops' operand-{match['operand']} bytes"
@@ -419,7 +426,8 @@ def figure_change(metric: str, old: float, new: float) -> str:
     if abs(change) < PERCENT_FLOOR:
         delta = new - old
         return ("+" if delta > 0 else "-") + show(abs(delta))
-    return f"{change:+.1%}"
+    # Under 1% one more digit, so that a change just beyond a 0.1% tolerance does not read as 0.1%.
+    return f"{change:+.2%}" if abs(change) < 0.01 else f"{change:+.1%}"
 
 
 def _compiled(metrics: Mapping[str, Any]) -> bool:
