@@ -94,7 +94,7 @@ def test_every_stage_text_line_gets_its_source_and_the_edit_is_found(staged, art
     assert found[f"model.py:{PLANTED_LINE} in block"].get("added", 0) >= 1
 
 
-def test_a_pure_renumbering_is_no_change_but_a_rewire_is():
+def test_a_pure_renumbering_passes_but_a_rewire_or_a_merged_name_is_a_drift():
     text = (
         "ENTRY %main.4 (x.1: f32[8], y.2: f32[8]) -> f32[8] {\n"
         "  %x.1 = f32[8]{0} parameter(0)\n"
@@ -106,8 +106,14 @@ def test_a_pure_renumbering_is_no_change_but_a_rewire_is():
     renumbered = re.sub(r"\.(\d)\b", lambda m: f".{int(m[1]) + 10}", text)
     assert renumbered != text
     assert all(row.tag == "=" for row in edit_script("hlo", text, renumbered).rows)
-    message = compare_text("compiled", text, renumbered, diff_lines=20).message
-    assert "only value names changed (renumbered): no op was added, removed or rewired" in message
+    assert compare_text("compiled", text, renumbered, diff_lines=20) is None
+    merged = renumbered.replace("%y.12", "%x.11").replace("y.12:", "x.11:")
+    assert compare_text("compiled", text, merged, diff_lines=20).failing
+    jaxpr = "{ lambda ; a:f32[8] b:f32[8]. let c:f32[8] = add a b in (c,) }\n"
+    merged = jaxpr.replace("b:", "a:").replace("add a b", "add a a")
+    assert all(row.tag == "=" for row in edit_script("jaxpr", jaxpr, merged).rows)  # the alignment sees no change
+    message = compare_text("jaxpr", jaxpr, merged, diff_lines=20).message
+    assert "only names changed, but not one-to-one: two values now share a name, or one has two" in message
     rewired = renumbered.replace("multiply(%add.13, %x.11)", "multiply(%add.13, %y.12)")
     rows = edit_script("hlo", text, rewired).rows
     assert [(row.tag, row.old) for row in rows if row.tag != "="] == [("~", 4)]

@@ -27,6 +27,7 @@ from pytest_stages.core.units import (
     relative_change,
 )
 from pytest_stages.ir import hlo
+from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.textdiff import (
     describe_sources,
     edit_script,
@@ -73,10 +74,12 @@ def compare_text(
 
     ``locations`` gives, on demand, the source location of each line of ``actual``; the
     finding's ``detail`` keeps the same essentials (and a side-by-side diff) for reports.
+    Texts equal up to a one-to-one renaming of their names are the same program: no drift.
     """
-    if expected == actual:
+    dialect = BY_NAME[artifact].dialect
+    if equivalent(dialect, expected, actual):
         return None
-    script = edit_script(BY_NAME[artifact].dialect, expected, actual)
+    script = edit_script(dialect, expected, actual)
     differing = script.differing()
     counts = op_counts(artifact, differing[0]), op_counts(artifact, differing[1])
     summary = op_change_summary(*counts)
@@ -85,7 +88,7 @@ def compare_text(
     where = (locations() if locations else None) or []
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     if next(script.changes(), None) is None and not script.truncated:
-        head.append("only value names changed (renumbered): no op was added, removed or rewired")
+        head.append("only names changed, but not one-to-one: two values now share a name, or one has two")
     if found:
         head.append(f"source: {describe_sources(found)}")
     if removed:

@@ -34,6 +34,19 @@ WINDOW = 2000
 BLOCK = 256
 _GONE = "\0gone"
 
+# The names each dialect prints, and where it defines them (shared with alpha and rename).
+# jaxpr: a bare lowercase word ("b" in "b:f32[] = add a 1.0:f32[]"); a name where some "b:type[" binds it.
+JAXPR_NAME = r"(?<![\w.=])(?<!= )[a-z]+\b(?![=\[.(])"
+JAXPR_DEF = r"(?<![\w.])([a-z]+):(?=[a-z][\w<>,]*\[)"
+# HLO: "%add.3" (compiled), "add.3" (lowered, or a decimal literal "1.5")
+HLO_BARE = r"(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])"
+HLO_NAME = rf"%[\w.\-]++|{HLO_BARE}"
+# "param_0.2" in a computation header's "(param_0.2: f32[], p: s32[])"
+HLO_PARAMETER = r"(?:(?<=\()|(?<=, ))[A-Za-z_][\w.\-]*+(?=: )"
+# StableHLO: "%0", "%arg1", "%cst_2", "^bb0", "@main"; defined left of " = ", as a block argument, or by func.func
+MLIR_NAME = r"[%@^][\w$\-]+"
+MLIR_DEF = rf"({MLIR_NAME})(?::\d+)? = |({MLIR_NAME}): |func\.func (?:\w+ )?(@[\w$\-]+)"
+
 
 @dataclass(frozen=True)
 class Row:
@@ -163,9 +176,9 @@ class _Jaxpr(_Dialect):
 
     def __init__(self) -> None:
         super().__init__(
-            token=r"(?<![\w.=])(?<!= )[a-z]+\b(?![=\[.(])",
+            token=JAXPR_NAME,
             canonical=r"(?!)()",
-            defs=r"(?<![\w.])([a-z]+):(?=[a-z][\w<>,]*\[)",
+            defs=JAXPR_DEF,
         )
         self.names: frozenset[str] = frozenset()
 
@@ -180,9 +193,6 @@ class _Jaxpr(_Dialect):
 
     def defs(self, text: str) -> list[str]:
         return self.defs_pattern.findall(text)
-
-
-_MLIR_NAME = r"[%@^][\w$\-]+"
 
 
 class _Hlo(_Dialect):
@@ -202,11 +212,11 @@ class _Hlo(_Dialect):
 
     def __init__(self) -> None:
         super().__init__(
-            token=r"%[\w.\-]++|(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])",
+            token=HLO_NAME,
             canonical=r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])",
             dropped=".0123456789",
         )
-        self.header_split = _name_split(rf"{_PARAMETER}|{self.token.pattern}")
+        self.header_split = _name_split(rf"{HLO_PARAMETER}|{HLO_NAME}")
         self.instruction_split = self.name_split
 
     def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
@@ -239,9 +249,7 @@ class _Hlo(_Dialect):
 
 # "%add.3" in compiled HLO
 _PERCENT_SPLIT = _name_split(r"%[\w.\-]++")
-# "param_0.2" in a computation header's "(param_0.2: f32[], p: s32[])"
-_PARAMETER = r"(?:(?<=\()|(?<=, ))[A-Za-z_][\w.\-]*+(?=: )"
-_PARAMETER_SPLIT = _name_split(_PARAMETER)
+_PARAMETER_SPLIT = _name_split(HLO_PARAMETER)
 # The first character of an instruction line, a computation's closing "}" or a blank line ("" is in any string)
 _INDENTED = " }"
 
@@ -256,9 +264,9 @@ class _Mlir(_Dialect):
 
     def __init__(self) -> None:
         super().__init__(
-            token=_MLIR_NAME,
+            token=MLIR_NAME,
             canonical=r"([%@^][\w$\-]*?)_?\d+(?![\w$\-])",
-            defs=rf"({_MLIR_NAME})(?::\d+)? = |({_MLIR_NAME}): |func\.func (?:\w+ )?(@[\w$\-]+)",
+            defs=MLIR_DEF,
             dropped="_0123456789",
         )
 
@@ -285,15 +293,15 @@ def edit_script(dialect: str | None, expected: str, actual: str) -> EditScript:
     """
     old, new = expected.splitlines(), actual.splitlines()
     rules = _dialect(dialect)
-    prefix = _common_prefix(old, new)
-    tail = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    prefix = common_prefix(old, new)
+    tail = common_prefix(old[prefix:][::-1], new[prefix:][::-1])
     middle = old[prefix : len(old) - tail], new[prefix : len(new) - tail]
     if rules is not None:
         rules.prepare(old, new)
     keys = rules.alignment_keys if rules is not None else (None,)
     for key in keys:
         keyed = [key("\n".join(lines)).split("\n") if key and lines else lines for lines in middle]
-        suffix = _common_prefix(keyed[0][::-1], keyed[1][::-1])
+        suffix = common_prefix(keyed[0][::-1], keyed[1][::-1])
         found = _rows(rules, old, new, (prefix, suffix, tail), last=key is keys[-1])
         if found is not None:
             break
@@ -479,7 +487,7 @@ class _RenameCheck:
             self.renamed.update(dict.fromkeys(self.dialect.defs(self.old[i]), _GONE))
 
 
-def _common_prefix(first: Sequence[str], second: Sequence[str]) -> int:
+def common_prefix(first: Sequence[str], second: Sequence[str]) -> int:
     """How many leading items the two share: compared a slice at a time (C speed), then item by item."""
     shortest, step, start = min(len(first), len(second)), 1024, 0
     while start < shortest and first[start : start + step] == second[start : start + step]:

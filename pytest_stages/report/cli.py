@@ -17,6 +17,7 @@ from typing import TextIO
 
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
 from pytest_stages.core.observed import PASSED_EXIT
+from pytest_stages.report import diff_driver
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
 from pytest_stages.report.reporting import REPORT_FORMATS, append_step_summary, terminal_summary, write_report
 from pytest_stages.report.unused import judge_snapshots, project_tree
@@ -63,12 +64,15 @@ def parser() -> argparse.ArgumentParser:
         help="delete the snapshot files no shard used (refused unless the shards together ran the whole suite)",
     )
     merge.add_argument("--rootdir", default=".", help="the project root the shards ran in (default: .)")
+    diff_driver.add_parser(commands)
     return top
 
 
 def main(argv: Sequence[str] | None = None, stream: TextIO = sys.stdout) -> int:
     """Run a command; returns the exit status (see ``OK``, ``FAILED``, ``USAGE``, ``INCOMPLETE``)."""
     args = parser().parse_args(argv)
+    if args.command == "diff":
+        return diff_driver.run(args, stream)
     rootdir = Path(args.rootdir).resolve()
     try:
         merged = _merge(args.reports, args.report, rootdir)

@@ -208,6 +208,13 @@ def report_data(report: RunReport) -> dict[str, Any]:
     return {**data, **{key: value for key, value in optional.items() if value}}
 
 
+# A pull-request comment holds 65,536 characters: a finding's diff shows at most MD_DIFF_LINES
+# lines, and no diff is added once the report has MD_BUDGET characters.
+MD_DIFF_LINES = 60
+MD_BUDGET = 40_000
+MD_FULL_DIFF = "`pytest-stages diff OLD NEW`, the HTML report or the failure message (`-vv`) show them whole"
+
+
 def markdown(report: RunReport) -> str:
     """The summary table, then each failing finding; an IR drift brings its source lines and diff."""
     rows = table_rows(report.records)
@@ -224,17 +231,30 @@ def markdown(report: RunReport) -> str:
     failing = [(r, f) for r in report.records for f in r.findings if f.failing]
     if failing:
         lines += ["", "### Findings", ""]
+        left_out, size = 0, sum(map(len, lines))
         for record, finding in failing:
             first = finding.message.splitlines()[0]
-            lines.append(f"- {_md_code(record.nodeid)} {_md_text(record.name)} / {finding.artifact}: {_md_text(first)}")
+            entry = [f"- {_md_code(record.nodeid)} {_md_text(record.name)} / {finding.artifact}: {_md_text(first)}"]
             detail = finding.detail
-            if not detail:
-                continue
-            lines += [f"  - {_md_text(line)}" for line in detail["summary"]]
-            lines += ["", "  <details><summary>diff</summary>", "", "  ```diff"]
-            lines += [f"  {line}" for line in unified_rows(detail["hunks"])]
-            lines += ["  ```", "", "  </details>", ""]
+            if detail:
+                entry += [f"  - {_md_text(line)}" for line in detail["summary"]]
+                entry += _md_diff(unified_rows(detail["hunks"])) if size < MD_BUDGET else [""]
+                left_out += size >= MD_BUDGET
+            size += sum(map(len, entry))
+            lines += entry
+        if left_out:
+            lines.append(
+                f"The diffs of {left_out} finding(s) are left out to fit a pull-request comment; {MD_FULL_DIFF}."
+            )
     return "\n".join(lines) + "\n"
+
+
+def _md_diff(diff: Sequence[str]) -> list[str]:
+    """A finding's diff block for the Markdown report, at most ``MD_DIFF_LINES`` lines of it."""
+    shown = [f"  {line}" for line in diff[:MD_DIFF_LINES]]
+    if len(diff) > MD_DIFF_LINES:
+        shown.append(f"  ... {len(diff) - MD_DIFF_LINES} more diff lines; {MD_FULL_DIFF}")
+    return ["", "  <details><summary>diff</summary>", "", "  ```diff", *shown, "  ```", "", "  </details>", ""]
 
 
 def unified_rows(hunks: Sequence[Sequence[Sequence[Any]]]) -> list[str]:

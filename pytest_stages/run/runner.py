@@ -26,7 +26,9 @@ from pytest_stages.check.message import Call, call_message
 from pytest_stages.check.signature import signature_change
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Kind, Status
+from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import to_json
+from pytest_stages.ir.rename import keep_names
 from pytest_stages.ir.sources import describe_all
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.devices import ActiveConfig, activate
@@ -217,9 +219,10 @@ def _add_artifact(
     out.findings += found.findings
     out.deltas.update(found.deltas)
     out.status[name] = artifact_status(found.findings, recorded=True)
-    if expected != actual:
-        out.changed.append(name)
-    if name == "jaxpr" and expected != actual:
+    if equivalent(BY_NAME[name].dialect, expected, actual):
+        return
+    out.changed.append(name)
+    if name == "jaxpr":
         placed = result.analyses.get("sharding") or result.analyses.get("layout") or {}
         out.signature = signature_change(list(placed.get("inputs", {})), expected, actual)
 
@@ -384,13 +387,15 @@ class StageSnapshot:
             session.settings.diff_lines,
             replace_unreadable=policy.update,
         )
-        compared = compare_call(result, self._snapshots(result.name), context)
+        snapshots = self._snapshots(result.name)
+        compared = compare_call(result, snapshots, context)
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
         self._queue_writes(
             result,
             compared,
             record,
+            {name: snapshot.text for name, snapshot in snapshots.items()},
             stale_meta=meta is None or bool(mismatch) or (meta.get("platform") != self.active.platform),
         )
         conclude(
@@ -398,13 +403,25 @@ class StageSnapshot:
         )
 
     def _queue_writes(
-        self, result: StageResult, compared: CallComparison, record: CallRecord, *, stale_meta: bool
+        self,
+        result: StageResult,
+        compared: CallComparison,
+        record: CallRecord,
+        old: Mapping[str, str | None],
+        *,
+        stale_meta: bool,
     ) -> None:
-        """Keep the changed artifacts (and the folder's metadata where it is stale) to write if the test passes."""
+        """Keep the changed artifacts (and the folder's metadata where it is stale) to write if the test passes.
+
+        A changed stage text keeps the names of its ``old`` snapshot wherever the alignment maps them.
+        """
         if compared.changed:
             texts = result.serialized()
             self.pending += [
-                PendingWrite(self.folder.artifact(result.name, n), texts[n], record) for n in compared.changed
+                PendingWrite(
+                    self.folder.artifact(result.name, n), keep_names(BY_NAME[n].dialect, old.get(n), texts[n]), record
+                )
+                for n in compared.changed
             ]
         if stale_meta and all(p.path != self.folder.meta for p in self.pending):
             self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))

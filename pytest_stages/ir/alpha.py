@@ -1,0 +1,187 @@
+"""Alpha-equivalence of stage texts: equal up to a consistent, one-to-one renaming of their names.
+
+A snapshot keeps the names of its history (:mod:`pytest_stages.ir.rename`) while JAX numbers
+values afresh on every run, so a staged text matches its snapshot when the two are the same
+program with other names, and only then. The check is exact: each text is brought to a
+canonical form where every name it defines is replaced by its order of first appearance, and
+the two forms must be equal. Anything but a name (an op, a shape, an attribute, a literal, a
+name used but never defined, such as a custom call's ``@target``) must match character for
+character, and the renaming this implies is one-to-one: two values that now share a name, or
+one that has two, differ. Compiled HLO writes every name with its ``%``, so there each ``%``
+token is a name, found without a parse.
+
+Names are the ones :mod:`pytest_stages.ir.textdiff` knows per dialect: jaxpr variables
+(global: JAX never reuses one in a nested jaxpr), StableHLO SSA values and block labels
+(scoped to their ``func.func``, where MLIR numbers them afresh) and functions (``@name``,
+global), HLO instructions, computations and their parameters (global, unique in a module;
+``%param_0`` in a body and ``param_0`` in its header are one name).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from pytest_stages.ir import hlo
+from pytest_stages.ir.textdiff import (
+    HLO_BARE,
+    HLO_PARAMETER,
+    JAXPR_DEF,
+    JAXPR_NAME,
+    MLIR_DEF,
+    MLIR_NAME,
+    common_prefix,
+)
+
+# A name's sigil, kept in the canonical form so that a value never matches a block label or a function.
+SIGILS = "%^@"
+# Where a StableHLO function starts, and its value names start again: before "  func.func public @main(".
+_MLIR_SCOPE = re.compile(r"^(?=[ \t]*func\.func\b)", re.MULTILINE)
+# An HLO name as its key: "add.3" of "%add.3" (the "%" stays outside), "param_0" of a header's
+# "(param_0: f32[])", a lowered "add.3" (or a decimal literal "1.5", never a defined name).
+_HLO_KEY = rf"{HLO_PARAMETER}|(?<=%)[\w.\-]++|{HLO_BARE}"
+
+
+# Compiled HLO writes every name it uses with its "%" ("%add.3"), the same key as a header's bare
+# parameter ("param_0.2" in "%fused (param_0.2: f32[]) -> f32[] {"); its headers are the lines
+# that start with "%" or "ENTRY %".
+_PERCENT = re.compile(r"%([\w.\-]++)")
+_PERCENT_HEADER = re.compile(r"^(?:ENTRY )?%", re.MULTILINE)
+_HEADER_PARAMETER = re.compile(f"({HLO_PARAMETER})")
+# What precedes a computation's name on its header line: the start of a line, then "ENTRY " or not.
+_HEADER_START = ("\n", "\nENTRY ")
+
+
+def _percent_canonical(text: str) -> str | None:
+    """The canonical form of compiled HLO, in C but for one step per distinct name; None for lowered HLO.
+
+    Every ``%`` token is a name there, so no definition need be found: each ``%name`` is
+    numbered by first appearance, then the bare parameters of each header line.
+    """
+    if _PERCENT_HEADER.search(text) is None:
+        return None
+    parts = _PERCENT.split(text)
+    tokens = parts[1::2]
+    numbers = {name: f"\0\0{k}\0" for k, name in enumerate(dict.fromkeys(tokens))}
+    parts[1::2] = map(numbers.__getitem__, tokens)
+    before = parts[0:-1:2]
+    headers = [k for k, piece in enumerate(before) if piece.endswith(_HEADER_START) or piece in ("", "ENTRY ")]
+    for k in headers:  # the header's own line runs on in the text after its name
+        line, newline, rest = parts[2 * k + 2].partition("\n")
+        pieces = _HEADER_PARAMETER.split(line)
+        pieces[1::2] = [numbers.setdefault(name, f"\0\0{len(numbers)}\0") for name in pieces[1::2]]
+        parts[2 * k + 2] = "".join(pieces) + newline + rest
+    return "".join(parts)
+
+
+def _mlir_defs(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in re.finditer(MLIR_DEF, text)]
+
+
+def _strip_percent(name: str) -> str:
+    return name[1:] if name[:1] == "%" else name
+
+
+@dataclass(frozen=True)
+class Naming:
+    """How one dialect prints names: the tokens that may be names, which are defined, and their scopes.
+
+    ``split``: a pattern whose ``split`` keeps the tokens at odd positions, each spelled as the
+    name's key (``%a.1 = f(%b.2)`` -> ``["%", "a.1", " = f(%", "b.2", ")"]`` in HLO, where
+    ``%param_0`` and a header's ``param_0`` are one name); a token is a name where it is in
+    :meth:`names` of its text. ``defined`` finds the names a text defines, ``key`` spells one as
+    a key. ``scope``: a zero-width pattern where a new scope starts for the names whose sigil
+    is in ``scoped``; the others are global. ``fast``: a quicker canonical form where it applies
+    (else None), equal for two texts exactly when the general one is.
+    """
+
+    split: re.Pattern[str]
+    defined: Callable[[str], Sequence[str]]
+    key: Callable[[str], str] = str
+    scope: re.Pattern[str] | None = None
+    scoped: str = ""
+    fast: Callable[[str], str | None] | None = None
+
+    def names(self, text: str) -> frozenset[str]:
+        """The keys of every name ``text`` defines."""
+        return frozenset(map(self.key, self.defined(text)))
+
+    def chunks(self, text: str) -> list[str]:
+        """``text`` cut where scopes start (joined with "" they give it back)."""
+        return self.scope.split(text) if self.scope is not None else [text]
+
+    def lines(self, text: str) -> Iterator[tuple[int, list[str]]]:
+        """Each line's scope number and its parts (tokens at odd positions)."""
+        scope = 0
+        for line in text.split("\n"):
+            scope += self.scope is not None and self.scope.match(line) is not None
+            yield scope, self.split.split(line)
+
+    def is_scoped(self, key: str) -> bool:
+        """Whether a name lives in its scope (a StableHLO value or block) rather than the whole text."""
+        return key[:1] in self.scoped and bool(self.scoped)
+
+
+NAMINGS: dict[str, Naming] = {
+    "jaxpr": Naming(re.compile(f"({JAXPR_NAME})"), lambda text: re.findall(JAXPR_DEF, text)),
+    "mlir": Naming(re.compile(f"({MLIR_NAME})"), _mlir_defs, scope=_MLIR_SCOPE, scoped="%^"),
+    "hlo": Naming(re.compile(f"({_HLO_KEY})"), hlo.defined_names, key=_strip_percent, fast=_percent_canonical),
+}
+
+
+def naming(dialect: str | None) -> Naming | None:
+    """The naming rules of a text dialect (``hlo``, ``mlir``, ``jaxpr``); None for JSON and plain text."""
+    return NAMINGS.get(dialect or "")
+
+
+def canonical(rules: Naming, text: str) -> str:
+    """``text`` with each defined name replaced by its sigil and order of first appearance in its scope.
+
+    ``%add.3 = f32[] add(%x.1, %x.1)`` -> ``%\0g1\0 = f32[] add(%\0g2\0, %\0g2\0)``; NUL never
+    appears in a stage text, so a placeholder never equals anything else. The text is split,
+    mapped and joined in C; Python sees each distinct name once.
+    """
+    found = rules.fast(text) if rules.fast is not None else None
+    if found is not None:
+        return found
+    defined = rules.names(text)
+    shared: dict[str, str] = {}
+    out = []
+    for chunk in rules.chunks(text):
+        parts = rules.split.split(chunk)
+        tokens = parts[1::2]
+        local: dict[str, str] = {}
+        for name in dict.fromkeys(tokens):
+            if name not in defined or name in shared:
+                continue
+            table, tag = (local, "s") if rules.is_scoped(name) else (shared, "g")
+            table[name] = f"{name[0] if name[0] in SIGILS else ''}\0{tag}{len(table) + 1}\0"
+        mapping = {**shared, **local}
+        parts[1::2] = map(mapping.get, tokens, tokens)
+        out.append("".join(parts))
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=4)
+def equivalent(dialect: str | None, expected: str, actual: str) -> bool:
+    """Whether two texts are the same program up to a consistent one-to-one renaming of their names.
+
+    Texts of no known dialect (JSON, plain text) are equivalent only when equal. A renaming
+    keeps every line where it is and all of it but its names, so texts of different lengths,
+    or whose first or last differing line differs without its names (an op changed), are
+    told apart at C speed before the canonical forms are built. The last few answers are kept:
+    the compare and the update ask about the same pair of texts.
+    """
+    if expected == actual:
+        return True
+    rules = naming(dialect)
+    old, new = expected.split("\n"), actual.split("\n")
+    if rules is None or len(old) != len(new):
+        return False
+    first = common_prefix(old, new)
+    last = len(old) - 1 - common_prefix(old[::-1], new[::-1])
+    if any(rules.split.sub("", old[k]) != rules.split.sub("", new[k]) for k in (first, last)):
+        return False
+    return canonical(rules, expected) == canonical(rules, actual)

@@ -1,0 +1,96 @@
+"""``pytest-stages diff OLD NEW``: the renumbering-proof diff of two snapshot files, for people and for git.
+
+Set up once per clone (docs/snapshots.md, "Reviewing snapshot diffs locally")::
+
+    # .gitattributes
+    snapshots/** diff=stages
+    $ git config diff.stages.command "pytest-stages diff"
+
+``git diff`` (and ``git log -p --ext-diff``, ``git show --ext-diff``) then calls it with git's
+external diff arguments, ``path old-file old-hex old-mode new-file new-hex new-mode`` (two more
+for a rename), and prints, per snapshot file, what a failure message prints: the op summary
+(ops added and removed, fusions, collectives) and the diff in which a renumbered value is no
+change. The artifact is read from the file name (``.compiled.hlo.txt``...); any other file is
+diffed line by line. Source lines need the program itself: they are in the failure message and
+the reports of a run, not in the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from pytest_stages.analyse.artifacts import ARTIFACTS, BY_NAME
+from pytest_stages.check.compare import compare_text
+from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir.textdiff import edit_script, unified
+
+# git's external diff arguments: path old-file old-hex old-mode new-file new-hex new-mode [new-path rename-info]
+GIT_ARGUMENTS = (7, 9)
+# What git passes for the missing side of an added or deleted file.
+MISSING = "/dev/null"
+USAGE = 2
+
+
+def add_parser(commands: Any) -> None:
+    """The ``diff`` subcommand, on the command line's subparsers."""
+    diff = commands.add_parser(
+        "diff",
+        help="the renumbering-proof diff of two snapshot files (a git diff driver)",
+        description="Print the op summary and the renumbering-proof diff of two snapshot files: "
+        "`pytest-stages diff OLD NEW`, or as git's external diff driver (docs/snapshots.md).",
+    )
+    diff.add_argument("files", nargs="+", metavar="FILE", help="OLD NEW, or the 7 (9) arguments git passes")
+
+
+def run(args: argparse.Namespace, stream: TextIO = sys.stdout) -> int:
+    """Print the diff; 0 whether or not the files differ (git stops at a driver's non-zero status)."""
+    files = args.files
+    if len(files) == 2:
+        path, old, new = files[1] if files[1] != MISSING else files[0], files[0], files[1]
+        shown = (path, path)
+    elif len(files) in GIT_ARGUMENTS:
+        path, old, new = files[0], files[1], files[4]
+        shown = (files[0], files[7] if len(files) == 9 else files[0])
+    else:
+        stream.write(
+            f"pytest-stages diff: expected two files (OLD NEW) or the 7 arguments of git's external diff, got "
+            f"{len(files)}. Run `pytest-stages diff OLD NEW`, or set the driver up as docs/snapshots.md shows.\n"
+        )
+        return USAGE
+    texts = []
+    for name in (old, new):
+        try:
+            texts.append(Path(name).read_text(encoding="utf-8") if name != MISSING else "")
+        except (OSError, UnicodeDecodeError) as exc:
+            stream.write(f"pytest-stages diff: cannot read {name} ({exc}). Pass two readable text files.\n")
+            return USAGE
+    stream.writelines(line + "\n" for line in diff_lines(path, shown, *texts))
+    return 0
+
+
+def artifact_of(path: str) -> str | None:
+    """The artifact a snapshot file holds, by its longest matching suffix (``f.compiled.hlo.txt`` -> compiled)."""
+    found = [a for a in ARTIFACTS if path.endswith(a.suffix)]
+    return max(found, key=lambda a: len(a.suffix)).name if found else None
+
+
+def diff_lines(path: str, shown: tuple[str, str], old: str, new: str) -> list[str]:
+    """The header, op summary and full renumbering-proof diff of one file (nothing where the texts are equal)."""
+    if old == new:
+        return []
+    artifact = artifact_of(path)
+    header = [f"diff --stages a/{shown[0]} b/{shown[1]}"]
+    files = [f"--- a/{shown[0]}", f"+++ b/{shown[1]}"]
+    if artifact is None:
+        plain = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="")
+        return [*header, *files, *list(plain)[2:]]
+    if equivalent(BY_NAME[artifact].dialect, old, new):
+        return [*header, "same program: only names changed, one to one (a re-recorded snapshot)"]
+    found = compare_text(artifact, old, new, diff_lines=0)
+    summary = [line.strip() for line in (found.detail or {}).get("summary", [])] if found else []
+    script = edit_script(BY_NAME[artifact].dialect, old, new)
+    return [*header, *summary, *files, *unified(script, sys.maxsize, header=False)]
