@@ -45,6 +45,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write new and changed stage snapshots of the tests that ran (deletes nothing)",
     )
     group.addoption(
+        "--stages-rerecord",
+        action="store_true",
+        default=False,
+        help="with --stages-update: also replace snapshots recorded for another platform, device kind or "
+        "CPU architecture (a plain update refuses to)",
+    )
+    group.addoption(
         "--stages-configs",
         metavar="NAMES",
         default=None,
@@ -191,8 +198,12 @@ def _options(config: pytest.Config, settings: Settings) -> Options:
     if report is not None and Path(report).suffix not in reporting.REPORT_FORMATS:
         raise ConfigError(f"--stages-report={report}: name a .json, .md or .html file.")
     check = config.getoption("stages_check")
+    rerecord = config.getoption("stages_rerecord")
+    if rerecord and not config.getoption("stages_update"):
+        raise ConfigError("--stages-rerecord re-records snapshots: use it together with --stages-update.")
     return Options(
         update=config.getoption("stages_update"),
+        rerecord=rerecord,
         configs=names,
         check=parse_choices("--stages-check", check, CHECK_KINDS) if check is not None else (),
         report=report,

@@ -124,13 +124,13 @@ def test_without_compiled_figures_the_lowered_ones_are_judged_but_not_their_util
     found = compare_metrics("cost", cost, with_compiled, {})
     assert [(f.message, f.failing) for f in found] == [
         (
-            "cost: the snapshot counts the lowered program, this run the compiled one (only an attached platform has "
+            "the snapshot counts the lowered program, this run the compiled one (only an attached platform has "
             "a compiled cost): the figures do not compare; run `pytest --stages-update` to record them",
             True,
         )
     ], "one finding for the switch, not a figure-by-figure comparison of two different counts"
     assert compare_metrics("cost", with_compiled, cost, {})[0].message.startswith(
-        "cost: the snapshot counts the compiled program, this run the lowered one"
+        "the snapshot counts the compiled program, this run the lowered one"
     )
 
 

@@ -12,14 +12,16 @@ from pytest_stages.core.records import CallRecord
 META = "test_model/test_f/cpu1/_stages.json"
 
 
-def test_update_rewrites_metadata_whose_platform_is_not_the_configs(project):
+def test_only_a_rerecord_rewrites_metadata_whose_platform_is_not_the_configs(project):
     project.write("test_model.py", SIMPLE_TEST)
     project.run("--stages-update").assert_outcomes(passed=1)
     path = project.path / "snapshots" / META
     meta = json.loads(path.read_text())
     assert meta["platform"] == "cpu"
     path.write_text(json.dumps({**meta, "platform": "tpu"}, indent=2))
-    result = project.run("--stages-update")
+    project.run("--stages-update").assert_outcomes(failed=1)
+    assert json.loads(path.read_text())["platform"] == "tpu", "a plain update refuses another platform's folder"
+    result = project.run("--stages-update", "--stages-rerecord")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["pytest-stages: wrote 1 snapshot file(s)", f"  snapshots/{META}"])
     assert json.loads(path.read_text()) == meta

@@ -32,7 +32,7 @@ MEMORY_FIELDS = (
 UNAVAILABLE = {"unavailable": True}
 
 
-def cost(compiled: Any | None, lowered: Any, *, via_cpu: bool = False) -> dict[str, Any]:
+def cost(compiled: Any | None, lowered: Any, *, via_cpu: bool = False, lowered_only: bool = False) -> dict[str, Any]:
     """``cost_analysis()`` of the compiled stage (per shard for sharded programs), else of the lowered one.
 
     ``{"compiled": {...}}`` where XLA gives a compiled cost; else ``{"compiled": {"unavailable":
@@ -40,11 +40,15 @@ def cost(compiled: Any | None, lowered: Any, *, via_cpu: bool = False) -> dict[s
     for a platform lowered but never compiled; ``via_cpu`` counts the lowered cost of a
     compile-only topology with the CPU client. The lowered cost is not fetched beside a compiled
     one: it is never judged there, and converting the module to HLO for it costs about as much
-    as lowering it.
+    as lowering it. ``lowered_only`` records the lowered cost, counted by the CPU client, even
+    beside a compiled program: the cost of a config lowered in CPU CI and compiled where its
+    platform is attached, the same figures on both.
     """
-    compiled_cost = _plain_cost(None if compiled is None else compiled.cost_analysis())
+    compiled_cost = _plain_cost(None if compiled is None or lowered_only else compiled.cost_analysis())
     if compiled_cost != UNAVAILABLE:
         return {"compiled": compiled_cost}
+    if lowered_only:
+        return {"compiled": compiled_cost, "lowered": _plain_cost(cost_via_cpu(lowered))}
     lowered_cost = lowered.cost_analysis()
     if lowered_cost is None and via_cpu:
         lowered_cost = cost_via_cpu(lowered)

@@ -39,6 +39,9 @@ class Staged(Protocol):
     def compile_only(self) -> bool: ...
 
     @property
+    def host_dependent(self) -> bool: ...
+
+    @property
     def compiled_text(self) -> str: ...
 
     @property
@@ -171,7 +174,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ".cost.json",
         "compiled",
         False,
-        build=lambda r: analyses.cost(r.compiled, r.lowered, via_cpu=r.compile_only),
+        build=lambda r: analyses.cost(r.compiled, r.lowered, via_cpu=r.compile_only, lowered_only=r.host_dependent),
         family="figures",
         headline="cost",
         is_text=False,

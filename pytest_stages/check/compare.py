@@ -318,7 +318,7 @@ def compare_metrics(
             Finding(
                 artifact,
                 artifact,
-                f"cost: the snapshot counts the {was} program, this run the {now} one (only an attached platform "
+                f"the snapshot counts the {was} program, this run the {now} one (only an attached platform "
                 "has a compiled cost): the figures do not compare; run `pytest --stages-update` to record them",
                 change=Change.INCOMPARABLE,
                 before=was,

@@ -30,10 +30,13 @@ def version_change(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -
     """``("jax 0.9.0, jaxlib 0.9.1", "jax 0.10.2, jaxlib 0.10.2")``: the versions then and now, None when they match."""
     if meta is None:
         return None
-    recorded = {k: meta.get(k) for k in current}
-    if recorded == dict(current):
+    # A version the folder does not record (libtpu in a folder recorded lowered only, or before
+    # it was recorded) is unknown, not a change.
+    known = {k: v for k, v in current.items() if meta.get(k) is not None}
+    recorded = {k: meta.get(k) for k in known}
+    if recorded == known:
         return None
-    return ", ".join(f"{k} {v}" for k, v in recorded.items()), ", ".join(f"{k} {v}" for k, v in current.items())
+    return ", ".join(f"{k} {v}" for k, v in recorded.items()), ", ".join(f"{k} {v}" for k, v in known.items())
 
 
 def version_note(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> str:

@@ -29,6 +29,12 @@ _PARENS2 = r"(?:[^()\"\n]|" + _QUOTED + r"|\((?:[^()\"\n]|" + _QUOTED + r"|\(" +
 LOC = re.compile(r" loc\(" + _PARENS2 + r"\)")
 # An MLIR location definition line: ``#loc3 = loc("t.py":3:4)``.
 LOC_DEFINITION = re.compile(r"^#loc\d*\s*=.*$\n?", re.MULTILINE)
+# Where an HLO instruction's JSON backend config starts: ``, backend_config={"b":1,"a":[]}``.
+BACKEND_CONFIG = re.compile(r", backend_config=(?=\{)")
+# Keys of a CPU backend config that say how the host runs the program, not what it computes:
+# ``outer_dimension_partitions`` is the thread split XLA's CPU compiler picks from the cores the
+# process may use (``["2"]`` on 2 cores, ``["3"]`` on 13, absent on one; docs, Snapshots).
+HOST_KEYS = ("outer_dimension_partitions",)
 
 
 def normalize_jaxpr(text: str) -> str:
@@ -51,9 +57,54 @@ def normalize_mlir(text: str) -> str:
 
 
 def normalize_hlo(text: str) -> str:
-    """HLO text (lowered or compiled) without stack-frame tables and ``metadata={...}``."""
-    body, _ = split_tables(remove_all(METADATA, text).splitlines())
+    """HLO text (lowered or compiled) without stack-frame tables and ``metadata={...}``.
+
+    Each ``backend_config={json}`` is canonical: sorted keys, and none of :data:`HOST_KEYS`.
+    """
+    body, _ = split_tables(canonical_backend_configs(remove_all(METADATA, text)).splitlines())
     return _tidy_lines(body)
+
+
+class _Number(str):
+    """A JSON number kept as its source text, so re-serializing never reformats it."""
+
+
+_JSON = json.JSONDecoder(parse_float=_Number, parse_int=_Number, parse_constant=_Number)
+
+
+def canonical_backend_configs(text: str) -> str:
+    """Every JSON ``backend_config`` with sorted keys and no host keys (dropped whole when that empties it).
+
+    ``, backend_config={"outer_dimension_partitions":["2"],"b":{"y":1,"x":2}}`` ->
+    ``, backend_config={"b":{"x":2,"y":1}}``; ``, backend_config={"outer_dimension_partitions":[]}`` -> ````.
+    A config that is not a JSON object is left as it is.
+    """
+    out, last = [], 0
+    for match in BACKEND_CONFIG.finditer(text):
+        if match.start() < last:
+            continue
+        try:
+            config, end = _JSON.raw_decode(text, match.end())
+        except ValueError:
+            continue
+        if not isinstance(config, dict):
+            continue
+        kept = {key: value for key, value in config.items() if key not in HOST_KEYS}
+        out += [text[last : match.start()], f", backend_config={_compact(kept)}" if kept else ""]
+        last = end
+    return "".join([*out, text[last:]]) if out else text
+
+
+def _compact(value: Any) -> str:
+    """JSON as XLA prints it (no spaces), keys sorted, numbers as they were written."""
+    if isinstance(value, dict):
+        items = (f"{json.dumps(key, ensure_ascii=False)}:{_compact(value[key])}" for key in sorted(value))
+        return "{" + ",".join(items) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(map(_compact, value)) + "]"
+    if isinstance(value, _Number):
+        return str.__str__(value)
+    return json.dumps(value, ensure_ascii=False)
 
 
 NORMALIZERS: dict[str, Callable[[str], str]] = {

@@ -25,6 +25,7 @@ from pytest_stages.ir.normalize import (
     LOC,
     LOC_DEFINITION,
     METADATA,
+    canonical_backend_configs,
     remove_all,
     strip_addresses,
     tidy_kept,
@@ -232,7 +233,7 @@ def hlo_locations(debug_text: str, normalized: str) -> Located | None:
     def where(k: int) -> Location | None:
         """The preferred frame of the line's ``stack_frame_id`` (each id resolved once), else its source position."""
         line = body[kept[k]]
-        if remove_all(METADATA, line).rstrip() != lines[k]:
+        if canonical_backend_configs(remove_all(METADATA, line)).rstrip() != lines[k]:
             return None
         frame_id = hlo.stack_frame_id(line)
         if frame_id is None:

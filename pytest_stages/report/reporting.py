@@ -179,13 +179,13 @@ def _closing_lines(report: RunReport) -> list[str]:
 
 
 def _skip_lines(records: Sequence[CallRecord]) -> list[str]:
-    """``config tpu: compiled, memory skipped: <reason>``, once per config and reason."""
+    """``config tpu: compiled, memory not checked here: <reason>``, once per config and reason."""
     skips: dict[tuple[str, str], list[str]] = {}
     for record in records:
         for finding in (f for f in record.findings if f.kind == SKIPPED):
             skips.setdefault((record.config, finding.message), []).append(finding.artifact)
     return [
-        f"pytest-stages: config {config}: {', '.join(dict.fromkeys(artifacts))} skipped: {reason}"
+        f"pytest-stages: config {config}: {', '.join(dict.fromkeys(artifacts))} not checked here: {reason}"
         for (config, reason), artifacts in skips.items()
     ]
 

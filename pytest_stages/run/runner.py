@@ -19,6 +19,7 @@ from typing import Any
 
 from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
 from pytest_stages.check import budgets as budgets_
+from pytest_stages.check import environment as environment_
 from pytest_stages.check import upgrade
 from pytest_stages.check.compare import Compared, Pair, compare_pair, no_snapshot
 from pytest_stages.check.decide import Policy, Verdict, decide, judged
@@ -30,6 +31,7 @@ from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.rename import keep_names
 from pytest_stages.ir.sources import describe_all
+from pytest_stages.stage import plan
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.devices import ActiveConfig, activate
 from pytest_stages.stage.jax_caches import CacheClearing
@@ -55,6 +57,7 @@ class Options:
     """Command-line choices for this run."""
 
     update: bool = False
+    rerecord: bool = False
     configs: tuple[str, ...] | None = None
     check: tuple[str, ...] = ()
     report: str | None = None
@@ -375,8 +378,11 @@ class StageSnapshot:
         )
         self.records.append(record)
         meta = self._read_meta()
-        mismatch = record.versions = upgrade.version_note(meta, session.environment)
-        record.version_change = list(upgrade.version_change(meta, session.environment) or ())
+        current = plan.environment(self.active.plan, self.active.devices)
+        change = environment_.compare_environments(meta, current)
+        self._refuse_foreign(result, record, change)
+        mismatch = record.versions = upgrade.version_note(meta, plan.versions(current))
+        record.version_change = list(upgrade.version_change(meta, plan.versions(current)) or ())
         if policy.skips(mismatch):
             raise StagesSkip(f'{mismatch} (on_version_mismatch = "skip")')
         context = Context(
@@ -388,18 +394,47 @@ class StageSnapshot:
             replace_unreadable=policy.update,
         )
         snapshots = self._snapshots(result.name)
-        compared = compare_call(result, snapshots, context)
+        unchecked = (
+            {}
+            if policy.update
+            else environment_.not_checked(
+                change,
+                [n for n in result.serialized() if n in snapshots],
+                host_dependent=self.active.host_dependent,
+                missing=[n for n, snap in snapshots.items() if snap.text is None],
+            )
+        )
+        compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
+        compared.findings += [Finding(SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
+        compared.status.update(dict.fromkeys(unchecked, SKIPPED))
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
+        new_meta = self._meta(meta, current)
         self._queue_writes(
             result,
             compared,
             record,
             {name: snapshot.text for name, snapshot in snapshots.items()},
-            stale_meta=meta is None or bool(mismatch) or (meta.get("platform") != self.active.platform),
+            meta_text=None if new_meta == meta else to_json(new_meta),
         )
         conclude(
-            record, self.pending, policy, mismatch, lambda verdict: self._failure(result, compared, verdict, mismatch)
+            record,
+            self.pending,
+            policy,
+            mismatch,
+            lambda verdict: self._failure(result, compared, verdict, mismatch, change),
+        )
+
+    def _refuse_foreign(self, result: StageResult, record: CallRecord, change: environment_.EnvironmentChange) -> None:
+        """Snapshots of another platform never compare; a plain update never replaces those of another target."""
+        update = self.session.policy.update
+        if not change.foreign or (update and self.session.options.rerecord) or (not update and not change.platform):
+            return
+        folder = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
+        explain = environment_.refusal if update else environment_.platform_message
+        record.status = dict.fromkeys(self._judged(), Status.SKIPPED)
+        raise StagesFailure(
+            f"pytest-stages: {result.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}"
         )
 
     def _queue_writes(
@@ -409,9 +444,9 @@ class StageSnapshot:
         record: CallRecord,
         old: Mapping[str, str | None],
         *,
-        stale_meta: bool,
+        meta_text: str | None,
     ) -> None:
-        """Keep the changed artifacts (and the folder's metadata where it is stale) to write if the test passes.
+        """Keep the changed artifacts (and the folder's metadata where it changed) to write if the test passes.
 
         A changed stage text keeps the names of its ``old`` snapshot wherever the alignment maps them.
         """
@@ -423,13 +458,22 @@ class StageSnapshot:
                 )
                 for n in compared.changed
             ]
-        if stale_meta and all(p.path != self.folder.meta for p in self.pending):
-            self.pending.append(PendingWrite(self.folder.meta, self._meta_text(), record))
+        if meta_text is not None and all(p.path != self.folder.meta for p in self.pending):
+            self.pending.append(PendingWrite(self.folder.meta, meta_text, record))
 
-    def _failure(self, result: StageResult, compared: CallComparison, verdict: Verdict, mismatch: str) -> str:
-        """The failure message of a call whose verdict failed: notes on versions and inputs, then the findings."""
+    def _failure(
+        self,
+        result: StageResult,
+        compared: CallComparison,
+        verdict: Verdict,
+        mismatch: str,
+        change: environment_.EnvironmentChange,
+    ) -> str:
+        """The failure message of a call whose verdict failed: environment, versions and inputs, then the findings."""
         settings = self.session.settings
-        notes = [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
+        notes = [f"environment: {change.headline()}"] if change.shown else []
+        notes += [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
+        notes += environment_.plugin_note(change)
         notes += [f"inputs: {compared.signature}"] if compared.signature else []
         call = Call(
             result.name,
@@ -465,15 +509,13 @@ class StageSnapshot:
             )
         return meta
 
-    def _meta_text(self) -> str:
-        return to_json(
-            {
-                "format": FORMAT_VERSION,
-                **self.session.environment,
-                "platform": self.active.platform,
-                "devices": self.active.config.devices,
-            }
-        )
+    def _meta(self, recorded: Mapping[str, Any] | None, current: Mapping[str, Any]) -> dict[str, Any]:
+        """The folder's metadata after this run: its other keys kept, the environment its files were made in."""
+        return {
+            **environment_.after_update(recorded, current),
+            "format": FORMAT_VERSION,
+            "devices": self.active.config.devices,
+        }
 
     def flush(self) -> None:
         """Write pending snapshot files (update mode, after the test passed), noting each in its record."""

@@ -14,13 +14,14 @@ from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
 from pytest_stages.stage import jax_options
+from pytest_stages.stage import plan as plan_
 from pytest_stages.stage.topology import gpu_spec, topology_devices
 
 CPU_COUNT_VARIABLE = "JAX_NUM_CPU_DEVICES"
 
 
 def cpu_devices_needed(configs: Iterable[DeviceConfig]) -> int:
-    """The largest device count among configs that run on the CPU (or the default backend)."""
+    """The largest device count among configs that stage on the CPU (no platform, or ``cpu``)."""
     return max((c.devices for c in configs if c.platform in (None, "cpu")), default=1)
 
 
@@ -74,6 +75,17 @@ class ActiveConfig:
         return bool(self.config.mesh)
 
     @property
+    def plan(self) -> plan_.Plan:
+        """Where and how this config stages (:func:`pytest_stages.stage.plan.plan`'s answer)."""
+        staging = plan_.COMPILE_ONLY if self.compile_only else plan_.ATTACHED if self.attached else plan_.LOWERED
+        return plan_.Plan(self.platform, staging)
+
+    @property
+    def host_dependent(self) -> bool:
+        """Lowered only in CPU CI, compiled where the platform is attached (:func:`.plan.host_dependent`)."""
+        return plan_.host_dependent(self.config)
+
+    @property
     def abstract_mesh(self) -> Any | None:
         """The abstract mesh that staging runs under, which JAX keys traces on (None: no mesh declared)."""
         return self.mesh.abstract_mesh if self.declares_mesh else None
@@ -82,7 +94,9 @@ class ActiveConfig:
 def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     """Resolve ``config`` against the running JAX: its platform, devices and mesh.
 
-    A ``topology`` config gets compile-only devices (raising
+    Which backend it stages on is :func:`pytest_stages.stage.plan.plan`'s decision: a config
+    without ``platform`` stages on the CPU devices even where an accelerator is the default
+    backend. A ``topology`` config gets compile-only devices (raising
     :class:`~pytest_stages.stage.topology.TopologyUnavailable` without the plugin).
     """
     import jax
@@ -90,11 +104,13 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     axis_types = _axis_types(config.axis_types) if config.axis_types else None
     if config.topology is not None:
         return _activate_topology(config, rootpath, axis_types)
-    platform = config.platform or jax.default_backend()
+    platform = plan_.platform_of(config)
     shape = config.mesh_shape or {"data": config.devices}
     try:
         available = jax.devices(platform)
     except RuntimeError:
+        available = []
+    if plan_.plan(config, {platform} if available else ()).staging == plan_.LOWERED:
         # jax.make_mesh's default is Explicit axes; AbstractMesh's is Auto: state it, so that a
         # platform lowered only traces as it would where attached.
         types = axis_types or (jax.sharding.AxisType.Explicit,) * len(shape)

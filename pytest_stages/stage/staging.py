@@ -135,6 +135,11 @@ class StageResult:
             raise ValueError(f"stage_snapshot({self.name}): staged without an adapter, its leaves have no names")
         return self.adapter.named_leaves(tree)
 
+    @property
+    def host_dependent(self) -> bool:
+        """Lowered only in CPU CI, compiled where its platform is attached: its cost is the lowered one on both."""
+        return self.config.host_dependent
+
     @functools.cached_property
     def compiled_text(self) -> str:
         """``Compiled.as_text()``, asked of XLA once (it also feeds the analyses)."""

@@ -1,0 +1,113 @@
+"""Where and how a config stages on this host, and the environment its snapshot folder records.
+
+:func:`plan` is the one decision of which backend a config stages on: pure, from the
+config and the platforms attached here. A config without ``platform`` is CPU everywhere,
+also beside an attached accelerator; only a config that names an accelerator stages there.
+:func:`environment` is what a folder's ``_stages.json`` records of the compile (read
+from package metadata and the staged devices; no JAX import of its own).
+"""
+
+from __future__ import annotations
+
+import platform as platform_
+from collections.abc import Collection
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from pytest_stages.config import DeviceConfig
+
+ATTACHED = "attached"
+COMPILE_ONLY = "compile-only"
+LOWERED = "lowered"
+STAGINGS = (ATTACHED, COMPILE_ONLY, LOWERED)
+"""How a config is staged: compiled on attached devices, for a compile-only topology, or lowered only."""
+
+# The accelerator plugins whose version shapes a compiled program, by platform (distribution names).
+PLUGIN_DISTRIBUTIONS = {"tpu": ("libtpu",), "cuda": ("jax-cuda12-plugin", "jax-cuda12-pjrt")}
+# The ``_stages.json`` keys :func:`environment` owns; those of the compile are kept from a compiling host.
+COMPILE_KEYS = ("staging", "device_kind", "machine", *(n for names in PLUGIN_DISTRIBUTIONS.values() for n in names))
+ENVIRONMENT_KEYS = ("jax", "jaxlib", "platform", "pytest_stages", *COMPILE_KEYS)
+# ``platform.machine()`` spellings of one architecture: ``AMD64`` (Windows) is ``x86_64``, ``arm64`` (macOS)
+# ``aarch64``.
+MACHINE_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The platform a config stages for and how (one of :data:`STAGINGS`)."""
+
+    platform: str
+    staging: str
+
+    @property
+    def compiles(self) -> bool:
+        return self.staging != LOWERED
+
+
+def platform_of(config: DeviceConfig) -> str:
+    """The platform ``config`` stages for: its ``platform``, else ``cpu`` (never the default backend)."""
+    return config.platform or "cpu"
+
+
+def plan(config: DeviceConfig, attached: Collection[str]) -> Plan:
+    """How ``config`` stages on a host where the platforms ``attached`` have devices.
+
+    A topology is compile-only wherever it runs; otherwise the config's platform is compiled
+    where it is attached and lowered only where it is not.
+    """
+    platform = platform_of(config)
+    if config.topology is not None:
+        return Plan(platform, COMPILE_ONLY)
+    return Plan(platform, ATTACHED if platform in attached else LOWERED)
+
+
+def host_dependent(config: DeviceConfig) -> bool:
+    """Whether how ``config`` stages depends on the host: an accelerator platform with no topology.
+
+    Such a config is lowered only in CPU CI and compiled where its platform is attached, so its
+    snapshots keep what both can check (the lowered stages and the lowered cost) apart from
+    what only the attached host can (the compiled ones).
+    """
+    return platform_of(config) != "cpu" and config.topology is None
+
+
+def machine() -> str:
+    """The host's CPU architecture, one spelling per architecture (``x86_64``, ``aarch64``)."""
+    name = platform_.machine().lower()
+    return MACHINE_ALIASES.get(name, name)
+
+
+def environment(staged: Plan, devices: tuple[Any, ...], plugin_version: str | None = None) -> dict[str, Any]:
+    """What a snapshot folder records of where its programs were staged (``_stages.json`` keys).
+
+    The platform, how it was staged, the device kind (None where lowered only), the host's
+    CPU architecture for CPU compiles, the jax/jaxlib versions, the accelerator plugins'
+    versions where they compiled the program, and pytest-stages' own version.
+    """
+    out: dict[str, Any] = {
+        "jax": _version("jax"),
+        "jaxlib": _version("jaxlib"),
+        "platform": staged.platform,
+        "staging": staged.staging,
+        "device_kind": str(devices[0].device_kind) if devices and staged.compiles else None,
+        "pytest_stages": plugin_version or _version("pytest-stages"),
+    }
+    if staged.platform == "cpu" and staged.compiles:
+        out["machine"] = machine()
+    if staged.compiles:
+        out.update({name: _version(name) for name in PLUGIN_DISTRIBUTIONS.get(staged.platform, ())})
+    return out
+
+
+def versions(recorded: dict[str, Any]) -> dict[str, str]:
+    """The versions of an :func:`environment` that make a version change (jax, jaxlib, accelerator plugins)."""
+    names = ("jax", "jaxlib", *(n for names in PLUGIN_DISTRIBUTIONS.values() for n in names))
+    return {name: str(recorded[name]) for name in names if recorded.get(name) is not None}
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
