@@ -47,7 +47,8 @@ def test_a_jax_ref_train_step_stages_with_the_outputs_left_out_and_jaxs_reason(p
     for artifact, what in (("sharding", "output_shardings"), ("layout", "output_formats")):
         assert (
             f"pytest-stages: config cpu8: {artifact} not checked here: outputs not recorded: "
-            f"JAX cannot give Compiled.{what} for this function (ValueError: Too many leaves for PyTreeDef; expected 1.)"
+            f"JAX cannot give Compiled.{what} for this function "
+            "(ValueError: Too many leaves for PyTreeDef; expected 1.)"
         ) in out
     files = project.snapshots()
     sharding = json.loads(files["test_cookbook/test_train/cpu8/train_step.sharding.json"])
