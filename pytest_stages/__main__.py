@@ -7,4 +7,4 @@ import sys
 from pytest_stages.report.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m pytest_stages"))

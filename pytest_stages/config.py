@@ -110,15 +110,69 @@ class Settings:
 
 def load_pyproject(rootpath: Path) -> dict[str, Any]:
     """Return the ``[tool.pytest_stages]`` table of ``rootpath/pyproject.toml`` ({} if absent)."""
-    path = rootpath / "pyproject.toml"
+    return _read_table(rootpath / "pyproject.toml") or {}
+
+
+@dataclass(frozen=True)
+class FoundTable:
+    """The ``[tool.pytest_stages]`` table this session reads, and the tables it does not.
+
+    ``table`` is None when the files read hold none (the plugin then stays inert until a test
+    stages something); ``unread`` then lists the ``pyproject.toml`` files in or above the rootdir
+    and the invocation folder that do hold one, which pytest's choice of configuration left out.
+    """
+
+    table: dict[str, Any] | None
+    path: Path | None
+    unread: tuple[Path, ...] = ()
+
+
+def find_table(inipath: Path | None, rootpath: Path, invocation_dir: Path) -> FoundTable:
+    """Read ``[tool.pytest_stages]`` from where pytest found its own configuration.
+
+    That is ``inipath`` when pytest chose a ``pyproject.toml``, else the ``pyproject.toml``
+    beside the ``pytest.ini``/``tox.ini``/``setup.cfg`` it chose, else the rootdir's
+    (``tests/pytest.ini`` -> ``tests/pyproject.toml``, then ``<rootdir>/pyproject.toml``).
+    """
+    candidates = [inipath if inipath is not None and inipath.name == "pyproject.toml" else None]
+    candidates += [inipath.parent / "pyproject.toml" if inipath is not None else None, rootpath / "pyproject.toml"]
+    for path in candidates:
+        table = _read_table(path) if path is not None else None
+        if table is not None:
+            return FoundTable(table, path)
+    return FoundTable(None, None, _tables_above(rootpath, invocation_dir))
+
+
+def _tables_above(*folders: Path) -> tuple[Path, ...]:
+    """The ``pyproject.toml`` files holding a ``[tool.pytest_stages]`` table in ``folders`` or above them."""
+    above = dict.fromkeys(parent / "pyproject.toml" for folder in folders for parent in _upwards(folder))
+    return tuple(path for path in above if path.is_file() and _has_table(path))
+
+
+def _upwards(folder: Path) -> list[Path]:
+    """``folder`` and its parents, nearest first."""
+    resolved = folder.resolve()
+    return [resolved, *resolved.parents]
+
+
+def _has_table(path: Path) -> bool:
+    """Whether ``path`` holds a ``[tool.pytest_stages]`` table (a file that is no valid TOML holds none)."""
+    try:
+        return _read_table(path) is not None
+    except ConfigError:
+        return False
+
+
+def _read_table(path: Path) -> dict[str, Any] | None:
+    """The ``[tool.pytest_stages]`` table of the TOML file ``path`` (None: no such table or file)."""
     if not path.is_file():
-        return {}
+        return None
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file.") from None
-    table = document.get("tool", {}).get("pytest_stages", {})
-    if not isinstance(table, dict):
+    table = document.get("tool", {}).get("pytest_stages")
+    if table is not None and not isinstance(table, dict):
         raise ConfigError(f"[tool.pytest_stages] in {path} must be a table.")
     return table
 

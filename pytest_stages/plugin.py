@@ -15,8 +15,9 @@ from pytest_stages.analyse.artifacts import CHECK_KINDS
 from pytest_stages.check.budgets import parse_budget
 from pytest_stages.config import (
     ConfigError,
+    FoundTable,
     Settings,
-    load_pyproject,
+    find_table,
     parse_choices,
     parse_settings,
 )
@@ -32,7 +33,8 @@ from pytest_stages.stage.devices import (
     arrange_cpu_devices,
     cpu_devices_needed,
 )
-from pytest_stages.stage.topology import TopologyUnavailable, default_to_cpu
+from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
+from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.storage import REGISTERED_MODULE, SnapshotError, SnapshotFolder, safe_path
 
 
@@ -92,6 +94,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+# The options that put the plugin to work in a session whose configuration has no table.
+STAGES_OPTIONS = (
+    "stages_update",
+    "stages_configs",
+    "stages_check",
+    "stages_prune",
+    "stages_list",
+    "stages_baseline",
+    "stages_report",
+)
+CHANGES = pytest.StashKey[ProcessChanges]()
+ACTIVE = pytest.StashKey[bool]()
+
+
+def _found(config: pytest.Config) -> FoundTable:
+    """The ``[tool.pytest_stages]`` table of the file pytest chose as its configuration."""
+    return find_table(config.inipath, config.rootpath, config.invocation_params.dir)
+
+
+def _wanted(namespace: Any, found: FoundTable) -> bool:
+    """Whether the session uses the plugin from the start: a table was read, or a ``--stages-*`` option given.
+
+    Otherwise it stays inert (no variable, JAX option, folder or plugin object) until a test stages.
+    """
+    given = [name for name in STAGES_OPTIONS if getattr(namespace, name, None) not in (None, False)]
+    return found.table is not None or bool(given)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """Arrange CPU devices before any conftest.py is imported (one may build arrays at import).
@@ -99,18 +129,23 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     Errors in the settings are left for ``pytest_configure`` to report.
     """
     try:
-        settings = parse_settings(load_pyproject(early_config.rootpath))
+        found = _found(early_config)
+        if not _wanted(early_config.known_args_namespace, found):
+            return
+        settings = parse_settings(found.table or {})
         configs = getattr(early_config.known_args_namespace, "stages_configs", None)
         names = parse_choices("--stages-configs", configs, tuple(c.name for c in settings.configs)) if configs else None
     except ConfigError:
         return
-    _arrange_devices(settings, names)
+    _arrange_devices(early_config, settings, names)
 
 
-def _arrange_devices(settings: Settings, names: tuple[str, ...] | None) -> None:
+def _arrange_devices(config: pytest.Config, settings: Settings, names: tuple[str, ...] | None) -> None:
     """Keep JAX on the CPU unless an accelerator is attached; ask for the CPU devices the selected configs need."""
-    default_to_cpu()
-    arrange_cpu_devices(cpu_devices_needed([c for c in settings.configs if names is None or c.name in names]))
+    changes = config.stash.setdefault(CHANGES, ProcessChanges())
+    default_to_cpu(changes)
+    count = cpu_devices_needed([c for c in settings.configs if names is None or c.name in names])
+    arrange_cpu_devices(count, changes)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -125,7 +160,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "flops=2.2e9, temp_bytes='64 MiB', collectives={'all-gather': 0}",
     )
     try:
-        settings = parse_settings(load_pyproject(config.rootpath))
+        found = _found(config)
+        settings = parse_settings(found.table or {})
         options = _options(config, settings)
         patterns = {
             pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
@@ -133,7 +169,40 @@ def pytest_configure(config: pytest.Config) -> None:
         }
     except ConfigError as exc:
         raise pytest.UsageError(f"pytest-stages: {exc}") from None
-    _arrange_devices(settings, options.configs)
+    for path in found.unread:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
+    session = StagesSession(settings, options, config.rootpath, patterns)
+    baseline = config.getoption("stages_baseline")
+    if baseline is not None:
+        session.baseline = _baseline_calls(Path(baseline))
+    config.stash[SESSION] = session
+    if _wanted(config.option, found):
+        _activate(config)
+    if config.getoption("stages_list"):
+        config.option.collectonly = True
+
+
+def _unread_table(config: pytest.Config, path: Path) -> str:
+    """The warning for a ``[tool.pytest_stages]`` table in a file this session does not read."""
+    chosen = f"its configuration {config.inipath}" if config.inipath else "no configuration file"
+    return (
+        f"pytest-stages: {path} has a [tool.pytest_stages] table, but pytest chose {chosen} (rootdir "
+        f"{config.rootpath}), so the table is not read and the defaults apply. Move the table into "
+        f"{config.rootpath / 'pyproject.toml'}, or pytest's own settings into [tool.pytest.ini_options] of {path}."
+    )
+
+
+def _activate(config: pytest.Config) -> None:
+    """Put the plugin to work (once): CPU devices, JAX's compilation cache, the observer and the reporter.
+
+    Called at configure when the session uses the plugin, else when its first test stages.
+    """
+    if config.stash.get(ACTIVE, False):
+        return
+    config.stash[ACTIVE] = True
+    session = config.stash[SESSION]
+    _arrange_devices(config, session.settings, session.options.configs)
+    settings = session.settings
     cache = compile_cache.choose(
         settings.compilation_cache,
         Path(config.cache.mkdir(compile_cache.DEFAULT_FOLDER))
@@ -143,18 +212,18 @@ def pytest_configure(config: pytest.Config) -> None:
         compile_cache.users_jax_dir(),
     )
     if cache.owner == "pytest-stages" and cache.path is not None:
-        compile_cache.enable(cache.path)
-    session = StagesSession(settings, options, config.rootpath, patterns)
-    baseline = config.getoption("stages_baseline")
-    if baseline is not None:
-        session.baseline = _baseline_calls(Path(baseline))
-    config.stash[SESSION] = session
+        compile_cache.enable(cache.path, config.stash[CHANGES])
     observer = Observer(config, lambda path: safe_path(assembly.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")
     config.pluginmanager.register(reporter.StagesReporter(session, observer, cache), "stages-reporter")
-    if config.getoption("stages_list"):
-        config.option.collectonly = True
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Put back the environment variables and JAX options the session set."""
+    changes = config.stash.get(CHANGES, None)
+    if changes is not None:
+        changes.restore()
 
 
 def _baseline_calls(path: Path) -> list[dict[str, Any]]:
@@ -215,7 +284,7 @@ def _options(config: pytest.Config, settings: Settings) -> Options:
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     session = config.stash.get(SESSION, None)
-    if session is None:
+    if session is None or not config.stash.get(ACTIVE, False):
         return None
     return reporting.header(session)
 
@@ -253,6 +322,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     """The active device configuration: name, platform, devices and mesh."""
     session = request.config.stash[SESSION]
+    _activate(request.config)
     if isinstance(request.param, ConfigError):
         pytest.fail(f"pytest-stages: {request.param}", pytrace=False)
     try:
@@ -292,6 +362,7 @@ def stage_compiles(request: pytest.FixtureRequest) -> Any:
     distinct argument signatures as ``<name>.compiles.json``; a rise fails with JAX's explanation
     of each extra compile. ``@pytest.mark.stages_budget(compiles=N)`` caps the compiles per function.
     """
+    _activate(request.config)
     checker = assembly.make_compiles(request.config.stash[SESSION], request.node)
 
     @contextlib.contextmanager
@@ -342,6 +413,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     stages = config.stash[SESSION]
     if not stages.settings.modules and not registrations(config.rootpath, plugins=config.pluginmanager.get_plugins()):
         return
+    _activate(config)
     collector = collection.RegisteredFunctions.from_parent(
         session,
         name=collection.COLLECTOR_NAME,
@@ -381,7 +453,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         folder = item_folder(stages, item)
         return folder.relative.as_posix() if folder is not None else None
 
-    observer = session.config.stash[OBSERVER]
+    observer = session.config.stash.get(OBSERVER, None)
+    if observer is None:  # inert: nothing collected stages
+        return
     observer.record_items(session.items, folder_of)
     # A test whose stages marker is wrong fails without knowing its configs, so it owns no folder:
     # its folders could look abandoned. Count it as a collection error: nothing is pruned.

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from pytest_stages import jax_compat
 from pytest_stages.ir import hlo
 
 MEMORY_FIELDS = (
@@ -48,25 +49,11 @@ def cost(compiled: Any | None, lowered: Any, *, via_cpu: bool = False, lowered_o
     if compiled_cost != UNAVAILABLE:
         return {"compiled": compiled_cost}
     if lowered_only:
-        return {"compiled": compiled_cost, "lowered": _plain_cost(cost_via_cpu(lowered))}
+        return {"compiled": compiled_cost, "lowered": _plain_cost(jax_compat.cost_via_cpu(lowered))}
     lowered_cost = lowered.cost_analysis()
     if lowered_cost is None and via_cpu:
-        lowered_cost = cost_via_cpu(lowered)
+        lowered_cost = jax_compat.cost_via_cpu(lowered)
     return {"compiled": compiled_cost, "lowered": _plain_cost(lowered_cost)}
-
-
-def cost_via_cpu(lowered: Any) -> Any:
-    """Pre-optimization cost of a topology lowering, counted by the CPU client.
-
-    A compile-only client cannot analyse HLO (``Lowered.cost_analysis()`` is
-    None there); the count depends only on the HLO module, so the CPU
-    backend's analysis gives the same figures a foreign-platform lowering gets.
-    """
-    import jax
-    from jaxlib import _jax
-
-    module = lowered._lowering.hlo().as_hlo_module()
-    return _jax.hlo_module_cost_analysis(jax.devices("cpu")[0].client, module)
 
 
 def cost_source(analysis: dict[str, Any]) -> str | None:
@@ -338,11 +325,12 @@ def describe_format(value: Any) -> dict[str, Any]:
     layout_ = getattr(value, "layout", value)
     if layout_ is None or not hasattr(layout_, "major_to_minor"):
         return {"major_to_minor": None}
-    return {
+    described = {
         "major_to_minor": list(layout_.major_to_minor),
         "tiling": [list(tile) for tile in layout_.tiling],
-        "sub_byte_element_size_in_bits": int(layout_.sub_byte_element_size_in_bits),
     }
+    bits = jax_compat.sub_byte_element_size(layout_)
+    return described if bits is None else {**described, "sub_byte_element_size_in_bits": bits}
 
 
 def _output_leaves(tree: Any) -> list[tuple[str, Any]]:

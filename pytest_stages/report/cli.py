@@ -41,8 +41,9 @@ class _Writer:
         self.stream.write(line + "\n")
 
 
-def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python -m pytest_stages", description="pytest-stages tools")
+def parser(prog: str = "pytest-stages") -> argparse.ArgumentParser:
+    """The command line, named ``prog`` in its usage line (the console script's name by default)."""
+    top = argparse.ArgumentParser(prog=prog, description="pytest-stages tools")
     commands = top.add_subparsers(dest="command", required=True)
     merge = commands.add_parser(
         "merge",
@@ -68,9 +69,9 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def main(argv: Sequence[str] | None = None, stream: TextIO = sys.stdout) -> int:
+def main(argv: Sequence[str] | None = None, stream: TextIO = sys.stdout, prog: str = "pytest-stages") -> int:
     """Run a command; returns the exit status (see ``OK``, ``FAILED``, ``USAGE``, ``INCOMPLETE``)."""
-    args = parser().parse_args(argv)
+    args = parser(prog).parse_args(argv)
     if args.command == "diff":
         return diff_driver.run(args, stream)
     rootdir = Path(args.rootdir).resolve()

@@ -16,7 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_stages import jax_compat
 from pytest_stages.stage import jax_options
+from pytest_stages.stage.process_env import ProcessChanges
 
 DIR_VARIABLE = "JAX_COMPILATION_CACHE_DIR"
 # Set beside JAX's variable so that xdist workers (which inherit the environment) and later
@@ -28,10 +30,8 @@ THRESHOLDS = {
     "jax_persistent_cache_min_compile_time_secs": 0,
     "jax_persistent_cache_min_entry_size_bytes": 0,
 }
-REQUEST_EVENT = "/jax/compilation_cache/compile_requests_use_cache"
 # JAX's warning when it reads back an executable of a compile-only topology (it cannot load one).
 UNLOADABLE_WARNING = r"Error reading persistent compilation cache entry"
-HIT_EVENT = "/jax/compilation_cache/cache_hits"
 
 
 @dataclass(frozen=True)
@@ -67,24 +67,23 @@ def users_jax_dir() -> str | None:
     return current if current and current != os.environ.get(OWN_VARIABLE) else None
 
 
-def enable(path: Path) -> None:
+def enable(path: Path, changes: ProcessChanges) -> None:
     """Point JAX's persistent cache at ``path``: variables before ``import jax``, config after it.
 
-    JAX decides once per process whether to use the cache, at its first compile; a process
-    that compiled before this call keeps compiling without it.
+    Every change is recorded in ``changes``, which unconfigure restores. JAX decides once per
+    process whether to use the cache, at its first compile; a process that compiled before
+    this call keeps compiling without it.
     """
     path.mkdir(parents=True, exist_ok=True)
-    os.environ[OWN_VARIABLE] = str(path)
+    changes.set_variable(OWN_VARIABLE, str(path))
     if "jax" not in sys.modules:
-        os.environ[DIR_VARIABLE] = str(path)
+        changes.set_variable(DIR_VARIABLE, str(path))
         for name, value in THRESHOLDS.items():
-            os.environ[name.upper()] = str(value)
+            changes.set_variable(name.upper(), str(value))
         return
-    import jax
-
-    jax.config.update("jax_compilation_cache_dir", str(path))
+    changes.set_option("jax_compilation_cache_dir", str(path))
     for name, value in THRESHOLDS.items():
-        jax.config.update(name, value)
+        changes.set_option(name, value)
 
 
 DEFAULT_FOLDER = "pytest-stages-jax"
@@ -116,9 +115,9 @@ class CacheCounter:
     def _event(self, event: str, **_: str | int) -> None:
         if not self.counting:
             return
-        if event == REQUEST_EVENT:
+        if event == jax_compat.CACHE_REQUEST_EVENT:
             self.requests += 1
-        elif event == HIT_EVENT:
+        elif event == jax_compat.CACHE_HIT_EVENT:
             self.hits += 1
             self.total_hits += 1
 

@@ -19,19 +19,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
-LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
-COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
-HIT_EVENT = "/jax/compilation_cache/cache_hits"
-STEPS = {TRACE_EVENT: "traces", LOWER_EVENT: "lowerings", COMPILE_EVENT: "compiles"}
-# The loggers whose records are read: explanations, lowering signatures, persistent-cache notes.
-EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
-LOWER_LOGGER = "jax._src.interpreters.pxla"
-CACHE_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
-EXPLAIN_PREFIX = "TRACING CACHE MISS"
-LOWER_PREFIX = "Compiling "
-# Records JAX logs only because explanations are on (at WARNING): dropped while watching.
-_EXPLAIN_ONLY = ("PERSISTENT COMPILATION CACHE MISS", "Not writing persistent cache entry", EXPLAIN_PREFIX)
+from pytest_stages import jax_compat
+
+STEPS = {jax_compat.TRACE_EVENT: "traces", jax_compat.LOWER_EVENT: "lowerings", jax_compat.COMPILE_EVENT: "compiles"}
 # "jit(step)" -> step; "pjit(step)" -> step; "step" stays
 _WRAPPED = re.compile(r"^\w+\((?P<name>.*)\)$")
 # "  for step defined at /x/test_a.py:11" or "    step id=1403 defined at /x/test_a.py:11" -> step
@@ -155,7 +145,7 @@ class _Watching:
             log.event(event, duration_secs, str(kwargs.get("fun_name", "")))
 
     def _event(self, event: str, **_: Any) -> None:
-        if event == HIT_EVENT:
+        if event == jax_compat.CACHE_HIT_EVENT:
             for log in self.logs:
                 log.hit()
 
@@ -177,16 +167,17 @@ class _Records(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = str(record.msg)
-        if record.name == LOWER_LOGGER and message.startswith(LOWER_PREFIX) and len(record.args or ()) >= 2:
+        lowering = record.name == jax_compat.LOWER_LOGGER and message.startswith(jax_compat.LOWER_PREFIX)
+        if lowering and len(record.args or ()) >= 2:
             module, avals = record.args[0], record.args[1]  # type: ignore[index]
             for log in WATCHING.logs:
                 log.lowering(str(module), avals)
-        elif record.name == EXPLAIN_LOGGER and message.startswith(EXPLAIN_PREFIX):
+        elif record.name == jax_compat.EXPLAIN_LOGGER and message.startswith(jax_compat.EXPLAIN_PREFIX):
             for log in WATCHING.logs:
                 log.explanation(record.getMessage())
         if record.levelno < self.levels.get(record.name, logging.WARNING):
             return False
-        return self.explained_before or not message.startswith(_EXPLAIN_ONLY)
+        return self.explained_before or not message.startswith(jax_compat.EXPLAIN_ONLY)
 
 
 @contextlib.contextmanager
@@ -202,7 +193,7 @@ def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
 
     WATCHING.listen()
     log = CompileLog(only)
-    names = (EXPLAIN_LOGGER, LOWER_LOGGER, *CACHE_LOGGERS)
+    names = (jax_compat.EXPLAIN_LOGGER, jax_compat.LOWER_LOGGER, *jax_compat.CACHE_LOGGERS)
     loggers = [logging.getLogger(name) for name in names]
     levels = {logger.name: logger.getEffectiveLevel() for logger in loggers}
     before = {logger.name: logger.level for logger in loggers}
@@ -211,7 +202,7 @@ def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
     records = _Records(levels, explained)
     for logger in loggers:
         logger.addFilter(records)
-    logging.getLogger(LOWER_LOGGER).setLevel(logging.DEBUG)
+    logging.getLogger(jax_compat.LOWER_LOGGER).setLevel(logging.DEBUG)
     config.update("jax_explain_cache_misses", True)
     # From JAX's cold in-memory caches: what the block counts must not depend on which tests ran
     # before it (a function an earlier test compiled would otherwise count no compile here).

@@ -15,6 +15,7 @@ from typing import Any
 from pytest_stages.config import ConfigError, DeviceConfig
 from pytest_stages.stage import jax_options
 from pytest_stages.stage import plan as plan_
+from pytest_stages.stage.process_env import ProcessChanges
 from pytest_stages.stage.topology import gpu_spec, topology_devices
 
 CPU_COUNT_VARIABLE = "JAX_NUM_CPU_DEVICES"
@@ -25,8 +26,8 @@ def cpu_devices_needed(configs: Iterable[DeviceConfig]) -> int:
     return max((c.devices for c in configs if c.platform in (None, "cpu")), default=1)
 
 
-def arrange_cpu_devices(count: int) -> None:
-    """Ask JAX for ``count`` CPU devices before its backend starts.
+def arrange_cpu_devices(count: int, changes: ProcessChanges) -> None:
+    """Ask JAX for ``count`` CPU devices before its backend starts (recorded in ``changes``).
 
     Before ``import jax`` this is the ``JAX_NUM_CPU_DEVICES`` variable (so an
     unused plugin costs no import); after it, ``jax_num_cpu_devices``. If the
@@ -37,14 +38,12 @@ def arrange_cpu_devices(count: int) -> None:
     if "jax" not in sys.modules:
         current = os.environ.get(CPU_COUNT_VARIABLE, "")
         if not current.isdigit() or int(current) < count:
-            os.environ[CPU_COUNT_VARIABLE] = str(count)
+            changes.set_variable(CPU_COUNT_VARIABLE, str(count))
         return
-    import jax
-
     if jax_options.option("jax_num_cpu_devices") >= count:
         return
     with contextlib.suppress(RuntimeError):  # the backend is already up: the devices it has stay
-        jax.config.update("jax_num_cpu_devices", count)
+        changes.set_option("jax_num_cpu_devices", count)
 
 
 @dataclass(frozen=True)

@@ -19,34 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
-from pytest_stages.stage import jax_options
 
 SPEC_DIR = Path(__file__).parent / "gpu_specs"
 PLUGINS = {"tpu": ("libtpu", "tpu"), "cuda": ("jax_plugins.xla_cuda12", "cuda")}
-ACCELERATOR_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/accel0", "/dev/vfio", "/dev/kfd")
 
 
 class TopologyUnavailable(Exception):
     """The accelerator plugin a topology config needs is not installed (the config is skipped)."""
-
-
-def default_to_cpu() -> None:
-    """Start JAX on the CPU alone when no accelerator is attached and ``JAX_PLATFORMS`` is unset.
-
-    Otherwise an installed libtpu or CUDA plugin probes for hardware when the
-    backend starts and prints warnings and a cuInit traceback. Where an
-    accelerator's device node exists, JAX is left to pick it up natively.
-    """
-    if os.environ.get("JAX_PLATFORMS") or any(os.path.exists(node) for node in ACCELERATOR_NODES):
-        return
-    if "jax" not in sys.modules:
-        os.environ["JAX_PLATFORMS"] = "cpu"
-        return
-    import jax
-
-    if not jax_options.option("jax_platforms"):
-        with contextlib.suppress(RuntimeError):
-            jax.config.update("jax_platforms", "cpu")
 
 
 def gpu_names() -> list[str]:

@@ -1,0 +1,67 @@
+"""Every private or unstable JAX interface pytest-stages relies on, in one place, each with how it breaks.
+
+The supported range is jax/jaxlib 0.8 to 0.10 (``pyproject.toml``, docs/dependencies.md); CI runs
+the tests at both ends (``.ci/run``). Each item below says what JAX could change, what the user
+would then see, and which test notices it first. Everything else the plugin calls is JAX's
+public API (``jax.jit(...).trace/lower/compile``, ``Compiled.cost_analysis``/``memory_analysis``,
+``jax.monitoring``'s listener registration, ``jax.config`` options by name). JAX is imported
+only inside the functions, so importing this module costs no JAX import.
+
+Not moved here yet: ``jax.experimental.topologies.get_topology_desc`` (compile-only TPU/GPU
+devices, ``stage/topology.py``): an experimental API; a change fails ``tests/test_topology.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# --- 1. Monitoring event names (jax/_src/dispatch.py, jax/_src/compiler.py) -----------------------
+# The registration is public, the names are not documented. Renamed, the compile counts of
+# ``stage_compiles`` read 0 and the cache line vanishes: tests/test_compiles.py and
+# tests/test_compile_cache.py fail on the counts.
+TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+CACHE_REQUEST_EVENT = "/jax/compilation_cache/compile_requests_use_cache"
+CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
+
+# --- 2. Logger names and message prefixes (jax/_src/...: private module paths) ---------------------
+# ``stage_compiles`` reads JAX's explanation of each tracing cache miss and the argument types of
+# each lowering from these records. Moved or reworded, a rise in compiles still fails, but its
+# message loses JAX's explanation and the signatures: tests/test_compiles.py asserts both.
+EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
+LOWER_LOGGER = "jax._src.interpreters.pxla"
+CACHE_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
+EXPLAIN_PREFIX = "TRACING CACHE MISS"
+# "Compiling %s with global shapes and types %s. Argument mapping: %s." (args: name, types, ...)
+LOWER_PREFIX = "Compiling "
+# Records JAX logs at WARNING only because explanations are on; dropped while watching.
+EXPLAIN_ONLY = ("PERSISTENT COMPILATION CACHE MISS", "Not writing persistent cache entry", EXPLAIN_PREFIX)
+
+
+# --- 3. The HLO module of a lowering, and the CPU client's cost analysis of it ---------------------
+def cost_via_cpu(lowered: Any) -> Any:
+    """Pre-optimization cost of a lowering, counted by the CPU client (``Lowered.cost_analysis()`` of a
+    compile-only topology is None).
+
+    Private: ``Lowered._lowering.hlo()`` and ``jaxlib._jax.hlo_module_cost_analysis``. Renamed,
+    staging a GPU topology config (``h100``) fails with an AttributeError or ImportError: the
+    examples' committed ``h100/*.cost.json`` snapshots (``"lowered"`` figures) stop being compared.
+    """
+    import jax
+    from jaxlib import _jax
+
+    module = lowered._lowering.hlo().as_hlo_module()
+    return _jax.hlo_module_cost_analysis(jax.devices("cpu")[0].client, module)
+
+
+# --- 4. Layout attributes that come and go -------------------------------------------------------
+def sub_byte_element_size(layout: Any) -> int | None:
+    """``Layout.sub_byte_element_size_in_bits``, or None where this jaxlib has no such attribute.
+
+    jaxlib 0.8.0 and 0.8.3 have none (an ``AttributeError`` there before this function); 0.10.2 has it.
+    The layout snapshot leaves the key out where it is None, so snapshots taken with 0.8 differ
+    from 0.10's in that key alone, judged under ``on_version_mismatch``: tests/test_layout.py.
+    """
+    value = getattr(layout, "sub_byte_element_size_in_bits", None)
+    return None if value is None else int(value)

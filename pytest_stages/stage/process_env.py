@@ -1,0 +1,82 @@
+"""What pytest-stages changes in the process for its own work, recorded so that unconfigure puts it back.
+
+A session that stages asks JAX for virtual CPU devices, keeps JAX on the CPU where no
+accelerator is attached, and points JAX's persistent compilation cache at a folder. Before
+``import jax`` these are environment variables (an unused plugin costs no JAX import); after
+it, ``jax.config`` options. Each change is recorded with the value it replaced, and
+:meth:`ProcessChanges.restore` (called at ``pytest_unconfigure``) puts the old values back, so
+that sessions run one after another in one process (``pytester``, an IDE) do not inherit them.
+
+What cannot be undone: an option JAX read from a variable at ``import jax`` keeps that value
+in JAX's config (the variable itself is restored); the CPU device count of a backend that
+started stays; JAX opens its persistent cache once per process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any
+
+from pytest_stages.stage import jax_options
+
+# Device nodes of an attached accelerator: where one exists, JAX picks its platform natively.
+ACCELERATOR_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/accel0", "/dev/vfio", "/dev/kfd")
+
+
+class ProcessChanges:
+    """The environment variables and JAX options this session set, with the values they replaced."""
+
+    def __init__(self) -> None:
+        self._variables: dict[str, str | None] = {}
+        self._options: dict[str, Any] = {}
+
+    def set_variable(self, name: str, value: str) -> None:
+        """``os.environ[name] = value``, remembering the first value it replaced (None: unset)."""
+        self._variables.setdefault(name, os.environ.get(name))
+        os.environ[name] = value
+
+    def set_option(self, name: str, value: object) -> None:
+        """``jax.config.update(name, value)``, remembering the first value it replaced.
+
+        Raises JAX's ``RuntimeError`` where the option can no longer change (a started backend).
+        """
+        import jax
+
+        before = jax_options.option(name)
+        jax.config.update(name, value)
+        self._options.setdefault(name, before)
+
+    def restore(self) -> None:
+        """Put back every variable and option this session set (an option JAX refuses now stays)."""
+        for name, value in self._variables.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        if self._options:
+            import jax
+
+            for name, value in self._options.items():
+                with contextlib.suppress(RuntimeError):  # jax_num_cpu_devices of a started backend
+                    jax.config.update(name, value)
+        self._variables.clear()
+        self._options.clear()
+
+
+def default_to_cpu(changes: ProcessChanges) -> None:
+    """Start JAX on the CPU alone when no accelerator is attached and ``JAX_PLATFORMS`` is unset.
+
+    Otherwise an installed libtpu or CUDA plugin probes for hardware when the
+    backend starts and prints warnings and a cuInit traceback. Where an
+    accelerator's device node exists, JAX is left to pick it up natively.
+    """
+    if os.environ.get("JAX_PLATFORMS") or any(os.path.exists(node) for node in ACCELERATOR_NODES):
+        return
+    if "jax" not in sys.modules:
+        changes.set_variable("JAX_PLATFORMS", "cpu")
+        return
+    if not jax_options.option("jax_platforms"):
+        with contextlib.suppress(RuntimeError):
+            changes.set_option("jax_platforms", "cpu")
