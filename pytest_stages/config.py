@@ -7,6 +7,7 @@ silently ignored setting.
 
 from __future__ import annotations
 
+import fnmatch
 import math
 import re
 import tomllib
@@ -85,12 +86,26 @@ class Settings:
     modules: tuple[str, ...] = ()
     static_scalars: bool = False
     constants_warn_bytes: int = 1 << 20
+    # ``[tool.pytest_stages.test_configs]``: test-id pattern -> the configs its tests run under.
+    test_configs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def config_named(self, name: str) -> DeviceConfig:
         for config in self.configs:
             if config.name == name:
                 return config
         raise KeyError(name)
+
+    def configs_for(self, nodeid: str) -> tuple[str, ...]:
+        """The configs a test runs under: the last ``test_configs`` pattern its id matches, else all.
+
+        ``"tests/gemma/*"`` gives a folder its configs, ``"tests/test_bert.py::*"`` a module and
+        ``"*::test_sampler*"`` the tests of a name; a later pattern overrides an earlier one.
+        """
+        names = tuple(c.name for c in self.configs)
+        for pattern, chosen in self.test_configs.items():
+            if fnmatch.fnmatchcase(nodeid, pattern):
+                names = chosen
+        return names
 
 
 def load_pyproject(rootpath: Path) -> dict[str, Any]:
@@ -179,6 +194,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         "compilation_cache",
         "static_scalars",
         "constants_warn_bytes",
+        "test_configs",
     }
     _reject_unknown("[tool.pytest_stages]", table, known)
     defaults = Settings()
@@ -192,12 +208,12 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
             f"project, where the reports and --stages-prune name them. Give a folder relative to the rootdir "
             f'(snapshot_dir = "snapshots").'
         )
-    configs = table.get("configs")
+    configs = defaults.configs if table.get("configs") is None else parse_configs(table.get("configs"))
     return Settings(
         snapshot_dir=snapshot_dir,
         stages=parse_choices("stages", table.get("stages", defaults.stages), STAGES),
         analyses=parse_choices("analyses", table.get("analyses", defaults.analyses), ANALYSES),
-        configs=defaults.configs if configs is None else parse_configs(configs),
+        configs=configs,
         tolerance=parse_tolerances(table.get("tolerance", {}), "[tool.pytest_stages.tolerance]"),
         budgets=_parse_budget_table(table.get("budgets", {})),
         check=parse_choices("check", table.get("check", defaults.check), CHECK_KINDS),
@@ -208,7 +224,24 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         modules=_module_names(table.get("modules", [])),
         static_scalars=_typed(table, "static_scalars", bool, defaults.static_scalars),
         constants_warn_bytes=_size(table, "constants_warn_bytes", defaults.constants_warn_bytes),
+        test_configs=_test_configs(table.get("test_configs", {}), tuple(c.name for c in configs)),
     )
+
+
+def _test_configs(raw: Any, known: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """``[tool.pytest_stages.test_configs]``: test-id patterns, each to a non-empty list of config names."""
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            "[tool.pytest_stages.test_configs] must map test-id patterns to config names, e.g. "
+            '[tool.pytest_stages.test_configs] "tests/gemma/*" = ["fsdp"].'
+        )
+    chosen = {}
+    for pattern, names in raw.items():
+        key = f"[tool.pytest_stages.test_configs] {pattern!r}"
+        chosen[str(pattern)] = parse_choices(key, names, known)
+        if not chosen[str(pattern)]:
+            raise ConfigError(f"{key}: name at least one config from {list(known)}.")
+    return chosen
 
 
 def _clearing(raw: Any) -> bool | str:

@@ -309,6 +309,7 @@ def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Opti
         report=report,
         prune=config.getoption("stages_prune"),
         verbosity=config.getoption("verbose", 0),
+        long_tracebacks=config.getoption("tbstyle", "auto") == "long",
     )
 
 
@@ -324,13 +325,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "stage_config" not in metafunc.fixturenames:
         return
     session = metafunc.config.stash[SESSION]
-    names = [c.name for c in session.settings.configs]
+    names = list(session.settings.configs_for(metafunc.definition.nodeid))
     marker = assembly.marker_kwargs(metafunc.definition, "stages")
     if marker.get("configs") is not None:
         try:
             names = list(
                 parse_choices(
-                    f"@pytest.mark.stages(configs=...) on {metafunc.definition.nodeid}", marker["configs"], tuple(names)
+                    f"@pytest.mark.stages(configs=...) on {metafunc.definition.nodeid}",
+                    marker["configs"],
+                    tuple(c.name for c in session.settings.configs),
                 )
             )
         except ConfigError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pytest_stages.check.compare import no_snapshot
 from pytest_stages.check.decide import Policy, Verdict, decide
 from pytest_stages.core.records import Finding
 
@@ -90,7 +91,7 @@ def test_only_budget_is_true_for_a_passing_call_and_false_with_any_other_kind():
 
 def test_a_text_file_never_recorded_fails_under_every_version_policy():
     """No upgrade changed a snapshot that does not exist: semantic and warn excuse drift, not absence."""
-    missing = Finding("text", "hlo", "no snapshot yet")
+    missing = no_snapshot("hlo")
     for mode in ("semantic", "warn", "fail"):
         verdict = decide((missing, TEXT), policy(mode), NOTE)
         assert missing in verdict.failing, mode

@@ -232,6 +232,7 @@ def test_the_upgrade_section_lists_the_calls_whose_compile_time_moved_most():
             "config": "cpu1",
             "name": name,
             "versions": "snapshots were taken with jax 1; this run uses jax 2",
+            "version_change": ["jax 1", "jax 2"],
             "drift_cause": "none",
             "deltas": {},
             "findings": [],
@@ -299,3 +300,48 @@ def test_a_blocks_counts_do_not_depend_on_the_tests_before_it(project):
     data = json.loads(project.snapshots()["test_order/test_b/_compiles/compiles.compiles.json"])
     assert data["functions"]["<lambda>"]["compiles"] == 2
     project.run("-k", "test_b").assert_outcomes(passed=1)
+
+
+WATCHED = """
+import jax, jax.numpy as jnp
+
+@jax.jit
+def step(x):
+    return jnp.tanh(x).sum()
+
+def sample(x):
+    return {call}
+
+def test_sample(stage_compiles):
+    with stage_compiles(step):
+        for batch in (1, 2):
+            sample(jnp.ones((batch, 4)))
+"""
+
+
+def test_a_watched_function_that_no_longer_runs_fails_instead_of_improving(project):
+    project.write("test_sampler.py", WATCHED.format(call="step(x)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    # The sampler now re-jits a lambda on every call: `step` never runs, the block compiles more.
+    project.write("test_sampler.py", WATCHED.format(call="jax.jit(lambda x: jnp.tanh(x).sum())(x)"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    out = project.output(result)
+    assert "compiles: step: never ran; it compiled 2 times in the snapshot" in out
+    assert "improved" not in out
+
+
+def test_the_same_signatures_in_another_order_are_unchanged_and_not_rewritten(project):
+    project.write("test_loop.py", decode("(1, 2, 3)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    before = project.snapshots()
+    project.write("test_loop.py", decode("(3, 1, 2)"))
+    report = project.path / "report.json"
+    result = project.run(f"--stages-report={report}")
+    result.assert_outcomes(passed=1)
+    (call,) = json.loads(report.read_text())["calls"]
+    assert call["status"]["compiles"] == "ok" and call["findings"] == []
+    result = project.run("--stages-update")
+    result.assert_outcomes(passed=1)
+    assert project.snapshots() == before
+    assert "compiles.compiles.json" not in project.output(result)

@@ -266,7 +266,7 @@ def test_a_function_that_fails_to_trace_names_the_stage(project):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "pytest-stages: stage_snapshot(f): tracing failed with TypeError:",
+            "pytest-stages: stage_snapshot(f): tracing failed with TypeError at test_model.py:5 in f:",
             "    dot_general requires contracting dimensions to have the same shape*",
             "Fix the function or its arguments; its snapshots were left untouched.",
         ]
@@ -285,7 +285,7 @@ def test_bad_config_key_is_a_usage_error(project):
         "['analyses', 'budgets', 'check', 'clear_caches', 'compilation_cache', 'configs', 'constants_warn_bytes', "
         "'diff_lines', 'modules', "
         "'on_version_mismatch', 'snapshot_dir', "
-        "'stages', 'static_scalars', 'tolerance']."
+        "'stages', 'static_scalars', 'test_configs', 'tolerance']."
     ) in result.stderr.str()
 
 

@@ -241,11 +241,10 @@ def test_output_sharding_that_forces_an_all_gather_reports_the_collective(multi)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "  sharding: output output: P('data', None) -> P(); "
-            "collectives: none -> all-gather f32?64,512? (128.0 KiB)",
+            "  sharding: output output: P('data', None) -> P(); collectives: +1 all-gather f32?64,512? (128.0 KiB)",
             "- sharding (scale.sharding.json):",
             "    output output: P('data', None) over mesh(data=4,model=2) -> P() over mesh(data=4,model=2)",
-            "    collectives: none -> all-gather f32?64,512? (128.0 KiB)",
+            "    collectives: +1 all-gather f32?64,512? (128.0 KiB)",
             "- compiled (scale.compiled.hlo.txt): IR drift",
             "    ops: +1 all-gather*",
             "    collectives: +1 all-gather f32?64,512? (128.0 KiB)",

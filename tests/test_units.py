@@ -143,7 +143,7 @@ def test_metric_regression_improvement_and_tolerance():
 
 def test_integer_memory_figures_are_exact_by_default():
     (finding,) = compare_metrics("memory", {"temp_size_in_bytes": 1000}, {"temp_size_in_bytes": 1001}, {})
-    assert finding.message == "temp_size_in_bytes 1000 -> 1001 (+0.1%, tolerance exact)"
+    assert finding.message == "temp_size_in_bytes 1000 -> 1001 (+0.10%, tolerance exact)"
 
 
 def test_placement_changes_name_the_leaf():
@@ -162,7 +162,7 @@ def test_placement_changes_name_the_leaf():
     }
     messages = sorted(f.message for f in compare_placement("sharding", before, after))
     assert messages == [
-        "collectives: none -> all-gather f32[64,512] (128.0 KiB)",
+        "collectives: +1 all-gather f32[64,512] (128.0 KiB)",
         "input x no longer donated (XLA had reused its buffer)",
         "input x: P('data', None) over mesh(data=4,model=2) -> P(None, 'model') over mesh(data=4,model=2)",
     ]

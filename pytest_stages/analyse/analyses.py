@@ -191,6 +191,42 @@ def loop_entry(loop: hlo.Loop) -> dict[str, Any]:
 NamedLeaves = Callable[[Any], list[tuple[str, Any]]]
 
 
+class Unavailable(Exception):
+    """JAX cannot give (part of) an analysis for this function; ``reason`` is JAX's own error.
+
+    ``partial`` is what it could give (the inputs' shardings where only the outputs fail, as for
+    a function whose arguments are ``jax.Ref`` s), None where it could give nothing.
+    """
+
+    def __init__(self, reason: str, partial: dict[str, Any] | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.partial = partial
+
+
+def jax_property(obj: Any, name: str) -> Any:
+    """``obj.<name>``, or :class:`Unavailable` with JAX's reason when JAX raises reading it.
+
+    ``Compiled.output_shardings`` of a function taking ``jax.Ref`` arguments raises
+    ``ValueError: Too many leaves for PyTreeDef; expected 1.`` (JAX 0.10.2): a snapshot then
+    leaves the outputs out instead of failing the test with JAX's traceback.
+    """
+    try:
+        return getattr(obj, name)
+    except Exception as exc:  # any error of JAX's is a reason to skip, never a crash
+        raise Unavailable(
+            f"JAX cannot give {type(obj).__name__}.{name} for this function ({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+def _outputs_or_reason(compiled: Any, name: str) -> tuple[list[tuple[str, Any]] | None, str]:
+    """The named output leaves of ``compiled.<name>``, or None and JAX's reason."""
+    try:
+        return _output_leaves(jax_property(compiled, name)), ""
+    except Unavailable as exc:
+        return None, exc.reason
+
+
 def sharding(
     compiled: Any,
     lowered: Any,
@@ -211,10 +247,11 @@ def sharding(
 
     infos = named(lowered.args_info)
     structure: Any = jax.tree_util.tree_structure(lowered.args_info)  # a PyTreeDef, which jaxlib leaves untyped
-    shardings = structure.flatten_up_to(compiled.input_shardings)
+    shardings = structure.flatten_up_to(jax_property(compiled, "input_shardings"))
     aliases = {alias.parameter: alias.output[0] if alias.output else 0 for alias in hlo.aliases(hlo_text)}
-    outputs = _output_leaves(compiled.output_shardings)
-    output_names = [name for name, _ in outputs]
+    outputs, reason = _outputs_or_reason(compiled, "output_shardings")
+    # Without JAX's outputs an alias names the output by its flat position: ``output #0``.
+    output_names = [name for name, _ in outputs] if outputs is not None else []
     described_inputs = {}
     parameter = 0
     for (name, info), value in zip(infos, shardings, strict=True):
@@ -225,24 +262,38 @@ def sharding(
         described_inputs[name] = {
             "sharding": None if value is None else describe_sharding(value),
             "donated": bool(info.donated),
-            "aliased_to": output_names[alias] if alias is not None and alias < len(output_names) else None,
+            "aliased_to": _output_name(output_names, alias, known=outputs is not None),
         }
-    described = {
-        "inputs": described_inputs,
-        "outputs": {name: {"sharding": describe_sharding(value)} for name, value in outputs},
-        "collectives": collectives,
-    }
+    described: dict[str, Any] = {"inputs": described_inputs}
+    if outputs is not None:
+        described["outputs"] = {name: {"sharding": describe_sharding(value)} for name, value in outputs}
+    described["collectives"] = collectives
     if networks is not None:
         described["networks"] = {side: {"count": n["count"], "bytes": n["bytes"]} for side, n in networks.items()}
+    if outputs is None:
+        raise Unavailable(reason, described)
     return described
 
 
+def _output_name(names: Sequence[str], alias: int | None, *, known: bool) -> str | None:
+    """The output a donated input aliases: its leaf name, or ``output #k`` where JAX gave no outputs."""
+    if alias is None:
+        return None
+    if not known:
+        return f"output #{alias}"
+    return names[alias] if alias < len(names) else None
+
+
 def layout(compiled: Any, named: NamedLeaves) -> dict[str, Any]:
-    """Per input/output leaf: the compiled layout (``major_to_minor``, tiling)."""
-    return {
-        "inputs": {name: describe_format(f) for name, f in named(compiled.input_formats)},
-        "outputs": {name: describe_format(f) for name, f in _output_leaves(compiled.output_formats)},
-    }
+    """Per input/output leaf: the compiled layout (``major_to_minor``, tiling).
+
+    Where JAX cannot give the outputs' formats, the inputs' are kept (:class:`Unavailable`).
+    """
+    inputs = {name: describe_format(f) for name, f in named(jax_property(compiled, "input_formats"))}
+    outputs, reason = _outputs_or_reason(compiled, "output_formats")
+    if outputs is None:
+        raise Unavailable(reason, {"inputs": inputs})
+    return {"inputs": inputs, "outputs": {name: describe_format(f) for name, f in outputs}}
 
 
 def describe_sharding(value: Any) -> dict[str, Any]:

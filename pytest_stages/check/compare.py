@@ -19,7 +19,7 @@ from typing import Any
 from pytest_stages.analyse.analyses import loop_entry
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.config import OPERAND_PART
-from pytest_stages.core.records import Finding
+from pytest_stages.core.records import Change, Finding
 from pytest_stages.core.units import (
     format_bytes,
     format_number,
@@ -49,6 +49,17 @@ SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 # An MLIR line's op: ``%0 = stablehlo.add %a, %b : tensor<4xf32>`` -> ``stablehlo.add``.
 _MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
+# A per-operand cost key: ``bytes accessed1{}`` -> ``1``; ``bytes accessedout{}`` -> ``out``.
+_OPERAND_KEY = re.compile(r"^bytes accessed(?P<operand>\d+|out)\{(?P<index>[^{}]*)\}$")
+# The prefix of a pre-optimization figure standing in for a compiled one: ``lowered flops``.
+LOWERED = "lowered "
+# Changes that round to nothing as a percentage are shown as absolute amounts.
+PERCENT_FLOOR = 0.0005
+
+
+def no_snapshot(artifact: str) -> Finding:
+    """The finding of an artifact never recorded."""
+    return Finding(check_kind(artifact), artifact, NO_SNAPSHOT, change=Change.NO_SNAPSHOT)
 
 
 def compare_text(
@@ -72,15 +83,16 @@ def compare_text(
     differing = script.differing()
     counts = op_counts(artifact, differing[0]), op_counts(artifact, differing[1])
     summary = op_change_summary(*counts)
-    head = ([f"ops: {summary}"] if summary else []) + hlo_structure_summary(
-        artifact, (expected, actual), differing, counts
-    )
+    structure = hlo_structure_summary(artifact, (expected, actual), differing, counts)
+    head = ([f"ops: {summary}"] if summary else []) + structure
     where = (locations() if locations else None) or []
-    found = sources(script, where) if where else []
+    found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     if next(script.changes(), None) is None and not script.truncated:
         head.append("only names changed, but not one-to-one: two values now share a name, or one has two")
     if found:
         head.append(f"source: {describe_sources(found)}")
+    if removed:
+        head.append(f"removed: {removed} line(s), whose source lines the snapshot does not keep")
     detail = {
         "summary": head,
         "sources": [[place, counts] for place, counts in found],
@@ -89,8 +101,27 @@ def compare_text(
     }
     title = BY_NAME[artifact].title
     return Finding(
-        check_kind(artifact), artifact, f"{title}\n" + _indent(head + unified(script, diff_lines)), detail=detail
+        check_kind(artifact),
+        artifact,
+        f"{title}\n" + _indent(head + unified(script, diff_lines)),
+        detail=detail,
+        change=Change.DRIFT,
+        locations=tuple(describe_sources([place]) for place in found),
+        ops=op_deltas(*counts),
+        moves=tuple(structure),
     )
+
+
+def _own_lines(found: list[tuple[str, dict[str, int]]]) -> tuple[list[tuple[str, dict[str, int]]], int]:
+    """Source lines of the added and changed lines only, and how many lines were removed.
+
+    A removed line has no location (the snapshot keeps none); charging it to the staged line
+    after it would name code that does not hold it (dropping weight decay read as a change in
+    optax's schedule).
+    """
+    removed = sum(counts.get("removed", 0) for _, counts in found)
+    own = [(place, {k: n for k, n in counts.items() if k != "removed"}) for place, counts in found]
+    return [(place, counts) for place, counts in own if counts], removed
 
 
 def compare_ops(
@@ -110,21 +141,53 @@ def compare_ops(
     found = compare_text("ops", expected, actual, diff_lines=diff_lines)
     if found is None:
         return None
-    parts = dcn_changes(before, after) + loop_collective_changes(before, after, loop_places)
-    parts.append(op_change_summary(Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {}))))
-    if before.get("fusion_count") != after.get("fusion_count"):
-        parts.append(f"fusions {before.get('fusion_count')} -> {after.get('fusion_count')}")
-    old, new = (Counter(_collective_text(c) for c in side.get("collectives", [])) for side in (before, after))
-    parts += [f"+{n} {text}" for text, n in sorted((new - old).items())]
-    parts += [f"-{n} {text}" for text, n in sorted((old - new).items())]
-    entry = before.get("entry", {}), after.get("entry", {})
-    if entry[0] != entry[1]:
-        parts.append("entry shapes changed")
-    summary = ", ".join(part for part in parts if part)
+    opcodes = Counter(before.get("opcodes", {})), Counter(after.get("opcodes", {}))
+    # Collectives that started crossing slices, then those that moved into loops: the headline leads with them.
+    loops = dcn_changes(before, after) + loop_collective_changes(before, after, loop_places)
+    moves = collective_deltas(before.get("collectives", []), after.get("collectives", []))
+    moves += [
+        f"{delta:+d} custom-call {target}"
+        for target, delta in op_deltas(
+            Counter(before.get("custom_calls", {})), Counter(after.get("custom_calls", {}))
+        ).items()
+    ]
+    fusions = before.get("fusion_count"), after.get("fusion_count")
+    entry = before.get("entry", {}) != after.get("entry", {})
+    ends = [f"fusions {fusions[0]} -> {fusions[1]}"] if fusions[0] != fusions[1] else [""]
+    ends += [ENTRY_CHANGED] if entry else []
+    ops = op_deltas(*opcodes)
+    summary = ", ".join(part for part in [*loops, op_change_summary(*opcodes), *ends[:1], *moves, *ends[1:]] if part)
     title, _, rest = found.message.partition("\n")
     return Finding(
-        found.kind, found.artifact, f"{title}: {summary}\n{rest}" if summary else found.message, detail=found.detail
+        found.kind,
+        found.artifact,
+        f"{title}: {summary}\n{rest}" if summary else found.message,
+        detail=found.detail,
+        change=Change.OPS,
+        subject=ENTRY_CHANGED if entry else "",
+        before=fusions[0] if fusions[0] != fusions[1] else None,
+        after=fusions[1] if fusions[0] != fusions[1] else None,
+        ops=ops,
+        moves=(*loops, *moves),
     )
+
+
+ENTRY_CHANGED = "entry shapes changed"
+
+
+def collective_deltas(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]]) -> list[str]:
+    """``+1 all-gather f32[8,32,64] (16.0 KiB)``: the collectives added and removed, not the whole lists."""
+    old, new = Counter(_collective_text(c) for c in before), Counter(_collective_text(c) for c in after)
+    return [f"+{n} {text}" for text, n in sorted((new - old).items())] + [
+        f"-{n} {text}" for text, n in sorted((old - new).items())
+    ]
+
+
+def op_deltas(before: Counter[str], after: Counter[str]) -> dict[str, int]:
+    """``{"add": -18, "mul": 2}``: the op kinds whose count changed, by name."""
+    return {
+        name: after[name] - before[name] for name in sorted(set(before) | set(after)) if after[name] != before[name]
+    }
 
 
 def dcn_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
@@ -257,6 +320,9 @@ def compare_metrics(
                 artifact,
                 f"the snapshot counts the {was} program, this run the {now} one (only an attached platform "
                 "has a compiled cost): the figures do not compare; run `pytest --stages-update` to record them",
+                change=Change.INCOMPARABLE,
+                before=was,
+                after=now,
             )
         ]
     before, after = flatten_metrics(expected), flatten_metrics(actual)
@@ -283,18 +349,88 @@ def _judged(metric: str, no_compiled: bool) -> bool:
 def _metric_finding(artifact: str, metric: str, old: Any, new: Any, tolerances: Mapping[str, float]) -> Finding | None:
     """A rise beyond tolerance (failing), a fall (an improvement), or None within tolerance."""
     if not _is_number(old) or not _is_number(new):
-        return Finding(artifact, artifact, f"{metric}: {_show(old)} -> {_show(new)}")
+        return Finding(
+            artifact,
+            artifact,
+            f"{metric}: {_show(old)} -> {_show(new)}",
+            change=Change.INCOMPARABLE,
+            subject=metric,
+            before=old,
+            after=new,
+        )
     tolerance = metric_tolerance(metric, old, new, tolerances)
     change = relative_change(old, new)
     if abs(change) <= tolerance:
         return None
-    text = f"{metric} {format_number(old)} -> {format_number(new)} ({change:+.1%}"
+    moved = figure_change(metric, old, new) if old != 0 else "from 0"
+    figures = f"{metric_label(metric)} {figure_values(old, new)} ({moved}"
     within = f"tolerance {format_tolerance(tolerance)})"
+    fields: dict[str, Any] = {"change": Change.FIGURE, "subject": metric, "before": old, "after": new}
     if metric in SAVINGS_METRICS and change < 0:
-        return Finding(artifact, artifact, f"{text}, {within}: fewer bytes shared between inputs and outputs")
+        return Finding(
+            artifact, artifact, f"{figures}, {within}: fewer bytes shared between inputs and outputs", **fields
+        )
     if change > 0 and metric not in SAVINGS_METRICS:
-        return Finding(artifact, artifact, f"{text}, {within}")
-    return Finding(artifact, artifact, f"{text}): improved; {IMPROVEMENT_HINT}", failing=False)
+        return Finding(artifact, artifact, f"{figures}, {within}", **fields)
+    return Finding(artifact, artifact, f"{figures}): improved; {IMPROVEMENT_HINT}", failing=False, **fields)
+
+
+def metric_label(metric: str) -> str:
+    """A figure as people name it; XLA's per-operand keys keep their raw key in brackets.
+
+    XLA sums ``bytes accessed<k>{}`` over every op of the module, by the op's operand position
+    ``k`` (not by the program's inputs), and ``bytes accessedout{}`` over the ops' outputs:
+    ``bytes accessed1{}`` -> ``bytes read as operand 1 of the ops [bytes accessed1{}]``; a lowered
+    figure keeps its prefix (``lowered bytes read as operand 1 ...``).
+    """
+    if metric.startswith(LOWERED):
+        return LOWERED + metric_label(metric.removeprefix(LOWERED))
+    match = _OPERAND_KEY.match(metric)
+    if match is None:
+        return metric
+    index = f", output {match['index']}" if match["index"] else ""
+    if match["operand"] == "out":
+        return f"bytes written by the ops{index} [{metric}]"
+    return f"bytes read as operand {match['operand']} of the ops{index} [{metric}]"
+
+
+def metric_short(metric: str) -> str:
+    """A headline's name of a figure: ``peak``, ``temp``, ``flops``, ``ops' operand-1 bytes``, ``ops' output bytes``."""
+    if metric.startswith(LOWERED):
+        return LOWERED + metric_short(metric.removeprefix(LOWERED))
+    match = _OPERAND_KEY.match(metric)
+    if match is not None:
+        return "ops' output bytes" if match["operand"] == "out" else f"ops' operand-{match['operand']} bytes"
+    for suffix in ("_size_in_bytes", "_memory_in_bytes"):
+        if metric.endswith(suffix):
+            return metric.removesuffix(suffix)
+    return metric
+
+
+def _in_bytes(metric: str) -> bool:
+    return "bytes" in metric
+
+
+def figure_values(old: float, new: float) -> str:
+    """``1.28e6 -> 1.35e6``: the exact figures of the file, with enough digits to differ."""
+    before, after = format_number(old), format_number(new)
+    if before == after:
+        before, after = f"{old:.9g}", f"{new:.9g}"
+    return f"{before} -> {after}"
+
+
+def figure_change(metric: str, old: float, new: float) -> str:
+    """How a figure moved, as a reviewer reads it: ``+20.0%``; ``+4 B`` where the percentage rounds
+    to nothing; ``0 -> 1.2 MiB`` from zero (never ``+inf%`` or ``+0.0%``)."""
+    show = format_bytes if _in_bytes(metric) else format_number
+    if old == 0:
+        return f"0 -> {show(new)}"
+    change = relative_change(old, new)
+    if abs(change) < PERCENT_FLOOR:
+        delta = new - old
+        return ("+" if delta > 0 else "-") + show(abs(delta))
+    # Under 1% one more digit, so that a change just beyond a 0.1% tolerance does not read as 0.1%.
+    return f"{change:+.2%}" if abs(change) < 0.01 else f"{change:+.1%}"
 
 
 def _compiled(metrics: Mapping[str, Any]) -> bool:
@@ -337,9 +473,26 @@ def metric_tolerance(metric: str, old: Any, new: Any, tolerances: Mapping[str, f
 
 
 def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[Finding]:
-    """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after."""
-    changes = [_placement_change(key, expected, actual) for key in placement_keys(expected, actual)]
-    return [Finding(artifact, artifact, message) for message in group_leaves(changes)]
+    """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after.
+
+    Each finding's ``moves`` holds its headline text: shardings without their mesh.
+    """
+    keys = placement_keys(expected, actual)
+    full = group_leaves([_placement_change(key, expected, actual) for key in keys])
+    short = group_leaves([_placement_change(key, expected, actual, mesh=False) for key in keys])
+    return [
+        Finding(
+            artifact,
+            artifact,
+            message,
+            change=Change.COLLECTIVES if message.startswith(COLLECTIVES_LABEL) else Change.PLACEMENT,
+            moves=(headline,),
+        )
+        for message, headline in zip(full, short, strict=True)
+    ]
+
+
+COLLECTIVES_LABEL = "collectives: "
 
 
 PLACEMENT_SIDES = ("inputs", "outputs")
@@ -401,26 +554,28 @@ def group_leaves(changes: Sequence[tuple[str, str, str, str]], least: int = GROU
 
 
 def _placement_change(
-    key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any]
+    key: tuple[str, ...], expected: Mapping[str, Any], actual: Mapping[str, Any], *, mesh: bool = True
 ) -> tuple[str, str, str, str]:
-    """``(side, leaf, change, extra)``: ``("input", "x", " no longer donated", "")``; side "" for collectives."""
+    """``(side, leaf, change, extra)``: ``("input", "x", " no longer donated", "")``; side "" for collectives.
+
+    Without ``mesh`` a sharding is written without its mesh (for the headline).
+    """
     if key[0] == "collectives":
-        before = _collective_summary(expected.get("collectives", []))
-        after = _collective_summary(actual.get("collectives", []))
-        return "", "", f"collectives: {before} -> {after}", ""
+        deltas = collective_deltas(expected.get("collectives", []), actual.get("collectives", []))
+        return "", "", COLLECTIVES_LABEL + (", ".join(deltas) or "reordered"), ""
     side, leaf = key[0], key[1]
     label = side[:-1]
     old_leaf = expected.get(side, {}).get(leaf)
     new_leaf = actual.get(side, {}).get(leaf)
     if old_leaf is None:
-        return label, leaf, ": new leaf", f" ({_describe_leaf(new_leaf)})"
+        return label, leaf, ": new leaf", f" ({_describe_leaf(new_leaf, mesh=mesh)})"
     if new_leaf is None:
-        return label, leaf, ": leaf removed", f" (was {_describe_leaf(old_leaf)})"
+        return label, leaf, ": leaf removed", f" (was {_describe_leaf(old_leaf, mesh=mesh)})"
     field = key[2] if len(key) > 2 else ""
-    return label, leaf, _field_change(field, old_leaf, new_leaf), ""
+    return label, leaf, _field_change(field, old_leaf, new_leaf, mesh=mesh), ""
 
 
-def _field_change(field: str, old_leaf: Mapping[str, Any], new_leaf: Mapping[str, Any]) -> str:
+def _field_change(field: str, old_leaf: Mapping[str, Any], new_leaf: Mapping[str, Any], *, mesh: bool = True) -> str:
     """How one field of a leaf changed: ``" no longer donated"``, ``": buffer now aliased to 0 (was none)"``."""
     old, new = old_leaf.get(field), new_leaf.get(field)
     if field == "donated":
@@ -430,7 +585,7 @@ def _field_change(field: str, old_leaf: Mapping[str, Any], new_leaf: Mapping[str
             return f": donated buffer no longer reused for {old} (XLA could not alias it)"
         return f": buffer now aliased to {new} (was {old or 'none'})"
     if field == "sharding":
-        return f": {_describe_sharding(old)} -> {_describe_sharding(new)}"
+        return f": {_describe_sharding(old, mesh=mesh)} -> {_describe_sharding(new, mesh=mesh)}"
     if field == "major_to_minor":
         return f" layout {_tuple(old)} -> {_tuple(new)}"
     return f" {field}: {_show(old)} -> {_show(new)}"
@@ -445,34 +600,29 @@ def _donation_change(old_leaf: Mapping[str, Any], new_leaf: Mapping[str, Any]) -
     )
 
 
-def _describe_leaf(leaf: Mapping[str, Any] | None) -> str:
+def _describe_leaf(leaf: Mapping[str, Any] | None, *, mesh: bool = True) -> str:
     if leaf is None:
         return "none"
     if "sharding" in leaf:
-        return _describe_sharding(leaf["sharding"])
+        return _describe_sharding(leaf["sharding"], mesh=mesh)
     return json.dumps(leaf, sort_keys=True)
 
 
-def _describe_sharding(sharding: Mapping[str, Any] | None) -> str:
+def _describe_sharding(sharding: Mapping[str, Any] | None, *, mesh: bool = True) -> str:
     if not sharding:
         return "none (an unused input jit dropped)"
     memory = sharding.get("memory_kind")
     where = f" in {memory} memory" if memory not in (None, "device") else ""
     if "spec" in sharding:
-        mesh = ",".join(f"{axis}={size}" for axis, size in sharding.get("mesh", {}).items())
-        return f"{sharding['spec']} over mesh({mesh}){where}"
+        if not mesh:
+            return f"{sharding['spec']}{where}"
+        axes = ",".join(f"{axis}={size}" for axis, size in sharding.get("mesh", {}).items())
+        return f"{sharding['spec']} over mesh({axes}){where}"
     devices = sharding.get("devices")
     spread = ""
     if devices and len(devices) > 1 and "replicated" in sharding:
         spread = ", replicated" if sharding["replicated"] else ", split"
     return f"{sharding.get('kind')} on devices {devices}{spread}{where}"
-
-
-def _collective_summary(collectives: Iterable[Mapping[str, Any]]) -> str:
-    counts = Counter(_collective_text(c) for c in collectives)
-    if not counts:
-        return "none"
-    return ", ".join(f"{n}x {text}" if n > 1 else text for text, n in sorted(counts.items()))
 
 
 def _deepdiff(before: Any, after: Any, **options: Any) -> Any:
@@ -581,7 +731,16 @@ def structure(pair: Pair) -> Compared:
     for level in _levels(_deepdiff(pair.before, pair.after)):
         where = level.path().removeprefix("root")
         old, new = (None if value is notpresent else value for value in (level.t1, level.t2))
-        findings.append(Finding(check_kind(pair.artifact), pair.artifact, f"{where}: {_show(old)} -> {_show(new)}"))
+        findings.append(
+            Finding(
+                check_kind(pair.artifact),
+                pair.artifact,
+                f"{where}: {_show(old)} -> {_show(new)}",
+                subject=where,
+                before=old,
+                after=new,
+            )
+        )
     return Compared(sorted(findings, key=lambda f: f.message))
 
 

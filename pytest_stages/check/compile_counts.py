@@ -1,7 +1,9 @@
 """The compile-count check: a ``.compiles.json`` snapshot and a fresh count in, findings out (pure).
 
 A rise of a function's traces, lowerings or backend compiles fails, naming the signatures that
-are new and JAX's explanation of each extra trace; a fall is an improvement. The ``compiles``
+are new and JAX's explanation of each extra trace; a fall is an improvement, but a function of
+the snapshot that no longer ran in the block fails (the block watches nothing of it any more).
+Signatures compare as sets: the same ones in another order are no change. The ``compiles``
 budget caps the backend compiles (a compile the persistent cache answered still counts: it was
 a compile request) of every function, or of the functions a table names.
 """
@@ -11,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_stages.core.records import Finding
+from pytest_stages.core.records import Change, Finding, Kind
 
-KIND = "compiles"
+KIND = Kind.COMPILES
 STEPS = ("traces", "lowerings", "compiles")
 EXPLANATION_LINES = 8
 
@@ -26,14 +28,34 @@ def compare_counts(
     findings = []
     for name in sorted(set(old) | set(new)):
         was, now = old.get(name, {}), new.get(name, {})
+        if was and not any(now.get(s, 0) for s in STEPS):
+            # Not an improvement: the block no longer runs the function it watches (the code now
+            # compiles something else, or nothing), so its count says nothing about the code.
+            findings.append(
+                Finding(
+                    KIND,
+                    KIND,
+                    f"{name}: never ran; it compiled {was.get('compiles', 0)} times in the snapshot",
+                    change=Change.NEVER_RAN,
+                    subject=name,
+                    before=was.get("compiles", 0),
+                    after=0,
+                )
+            )
+            continue
         rises = [f"{now.get(s, 0)} {s}, was {was.get(s, 0)}" for s in STEPS if now.get(s, 0) > was.get(s, 0)]
         falls = [f"{now.get(s, 0)} {s}, was {was.get(s, 0)}" for s in STEPS if now.get(s, 0) < was.get(s, 0)]
-        added = [sig for sig in now.get("signatures", []) if sig not in was.get("signatures", [])]
+        signatures = set(was.get("signatures", [])), set(now.get("signatures", []))
+        added = [sig for sig in now.get("signatures", []) if sig not in signatures[0]]
         if rises or added:
             extra = explanations.get(name, ())[was.get("traces", 0) :]
-            findings.append(Finding(KIND, KIND, _message(name, rises or ["new signatures"], added, extra)))
-        elif falls or was.get("signatures") != now.get("signatures"):
-            findings.append(Finding(KIND, KIND, f"{name}: {'; '.join(falls) or 'fewer signatures'}", failing=False))
+            message = _message(name, rises or ["new signatures"], added, extra)
+            findings.append(Finding(KIND, KIND, message, change=Change.COUNTS, subject=name, before=was, after=now))
+        elif falls or signatures[0] != signatures[1]:
+            message = f"{name}: {'; '.join(falls) or 'fewer signatures'}"
+            findings.append(
+                Finding(KIND, KIND, message, failing=False, change=Change.COUNTS, subject=name, before=was, after=now)
+            )
     return findings
 
 
@@ -48,14 +70,18 @@ def check_budget(
             over = counts["signatures"][limit:]
             findings.append(
                 Finding(
-                    "budget",
-                    "budget",
+                    Kind.BUDGET,
+                    Kind.BUDGET,
                     _message(
                         name,
                         [f"{counts['compiles']} compiles exceed the ceiling {limit}"],
                         over,
                         explanations.get(name, ())[limit:],
                     ),
+                    change=Change.BREACH,
+                    subject=name,
+                    before=limit,
+                    after=counts["compiles"],
                 )
             )
     return findings

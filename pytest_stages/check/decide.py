@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from pytest_stages.analyse.artifacts import BUDGET
-from pytest_stages.check.compare import NO_SNAPSHOT
 from pytest_stages.check.upgrade import is_churn
 from pytest_stages.core.records import Finding
 
@@ -60,11 +59,11 @@ def decide(findings: Sequence[Finding], policy: Policy, mismatch: str) -> Verdic
         return Verdict(tuple(f for f in failing if f.kind == BUDGET))
 
     def churn(finding: Finding) -> bool:
-        return finding.message != NO_SNAPSHOT and is_churn(finding.kind, policy.on_version_mismatch, mismatch)
+        return finding.recorded and is_churn(finding.kind, policy.on_version_mismatch, mismatch)
 
     # A file never recorded is not something an upgrade changed: it fails under every policy.
     warn = bool(mismatch) and policy.on_version_mismatch == "warn"
-    failing = [f for f in failing if (f.kind == BUDGET or f.message == NO_SNAPSHOT if warn else not churn(f))]
+    failing = [f for f in failing if (f.kind == BUDGET or not f.recorded if warn else not churn(f))]
     churned = _names(f for f in findings if f.failing and churn(f))
     return Verdict(tuple(failing), churned, _unenforced(findings, failing, churned), _passing(findings))
 

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_stages.analyse.artifacts import ARTIFACTS, BUDGET, BY_NAME, HEADLINES
-from pytest_stages.check.compare import NO_SNAPSHOT
+from pytest_stages.check.compare import NO_SNAPSHOT, figure_change, metric_short
 from pytest_stages.check.decide import Verdict
-from pytest_stages.core.records import Finding
+from pytest_stages.core.records import Change, Finding
 from pytest_stages.core.text import shown
 
 UPDATE_HINT = "Run `pytest --stages-update` to accept the changes if they are intended."
@@ -32,16 +32,10 @@ HEADLINE_METRICS = (
     "transcendentals",
 )
 HEADLINE_WIDTH = 160
-# A cost line: ``flops 100 -> 120 (+20%, tolerance exact)`` -> (``flops``, ``+20%``).
-_FIGURE = re.compile(r"^(?P<metric>.+?) \S+ -> \S+ \((?P<change>[+-][^,)]+)")
-# An op-count line: ``+2 all-gather``.
-_COUNT = re.compile(r"^[+-]\d+ [\w.-]+$")
+# Op kinds a reviewer must see even when many others changed: rematerialization, custom calls.
+NOTABLE_OPS = ("remat", "checkpoint", "custom", "opt-barrier", "optimization_barrier")
 # A cut diff's last line: ``    ... 14 more diff lines`` -> ``14``.
 _MORE = re.compile(r"^    \.\.\. (\d+) more diff lines")
-# A sharding's mesh: `` over mesh(data=4, model=2)``.
-_MESH = re.compile(r" over mesh\([^()]*\)")
-# ``temp_size_in_bytes`` -> ``temp``; ``peak_memory_in_bytes`` -> ``peak``.
-_MEMORY_SUFFIX = re.compile(r"_(?:size|memory)_in_bytes$")
 
 
 @dataclass(frozen=True)
@@ -65,8 +59,8 @@ def failure_message(
     full: bool = False,
 ) -> str:
     """Title, notes, the headline, the details (IR diffs last and bounded), then the footer."""
-    new = [labels(f.artifact) for f in failing if f.message == NO_SNAPSHOT]
-    ordered = _ordered([f for f in failing if f.message != NO_SNAPSHOT])
+    new = [labels(f.artifact) for f in failing if not f.recorded]
+    ordered = _ordered([f for f in failing if f.recorded])
     lines = [title, *(f"  {note}" for note in notes)]
     lines += [f"  {headline}: {_headline(group)}" for headline, group in ordered]
     if new:
@@ -130,68 +124,78 @@ def _by_artifact(findings: Sequence[Finding]) -> list[tuple[str, list[Finding]]]
 
 
 def _headline(group: Sequence[Finding]) -> str:
-    """The key figures of one headline, on one line."""
+    """The key figures of one headline, on one line, rendered from the findings' fields."""
     family = _family(group[0].artifact)
     if family == "ir":
         return _ir_headline(group)
     if family == "ops":
-        items = [_largest(f.message.splitlines()[0].removeprefix("op structure changed: ")) for f in group]
+        items = [_ops_headline(f) for f in group]
     elif family == "figures":
-        items = [_figure(f.message) for f in sorted(group, key=lambda f: _rank(f.message))]
+        items = [_figure(f) for f in sorted(group, key=_rank)]
     else:
-        items = [_MESH.sub("", f.message.splitlines()[0]) for f in group]
+        items = [f.moves[0] if f.moves else f.message.splitlines()[0] for f in group]
     return _shorten(items)
 
 
 def _ir_headline(group: Sequence[Finding]) -> str:
-    """``jaxpr, compiled changed; compiled: +1 multiply at model.py:12 in block``."""
+    """``jaxpr, compiled changed; compiled: +1 multiply at model.py:12 in block``.
+
+    Removed lines have no source line (the snapshot keeps none): ops only removed are never
+    charged to a line, and the headline says so.
+    """
     names = ", ".join(dict.fromkeys(f.artifact for f in group))
     text = f"{names} changed"
-    described = next((f for f in group if _summary(f)), None)
+    described = next((f for f in group if f.ops or f.moves), None)
     if described is not None:
-        summary = _summary(described)
-        ops = next((line for line in summary if not line.startswith("source: ")), None)
-        source = next((line[len("source: ") :] for line in summary if line.startswith("source: ")), None)
-        if ops:
-            text += f"; {described.artifact}: {_largest(ops.removeprefix('ops: '))}"
-        if source:
-            text += f" at {source.split('; ')[0]}"
+        summary = ", ".join(_ranked_ops(described.ops)) or described.moves[0]
+        text += f"; {described.artifact}: {summary}"
+    located = next((f for f in group if f.locations), None)
+    if described is not None and described.ops and all(delta < 0 for delta in described.ops.values()):
+        text += " (removed; the snapshot keeps no source lines)"
+    elif located is not None:
+        text += f" at {located.locations[0]}"
     return _shorten([text])
 
 
-def _largest(summary: str) -> str:
-    """``+1 a, -31 b, -2 c, ...``: the op-count changes of largest size first, the rest counted.
+def _ops_headline(finding: Finding) -> str:
+    """Moves into loops and collectives first, then op counts, largest first, then fusions and entry shapes."""
+    parts = [*finding.moves, *_ranked_ops(finding.ops)]
+    if finding.before is not None:
+        parts.append(f"fusions {finding.before} -> {finding.after}")
+    if finding.subject:
+        parts.append(finding.subject)
+    return ", ".join(parts)
 
-    What comes before the first count (a collective moved into a loop) stays first.
-    """
-    parts = summary.split(", ")
-    counts = [p for p in parts if _COUNT.match(p)]
-    if len(counts) <= HEADLINE_OPS:
-        return summary
-    ranked = sorted(counts, key=lambda p: -abs(int(p.split(" ", 1)[0])))
-    first = parts.index(counts[0])
-    lead, others = parts[:first], [p for p in parts[first:] if p not in counts]
-    return ", ".join([*lead, *ranked[:HEADLINE_OPS], f"{len(counts) - HEADLINE_OPS} more op kinds", *others])
+
+def _ranked_ops(ops: Mapping[str, int]) -> list[str]:
+    """``+2 remat, -31 b, +1 a, ...``: notable op kinds (remat, custom calls) first, then the largest changes."""
+    ranked = sorted(ops.items(), key=lambda item: (not _notable(item[0]), -abs(item[1]), item[0]))
+    shown = [f"{delta:+d} {name}" for name, delta in ranked[:HEADLINE_OPS]]
+    if len(ranked) > HEADLINE_OPS:
+        shown.append(f"{len(ranked) - HEADLINE_OPS} more op kinds")
+    return shown
+
+
+def _notable(op: str) -> bool:
+    return any(word in op for word in NOTABLE_OPS)
 
 
 def _summary(finding: Finding) -> list[str]:
     return list((finding.detail or {}).get("summary", []))
 
 
-def _rank(message: str) -> tuple[bool, int]:
-    """Headline order of a figure: the key ones first, per-operand cost figures last."""
-    match = _FIGURE.match(message)
-    metric = match["metric"] if match else ""
+def _rank(finding: Finding) -> tuple[bool, int]:
+    """Headline order of a figure: the key ones first, XLA's per-operand cost figures last."""
+    metric = finding.subject
     key = HEADLINE_METRICS.index(metric) if metric in HEADLINE_METRICS else len(HEADLINE_METRICS)
     return ("{" in metric, key)
 
 
-def _figure(message: str) -> str:
-    """``peak_memory_in_bytes 100 -> 198 (+98.0%, ...`` -> ``peak +98.0%``."""
-    match = _FIGURE.match(message)
-    if match is None:
-        return message.splitlines()[0]
-    return f"{_MEMORY_SUFFIX.sub('', match['metric'])} {match['change']}"
+def _figure(finding: Finding) -> str:
+    """``peak +98.0%``, ``peak +4 B``, ``temp 0 -> 1.2 MiB``: a figure's name and how it moved."""
+    if finding.change != Change.FIGURE:
+        return finding.message.splitlines()[0]
+    return f"{metric_short(finding.subject)} {figure_change(finding.subject, finding.before, finding.after)}"
 
 
 def _shorten(items: Sequence[str]) -> str:
@@ -232,7 +236,7 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
     """The whole failure message of a call: title, notes, headline and details, then what else changed."""
     if verdict.only_budget:
         state = "exceeds its budget"
-    elif all(f.message == NO_SNAPSHOT for f in verdict.failing):
+    elif not any(f.recorded for f in verdict.failing):
         state = f"has no snapshots yet in {call.folder}"
     else:
         state = f"differs from its snapshots in {call.folder}"
@@ -243,7 +247,7 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
         footer.append(f'  upgrade churn, not failing (on_version_mismatch = "semantic"): {names}')
     if verdict.unenforced:
         footer.append(f"  also changed, but not checked in this run: {', '.join(verdict.unenforced)}")
-    footer += [f"  also {f.artifact}: {f.message}" for f in verdict.passing]
+    footer += _also(verdict.passing)
     footer.append(BUDGET_HINT if verdict.only_budget else UPDATE_HINT)
     labels = Labels(
         {
@@ -261,3 +265,15 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
         diff_lines=diff_lines,
         full=full,
     )
+
+
+def _also(passing: Sequence[Finding]) -> list[str]:
+    """Improvements and notes below a failure: one line per artifact, figures as the headline writes them."""
+    lines = []
+    for artifact, findings in _by_artifact(passing):
+        if _family(artifact) == "figures":
+            items = [_figure(f) for f in sorted(findings, key=_rank)]
+            lines.append(f"  also {artifact} improved (not failing): {_shorten(items)}")
+        else:
+            lines += [f"  also {artifact}: {f.message}" for f in findings]
+    return lines

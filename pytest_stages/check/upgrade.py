@@ -8,7 +8,6 @@ compiled program or a figure derived from it changed), ``both``, or ``none``.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,30 +24,25 @@ DRIFTED = ("changed", "improved")
 SECTION_TITLE = "What the upgrade did"
 MAX_FIGURES = 20
 MAX_TIMES = 10
-_NOTE = re.compile(r"^snapshots were taken with (?P<old>.+); this run uses (?P<new>.+)$")
 
 
-def version_note(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> str:
-    """``snapshots were taken with jax A, jaxlib B; this run uses ...``, or "" when they match.
-
-    A version the folder does not record (libtpu in a folder recorded lowered only, or before
-    it was recorded) is unknown, not a change.
-    """
+def version_change(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> tuple[str, str] | None:
+    """``("jax 0.9.0, jaxlib 0.9.1", "jax 0.10.2, jaxlib 0.10.2")``: the versions then and now, None when they match."""
     if meta is None:
-        return ""
+        return None
+    # A version the folder does not record (libtpu in a folder recorded lowered only, or before
+    # it was recorded) is unknown, not a change.
     known = {k: v for k, v in current.items() if meta.get(k) is not None}
     recorded = {k: meta.get(k) for k in known}
     if recorded == known:
-        return ""
-    then = ", ".join(f"{k} {v}" for k, v in recorded.items())
-    now = ", ".join(f"{k} {v}" for k, v in known.items())
-    return f"snapshots were taken with {then}; this run uses {now}"
+        return None
+    return ", ".join(f"{k} {v}" for k, v in recorded.items()), ", ".join(f"{k} {v}" for k, v in known.items())
 
 
-def version_change(note: str) -> tuple[str, str] | None:
-    """The (old, new) version texts of a :func:`version_note`."""
-    match = _NOTE.match(note)
-    return (match["old"], match["new"]) if match else None
+def version_note(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> str:
+    """``snapshots were taken with jax A, jaxlib B; this run uses ...``, or "" when they match."""
+    change = version_change(meta, current)
+    return "" if change is None else f"snapshots were taken with {change[0]}; this run uses {change[1]}"
 
 
 def drift_cause(status: Mapping[str, str]) -> str:
@@ -84,10 +78,10 @@ def upgrade_section(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Mappi
     time moved most. Snapshots hold no time (wall time must not drift a file), so without a
     baseline there is no "before" time and no such line.
     """
-    upgraded = [call for call in calls if call.get("versions")]
+    upgraded = [call for call in calls if call.get("version_change")]
     if not upgraded:
         return []
-    changes = sorted({version_change(call["versions"]) or (call["versions"], "") for call in upgraded})
+    changes = sorted({(call["version_change"][0], call["version_change"][1]) for call in upgraded})
     lines = [f"versions: {old} -> {new}" for old, new in changes]
     causes = Counter(call.get("drift_cause") or "none" for call in upgraded)
     drifted = sum(causes[c] for c in CAUSES if c != "none")

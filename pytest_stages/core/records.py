@@ -9,19 +9,68 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-SKIPPED = "skipped"
+
+class Kind(StrEnum):
+    """The check a finding belongs to (``--stages-check`` kinds, and ``skipped``)."""
+
+    TEXT = "text"
+    COST = "cost"
+    MEMORY = "memory"
+    SHARDING = "sharding"
+    LAYOUT = "layout"
+    COMPILES = "compiles"
+    BUDGET = "budget"
+    SKIPPED = "skipped"
+
+
+class Status(StrEnum):
+    """An artifact's state in one call: the summary table's cells."""
+
+    OK = "ok"
+    NEW = "new"
+    CHANGED = "changed"
+    IMPROVED = "improved"
+    SKIPPED = "skipped"
+    OVER = "over"
+    UNCHECKED = "-"
+
+
+class Change(StrEnum):
+    """What a finding says happened; the headline and details are rendered from it and the fields."""
+
+    NO_SNAPSHOT = "no snapshot"  # the artifact was never recorded
+    UNREADABLE = "unreadable"  # a snapshot that did not parse, replaced in update mode
+    DRIFT = "drift"  # a stage text differs
+    OPS = "ops"  # the op structure differs
+    FIGURE = "figure"  # a cost or memory figure moved beyond its tolerance
+    INCOMPARABLE = "incomparable"  # figures of another kind (compiled vs lowered cost), or not numbers
+    PLACEMENT = "placement"  # a leaf's sharding, donation, aliasing or layout
+    COLLECTIVES = "collectives"  # the collectives a placement snapshot records
+    COUNTS = "counts"  # compile counts or signatures
+    NEVER_RAN = "never ran"  # a watched function of the snapshot did not run
+    BREACH = "breach"  # a budget ceiling
+    SKIPPED = "skipped"  # an artifact (or part of one) that could not be built
+    OTHER = "other"
+
+
+SKIPPED = Kind.SKIPPED.value
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One difference between a snapshot and what was staged.
+    """One difference between a snapshot and what was staged, as data.
 
-    ``kind`` is the check it belongs to (text, cost, memory, sharding, layout,
-    budget, or ``skipped`` for an artifact that could not be built); ``failing``
-    is False for improvements and notes; ``detail`` holds JSON-ready data for
-    reports (the side-by-side diff of a drift).
+    ``kind`` is the check it belongs to (:class:`Kind`), ``change`` what happened
+    (:class:`Change`), ``subject`` what it happened to (a metric, leaf, function, op kind),
+    ``before``/``after`` its figures or values, ``locations`` where in the user's code;
+    ``ops`` op-count deltas (``{"add": -18}``) and ``moves`` what moved (collectives into a loop,
+    fusion totals), most telling first. ``failing`` is False for improvements and notes.
+    ``message`` is the detail line, written from those fields when the finding is made; the
+    headline is rendered from the fields alone. ``detail`` holds JSON-ready data for reports
+    (the side-by-side diff of a drift).
     """
 
     kind: str
@@ -29,6 +78,18 @@ class Finding:
     message: str
     failing: bool = True
     detail: Mapping[str, Any] | None = field(default=None, compare=False)
+    change: str = Change.OTHER
+    subject: str = ""
+    before: Any = None
+    after: Any = None
+    locations: tuple[str, ...] = ()
+    ops: Mapping[str, int] = field(default_factory=dict)
+    moves: tuple[str, ...] = ()
+
+    @property
+    def recorded(self) -> bool:
+        """False for an artifact that has no snapshot yet."""
+        return self.change != Change.NO_SNAPSHOT
 
 
 @dataclass
@@ -44,6 +105,8 @@ class CallRecord:
     findings: list[Finding] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     versions: str = ""
+    # The jax/jaxlib versions of the snapshots and of this run, where they differ: ``[then, now]``.
+    version_change: list[str] = field(default_factory=list)
     drift_cause: str | None = None
     # Wall seconds to trace, lower and compile the call ("trace", "lower", "compile"): a figure of
     # the reports, never of a snapshot; ``cached`` when the persistent cache answered the compile.
@@ -57,5 +120,14 @@ class CallRecord:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CallRecord:
         fields = dict(data)
-        fields["findings"] = [Finding(**finding) for finding in fields.get("findings", ())]
+        fields["findings"] = [_finding(finding) for finding in fields.get("findings", ())]
         return cls(**fields)
+
+
+def _finding(data: Mapping[str, Any]) -> Finding:
+    """A finding of a report entry (JSON lists back to tuples)."""
+    fields = dict(data)
+    for name in ("locations", "moves"):
+        if name in fields:
+            fields[name] = tuple(fields[name])
+    return Finding(**fields)

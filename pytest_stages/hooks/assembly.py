@@ -129,7 +129,10 @@ def run_call(
         raise pytest.skip.Exception(f"pytest-stages: {exc}") from None
     except StagesFailure as exc:
         raise pytest.fail.Exception(str(exc), pytrace=False) from None
-    except (StageError, SnapshotError, ConfigError) as exc:
+    except StageError as exc:
+        whole = f"\n{exc.traceback}" if snapshot.session.options.long_tracebacks else ""
+        raise pytest.fail.Exception(f"pytest-stages: {exc}{whole}", pytrace=False) from None
+    except (SnapshotError, ConfigError) as exc:
         raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
 
 

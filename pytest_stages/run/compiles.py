@@ -16,13 +16,19 @@ from typing import Any
 from pytest_stages.analyse.artifacts import BUDGET
 from pytest_stages.check import compile_counts
 from pytest_stages.check.budgets import COMPILES_METRIC
-from pytest_stages.check.compare import NO_SNAPSHOT
-from pytest_stages.check.decide import decide, judged
+from pytest_stages.check.compare import no_snapshot
 from pytest_stages.check.message import Call, call_message
 from pytest_stages.config import ConfigError
-from pytest_stages.core.records import CallRecord, Finding
+from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.run.runner import PendingWrite, StagesFailure, StagesSession, write_pending
+from pytest_stages.run.runner import (
+    PendingWrite,
+    StagesSession,
+    artifact_status,
+    budget_status,
+    conclude,
+    write_pending,
+)
 from pytest_stages.stage.compiles import CompileLog, watch
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder
 
@@ -78,35 +84,31 @@ class StageCompiles:
         self.records.append(record)
         expected = session.store.read(path)
         if expected is None:
-            findings = [Finding(ARTIFACT, ARTIFACT, NO_SNAPSHOT)]
+            findings = [no_snapshot(ARTIFACT)]
         else:
             findings = compile_counts.compare_counts(_parsed(expected, path, self.nodeid), data, explanations)
         ceiling = self.budget.get(COMPILES_METRIC)
         budget = compile_counts.check_budget(ceiling, data, explanations) if ceiling is not None else []
         record.findings = [*findings, *budget]
-        failing = any(f.failing for f in findings)
         record.status = {
-            ARTIFACT: "new" if expected is None else "changed" if failing else "improved" if findings else "ok"
+            ARTIFACT: artifact_status(findings, recorded=expected is not None),
+            BUDGET: budget_status(ceiling is not None, budget),
         }
-        record.status[BUDGET] = "-" if ceiling is None else "over" if budget else "ok"
-        text = to_json(data)
-        if text != expected:
-            self.pending.append(PendingWrite(path, text, record))
-        verdict = decide(record.findings, policy, "")
-        record.findings = judged(record.findings, verdict)
-        if not verdict.passed:
-            self.pending.clear()
-            call = Call(
-                name,
-                self.folder.config,
-                f"{session.settings.snapshot_dir}/{self.folder.relative}/",
-                {ARTIFACT: path.name},
-            )
-            raise StagesFailure(
-                call_message(
-                    call, verdict, notes=[], diff_lines=session.settings.diff_lines, full=session.options.verbosity >= 2
-                )
-            )
+        # Only a change the comparison saw is written: the same signatures in another order are none.
+        if expected is None or findings:
+            self.pending.append(PendingWrite(path, to_json(data), record))
+        call = Call(
+            name, self.folder.config, f"{session.settings.snapshot_dir}/{self.folder.relative}/", {ARTIFACT: path.name}
+        )
+        conclude(
+            record,
+            self.pending,
+            policy,
+            "",
+            lambda verdict: call_message(
+                call, verdict, notes=[], diff_lines=session.settings.diff_lines, full=session.options.verbosity >= 2
+            ),
+        )
 
     def flush(self) -> None:
         """Write pending snapshots (update mode, after the test passed), noting each in its record."""

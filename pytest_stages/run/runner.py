@@ -11,7 +11,7 @@ per test; this module holds no pytest hooks.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -21,12 +21,12 @@ from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import upgrade
-from pytest_stages.check.compare import NO_SNAPSHOT, Compared, Pair, compare_pair
+from pytest_stages.check.compare import Compared, Pair, compare_pair, no_snapshot
 from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.check.message import Call, call_message
 from pytest_stages.check.signature import signature_change
 from pytest_stages.config import ConfigError, Settings
-from pytest_stages.core.records import SKIPPED, CallRecord, Finding
+from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Kind, Status
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.rename import keep_names
@@ -63,6 +63,8 @@ class Options:
     report: str | None = None
     prune: bool = False
     verbosity: int = 0
+    # ``--tb=long``: a stage error shows JAX's whole traceback under its paragraph.
+    long_tracebacks: bool = False
 
 
 def environment() -> dict[str, str]:
@@ -154,21 +156,56 @@ def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context
     Raises :class:`SnapshotError` for a JSON snapshot that does not parse, unless
     ``context.replace_unreadable`` (update mode), where it is reported and replaced.
     """
-    out = CallComparison(
-        findings=[Finding(SKIPPED, name, reason, failing=False) for name, reason in result.skipped.items()]
-    )
+    left_out = {**result.skipped, **result.partial}
+    out = CallComparison(findings=[Finding(SKIPPED, name, reason, failing=False) for name, reason in left_out.items()])
     for name, actual in result.serialized().items():
         if name in snapshots:
             _add_artifact(out, name, snapshots[name], actual, result=result, context=context)
-    out.status.update(dict.fromkeys(result.skipped, SKIPPED))
+    out.status.update(dict.fromkeys(result.skipped, Status.SKIPPED))
     budget = (
         budgets_.check_budget(context.budget, result.analyses, result.seconds, result.config.device_memory)
         if context.budget
         else []
     )
-    out.status[BUDGET] = "-" if not context.budget else "over" if any(f.failing for f in budget) else "ok"
+    out.status[BUDGET] = budget_status(bool(context.budget), budget)
     out.findings += budget
     return out
+
+
+def artifact_status(findings: Sequence[Finding], *, recorded: bool) -> Status:
+    """An artifact's cell in the summary table: new, changed (a failing finding), improved (others) or ok."""
+    if not recorded:
+        return Status.NEW
+    if any(f.failing for f in findings):
+        return Status.CHANGED
+    return Status.IMPROVED if findings else Status.OK
+
+
+def budget_status(configured: bool, findings: Sequence[Finding]) -> Status:
+    """The budget cell: unchecked without a budget, over where a ceiling was breached, else ok."""
+    if not configured:
+        return Status.UNCHECKED
+    return Status.OVER if any(f.failing for f in findings) else Status.OK
+
+
+def conclude(
+    record: CallRecord,
+    pending: list[PendingWrite],
+    policy: Policy,
+    mismatch: str,
+    message: Callable[[Verdict], str],
+) -> None:
+    """The one verdict of a staged call, a registered function or a ``stage_compiles`` block.
+
+    Decides over the record's findings (skipped artifacts judge nothing), marks in the record
+    which of them failed, and on a failing verdict drops the files to write and raises the
+    message ``message`` renders from the verdict.
+    """
+    verdict = decide([f for f in record.findings if f.kind != Kind.SKIPPED], policy, mismatch)
+    record.findings = judged(record.findings, verdict)
+    if not verdict.passed:
+        pending.clear()
+        raise StagesFailure(message(verdict))
 
 
 def _add_artifact(
@@ -177,15 +214,14 @@ def _add_artifact(
     """One artifact's status, findings and deltas; whether its file must be written."""
     expected = snapshot.text
     if expected is None:
-        out.status[name] = "new"
-        out.findings.append(Finding(check_kind(name), name, NO_SNAPSHOT))
+        out.status[name] = Status.NEW
+        out.findings.append(no_snapshot(name))
         out.changed.append(name)
         return
     found = _compare_artifact(name, snapshot, actual, result, context)
     out.findings += found.findings
     out.deltas.update(found.deltas)
-    failing = any(f.failing for f in found.findings)
-    out.status[name] = "changed" if failing else "improved" if found.findings else "ok"
+    out.status[name] = artifact_status(found.findings, recorded=True)
     if equivalent(BY_NAME[name].dialect, expected, actual):
         return
     out.changed.append(name)
@@ -213,7 +249,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
         before = json.loads(expected)
     except json.JSONDecodeError as exc:
         if context.replace_unreadable:
-            return Compared([Finding(check_kind(name), name, "unreadable snapshot replaced")])
+            return Compared([Finding(check_kind(name), name, "unreadable snapshot replaced", change=Change.UNREADABLE)])
         raise SnapshotError(
             f"snapshot {snapshot.path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted "
             "or edited by hand. Restore it from version control, or run "
@@ -346,6 +382,7 @@ class StageSnapshot:
         change = environment_.compare_environments(meta, current)
         self._refuse_foreign(result, record, change)
         mismatch = record.versions = upgrade.version_note(meta, plan.versions(current))
+        record.version_change = list(upgrade.version_change(meta, plan.versions(current)) or ())
         if policy.skips(mismatch):
             raise StagesSkip(f'{mismatch} (on_version_mismatch = "skip")')
         context = Context(
@@ -380,11 +417,13 @@ class StageSnapshot:
             {name: snapshot.text for name, snapshot in snapshots.items()},
             meta_text=None if new_meta == meta else to_json(new_meta),
         )
-        verdict = decide([f for f in compared.findings if f.kind != SKIPPED], policy, mismatch)
-        record.findings = judged(record.findings, verdict)
-        if not verdict.passed:
-            self.pending.clear()
-            raise StagesFailure(self._failure(result, compared, verdict, mismatch, change))
+        conclude(
+            record,
+            self.pending,
+            policy,
+            mismatch,
+            lambda verdict: self._failure(result, compared, verdict, mismatch, change),
+        )
 
     def _refuse_foreign(self, result: StageResult, record: CallRecord, change: environment_.EnvironmentChange) -> None:
         """Snapshots of another platform never compare; a plain update never replaces those of another target."""
@@ -393,7 +432,7 @@ class StageSnapshot:
             return
         folder = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
         explain = environment_.refusal if update else environment_.platform_message
-        record.status = dict.fromkeys(self._judged(), SKIPPED)
+        record.status = dict.fromkeys(self._judged(), Status.SKIPPED)
         raise StagesFailure(
             f"pytest-stages: {result.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}"
         )

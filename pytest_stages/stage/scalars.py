@@ -8,6 +8,7 @@ from typing import Any
 
 from pytest_stages.core.units import format_bytes
 from pytest_stages.ir.hlo import shape_bytes
+from pytest_stages.stage.adapters import is_python_scalar
 
 CONSTANTS_WARN_BYTES = 1 << 20
 # A StableHLO constant's type: ``%c = stablehlo.constant dense<...> : tensor<1024xf32>`` -> ``1024xf32``.
@@ -35,8 +36,19 @@ class CapturedConstantsWarning(UserWarning):
     """A lowered module that carries large constants (arrays closed over instead of passed in)."""
 
 
-def weak_scalar_notes(inputs: list[tuple[str, Any]]) -> list[str]:
-    """A note per input JAX traced as a weakly typed scalar (a Python ``int``/``float`` argument)."""
+def weak_scalar_notes(inputs: list[tuple[str, Any]], values: list[Any]) -> list[str]:
+    """A note per input that was a Python ``int``/``float`` argument, which JAX traced as a weakly typed scalar.
+
+    ``inputs`` are the named input avals, ``values`` the leaves of the arguments as the user passed
+    them: a weakly typed array (``jnp.array(0)``, also in a ``jax.Ref``) is no Python scalar and
+    gets no note. Where the two do not line up (static arguments), every weakly typed scalar
+    input is noted, provided some argument leaf is a Python scalar.
+    """
+    python = [is_python_scalar(value) for value in values]
+    if not any(python):
+        return []
+    if len(python) == len(inputs):
+        inputs = [named for named, scalar in zip(inputs, python, strict=True) if scalar]
     return [
         f"note: argument {name} was a Python {_python_type(aval)}, traced as a weakly typed "
         f"{aval.str_short(short_dtypes=True)}: its value is not part of the program, "

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import sysconfig
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from pytest_stages.analyse import analyses as analyses_
@@ -24,18 +28,52 @@ MAX_ERROR_LINES = 12
 
 
 class StageError(Exception):
-    """A function that failed to trace, lower or compile; names the stage and the JAX error."""
+    """A function that failed to trace, lower or compile; names the stage, the user's frame and the JAX error.
+
+    ``where`` is the innermost frame of user code in the error's traceback (``model.py:12 in
+    apply_rope``), "" when there is none; ``traceback`` the whole traceback, for ``--tb=long``.
+    """
 
     def __init__(self, name: str, stage: str, cause: BaseException) -> None:
         lines = [line for line in str(cause).strip().splitlines() if line.strip()]
         if len(lines) > MAX_ERROR_LINES:
             lines = [*lines[:MAX_ERROR_LINES], "..."]
         detail = "\n    ".join(lines) or "(no message)"
+        self.where = user_frame(cause.__traceback__)
+        at = f" at {self.where}" if self.where else ""
         super().__init__(
-            f"stage_snapshot({name}): {stage} failed with {type(cause).__name__}:\n    {detail}\n"
+            f"stage_snapshot({name}): {stage} failed with {type(cause).__name__}{at}:\n    {detail}\n"
             f"Fix the function or its arguments; its snapshots were left untouched."
         )
         self.stage = stage
+        self.traceback = "".join(traceback.format_exception(cause)).rstrip()
+
+
+def _library_folders() -> tuple[str, ...]:
+    """Folders whose frames are not user code: the standard library, installed packages, this plugin."""
+    paths = sysconfig.get_paths()
+    folders = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    folders.add(str(Path(__file__).resolve().parent.parent))
+    return tuple(str(Path(folder).resolve()) + os.sep for folder in folders)
+
+
+def user_frame(tb: TracebackType | None) -> str:
+    """``model.py:12 in apply_rope``: the innermost traceback frame outside the libraries, "" if none.
+
+    The path is relative to the working directory where it lies under it.
+    """
+    libraries = _library_folders()
+    found = ""
+    for frame in traceback.extract_tb(tb):
+        path = Path(frame.filename).resolve()
+        if frame.filename.startswith("<") or str(path).startswith(libraries):
+            continue
+        try:
+            shown = path.relative_to(Path.cwd()).as_posix()
+        except ValueError:
+            shown = path.as_posix()
+        found = f"{shown}:{frame.lineno} in {frame.name}"
+    return found
 
 
 @dataclass
@@ -64,6 +102,9 @@ class StageResult:
     texts: dict[str, str] = field(default_factory=dict)
     analyses: dict[str, dict[str, Any]] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    # Analyses kept in part (the inputs' shardings of a function whose outputs JAX cannot
+    # describe): what was left out and why.
+    partial: dict[str, str] = field(default_factory=dict)
     # Wall seconds of each step ("trace", "lower", "compile"; a compile read from the persistent
     # cache is the time to read it). Reported, never snapshotted: wall time must not drift a file.
     seconds: dict[str, float] = field(default_factory=dict)
@@ -186,13 +227,19 @@ def stage(
         compiled=compiled,
         adapter=adapter,
         jaxpr=jaxpr,
-        notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals)),
+        notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals), _leaves((args, kwargs))),
         from_cache=from_cache,
         seconds=seconds,
     )
     _build(result, (*stages, *analyses))
     scalars.warn_constants(name, result.texts.get("stablehlo") or lowered.as_text(), constants_warn_bytes)
     return result
+
+
+def _leaves(tree: Any) -> list[Any]:
+    import jax
+
+    return list(jax.tree_util.tree_leaves(tree))
 
 
 @contextlib.contextmanager
@@ -242,4 +289,21 @@ def _build(result: StageResult, wanted: tuple[str, ...]) -> None:
         elif artifact.is_text:
             result.texts[name] = artifact.normalize(artifact.build(result))
         else:
-            result.analyses[name] = artifact.build(result)
+            try:
+                result.analyses[name] = artifact.build(result)
+            except analyses_.Unavailable as exc:
+                _degrade(result, name, exc)
+
+
+def _degrade(result: StageResult, name: str, unavailable: analyses_.Unavailable) -> None:
+    """An analysis JAX cannot give for this call: skipped (or kept in part), with JAX's reason.
+
+    The reason goes to the reports (a skipped finding) and to the failure message (a note).
+    """
+    if unavailable.partial is None:
+        result.skipped[name] = unavailable.reason
+        result.notes.append(f"note: {name} skipped: {unavailable.reason}")
+    else:
+        result.analyses[name] = unavailable.partial
+        result.partial[name] = f"outputs not recorded: {unavailable.reason}"
+        result.notes.append(f"note: {name} of the outputs not recorded: {unavailable.reason}")
