@@ -200,7 +200,10 @@ def test_mc(stage_snapshot, stage_config):
 """,
     )
     project.run("--stages-update").assert_outcomes(passed=1)
-    project.run().assert_outcomes(passed=1)
+    result = project.run()
+    result.assert_outcomes(passed=1)
+    # The summary table's deltas column says how much the program may still grow.
+    result.stdout.fnmatch_lines(["*test_mc.py::test_mc*tanh*peak_bytes headroom 27.* GiB*"])
 
 
 @pytest.mark.parametrize("share", ["120%", "0%", "lots%"])

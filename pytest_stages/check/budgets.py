@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.core.errors import ConfigError
-from pytest_stages.core.records import Finding
+from pytest_stages.core.records import Change, Finding
 from pytest_stages.core.units import (
     format_bytes,
     format_number,
@@ -201,12 +201,13 @@ def _check_share(findings: list[Finding], metric: str, value: Any, share: Share,
     used = value / device.bytes
     left = format_bytes(device.bytes - value)
     text = f"{metric} {format_bytes(value)} is {used:.1%} of the device's {format_bytes(device.bytes)}"
+    figures = {"subject": metric, "before": ceiling, "after": value}
     if value > ceiling:
         message = f"{text}, over the ceiling {share} ({format_bytes(ceiling)}): {left} left on the device"
-        findings.append(Finding("budget", "budget", message))
+        findings.append(Finding("budget", "budget", message, change=Change.BREACH, **figures))
     else:
         message = f"{text}, within the ceiling {share}: headroom {format_bytes(ceiling - value)} to it, {left} left"
-        findings.append(Finding("budget", "budget", message, failing=False))
+        findings.append(Finding("budget", "budget", message, failing=False, change=Change.HEADROOM, **figures))
 
 
 def _check_seconds(findings: list[Finding], seconds: Mapping[str, float] | None, ceiling: float) -> None:

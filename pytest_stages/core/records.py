@@ -52,6 +52,7 @@ class Change(StrEnum):
     COUNTS = "counts"  # compile counts or signatures
     NEVER_RAN = "never ran"  # a watched function of the snapshot did not run
     BREACH = "breach"  # a budget ceiling
+    HEADROOM = "headroom"  # a memory share within its ceiling: ``before`` the ceiling, ``after`` the figure (bytes)
     SKIPPED = "skipped"  # an artifact (or part of one) that could not be built
     OTHER = "other"
 

@@ -13,9 +13,9 @@ from typing import Any
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import ConfigError
-from pytest_stages.core.records import SKIPPED, CallRecord
+from pytest_stages.core.records import SKIPPED, CallRecord, Change
 from pytest_stages.core.text import shown
-from pytest_stages.core.units import format_number, relative_change
+from pytest_stages.core.units import format_bytes, format_number, relative_change
 from pytest_stages.report import html_report
 from pytest_stages.run.runner import StagesSession
 from pytest_stages.store.storage import write_atomically
@@ -116,6 +116,9 @@ def key_deltas(record: CallRecord) -> str:
         if metric in record.deltas:
             old, new = record.deltas[metric]
             parts.append(f"{metric} {format_number(old)}->{format_number(new)} ({relative_change(old, new):+.1%})")
+    for finding in record.findings:  # a memory share within its ceiling: how much the program may still grow
+        if finding.change == Change.HEADROOM:
+            parts.append(f"{finding.subject} headroom {format_bytes(finding.before - finding.after)}")
     return "; ".join(parts)
 
 
