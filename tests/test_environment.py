@@ -218,7 +218,8 @@ def test_snapshots_are_byte_identical_on_one_core_and_on_all(tmp_path):
     import jax.numpy as jnp
 
     w = jax.ShapeDtypeStruct((256, 256), jnp.float32)
-    raw = jax.jit(lambda w, g: w - 0.01 * g).lower(w, w).compile().as_text()
+    with jax.default_device(jax.devices("cpu")[0]):  # the CPU compiler's split, also beside an accelerator
+        raw = jax.jit(lambda w, g: w - 0.01 * g).lower(w, w).compile().as_text()
     assert '"outer_dimension_partitions":["' in raw, "the premise: XLA splits the loop over this host's cores"
 
     def record(name: str, *prefix: str, update: bool = True) -> dict[str, bytes]:
@@ -227,8 +228,16 @@ def test_snapshots_are_byte_identical_on_one_core_and_on_all(tmp_path):
         (root / "pyproject.toml").write_text(f"[tool.pytest_stages]\ncompilation_cache = false\n{ONE_CONFIG}")
         (root / "test_sgd.py").write_text(SPLIT)
         args = [*prefix, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+        # JAX_PLATFORMS=cpu: on an accelerator host this test's own process holds the chip, which a
+        # second process's backend start would fail on (libtpu's lock), though it stages on the CPU.
+        env = {**os.environ, "JAX_PLATFORMS": "cpu"}
         done = subprocess.run(
-            [*args, *(["--stages-update"] if update else [])], cwd=root, capture_output=True, text=True, check=False
+            [*args, *(["--stages-update"] if update else [])],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
         )
         assert done.returncode == 0, done.stdout + done.stderr
         snapshots = root / "snapshots"
