@@ -358,6 +358,7 @@ GLOBAL_READER = """
 
 
 SHARED_HELPER = """
+    import gc
     import jax, jax.numpy as jnp
     SCALE = 2.0
 
@@ -371,6 +372,7 @@ SHARED_HELPER = """
     def test_three(stage_snapshot):
         global SCALE
         SCALE = 3.0
+        gc.collect()  # test_two's lambda is freed here unless kept: this one could then take its id (its hash)
         stage_snapshot(lambda x: helper(x) - 1.0, jax.ShapeDtypeStruct((4,), jnp.float32), name="step")
 """
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import sysconfig
 from pathlib import Path
@@ -348,6 +349,24 @@ def test_auto_clearing_drops_before_a_reusable_trace_and_every_period():
     assert drops == [1, 1, 1]
     clearing.after_test(staged=True)
     assert drops == [1, 1, 1, 1]
+
+
+def test_auto_does_not_take_a_new_function_for_a_dead_one_of_the_same_id():
+    """A function's hash is its id, which a function made after one died may take: the kept
+    key holds the staged function alive, so a new one never matches it and drops nothing."""
+    x = jax.ShapeDtypeStruct((4,), jnp.float32)
+    drops: list[int] = []
+    clearing = CacheClearing("auto", clear=lambda: drops.append(1))
+    for _ in range(20):
+        fn = _doubler()  # a new function each time, dropped before the next is made
+        clearing.before_staging(fn, (x,), {})
+        del fn
+        gc.collect()
+    assert drops == []
+
+
+def _doubler():
+    return lambda v: v * 2.0
 
 
 @pytest.mark.parametrize(("mode", "expected"), [(True, 3), (False, 0)])

@@ -35,7 +35,9 @@ def trace_key(
     trace. The key is coarser than JAX's: it takes the innermost wrapped function
     (``__wrapped__``, as ``jax.jit`` and ``functools.wraps`` set it) and leaves out static
     values, weak types, shardings and the rest of the context, which can only cause an
-    unneeded drop, never a missed one. None when the function cannot be hashed or its
+    unneeded drop, never a missed one. The key holds the function itself, not its hash: a
+    function's hash is its ``id``, which a function made after this one died may take, and
+    the two would then look like one. None when the function cannot be hashed or its
     arguments not flattened: then every staging drops.
 
     >>> import numpy as np
@@ -46,7 +48,9 @@ def trace_key(
 
     try:
         leaves = jax.tree.leaves((args, kwargs))
-        return hash(inspect.unwrap(fn)), mesh, tuple(_abstract(leaf) for leaf in leaves)
+        key = inspect.unwrap(fn), mesh, tuple(_abstract(leaf) for leaf in leaves)
+        hash(key)
+        return key
     # hash and flatten run user code: an unhashable callable, a cycle of __wrapped__, a pytree node that
     # cannot be flattened; without a key the caches are dropped before the call, the safe choice.
     except Exception:  # noqa: BLE001
@@ -61,7 +65,11 @@ def _abstract(leaf: Any) -> Hashable:
 
 
 class CacheClearing:
-    """Decides when to call ``clear`` (``jax.clear_caches``) in one process, per ``mode``."""
+    """Decides when to call ``clear`` (``jax.clear_caches``) in one process, per ``mode``.
+
+    In "auto" mode the keys since the last drop hold their functions (and so their closures)
+    until the next drop, at most :data:`AUTO_PERIOD` staged tests later.
+    """
 
     def __init__(self, mode: bool | str, clear: Callable[[], None] | None = None) -> None:
         self.mode = mode
@@ -80,9 +88,9 @@ class CacheClearing:
         if self.mode != "auto":
             return
         key = trace_key(fn, args, kwargs, mesh)
-        if key is None or key in self._keys:
+        if key is None or _kept(key, self._keys):
             self._drop()
-        self._keys.add(key)  # None too: something was staged since the last drop
+        self._keys.add(key)  # None too: something was staged since the last drop; kept alive until the next drop
 
     def after_test(self, staged: bool) -> None:
         """After a test: drop per ``mode`` if it staged anything (every test, or every period)."""
@@ -97,6 +105,15 @@ class CacheClearing:
             (self._clear or _jax_clear)()
         self._keys.clear()
         self._tests = 0
+
+
+def _kept(key: Hashable, keys: set[Hashable]) -> bool:
+    """Whether ``key`` was staged since the last drop; a function whose ``==`` fails counts as kept (drop: safe)."""
+    try:
+        return key in keys
+    # The set compares functions of equal hash with their own __eq__: user code (an array field's == is ambiguous).
+    except Exception:  # noqa: BLE001
+        return True
 
 
 def _jax_clear() -> None:
