@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.core.observed import RunView
-from pytest_stages.store.storage import META_FILE, owned_names, parse_meta, safe_component, temporary_of
+from pytest_stages.store.storage import META_FILE, owned_names, read_meta_file, safe_component, temporary_of
 
 
 @dataclass(frozen=True)
@@ -55,20 +55,13 @@ def snapshot_files(root: Path) -> Listing:
                 listing.foreign.append(folder / entry.name)
         if not entries and folder.parts:
             listing.empty.append(folder)
-        owned = owned_names(folder.name, files, _meta(root / folder / META_FILE) if META_FILE in files else None)
+        meta = read_meta_file(root / folder / META_FILE) if META_FILE in files else None
+        owned = owned_names(folder.name, files, meta)
         listing.own.extend(folder / name for name in owned)
         listing.foreign.extend(folder / name for name in files - owned)
     for found in (listing.own, listing.foreign, listing.empty, listing.unreadable):
         found.sort()
     return listing
-
-
-def _meta(path: Path) -> dict[str, object] | None:
-    """A folder's metadata as written by pytest-stages, None when it cannot be read as that."""
-    try:
-        return parse_meta(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def used_files(calls: Iterable[tuple[str, str, Iterable[str]]]) -> set[PurePosixPath]:

@@ -69,15 +69,26 @@ def temporary_of(name: str) -> str | None:
     return match["name"] if match else None
 
 
+def is_meta(data: Any) -> bool:
+    """Whether parsed JSON is a folder's metadata as pytest-stages writes it (an object with an integer ``format``)."""
+    return isinstance(data, dict) and isinstance(data.get("format"), int) and not isinstance(data["format"], bool)
+
+
 def parse_meta(text: str) -> dict[str, Any] | None:
-    """A folder's metadata as pytest-stages writes it (a JSON object with an integer ``format``), else None."""
+    """A folder's metadata as pytest-stages writes it, else None."""
     try:
         meta = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(meta, dict) or not isinstance(meta.get("format"), int) or isinstance(meta["format"], bool):
+    return meta if is_meta(meta) else None
+
+
+def read_meta_file(path: Path) -> dict[str, Any] | None:
+    """The metadata file at ``path`` as pytest-stages writes it; None when absent or not readable as that."""
+    try:
+        return parse_meta(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, UnicodeDecodeError):
         return None
-    return meta
 
 
 def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) -> set[str]:
@@ -290,11 +301,7 @@ class SnapshotStore:
     def _manifest(self, meta_path: Path) -> tuple[dict[str, Any], set[str]]:
         """The metadata on disk in ``meta_path`` (``{"format": ...}`` if none) and the files it owns."""
         folder = meta_path.parent
-        try:
-            text = meta_path.read_text(encoding="utf-8") if meta_path.is_file() else None
-        except (OSError, UnicodeDecodeError):
-            text = None
-        meta = parse_meta(text) if text is not None else None
+        meta = read_meta_file(meta_path)
         names = {entry.name for entry in os.scandir(folder) if entry.is_file(follow_symlinks=False)}
         owned = owned_names(folder.name, names, meta) - {META_FILE}
         return meta or {"format": FORMAT_VERSION}, {n for n in owned if temporary_of(n) is None}
@@ -357,7 +364,7 @@ class SnapshotStore:
                 f"snapshot metadata {folder.meta} is not valid JSON ({exc.msg}, line {exc.lineno}); "
                 "restore it from version control or run `pytest --stages-update` for this test."
             ) from None
-        if parse_meta(text) is None:
+        if not is_meta(meta):
             if self.repair:
                 return None
             raise SnapshotError(
