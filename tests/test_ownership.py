@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 
 import pytest
@@ -206,6 +207,19 @@ def test_an_unreadable_snapshot_names_the_file(project):
     result = project.run()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*cannot read snapshot *f.cost.json (Permission denied)*"])
+
+
+def test_a_snapshot_the_system_will_not_read_names_the_file_also_for_root(project):
+    """The same refusal where no permission is involved (root reads every file): a file in place of
+    the config's folder makes reading each snapshot in it fail with ``Not a directory``."""
+    recorded(project)
+    shutil.rmtree(project.path / FOLDER)
+    (project.path / FOLDER).write_text("not a folder\n", encoding="utf-8")
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*pytest-stages: cannot read snapshot *cpu1/_stages.json (Not a directory); give *"])
+    assert "Traceback" not in project.output(result)
+    assert (project.path / FOLDER).read_text(encoding="utf-8") == "not a folder\n"
 
 
 @pytest.mark.parametrize(
