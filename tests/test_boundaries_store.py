@@ -264,6 +264,46 @@ def test_a_folder_without_a_manifest_owns_the_files_of_its_naming_and_the_next_w
     assert meta == {"files": ["f.cost.json", "g.jaxpr.txt"], "format": 1, "jax": "0.10.2"}
 
 
+class RecordingStore(SnapshotStore):
+    """A store that notes each file it writes and checks, after each, that every file is listed."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.writes: list[str] = []
+
+    def _write(self, path: Path, text: str) -> None:
+        super()._write(path, text)
+        self.writes.append(path.relative_to(self.root).as_posix())
+        listed = json.loads((path.parent / "_stages.json").read_text())["files"]
+        assert {p.name for p in path.parent.iterdir()} - {"_stages.json"} <= set(listed), self.writes
+
+
+def test_an_update_lists_a_folders_files_in_one_manifest_write_before_writing_them(tmp_path):
+    store = RecordingStore(tmp_path)
+    store.write(tmp_path / "a/cpu1/f.cost.json", "{}\n")  # listed by an earlier run
+    store.writes.clear()
+    files = [(tmp_path / "a/cpu1" / name, "{}\n") for name in ("f.cost.json", "g.cost.json", "h.ops.json")]
+    files += [(tmp_path / "b/cpu1" / name, "{}\n") for name in ("f.cost.json", "g.cost.json")]
+    files.append((tmp_path / "a/cpu1/_stages.json", '{"format": 1, "jax": "0.10.2"}'))
+    done: list[Path] = []
+    store.write_all(files, done)
+    assert store.writes == [
+        "a/cpu1/_stages.json",
+        "a/cpu1/f.cost.json",
+        "a/cpu1/g.cost.json",
+        "a/cpu1/h.ops.json",
+        "b/cpu1/_stages.json",
+        "b/cpu1/f.cost.json",
+        "b/cpu1/g.cost.json",
+    ]
+    assert sorted(done) == sorted(path for path, _ in files)
+    meta = json.loads((tmp_path / "a/cpu1/_stages.json").read_text())
+    assert meta == {"files": ["f.cost.json", "g.cost.json", "h.ops.json"], "format": 1, "jax": "0.10.2"}
+    store.writes.clear()
+    store.write_all(files[:3])  # all listed already: no manifest write
+    assert store.writes == ["a/cpu1/f.cost.json", "a/cpu1/g.cost.json", "a/cpu1/h.ops.json"]
+
+
 def test_a_prune_updates_the_manifest_of_a_folder_it_keeps(tmp_path):
     store = SnapshotStore(tmp_path)
     folder = tmp_path / "m/t/cpu1"

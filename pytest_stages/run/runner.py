@@ -280,10 +280,14 @@ class PendingWrite:
 
 def write_pending(pending: list[PendingWrite], store: SnapshotStore, rootpath: Path) -> None:
     """Write each pending file (update mode, after the test passed), noting it in its record; empties the list."""
-    for write in pending:
-        store.write(write.path, write.text)
-        write.record.written.append(write.path.relative_to(rootpath).as_posix())
-    pending.clear()
+    done: list[Path] = []
+    try:
+        store.write_all([(write.path, write.text) for write in pending], done)
+    finally:
+        for write in pending:
+            if write.path in done:
+                write.record.written.append(write.path.relative_to(rootpath).as_posix())
+        pending.clear()
 
 
 class StageSnapshot:

@@ -279,12 +279,38 @@ class SnapshotStore:
 
     def write(self, path: Path, text: str) -> None:
         """Atomically replace ``path`` with ``text``, listing it first in its folder's manifest."""
-        self._check_inside(path)
-        if path.name == META_FILE:
-            text = self._with_manifest(path, text)
-        else:
-            self._list(path)
-        self._write(path, text)
+        self.write_all([(path, text)])
+
+    def write_all(self, files: Sequence[tuple[Path, str]], done: list[Path] | None = None) -> None:
+        """Atomically replace each path with its text; each folder's manifest is written once, before its files.
+
+        Every path is checked before anything is written. In each folder the names to write are
+        listed first (in the folder's metadata when it is among ``files``, else in the metadata on
+        disk), so that a write killed midway leaves no file pytest-stages wrote unlisted. Each
+        path of ``files`` is appended to ``done`` once written (a failed write leaves the rest out).
+        """
+        written = done if done is not None else []
+        for path, _ in files:
+            self._check_inside(path)
+        folders: dict[Path, dict[Path, str]] = {}
+        for path, text in files:
+            folders.setdefault(path.parent, {})[path] = text
+        for folder, texts in folders.items():
+            meta_path = folder / META_FILE
+            names = {path.name for path in texts} - {META_FILE}
+            meta_text = texts.pop(meta_path, None)
+            folder.mkdir(parents=True, exist_ok=True)
+            listed = self._listed(meta_path, names, meta_text)
+            if listed is not None:
+                self._write(meta_path, listed)
+                if meta_text is not None:
+                    written.append(meta_path)
+            for path, text in texts.items():
+                self._write(path, text)
+                written.append(path)
+            if meta_text is not None and listed is None:  # not metadata pytest-stages writes: kept as given
+                self._write(meta_path, meta_text)
+                written.append(meta_path)
 
     def _write(self, path: Path, text: str) -> None:
         collection = SnapshotCollection(location=str(path))
@@ -306,21 +332,23 @@ class SnapshotStore:
         owned = owned_names(folder.name, names, meta) - {META_FILE}
         return meta or {"format": FORMAT_VERSION}, {n for n in owned if temporary_of(n) is None}
 
-    def _list(self, path: Path) -> None:
-        """List ``path`` in its folder's manifest before it is written (a folder without metadata gets one)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        meta_path = path.parent / META_FILE
-        meta, owned = self._manifest(meta_path)
-        if path.name in owned and isinstance(meta.get(MANIFEST_KEY), list):
-            return
-        self._write(meta_path, to_json({**meta, MANIFEST_KEY: sorted({*owned, path.name})}))
+    def _listed(self, meta_path: Path, names: set[str], meta_text: str | None) -> str | None:
+        """The metadata text that lists ``names`` besides the folder's files (None: nothing to write first).
 
-    def _with_manifest(self, path: Path, text: str) -> str:
-        """The metadata ``text`` with the manifest of the files pytest-stages wrote in its folder."""
-        meta = parse_meta(text)
-        if meta is None or not path.parent.is_dir():
-            return text
-        return to_json({**meta, MANIFEST_KEY: sorted(self._manifest(path)[1])})
+        ``meta_text`` is new metadata for the folder; without it the metadata on disk (``{"format": ...}``
+        where there is none) gets ``names`` added, and is left alone when it lists them already.
+        """
+        on_disk, owned = self._manifest(meta_path)
+        if meta_text is None:
+            if names <= owned and isinstance(on_disk.get(MANIFEST_KEY), list):
+                return None
+            meta = on_disk
+        else:
+            parsed = parse_meta(meta_text)
+            if parsed is None:
+                return None
+            meta = parsed
+        return to_json({**meta, MANIFEST_KEY: sorted(owned | names)})
 
     def prune(self, paths: Sequence[Path], empty: Sequence[Path] = ()) -> list[Path]:
         """Delete files inside the snapshot root, then the folders left empty (and ``empty`` ones); returns those.
