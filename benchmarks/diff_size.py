@@ -24,6 +24,7 @@ from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.config import DeviceConfig
 from pytest_stages.ir.sources import describe_all
 from pytest_stages.ir.textdiff import describe_sources, edit_script, sources
+from pytest_stages.stage.compiles import CompileEvents
 from pytest_stages.stage.devices import activate
 from pytest_stages.stage.staging import stage
 
@@ -49,7 +50,14 @@ def staged(folder: Path, source: str):
     spec.loader.exec_module(module)
     args = (jax.ShapeDtypeStruct((8, 8), jnp.float32),) * 2
     return stage(
-        module.block, args, {}, name="block", active=activate(DeviceConfig(name="cpu1")), stages=TEXTS, analyses=()
+        module.block,
+        args,
+        {},
+        name="block",
+        active=activate(DeviceConfig(name="cpu1")),
+        stages=TEXTS,
+        analyses=(),
+        events=CompileEvents(),
     )
 
 

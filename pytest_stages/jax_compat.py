@@ -25,6 +25,33 @@ COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 CACHE_REQUEST_EVENT = "/jax/compilation_cache/compile_requests_use_cache"
 CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
 
+
+def register_listeners(event: Any, duration: Any) -> None:
+    """Register an event listener and an event-duration listener with ``jax.monitoring`` (public)."""
+    import jax
+
+    jax.monitoring.register_event_listener(event)
+    jax.monitoring.register_event_duration_secs_listener(duration)
+
+
+def unregister_listeners(event: Any, duration: Any) -> None:
+    """Remove the listeners :func:`register_listeners` registered.
+
+    ``jax.monitoring.unregister_event_listener``/``unregister_event_duration_listener`` are public
+    from jax 0.8.3; 0.8.0 has only the private ``jax._src.monitoring._unregister_*_by_callback``.
+    Renamed there, the listeners stay registered after the session (counting into a closed
+    session): tests/test_compiles.py's listener test fails.
+    """
+    import jax
+    from jax._src import monitoring as private_monitoring
+
+    monitoring: Any = private_monitoring  # typed as this JAX version has it; 0.8.0's names are used
+    public = getattr(jax.monitoring, "unregister_event_listener", None)
+    (public or monitoring._unregister_event_listener_by_callback)(event)
+    public = getattr(jax.monitoring, "unregister_event_duration_listener", None)
+    (public or monitoring._unregister_event_duration_listener_by_callback)(duration)
+
+
 # --- 2. Logger names and message prefixes (jax/_src/...: private module paths) ---------------------
 # ``stage_compiles`` reads JAX's explanation of each tracing cache miss and the argument types of
 # each lowering from these records. Moved or reworded, a rise in compiles still fails, but its

@@ -243,7 +243,10 @@ def _activate(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Put back the environment variables and JAX options the session set."""
+    """Unregister the session's listener from JAX; put back the environment variables and JAX options it set."""
+    session = config.stash.get(SESSION, None)
+    if session is not None:
+        session.events.close()
     changes = config.stash.get(CHANGES, None)
     if changes is not None:
         changes.restore()
@@ -430,7 +433,7 @@ def pytest_runtest_makereport(
                     test_report.outcome = "failed"
                     test_report.longrepr = f"pytest-stages: {exc}"
             writer.pending.clear()
-        requests, hits = compile_cache.COUNTER.take()
+        requests, hits = session.events.take()
         if requests:
             test_report.user_properties.append((compile_cache.PROPERTY, [requests, hits]))
         for record in (record for writer in writers for record in writer.records):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from jax._src import monitoring
 
 DECODE = """
 import jax, jax.numpy as jnp
@@ -345,3 +346,26 @@ def test_the_same_signatures_in_another_order_are_unchanged_and_not_rewritten(pr
     result.assert_outcomes(passed=1)
     assert project.snapshots() == before
     assert "compiles.compiles.json" not in project.output(result)
+
+
+def test_a_session_listens_to_jax_while_it_runs_and_unregisters_at_its_end(project):
+    """One listener per session (an event and a duration callback), gone when the session ends:
+    a later session in the process counts nothing into it. JAX's listener lists are private."""
+
+    def listeners():
+        return len(monitoring.get_event_listeners()), len(monitoring.get_event_duration_listeners())
+
+    before = listeners()
+    project.write("test_loop.py", decode("(1, 2)"))
+    project.write(
+        "test_model.py",
+        "import jax, jax.numpy as jnp\nfrom jax._src import monitoring\n\n"
+        "def test_f(stage_snapshot):\n"
+        "    stage_snapshot(jnp.sin, jax.ShapeDtypeStruct((4,), jnp.float32))\n"
+        f"    assert (len(monitoring.get_event_listeners()), len(monitoring.get_event_duration_listeners())) == "
+        f"({before[0] + 1}, {before[1] + 1})\n",
+    )
+    project.run("--stages-update").assert_outcomes(passed=2)
+    assert listeners() == before
+    project.run().assert_outcomes(passed=2)
+    assert listeners() == before

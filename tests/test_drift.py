@@ -20,6 +20,7 @@ from pytest_stages.config import DeviceConfig
 from pytest_stages.ir import hlo
 from pytest_stages.ir.sources import describe_all, hlo_locations
 from pytest_stages.ir.textdiff import BLOCK, WINDOW, edit_script, sources
+from pytest_stages.stage.compiles import CompileEvents
 from pytest_stages.stage.devices import activate
 from pytest_stages.stage.staging import stage
 
@@ -48,7 +49,7 @@ def _load(path: Path, source: str):
 
 def _stage(fn):
     active = activate(DeviceConfig(name="cpu1"))
-    return stage(fn, ARGS, {}, name="block", active=active, stages=TEXTS, analyses=())
+    return stage(fn, ARGS, {}, name="block", active=active, stages=TEXTS, analyses=(), events=CompileEvents())
 
 
 @pytest.fixture(scope="module")

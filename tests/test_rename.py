@@ -21,6 +21,7 @@ from pytest_stages.config import DeviceConfig
 from pytest_stages.ir.alpha import equivalent, naming
 from pytest_stages.ir.rename import keep_names
 from pytest_stages.ir.textdiff import edit_script
+from pytest_stages.stage.compiles import CompileEvents
 from pytest_stages.stage.devices import activate
 from pytest_stages.stage.staging import stage
 
@@ -55,7 +56,14 @@ def _program(ops):
 
 def _staged(ops):
     result = stage(
-        _program(ops), (X, X), {}, name="p", active=activate(DeviceConfig(name="cpu1")), stages=TEXTS, analyses=()
+        _program(ops),
+        (X, X),
+        {},
+        name="p",
+        active=activate(DeviceConfig(name="cpu1")),
+        stages=TEXTS,
+        analyses=(),
+        events=CompileEvents(),
     )
     return result.texts
 

@@ -25,7 +25,6 @@ from pytest_stages.run.runner import (
     StagesSession,
     StagesSkip,
 )
-from pytest_stages.stage import compile_cache
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageError
 from pytest_stages.store.storage import COMPILES_FOLDER, OUTSIDE_ROOTDIR, SnapshotError, SnapshotFolder
@@ -64,7 +63,7 @@ def make_snapshot(
         budget=budget_for(item.nodeid, session.budget_patterns, ceilings),
     )
     item.stash[SNAPSHOT] = snapshot
-    compile_cache.COUNTER.listen()
+    session.events.listen()
     return snapshot
 
 

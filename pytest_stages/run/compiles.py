@@ -63,7 +63,7 @@ class StageCompiles:
             )
         self._names.append(name)
         only = tuple(f if isinstance(f, str) else getattr(f, "__name__", repr(f)) for f in functions)
-        with watch(only) as log:
+        with watch(self.session.events, only) as log:
             yield log
         self._judge(name, log)
 

@@ -33,6 +33,7 @@ from pytest_stages.ir.rename import keep_names
 from pytest_stages.ir.sources import describe_all
 from pytest_stages.stage import plan
 from pytest_stages.stage.adapters import Unsupported
+from pytest_stages.stage.compiles import CompileEvents
 from pytest_stages.stage.devices import ActiveConfig, activate
 from pytest_stages.stage.jax_caches import CacheClearing
 from pytest_stages.stage.staging import StageResult, stage
@@ -91,6 +92,8 @@ class StagesSession:
         # The calls of a previous JSON report (``--stages-baseline``): the "before" compile times.
         self.baseline: list[dict[str, Any]] = []
         self.caches = CacheClearing(settings.clear_caches)
+        # The one listener to JAX's compile events: registered at first use, closed when the run ends.
+        self.events = CompileEvents()
         self._active: dict[str, ActiveConfig] = {}
         self._environment: dict[str, str] | None = None
 
@@ -343,6 +346,7 @@ class StageSnapshot:
                 active=self.active,
                 stages=self.stages,
                 analyses=built,
+                events=self.session.events,
                 static_scalars=settings.static_scalars if static_scalars is None else static_scalars,
                 constants_warn_bytes=settings.constants_warn_bytes,
             )

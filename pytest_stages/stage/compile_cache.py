@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_stages import jax_compat
 from pytest_stages.stage import jax_options
 from pytest_stages.stage.process_env import ProcessChanges
 
@@ -90,60 +89,6 @@ DEFAULT_FOLDER = "pytest-stages-jax"
 PROPERTY = "pytest_stages_cache"
 
 
-class CacheCounter:
-    """Counts the staged compiles that asked the cache, and hits, through ``jax.monitoring`` events.
-
-    One per process (:data:`COUNTER`): JAX's listeners are process-wide and cannot be removed.
-    """
-
-    def __init__(self) -> None:
-        self.requests = 0
-        self.hits = 0
-        self.total_hits = 0
-        self.counting = False  # only a staged call's compile counts, not the test's own JAX calls
-        self._listening = False
-
-    def listen(self) -> None:
-        """Start counting (once; JAX is imported by then, as a staged test is about to run)."""
-        if self._listening:
-            return
-        import jax
-
-        jax.monitoring.register_event_listener(self._event)
-        self._listening = True
-
-    def _event(self, event: str, **_: str | int) -> None:
-        if not self.counting:
-            return
-        if event == jax_compat.CACHE_REQUEST_EVENT:
-            self.requests += 1
-        elif event == jax_compat.CACHE_HIT_EVENT:
-            self.hits += 1
-            self.total_hits += 1
-
-    @contextlib.contextmanager
-    def staged(self) -> Iterator[None]:
-        """Around a staged call's compile on an attached platform: count its cache request and hit.
-
-        Nothing else is counted: not the test's own JAX calls, nor a compile-only topology's
-        compile (staged under :func:`compile_only` instead).
-        """
-        self.counting = True
-        try:
-            yield
-        finally:
-            self.counting = False
-
-    def take(self) -> tuple[int, int]:
-        """``(requests, hits)`` since the last call."""
-        counts = (self.requests, self.hits)
-        self.requests = self.hits = 0
-        return counts
-
-
-COUNTER = CacheCounter()
-
-
 @contextlib.contextmanager
 def compile_only() -> Iterator[None]:
     """Around the compile of a compile-only topology (TPU/GPU without the hardware): keep it out of the cache.
@@ -152,7 +97,8 @@ def compile_only() -> Iterator[None]:
     must be constructed with a Client" and compiles again), so writing one only costs disk and a
     warning on every later run. Here nothing is written (the minimum compile time is set out of
     reach) and the warning of an entry written before is silenced. Used instead of
-    ``COUNTER.staged()``, so the compile is not counted as a cache request. JAX is imported by then.
+    :meth:`~pytest_stages.stage.compiles.CompileEvents.staged`, so the compile is not counted as a
+    cache request. JAX is imported by then.
     """
     with (
         jax_options.option_set("jax_persistent_cache_min_compile_time_secs", float("inf")),

@@ -6,8 +6,9 @@ Nothing of JAX is patched: the counts come from ``jax.monitoring``'s duration ev
 and JAX's loggers: the argument types of each lowering (the ``Compiling f with global shapes and
 types ...`` debug record) and, with ``jax_explain_cache_misses`` on while watching, JAX's
 explanation of each tracing cache miss. Those records are taken by a filter on JAX's loggers and
-kept from the user's log output. JAX's listeners are process-wide and cannot be removed: one
-listener is registered per process and feeds the :func:`watch` blocks open at the time.
+kept from the user's log output. One :class:`CompileEvents` per session listens (registered at
+its first use, removed when the session ends) and feeds the :func:`watch` blocks open at the
+time and the persistent-cache counts of the staged calls.
 """
 
 from __future__ import annotations
@@ -124,21 +125,32 @@ def signature(avals: Any) -> str:
         return str(avals)
 
 
-class _Watching:
-    """The open :func:`watch` blocks, fed by the one process-wide listener."""
+class CompileEvents:
+    """A session's one listener to JAX's compile events (``jax.monitoring``).
+
+    It feeds the open :func:`watch` blocks (``logs``) and counts, around a staged call's compile
+    (:meth:`staged`), the persistent-cache requests and hits (taken per test by :meth:`take`).
+    """
 
     def __init__(self) -> None:
         self.logs: list[CompileLog] = []
-        self.listening = False
+        self.requests = 0
+        self.hits = 0
+        self.total_hits = 0
+        self._counting = False  # only a staged call's compile counts, not the test's own JAX calls
+        self._listening = False
 
     def listen(self) -> None:
-        if self.listening:
-            return
-        import jax
+        """Register with JAX (once; JAX is imported by then, as a test is about to stage or watch)."""
+        if not self._listening:
+            jax_compat.register_listeners(self._event, self._duration)
+            self._listening = True
 
-        jax.monitoring.register_event_duration_secs_listener(self._duration)
-        jax.monitoring.register_event_listener(self._event)
-        self.listening = True
+    def close(self) -> None:
+        """Unregister from JAX (at the session's end); nothing to do if it never listened."""
+        if self._listening:
+            jax_compat.unregister_listeners(self._event, self._duration)
+            self._listening = False
 
     def _duration(self, event: str, duration_secs: float, **kwargs: str | int) -> None:
         for log in self.logs:
@@ -148,9 +160,33 @@ class _Watching:
         if event == jax_compat.CACHE_HIT_EVENT:
             for log in self.logs:
                 log.hit()
+        if not self._counting:
+            return
+        if event == jax_compat.CACHE_REQUEST_EVENT:
+            self.requests += 1
+        elif event == jax_compat.CACHE_HIT_EVENT:
+            self.hits += 1
+            self.total_hits += 1
 
+    @contextlib.contextmanager
+    def staged(self) -> Iterator[None]:
+        """Around a staged call's compile on an attached platform: count its cache request and hit.
 
-WATCHING = _Watching()
+        Nothing else is counted: not the test's own JAX calls, nor a compile-only topology's
+        compile (staged under :func:`pytest_stages.stage.compile_cache.compile_only` instead), nor
+        anything before :meth:`listen`.
+        """
+        self._counting = True
+        try:
+            yield
+        finally:
+            self._counting = False
+
+    def take(self) -> tuple[int, int]:
+        """``(requests, hits)`` since the last call."""
+        counts = (self.requests, self.hits)
+        self.requests = self.hits = 0
+        return counts
 
 
 class _Records(logging.Filter):
@@ -160,8 +196,9 @@ class _Records(logging.Filter):
     because explanations are on is kept from the user's handlers.
     """
 
-    def __init__(self, levels: dict[str, int], explained_before: bool) -> None:
+    def __init__(self, logs: list[CompileLog], levels: dict[str, int], explained_before: bool) -> None:
         super().__init__()
+        self.logs = logs
         self.levels = levels
         self.explained_before = explained_before
 
@@ -170,10 +207,10 @@ class _Records(logging.Filter):
         lowering = record.name == jax_compat.LOWER_LOGGER and message.startswith(jax_compat.LOWER_PREFIX)
         if lowering and len(record.args or ()) >= 2:
             module, avals = record.args[0], record.args[1]  # type: ignore[index]
-            for log in WATCHING.logs:
+            for log in self.logs:
                 log.lowering(str(module), avals)
         elif record.name == jax_compat.EXPLAIN_LOGGER and message.startswith(jax_compat.EXPLAIN_PREFIX):
-            for log in WATCHING.logs:
+            for log in self.logs:
                 log.explanation(record.getMessage())
         if record.levelno < self.levels.get(record.name, logging.WARNING):
             return False
@@ -181,7 +218,7 @@ class _Records(logging.Filter):
 
 
 @contextlib.contextmanager
-def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
+def watch(events: CompileEvents, only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
     """Count traces, lowerings and compiles per function inside the block (``only``: just these names).
 
     Starts from JAX's cold in-memory caches (``jax.clear_caches()``), turns
@@ -191,7 +228,7 @@ def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
     """
     import jax
 
-    WATCHING.listen()
+    events.listen()
     log = CompileLog(only)
     names = (jax_compat.EXPLAIN_LOGGER, jax_compat.LOWER_LOGGER, *jax_compat.CACHE_LOGGERS)
     loggers = [logging.getLogger(name) for name in names]
@@ -199,7 +236,7 @@ def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
     before = {logger.name: logger.level for logger in loggers}
     config: Any = jax.config  # JAX's config object is untyped
     explained = bool(config.jax_explain_cache_misses)
-    records = _Records(levels, explained)
+    records = _Records(events.logs, levels, explained)
     for logger in loggers:
         logger.addFilter(records)
     logging.getLogger(jax_compat.LOWER_LOGGER).setLevel(logging.DEBUG)
@@ -207,11 +244,11 @@ def watch(only: tuple[str, ...] = ()) -> Iterator[CompileLog]:
     # From JAX's cold in-memory caches: what the block counts must not depend on which tests ran
     # before it (a function an earlier test compiled would otherwise count no compile here).
     jax.clear_caches()
-    WATCHING.logs.append(log)
+    events.logs.append(log)
     try:
         yield log
     finally:
-        WATCHING.logs.remove(log)
+        events.logs.remove(log)
         config.update("jax_explain_cache_misses", explained)
         for logger in loggers:
             logger.removeFilter(records)

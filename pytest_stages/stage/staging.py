@@ -21,6 +21,7 @@ from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import Located, describe_all, loop_locations
 from pytest_stages.stage import compile_cache, jax_options, scalars
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt
+from pytest_stages.stage.compiles import CompileEvents
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.topology import place_unsharded
 
@@ -191,6 +192,7 @@ def stage(
     active: ActiveConfig,
     stages: tuple[str, ...],
     analyses: tuple[str, ...],
+    events: CompileEvents,
     static_scalars: bool = False,
     constants_warn_bytes: int = scalars.CONSTANTS_WARN_BYTES,
 ) -> StageResult:
@@ -210,14 +212,14 @@ def stage(
         traced = _timed(seconds, "trace", lambda: _guarded(name, "tracing", adapter.trace))
         platforms = None if active.attached else (active.platform,)
         lowered = _timed(seconds, "lower", lambda: _guarded(name, "lowering", lambda: adapter.lower(traced, platforms)))
-        hits = compile_cache.COUNTER.total_hits
-        with compile_cache.compile_only() if active.compile_only else compile_cache.COUNTER.staged():
+        hits = events.total_hits
+        with compile_cache.compile_only() if active.compile_only else events.staged():
             compiled = (
                 _timed(seconds, "compile", lambda: _guarded(name, "compiling", lowered.compile))
                 if active.attached
                 else None
             )
-        from_cache = compile_cache.COUNTER.total_hits > hits
+        from_cache = events.total_hits > hits
         jaxpr = _guarded(name, "tracing", lambda: adapter.jaxpr(traced)) if "jaxpr" in stages else None
     result = StageResult(
         name=name,
