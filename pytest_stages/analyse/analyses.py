@@ -194,6 +194,9 @@ NamedLeaves = Callable[[Any], list[tuple[str, Any]]]
 class Unavailable(Exception):
     """JAX cannot give (part of) an analysis for this function; ``reason`` is JAX's own error.
 
+    Not a :class:`~pytest_stages.core.errors.StagesError`: staging catches it and skips the analysis
+    with the reason (``stage/staging.py``); it never reaches a test.
+
     ``partial`` is what it could give (the inputs' shardings where only the outputs fail, as for
     a function whose arguments are ``jax.Ref`` s), None where it could give nothing.
     """

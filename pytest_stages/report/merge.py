@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.observed import OUTCOMES, CollectionView, RunFacts, incomplete_reasons, worse, worse_exit
 from pytest_stages.report.reporting import REPORT_SCHEMA, STATUS_RANK, RunReport
 from pytest_stages.store.schemas import ANY, NUMBER, mismatch
@@ -64,8 +65,10 @@ SHARD_SCHEMA = {
 }
 
 
-class MergeError(Exception):
-    """Reports that cannot be merged; the message names the report and the fix."""
+class MergeError(StagesError):
+    """Reports that cannot be merged; the message names the report and the fix (the command exits 2)."""
+
+    outcome = Outcome.USAGE
 
 
 @dataclass(frozen=True)

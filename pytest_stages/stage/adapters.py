@@ -17,11 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_stages.core.errors import Outcome, StagesError
+
 NamedLeaves = list[tuple[str, Any]]
 
 
-class Unsupported(Exception):
+class Unsupported(StagesError):
     """A function this configuration cannot stage (the message says why); the call is skipped."""
+
+    outcome = Outcome.SKIP
 
 
 @dataclass

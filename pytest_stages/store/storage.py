@@ -23,6 +23,7 @@ from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_stages.analyse.artifacts import SUFFIXES
+from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.schemas import invalid_snapshot
 
@@ -40,7 +41,7 @@ MAX_COMPONENT = 96
 _SAFE = re.compile(r"[^A-Za-z0-9_.+=,@\[\]-]")
 
 
-class SnapshotError(Exception):
+class SnapshotError(StagesError):
     """A snapshot file that cannot be read or written; the message names it and the fix."""
 
 
