@@ -25,6 +25,7 @@ from pytest_stages.config import (
 )
 from pytest_stages.core.errors import PREFIX, StagesError
 from pytest_stages.hooks import assembly, collection, reporter
+from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
 from pytest_stages.hooks.stash import COMPILES, OBSERVER, SESSION, SNAPSHOT
@@ -32,12 +33,14 @@ from pytest_stages.report import reporting
 from pytest_stages.report.baseline import read_baseline
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
 from pytest_stages.stage import compile_cache
+from pytest_stages.stage.compiles import CompileLog
 from pytest_stages.stage.devices import (
     ActiveConfig,
     arrange_cpu_devices,
     cpu_devices_needed,
 )
 from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
+from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.storage import (
     COMPILES_FOLDER,
@@ -331,11 +334,11 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
 
 
 @pytest.fixture
-def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -> Iterator[Any]:
+def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -> Iterator[StageSnapshotFixture]:
     """Stage a function on the active config and compare every artifact with its snapshot.
 
-    ``stage_snapshot(fn, *args, name=None, **kwargs)`` returns a
-    :class:`pytest_stages.StageResult`.
+    ``stage_snapshot(fn, *args, name=None, static_scalars=None, **kwargs)`` returns a
+    :class:`pytest_stages.StageResult` (the value's type: :class:`pytest_stages.StageSnapshotFixture`).
     """
     session = request.config.stash[SESSION]
     item = request.node
@@ -343,7 +346,9 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
         session, item, stage_config, assembly.folder_for(session, item, stage_config.name)
     )
 
-    def call(fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any) -> Any:
+    def call(
+        fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any
+    ) -> StageResult:
         return assembly.run_call(snapshot, fn, args, kwargs, name=name, static_scalars=static_scalars)
 
     call.__doc__ = StageSnapshot.__call__.__doc__
@@ -352,7 +357,7 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
 
 
 @pytest.fixture
-def stage_compiles(request: pytest.FixtureRequest) -> Any:
+def stage_compiles(request: pytest.FixtureRequest) -> StageCompilesFixture:
     """Count what a block of user code makes JAX trace, lower and compile, per function; fail on a rise.
 
     ``with stage_compiles(*functions, name="compiles") as log:`` snapshots the counts and the
@@ -363,7 +368,7 @@ def stage_compiles(request: pytest.FixtureRequest) -> Any:
     checker = assembly.make_compiles(request.config.stash[SESSION], request.node)
 
     @contextlib.contextmanager
-    def block(*functions: Any, name: str = "compiles") -> Iterator[Any]:
+    def block(*functions: Any, name: str = "compiles") -> Iterator[CompileLog]:
         with assembly.as_pytest_outcome(), checker(*functions, name=name) as log:
             yield log
 

@@ -23,6 +23,7 @@ from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import StageSnapshot, StagesSession
 from pytest_stages.stage import compile_cache
 from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.staging import StageResult
 from pytest_stages.store.storage import COMPILES_FOLDER, OUTSIDE_ROOTDIR, SnapshotFolder
 
 
@@ -121,7 +122,7 @@ def run_call(
     *,
     name: str | None,
     static_scalars: bool | None = None,
-) -> Any:
+) -> StageResult:
     """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
     if not callable(fn):
         raise pytest.fail.Exception(

@@ -34,8 +34,8 @@ class Adapter:
 
     ``trace`` returns JAX's ``Traced`` (None where the framework has none); ``lower`` takes it
     and the foreign lowering platforms (None: the local backend) and returns JAX's ``Lowered``;
-    ``jaxpr`` gives the ``ClosedJaxpr`` (None where it cannot be had, with ``jaxpr_skip`` saying
-    why); ``user_leaves`` names the input leaves in JAX's flat order (None: JAX's own paths).
+    ``jaxpr`` gives the ``ClosedJaxpr``; ``user_leaves`` names the input leaves in JAX's flat order
+    (None: JAX's own paths).
     """
 
     kind: str
@@ -44,7 +44,6 @@ class Adapter:
     lower: Callable[[Any, tuple[str, ...] | None], Any]
     jaxpr: Callable[[Any], Any] = lambda traced: traced.jaxpr
     user_leaves: Callable[[], NamedLeaves] | None = None
-    jaxpr_skip: str = ""
 
     def named_leaves(self, tree: Any) -> NamedLeaves:
         """Leaves of an ``(args, kwargs)`` tree of JAX's (shardings, formats, ``ArgInfo``), named.
