@@ -400,6 +400,8 @@ def pytest_runtest_makereport(
                 except SnapshotError as exc:
                     test_report.outcome = "failed"
                     test_report.longrepr = exc.shown()
+            # What was not written (a compare run's passing changes, a test failing after its call) is dropped:
+            # the item's stash keeps its writer until the session ends.
             writer.pending.clear()
         requests, hits = compile_cache.COUNTER.take()
         if requests:
