@@ -50,8 +50,11 @@ class StagesFailure(StagesError):
 
 
 class StagesSkip(StagesError):
-    """A call that is skipped: snapshots from other JAX versions under ``on_version_mismatch = "skip"``, or a
-    function its configuration cannot stage."""
+    """A call that is skipped; the message is the reason.
+
+    Snapshots from other JAX versions under ``on_version_mismatch = "skip"``, or a function its
+    configuration cannot stage (:class:`~pytest_stages.stage.adapters.Unsupported`).
+    """
 
     outcome = Outcome.SKIP
 
