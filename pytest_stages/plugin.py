@@ -192,7 +192,7 @@ def pytest_configure(config: pytest.Config) -> None:
         baseline = config.getoption("stages_baseline")
         calls = read_baseline(Path(baseline)) if baseline is not None else []
     except StagesError as exc:
-        raise assembly.usage_error(exc) from None
+        raise assembly.as_pytest(exc, configuring=True) from None
     for path in found.unread:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
     session = StagesSession(settings, options, config.rootpath, patterns)

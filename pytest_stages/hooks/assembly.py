@@ -87,22 +87,18 @@ def config_param(item: pytest.Item) -> Any:
     return callspec.params.get("stage_config") if callspec is not None else None
 
 
-def as_pytest(exc: StagesError, *, long_tracebacks: bool = False) -> BaseException:
+def as_pytest(exc: StagesError, *, long_tracebacks: bool = False, configuring: bool = False) -> BaseException:
     """The pytest exception that reports a plugin error as its class's :class:`Outcome` says, without a traceback.
 
     The one place errors become pytest outcomes: raise it ``from None`` (no chained exception).
+    While ``configuring`` the session every error is a usage error (exit 4): there is no test to fail.
     """
     text = exc.shown(long_tracebacks)
+    if configuring or exc.outcome is Outcome.USAGE:
+        return pytest.UsageError(text)
     if exc.outcome is Outcome.SKIP:
         return pytest.skip.Exception(text)
-    if exc.outcome is Outcome.USAGE:
-        return pytest.UsageError(text)
     return pytest.fail.Exception(text, pytrace=False)
-
-
-def usage_error(exc: StagesError) -> pytest.UsageError:
-    """A plugin error met while configuring the session: it stops the run with exit 4."""
-    return pytest.UsageError(exc.shown())
 
 
 @contextlib.contextmanager
