@@ -233,10 +233,10 @@ def sharding(
     compiled: Any,
     lowered: Any,
     named: NamedLeaves,
-    named_outputs: NamedLeaves,
     hlo_text: str,
     collectives: list[dict[str, Any]],
     *,
+    named_outputs: NamedLeaves,
     networks: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives.
@@ -335,4 +335,3 @@ def describe_format(value: Any) -> dict[str, Any]:
     }
     bits = jax_compat.sub_byte_element_size(layout_)
     return described if bits is None else {**described, "sub_byte_element_size_in_bits": bits}
-

@@ -49,6 +49,8 @@ class Staged(Protocol):
 
     def named_leaves(self, avals: Any) -> list[tuple[str, Any]]: ...
 
+    def named_outputs(self, tree: Any) -> list[tuple[str, Any]]: ...
+
 
 BUDGET = "budget"
 # Failure-message headlines, in the order a message lists them (budget first, IR last).
@@ -212,9 +214,9 @@ ARTIFACTS: tuple[Artifact, ...] = (
             r.compiled,
             r.lowered,
             r.named_leaves,
-            r.named_outputs,
             r.compiled_text,
             r.compiled_ops["collectives"],
+            named_outputs=r.named_outputs,
             networks=r.compiled_ops.get("networks"),
         ),
         family="placement",

@@ -197,9 +197,7 @@ def _lines_up(
 ) -> bool:
     """Whether an argument's output state leaves sit where its input leaves do, with their shapes and dtypes."""
     places = [place for place in inputs if place[:2] == owner]
-    return places == [place for place, _ in leaves] and all(
-        _same_shape(inputs[place], info) for place, info in leaves
-    )
+    return places == [place for place, _ in leaves] and all(_same_shape(inputs[place], info) for place, info in leaves)
 
 
 def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
