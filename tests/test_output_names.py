@@ -93,6 +93,19 @@ def test_an_nnx_state_that_changed_shape_keeps_the_paths_of_jaxs_output_tree():
     assert names == [*state, "output"]
 
 
+@nnx.jit(static_argnums=0)
+def scales_first(scale, first, second):
+    """A static argument: flax's state has a place for it, JAX's inputs do not."""
+    first.l1.kernel.value = first.l1.kernel.value * scale
+    return second.l1(jnp.ones(4)).sum()
+
+
+def test_nnx_state_is_not_mirrored_onto_the_inputs_of_another_argument():
+    names = output_names(scales_first, 2.0, Growing(nnx.Rngs(0)), Growing(nnx.Rngs(1)))
+    state = [f"output[0][{arg}].states[0][{index}]" for arg in (1, 2) for index in range(2)]
+    assert names == [*state, "output"]
+
+
 class Linear(eqx.Module):
     l1: eqx.nn.Linear
 

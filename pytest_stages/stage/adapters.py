@@ -48,7 +48,7 @@ class Adapter:
     lower: Callable[[Any, tuple[str, ...] | None], Any]
     jaxpr: Callable[[Any], Any] = lambda traced: traced.jaxpr
     user_leaves: Callable[[], NamedLeaves] | None = None
-    user_outputs: Callable[[Any, Any, dict[tuple[str, ...], tuple[str, Any]]], NamedLeaves] | None = None
+    user_outputs: Callable[[Any, Any, Any, dict[tuple[str, ...], tuple[str, Any]]], NamedLeaves] | None = None
     jaxpr_skip: str = ""
 
     def named_leaves(self, tree: Any) -> NamedLeaves:
@@ -78,7 +78,7 @@ class Adapter:
 
         paths = [tuple(map(str, path)) for path, _ in jax.tree_util.tree_flatten_with_path(args_info)[0]]
         inputs = {path: named for path, named in zip(paths, self.named_leaves(args_info), strict=True)}
-        return self.user_outputs(tree, out_info, inputs)
+        return self.user_outputs(tree, out_info, args_info, inputs)
 
 
 def adapt(  # noqa: PLR0911  (one return per kind of callable, in the order they must be told apart)
@@ -162,12 +162,15 @@ def _nnx_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Named
     return named + [leaf for key in sorted(kwargs) for leaf in leaves(key, kwargs[key])]
 
 
-def _nnx_outputs(tree: Any, out_info: Any, inputs: dict[tuple[str, ...], tuple[str, Any]]) -> NamedLeaves:
+def _nnx_outputs(
+    tree: Any, out_info: Any, args_info: Any, inputs: dict[tuple[str, ...], tuple[str, Any]]
+) -> NamedLeaves:
     """flax's jit returns ``(args, kwargs, returned)``: the arguments' state after the call, then the value.
 
     An argument's state leaves take its input names (``model.l1.kernel``) when they line up with
     its input leaves (same places in the state, shapes and dtypes); otherwise, and for the
-    returned value, they are named by their paths in the output tree.
+    returned value, they are named by their paths in the output tree. With static arguments the
+    state has a place per argument and the inputs one per dynamic argument: nothing is mirrored.
     """
     import jax
 
@@ -180,7 +183,8 @@ def _nnx_outputs(tree: Any, out_info: Any, inputs: dict[tuple[str, ...], tuple[s
     for place, info in zip(places, infos, strict=True):
         if place[0] != "[2]":
             owners.setdefault(place[:2], []).append((place, info))
-    mirrored = {owner for owner, leaves in owners.items() if _lines_up(owner, leaves, inputs)}
+    same_places = isinstance(tree[0], tuple) and len(tree[0]) == len(args_info[0])
+    mirrored = {owner for owner, leaves in owners.items() if same_places and _lines_up(owner, leaves, inputs)}
     named = []
     for (path, leaf), place in zip(flat, places, strict=True):
         if place[0] == "[2]":
@@ -224,7 +228,7 @@ def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adap
         lower=lower,
         jaxpr=lambda _: eqx.filter_make_jaxpr(fn.__wrapped__)(*args, **kwargs)[0],
         user_leaves=lambda: _equinox_leaves(fn, args, kwargs),
-        user_outputs=lambda tree, _info, _inputs: _equinox_outputs(tree),
+        user_outputs=lambda tree, _out_info, _args_info, _inputs: _equinox_outputs(tree),
     )
 
 
