@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -200,14 +200,38 @@ def _aligned(rows: list[list[str]]) -> Iterable[str]:
 
 def report_data(report: RunReport) -> dict[str, Any]:
     """The JSON report (schema ``pytest-stages-report/1``, documented in docs/failures.md and report.schema.json)."""
+    return {**_report_fields(report), "calls": [record.to_dict() for record in report.records]}
+
+
+def _report_fields(report: RunReport) -> dict[str, Any]:
+    """The JSON report's fields but its calls."""
     data: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "environment": dict(report.environment),
         "mode": "update" if report.update else "compare",
-        "calls": [record.to_dict() for record in report.records],
     }
     optional = {"run": report.run, "settings": report.settings, "shards": list(report.shards)}
     return {**data, **{key: value for key, value in optional.items() if value}}
+
+
+def report_json(report: RunReport) -> Iterator[str]:
+    """:func:`report_data` as JSON text, in pieces: sorted keys, one call a line.
+
+    Each call is encoded alone (by the C encoder; ``indent`` would take Python's) and handed on,
+    so a merge of 100,000 calls holds one call's dict at a time, not a copy of them all.
+    """
+    encode = json.JSONEncoder(sort_keys=True).encode
+    fields = _report_fields(report)
+    for index, key in enumerate(sorted([*fields, "calls"])):
+        yield ("{" if index == 0 else ",\n") + encode(key) + ":"
+        if key != "calls":
+            yield encode(fields[key])
+            continue
+        yield "["
+        for position, record in enumerate(report.records):
+            yield ("\n" if position == 0 else ",\n") + encode(record.to_dict())
+        yield "\n]" if report.records else "]"
+    yield "}\n"
 
 
 # A pull-request comment holds 65,536 characters: a finding's diff shows at most MD_DIFF_LINES
@@ -316,8 +340,9 @@ def inside(path: Path, folder: Path) -> bool:
 
 def write_report(path: Path, report: RunReport) -> None:
     """``--stages-report``: JSON for ``.json``, a review page for ``.html``, Markdown for ``.md``."""
+    text: str | Iterator[str]
     if path.suffix == ".json":
-        text = json.dumps(report_data(report), indent=2, sort_keys=True) + "\n"
+        text = report_json(report)
     elif path.suffix == ".html":
         text = html_report.page(report_data(report), table_rows(report.records), report.baseline)
     else:

@@ -136,6 +136,12 @@ class StageResult:
             raise ValueError(f"stage_snapshot({self.name}): staged without an adapter, its leaves have no names")
         return self.adapter.named_leaves(tree)
 
+    def named_outputs(self, tree: Any) -> NamedLeaves:
+        """The leaves of an output tree of JAX's (shardings, formats), named as the function returns them."""
+        if self.adapter is None:
+            raise ValueError(f"stage_snapshot({self.name}): staged without an adapter, its leaves have no names")
+        return self.adapter.named_outputs(tree, self.lowered.args_info, self.lowered.out_info)
+
     @property
     def host_dependent(self) -> bool:
         """Lowered only in CPU CI, compiled where its platform is attached: its cost is the lowered one on both."""
