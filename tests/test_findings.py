@@ -11,12 +11,10 @@ import jax.numpy as jnp
 import pytest
 from conftest import TWO_CONFIGS
 
-from pytest_stages.check.compare import (
-    compare_metrics,
-    compare_placement,
-    compare_text,
-    metric_tolerance,
-)
+from pytest_stages.check.drift import compare_text
+from pytest_stages.check.figures import compare_metrics, metric_tolerance
+from pytest_stages.check.message import details
+from pytest_stages.check.placement import compare_placement
 from pytest_stages.config import ConfigError, parse_settings
 from pytest_stages.ir.normalize import normalize_hlo, normalize_mlir
 from pytest_stages.ir.sources import (
@@ -41,7 +39,7 @@ def _compiled_text(rate: float) -> str:
 def test_a_changed_literal_always_shows():
     before, after = _compiled_text(1e-3), _compiled_text(3e-4)
     assert "constant(0.001)" in before and "constant(0.0003)" in after
-    message = compare_text("compiled", before, after, diff_lines=20).message
+    message = "\n".join(details(compare_text("compiled", before, after, diff_lines=20)))
     assert "only value names changed" not in message
     assert any(line.strip().startswith("-") and "constant(0.001)" in line for line in message.splitlines())
     assert any(line.strip().startswith("+") and "constant(0.0003)" in line for line in message.splitlines())

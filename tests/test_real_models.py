@@ -7,8 +7,8 @@ import json
 from conftest import SIMPLE_TEST, TWO_CONFIGS
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS
-from pytest_stages.check.compare import compare_metrics
 from pytest_stages.check.decide import Policy, decide
+from pytest_stages.check.figures import compare_metrics
 from pytest_stages.check.message import Call, call_message
 from pytest_stages.core.records import Change, Finding
 
@@ -179,7 +179,7 @@ def test_a_figure_that_rounds_to_nothing_or_starts_at_zero_reads_as_an_amount():
     assert "%" not in headline
 
 
-def test_xlas_per_operand_cost_keys_are_named_for_people_and_kept_raw_in_the_details():
+def test_xlas_per_operand_cost_keys_stay_out_of_the_headline_and_read_in_peoples_words_below():
     cost = compare_metrics(
         "cost",
         {"compiled": {"flops": 100.0, "bytes accessed1{}": 1000.0, "bytes accessedout{}": 10.0}},
@@ -188,15 +188,27 @@ def test_xlas_per_operand_cost_keys_are_named_for_people_and_kept_raw_in_the_det
     )
     message = _message(cost)
     headline = message.splitlines()[1]
-    assert headline == "  cost: ops' operand-1 bytes +100.0%; ops' output bytes +200.0%"
+    assert headline == "  cost: ops' operand and output bytes (2 figures)"
     assert "bytes read as operand 1 of the ops [bytes accessed1{}] 1000 -> 2000 (+100.0%, tolerance 0.1%)" in message
     assert "bytes written by the ops [bytes accessedout{}] 10 -> 30 (+200.0%, tolerance 0.1%)" in message
 
 
-def test_lowered_per_operand_cost_keys_are_named_too():
+def test_lowered_per_operand_cost_keys_stay_out_of_the_headline_too():
     lowered = {"compiled": {"unavailable": True}, "lowered": {"flops": 10.0, "bytes accessed0{}": 100.0}}
     cost = compare_metrics("cost", lowered, {**lowered, "lowered": {"flops": 10.0, "bytes accessed0{}": 200.0}}, {})
-    assert _message(cost).splitlines()[1] == "  cost: lowered ops' operand-0 bytes +100.0%"
+    message = _message(cost)
+    assert message.splitlines()[1] == "  cost: ops' operand and output bytes (1 figure)"
+    assert "lowered bytes read as operand 0 of the ops [bytes accessed0{}] 100 -> 200" in message
+
+
+def test_per_operand_figures_beside_a_named_one_are_counted_not_named_in_the_headline():
+    cost = compare_metrics(
+        "cost",
+        {"compiled": {"flops": 100.0, "bytes accessed0{}": 100.0, "bytes accessedout{}": 10.0}},
+        {"compiled": {"flops": 120.0, "bytes accessed0{}": 200.0, "bytes accessedout{}": 30.0}},
+        {},
+    )
+    assert _message(cost).splitlines()[1] == "  cost: flops +20.0%; +2 more"
 
 
 def test_improvements_below_a_failure_are_one_line_per_artifact():
@@ -208,10 +220,7 @@ def test_improvements_below_a_failure_are_one_line_per_artifact():
     )
     message = _message(cost)
     also = [line for line in message.splitlines() if line.startswith("  also")]
-    assert also == [
-        "  also cost improved (not failing): ops' operand-0 bytes -50.0%; ops' operand-1 bytes -50.0%; "
-        "ops' operand-2 bytes -50.0%; +7 more"
-    ]
+    assert also == ["  also cost improved (not failing): ops' operand and output bytes (10 figures)"]
 
 
 def test_remat_and_custom_calls_are_named_in_the_op_structure_headline():
