@@ -261,3 +261,24 @@ def test_removed_ops_are_never_charged_to_a_line_that_does_not_hold_them(project
     assert "    source: test_decay.py:10 in step (1 changed)\n" in out + "\n"
     assert "    removed: 3 line(s), whose source lines the snapshot does not keep" in out
     assert "removed)" not in out
+
+
+def test_a_per_operand_cost_change_reads_in_peoples_words_below_a_headline_without_raw_keys(project):
+    """Only XLA's operand-1 bytes moved: the headline names no raw key, the details name it for
+    people with the raw key beside it, and cost.json keeps the raw key."""
+    project.configure()
+    project.write("test_model.py", SIMPLE_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    path = next((project.path / "snapshots").rglob("f.cost.json"))
+    cost = json.loads(path.read_text())
+    cost["compiled"]["bytes accessed1{}"] /= 2
+    path.write_text(json.dumps(cost, indent=2) + "\n")
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    headline = [line for line in result.outlines if line.startswith("  cost: ")]
+    assert headline == ["  cost: ops' operand and output bytes (1 figure)"]
+    assert any(
+        line.startswith("- cost (f.cost.json): bytes read as operand 1 of the ops [bytes accessed1{}] ")
+        and line.endswith("(+100.0%, tolerance 0.1%)")
+        for line in result.outlines
+    ), result.outlines
