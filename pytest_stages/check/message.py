@@ -84,7 +84,8 @@ def _details(ordered: Sequence[tuple[str, list[Finding]]], labels: Labels, diff_
                 block, budget = _bounded_drift(labels(artifact), findings[0], budget)
                 lines += block
                 continue
-            texts = ["\n".join(details(f)) for f in findings]
+            shown = sorted(findings, key=_figure_order) if family == "figures" else findings
+            texts = ["\n".join(details(f)) for f in shown]
             if len(texts) == 1:
                 lines.append(f"- {labels(artifact)}: {texts[0]}")
             else:
@@ -201,6 +202,11 @@ def _rank(finding: Finding) -> int:
     """Headline order of a figure: the key ones first."""
     metric = finding.subject
     return HEADLINE_METRICS.index(metric) if metric in HEADLINE_METRICS else len(HEADLINE_METRICS)
+
+
+def _figure_order(finding: Finding) -> tuple[bool, int]:
+    """Details order of a figure: the headline's, XLA's per-operand figures last."""
+    return per_operand(finding.subject), _rank(finding)
 
 
 def _figures(findings: Sequence[Finding]) -> str:
