@@ -19,7 +19,7 @@ from pytest_stages.check.ops import compare_ops
 from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.check.placement import compare_placement, group_leaves, placement_keys
 from pytest_stages.check.structure import structure
-from pytest_stages.core.records import Finding
+from pytest_stages.core.records import Change, Finding
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots" / "stages"
 RNN = SNAPSHOTS / "rnn_decode" / "cpu1"
@@ -240,6 +240,9 @@ def test_repeated_collectives_are_counted_as_a_delta():
     assert [f.message for f in compare_placement("sharding", doubled, dict(sharding, collectives=[]))] == [
         "collectives: -2 all-gather f32[8,128] (4.0 KiB)"
     ]
+    changed = dict(doubled, inputs={leaf: {**v, "donated": True} for leaf, v in sharding["inputs"].items()})
+    kinds = {f.change for f in compare_placement("sharding", sharding, changed)}
+    assert kinds == {Change.COLLECTIVES, Change.PLACEMENT}
 
 
 def test_an_input_jit_dropped_and_a_side_that_appears_whole():
