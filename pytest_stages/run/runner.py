@@ -21,9 +21,10 @@ from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import upgrade
-from pytest_stages.check.compare import Compared, Pair, compare_pair, no_snapshot
+from pytest_stages.check.compare import compare_pair, no_snapshot
 from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.check.message import Call, call_message
+from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.check.signature import signature_change
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.errors import Outcome, StagesError
@@ -232,7 +233,7 @@ def _add_artifact(
     if equivalent(BY_NAME[name].dialect, expected, actual):
         return
     out.changed.append(name)
-    if name == "jaxpr":
+    if BY_NAME[name].signature:
         placed = result.analyses.get("sharding") or result.analyses.get("layout") or {}
         out.signature = signature_change(list(placed.get("inputs", {})), expected, actual)
 
