@@ -32,7 +32,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")  # as the plugin does: no TPU/CUDA
 import jax
 import jax.numpy as jnp
 
-from pytest_stages.check.compare import compare_text
+from pytest_stages.check.drift import compare_text
+from pytest_stages.check.message import details
 from pytest_stages.ir import hlo
 from pytest_stages.ir.normalize import normalize_hlo
 from pytest_stages.ir.sources import describe_all, hlo_locations
@@ -85,9 +86,11 @@ def drift_message(expected: str, actual_raw: str, attributed: bool) -> str:
     actual = normalize_hlo(actual_raw)
     locations = (lambda: describe_all(hlo_locations(actual_raw, actual) or (), ROOT)) if attributed else None
     finding = compare_text("compiled", expected, actual, diff_lines=60, locations=locations)
-    assert finding is not None and "+1 sine" in finding.message
-    assert ("source: benchmarks/large_modules.py:" in finding.message) == attributed, finding.message
-    return finding.message
+    assert finding is not None
+    message = "\n".join(details(finding))
+    assert "+1 sine" in message
+    assert ("source: benchmarks/large_modules.py:" in message) == attributed, message
+    return message
 
 
 def time_sizes(drift: Callable[[str], str], base: str, sizes: list[int], repeat: int) -> dict[int, list[float]]:

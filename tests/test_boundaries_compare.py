@@ -10,24 +10,16 @@ from pathlib import Path
 import pytest
 
 from pytest_stages.analyse.analyses import ops
-from pytest_stages.check.compare import (
-    Compared,
-    Pair,
-    compare_metrics,
-    compare_ops,
-    compare_pair,
-    compare_placement,
-    compare_text,
-    group_leaves,
-    hlo_structure_summary,
-    informational,
-    metric_tolerance,
-    op_change_summary,
-    op_counts,
-    placement_keys,
-    structure,
-)
-from pytest_stages.core.records import Finding
+from pytest_stages.check.collectives import op_change_summary
+from pytest_stages.check.compare import compare_pair
+from pytest_stages.check.drift import compare_text, hlo_structure_summary, op_counts
+from pytest_stages.check.figures import compare_metrics, informational, metric_tolerance
+from pytest_stages.check.message import details
+from pytest_stages.check.ops import compare_ops
+from pytest_stages.check.pair import Compared, Pair
+from pytest_stages.check.placement import compare_placement, group_leaves, placement_keys
+from pytest_stages.check.structure import structure
+from pytest_stages.core.records import Change, Finding
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots" / "stages"
 RNN = SNAPSHOTS / "rnn_decode" / "cpu1"
@@ -248,6 +240,9 @@ def test_repeated_collectives_are_counted_as_a_delta():
     assert [f.message for f in compare_placement("sharding", doubled, dict(sharding, collectives=[]))] == [
         "collectives: -2 all-gather f32[8,128] (4.0 KiB)"
     ]
+    changed = dict(doubled, inputs={leaf: {**v, "donated": True} for leaf, v in sharding["inputs"].items()})
+    kinds = {f.change for f in compare_placement("sharding", sharding, changed)}
+    assert kinds == {Change.COLLECTIVES, Change.PLACEMENT}
 
 
 def test_an_input_jit_dropped_and_a_side_that_appears_whole():
@@ -337,7 +332,7 @@ def test_a_fusion_added_to_real_compiled_hlo_reads_in_the_summary():
     extra = fused.replace("%", "%extra_", 1)
     drifted = compiled[:line_start] + extra + "\n" + compiled[line_start:]
     found = compare_text("compiled", compiled, drifted, diff_lines=20)
-    lines = found.message.splitlines()
+    lines = details(found)
     assert lines[0] == "IR drift"
     assert "    ops: +1 fusion" in lines
     assert "    fusions: 10 -> 11" in lines

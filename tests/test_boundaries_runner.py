@@ -6,7 +6,7 @@ import json
 
 from conftest import SIMPLE_TEST
 
-from pytest_stages.check.compare import compare_text
+from pytest_stages.check.drift import compare_text
 from pytest_stages.core.records import CallRecord
 
 META = "test_model/test_f/cpu1/_stages.json"

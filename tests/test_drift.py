@@ -15,7 +15,8 @@ import jax.numpy as jnp
 import pytest
 
 from pytest_stages.analyse.artifacts import BY_NAME
-from pytest_stages.check.compare import compare_text
+from pytest_stages.check.drift import compare_text
+from pytest_stages.check.message import details
 from pytest_stages.config import DeviceConfig
 from pytest_stages.ir import hlo
 from pytest_stages.ir.sources import describe_all, hlo_locations
@@ -113,7 +114,7 @@ def test_a_pure_renumbering_passes_but_a_rewire_or_a_merged_name_is_a_drift():
     jaxpr = "{ lambda ; a:f32[8] b:f32[8]. let c:f32[8] = add a b in (c,) }\n"
     merged = jaxpr.replace("b:", "a:").replace("add a b", "add a a")
     assert all(row.tag == "=" for row in edit_script("jaxpr", jaxpr, merged).rows)  # the alignment sees no change
-    message = compare_text("jaxpr", jaxpr, merged, diff_lines=20).message
+    message = "\n".join(details(compare_text("jaxpr", jaxpr, merged, diff_lines=20)))
     assert "only names changed, but not one-to-one: two values now share a name, or one has two" in message
     rewired = renumbered.replace("multiply(%add.13, %x.11)", "multiply(%add.13, %y.12)")
     rows = edit_script("hlo", text, rewired).rows
@@ -369,6 +370,6 @@ def test_a_drift_wider_than_the_diff_window_is_cut_and_says_so():
     old = "".join(f"  %a.{k} = f32[] add(%p.1, %q.2)\n" for k in range(3 * WINDOW))
     new = old.replace(" add(", " multiply(")
     finding = compare_text("compiled", old, new, diff_lines=10)
-    assert finding.message.splitlines()[-1].endswith("more diff lines (and more beyond the diffed window)")
+    assert details(finding)[-1].endswith("more diff lines (and more beyond the diffed window)")
     assert finding.detail["truncated"] is True
-    assert "ops: -6000 add, +6000 multiply" in finding.message
+    assert "ops: -6000 add, +6000 multiply" in "\n".join(details(finding))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import jax
@@ -11,12 +12,11 @@ import jax.numpy as jnp
 import pytest
 from conftest import TWO_CONFIGS
 
-from pytest_stages.check.compare import (
-    compare_metrics,
-    compare_placement,
-    compare_text,
-    metric_tolerance,
-)
+from pytest_stages.check.decide import Verdict
+from pytest_stages.check.drift import compare_text
+from pytest_stages.check.figures import compare_metrics, metric_tolerance
+from pytest_stages.check.message import Call, call_message, details
+from pytest_stages.check.placement import compare_placement
 from pytest_stages.config import ConfigError, parse_settings
 from pytest_stages.ir.normalize import normalize_hlo, normalize_mlir
 from pytest_stages.ir.sources import (
@@ -26,7 +26,7 @@ from pytest_stages.ir.sources import (
     mlir_locations,
     preferred,
 )
-from pytest_stages.ir.textdiff import edit_script
+from pytest_stages.ir.textdiff import edit_script, unified
 from pytest_stages.report.html_report import page
 
 
@@ -41,13 +41,25 @@ def _compiled_text(rate: float) -> str:
 def test_a_changed_literal_always_shows():
     before, after = _compiled_text(1e-3), _compiled_text(3e-4)
     assert "constant(0.001)" in before and "constant(0.0003)" in after
-    message = compare_text("compiled", before, after, diff_lines=20).message
+    message = "\n".join(details(compare_text("compiled", before, after, diff_lines=20)))
     assert "only value names changed" not in message
     assert any(line.strip().startswith("-") and "constant(0.001)" in line for line in message.splitlines())
     assert any(line.strip().startswith("+") and "constant(0.0003)" in line for line in message.splitlines())
     negative = before.replace("constant(0.001)", "constant(-0.001)")
     rows = edit_script("hlo", negative, negative.replace("constant(-0.001)", "constant(-0.0003)")).rows
     assert [row.tag for row in rows if row.tag != "="] == ["~"]
+
+
+def test_a_diff_cut_twice_counts_every_line_left_out():
+    """Cut to 3 lines when found, to 1 by the message's budget: the count is of the whole diff."""
+    before, after = _compiled_text(1e-3), _compiled_text(3e-4)
+    whole = unified(edit_script("hlo", before, after), sys.maxsize)
+    finding = compare_text("compiled", before, after, diff_lines=3)
+    assert (finding.diff, finding.omitted) == (tuple(whole[:3]), len(whole) - 3)
+    verdict = Verdict(failing=(finding,))
+    message = call_message(Call("f", "cpu1", "snapshots/x/", {}), verdict, notes=[], diff_lines=1, full=False)
+    lines = message.splitlines()
+    assert lines[-3:-1] == [f"    {whole[0]}", f"    ... {len(whole) - 1} more diff lines (see -vv or --stages-report)"]
 
 
 MAIN = "func.func public @main(%arg0: tensor<4x4xf32>, %arg1: tensor<4x4xf32>) -> (tensor<4x4xf32>) {\n"

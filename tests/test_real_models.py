@@ -7,8 +7,8 @@ import json
 from conftest import SIMPLE_TEST, TWO_CONFIGS
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS
-from pytest_stages.check.compare import compare_metrics
 from pytest_stages.check.decide import Policy, decide
+from pytest_stages.check.figures import compare_metrics
 from pytest_stages.check.message import Call, call_message
 from pytest_stages.core.records import Change, Finding
 
@@ -179,7 +179,7 @@ def test_a_figure_that_rounds_to_nothing_or_starts_at_zero_reads_as_an_amount():
     assert "%" not in headline
 
 
-def test_xlas_per_operand_cost_keys_are_named_for_people_and_kept_raw_in_the_details():
+def test_xlas_per_operand_cost_keys_stay_out_of_the_headline_and_read_in_peoples_words_below():
     cost = compare_metrics(
         "cost",
         {"compiled": {"flops": 100.0, "bytes accessed1{}": 1000.0, "bytes accessedout{}": 10.0}},
@@ -188,15 +188,27 @@ def test_xlas_per_operand_cost_keys_are_named_for_people_and_kept_raw_in_the_det
     )
     message = _message(cost)
     headline = message.splitlines()[1]
-    assert headline == "  cost: ops' operand-1 bytes +100.0%; ops' output bytes +200.0%"
+    assert headline == "  cost: ops' operand and output bytes (2 figures)"
     assert "bytes read as operand 1 of the ops [bytes accessed1{}] 1000 -> 2000 (+100.0%, tolerance 0.1%)" in message
     assert "bytes written by the ops [bytes accessedout{}] 10 -> 30 (+200.0%, tolerance 0.1%)" in message
 
 
-def test_lowered_per_operand_cost_keys_are_named_too():
+def test_lowered_per_operand_cost_keys_stay_out_of_the_headline_too():
     lowered = {"compiled": {"unavailable": True}, "lowered": {"flops": 10.0, "bytes accessed0{}": 100.0}}
     cost = compare_metrics("cost", lowered, {**lowered, "lowered": {"flops": 10.0, "bytes accessed0{}": 200.0}}, {})
-    assert _message(cost).splitlines()[1] == "  cost: lowered ops' operand-0 bytes +100.0%"
+    message = _message(cost)
+    assert message.splitlines()[1] == "  cost: ops' operand and output bytes (1 figure)"
+    assert "lowered bytes read as operand 0 of the ops [bytes accessed0{}] 100 -> 200" in message
+
+
+def test_per_operand_figures_beside_a_named_one_are_counted_not_named_in_the_headline():
+    cost = compare_metrics(
+        "cost",
+        {"compiled": {"flops": 100.0, "bytes accessed0{}": 100.0, "bytes accessedout{}": 10.0}},
+        {"compiled": {"flops": 120.0, "bytes accessed0{}": 200.0, "bytes accessedout{}": 30.0}},
+        {},
+    )
+    assert _message(cost).splitlines()[1] == "  cost: flops +20.0%; +2 more"
 
 
 def test_improvements_below_a_failure_are_one_line_per_artifact():
@@ -208,10 +220,7 @@ def test_improvements_below_a_failure_are_one_line_per_artifact():
     )
     message = _message(cost)
     also = [line for line in message.splitlines() if line.startswith("  also")]
-    assert also == [
-        "  also cost improved (not failing): ops' operand-0 bytes -50.0%; ops' operand-1 bytes -50.0%; "
-        "ops' operand-2 bytes -50.0%; +7 more"
-    ]
+    assert also == ["  also cost improved (not failing): ops' operand and output bytes (10 figures)"]
 
 
 def test_remat_and_custom_calls_are_named_in_the_op_structure_headline():
@@ -252,3 +261,24 @@ def test_removed_ops_are_never_charged_to_a_line_that_does_not_hold_them(project
     assert "    source: test_decay.py:10 in step (1 changed)\n" in out + "\n"
     assert "    removed: 3 line(s), whose source lines the snapshot does not keep" in out
     assert "removed)" not in out
+
+
+def test_a_per_operand_cost_change_reads_in_peoples_words_below_a_headline_without_raw_keys(project):
+    """Only XLA's operand-1 bytes moved: the headline names no raw key, the details name it for
+    people with the raw key beside it, and cost.json keeps the raw key."""
+    project.configure()
+    project.write("test_model.py", SIMPLE_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    path = next((project.path / "snapshots").rglob("f.cost.json"))
+    cost = json.loads(path.read_text())
+    cost["compiled"]["bytes accessed1{}"] /= 2
+    path.write_text(json.dumps(cost, indent=2) + "\n")
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    headline = [line for line in result.outlines if line.startswith("  cost: ")]
+    assert headline == ["  cost: ops' operand and output bytes (1 figure)"]
+    assert any(
+        line.startswith("- cost (f.cost.json): bytes read as operand 1 of the ops [bytes accessed1{}] ")
+        and line.endswith("(+100.0%, tolerance 0.1%)")
+        for line in result.outlines
+    ), result.outlines

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_stages.check.compare import dcn_changes
+from pytest_stages.check.collectives import dcn_changes
 from pytest_stages.ir.hlo import network_collectives
 
 TWO_SLICES = """

@@ -19,13 +19,12 @@ from pytest_stages.check.budgets import (
     parse_budget,
     parse_size,
 )
-from pytest_stages.check.compare import (
-    compare_metrics,
-    compare_placement,
-    compare_text,
-    format_bytes,
-)
+from pytest_stages.check.drift import compare_text
+from pytest_stages.check.figures import compare_metrics
+from pytest_stages.check.message import details
+from pytest_stages.check.placement import compare_placement
 from pytest_stages.config import ConfigError, parse_configs, parse_settings
+from pytest_stages.core.units import format_bytes
 from pytest_stages.ir import hlo
 from pytest_stages.ir.normalize import normalize_jaxpr, tidy_kept
 from pytest_stages.ir.sources import Location, describe_all
@@ -177,13 +176,13 @@ def test_text_drift_summarizes_ops_and_bounds_the_diff():
     before = "".join(f"  %a.{i} = f32[4]{{0}} add(%p, %q)\n" for i in range(50))
     after = before.replace("add(", "multiply(")
     finding = compare_text("compiled", before, after, diff_lines=10)
-    lines = finding.message.splitlines()
+    lines = details(finding)
     assert lines[0] == "IR drift"
     assert lines[1] == "    ops: -50 add, +50 multiply"
     assert lines[-1].startswith("    ... ") and lines[-1].endswith(" more diff lines")
     fused = before + "  %f = f32[4]{0} fusion(%p), kind=kLoop, calls=%c\n"
     gathered = fused + "  %g = f32[64,512]{1,0} all-gather(%p), dimensions={0}\n"
-    structure = compare_text("compiled", before, gathered, diff_lines=10).message.splitlines()
+    structure = details(compare_text("compiled", before, gathered, diff_lines=10))
     assert structure[1:4] == [
         "    ops: +1 all-gather, +1 fusion",
         "    fusions: 0 -> 1",
@@ -210,7 +209,7 @@ def test_ops_parses_real_shapes_and_collectives():
     assert result["fusions"] == {"kLoop": 1} and result["fusion_count"] == 1
     assert result["entry"] == {"parameters": ["f32[16,512]"], "output": "(f32[64,512], f32[])"}
     assert hlo.parse_instruction("  %cc = (f32[2]{0}, s32[]) custom-call(%p)").shape == "(f32[2], s32[])"
-    assert hlo.aliases(text) == (hlo.Alias((0,), 1, (), "may-alias"),)
+    assert hlo.aliases(text) == (hlo.Alias((0,), 1, "may-alias"),)
     assert hlo.shape_bytes("(bf16[8,8], pred[3])") == 131 and format_bytes(2048) == "2.0 KiB"
 
 

@@ -49,6 +49,8 @@ class Staged(Protocol):
 
     def named_leaves(self, avals: Any) -> list[tuple[str, Any]]: ...
 
+    def named_outputs(self, tree: Any) -> list[tuple[str, Any]]: ...
+
 
 BUDGET = "budget"
 # Failure-message headlines, in the order a message lists them (budget first, IR last).
@@ -67,6 +69,10 @@ class Artifact:
     falls back to the lowered figures). ``build`` returns the raw text of a stage
     (``is_text``; :attr:`normalize` makes it the snapshot text) and JSON-ready data for
     an analysis. ``locate`` returns where each line of the text came from, or None.
+    ``signature``: its text carries the input signature (argument shapes and dtypes) a
+    failure names. ``lowered_stand_in``: it records the compiled program's figures with the
+    lowered program's beside them, which stand in where nothing was compiled.
+    ``absent_is_zero``: a figure it leaves out is 0 (XLA's cost analysis omits zero figures).
     """
 
     name: str
@@ -81,6 +87,9 @@ class Artifact:
     dialect: str | None = None
     title: str = "IR drift"
     locate: Callable[[Staged], sources.Located | None] | None = None
+    signature: bool = False
+    lowered_stand_in: bool = False
+    absent_is_zero: bool = False
 
     @property
     def normalize(self) -> Callable[[str], str]:
@@ -128,6 +137,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         is_text=True,
         dialect="jaxpr",
         locate=lambda r: sources.jaxpr_locations(str(r.jaxpr.pretty_print(source_info=True)), r.texts["jaxpr"]),
+        signature=True,
     ),
     Artifact(
         "stablehlo",
@@ -178,6 +188,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         family="figures",
         headline="cost",
         is_text=False,
+        lowered_stand_in=True,
+        absent_is_zero=True,
     ),
     Artifact(
         "memory",
@@ -214,6 +226,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
             r.named_leaves,
             r.compiled_text,
             r.compiled_ops["collectives"],
+            named_outputs=r.named_outputs,
             networks=r.compiled_ops.get("networks"),
         ),
         family="placement",
@@ -226,7 +239,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ".layout.json",
         "compiled",
         True,
-        build=lambda r: analyses.layout(r.compiled, r.named_leaves),
+        build=lambda r: analyses.layout(r.compiled, r.named_leaves, r.named_outputs),
         family="placement",
         headline="sharding",
         is_text=False,

@@ -9,15 +9,16 @@ diff is left out.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_stages.analyse.artifacts import ARTIFACTS, BUDGET, BY_NAME, HEADLINES
-from pytest_stages.check.compare import NO_SNAPSHOT, figure_change, metric_short
+from pytest_stages.check.compare import NO_SNAPSHOT
 from pytest_stages.check.decide import Verdict
+from pytest_stages.check.figure_text import figure_change, metric_short, per_operand
 from pytest_stages.core.records import Change, Finding
 from pytest_stages.core.text import shown
+from pytest_stages.ir.textdiff import more_lines
 
 UPDATE_HINT = "Run `pytest --stages-update` to accept the changes if they are intended."
 BUDGET_HINT = "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program."
@@ -34,8 +35,6 @@ HEADLINE_METRICS = (
 HEADLINE_WIDTH = 160
 # Op kinds a reviewer must see even when many others changed: rematerialization, custom calls.
 NOTABLE_OPS = ("remat", "checkpoint", "custom", "opt-barrier", "optimization_barrier")
-# A cut diff's last line: ``    ... 14 more diff lines`` -> ``14``.
-_MORE = re.compile(r"^    \.\.\. (\d+) more diff lines")
 
 
 @dataclass(frozen=True)
@@ -78,20 +77,37 @@ def _details(ordered: Sequence[tuple[str, list[Finding]]], labels: Labels, diff_
             continue  # the headline already says every breach in full; budgets have no file to name
         for artifact, findings in _by_artifact(group):
             family = _family(artifact)
-            if family == "ops" and not full and "\n" in findings[0].message:
-                lines.append(f"- {labels(artifact)}: {findings[0].message.splitlines()[0]} (-vv shows the diff)")
+            if family == "ops" and not full and details(findings[0])[1:]:
+                lines.append(f"- {labels(artifact)}: {findings[0].message} (-vv shows the diff)")
                 continue
             if family == "ir" and not full:
                 block, budget = _bounded_drift(labels(artifact), findings[0], budget)
                 lines += block
                 continue
-            messages = [f.message for f in findings]
-            if len(messages) == 1:
-                lines.append(f"- {labels(artifact)}: {messages[0]}")
+            shown = sorted(findings, key=_figure_order) if family == "figures" else findings
+            texts = ["\n".join(details(f)) for f in shown]
+            if len(texts) == 1:
+                lines.append(f"- {labels(artifact)}: {texts[0]}")
             else:
                 lines.append(f"- {labels(artifact)}:")
-                lines += [f"    {message}" for message in messages]
+                lines += [f"    {text}" for text in texts]
     return lines
+
+
+def details(finding: Finding) -> list[str]:
+    """A finding's detail lines in full: its line, then a drift's summary and diff, indented."""
+    return [finding.message, *_indented(_summary(finding)), *_diff(finding)]
+
+
+def _diff(finding: Finding) -> list[str]:
+    """A drift's diff lines as the message indents them, and how many more there were."""
+    beyond = bool((finding.detail or {}).get("truncated"))
+    more = [more_lines(finding.omitted, beyond=beyond)] if finding.omitted or beyond else []
+    return _indented([*finding.diff, *more])
+
+
+def _indented(lines: Sequence[str]) -> list[str]:
+    return [f"    {line}" for line in lines]
 
 
 def _ordered(failing: Sequence[Finding]) -> list[tuple[str, list[Finding]]]:
@@ -128,13 +144,11 @@ def _headline(group: Sequence[Finding]) -> str:
     family = _family(group[0].artifact)
     if family == "ir":
         return _ir_headline(group)
+    if family == "figures":
+        return _figures(group)
     if family == "ops":
-        items = [_ops_headline(f) for f in group]
-    elif family == "figures":
-        items = [_figure(f) for f in sorted(group, key=_rank)]
-    else:
-        items = [f.moves[0] if f.moves else f.message.splitlines()[0] for f in group]
-    return _shorten(items)
+        return _shorten([_ops_headline(f) for f in group])
+    return _shorten([f.moves[0] if f.moves else f.message.splitlines()[0] for f in group])
 
 
 def _ir_headline(group: Sequence[Finding]) -> str:
@@ -184,11 +198,25 @@ def _summary(finding: Finding) -> list[str]:
     return list((finding.detail or {}).get("summary", []))
 
 
-def _rank(finding: Finding) -> tuple[bool, int]:
-    """Headline order of a figure: the key ones first, XLA's per-operand cost figures last."""
+def _rank(finding: Finding) -> int:
+    """Headline order of a figure: the key ones first."""
     metric = finding.subject
-    key = HEADLINE_METRICS.index(metric) if metric in HEADLINE_METRICS else len(HEADLINE_METRICS)
-    return ("{" in metric, key)
+    return HEADLINE_METRICS.index(metric) if metric in HEADLINE_METRICS else len(HEADLINE_METRICS)
+
+
+def _figure_order(finding: Finding) -> tuple[bool, int]:
+    """Details order of a figure: the headline's, XLA's per-operand figures last."""
+    return per_operand(finding.subject), _rank(finding)
+
+
+def _figures(findings: Sequence[Finding]) -> str:
+    """The figures as a headline names them, key ones first. XLA's per-operand byte figures are
+    never named there (the details name each, with its raw key): counted in ``+N more``, or, when
+    no other figure moved, one item for all of them."""
+    named = sorted((f for f in findings if not per_operand(f.subject)), key=_rank)
+    if not named:
+        return f"ops' operand and output bytes ({len(findings)} figure{'s' if len(findings) > 1 else ''})"
+    return _shorten([_figure(f) for f in named], total=len(findings))
 
 
 def _figure(finding: Finding) -> str:
@@ -198,25 +226,22 @@ def _figure(finding: Finding) -> str:
     return f"{metric_short(finding.subject)} {figure_change(finding.subject, finding.before, finding.after)}"
 
 
-def _shorten(items: Sequence[str]) -> str:
+def _shorten(items: Sequence[str], total: int | None = None) -> str:
+    """The first items, ``+N more`` for the rest of ``total`` (all items by default), bounded in width."""
     text = "; ".join(items[:HEADLINE_ITEMS])
-    if len(items) > HEADLINE_ITEMS:
-        text += f"; +{len(items) - HEADLINE_ITEMS} more"
+    hidden = (len(items) if total is None else total) - min(len(items), HEADLINE_ITEMS)
+    if hidden:
+        text += f"; +{hidden} more"
     return text if len(text) <= HEADLINE_WIDTH else text[: HEADLINE_WIDTH - 3] + "..."
 
 
 def _bounded_drift(label: str, finding: Finding, budget: int) -> tuple[list[str], int]:
     """An IR drift's title and summary, and as much of its diff as ``budget`` lines allow."""
-    title, *rest = finding.message.splitlines()
-    summary = len(_summary(finding))
-    head, diff = rest[:summary], rest[summary:]
-    block = [f"- {label}: {title}", *head]
+    block = [f"- {label}: {finding.message}", *_indented(_summary(finding))]
+    diff = _diff(finding)
     if len(diff) <= budget:
         return block + diff, budget - len(diff)
-    more = _MORE.match(diff[-1]) if diff else None
-    if more:
-        diff = diff[:-1]
-    hidden = len(diff) - budget + (int(more[1]) if more else 0)
+    hidden = len(finding.diff) - budget + finding.omitted
     block += diff[:budget]
     block.append(f"    ... {hidden} more diff lines (see -vv or --stages-report)")
     return block, 0
@@ -240,7 +265,7 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
         state = f"has no snapshots yet in {call.folder}"
     else:
         state = f"differs from its snapshots in {call.folder}"
-    title = f"pytest-stages: {call.name!r} on config {call.config} {state}"
+    title = f"{call.name!r} on config {call.config} {state}"
     footer = []
     if verdict.churn:
         names = ", ".join(verdict.churn)
@@ -272,8 +297,7 @@ def _also(passing: Sequence[Finding]) -> list[str]:
     lines = []
     for artifact, findings in _by_artifact(passing):
         if _family(artifact) == "figures":
-            items = [_figure(f) for f in sorted(findings, key=_rank)]
-            lines.append(f"  also {artifact} improved (not failing): {_shorten(items)}")
+            lines.append(f"  also {artifact} improved (not failing): {_figures(findings)}")
         else:
             lines += [f"  also {artifact}: {f.message}" for f in findings]
     return lines

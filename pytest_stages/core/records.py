@@ -69,9 +69,10 @@ class Finding:
     ``before``/``after`` its figures or values, ``locations`` where in the user's code;
     ``ops`` op-count deltas (``{"add": -18}``) and ``moves`` what moved (collectives into a loop,
     fusion totals), most telling first. ``failing`` is False for improvements and notes.
-    ``message`` is the detail line, written from those fields when the finding is made; the
-    headline is rendered from the fields alone. ``detail`` holds JSON-ready data for reports
-    (the side-by-side diff of a drift).
+    ``message`` is the finding's own line (an IR drift's title); the headline and the details
+    are rendered from it and the fields. ``diff`` holds an IR drift's unified diff lines, cut
+    to the ``diff_lines`` setting, and ``omitted`` how many lines the cut left out. ``detail``
+    holds JSON-ready data for reports (a drift's summary lines and side-by-side diff).
     """
 
     kind: str
@@ -86,6 +87,8 @@ class Finding:
     locations: tuple[str, ...] = ()
     ops: Mapping[str, int] = field(default_factory=dict)
     moves: tuple[str, ...] = ()
+    diff: tuple[str, ...] = ()
+    omitted: int = 0
 
     @property
     def recorded(self) -> bool:
@@ -95,7 +98,7 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         """The finding as JSON-ready data (``dataclasses.asdict``'s result, built without its deep copy)."""
         out = {name: getattr(self, name) for name in _FINDING_FIELDS}
-        out.update(locations=list(self.locations), moves=list(self.moves), ops=dict(self.ops))
+        out.update(locations=list(self.locations), moves=list(self.moves), ops=dict(self.ops), diff=list(self.diff))
         return out
 
 
@@ -146,7 +149,7 @@ class CallRecord:
 def _finding(data: Mapping[str, Any]) -> Finding:
     """A finding of a report entry (JSON lists back to tuples)."""
     fields = dict(data)
-    for name in ("locations", "moves"):
+    for name in ("locations", "moves", "diff"):
         if name in fields:
             fields[name] = tuple(fields[name])
     return Finding(**fields)

@@ -534,16 +534,24 @@ def unified(script: EditScript, limit: int, *, header: bool = True) -> list[str]
     ``header=False`` leaves out the ``--- snapshot`` / ``+++ staged`` lines, for a caller
     that names both sides itself (syrupy's ``[- snapshot] == [+ received]``).
     """
+    shown, hidden = unified_cut(script, limit, header=header)
+    if hidden or script.truncated:
+        shown.append(more_lines(hidden, beyond=script.truncated))
+    return shown
+
+
+def unified_cut(script: EditScript, limit: int, *, header: bool = True) -> tuple[list[str], int]:
+    """The first ``limit`` lines of unified diff, and how many lines were left out."""
     lines = _unified_lines(script)
     if not header:
         lines = itertools.islice(lines, 2, None)
     shown = list(itertools.islice(lines, limit))
-    hidden = sum(1 for _ in lines)
-    if hidden or script.truncated:
-        shown.append(
-            f"... {hidden} more diff lines" + (" (and more beyond the diffed window)" if script.truncated else "")
-        )
-    return shown
+    return shown, sum(1 for _ in lines)
+
+
+def more_lines(hidden: int, *, beyond: bool = False) -> str:
+    """``... 14 more diff lines``, and whether the diff stopped before the texts' ends (``beyond``)."""
+    return f"... {hidden} more diff lines" + (" (and more beyond the diffed window)" if beyond else "")
 
 
 def _unified_lines(script: EditScript) -> Iterator[str]:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_stages.analyse.artifacts import ARTIFACTS, BY_NAME
-from pytest_stages.check.compare import compare_text
+from pytest_stages.check.drift import compare_text
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.textdiff import edit_script, unified
 

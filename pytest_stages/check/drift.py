@@ -1,0 +1,146 @@
+"""IR drift: two stage texts in, a finding with its structural summary, source lines and bounded diff out.
+
+Texts equal up to a one-to-one renaming of their names are the same program: no drift. How
+ops are counted and what structure is summarized depend on the text's dialect (the artifact
+table's ``dialect``): HLO opcodes with fusions and collectives, StableHLO ops, jaxpr primitives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+
+from pytest_stages.analyse.artifacts import BY_NAME, check_kind
+from pytest_stages.check.collectives import (
+    collective_text,
+    loop_collective_changes,
+    loop_view,
+    op_change_summary,
+    op_deltas,
+)
+from pytest_stages.check.pair import Compared, Pair
+from pytest_stages.core.records import Change, Finding
+from pytest_stages.ir import hlo
+from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir.textdiff import describe_sources, edit_script, side_by_side, sources, unified_cut
+
+REPORT_ROWS = 400
+# A jaxpr equation's primitive: ``    c:f32[4] d:f32[4] = pjit[...]`` -> ``pjit``.
+_JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
+# An MLIR line's op: ``%0 = stablehlo.add %a, %b : tensor<4xf32>`` -> ``stablehlo.add``.
+_MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
+
+
+def _pattern_counter(pattern: re.Pattern[str]) -> Callable[[str], Counter[str]]:
+    return lambda text: Counter(pattern.findall(text))
+
+
+# How each dialect's texts count their ops (a text of no dialect counts MLIR-style ops).
+OP_COUNTERS: dict[str | None, Callable[[str], Counter[str]]] = {
+    "hlo": hlo.opcode_counts,
+    "jaxpr": _pattern_counter(_JAXPR_EQUATION),
+    "mlir": _pattern_counter(_MLIR_OP),
+}
+
+
+def compare_text(
+    artifact: str,
+    expected: str,
+    actual: str,
+    *,
+    diff_lines: int,
+    locations: Callable[[], Sequence[str | None] | None] | None = None,
+) -> Finding | None:
+    """IR drift: a structural summary, the source lines of the changed ops, and a bounded diff.
+
+    ``locations`` gives, on demand, the source location of each line of ``actual``; the
+    finding's ``detail`` keeps the same essentials (and a side-by-side diff) for reports.
+    """
+    dialect = BY_NAME[artifact].dialect
+    if equivalent(dialect, expected, actual):
+        return None
+    script = edit_script(dialect, expected, actual)
+    differing = script.differing()
+    counts = op_counts(artifact, differing[0]), op_counts(artifact, differing[1])
+    summary = op_change_summary(*counts)
+    structure = hlo_structure_summary(artifact, (expected, actual), differing, counts)
+    head = ([f"ops: {summary}"] if summary else []) + structure
+    where = (locations() if locations else None) or []
+    found, removed = _own_lines(sources(script, where)) if where else ([], 0)
+    if next(script.changes(), None) is None and not script.truncated:
+        head.append("only names changed, but not one-to-one: two values now share a name, or one has two")
+    if found:
+        head.append(f"source: {describe_sources(found)}")
+    if removed:
+        head.append(f"removed: {removed} line(s), whose source lines the snapshot does not keep")
+    detail = {
+        "summary": head,
+        "sources": [[place, counts] for place, counts in found],
+        "hunks": side_by_side(script, REPORT_ROWS, where),
+        "truncated": script.truncated,
+    }
+    diff, omitted = unified_cut(script, diff_lines)
+    return Finding(
+        check_kind(artifact),
+        artifact,
+        BY_NAME[artifact].title,
+        detail=detail,
+        change=Change.DRIFT,
+        locations=tuple(describe_sources([place]) for place in found),
+        ops=op_deltas(*counts),
+        moves=tuple(structure),
+        diff=tuple(diff),
+        omitted=omitted,
+    )
+
+
+def _own_lines(found: list[tuple[str, dict[str, int]]]) -> tuple[list[tuple[str, dict[str, int]]], int]:
+    """Source lines of the added and changed lines only, and how many lines were removed.
+
+    A removed line has no location (the snapshot keeps none); charging it to the staged line
+    after it would name code that does not hold it (dropping weight decay read as a change in
+    optax's schedule).
+    """
+    removed = sum(counts.get("removed", 0) for _, counts in found)
+    own = [(place, {k: n for k, n in counts.items() if k != "removed"}) for place, counts in found]
+    return [(place, counts) for place, counts in own if counts], removed
+
+
+def op_counts(artifact: str, text: str) -> Counter[str]:
+    """Operation names counted in a stage text (HLO opcodes, StableHLO ops, jaxpr primitives)."""
+    return OP_COUNTERS.get(BY_NAME[artifact].dialect, OP_COUNTERS["mlir"])(text)
+
+
+def hlo_structure_summary(
+    artifact: str, texts: tuple[str, str], differing: tuple[str, str], counts: tuple[Counter[str], Counter[str]]
+) -> list[str]:
+    """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed.
+
+    ``differing`` is the differing lines of both ``texts`` and ``counts`` their op counts: what
+    the texts share cancels out, so only the fusion totals need the whole texts.
+    """
+    if BY_NAME[artifact].dialect != "hlo":
+        return []
+    lines = []
+    if counts[0]["fusion"] != counts[1]["fusion"]:
+        before, after = (hlo.count_opcode(text, "fusion") for text in texts)
+        lines.append(f"fusions: {before} -> {after}")
+    old, new = (Counter(collective_text(asdict(c)) for c in hlo.collectives(text)) for text in differing)
+    changes = [f"+{n} {text}" for text, n in sorted((new - old).items())]
+    changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
+    if changes:
+        lines.append("collectives: " + ", ".join(changes))
+    if changes and any(" while(" in text for text in texts):
+        moved = loop_collective_changes(loop_view(texts[0]), loop_view(texts[1]))
+        lines += ["loops: " + ", ".join(moved)] if moved else []
+    return lines
+
+
+def ir_drift(pair: Pair) -> Compared:
+    """Stage texts: the renumbering-proof diff with its summary and source lines."""
+    found = compare_text(
+        pair.artifact, pair.expected, pair.actual, diff_lines=pair.diff_lines, locations=pair.locations
+    )
+    return Compared([found] if found else [])

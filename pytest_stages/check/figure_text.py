@@ -1,0 +1,73 @@
+"""Cost and memory figures as people read them: their names, values and how they moved.
+
+XLA's per-operand cost keys (``bytes accessed1{}``, ``bytes accessedout{}``) sum the bytes of
+every op's operand ``k`` (or output) over the module: they are named for what they are, never
+for a program input, and the raw key stays beside the name in the details and in the file.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pytest_stages.core.units import format_bytes, format_number, relative_change
+
+# A per-operand cost key: ``bytes accessed1{}`` -> ``1``; ``bytes accessedout{}`` -> ``out``.
+_OPERAND_KEY = re.compile(r"^bytes accessed(?P<operand>\d+|out)\{(?P<index>[^{}]*)\}$")
+# The prefix of a pre-optimization figure standing in for a compiled one: ``lowered flops``.
+LOWERED = "lowered "
+# Changes that round to nothing as a percentage are shown as absolute amounts.
+PERCENT_FLOOR = 0.0005
+
+
+def per_operand(metric: str) -> bool:
+    """Whether ``metric`` is one of XLA's per-operand byte figures (lowered or compiled)."""
+    return _OPERAND_KEY.match(metric.removeprefix(LOWERED)) is not None
+
+
+def metric_label(metric: str) -> str:
+    """A figure as people name it; XLA's per-operand keys keep their raw key in brackets.
+
+    ``bytes accessed1{}`` -> ``bytes read as operand 1 of the ops [bytes accessed1{}]``; a lowered
+    figure keeps its prefix (``lowered bytes read as operand 1 ...``).
+    """
+    if metric.startswith(LOWERED):
+        return LOWERED + metric_label(metric.removeprefix(LOWERED))
+    match = _OPERAND_KEY.match(metric)
+    if match is None:
+        return metric
+    index = f", output {match['index']}" if match["index"] else ""
+    if match["operand"] == "out":
+        return f"bytes written by the ops{index} [{metric}]"
+    return f"bytes read as operand {match['operand']} of the ops{index} [{metric}]"
+
+
+def metric_short(metric: str) -> str:
+    """A headline's name of a figure: ``peak``, ``temp``, ``flops``, ``lowered flops``."""
+    if metric.startswith(LOWERED):
+        return LOWERED + metric_short(metric.removeprefix(LOWERED))
+    for suffix in ("_size_in_bytes", "_memory_in_bytes"):
+        if metric.endswith(suffix):
+            return metric.removesuffix(suffix)
+    return metric
+
+
+def figure_values(old: float, new: float) -> str:
+    """``1.28e6 -> 1.35e6``: the exact figures of the file, with enough digits to differ."""
+    before, after = format_number(old), format_number(new)
+    if before == after:
+        before, after = f"{old:.9g}", f"{new:.9g}"
+    return f"{before} -> {after}"
+
+
+def figure_change(metric: str, old: float, new: float) -> str:
+    """How a figure moved, as a reviewer reads it: ``+20.0%``; ``+4 B`` where the percentage rounds
+    to nothing; ``0 -> 1.2 MiB`` from zero (never ``+inf%`` or ``+0.0%``)."""
+    show = format_bytes if "bytes" in metric else format_number
+    if old == 0:
+        return f"0 -> {show(new)}"
+    change = relative_change(old, new)
+    if abs(change) < PERCENT_FLOOR:
+        delta = new - old
+        return ("+" if delta > 0 else "-") + show(abs(delta))
+    # Under 1% one more digit, so that a change just beyond a 0.1% tolerance does not read as 0.1%.
+    return f"{change:+.2%}" if abs(change) < 0.01 else f"{change:+.1%}"
