@@ -49,8 +49,18 @@ def compare_counts(
         added = [sig for sig in now.get("signatures", []) if sig not in signatures[0]]
         if rises or added:
             extra = explanations.get(name, ())[was.get("traces", 0) :]
-            message = _message(name, rises or ["new signatures"], added, extra)
-            findings.append(Finding(KIND, KIND, message, change=Change.COUNTS, subject=name, before=was, after=now))
+            findings.append(
+                Finding(
+                    KIND,
+                    KIND,
+                    _line(name, rises or ["new signatures"], added),
+                    change=Change.COUNTS,
+                    subject=name,
+                    before=was,
+                    after=now,
+                    explanations=_cut(extra),
+                )
+            )
         elif falls or signatures[0] != signatures[1]:
             message = f"{name}: {'; '.join(falls) or 'fewer signatures'}"
             findings.append(
@@ -72,27 +82,31 @@ def check_budget(
                 Finding(
                     Kind.BUDGET,
                     Kind.BUDGET,
-                    _message(
-                        name,
-                        [f"{counts['compiles']} compiles exceed the ceiling {limit}"],
-                        over,
-                        explanations.get(name, ())[limit:],
-                    ),
+                    _line(name, [f"{counts['compiles']} compiles exceed the ceiling {limit}"], over),
                     change=Change.BREACH,
                     subject=name,
                     before=limit,
                     after=counts["compiles"],
+                    explanations=_cut(explanations.get(name, ())[limit:]),
                 )
             )
     return findings
 
 
-def _message(name: str, changes: Sequence[str], signatures: Sequence[str], explanations: Sequence[str]) -> str:
-    """``step: 4 compiles, was 3; new signature f32[4,4], f32[4,4]``, then JAX's explanations, indented."""
-    line = f"{name}: {'; '.join(changes)}"
-    line += "".join(f"; new signature ({sig})" for sig in signatures)
-    lines = [line]
+def _line(name: str, changes: Sequence[str], signatures: Sequence[str]) -> str:
+    """``step: 4 compiles, was 3; new signature (f32[4,4], f32[4,4])``."""
+    return f"{name}: {'; '.join(changes)}" + "".join(f"; new signature ({sig})" for sig in signatures)
+
+
+def _cut(explanations: Sequence[str]) -> tuple[str, ...]:
+    """Each of JAX's explanations cut to its first :data:`EXPLANATION_LINES` lines."""
+    return tuple("\n".join(text.splitlines()[:EXPLANATION_LINES]) for text in explanations)
+
+
+def explanation_lines(explanations: Sequence[str]) -> list[str]:
+    """JAX's explanations as the details show them under a finding's line: ``JAX: <first line>``, then the rest."""
+    lines = []
     for text in explanations:
-        body = text.splitlines()[:EXPLANATION_LINES]
-        lines += [f"    JAX: {body[0]}", *(f"    {row}" for row in body[1:])]
-    return "\n".join(lines)
+        first, *rest = text.splitlines()
+        lines += [f"JAX: {first}", *rest]
+    return lines

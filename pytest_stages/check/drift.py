@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
+from typing import Any
 
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.collectives import (
@@ -71,13 +72,10 @@ def compare_text(
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     if next(script.changes(), None) is None and not script.truncated:
         head.append("only names changed, but not one-to-one: two values now share a name, or one has two")
-    if found:
-        head.append(f"source: {describe_sources(found)}")
-    if removed:
-        head.append(f"removed: {removed} line(s), whose source lines the snapshot does not keep")
     detail = {
         "summary": head,
         "sources": [[place, counts] for place, counts in found],
+        "removed": removed,
         "hunks": side_by_side(script, REPORT_ROWS, where),
         "truncated": script.truncated,
     }
@@ -94,6 +92,22 @@ def compare_text(
         diff=tuple(diff),
         omitted=omitted,
     )
+
+
+def summary_lines(detail: Mapping[str, Any]) -> list[str]:
+    """A drift's summary as the message and the Markdown report show it: the op and structure
+    lines, then the source lines of the changed ops and how many lines were removed."""
+    lines = list(detail["summary"])
+    if detail.get("sources"):
+        lines.append(f"source: {describe_sources([(place, counts) for place, counts in detail['sources']])}")
+    if detail.get("removed"):
+        lines.append(removed_line(detail["removed"]))
+    return lines
+
+
+def removed_line(removed: int) -> str:
+    """``removed: 3 line(s), whose source lines the snapshot does not keep``."""
+    return f"removed: {removed} line(s), whose source lines the snapshot does not keep"
 
 
 def _own_lines(found: list[tuple[str, dict[str, int]]]) -> tuple[list[tuple[str, dict[str, int]]], int]:

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from pytest_stages.analyse.artifacts import ARTIFACTS, BUDGET, BY_NAME, HEADLINES
 from pytest_stages.check.compare import NO_SNAPSHOT
+from pytest_stages.check.compile_counts import explanation_lines
 from pytest_stages.check.decide import Verdict
+from pytest_stages.check.drift import summary_lines
 from pytest_stages.check.figure_text import figure_change, metric_short, per_operand
 from pytest_stages.core.records import Change, Finding
 from pytest_stages.core.text import shown
@@ -73,7 +75,7 @@ def _details(ordered: Sequence[tuple[str, list[Finding]]], labels: Labels, diff_
     lines: list[str] = []
     budget = diff_lines
     for _, group in ordered:
-        if _family(group[0].artifact) == BUDGET and _headline(group) == "; ".join(f.message for f in group):
+        if _family(group[0].artifact) == BUDGET and _whole(group):
             continue  # the headline already says every breach in full; budgets have no file to name
         for artifact, findings in _by_artifact(group):
             family = _family(artifact)
@@ -95,8 +97,13 @@ def _details(ordered: Sequence[tuple[str, list[Finding]]], labels: Labels, diff_
 
 
 def details(finding: Finding) -> list[str]:
-    """A finding's detail lines in full: its line, then a drift's summary and diff, indented."""
-    return [finding.message, *_indented(_summary(finding)), *_diff(finding)]
+    """A finding's detail lines in full: its line, then JAX's explanations or a drift's summary and diff, indented."""
+    return [
+        finding.message,
+        *_indented(explanation_lines(finding.explanations)),
+        *_indented(_summary(finding)),
+        *_diff(finding),
+    ]
 
 
 def _diff(finding: Finding) -> list[str]:
@@ -148,7 +155,12 @@ def _headline(group: Sequence[Finding]) -> str:
         return _figures(group)
     if family == "ops":
         return _shorten([_ops_headline(f) for f in group])
-    return _shorten([f.moves[0] if f.moves else f.message.splitlines()[0] for f in group])
+    return _shorten(_items(group))
+
+
+def _items(group: Sequence[Finding]) -> list[str]:
+    """A headline's item per finding: a placement finding's short text, else the finding's line."""
+    return [f.moves[0] if f.moves else f.message for f in group]
 
 
 def _ir_headline(group: Sequence[Finding]) -> str:
@@ -195,7 +207,7 @@ def _notable(op: str) -> bool:
 
 
 def _summary(finding: Finding) -> list[str]:
-    return list((finding.detail or {}).get("summary", []))
+    return summary_lines(finding.detail) if finding.detail else []
 
 
 def _rank(finding: Finding) -> int:
@@ -222,8 +234,15 @@ def _figures(findings: Sequence[Finding]) -> str:
 def _figure(finding: Finding) -> str:
     """``peak +98.0%``, ``peak +4 B``, ``temp 0 -> 1.2 MiB``: a figure's name and how it moved."""
     if finding.change != Change.FIGURE:
-        return finding.message.splitlines()[0]
+        return finding.message
     return f"{metric_short(finding.subject)} {figure_change(finding.subject, finding.before, finding.after)}"
+
+
+def _whole(group: Sequence[Finding]) -> bool:
+    """Whether the headline says the group's details in full: each finding's details are its
+    line alone, which the headline names, and :func:`_shorten` cuts none of them."""
+    alone = all(not f.moves and len(details(f)) == 1 for f in group)
+    return alone and len(group) <= HEADLINE_ITEMS and len("; ".join(_items(group))) <= HEADLINE_WIDTH
 
 
 def _shorten(items: Sequence[str], total: int | None = None) -> str:

@@ -71,7 +71,8 @@ class Finding:
     fusion totals), most telling first. ``failing`` is False for improvements and notes.
     ``message`` is the finding's own line (an IR drift's title); the headline and the details
     are rendered from it and the fields. ``diff`` holds an IR drift's unified diff lines, cut
-    to the ``diff_lines`` setting, and ``omitted`` how many lines the cut left out. ``detail``
+    to the ``diff_lines`` setting, and ``omitted`` how many lines the cut left out;
+    ``explanations`` JAX's explanation of each extra trace of a compile-count finding. ``detail``
     holds JSON-ready data for reports (a drift's summary lines and side-by-side diff).
     """
 
@@ -89,6 +90,7 @@ class Finding:
     moves: tuple[str, ...] = ()
     diff: tuple[str, ...] = ()
     omitted: int = 0
+    explanations: tuple[str, ...] = ()
 
     @property
     def recorded(self) -> bool:
@@ -98,7 +100,13 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         """The finding as JSON-ready data (``dataclasses.asdict``'s result, built without its deep copy)."""
         out = {name: getattr(self, name) for name in _FINDING_FIELDS}
-        out.update(locations=list(self.locations), moves=list(self.moves), ops=dict(self.ops), diff=list(self.diff))
+        out.update(
+            locations=list(self.locations),
+            moves=list(self.moves),
+            ops=dict(self.ops),
+            diff=list(self.diff),
+            explanations=list(self.explanations),
+        )
         return out
 
 
@@ -149,7 +157,7 @@ class CallRecord:
 def _finding(data: Mapping[str, Any]) -> Finding:
     """A finding of a report entry (JSON lists back to tuples)."""
     fields = dict(data)
-    for name in ("locations", "moves", "diff"):
+    for name in ("locations", "moves", "diff", "explanations"):
         if name in fields:
             fields[name] = tuple(fields[name])
     return Finding(**fields)

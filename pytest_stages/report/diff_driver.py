@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_stages.analyse.artifacts import ARTIFACTS, BY_NAME
-from pytest_stages.check.drift import compare_text
+from pytest_stages.check.drift import compare_text, summary_lines
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.textdiff import edit_script, unified
 
@@ -91,6 +91,6 @@ def diff_lines(path: str, shown: tuple[str, str], old: str, new: str) -> list[st
     if equivalent(BY_NAME[artifact].dialect, old, new):
         return [*header, "same program: only names changed, one to one (a re-recorded snapshot)"]
     found = compare_text(artifact, old, new, diff_lines=0)
-    summary = [line.strip() for line in (found.detail or {}).get("summary", [])] if found else []
+    summary = summary_lines(found.detail) if found and found.detail else []
     script = edit_script(BY_NAME[artifact].dialect, old, new)
     return [*header, *summary, *files, *unified(script, sys.maxsize, header=False)]

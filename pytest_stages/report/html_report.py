@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_stages.analyse.artifacts import headline_rank
+from pytest_stages.check.compile_counts import explanation_lines
+from pytest_stages.check.drift import removed_line
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
@@ -116,10 +118,11 @@ def _call_section(call: Mapping[str, Any]) -> str:
         if finding.get("detail"):
             parts.append(_drift(finding["artifact"], finding["detail"]))
             continue
-        first, *rest = finding["message"].splitlines()
-        extra = "".join(f"<br>{_e(line.strip())}" for line in rest)
+        extra = "".join(f"<br>{_e(line.strip())}" for line in explanation_lines(finding.get("explanations", ())))
         mark = "" if finding["failing"] else " (passes)"
-        parts.append(f'<div class="finding"><b>{_e(finding["artifact"])}</b>{mark}: {_e(first)}{extra}</div>')
+        parts.append(
+            f'<div class="finding"><b>{_e(finding["artifact"])}</b>{mark}: {_e(finding["message"])}{extra}</div>'
+        )
     if call["deltas"]:
         parts.append(_deltas(call["deltas"]))
     parts.append("</section>")
@@ -128,7 +131,8 @@ def _call_section(call: Mapping[str, Any]) -> str:
 
 def _drift(artifact: str, detail: Mapping[str, Any]) -> str:
     parts = [f"<h3>{_e(artifact)}: IR drift</h3>", '<ul class="structure">']
-    parts += [f"<li>{_e(line)}</li>" for line in detail["summary"] if not line.startswith("source:")]
+    parts += [f"<li>{_e(line)}</li>" for line in detail["summary"]]
+    parts += [f"<li>{_e(removed_line(detail['removed']))}</li>"] if detail.get("removed") else []
     for place, counts in detail["sources"]:
         what = ", ".join(f"{n} {kind}" for kind, n in counts.items())
         parts.append(f'<li class="source">{_e(place)}: {_e(what)}</li>')

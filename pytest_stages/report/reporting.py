@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
+from pytest_stages.check.drift import summary_lines
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change
@@ -259,11 +260,12 @@ def markdown(report: RunReport) -> str:
         lines += ["", "### Findings", ""]
         left_out, size = 0, sum(map(len, lines))
         for record, finding in failing:
-            first = finding.message.splitlines()[0]
-            entry = [f"- {_md_code(record.nodeid)} {_md_text(record.name)} / {finding.artifact}: {_md_text(first)}"]
+            entry = [
+                f"- {_md_code(record.nodeid)} {_md_text(record.name)} / {finding.artifact}: {_md_text(finding.message)}"
+            ]
             detail = finding.detail
             if detail:
-                entry += [f"  - {_md_text(line)}" for line in detail["summary"]]
+                entry += [f"  - {_md_text(line)}" for line in summary_lines(detail)]
                 entry += _md_diff(unified_rows(detail["hunks"])) if size < MD_BUDGET else [""]
                 left_out += size >= MD_BUDGET
             size += sum(map(len, entry))
