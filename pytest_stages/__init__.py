@@ -7,6 +7,8 @@ analyses with snapshots under ``snapshots/``. Tests that use syrupy's own
 :mod:`pytest_stages.store.extensions` (``StableHLOExtension``, ``extension_for("cost")``, ...).
 """
 
+from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.registry import register
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageError, StageResult
@@ -39,10 +41,14 @@ __all__ = [
     "LayoutExtension",
     "MemoryExtension",
     "OpsExtension",
+    "Outcome",
     "ShardingExtension",
     "StableHLOExtension",
+    "StageCompilesFixture",
     "StageError",
     "StageResult",
+    "StageSnapshotFixture",
+    "StagesError",
     "extension_for",
     "register",
 ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import json
-import stat
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,19 +23,24 @@ from pytest_stages.config import (
     parse_selection,
     parse_settings,
 )
+from pytest_stages.core.errors import PREFIX, StagesError
 from pytest_stages.hooks import assembly, collection, reporter
+from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
 from pytest_stages.hooks.stash import COMPILES, OBSERVER, SESSION, SNAPSHOT
 from pytest_stages.report import reporting
+from pytest_stages.report.baseline import read_baseline
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
 from pytest_stages.stage import compile_cache
+from pytest_stages.stage.compiles import CompileLog
 from pytest_stages.stage.devices import (
     ActiveConfig,
     arrange_cpu_devices,
     cpu_devices_needed,
 )
 from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
+from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.storage import (
     COMPILES_FOLDER,
@@ -49,7 +53,7 @@ from pytest_stages.store.storage import (
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("stages", "pytest-stages: compilation-regression snapshots of JAX programs")
+    group = parser.getgroup("stages", f"{PREFIX}compilation-regression snapshots of JAX programs")
     group.addoption(
         "--stages-update",
         action="store_true",
@@ -185,15 +189,15 @@ def pytest_configure(config: pytest.Config) -> None:
             pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
             for pattern, raw in settings.budgets.items()
         }
-    except (ConfigError, SnapshotError) as exc:
-        raise pytest.UsageError(f"pytest-stages: {exc}") from None
+        baseline = config.getoption("stages_baseline")
+        calls = read_baseline(Path(baseline)) if baseline is not None else []
+    except StagesError as exc:
+        raise assembly.as_pytest(exc, configuring=True) from None
     for path in found.unread:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
     session = StagesSession(settings, options, config.rootpath, patterns)
     session.store.repair = options.update  # an update records again a snapshot that does not hold what it should
-    baseline = config.getoption("stages_baseline")
-    if baseline is not None:
-        session.baseline = _baseline_calls(Path(baseline))
+    session.baseline = calls
     config.stash[SESSION] = session
     if wanted:
         _activate(config)
@@ -205,7 +209,7 @@ def _unread_table(config: pytest.Config, path: Path) -> str:
     """The warning for a ``[tool.pytest_stages]`` table in a file this session does not read."""
     chosen = f"its configuration {config.inipath}" if config.inipath else "no configuration file"
     return (
-        f"pytest-stages: {path} has a [tool.pytest_stages] table, but pytest chose {chosen} (rootdir "
+        f"{PREFIX}{path} has a [tool.pytest_stages] table, but pytest chose {chosen} (rootdir "
         f"{config.rootpath}), so the table is not read and the defaults apply. Move the table into "
         f"{config.rootpath / 'pyproject.toml'}, or pytest's own settings into [tool.pytest.ini_options] of {path}."
     )
@@ -223,7 +227,7 @@ def _activate(config: pytest.Config) -> None:
     try:  # checked at configure where the session used the plugin from the start; here for one started late
         snapshot_root(config.rootpath, session.settings.snapshot_dir)
     except SnapshotError as exc:
-        pytest.fail(f"pytest-stages: {exc}", pytrace=False)
+        raise assembly.as_pytest(exc) from None
     _arrange_devices(config, session.settings, session.options.configs)
     settings = session.settings
     cache = compile_cache.choose(
@@ -247,39 +251,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     changes = config.stash.get(CHANGES, None)
     if changes is not None:
         changes.restore()
-
-
-def _baseline_calls(path: Path) -> list[dict[str, Any]]:
-    """The calls of ``--stages-baseline``'s JSON report; a file that is not one is a usage error."""
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
-            raise OSError(f"{path} is not a regular file")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise pytest.UsageError(
-            f"pytest-stages: --stages-baseline={path}: cannot read it as JSON ({exc}); name a report an earlier "
-            "run wrote with --stages-report=PATH.json."
-        ) from None
-    if (
-        not isinstance(data, dict)
-        or data.get("schema") != reporting.REPORT_SCHEMA
-        or not isinstance(data.get("calls"), list)
-    ):
-        raise pytest.UsageError(
-            f"pytest-stages: --stages-baseline={path} is not a pytest-stages JSON report (schema "
-            f"{reporting.REPORT_SCHEMA}); name a report an earlier run wrote with --stages-report=PATH.json."
-        )
-    calls = [call for call in data["calls"] if isinstance(call, dict)]
-    for call in calls:
-        seconds = call.get("compile_seconds", {})
-        if not isinstance(seconds, dict) or not all(
-            isinstance(value, (int, float)) and not isinstance(value, bool) for value in seconds.values()
-        ):
-            raise pytest.UsageError(
-                f"pytest-stages: --stages-baseline={path}: call {call.get('nodeid')!r} has compile_seconds "
-                f"{seconds!r}, not seconds by step; name a report an earlier run wrote with --stages-report=PATH.json."
-            )
-    return calls
 
 
 def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Options:
@@ -343,7 +314,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if session.options.configs is not None:
         names = [n for n in names if n in session.options.configs]
     if not names:
-        skip = pytest.mark.skip(reason="pytest-stages: none of this test's configs is selected by --stages-configs")
+        skip = pytest.mark.skip(reason=f"{PREFIX}none of this test's configs is selected by --stages-configs")
         metafunc.parametrize("stage_config", [pytest.param(None, marks=skip, id="no-config")], indirect=True)
         return
     metafunc.parametrize("stage_config", names, ids=names, indirect=True)
@@ -355,21 +326,19 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     session = request.config.stash[SESSION]
     _activate(request.config)
     if isinstance(request.param, ConfigError):
-        pytest.fail(f"pytest-stages: {request.param}", pytrace=False)
+        raise assembly.as_pytest(request.param) from None
     try:
         return session.active(request.param)
-    except TopologyUnavailable as exc:
-        pytest.skip(f"pytest-stages: {exc}")
-    except ConfigError as exc:
-        assembly.config_failure(exc)
+    except (TopologyUnavailable, ConfigError) as exc:
+        raise assembly.as_pytest(exc) from None
 
 
 @pytest.fixture
-def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -> Iterator[Any]:
+def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -> Iterator[StageSnapshotFixture]:
     """Stage a function on the active config and compare every artifact with its snapshot.
 
-    ``stage_snapshot(fn, *args, name=None, **kwargs)`` returns a
-    :class:`pytest_stages.StageResult`.
+    ``stage_snapshot(fn, *args, name=None, static_scalars=None, **kwargs)`` returns a
+    :class:`pytest_stages.StageResult` (the value's type: :class:`pytest_stages.StageSnapshotFixture`).
     """
     session = request.config.stash[SESSION]
     item = request.node
@@ -377,7 +346,9 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
         session, item, stage_config, assembly.folder_for(session, item, stage_config.name)
     )
 
-    def call(fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any) -> Any:
+    def call(
+        fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any
+    ) -> StageResult:
         return assembly.run_call(snapshot, fn, args, kwargs, name=name, static_scalars=static_scalars)
 
     call.__doc__ = StageSnapshot.__call__.__doc__
@@ -386,7 +357,7 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
 
 
 @pytest.fixture
-def stage_compiles(request: pytest.FixtureRequest) -> Any:
+def stage_compiles(request: pytest.FixtureRequest) -> StageCompilesFixture:
     """Count what a block of user code makes JAX trace, lower and compile, per function; fail on a rise.
 
     ``with stage_compiles(*functions, name="compiles") as log:`` snapshots the counts and the
@@ -397,7 +368,7 @@ def stage_compiles(request: pytest.FixtureRequest) -> Any:
     checker = assembly.make_compiles(request.config.stash[SESSION], request.node)
 
     @contextlib.contextmanager
-    def block(*functions: Any, name: str = "compiles") -> Iterator[Any]:
+    def block(*functions: Any, name: str = "compiles") -> Iterator[CompileLog]:
         with assembly.as_pytest_outcome(), checker(*functions, name=name) as log:
             yield log
 
@@ -428,7 +399,9 @@ def pytest_runtest_makereport(
                     writer.flush()
                 except SnapshotError as exc:
                     test_report.outcome = "failed"
-                    test_report.longrepr = f"pytest-stages: {exc}"
+                    test_report.longrepr = exc.shown()
+            # What was not written (a compare run's passing changes, a test failing after its call) is dropped:
+            # the item's stash keeps its writer until the session ends.
             writer.pending.clear()
         requests, hits = compile_cache.COUNTER.take()
         if requests:
@@ -498,7 +471,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if terminal is None:  # -p no:terminal: there is nowhere to list them
         return
     registered = [item for item in session.items if isinstance(item, collection.RegisteredItem)]
-    terminal.section("pytest-stages: registered functions")
+    terminal.section(f"{PREFIX}registered functions")
     for item in registered:
         terminal.write_line(f"{item.nodeid}  ({item.describe_args()})")
     if not registered:

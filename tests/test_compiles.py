@@ -265,18 +265,31 @@ def test_a_bad_baseline_is_a_usage_error_naming_it(project, tmp_path):
 
     project.write("test_model.py", SIMPLE_TEST)
     baseline = tmp_path / "old.json"
+    fix = "name a report an earlier run wrote with --stages-report=PATH.json."
     for text, message in [
-        ("not json", "cannot read it as JSON"),
-        ('{"schema": "other"}', "is not a pytest-stages JSON report"),
+        ("not json", "cannot read it as JSON (Expecting value: line 1 column 1 (char 0)); "),
+        ('{"schema": "other"}', " is not a pytest-stages JSON report (schema pytest-stages-report/1); "),
         (
             '{"schema": "pytest-stages-report/1", "calls": [{"nodeid": "t::a", "compile_seconds": [1, 2]}]}',
-            "call 't::a' has compile_seconds [1, 2], not seconds by step",
+            " is not a report as pytest-stages writes it (the report['calls'][0]['compile_seconds'] is a list, not "
+            "an object): it was edited, cut off, or written by another pytest-stages version; ",
+        ),
+        (
+            '{"schema": "pytest-stages-report/1", "calls": [{"nodeid": "t::a", "compile_seconds": {"trace": "1"}}]}',
+            " is not a report as pytest-stages writes it (the report['calls'][0]['compile_seconds']['trace'] is a "
+            "string): it was edited, cut off, or written by another pytest-stages version; ",
+        ),
+        (
+            '{"schema": "pytest-stages-report/1", "calls": [7]}',
+            " is not a report as pytest-stages writes it (the report['calls'][0] is the number 7, not an object): it "
+            "was edited, cut off, or written by another pytest-stages version; ",
         ),
     ]:
         baseline.write_text(text)
         result = project.run(f"--stages-baseline={baseline}")
         assert result.ret == pytest.ExitCode.USAGE_ERROR
-        assert f"--stages-baseline={baseline}" in result.stderr.str() and message in result.stderr.str(), message
+        separator = ": " if message.startswith("cannot") else ""
+        assert f"ERROR: pytest-stages: --stages-baseline={baseline}{separator}{message}{fix}" in result.errlines
 
 
 ORDER = """

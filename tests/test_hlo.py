@@ -82,8 +82,8 @@ def test_a_compiled_module_gives_each_instruction_its_computation():
 
 def test_donated_inputs_show_in_the_aliasing_header():
     assert hlo.aliases(_donating_text()) == (
-        hlo.Alias((0,), 0, (), "may-alias"),
-        hlo.Alias((1,), 1, (), "may-alias"),
+        hlo.Alias((0,), 0, "may-alias"),
+        hlo.Alias((1,), 1, "may-alias"),
     )
 
 
@@ -192,9 +192,9 @@ def test_several_aliases_in_the_module_header():
         " entry_computation_layout={(f32[4]{0})->f32[4]{0}}\n\nENTRY %main (p: f32[4]) -> f32[4] {\n"
     )
     assert hlo.aliases(header) == (
-        hlo.Alias((0,), 0, (), "may-alias"),
-        hlo.Alias((1, 2), 3, (0,), "must-alias"),
-        hlo.Alias((), 1, (), ""),
+        hlo.Alias((0,), 0, "may-alias"),
+        hlo.Alias((1, 2), 3, "must-alias"),
+        hlo.Alias((), 1, ""),
     )
     assert hlo.aliases("HloModule m, entry_computation_layout={()->f32[]}\n") == ()
 

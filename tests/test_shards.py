@@ -24,7 +24,7 @@ from pytest_stages.config import ConfigError, parse_settings
 from pytest_stages.core.observed import CollectionView, RunFacts
 from pytest_stages.report import cli
 from pytest_stages.report.merge import MergeError, Shard, merge_reports, missing_groups, union
-from pytest_stages.report.reporting import TIME_COLUMN, RunReport
+from pytest_stages.report.reporting import TIME_COLUMN, RunReport, report_data, report_json
 from pytest_stages.stage.compile_cache import choose
 
 CONFIGS = (
@@ -457,3 +457,22 @@ def test_a_merge_prunes_only_what_the_checkout_agrees_with(project, tree, tmp_pa
     merge(*hollow, *root)
     owned = {"tests/test_a/test_one/cpu1/stale.cost.json", "stages/act/alt/old.cost.json"}
     assert set(tree) - set(project.snapshots()) == PLANTED - owned
+
+
+def test_the_json_report_is_written_one_call_a_line_and_parses_as_the_indented_one_did(project, tmp_path):
+    """The streamed writer (a merge of 100,000 calls in bounded memory) keeps the report's content."""
+    write_suite(project)
+    project.run("--stages-update").assert_outcomes(passed=ITEMS)
+    project.write("tests/test_c.py", TEST_C.replace("x.T @ x", "x.T @ x + 1"))
+    path = tmp_path / "report.json"
+    project.run(f"--stages-report={path}").assert_outcomes(passed=ITEMS - 2, failed=2)
+    text = path.read_text()
+    report = RunReport.from_json(json.loads(text))
+    indented = json.loads(json.dumps(report_data(report), indent=2, sort_keys=True))
+    assert json.loads(text) == indented
+    assert any(call["findings"] for call in indented["calls"]), "a failing finding's detail is in the comparison"
+    lines = text.splitlines()
+    assert lines[0] == '{"calls":['
+    assert [json.loads(line.rstrip(",")) for line in lines[1 : 1 + len(report.records)]] == indented["calls"]
+    empty = RunReport(records=[], update=False, environment=report.environment)
+    assert json.loads("".join(report_json(empty))) == report_data(empty)

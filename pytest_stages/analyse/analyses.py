@@ -194,6 +194,9 @@ NamedLeaves = Callable[[Any], list[tuple[str, Any]]]
 class Unavailable(Exception):
     """JAX cannot give (part of) an analysis for this function; ``reason`` is JAX's own error.
 
+    Not a :class:`~pytest_stages.core.errors.StagesError`: staging catches it and skips the analysis
+    with the reason (``stage/staging.py``); it never reaches a test.
+
     ``partial`` is what it could give (the inputs' shardings where only the outputs fail, as for
     a function whose arguments are ``jax.Ref`` s), None where it could give nothing.
     """
@@ -219,10 +222,12 @@ def jax_property(obj: Any, name: str) -> Any:
         ) from exc
 
 
-def _outputs_or_reason(compiled: Any, name: str) -> tuple[list[tuple[str, Any]] | None, str]:
+def _outputs_or_reason(
+    compiled: Any, name: str, named_outputs: NamedLeaves
+) -> tuple[list[tuple[str, Any]] | None, str]:
     """The named output leaves of ``compiled.<name>``, or None and JAX's reason."""
     try:
-        return _output_leaves(jax_property(compiled, name)), ""
+        return named_outputs(jax_property(compiled, name)), ""
     except Unavailable as exc:
         return None, exc.reason
 
@@ -234,12 +239,14 @@ def sharding(
     hlo_text: str,
     collectives: list[dict[str, Any]],
     *,
+    named_outputs: NamedLeaves,
     networks: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives.
 
     ``named`` names the leaves of an ``(args, kwargs)`` tree of JAX's (the staging adapter's);
-    every flat input is named from ``Lowered.args_info``. ``Compiled.input_shardings`` holds
+    every flat input is named from ``Lowered.args_info``; ``named_outputs`` names the leaves of
+    JAX's output tree as the function returns them. ``Compiled.input_shardings`` holds
     None at the inputs jit dropped as unused, and the kept ones are the HLO parameters in order.
     ``networks`` (a program over several slices) counts the collectives within and across slices.
     """
@@ -249,7 +256,7 @@ def sharding(
     structure: Any = jax.tree_util.tree_structure(lowered.args_info)  # a PyTreeDef, which jaxlib leaves untyped
     shardings = structure.flatten_up_to(jax_property(compiled, "input_shardings"))
     aliases = {alias.parameter: alias.output[0] if alias.output else 0 for alias in hlo.aliases(hlo_text)}
-    outputs, reason = _outputs_or_reason(compiled, "output_shardings")
+    outputs, reason = _outputs_or_reason(compiled, "output_shardings", named_outputs)
     # Without JAX's outputs an alias names the output by its flat position: ``output #0``.
     output_names = [name for name, _ in outputs] if outputs is not None else []
     described_inputs = {}
@@ -284,13 +291,13 @@ def _output_name(names: Sequence[str], alias: int | None, *, known: bool) -> str
     return names[alias] if alias < len(names) else None
 
 
-def layout(compiled: Any, named: NamedLeaves) -> dict[str, Any]:
+def layout(compiled: Any, named: NamedLeaves, named_outputs: NamedLeaves) -> dict[str, Any]:
     """Per input/output leaf: the compiled layout (``major_to_minor``, tiling).
 
     Where JAX cannot give the outputs' formats, the inputs' are kept (:class:`Unavailable`).
     """
     inputs = {name: describe_format(f) for name, f in named(jax_property(compiled, "input_formats"))}
-    outputs, reason = _outputs_or_reason(compiled, "output_formats")
+    outputs, reason = _outputs_or_reason(compiled, "output_formats", named_outputs)
     if outputs is None:
         raise Unavailable(reason, {"inputs": inputs})
     return {"inputs": inputs, "outputs": {name: describe_format(f) for name, f in outputs}}
@@ -331,11 +338,3 @@ def describe_format(value: Any) -> dict[str, Any]:
     }
     bits = jax_compat.sub_byte_element_size(layout_)
     return described if bits is None else {**described, "sub_byte_element_size_in_bits": bits}
-
-
-def _output_leaves(tree: Any) -> list[tuple[str, Any]]:
-    import jax
-
-    return [
-        ("output" + jax.tree_util.keystr(path), leaf) for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]
-    ]

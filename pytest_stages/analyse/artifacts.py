@@ -49,6 +49,8 @@ class Staged(Protocol):
 
     def named_leaves(self, avals: Any) -> list[tuple[str, Any]]: ...
 
+    def named_outputs(self, tree: Any) -> list[tuple[str, Any]]: ...
+
 
 BUDGET = "budget"
 # Failure-message headlines, in the order a message lists them (budget first, IR last).
@@ -214,6 +216,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
             r.named_leaves,
             r.compiled_text,
             r.compiled_ops["collectives"],
+            named_outputs=r.named_outputs,
             networks=r.compiled_ops.get("networks"),
         ),
         family="placement",
@@ -226,7 +229,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ".layout.json",
         "compiled",
         True,
-        build=lambda r: analyses.layout(r.compiled, r.named_leaves),
+        build=lambda r: analyses.layout(r.compiled, r.named_leaves, r.named_outputs),
         family="placement",
         headline="sharding",
         is_text=False,

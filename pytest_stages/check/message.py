@@ -240,7 +240,7 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
         state = f"has no snapshots yet in {call.folder}"
     else:
         state = f"differs from its snapshots in {call.folder}"
-    title = f"pytest-stages: {call.name!r} on config {call.config} {state}"
+    title = f"{call.name!r} on config {call.config} {state}"
     footer = []
     if verdict.churn:
         names = ", ".join(verdict.churn)

@@ -10,25 +10,21 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.budgets import budget_for, parse_budget
 from pytest_stages.config import ConfigError, parse_choices, parse_tolerances
+from pytest_stages.core.errors import PREFIX, Outcome, StagesError
 from pytest_stages.hooks.stash import COMPILES, SNAPSHOT
 from pytest_stages.run.compiles import StageCompiles
-from pytest_stages.run.runner import (
-    StagesFailure,
-    StageSnapshot,
-    StagesSession,
-    StagesSkip,
-)
+from pytest_stages.run.runner import StageSnapshot, StagesSession
 from pytest_stages.stage import compile_cache
 from pytest_stages.stage.devices import ActiveConfig
-from pytest_stages.stage.staging import StageError
-from pytest_stages.store.storage import COMPILES_FOLDER, OUTSIDE_ROOTDIR, SnapshotError, SnapshotFolder
+from pytest_stages.stage.staging import StageResult
+from pytest_stages.store.storage import COMPILES_FOLDER, OUTSIDE_ROOTDIR, SnapshotFolder
 
 
 def make_snapshot(
@@ -52,7 +48,7 @@ def make_snapshot(
         stages = _narrowed(marker, "stages", session.settings.stages, STAGES)
         analyses = _narrowed(marker, "analyses", session.settings.analyses, ANALYSES)
     except ConfigError as exc:
-        config_failure(exc)
+        raise as_pytest(exc) from None
     snapshot = StageSnapshot(
         session,
         nodeid=item.nodeid,
@@ -73,7 +69,7 @@ def make_compiles(session: StagesSession, item: pytest.Item) -> StageCompiles:
     try:
         ceilings = parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", marker_kwargs(item, "stages_budget"))
     except ConfigError as exc:
-        config_failure(exc)
+        raise as_pytest(exc) from None
     config = config_param(item)
     checker = StageCompiles(
         session,
@@ -91,20 +87,27 @@ def config_param(item: pytest.Item) -> Any:
     return callspec.params.get("stage_config") if callspec is not None else None
 
 
-def config_failure(exc: ConfigError) -> NoReturn:
-    """Fail the test with a settings error's one paragraph: no traceback, no chained exception."""
-    raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
+def as_pytest(exc: StagesError, *, long_tracebacks: bool = False, configuring: bool = False) -> BaseException:
+    """The pytest exception that reports a plugin error as its class's :class:`Outcome` says, without a traceback.
+
+    The one place errors become pytest outcomes: raise it ``from None`` (no chained exception).
+    While ``configuring`` the session every error is a usage error (exit 4): there is no test to fail.
+    """
+    text = exc.shown(long_tracebacks)
+    if configuring or exc.outcome is Outcome.USAGE:
+        return pytest.UsageError(text)
+    if exc.outcome is Outcome.SKIP:
+        return pytest.skip.Exception(text)
+    return pytest.fail.Exception(text, pytrace=False)
 
 
 @contextlib.contextmanager
-def as_pytest_outcome() -> Iterator[None]:
-    """The plugin's failures inside the block as pytest's fail, with the plugin's message and no traceback."""
+def as_pytest_outcome(long_tracebacks: bool = False) -> Iterator[None]:
+    """The plugin's errors inside the block as pytest's fail or skip, with the plugin's message and no traceback."""
     try:
         yield
-    except StagesFailure as exc:
-        raise pytest.fail.Exception(str(exc), pytrace=False) from None
-    except (SnapshotError, ConfigError) as exc:
-        raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
+    except StagesError as exc:
+        raise as_pytest(exc, long_tracebacks=long_tracebacks) from None
 
 
 def run_call(
@@ -115,25 +118,16 @@ def run_call(
     *,
     name: str | None,
     static_scalars: bool | None = None,
-) -> Any:
+) -> StageResult:
     """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
     if not callable(fn):
         raise pytest.fail.Exception(
-            f"pytest-stages: stage_snapshot({fn!r}, ...): the first argument must be the function to stage (a "
+            f"{PREFIX}stage_snapshot({fn!r}, ...): the first argument must be the function to stage (a "
             f"callable, or a jax.jit-ed function), got a {type(fn).__name__}.",
             pytrace=False,
         )
-    try:
+    with as_pytest_outcome(snapshot.session.options.long_tracebacks):
         return snapshot(fn, *args, name=name, static_scalars=static_scalars, **kwargs)
-    except StagesSkip as exc:
-        raise pytest.skip.Exception(f"pytest-stages: {exc}") from None
-    except StagesFailure as exc:
-        raise pytest.fail.Exception(str(exc), pytrace=False) from None
-    except StageError as exc:
-        whole = f"\n{exc.traceback}" if snapshot.session.options.long_tracebacks else ""
-        raise pytest.fail.Exception(f"pytest-stages: {exc}{whole}", pytrace=False) from None
-    except (SnapshotError, ConfigError) as exc:
-        raise pytest.fail.Exception(f"pytest-stages: {exc}", pytrace=False) from None
 
 
 def finish(session: StagesSession, snapshot: StageSnapshot) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_stages.analyse.analyses import format_spec
+from pytest_stages.core.errors import StagesError
 from pytest_stages.hooks import assembly
 from pytest_stages.hooks.registry import Registration, registrations
 from pytest_stages.hooks.stash import SESSION
@@ -21,8 +22,8 @@ from pytest_stages.store.storage import REGISTERED_MODULE, SnapshotFolder
 COLLECTOR_NAME = "stages"
 
 
-class RegistrationError(Exception):
-    """A registration that cannot become a test; the message names the function and the cause."""
+class RegistrationError(StagesError):
+    """A registration that cannot become a test (a collection error); the message names the function and the cause."""
 
 
 class RegisteredItem(pytest.Item):
@@ -81,17 +82,14 @@ class RegisteredFunctions(pytest.Collector):
                 importlib.import_module(module)
             except Exception as exc:  # noqa: BLE001  (a user's module may raise anything on import; it is reported)
                 raise RegistrationError(
-                    f"pytest-stages: cannot import {module!r} listed in [tool.pytest_stages] modules: "
-                    f"{type(exc).__name__}: {exc}"
+                    f"cannot import {module!r} listed in [tool.pytest_stages] modules: {type(exc).__name__}: {exc}"
                 ) from None
         session = self.config.stash[SESSION]
         found = registrations(self.config.rootpath, self.modules, self.config.pluginmanager.get_plugins())
         included = [r for r in found if self._included(r)]
         duplicates = sorted(name for name, count in Counter(r.name for r in included).items() if count > 1)
         if duplicates:
-            raise RegistrationError(
-                f"pytest-stages: {duplicates[0]!r} is registered twice; give each registration its own name=."
-            )
+            raise RegistrationError(f"{duplicates[0]!r} is registered twice; give each registration its own name=.")
         return [
             self._item(session, registration, config_name)
             for registration in included
@@ -113,7 +111,7 @@ class RegisteredFunctions(pytest.Collector):
         unknown = [n for n in wanted if n not in known]
         if unknown:
             raise RegistrationError(
-                f"pytest-stages: register({registration.name!r}, configs=...) names unknown config "
+                f"register({registration.name!r}, configs=...) names unknown config "
                 f"{unknown[0]!r}; choose from {known}."
             )
         selected = session.options.configs
@@ -124,10 +122,10 @@ class RegisteredFunctions(pytest.Collector):
         try:
             args = registration.arguments(session.active(config_name))
         except TopologyUnavailable as exc:
-            args, skip = (), pytest.mark.skip(reason=f"pytest-stages: {exc}")
+            args, skip = (), pytest.mark.skip(reason=exc.shown())
         except Exception as exc:  # noqa: BLE001  (the user's args function may raise anything; it is reported)
             raise RegistrationError(
-                f"pytest-stages: the args of registered function {registration.name!r} failed on config "
+                f"the args of registered function {registration.name!r} failed on config "
                 f"{config_name!r}: {type(exc).__name__}: {exc}"
             ) from None
         item = RegisteredItem.from_parent(
@@ -144,5 +142,5 @@ class RegisteredFunctions(pytest.Collector):
     # pytest.Collector drops Node's ``style`` parameter itself, with the same type: ignore.
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, RegistrationError):
-            return str(excinfo.value)
+            return excinfo.value.shown()
         return str(super().repr_failure(excinfo))

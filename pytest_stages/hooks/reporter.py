@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.observed import RunFacts
 from pytest_stages.core.records import CallRecord
 from pytest_stages.hooks.observe import Observer
@@ -73,7 +74,7 @@ class StagesReporter:
                 write_report(path, report)
             except OSError as exc:
                 self.lines.append(
-                    f"pytest-stages: could not write the report {path} ({exc.strerror or exc}); it keeps its previous "
+                    f"{PREFIX}could not write the report {path} ({exc.strerror or exc}); it keeps its previous "
                     "content (writes are atomic). Free disk space or fix the folder's permissions."
                 )
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
@@ -85,7 +86,7 @@ class StagesReporter:
                 append_step_summary(Path(step_summary), report)
             except OSError as exc:  # a convenience: the run's verdict stands
                 self.lines.append(
-                    f"pytest-stages: could not append to $GITHUB_STEP_SUMMARY {step_summary} ({exc.strerror or exc})."
+                    f"{PREFIX}could not append to $GITHUB_STEP_SUMMARY {step_summary} ({exc.strerror or exc})."
                 )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -122,7 +123,7 @@ class StagesReporter:
             if not prune:
                 return []
             return [
-                f"pytest-stages: --stages-prune refused: {'; '.join(view.incomplete)}; nothing was deleted. "
+                f"{PREFIX}--stages-prune refused: {'; '.join(view.incomplete)}; nothing was deleted. "
                 "Run the whole suite, without selecting or stopping early, with --stages-prune."
             ]
         settings = self.session.settings
@@ -156,7 +157,7 @@ def _announcer(terminal: Any) -> Callable[[list[str]], None] | None:
 def split_refusal(split: dict[str, int]) -> str:
     """What a shard says to ``--stages-prune``: it judged its own items only; the merge of all shards may prune."""
     return (
-        f"pytest-stages: --stages-prune refused: this run is group {split['group']} of {split['splits']} of a split "
+        f"{PREFIX}--stages-prune refused: this run is group {split['group']} of {split['splits']} of a split "
         f"suite (pytest-split --splits {split['splits']} --group {split['group']}) and judged only its own items; "
         "nothing was deleted. Write each shard's report (--stages-report=shard-N.json) and prune from all of them: "
         "`python -m pytest_stages merge --prune shard-*.json`."

@@ -70,9 +70,7 @@ _ARRAY = re.compile(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[^\]]*)\]")
 _KIND = re.compile(r"\bkind=(\w+)")
 _TARGET = re.compile(r'custom_call_target="([^"]*)"')
 # "{0}: (1, {}, may-alias)" -> output "0", parameter 1, parameter index "", kind may-alias
-_ALIAS = re.compile(
-    r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<parameter>\d+)(?:,\s*\{(?P<index>[\d,\s]*)\})?(?:,\s*(?P<kind>[\w-]+))?"
-)
+_ALIAS = re.compile(r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<parameter>\d+)(?:,\s*\{[\d,\s]*\})?(?:,\s*(?P<kind>[\w-]+))?")
 _ALIAS_HEADER = "input_output_alias={"
 # "3 {file_location_id=2 parent_frame_id=1}" -> id 3, the rest
 _TABLE_ROW = re.compile(r"^(\d+) (.*)$")
@@ -205,7 +203,6 @@ class Alias:
 
     output: tuple[int, ...]
     parameter: int
-    parameter_index: tuple[int, ...]
     kind: str
 
 
@@ -501,7 +498,7 @@ def aliases(text: str) -> tuple[Alias, ...]:
     start += len(_ALIAS_HEADER) - 1
     end = _balanced_end(header, start)
     return tuple(
-        Alias(_indexes(match["output"]), int(match["parameter"]), _indexes(match["index"] or ""), match["kind"] or "")
+        Alias(_indexes(match["output"]), int(match["parameter"]), match["kind"] or "")
         for match in _ALIAS.finditer(header, start + 1, end if end > 0 else len(header))
     )
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
+from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.observed import PASSED_EXIT, CollectionView
 from pytest_stages.report import diff_driver
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
@@ -144,9 +145,9 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
     """Print the summary and the shard set's verdict, judge the snapshot tree, write the reports; the exit status."""
     report = merged.report
     terminal_summary(writer, report)
-    writer.write_line(f"pytest-stages: merged {len(report.shards)} shard report(s), {len(report.records)} call(s)")
+    writer.write_line(f"{PREFIX}merged {len(report.shards)} shard report(s), {len(report.records)} call(s)")
     if merged.missing:
-        writer.write_line(f"pytest-stages: shard(s) {', '.join(merged.missing)} missing: their items were not judged")
+        writer.write_line(f"{PREFIX}shard(s) {', '.join(merged.missing)} missing: their items were not judged")
     snapshots = rootdir / merged.settings["snapshot_dir"]
     output = ""
     try:  # before any prune: a report that cannot be written stops the merge with nothing deleted
@@ -177,14 +178,14 @@ def _inventory(merged: Merged, prune: bool, rootdir: Path, writer: _Writer, disa
         verdict = "merge --prune refused" if prune else "no unused-file report"
         tail = "nothing was deleted. " if prune else ""
         return [
-            f"pytest-stages: {verdict}: {'; '.join(merged.incomplete)}; {tail}Merge the reports of every shard of a "
+            f"{PREFIX}{verdict}: {'; '.join(merged.incomplete)}; {tail}Merge the reports of every shard of a "
             "run of the whole suite that collected and ran everything."
         ]
     if disagreement:
         verdict = "merge --prune refused" if prune else "no unused-file report"
         tail = "; nothing was deleted" if prune else ""
         return [
-            f"pytest-stages: {verdict}: the shards' collection does not agree with the checkout in {rootdir} "
+            f"{PREFIX}{verdict}: the shards' collection does not agree with the checkout in {rootdir} "
             f"({disagreement}){tail}. Merge the reports of shards that ran this checkout, from its root (--rootdir)."
         ]
     settings = merged.settings

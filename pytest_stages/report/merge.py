@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.observed import OUTCOMES, CollectionView, RunFacts, incomplete_reasons, worse, worse_exit
 from pytest_stages.report.reporting import REPORT_SCHEMA, STATUS_RANK, RunReport
 from pytest_stages.store.schemas import ANY, NUMBER, mismatch
@@ -64,8 +65,10 @@ SHARD_SCHEMA = {
 }
 
 
-class MergeError(Exception):
-    """Reports that cannot be merged; the message names the report and the fix."""
+class MergeError(StagesError):
+    """Reports that cannot be merged; the message names the report and the fix (the command exits 2)."""
+
+    outcome = Outcome.USAGE
 
 
 @dataclass(frozen=True)
@@ -133,10 +136,10 @@ def _bad_value(data: Mapping[str, Any]) -> str | None:
     status = next((v for call in data["calls"] for v in call["status"].values() if v not in STATUS_RANK), None)
     if status is not None:
         return f"a call's status is {status!r}, not one of {list(STATUS_RANK)}"
-    folders = [
-        *(f for f in run["collection"]["items"].values() if f is not None),
-        *(c["folder"] for c in data["calls"]),
-    ]
+    # Each distinct folder once, in order: an item's calls and its collection entry share one.
+    folders = dict.fromkeys(
+        [*(f for f in run["collection"]["items"].values() if f is not None), *(c["folder"] for c in data["calls"])]
+    )
     bad = next((folder for folder in folders if not snapshot_folder(folder)), None)
     return None if bad is None else f"the snapshot folder {bad!r} is not one pytest-stages names"
 

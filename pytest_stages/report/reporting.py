@@ -5,14 +5,14 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
-from pytest_stages.core.errors import ConfigError
+from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, relative_change
@@ -72,15 +72,15 @@ def inventory_lines(
     lines = []
     if leftovers:
         lines.append(
-            f"pytest-stages: {len(leftovers)} temporary file(s) left by an interrupted update "
+            f"{PREFIX}{len(leftovers)} temporary file(s) left by an interrupted update "
             "(the snapshot beside each holds its old or new content, never a mix):"
         )
         lines += [f"  {prefix}/{path}" for path in leftovers]
     if pruned:
-        lines.append(f"pytest-stages: pruning {len(pruned)} file(s):")
+        lines.append(f"{PREFIX}pruning {len(pruned)} file(s):")
         lines += [f"  {prefix}/{path}" for path in pruned]
     elif unused:
-        lines.append(f"pytest-stages: {len(unused)} unused snapshot file(s); {prune_hint}:")
+        lines.append(f"{PREFIX}{len(unused)} unused snapshot file(s); {prune_hint}:")
         lines += [f"  {prefix}/{path}" for path in unused]
     return lines
 
@@ -154,7 +154,7 @@ def terminal_summary(terminalreporter: Any, report: RunReport) -> None:
     terminalreporter.section("pytest-stages")
     upgraded = upgrade_section([record.to_dict() for record in records], report.baseline)
     if upgraded:
-        terminalreporter.write_line(f"pytest-stages: {SECTION_TITLE}")
+        terminalreporter.write_line(f"{PREFIX}{SECTION_TITLE}")
         for line in upgraded:
             terminalreporter.write_line(f"  {line}")
     for line in _aligned(table_rows(records)):
@@ -168,15 +168,15 @@ def _closing_lines(report: RunReport) -> list[str]:
     records, lines = report.records, []
     written = [path for record in records for path in record.written]
     if report.update:
-        lines += [f"pytest-stages: wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
+        lines += [f"{PREFIX}wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
     improved = [r for r in records if any(s == "improved" for s in r.status.values())]
     if improved and not report.update:
         lines.append(
-            f"pytest-stages: {len(improved)} call(s) improved on their snapshots; "
+            f"{PREFIX}{len(improved)} call(s) improved on their snapshots; "
             "run `pytest --stages-update` to record the new figures"
         )
     lines += _skip_lines(records)
-    lines += [f"pytest-stages: note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
+    lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
     return lines
 
 
@@ -187,7 +187,7 @@ def _skip_lines(records: Sequence[CallRecord]) -> list[str]:
         for finding in (f for f in record.findings if f.kind == SKIPPED):
             skips.setdefault((record.config, finding.message), []).append(finding.artifact)
     return [
-        f"pytest-stages: config {config}: {', '.join(dict.fromkeys(artifacts))} not checked here: {reason}"
+        f"{PREFIX}config {config}: {', '.join(dict.fromkeys(artifacts))} not checked here: {reason}"
         for (config, reason), artifacts in skips.items()
     ]
 
@@ -200,14 +200,38 @@ def _aligned(rows: list[list[str]]) -> Iterable[str]:
 
 def report_data(report: RunReport) -> dict[str, Any]:
     """The JSON report (schema ``pytest-stages-report/1``, documented in docs/failures.md and report.schema.json)."""
+    return {**_report_fields(report), "calls": [record.to_dict() for record in report.records]}
+
+
+def _report_fields(report: RunReport) -> dict[str, Any]:
+    """The JSON report's fields but its calls."""
     data: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "environment": dict(report.environment),
         "mode": "update" if report.update else "compare",
-        "calls": [record.to_dict() for record in report.records],
     }
     optional = {"run": report.run, "settings": report.settings, "shards": list(report.shards)}
     return {**data, **{key: value for key, value in optional.items() if value}}
+
+
+def report_json(report: RunReport) -> Iterator[str]:
+    """:func:`report_data` as JSON text, in pieces: sorted keys, one call a line.
+
+    Each call is encoded alone (by the C encoder; ``indent`` would take Python's) and handed on,
+    so a merge of 100,000 calls holds one call's dict at a time, not a copy of them all.
+    """
+    encode = json.JSONEncoder(sort_keys=True).encode
+    fields = _report_fields(report)
+    for index, key in enumerate(sorted([*fields, "calls"])):
+        yield ("{" if index == 0 else ",\n") + encode(key) + ":"
+        if key != "calls":
+            yield encode(fields[key])
+            continue
+        yield "["
+        for position, record in enumerate(report.records):
+            yield ("\n" if position == 0 else ",\n") + encode(record.to_dict())
+        yield "\n]" if report.records else "]"
+    yield "}\n"
 
 
 # A pull-request comment holds 65,536 characters: a finding's diff shows at most MD_DIFF_LINES
@@ -316,8 +340,9 @@ def inside(path: Path, folder: Path) -> bool:
 
 def write_report(path: Path, report: RunReport) -> None:
     """``--stages-report``: JSON for ``.json``, a review page for ``.html``, Markdown for ``.md``."""
+    text: str | Iterator[str]
     if path.suffix == ".json":
-        text = json.dumps(report_data(report), indent=2, sort_keys=True) + "\n"
+        text = report_json(report)
     elif path.suffix == ".html":
         text = html_report.page(report_data(report), table_rows(report.records), report.baseline)
     else:
@@ -328,7 +353,7 @@ def write_report(path: Path, report: RunReport) -> None:
 def step_summary_refusal(path: str) -> str:
     """What is said instead of appending the summary to a ``$GITHUB_STEP_SUMMARY`` inside the snapshot folder."""
     return (
-        f"pytest-stages: not appending to $GITHUB_STEP_SUMMARY {path}: it is inside the snapshot folder, where only "
+        f"{PREFIX}not appending to $GITHUB_STEP_SUMMARY {path}: it is inside the snapshot folder, where only "
         "snapshots live; point it at a file outside (GitHub sets it to one)."
     )
 

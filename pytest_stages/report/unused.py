@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path, PurePosixPath
 
+from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.observed import RunView
 from pytest_stages.core.records import CallRecord
 from pytest_stages.report.reporting import PRUNE_HINT, inventory_lines
@@ -61,7 +62,7 @@ def judge_snapshots(
         announce(lines)
         lines = []
     emptied = store.prune([store.root / path for path in doomed], [store.root / path for path in listing.empty])
-    return [*lines, *([f"pytest-stages: removed {len(emptied)} emptied folder(s)"] if emptied else [])]
+    return [*lines, *([f"{PREFIX}removed {len(emptied)} emptied folder(s)"] if emptied else [])]
 
 
 def _not_own_folder(listing: Listing, prefix: str) -> str | None:
@@ -69,7 +70,7 @@ def _not_own_folder(listing: Listing, prefix: str) -> str | None:
     if listing.unreadable:
         shown = ", ".join(f"{prefix}/{path}" for path in listing.unreadable[:SHOWN])
         return (
-            f"pytest-stages: --stages-prune refused: cannot list {len(listing.unreadable)} folder(s) ({shown}); "
+            f"{PREFIX}--stages-prune refused: cannot list {len(listing.unreadable)} folder(s) ({shown}); "
             "nothing was deleted. Give the user running pytest read access to the snapshot folder."
         )
     if not listing.foreign:
@@ -77,7 +78,7 @@ def _not_own_folder(listing: Listing, prefix: str) -> str | None:
     shown = ", ".join(_shown(prefix, path) for path in listing.foreign[:SHOWN])
     more = ", ..." if len(listing.foreign) > SHOWN else ""
     return (
-        f"pytest-stages: --stages-prune refused: {prefix}/ holds {len(listing.foreign)} file(s) pytest-stages did "
+        f"{PREFIX}--stages-prune refused: {prefix}/ holds {len(listing.foreign)} file(s) pytest-stages did "
         f"not write ({shown}{more}), so it is not a snapshot folder of its own; nothing was deleted. Move those "
         "files out (a file of a folder that lost its _stages.json: restore that from version control, or delete "
         'the folder), or give the snapshots a folder of their own (snapshot_dir = "snapshots").'

@@ -26,6 +26,7 @@ from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.check.message import Call, call_message
 from pytest_stages.check.signature import signature_change
 from pytest_stages.config import ConfigError, Settings
+from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Kind, Status
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import to_json
@@ -44,12 +45,18 @@ from pytest_stages.store.storage import (
 )
 
 
-class StagesFailure(Exception):
+class StagesFailure(StagesError):
     """A call whose findings fail the test; the message is what the user reads."""
 
 
-class StagesSkip(Exception):
-    """Snapshots from other JAX versions under ``on_version_mismatch = "skip"``."""
+class StagesSkip(StagesError):
+    """A call that is skipped; the message is the reason.
+
+    Snapshots from other JAX versions under ``on_version_mismatch = "skip"``, or a function its
+    configuration cannot stage (:class:`~pytest_stages.stage.adapters.Unsupported`).
+    """
+
+    outcome = Outcome.SKIP
 
 
 @dataclass(frozen=True)
@@ -433,9 +440,7 @@ class StageSnapshot:
         folder = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
         explain = environment_.refusal if update else environment_.platform_message
         record.status = dict.fromkeys(self._judged(), Status.SKIPPED)
-        raise StagesFailure(
-            f"pytest-stages: {result.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}"
-        )
+        raise StagesFailure(f"{result.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}")
 
     def _queue_writes(
         self,

@@ -5,7 +5,9 @@
 their framework runs them; anything else is ``jax.jit``-ed with default options.
 Frameworks are imported only when the function comes from them (none is a plugin
 dependency). Each adapter also names the flat inputs by the framework's own leaf paths
-(``model.l1.kernel``, ``params['mlp/~/linear_0']['w']``).
+(``model.l1.kernel``, ``params['mlp/~/linear_0']['w']``), and the outputs by the paths of what
+the function returns (``output[1]['w']``, ``output.l1.bias``); the state flax's jit hands back
+for its arguments is named as the same arguments' inputs (``model.l1.kernel``).
 """
 
 from __future__ import annotations
@@ -17,11 +19,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_stages.core.errors import Outcome, StagesError
+
 NamedLeaves = list[tuple[str, Any]]
+# The name of what a staged function returns; its leaves add their paths: ``output[0]``.
+OUTPUT = "output"
+# equinox.filter_jit's own output beside the returned value (a scalar its runtime checks wait on).
+EQUINOX_MARKER = "(equinox marker)"
 
 
-class Unsupported(Exception):
+class Unsupported(StagesError):
     """A function this configuration cannot stage (the message says why); the call is skipped."""
+
+    outcome = Outcome.SKIP
 
 
 @dataclass
@@ -30,8 +40,10 @@ class Adapter:
 
     ``trace`` returns JAX's ``Traced`` (None where the framework has none); ``lower`` takes it
     and the foreign lowering platforms (None: the local backend) and returns JAX's ``Lowered``;
-    ``jaxpr`` gives the ``ClosedJaxpr`` (None where it cannot be had, with ``jaxpr_skip`` saying
-    why); ``user_leaves`` names the input leaves in JAX's flat order (None: JAX's own paths).
+    ``jaxpr`` gives the ``ClosedJaxpr``; ``user_leaves`` names the input leaves in JAX's flat order
+    (None: JAX's own paths);
+    ``user_outputs`` names the leaves of a framework's wrapped output tree (None: the tree is what
+    the function returned).
     """
 
     kind: str
@@ -40,7 +52,7 @@ class Adapter:
     lower: Callable[[Any, tuple[str, ...] | None], Any]
     jaxpr: Callable[[Any], Any] = lambda traced: traced.jaxpr
     user_leaves: Callable[[], NamedLeaves] | None = None
-    jaxpr_skip: str = ""
+    user_outputs: Callable[[Any, Any, Any, dict[tuple[str, ...], tuple[str, Any]]], NamedLeaves] | None = None
 
     def named_leaves(self, tree: Any) -> NamedLeaves:
         """Leaves of an ``(args, kwargs)`` tree of JAX's (shardings, formats, ``ArgInfo``), named.
@@ -56,6 +68,20 @@ class Adapter:
             if len(named) == len(leaves) and all(map(_same_shape, named, leaves)):
                 return [(name, leaf) for (name, _), leaf in zip(named, leaves, strict=True)]
         return signature_leaves(self.fn, tree)
+
+    def named_outputs(self, tree: Any, args_info: Any, out_info: Any) -> NamedLeaves:
+        """Leaves of JAX's output tree (shardings, formats), named as the function returns them.
+
+        ``args_info`` and ``out_info`` are the ``Lowered``'s: a framework's adapter names the
+        state it hands back for an argument as that argument's input leaf at the same place.
+        """
+        if self.user_outputs is None:
+            return returned_leaves(tree)
+        import jax
+
+        paths = [tuple(map(str, path)) for path, _ in jax.tree_util.tree_flatten_with_path(args_info)[0]]
+        inputs = {path: named for path, named in zip(paths, self.named_leaves(args_info), strict=True)}
+        return self.user_outputs(tree, out_info, args_info, inputs)
 
 
 def adapt(  # noqa: PLR0911  (one return per kind of callable, in the order they must be told apart)
@@ -119,6 +145,7 @@ def _nnx_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
         trace=lambda: fn.trace(*args, **kwargs).traced,
         lower=_lower_jax,
         user_leaves=lambda: _nnx_leaves(fn, args, kwargs),
+        user_outputs=_nnx_outputs,
     )
 
 
@@ -136,6 +163,48 @@ def _nnx_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Named
     names = argument_names(getattr(fn, "fun", fn), len(args))
     named = [leaf for position, arg in enumerate(args) for leaf in leaves(names[position], arg)]
     return named + [leaf for key in sorted(kwargs) for leaf in leaves(key, kwargs[key])]
+
+
+def _nnx_outputs(
+    tree: Any, out_info: Any, args_info: Any, inputs: dict[tuple[str, ...], tuple[str, Any]]
+) -> NamedLeaves:
+    """flax's jit returns ``(args, kwargs, returned)``: the arguments' state after the call, then the value.
+
+    An argument's state leaves take its input names (``model.l1.kernel``) when they line up with
+    its input leaves (same places in the state, shapes and dtypes); otherwise, and for the
+    returned value, they are named by their paths in the output tree. With static arguments the
+    state has a place per argument and the inputs one per dynamic argument: nothing is mirrored.
+    """
+    import jax
+
+    if not (isinstance(tree, tuple) and len(tree) == 3):
+        return returned_leaves(tree)
+    flat = jax.tree_util.tree_flatten_with_path(tree)[0]
+    infos = jax.tree_util.tree_leaves(out_info)
+    places = [tuple(map(str, path)) for path, _ in flat]
+    owners: dict[tuple[str, ...], list[tuple[tuple[str, ...], Any]]] = {}
+    for place, info in zip(places, infos, strict=True):
+        if place[0] != "[2]":
+            owners.setdefault(place[:2], []).append((place, info))
+    same_places = isinstance(tree[0], tuple) and len(tree[0]) == len(args_info[0])
+    mirrored = {owner for owner, leaves in owners.items() if same_places and _lines_up(owner, leaves, inputs)}
+    named = []
+    for (path, leaf), place in zip(flat, places, strict=True):
+        if place[0] == "[2]":
+            named.append((OUTPUT + jax.tree_util.keystr(path[1:]), leaf))
+        elif place[:2] in mirrored:
+            named.append((inputs[place][0], leaf))
+        else:
+            named.append((OUTPUT + jax.tree_util.keystr(path), leaf))
+    return named
+
+
+def _lines_up(
+    owner: tuple[str, ...], leaves: list[tuple[tuple[str, ...], Any]], inputs: dict[tuple[str, ...], tuple[str, Any]]
+) -> bool:
+    """Whether an argument's output state leaves sit where its input leaves do, with their shapes and dtypes."""
+    places = [place for place in inputs if place[:2] == owner]
+    return places == [place for place, _ in leaves] and all(_same_shape(inputs[place], info) for place, info in leaves)
 
 
 def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
@@ -162,7 +231,16 @@ def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adap
         lower=lower,
         jaxpr=lambda _: eqx.filter_make_jaxpr(fn.__wrapped__)(*args, **kwargs)[0],
         user_leaves=lambda: _equinox_leaves(fn, args, kwargs),
+        user_outputs=lambda tree, _out_info, _args_info, _inputs: _equinox_outputs(tree),
     )
+
+
+def _equinox_outputs(tree: Any) -> NamedLeaves:
+    """filter_jit returns ``(marker, arrays, static)``: its marker, then the returned value's arrays."""
+    if not (isinstance(tree, tuple) and len(tree) == 3):
+        return returned_leaves(tree)
+    marker, arrays, _static = tree
+    return [(EQUINOX_MARKER, leaf) for _, leaf in returned_leaves(marker)] + returned_leaves(arrays)
 
 
 def _equinox_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> NamedLeaves:
@@ -263,6 +341,11 @@ def _array_like(leaf: Any) -> bool:
         or (hasattr(leaf, "shape") and hasattr(leaf, "dtype"))
         or (type(leaf) in (int, float, complex))
     )
+
+
+def returned_leaves(tree: Any) -> NamedLeaves:
+    """Leaves of an output tree named by their paths in it: ``output``, ``output[0]``, ``output['grads']['w']``."""
+    return _path_leaves(OUTPUT, tree)
 
 
 def _path_leaves(name: str, value: Any) -> NamedLeaves:

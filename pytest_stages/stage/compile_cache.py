@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_stages import jax_compat
+from pytest_stages.core.errors import PREFIX
 from pytest_stages.stage import jax_options
 from pytest_stages.stage.process_env import ProcessChanges
 
@@ -171,4 +172,4 @@ def summary(choice: CacheChoice, requests: int, hits: int, rootpath: Path) -> st
     except ValueError:
         where = str(choice.path)
     owner = "" if choice.owner == "pytest-stages" else ", JAX's own setting"
-    return f"pytest-stages: JAX compilation cache ({where}{owner}): {hits} of {requests} compile(s) were hits"
+    return f"{PREFIX}JAX compilation cache ({where}{owner}): {hits} of {requests} compile(s) were hits"

@@ -17,6 +17,7 @@ from typing import Any
 from pytest_stages.analyse import analyses as analyses_
 from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import Located, describe_all, loop_locations
 from pytest_stages.stage import compile_cache, jax_options, scalars
@@ -27,7 +28,7 @@ from pytest_stages.stage.topology import place_unsharded
 MAX_ERROR_LINES = 12
 
 
-class StageError(Exception):
+class StageError(StagesError):
     """A function that failed to trace, lower or compile; names the stage, the user's frame and the JAX error.
 
     ``where`` is the innermost frame of user code in the error's traceback (``model.py:12 in
@@ -134,6 +135,12 @@ class StageResult:
         if self.adapter is None:
             raise ValueError(f"stage_snapshot({self.name}): staged without an adapter, its leaves have no names")
         return self.adapter.named_leaves(tree)
+
+    def named_outputs(self, tree: Any) -> NamedLeaves:
+        """The leaves of an output tree of JAX's (shardings, formats), named as the function returns them."""
+        if self.adapter is None:
+            raise ValueError(f"stage_snapshot({self.name}): staged without an adapter, its leaves have no names")
+        return self.adapter.named_outputs(tree, self.lowered.args_info, self.lowered.out_info)
 
     @property
     def host_dependent(self) -> bool:

@@ -19,13 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
+from pytest_stages.core.errors import Outcome, StagesError
 
 SPEC_DIR = Path(__file__).parent / "gpu_specs"
 PLUGINS = {"tpu": ("libtpu", "tpu"), "cuda": ("jax_plugins.xla_cuda12", "cuda")}
 
 
-class TopologyUnavailable(Exception):
+class TopologyUnavailable(StagesError):
     """The accelerator plugin a topology config needs is not installed (the config is skipped)."""
+
+    outcome = Outcome.SKIP
 
 
 def gpu_names() -> list[str]:

@@ -14,7 +14,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -23,6 +23,7 @@ from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_stages.analyse.artifacts import SUFFIXES
+from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.schemas import invalid_snapshot
 
@@ -40,7 +41,7 @@ MAX_COMPONENT = 96
 _SAFE = re.compile(r"[^A-Za-z0-9_.+=,@\[\]-]")
 
 
-class SnapshotError(Exception):
+class SnapshotError(StagesError):
     """A snapshot file that cannot be read or written; the message names it and the fix."""
 
 
@@ -163,17 +164,18 @@ class StageSnapshotExtension(SingleFileSnapshotExtension):
         write_atomically(path, data)
 
 
-def write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str | Iterable[str]) -> None:
     """Replace ``path`` with ``text`` through a fsynced temporary file in its folder: old or new, never half.
 
-    Snapshots and the ``--stages-report`` files are written this way.
+    Snapshots and the ``--stages-report`` files are written this way; ``text`` in pieces (a large
+    JSON report) is written as they come, never joined.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(handle, _file_mode(path))
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+            stream.writelines([text] if isinstance(text, str) else text)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)

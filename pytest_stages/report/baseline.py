@@ -1,0 +1,39 @@
+"""``--stages-baseline``: an earlier run's JSON report, read through the schema a merge reads shard reports with."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+from pytest_stages.core.errors import ConfigError
+from pytest_stages.report.merge import SHARD_SCHEMA
+from pytest_stages.report.reporting import REPORT_SCHEMA
+from pytest_stages.store.schemas import mismatch
+
+# The part of a report a baseline is read for: its calls (their compile times).
+BASELINE_SCHEMA = {"calls": SHARD_SCHEMA["calls"]}
+_FIX = "name a report an earlier run wrote with --stages-report=PATH.json."
+
+
+def read_baseline(path: Path) -> list[dict[str, Any]]:
+    """The calls of the report at ``path``; a file that is not such a report is a :class:`ConfigError`."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+            raise OSError(f"{path} is not a regular file")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"--stages-baseline={path}: cannot read it as JSON ({exc}); {_FIX}") from None
+    if not isinstance(data, dict) or data.get("schema") != REPORT_SCHEMA or not isinstance(data.get("calls"), list):
+        raise ConfigError(
+            f"--stages-baseline={path} is not a pytest-stages JSON report (schema {REPORT_SCHEMA}); {_FIX}"
+        )
+    problem = mismatch(data, BASELINE_SCHEMA, "the report")
+    if problem:
+        raise ConfigError(
+            f"--stages-baseline={path} is not a report as pytest-stages writes it ({problem}): it was edited, "
+            f"cut off, or written by another pytest-stages version; {_FIX}"
+        )
+    calls: list[dict[str, Any]] = data["calls"]
+    return calls
