@@ -9,6 +9,7 @@ from package metadata and the staged devices; no JAX import of its own).
 
 from __future__ import annotations
 
+import functools
 import platform as platform_
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -106,7 +107,13 @@ def versions(recorded: dict[str, Any]) -> dict[str, str]:
     return {name: str(recorded[name]) for name in names if recorded.get(name) is not None}
 
 
+@functools.cache
 def _version(distribution: str) -> str | None:
+    """The installed version of ``distribution``, read once a process.
+
+    Each lookup searches every ``sys.path`` entry for the distribution's metadata (a few
+    hundred file-system calls); the installed versions do not change during a session.
+    """
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

@@ -185,9 +185,15 @@ class StageResult:
 
     def serialized(self) -> dict[str, str]:
         """Every built artifact as the exact text its snapshot file holds."""
-        out = dict(self.texts)
-        out.update({name: to_json(data) for name, data in self.analyses.items()})
-        return out
+        return {**self.texts, **self._analyses_json}
+
+    @functools.cached_property
+    def _analyses_json(self) -> dict[str, str]:
+        """The analyses printed as JSON, once: a call asks for :meth:`serialized` up to three times.
+
+        Read after staging only (``analyses`` is complete when :func:`stage` returns).
+        """
+        return {name: to_json(data) for name, data in self.analyses.items()}
 
 
 def stage(
