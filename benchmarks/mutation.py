@@ -4,7 +4,7 @@ Not part of CI (minutes of CPU). It runs the pinned mutmut over a scratch copy o
 tree, so the tool never rewrites the project's own files:
 
     python benchmarks/mutation.py                   # all modules, 1 worker
-    python benchmarks/mutation.py --max-children 2 --keep /tmp/mutwork
+    python benchmarks/mutation.py --max-children 2 --work /tmp/mutwork
     python benchmarks/mutation.py --survivors       # also list every surviving mutant
     python benchmarks/mutation.py --work /tmp/mutwork2 --recheck /tmp/mutwork   # only the survivors of a full run
 
