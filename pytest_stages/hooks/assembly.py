@@ -17,7 +17,7 @@ import pytest
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.budgets import budget_for, parse_budget
 from pytest_stages.config import ConfigError, parse_choices, parse_tolerances
-from pytest_stages.core.errors import PREFIX, Outcome, StagesError
+from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.hooks.stash import COMPILES, SNAPSHOT
 from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import StageSnapshot, StagesSession
@@ -120,11 +120,12 @@ def run_call(
 ) -> StageResult:
     """One staged call, its outcome turned into pytest's fail/skip with the plugin's message."""
     if not callable(fn):
-        raise pytest.fail.Exception(
-            f"{PREFIX}stage_snapshot({fn!r}, ...): the first argument must be the function to stage (a "
-            f"callable, or a jax.jit-ed function), got a {type(fn).__name__}.",
-            pytrace=False,
-        )
+        raise as_pytest(
+            ConfigError(
+                f"stage_snapshot({fn!r}, ...): the first argument must be the function to stage (a "
+                f"callable, or a jax.jit-ed function), got a {type(fn).__name__}."
+            )
+        ) from None
     with as_pytest_outcome(snapshot.session.options.long_tracebacks):
         return snapshot(fn, *args, name=name, static_scalars=static_scalars, **kwargs)
 
