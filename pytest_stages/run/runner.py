@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +76,8 @@ class Options:
 
 
 def environment() -> dict[str, str]:
-    """The versions a snapshot folder records (read from package metadata: no JAX import)."""
-    return {name: metadata.version(name) for name in ("jax", "jaxlib")}
+    """The versions a snapshot folder records (read from package metadata, once a process: no JAX import)."""
+    return {name: str(plan.installed_version(name)) for name in ("jax", "jaxlib")}
 
 
 class StagesSession:

@@ -87,17 +87,17 @@ def environment(staged: Plan, devices: tuple[Any, ...], plugin_version: str | No
     versions where they compiled the program, and pytest-stages' own version.
     """
     out: dict[str, Any] = {
-        "jax": _version("jax"),
-        "jaxlib": _version("jaxlib"),
+        "jax": installed_version("jax"),
+        "jaxlib": installed_version("jaxlib"),
         "platform": staged.platform,
         "staging": staged.staging,
         "device_kind": str(devices[0].device_kind) if devices and staged.compiles else None,
-        "pytest_stages": plugin_version or _version("pytest-stages"),
+        "pytest_stages": plugin_version or installed_version("pytest-stages"),
     }
     if staged.platform == "cpu" and staged.compiles:
         out["machine"] = machine()
     if staged.compiles:
-        out.update({name: _version(name) for name in PLUGIN_DISTRIBUTIONS.get(staged.platform, ())})
+        out.update({name: installed_version(name) for name in PLUGIN_DISTRIBUTIONS.get(staged.platform, ())})
     return out
 
 
@@ -108,7 +108,7 @@ def versions(recorded: dict[str, Any]) -> dict[str, str]:
 
 
 @functools.cache
-def _version(distribution: str) -> str | None:
+def installed_version(distribution: str) -> str | None:
     """The installed version of ``distribution``, read once a process.
 
     Each lookup searches every ``sys.path`` entry for the distribution's metadata (a few

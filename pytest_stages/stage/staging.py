@@ -221,19 +221,21 @@ def stage(
         (args, kwargs), use_mesh = place_unsharded((args, kwargs))
     adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
     seconds: dict[str, float] = {}
+    compiled = jaxpr = None
     with _placement(active, use_mesh):
-        traced = _timed(seconds, "trace", lambda: _guarded(name, "tracing", adapter.trace))
-        platforms = None if active.attached else (active.platform,)
-        lowered = _timed(seconds, "lower", lambda: _guarded(name, "lowering", lambda: adapter.lower(traced, platforms)))
+        with _step(name, "tracing", seconds, "trace"):
+            traced = adapter.trace()
+        with _step(name, "lowering", seconds, "lower"):
+            lowered = adapter.lower(traced, None if active.attached else (active.platform,))
         hits = events.total_hits
         with compile_cache.compile_only() if active.compile_only else events.staged():
-            compiled = (
-                _timed(seconds, "compile", lambda: _guarded(name, "compiling", lowered.compile))
-                if active.attached
-                else None
-            )
+            if active.attached:
+                with _step(name, "compiling", seconds, "compile"):
+                    compiled = lowered.compile()
         from_cache = events.total_hits > hits
-        jaxpr = _guarded(name, "tracing", lambda: adapter.jaxpr(traced)) if "jaxpr" in stages else None
+        if "jaxpr" in stages:
+            with _step(name, "tracing"):
+                jaxpr = adapter.jaxpr(traced)
     result = StageResult(
         name=name,
         config=active,
@@ -274,21 +276,24 @@ def _placement(active: ActiveConfig, use_mesh: bool = True) -> Iterator[None]:
         yield
 
 
-def _timed(seconds: dict[str, float], step: str, run: Callable[[], Any]) -> Any:
-    """``run()``, its wall time kept as ``seconds[step]``."""
+@contextlib.contextmanager
+def _step(name: str, doing: str, seconds: dict[str, float] | None = None, step: str = "") -> Iterator[None]:
+    """Run a staging step in the caller's frame: its wall time kept as ``seconds[step]``, its error as a StageError.
+
+    A context manager rather than a wrapper taking a callable: JAX traces, lowers and compiles
+    from :func:`stage`'s own frame, with no wrapper frames under its deep recursion (each shifts
+    where that recursion crosses CPython's frame-stack chunks, an mmap and munmap per crossing;
+    see benchmarks/README.md).
+    """
     start = time.perf_counter()
-    out = run()
-    seconds[step] = time.perf_counter() - start
-    return out
-
-
-def _guarded(name: str, stage_name: str, step: Callable[[], Any]) -> Any:
     try:
-        return step()
+        yield
     except Unsupported:
         raise
     except Exception as exc:
-        raise StageError(name, stage_name, exc) from exc
+        raise StageError(name, doing, exc) from exc
+    if seconds is not None:
+        seconds[step] = time.perf_counter() - start
 
 
 def _build(result: StageResult, wanted: tuple[str, ...]) -> None:
