@@ -41,3 +41,18 @@ def test_a_record_crosses_to_the_xdist_controller_with_its_findings_detail():
     back = CallRecord.from_dict(wire)
     assert back == record
     assert back.findings[0].detail == found.detail
+
+
+def test_a_json_snapshot_is_judged_by_its_data_and_an_update_keeps_its_printing(project):
+    project.write("test_model.py", SIMPLE_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    cost = project.path / "snapshots" / "test_model/test_f/cpu1/f.cost.json"
+    data = json.loads(cost.read_text())
+    compact = json.dumps(data)  # the same data printed on one line
+    cost.write_text(compact)
+    project.run().assert_outcomes(passed=1)
+    project.run("--stages-update").stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
+    assert cost.read_text() == compact
+    data["compiled"]["flops"] /= 2  # recorded as half: the program now does twice the work
+    cost.write_text(json.dumps(data))
+    project.run().assert_outcomes(failed=1)

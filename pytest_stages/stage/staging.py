@@ -183,6 +183,11 @@ class StageResult:
             return []
         return list(describe_all(loop_locations(self.compiled_text), root))
 
+    @property
+    def built(self) -> list[str]:
+        """The artifacts built for this call: its stage texts, then its analyses."""
+        return [*self.texts, *self.analyses]
+
     def serialized(self) -> dict[str, str]:
         """Every built artifact as the exact text its snapshot file holds."""
         return {**self.texts, **self._analyses_json}
