@@ -1,4 +1,4 @@
-"""store.storage and store.inventory at their edges: names, atomic writes, refusals, which files are unused."""
+"""The store at its edges (names, storage, inventory, prune): names, atomic writes, refusals, which files are unused."""
 
 from __future__ import annotations
 
@@ -10,15 +10,10 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from pytest_stages.core.observed import CollectionView, RunView
-from pytest_stages.store.inventory import Inventory, Listing, Tree, snapshot_files, take_inventory, used_files
-from pytest_stages.store.storage import (
-    MAX_COMPONENT,
-    SnapshotError,
-    SnapshotFolder,
-    SnapshotStore,
-    safe_component,
-    safe_path,
-)
+from pytest_stages.store.inventory import snapshot_files
+from pytest_stages.store.names import MAX_COMPONENT, safe_component, safe_path
+from pytest_stages.store.prune import Inventory, Listing, Tree, take_inventory, used_files
+from pytest_stages.store.storage import SnapshotError, SnapshotFolder, SnapshotStore
 
 ROOT = Path("/project")
 P = PurePosixPath

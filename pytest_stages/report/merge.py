@@ -16,8 +16,8 @@ from typing import Any
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.observed import OUTCOMES, CollectionView, RunFacts, incomplete_reasons, worse, worse_exit
 from pytest_stages.report.reporting import REPORT_SCHEMA, STATUS_RANK, RunReport
+from pytest_stages.store.names import safe_path
 from pytest_stages.store.schemas import ANY, NUMBER, mismatch
-from pytest_stages.store.storage import safe_path
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."
 
