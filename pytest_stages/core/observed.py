@@ -1,7 +1,7 @@
 """What a session observed of collection and of each item's run, as plain data: the evidence a prune needs.
 
-:mod:`pytest_stages.hooks.observe` fills these from pytest's hooks; the inventory
-(``store.inventory``) and the reports read them without pytest.
+:mod:`pytest_stages.hooks.observe` fills these from pytest's hooks; the prune's rules
+(``store.prune``) and the reports read them without pytest.
 """
 
 from __future__ import annotations
