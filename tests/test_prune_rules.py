@@ -6,17 +6,20 @@ Pure: plain data in, verdicts out (one test lists a real folder to show a symlin
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 import pytest
 
-from pytest_stages.core.observed import CollectionView, RunView
-from pytest_stages.report.unused import refusal_lines
+from pytest_stages.core.observed import CollectionView, RunFacts, RunView
+from pytest_stages.report.unused import gap_text, refusal_lines
 from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import (
     Disagreement,
     Evidence,
     Foreign,
+    Gap,
+    Incomplete,
     IncompleteRun,
     IncompleteShards,
     Inventory,
@@ -26,10 +29,12 @@ from pytest_stages.store.prune import (
     Tree,
     Unreadable,
     is_meta,
+    merge_gaps,
     module_file,
     own_name,
     owned_names,
     refusal,
+    run_gaps,
     take_inventory,
     temporary_of,
 )
@@ -127,7 +132,7 @@ def view(items=None, outcomes=None, *, modules=("tests/test_a",), ignored=(), ro
     items = {ITEM: OWNED} if items is None else items
     outcomes = {ITEM: "passed"} if outcomes is None else outcomes
     collection = CollectionView(modules=set(modules), ignored=[str(ROOT / p) for p in ignored], items=items)
-    return RunView(collection, roots=list(roots), outcomes=outcomes, finished=set(outcomes), incomplete=[])
+    return RunView(collection, roots=list(roots), outcomes=outcomes, finished=set(outcomes))
 
 
 def tree(*, exists=(), selected=("cpu1", "cpu8"), called=None) -> Tree:
@@ -206,7 +211,54 @@ def test_module_file_is_none_where_a_snapshot_module_has_no_file_here(module, fi
 
 # --- 3. refusals --------------------------------------------------------------------------------
 
+ITEMS = {"t.py::a": "m/t/c", "t.py::b": "m/t/c"}
+
+
+def facts(**changes) -> RunFacts:
+    """A run that collected and finished two items and passed, with ``changes``."""
+    collection = CollectionView(items=ITEMS, **changes.pop("collection", {}))
+    return RunFacts(collection, **{"roots": ["."], "outcomes": {}, "finished": list(ITEMS), **changes})
+
+
+GAPS = [
+    # (case, facts, gaps)
+    ("a complete run", facts(), []),
+    ("a run with failures", facts(exit_status=1), []),
+    ("a run that collected nothing", facts(exit_status=5), []),
+    ("--collect-only", facts(collect_only=True, finished=[]), [Incomplete(Gap.COLLECT_ONLY)]),
+    ("collection errors", facts(collection={"errors": ["a.py", "b.py"]}),
+     [Incomplete(Gap.COLLECTION_ERRORS, 2, ("a.py", "b.py"))]),
+    ("removed items", facts(collection={"removed": ["t.py::c"]}), [Incomplete(Gap.REMOVED, 1)]),
+    ("a lost worker", facts(lost_workers=["gw1"]), [Incomplete(Gap.LOST_WORKERS, 1, ("gw1",))]),
+    ("an unfinished item", facts(finished=["t.py::a"]), [Incomplete(Gap.UNFINISHED, 1)]),
+    ("stopped early", facts(stopped_early=True, finished=[]),
+     [Incomplete(Gap.UNFINISHED, 2), Incomplete(Gap.STOPPED_EARLY)]),
+    ("an interrupted session, nothing else seen", facts(exit_status=2), [Incomplete(Gap.EXIT_STATUS, 2)]),
+    ("an exit status beside another reason", facts(exit_status=2, stopped_early=True), [Incomplete(Gap.STOPPED_EARLY)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("facts", "gaps"), [c[1:] for c in GAPS], ids=[c[0] for c in GAPS])
+def test_run_gaps(facts, gaps):
+    assert run_gaps(facts) == gaps
+
+
+def test_a_split_shard_leaves_its_removed_items_to_the_merge():
+    shard = facts(collection={"removed": ["t.py::c"]}, split={"splits": 2, "group": 1})
+    assert run_gaps(shard, count_removed=False) == []
+    union = facts(collection={"removed": ["t.py::d", "t.py::e"]})
+    assert merge_gaps([("s1.json", shard), ("s2.json", facts(stopped_early=True))], ["2/3"], union) == [
+        Incomplete(Gap.STOPPED_EARLY, shard="s2.json"),
+        Incomplete(Gap.SHARDS_MISSING, 1, ("2/3",)),
+        Incomplete(Gap.RAN_IN_NO_SHARD, 2, ("t.py::d", "t.py::e")),
+    ]
+    unsplit = facts(collection={"removed": ["t.py::c"]})
+    assert merge_gaps([("s.json", unsplit)], [], facts()) == [Incomplete(Gap.REMOVED, 1, shard="s.json")]
+
+
 SPLIT = {"splits": 3, "group": 2}
+COLLECT, STOPPED = Incomplete(Gap.COLLECT_ONLY), Incomplete(Gap.STOPPED_EARLY)
+MISSING = Incomplete(Gap.SHARDS_MISSING, 1, ("2/3",))
 COLLECTED = CollectionView(
     modules={"tests/test_a", "tests/test_b", "stages", "_outside_rootdir/up/test_x"},
     digests={"tests/test_a": "aa", "tests/test_b": "bb"},
@@ -221,15 +273,16 @@ REFUSALS = [
     ("a complete run, the tree not listed yet", Evidence(prune=True), None),
     ("a split shard, pruning", Evidence(prune=True, split=SPLIT), SplitShard(3, 2)),
     ("a split shard, listing only", Evidence(prune=False, split=SPLIT), None),
-    ("a split shard before its incomplete view", Evidence(prune=True, split=SPLIT, incomplete=("x",)),
+    ("a split shard before its incomplete view", Evidence(prune=True, split=SPLIT, incomplete=(STOPPED,)),
      SplitShard(3, 2)),
-    ("an incomplete run, pruning", Evidence(prune=True, incomplete=("a", "b")), IncompleteRun(("a", "b"))),
-    ("an incomplete run, listing only", Evidence(prune=False, incomplete=("a",)), IncompleteRun(("a",))),
-    ("an incomplete run before the tree", Evidence(prune=True, incomplete=("a",), listing=FOREIGN),
-     IncompleteRun(("a",))),
-    ("incomplete shards", Evidence(prune=True, shards_incomplete=("s: a",)), IncompleteShards(("s: a",))),
-    ("incomplete shards before the digests", Evidence(prune=False, shards_incomplete=("s: a",), collected=COLLECTED),
-     IncompleteShards(("s: a",))),
+    ("an incomplete run, pruning", Evidence(prune=True, incomplete=(COLLECT, STOPPED)),
+     IncompleteRun((COLLECT, STOPPED))),
+    ("an incomplete run, listing only", Evidence(prune=False, incomplete=(STOPPED,)), IncompleteRun((STOPPED,))),
+    ("an incomplete run before the tree", Evidence(prune=True, incomplete=(STOPPED,), listing=FOREIGN),
+     IncompleteRun((STOPPED,))),
+    ("incomplete shards", Evidence(prune=True, shards_incomplete=(MISSING,)), IncompleteShards((MISSING,))),
+    ("incomplete shards before the digests", Evidence(prune=False, shards_incomplete=(MISSING,), collected=COLLECTED),
+     IncompleteShards((MISSING,))),
     ("shards that agree with the checkout", Evidence(prune=True, collected=COLLECTED, checkout=CHECKOUT), None),
     ("a collected module not in the checkout",
      Evidence(prune=True, collected=COLLECTED, checkout={"tests/test_a": "aa"}),
@@ -267,16 +320,16 @@ LINES = [
         "--group 2) and judged only its own items; nothing was deleted. Write each shard's report "
         "(--stages-report=shard-N.json) and prune from all of them: `python -m pytest_stages merge --prune "
         "shard-*.json`."]),
-    ("an incomplete run, pruning", IncompleteRun(("a", "b")), True, [
-        "pytest-stages: --stages-prune refused: a; b; nothing was deleted. Run the whole suite, without selecting or "
-        "stopping early, with --stages-prune."]),
-    ("an incomplete run, listing only", IncompleteRun(("a",)), False, []),
-    ("incomplete shards, pruning", IncompleteShards(("s: a", "t: b")), True, [
-        "pytest-stages: merge --prune refused: s: a; t: b; nothing was deleted. Merge the reports of every shard of a "
-        "run of the whole suite that collected and ran everything."]),
-    ("incomplete shards, listing only", IncompleteShards(("s: a",)), False, [
-        "pytest-stages: no unused-file report: s: a; Merge the reports of every shard of a run of the whole suite "
-        "that collected and ran everything."]),
+    ("an incomplete run, pruning", IncompleteRun((COLLECT, STOPPED)), True, [
+        "pytest-stages: --stages-prune refused: --collect-only runs no test; the session stopped early; nothing was "
+        "deleted. Run the whole suite, without selecting or stopping early, with --stages-prune."]),
+    ("an incomplete run, listing only", IncompleteRun((STOPPED,)), False, []),
+    ("incomplete shards, pruning", IncompleteShards((replace(STOPPED, shard="s.json"), MISSING)), True, [
+        "pytest-stages: merge --prune refused: s.json: the session stopped early; shard(s) 2/3 missing; nothing was "
+        "deleted. Merge the reports of every shard of a run of the whole suite that collected and ran everything."]),
+    ("incomplete shards, listing only", IncompleteShards((MISSING,)), False, [
+        "pytest-stages: no unused-file report: shard(s) 2/3 missing; Merge the reports of every shard of a run of the "
+        "whole suite that collected and ran everything."]),
     ("a module not in the checkout", Disagreement("tests/test_b", Mismatch.ABSENT), True, [
         "pytest-stages: merge --prune refused: the shards' collection does not agree with the checkout in /project "
         f"(tests/test_b.py was collected but is not in this checkout); nothing was deleted. {MERGE_FIX}"]),
@@ -302,6 +355,27 @@ LINES = [
 @pytest.mark.parametrize(("refused", "prune", "lines"), [c[1:] for c in LINES], ids=[c[0] for c in LINES])
 def test_refusal_lines(refused, prune, lines):
     assert refusal_lines(refused, prune, "snapshots", ROOT) == lines
+
+
+TEXTS = [
+    # (gap, text)
+    (Incomplete(Gap.COLLECT_ONLY), "--collect-only runs no test"),
+    (Incomplete(Gap.COLLECTION_ERRORS, 4, ("a.py", "b.py", "c.py", "d.py")),
+     "4 collection error(s) (a.py, b.py, c.py)"),
+    (Incomplete(Gap.REMOVED, 3), "3 collected item(s) were deselected or removed"),
+    (Incomplete(Gap.LOST_WORKERS, 2, ("gw0", "gw1")), "xdist worker(s) gw0, gw1 went down without reporting"),
+    (Incomplete(Gap.UNFINISHED, 5), "5 collected item(s) did not run to the end"),
+    (Incomplete(Gap.STOPPED_EARLY, shard="s.json"), "s.json: the session stopped early"),
+    (Incomplete(Gap.EXIT_STATUS, 2), "the session ended with exit status 2"),
+    (Incomplete(Gap.SHARDS_MISSING, 2, ("1/3", "3/3")), "shard(s) 1/3, 3/3 missing"),
+    (Incomplete(Gap.RAN_IN_NO_SHARD, 2, ("t.py::{a}", "t.py::b")),
+     "2 collected item(s) ran in no shard (t.py::{a}, ...): deselected, or their shard is missing"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("gap", "text"), TEXTS, ids=[gap.gap.name for gap, _ in TEXTS])
+def test_gap_text(gap, text):
+    assert gap_text(gap) == text
 
 
 def test_foreign_files_at_the_project_root_are_named_without_a_prefix():

@@ -29,7 +29,7 @@ from pytest_stages.report.reporting import (
 from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.run.runner import StagesSession
 from pytest_stages.stage import compile_cache
-from pytest_stages.store.prune import Evidence
+from pytest_stages.store.prune import Evidence, run_gaps
 
 # The user property that carries a call's record from the test's process to the controller.
 RECORD_PROPERTY = "pytest_stages"
@@ -116,17 +116,15 @@ class StagesReporter:
 
     def _inventory(self, facts: RunFacts, terminal: Any = None) -> list[str]:
         """Report (and with ``--stages-prune`` delete) unused files, when the run observed the whole tree."""
-        prune = self.session.options.prune
-        view = facts.view(self.session.rootpath)
         settings = self.session.settings
         configs = [c.name for c in settings.configs]
         tree = project_tree(self.session.rootpath, configs, self.session.options.configs or configs)
         return judge_snapshots(
             self.session.records,
-            view,
+            facts.view(self.session.rootpath),
             tree,
             self.session.store,
-            Evidence(prune=prune, split=facts.split, incomplete=tuple(view.incomplete)),
+            Evidence(prune=self.session.options.prune, split=facts.split, incomplete=tuple(run_gaps(facts))),
             prefix=settings.snapshot_dir,
             announce=_announcer(terminal),
         ).lines

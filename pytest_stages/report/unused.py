@@ -20,6 +20,8 @@ from pytest_stages.store.prune import (
     Disagreement,
     Evidence,
     Foreign,
+    Gap,
+    Incomplete,
     IncompleteRun,
     IncompleteShards,
     Mismatch,
@@ -121,9 +123,38 @@ def _split_line(split: SplitShard) -> str:
     )
 
 
+# What each reason a view is incomplete says; ``{names}`` joins the names, ``{first}`` is the first.
+_GAPS = {
+    Gap.COLLECT_ONLY: "--collect-only runs no test",
+    Gap.COLLECTION_ERRORS: "{count} collection error(s) ({names})",
+    Gap.REMOVED: "{count} collected item(s) were deselected or removed",
+    Gap.LOST_WORKERS: "xdist worker(s) {names} went down without reporting",
+    Gap.UNFINISHED: "{count} collected item(s) did not run to the end",
+    Gap.STOPPED_EARLY: "the session stopped early",
+    Gap.EXIT_STATUS: "the session ended with exit status {count}",
+    Gap.SHARDS_MISSING: "shard(s) {names} missing",
+    Gap.RAN_IN_NO_SHARD: (
+        "{count} collected item(s) ran in no shard ({first}, ...): deselected, or their shard is missing"
+    ),
+}
+# How many collection errors a reason names.
+SHOWN_ERRORS = 3
+
+
+def gap_text(gap: Incomplete) -> str:
+    """One reason a view is incomplete, as the refusal names it: ``3 collection error(s) (a.py, b.py, c.py)``."""
+    names = gap.names[:SHOWN_ERRORS] if gap.gap is Gap.COLLECTION_ERRORS else gap.names
+    text = _GAPS[gap.gap].format(count=gap.count, names=", ".join(names), first=names[0] if names else "")
+    return text if gap.shard is None else f"{gap.shard}: {text}"
+
+
+def _reasons(reasons: Sequence[Incomplete]) -> str:
+    return "; ".join(gap_text(gap) for gap in reasons)
+
+
 def _incomplete_run_line(incomplete: IncompleteRun) -> str:
     return (
-        f"{PREFIX}--stages-prune refused: {'; '.join(incomplete.reasons)}; nothing was deleted. "
+        f"{PREFIX}--stages-prune refused: {_reasons(incomplete.reasons)}; nothing was deleted. "
         "Run the whole suite, without selecting or stopping early, with --stages-prune."
     )
 
@@ -142,7 +173,7 @@ def _merge_line(refused: IncompleteShards | Disagreement, prune: bool, rootdir: 
     if isinstance(refused, IncompleteShards):
         tail = "nothing was deleted. " if prune else ""
         return (
-            f"{PREFIX}{verdict}: {'; '.join(refused.reasons)}; {tail}Merge the reports of every shard of a "
+            f"{PREFIX}{verdict}: {_reasons(refused.reasons)}; {tail}Merge the reports of every shard of a "
             "run of the whole suite that collected and ran everything."
         )
     tail = "; nothing was deleted" if prune else ""

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import SUFFIXES
-from pytest_stages.core.observed import CollectionView, RunView
+from pytest_stages.core.observed import PASSED_EXIT, CollectionView, RunFacts, RunView
 from pytest_stages.store.names import COMPILES_FOLDER, META_FILE, OUTSIDE_ROOTDIR, REGISTERED_MODULE, safe_component
 
 # --- 1. ownership -------------------------------------------------------------------------------
@@ -205,6 +205,81 @@ def _covered(path: Path, view: RunView) -> bool:
 
 # --- 3. refusals --------------------------------------------------------------------------------
 
+# Exit statuses after which a run's outcomes still stand: a pass, no test collected, tests failed.
+JUDGED_EXIT = (*PASSED_EXIT, 1)
+
+
+class Gap(enum.Enum):
+    """What kept a run (or the shards of one) from observing the whole tree."""
+
+    COLLECT_ONLY = "collect-only"
+    COLLECTION_ERRORS = "collection errors"
+    REMOVED = "items deselected or removed"
+    LOST_WORKERS = "xdist workers lost"
+    UNFINISHED = "items that did not run to the end"
+    STOPPED_EARLY = "stopped early"
+    EXIT_STATUS = "exit status"
+    SHARDS_MISSING = "shards missing"
+    RAN_IN_NO_SHARD = "items that ran in no shard"
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """One reason a view does not cover the whole tree, with its facts.
+
+    ``count``: how many (collection errors, removed or unfinished items), or the exit status;
+    ``names``: the collection errors, the lost workers, the missing groups (``2/3``) or the items
+    that ran in no shard; ``shard``: the report of the shard it is about (a merge's).
+    """
+
+    gap: Gap
+    count: int = 0
+    names: tuple[str, ...] = ()
+    shard: str | None = None
+
+
+def run_gaps(facts: RunFacts, *, count_removed: bool = True) -> list[Incomplete]:
+    """Why ``facts`` do not cover the whole tree (empty when they do).
+
+    ``count_removed=False`` leaves out the items that were deselected or removed: a shard of a
+    split run removes those on purpose, and the merge checks that another shard ran them.
+    """
+    view, gaps = facts.collection, []
+    if facts.collect_only:
+        gaps.append(Incomplete(Gap.COLLECT_ONLY))
+    if view.errors:
+        gaps.append(Incomplete(Gap.COLLECTION_ERRORS, len(view.errors), tuple(view.errors)))
+    if view.removed and count_removed:
+        gaps.append(Incomplete(Gap.REMOVED, len(view.removed)))
+    if facts.lost_workers:
+        gaps.append(Incomplete(Gap.LOST_WORKERS, len(facts.lost_workers), tuple(facts.lost_workers)))
+    finished = set(facts.finished)
+    unfinished = [nodeid for nodeid in view.items if nodeid not in finished]
+    if unfinished and not facts.collect_only:
+        gaps.append(Incomplete(Gap.UNFINISHED, len(unfinished)))
+    if facts.stopped_early:
+        gaps.append(Incomplete(Gap.STOPPED_EARLY))
+    if facts.exit_status not in JUDGED_EXIT and not gaps:
+        gaps.append(Incomplete(Gap.EXIT_STATUS, facts.exit_status))
+    return gaps
+
+
+def merge_gaps(shards: Sequence[tuple[str, RunFacts]], missing: Sequence[str], union: RunFacts) -> list[Incomplete]:
+    """Why merged shards do not cover the whole tree: each shard's own gaps, missing groups, items no shard ran.
+
+    ``shards`` are ``(report name, facts)``; a split shard's removed items are left to the
+    others. ``missing`` are the groups no report stands for; ``union`` the facts of all together.
+    """
+    gaps = [
+        replace(gap, shard=name) for name, facts in shards for gap in run_gaps(facts, count_removed=facts.split is None)
+    ]
+    if missing:
+        gaps.append(Incomplete(Gap.SHARDS_MISSING, len(missing), tuple(missing)))
+    if union.collection.removed:
+        removed = union.collection.removed
+        gaps.append(Incomplete(Gap.RAN_IN_NO_SHARD, len(removed), tuple(removed)))
+    return gaps
+
 
 @dataclass(frozen=True)
 class SplitShard:
@@ -216,16 +291,16 @@ class SplitShard:
 
 @dataclass(frozen=True)
 class IncompleteRun:
-    """The run did not observe the whole tree; ``reasons`` say why (``RunView.incomplete``)."""
+    """The run did not observe the whole tree; ``reasons`` say why (:func:`run_gaps`)."""
 
-    reasons: tuple[str, ...]
+    reasons: tuple[Incomplete, ...]
 
 
 @dataclass(frozen=True)
 class IncompleteShards:
-    """The merged shards together did not observe the whole tree; ``reasons`` say why (``Merged.incomplete``)."""
+    """The merged shards together did not observe the whole tree; ``reasons`` say why (:func:`merge_gaps`)."""
 
-    reasons: tuple[str, ...]
+    reasons: tuple[Incomplete, ...]
 
 
 class Mismatch(enum.Enum):
@@ -266,16 +341,16 @@ class Evidence:
     """Everything a verdict on the snapshot tree rests on, as gathered by one run's reporter or by the merge.
 
     ``prune``: a prune was asked for. A run's: ``split`` (``{"splits": 3, "group": 2}`` when it is
-    a shard of a split suite) and ``incomplete`` (why its view is incomplete). A merge's:
-    ``shards_incomplete`` (why the shards together are), ``collected`` (their collection, with
+    a shard of a split suite) and ``incomplete`` (:func:`run_gaps`). A merge's:
+    ``shards_incomplete`` (:func:`merge_gaps`), ``collected`` (their collection, with
     each module's digest) and ``checkout`` (each collected module's digest in the checkout; None:
     no such file). ``listing``: the snapshot tree as found (None until it is listed).
     """
 
     prune: bool
     split: Mapping[str, int] | None = None
-    incomplete: tuple[str, ...] = ()
-    shards_incomplete: tuple[str, ...] = ()
+    incomplete: tuple[Incomplete, ...] = ()
+    shards_incomplete: tuple[Incomplete, ...] = ()
     collected: CollectionView | None = None
     checkout: Mapping[str, str | None] = field(default_factory=dict)
     listing: Listing | None = None
