@@ -42,6 +42,8 @@ MODULES = (
     "pytest_stages/check/structure.py",
     "pytest_stages/check/changed_paths.py",
     "pytest_stages/check/budgets.py",
+    "pytest_stages/store/names.py",
+    "pytest_stages/store/prune.py",
     "pytest_stages/store/storage.py",
     "pytest_stages/store/inventory.py",
     "pytest_stages/ir/textdiff.py",
@@ -50,6 +52,7 @@ MODULES = (
 )
 TEST_FILES = (
     "tests/test_boundaries_*.py",
+    "tests/test_prune_rules.py",
     "tests/test_units.py",
     "tests/test_findings.py",
     "tests/test_normalize.py",

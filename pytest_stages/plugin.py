@@ -42,14 +42,8 @@ from pytest_stages.stage.devices import (
 from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
-from pytest_stages.store.storage import (
-    COMPILES_FOLDER,
-    REGISTERED_MODULE,
-    SnapshotError,
-    SnapshotFolder,
-    safe_path,
-    snapshot_root,
-)
+from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
+from pytest_stages.store.storage import SnapshotError, SnapshotFolder, snapshot_root
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

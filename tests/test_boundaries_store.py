@@ -1,4 +1,7 @@
-"""store.storage and store.inventory at their edges: names, atomic writes, refusals, which files are unused."""
+"""The store at its edges: names, atomic writes, refusals, the listing of the tree, the files a run used.
+
+The prune's rules (ownership, judged folders, refusals) are tested table by table in test_prune_rules.py.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +12,10 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from pytest_stages.core.observed import CollectionView, RunView
-from pytest_stages.store.inventory import Inventory, Listing, Tree, snapshot_files, take_inventory, used_files
-from pytest_stages.store.storage import (
-    MAX_COMPONENT,
-    SnapshotError,
-    SnapshotFolder,
-    SnapshotStore,
-    safe_component,
-    safe_path,
-)
+from pytest_stages.store.inventory import snapshot_files
+from pytest_stages.store.names import MAX_COMPONENT, safe_component, safe_path
+from pytest_stages.store.prune import Listing, used_files
+from pytest_stages.store.storage import SnapshotError, SnapshotFolder, SnapshotStore
 
 ROOT = Path("/project")
 P = PurePosixPath
@@ -323,91 +320,3 @@ def test_used_files_are_each_calls_artifacts_and_its_folders_metadata():
     }
     named = used_files([("m/t/cpu1", "my f", ["ops"])])
     assert P(f"m/t/cpu1/{safe_component('my f')}.ops.json") in named
-
-
-def view(items: dict[str, str | None], outcomes: dict[str, str], *, modules=("tests/test_a",), ignored=()) -> RunView:
-    collection = CollectionView(modules=set(modules), ignored=list(ignored), items=items)
-    return RunView(collection, roots=[ROOT], outcomes=outcomes, finished=set(outcomes), incomplete=[])
-
-
-def tree(*, exists=(), configs=("cpu1", "cpu8"), selected=("cpu1", "cpu8")) -> Tree:
-    return Tree(ROOT, configs, selected, module_exists=lambda module: module in exists)
-
-
-OWNED = "tests/test_a/test_f/cpu1"
-FILES = [P(OWNED, "_stages.json"), P(OWNED, "f.jaxpr.txt"), P(OWNED, "old.jaxpr.txt")]
-USED = {P(OWNED, "_stages.json"), P(OWNED, "f.jaxpr.txt")}
-
-
-def test_a_passed_owner_leaves_its_unused_files_unused_and_temporaries_are_leftovers():
-    files = [*FILES, P(OWNED, ".f.jaxpr.txt.abcd1234.tmp")]
-    found = take_inventory(
-        files, USED, view({"tests/test_a.py::test_f": OWNED}, {"tests/test_a.py::test_f": "passed"}), tree()
-    )
-    assert found == Inventory(
-        unused=[P(OWNED, "old.jaxpr.txt")],
-        leftovers=[P(OWNED, ".f.jaxpr.txt.abcd1234.tmp")],
-    )
-
-
-@pytest.mark.parametrize("outcome", ["failed", "skipped", "error", None])
-def test_an_owner_that_did_not_pass_keeps_every_file(outcome):
-    outcomes = {"tests/test_a.py::test_f": outcome} if outcome else {}
-    found = take_inventory(FILES, USED, view({"tests/test_a.py::test_f": OWNED}, outcomes), tree())
-    assert found.unused == []
-
-
-def test_one_failed_owner_of_a_shared_folder_keeps_it():
-    items = {"tests/test_a.py::test_f[1]": OWNED, "tests/test_a.py::test_f[2]": OWNED, "tests/test_a.py::other": None}
-    outcomes = {
-        "tests/test_a.py::test_f[1]": "passed",
-        "tests/test_a.py::test_f[2]": "failed",
-        "tests/test_a.py::other": "passed",
-    }
-    assert take_inventory(FILES, USED, view(items, outcomes), tree()).unused == []
-    outcomes["tests/test_a.py::test_f[2]"] = "passed"
-    assert take_inventory(FILES, USED, view(items, outcomes), tree()).unused == [P(OWNED, "old.jaxpr.txt")]
-
-
-def test_a_folder_of_a_removed_test_in_a_collected_module_is_all_unused():
-    gone = [P("tests/test_a/test_gone/cpu1/_stages.json"), P("tests/test_a/test_gone/cpu1/f.jaxpr.txt")]
-    found = take_inventory(gone, set(), view({}, {}), tree())
-    assert found.unused == gone
-
-
-def test_a_config_that_exists_but_was_not_selected_is_kept_and_a_removed_config_is_not():
-    files = [P("tests/test_a/test_f/cpu8/f.jaxpr.txt"), P("tests/test_a/test_f/tpu/f.jaxpr.txt")]
-    found = take_inventory(files, set(), view({}, {}), tree(selected=("cpu1",)))
-    assert found.unused == [P("tests/test_a/test_f/tpu/f.jaxpr.txt")]
-
-
-def test_a_module_not_collected_is_kept_while_it_exists_and_unused_once_removed():
-    files = [P("tests/test_b/test_g/cpu1/f.jaxpr.txt")]
-    assert take_inventory(files, set(), view({}, {}), tree(exists=("tests/test_b",))).unused == []
-    assert take_inventory(files, set(), view({}, {}), tree()).unused == files
-    ignored = view({}, {}, ignored=[str(ROOT / "tests/test_b.py")])
-    assert take_inventory(files, set(), ignored, tree()).unused == [], "an --ignore'd module is kept"
-    ignored_folder = view({}, {}, ignored=[str(ROOT / "tests")])
-    assert take_inventory(files, set(), ignored_folder, tree()).unused == []
-    elsewhere = RunView(CollectionView(), roots=[ROOT / "other"], outcomes={}, finished=set(), incomplete=[])
-    assert take_inventory(files, set(), elsewhere, tree()).unused == [], "collection did not cover it"
-    at_the_file = RunView(
-        CollectionView(), roots=[ROOT / "tests/test_b.py"], outcomes={}, finished=set(), incomplete=[]
-    )
-    assert take_inventory(files, set(), at_the_file, tree()).unused == files
-
-
-def test_files_outside_the_module_test_config_layout_and_hashed_modules_are_kept():
-    files = [P("README.md"), P("notes/x.txt"), P("tests/test_x~0123456789/test_f/cpu1/f.jaxpr.txt")]
-    assert take_inventory(files, set(), view({}, {}), tree()).unused == []
-
-
-def test_top_level_and_nested_modules_are_judged_by_their_own_path():
-    top = [P("test_model/test_gone/cpu1/f.jaxpr.txt")]
-    assert take_inventory(top, set(), view({}, {}, modules=("test_model",)), tree()).unused == top
-    nested = [P("tests/unit/test_b/test_gone/cpu1/f.jaxpr.txt")]
-    assert take_inventory(nested, set(), view({}, {}, modules=("tests/unit/test_b",)), tree()).unused == nested
-    assert (
-        take_inventory(nested, set(), view({}, {}, modules=("tests/unit",)), tree(exists=("tests/unit/test_b",))).unused
-        == []
-    )

@@ -100,6 +100,20 @@ def test_files_the_plugin_did_not_write_are_kept_and_the_prune_refused(project):
     assert set(files) <= set(project.snapshots())
 
 
+def test_a_file_of_the_plugins_naming_that_its_manifest_does_not_list_is_not_the_plugins(project):
+    """Ownership is the manifest's, not the name's: an unlisted ``stray.cost.json`` refuses the prune."""
+    files = recorded(project)
+    project.write(f"{FOLDER}/stray.cost.json", "{}\n")
+    result = project.run("--stages-prune")
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: --stages-prune refused: snapshots/ holds 1 file(s) pytest-stages did not write "
+            f"({FOLDER}/stray.cost.json), so it is not a snapshot folder of its own; nothing was deleted.*"
+        ]
+    )
+    assert set(project.snapshots()) == {*files, "test_model/test_f/cpu1/stray.cost.json"}, "nothing was deleted"
+
+
 def test_legacy_folders_without_a_manifest_are_pruned_by_naming_and_get_one_on_update(project):
     files = recorded(project)
     meta_path = project.path / FOLDER / "_stages.json"

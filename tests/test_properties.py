@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
 from pytest_stages.ir.textdiff import edit_script
-from pytest_stages.store.storage import MAX_COMPONENT, safe_component
+from pytest_stages.store.names import MAX_COMPONENT, safe_component
 
 HLO_PIECES = st.sampled_from(
     [

@@ -29,7 +29,7 @@ from pytest_stages.ir import hlo
 from pytest_stages.ir.normalize import normalize_jaxpr, tidy_kept
 from pytest_stages.ir.sources import Location, describe_all
 from pytest_stages.stage.jax_caches import AUTO_PERIOD, CacheClearing, trace_key
-from pytest_stages.store.storage import safe_component
+from pytest_stages.store.names import safe_component
 
 
 @pytest.mark.parametrize(

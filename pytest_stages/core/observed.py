@@ -1,7 +1,7 @@
 """What a session observed of collection and of each item's run, as plain data: the evidence a prune needs.
 
-:mod:`pytest_stages.hooks.observe` fills these from pytest's hooks; the inventory
-(``store.inventory``) and the reports read them without pytest.
+:mod:`pytest_stages.hooks.observe` fills these from pytest's hooks; the prune's rules
+(``store.prune``) and the reports read them without pytest.
 """
 
 from __future__ import annotations
@@ -50,20 +50,17 @@ class CollectionView:
 
 @dataclass
 class RunView:
-    """Collection plus what happened to each item, and why the view is incomplete (if it is)."""
+    """Collection plus what happened to each item (whether it covers the whole tree is ``store.prune.run_gaps``)."""
 
     collection: CollectionView
     roots: list[Path]
     outcomes: dict[str, str]
     finished: set[str]
-    incomplete: list[str]
 
 
 # Exit statuses of a run whose tests passed: pytest's OK and NO_TESTS_COLLECTED (a shard of a
 # split suite may get no item).
 PASSED_EXIT = (0, 5)
-# Exit statuses after which a run's outcomes still stand: those, and TESTS_FAILED.
-_JUDGED_EXIT = (*PASSED_EXIT, 1)
 # How bad an exit status is, merging shards: passed < nothing collected < tests failed < the rest.
 _EXIT_RANK = {0: 0, 5: 1, 1: 2}
 _OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
@@ -112,30 +109,4 @@ class RunFacts:
             **{**self.collection.__dict__, "ignored": [str(rootpath / p) for p in self.collection.ignored]}
         )
         roots = [(rootpath / root).resolve() for root in self.roots]
-        return RunView(collection, roots, dict(self.outcomes), set(self.finished), incomplete_reasons(self))
-
-
-def incomplete_reasons(facts: RunFacts, *, count_removed: bool = True) -> list[str]:
-    """Why ``facts`` do not cover the whole tree (empty when they do): the reasons a prune is refused.
-
-    ``count_removed=False`` leaves out the items that were deselected or removed: a shard of a
-    split run removes those on purpose, and the merge checks that another shard ran them.
-    """
-    view, reasons = facts.collection, []
-    if facts.collect_only:
-        reasons.append("--collect-only runs no test")
-    if view.errors:
-        reasons.append(f"{len(view.errors)} collection error(s) ({', '.join(view.errors[:3])})")
-    if view.removed and count_removed:
-        reasons.append(f"{len(view.removed)} collected item(s) were deselected or removed")
-    if facts.lost_workers:
-        reasons.append(f"xdist worker(s) {', '.join(facts.lost_workers)} went down without reporting")
-    finished = set(facts.finished)
-    unfinished = [nodeid for nodeid in view.items if nodeid not in finished]
-    if unfinished and not facts.collect_only:
-        reasons.append(f"{len(unfinished)} collected item(s) did not run to the end")
-    if facts.stopped_early:
-        reasons.append("the session stopped early")
-    if facts.exit_status not in _JUDGED_EXIT and not reasons:
-        reasons.append(f"the session ended with exit status {facts.exit_status}")
-    return reasons
+        return RunView(collection, roots, dict(self.outcomes), set(self.finished))

@@ -23,7 +23,8 @@ from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import StageSnapshot, StagesSession
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageResult
-from pytest_stages.store.storage import COMPILES_FOLDER, OUTSIDE_ROOTDIR, SnapshotFolder
+from pytest_stages.store.names import COMPILES_FOLDER, OUTSIDE_ROOTDIR
+from pytest_stages.store.storage import SnapshotFolder
 
 
 def make_snapshot(

@@ -17,7 +17,8 @@ from pytest_stages.hooks.registry import Registration, registrations
 from pytest_stages.hooks.stash import SESSION
 from pytest_stages.stage.adapters import argument_names
 from pytest_stages.stage.topology import TopologyUnavailable
-from pytest_stages.store.storage import REGISTERED_MODULE, SnapshotFolder
+from pytest_stages.store.names import REGISTERED_MODULE
+from pytest_stages.store.storage import SnapshotFolder
 
 COLLECTOR_NAME = "stages"
 

@@ -29,6 +29,7 @@ from pytest_stages.report.reporting import (
 from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.run.runner import StagesSession
 from pytest_stages.stage import compile_cache
+from pytest_stages.store.prune import Evidence, run_gaps
 
 # The user property that carries a call's record from the test's process to the controller.
 RECORD_PROPERTY = "pytest_stages"
@@ -115,29 +116,18 @@ class StagesReporter:
 
     def _inventory(self, facts: RunFacts, terminal: Any = None) -> list[str]:
         """Report (and with ``--stages-prune`` delete) unused files, when the run observed the whole tree."""
-        prune = self.session.options.prune
-        view = facts.view(self.session.rootpath)
-        if prune and facts.split is not None:
-            return [split_refusal(facts.split)]
-        if view.incomplete:
-            if not prune:
-                return []
-            return [
-                f"{PREFIX}--stages-prune refused: {'; '.join(view.incomplete)}; nothing was deleted. "
-                "Run the whole suite, without selecting or stopping early, with --stages-prune."
-            ]
         settings = self.session.settings
         configs = [c.name for c in settings.configs]
         tree = project_tree(self.session.rootpath, configs, self.session.options.configs or configs)
         return judge_snapshots(
             self.session.records,
-            view,
+            facts.view(self.session.rootpath),
             tree,
             self.session.store,
-            prune=prune,
+            Evidence(prune=self.session.options.prune, split=facts.split, incomplete=tuple(run_gaps(facts))),
             prefix=settings.snapshot_dir,
             announce=_announcer(terminal),
-        )
+        ).lines
 
 
 def _announcer(terminal: Any) -> Callable[[list[str]], None] | None:
@@ -152,13 +142,3 @@ def _announcer(terminal: Any) -> Callable[[list[str]], None] | None:
         terminal.flush()
 
     return announce
-
-
-def split_refusal(split: dict[str, int]) -> str:
-    """What a shard says to ``--stages-prune``: it judged its own items only; the merge of all shards may prune."""
-    return (
-        f"{PREFIX}--stages-prune refused: this run is group {split['group']} of {split['splits']} of a split "
-        f"suite (pytest-split --splits {split['splits']} --group {split['group']}) and judged only its own items; "
-        "nothing was deleted. Write each shard's report (--stages-report=shard-N.json) and prune from all of them: "
-        "`python -m pytest_stages merge --prune shard-*.json`."
-    )

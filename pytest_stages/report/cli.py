@@ -12,13 +12,13 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
 from pytest_stages.core.errors import PREFIX
-from pytest_stages.core.observed import PASSED_EXIT, CollectionView
+from pytest_stages.core.observed import PASSED_EXIT
 from pytest_stages.report import diff_driver
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
 from pytest_stages.report.reporting import (
@@ -30,15 +30,9 @@ from pytest_stages.report.reporting import (
     terminal_summary,
     write_report,
 )
-from pytest_stages.report.unused import judge_snapshots, project_tree
-from pytest_stages.store.storage import (
-    OUTSIDE_ROOTDIR,
-    REGISTERED_MODULE,
-    SnapshotError,
-    SnapshotStore,
-    file_digest,
-    snapshot_root,
-)
+from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
+from pytest_stages.store.prune import Disagreement, Evidence, IncompleteShards, module_file
+from pytest_stages.store.storage import SnapshotError, SnapshotStore, file_digest, snapshot_root
 
 # Exit statuses: every shard passed; a test or a snapshot check failed; bad input; the shards do not cover the suite.
 OK, FAILED, USAGE, INCOMPLETE = 0, 1, 2, 3
@@ -164,63 +158,45 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
             "Name a writable file."
         )
         return USAGE
-    disagreement = "" if merged.incomplete else _disagreement(merged.facts.collection, rootdir)
-    for line in _inventory(merged, prune, rootdir, writer, disagreement):
+    judgement = _inventory(merged, prune, rootdir, writer)
+    for line in judgement.lines:
         writer.write_line(line)
-    if merged.missing or (prune and (merged.incomplete or disagreement)):
+    if merged.missing or (prune and isinstance(judgement.refusal, IncompleteShards | Disagreement)):
         return INCOMPLETE
     return OK if merged.facts.exit_status in PASSED_EXIT else FAILED
 
 
-def _inventory(merged: Merged, prune: bool, rootdir: Path, writer: _Writer, disagreement: str) -> list[str]:
+def _inventory(merged: Merged, prune: bool, rootdir: Path, writer: _Writer) -> Judgement:
     """The unused-file report (and prune) of the shards together, or why there is none."""
-    if merged.incomplete:
-        verdict = "merge --prune refused" if prune else "no unused-file report"
-        tail = "nothing was deleted. " if prune else ""
-        return [
-            f"{PREFIX}{verdict}: {'; '.join(merged.incomplete)}; {tail}Merge the reports of every shard of a "
-            "run of the whole suite that collected and ran everything."
-        ]
-    if disagreement:
-        verdict = "merge --prune refused" if prune else "no unused-file report"
-        tail = "; nothing was deleted" if prune else ""
-        return [
-            f"{PREFIX}{verdict}: the shards' collection does not agree with the checkout in {rootdir} "
-            f"({disagreement}){tail}. Merge the reports of shards that ran this checkout, from its root (--rootdir)."
-        ]
     settings = merged.settings
     tree = project_tree(
         rootdir, settings["configs"], settings["selected"], called={r.folder for r in merged.report.records}
     )
     store = SnapshotStore(rootdir / settings["snapshot_dir"])
-    view = merged.facts.view(rootdir)
+    collection = merged.facts.collection
+    evidence = Evidence(
+        prune=prune,
+        shards_incomplete=tuple(merged.incomplete),
+        collected=collection,
+        checkout=_checkout_digests(collection.modules, rootdir),
+    )
     return judge_snapshots(
         merged.report.records,
-        view,
+        merged.facts.view(rootdir),
         tree,
         store,
-        prune=prune,
+        evidence,
         prefix=settings["snapshot_dir"],
         prune_hint=MERGE_PRUNE_HINT,
         announce=writer.announce,
     )
 
 
-def _disagreement(collection: CollectionView, rootdir: Path) -> str:
-    """How the modules the shards collected differ from the checkout's files ("" when every one agrees).
-
-    A module a shard collected in full must be in this checkout, with the same bytes: else a
-    report from another checkout (or project) would judge this one's folders by tests it never saw.
-    """
-    for module in sorted(collection.modules):
-        if module == REGISTERED_MODULE or module.startswith(f"{OUTSIDE_ROOTDIR}/"):
-            continue
-        path = rootdir / f"{module}.py"
-        if not path.is_file():
-            return f"{module}.py was collected but is not in this checkout"
-        recorded = collection.digests.get(module)
-        if recorded is None:
-            return f"the reports carry no digest of {module}.py (written by an older pytest-stages)"
-        if recorded != file_digest(path):
-            return f"{module}.py differs from the file the shards collected"
-    return ""
+def _checkout_digests(modules: Iterable[str], rootdir: Path) -> dict[str, str | None]:
+    """The SHA-256 of each module's file in the checkout at ``rootdir`` (None: no such file), for the digest check."""
+    digests: dict[str, str | None] = {}
+    for module in modules:
+        if (name := module_file(module)) is not None:
+            path = rootdir / name
+            digests[module] = file_digest(path) if path.is_file() else None
+    return digests

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.core.observed import OUTCOMES, CollectionView, RunFacts, incomplete_reasons, worse, worse_exit
+from pytest_stages.core.observed import OUTCOMES, CollectionView, RunFacts, worse, worse_exit
 from pytest_stages.report.reporting import REPORT_SCHEMA, STATUS_RANK, RunReport
+from pytest_stages.store.names import safe_path
+from pytest_stages.store.prune import Incomplete, merge_gaps
 from pytest_stages.store.schemas import ANY, NUMBER, mismatch
-from pytest_stages.store.storage import safe_path
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."
 
@@ -93,7 +94,7 @@ class Merged:
     report: RunReport
     facts: RunFacts
     settings: Mapping[str, Any]
-    incomplete: list[str]
+    incomplete: list[Incomplete]
     missing: list[str]
 
 
@@ -160,13 +161,7 @@ def merge_reports(shards: Sequence[Shard]) -> Merged:
     ordered = sorted(shards, key=lambda shard: shard.key)
     facts = union(shard.facts for shard in ordered)
     missing = missing_groups(ordered)
-    incomplete = [f"{shard.name}: {reason}" for shard in ordered for reason in _shard_reasons(shard)]
-    incomplete += [f"shard(s) {', '.join(missing)} missing"] if missing else []
-    if facts.collection.removed:
-        incomplete.append(
-            f"{len(facts.collection.removed)} collected item(s) ran in no shard ({facts.collection.removed[0]}, ...): "
-            "deselected, or their shard is missing"
-        )
+    incomplete = merge_gaps([(shard.name, shard.facts) for shard in ordered], missing, facts)
     first = ordered[0]
     configs = list(first.settings["configs"])
     selected = {name for shard in ordered for name in shard.settings["selected"]}
@@ -213,11 +208,6 @@ def _check_agree(shards: Sequence[Shard]) -> None:
             what = f"group {shard.key[1]} of the split" if shard.key[1] else f"the whole suite on configs {configs}"
             raise MergeError(f"{shard.name} and {seen[shard.key]} are both {what}: pass each shard's report once.")
         seen[shard.key] = shard.name
-
-
-def _shard_reasons(shard: Shard) -> list[str]:
-    """Why one shard did not judge its own items (a split shard removes the others' items on purpose)."""
-    return incomplete_reasons(shard.facts, count_removed=shard.facts.split is None)
 
 
 def missing_groups(shards: Sequence[Shard]) -> list[str]:

@@ -1,1 +1,1 @@
-"""Snapshot files on disk: safe paths, atomic writes through syrupy, the inventory of unused files."""
+"""Snapshot files on disk: safe paths, atomic writes through syrupy, the rules of a safe prune and its listing."""

@@ -11,7 +11,6 @@ import functools
 import hashlib
 import json
 import os
-import re
 import stat
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,54 +24,15 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
+from pytest_stages.store.names import META_FILE, safe_component, safe_path
+from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names, temporary_of
 from pytest_stages.store.schemas import invalid_snapshot
 
 FORMAT_VERSION = 1
-META_FILE = "_stages.json"
-# The key of a folder's metadata that lists the files pytest-stages wrote there (its manifest).
-MANIFEST_KEY = "files"
-# The folder of a stage_compiles block that stages on no config: ``<module>/<test>/_compiles/``.
-COMPILES_FOLDER = "_compiles"
-# The snapshot module of the registered functions: ``<snapshot_dir>/stages/<name>/<config>/``.
-REGISTERED_MODULE = "stages"
-# Where the snapshots of a test module outside the rootdir go: ``_outside_rootdir/<file name>/...``.
-OUTSIDE_ROOTDIR = "_outside_rootdir"
-MAX_COMPONENT = 96
-_SAFE = re.compile(r"[^A-Za-z0-9_.+=,@\[\]-]")
 
 
 class SnapshotError(StagesError):
     """A snapshot file that cannot be read or written; the message names it and the fix."""
-
-
-def own_name(name: str) -> bool:
-    """Whether ``name`` is one pytest-stages gives an artifact file: ``<safe name><artifact suffix>``.
-
-    ``f.cost.json`` and ``mlp-2.compiled.hlo.txt`` are; ``input.csv``, ``a b.cost.json`` and
-    ``.cost.json`` are not.
-    """
-    return any(
-        name.endswith(suffix) and (stem := name[: -len(suffix)]) != "" and safe_component(stem) == stem
-        for suffix in SUFFIXES.values()
-    )
-
-
-# A temporary file of :func:`write_atomically`: ``.<file name>.<mkstemp's 8 characters>.tmp``.
-_TEMPORARY = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
-
-
-def temporary_of(name: str) -> str | None:
-    """The file a temporary file of an interrupted write was to become.
-
-    ``.f.cost.json.ab12cd34.tmp`` -> ``f.cost.json``; ``f.cost.json`` -> None.
-    """
-    match = _TEMPORARY.fullmatch(name)
-    return match["name"] if match else None
-
-
-def is_meta(data: Any) -> bool:
-    """Whether parsed JSON is a folder's metadata as pytest-stages writes it (an object with an integer ``format``)."""
-    return isinstance(data, dict) and isinstance(data.get("format"), int) and not isinstance(data["format"], bool)
 
 
 def parse_meta(text: str) -> dict[str, Any] | None:
@@ -90,47 +50,6 @@ def read_meta_file(path: Path) -> dict[str, Any] | None:
         return parse_meta(path.read_text(encoding="utf-8")) if path.is_file() else None
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) -> set[str]:
-    """Which of a folder's file ``names`` pytest-stages can show it wrote, given the folder's metadata.
-
-    A folder is pytest-stages' when it holds metadata pytest-stages writes (``meta``). Its
-    files are the metadata and those its manifest lists (``"files"``); a folder whose metadata
-    has no manifest yet (written before there was one) owns the files of its own naming; a
-    ``_compiles`` folder, which had no metadata then, owns its ``.compiles.json`` files. A
-    temporary file of an interrupted write is owned with the file it was to become.
-    """
-    if meta is None:
-        owned = {n for n in names if n.endswith(SUFFIXES["compiles"]) and own_name(n)}
-        if folder != COMPILES_FOLDER or owned != {n for n in names if temporary_of(n) is None}:
-            owned = set()
-    else:
-        listed = meta.get(MANIFEST_KEY)
-        owned = {META_FILE}
-        if isinstance(listed, list):
-            owned |= {n for n in listed if isinstance(n, str) and own_name(n)} & names
-        else:
-            owned |= {n for n in names if own_name(n)}
-    return (owned & names) | {n for n in names if temporary_of(n) in owned}
-
-
-def safe_component(text: str) -> str:
-    """Map any text to one safe, stable path component.
-
-    Unsafe characters become ``_``; when anything had to change (or the name is
-    too long) a short hash of the original keeps distinct names distinct.
-    """
-    cleaned = _SAFE.sub("_", text).strip(".")
-    if cleaned == text and 0 < len(text) <= MAX_COMPONENT:
-        return text
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
-    return f"{cleaned[: MAX_COMPONENT - 11] or '_'}~{digest}"
-
-
-def safe_path(path: str) -> PurePosixPath:
-    """A relative posix path with every component made safe (``tests/test_a`` stays as it is)."""
-    return PurePosixPath(*[safe_component(part) for part in PurePosixPath(path).parts])
 
 
 @dataclass(frozen=True)

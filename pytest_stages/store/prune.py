@@ -1,0 +1,397 @@
+"""The evidence for a safe prune and the rules that judge it, in one place (pure: plain data in, verdicts out).
+
+Three rules decide what ``--stages-prune`` (and ``python -m pytest_stages merge --prune``) may delete
+(docs/safety.md states them for users):
+
+1. **Ownership** (:func:`owned_names`): which files of a folder pytest-stages wrote. The writer
+   keeps each folder's manifest by it and the listing of the snapshot tree sorts by it.
+2. **Judged folders** (:func:`take_inventory`): which folders a complete run observed, and what
+   in them is unused or a leftover of an interrupted write.
+3. **Refusals** (:func:`refusal`): every reason a prune is refused, as typed data, decided from
+   one :class:`Evidence` record that the reporter or the merge gathers; the report layer renders it.
+
+The I/O around these rules (``scandir``, reading ``_stages.json``, hashing a module, unlinking)
+lives in :mod:`~pytest_stages.store.inventory`, :mod:`~pytest_stages.store.storage` and the callers.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pytest_stages.analyse.artifacts import SUFFIXES
+from pytest_stages.core.observed import PASSED_EXIT, CollectionView, RunFacts, RunView
+from pytest_stages.store.names import COMPILES_FOLDER, META_FILE, OUTSIDE_ROOTDIR, REGISTERED_MODULE, safe_component
+
+# --- 1. ownership -------------------------------------------------------------------------------
+
+# The key of a folder's metadata that lists the files pytest-stages wrote there (its manifest).
+MANIFEST_KEY = "files"
+# A temporary file of an atomic write: ``.<file name>.<mkstemp's 8 characters>.tmp``.
+_TEMPORARY = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
+
+
+def own_name(name: str) -> bool:
+    """Whether ``name`` is one pytest-stages gives an artifact file: ``<safe name><artifact suffix>``.
+
+    ``f.cost.json`` and ``mlp-2.compiled.hlo.txt`` are; ``input.csv``, ``a b.cost.json`` and
+    ``.cost.json`` are not.
+    """
+    return any(
+        name.endswith(suffix) and (stem := name[: -len(suffix)]) != "" and safe_component(stem) == stem
+        for suffix in SUFFIXES.values()
+    )
+
+
+def temporary_of(name: str) -> str | None:
+    """The file a temporary file of an interrupted write was to become.
+
+    ``.f.cost.json.ab12cd34.tmp`` -> ``f.cost.json``; ``f.cost.json`` -> None.
+    """
+    match = _TEMPORARY.fullmatch(name)
+    return match["name"] if match else None
+
+
+def is_meta(data: Any) -> bool:
+    """Whether parsed JSON is a folder's metadata as pytest-stages writes it (an object with an integer ``format``)."""
+    return isinstance(data, dict) and isinstance(data.get("format"), int) and not isinstance(data["format"], bool)
+
+
+def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) -> set[str]:
+    """Which of a folder's file ``names`` pytest-stages can show it wrote, given the folder's metadata.
+
+    A folder is pytest-stages' when it holds metadata pytest-stages writes (``meta``). Its
+    files are the metadata and those its manifest lists (``"files"``); a folder whose metadata
+    has no manifest yet (written before there was one) owns the files of its own naming; a
+    ``_compiles`` folder, which had no metadata then, owns its ``.compiles.json`` files. A
+    temporary file of an interrupted write is owned with the file it was to become.
+    """
+    if meta is None:
+        owned = {n for n in names if n.endswith(SUFFIXES["compiles"]) and own_name(n)}
+        if folder != COMPILES_FOLDER or owned != {n for n in names if temporary_of(n) is None}:
+            owned = set()
+    else:
+        listed = meta.get(MANIFEST_KEY)
+        owned = {META_FILE}
+        if isinstance(listed, list):
+            owned |= {n for n in listed if isinstance(n, str) and own_name(n)} & names
+        else:
+            owned |= {n for n in names if own_name(n)}
+    return (owned & names) | {n for n in names if temporary_of(n) in owned}
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The snapshot tree as found: the files pytest-stages wrote, and everything it must leave alone.
+
+    ``own`` are the files :func:`owned_names` shows pytest-stages wrote; ``foreign`` every other
+    entry (a file it did not write, a symlink, a FIFO); ``empty`` the folders with nothing in
+    them (left by an interrupted prune); ``unreadable`` the folders it could not list. All paths
+    are relative to the root.
+    """
+
+    own: list[PurePosixPath] = field(default_factory=list)
+    foreign: list[PurePosixPath] = field(default_factory=list)
+    empty: list[PurePosixPath] = field(default_factory=list)
+    unreadable: list[PurePosixPath] = field(default_factory=list)
+
+
+# --- 2. judged folders --------------------------------------------------------------------------
+
+
+def module_file(module: str) -> str | None:
+    """The rootdir-relative file of a snapshot module (``tests/test_a`` -> ``tests/test_a.py``).
+
+    None for the registered functions' folder and for a module outside the rootdir: neither has
+    a module file here, so neither is ever judged as a deleted module nor checked against the checkout.
+    """
+    if module == REGISTERED_MODULE or module.startswith(f"{OUTSIDE_ROOTDIR}/"):
+        return None
+    return f"{module}.py"
+
+
+def used_files(calls: Iterable[tuple[str, str, Iterable[str]]]) -> set[PurePosixPath]:
+    """Files of ``(folder, name, artifacts)`` calls, with each folder's metadata file."""
+    used = set()
+    for folder, name, artifacts in calls:
+        used.add(PurePosixPath(folder, META_FILE))
+        for artifact in artifacts:
+            if artifact in SUFFIXES:
+                used.add(PurePosixPath(folder, f"{safe_component(name)}{SUFFIXES[artifact]}"))
+    return used
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """What a run found in the snapshot tree: files it observed unused, and temporary leftovers."""
+
+    unused: list[PurePosixPath] = field(default_factory=list)
+    leftovers: list[PurePosixPath] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The facts about the project a verdict needs besides the run: configs and which modules exist."""
+
+    rootpath: Path
+    configs: Collection[str]
+    selected: Collection[str]
+    module_exists: Callable[[str], bool]
+    # A merge's: the folders some shard's call record names. A folder its items own but no call
+    # names is kept there (a report that lost its calls must not make a folder look unused).
+    called: Collection[str] | None = None
+
+
+def take_inventory(files: Iterable[PurePosixPath], used: set[PurePosixPath], view: RunView, tree: Tree) -> Inventory:
+    """Sort pytest-stages' own snapshot files (:attr:`Listing.own`) of a complete run into unused and leftovers.
+
+    A folder ``<module>/<test>/<config>`` is judged by its owner:
+    - owned by collected items that all passed: its files that no call used are unused;
+      owned by an item that failed, errored or was skipped: kept (it judged nothing);
+    - of a config that exists but was not selected: kept;
+    - of a module collected in full but owned by no item (the test, or its use of the
+      config, was removed): every file is unused;
+    - of a module that exists but was not collected (``--ignore``, path arguments): kept;
+    - of a module that no longer exists: unused when collection covered its path.
+    Anything else (files outside that layout) is kept. Call it on complete views only.
+    """
+    owners: dict[str, list[str]] = {}
+    for nodeid, owned in view.collection.items.items():
+        if owned is not None:
+            owners.setdefault(owned, []).append(view.outcomes.get(nodeid, "failed"))
+    verdicts: dict[PurePosixPath, bool] = {}
+    unused, leftovers = [], []
+    for path in files:
+        if temporary_of(path.name) is not None:
+            leftovers.append(path)
+            continue
+        folder = path.parent
+        if folder not in verdicts:
+            verdicts[folder] = _folder_is_judged(folder, owners, view, tree)
+        if verdicts[folder] and path not in used:
+            unused.append(path)
+    return Inventory(unused, leftovers)
+
+
+def _folder_is_judged(folder: PurePosixPath, owners: dict[str, list[str]], view: RunView, tree: Tree) -> bool:
+    """True when the run observed enough of ``folder``'s owner to call its unused files unused."""
+    if len(folder.parts) < 3:
+        return False
+    key, config, module = folder.as_posix(), folder.parts[-1], PurePosixPath(*folder.parts[:-2]).as_posix()
+    if key in owners:
+        called = tree.called is None or key in tree.called
+        return called and all(outcome == "passed" for outcome in owners[key])
+    if config in tree.configs and config not in tree.selected:
+        return False
+    if module in view.collection.modules:
+        return True
+    if "~" in module or tree.module_exists(module):
+        return False
+    return _covered(tree.rootpath / f"{module}.py", view)
+
+
+def _covered(path: Path, view: RunView) -> bool:
+    """True when collection started at or above ``path`` and nothing on the way was ignored."""
+
+    def under(base: Path) -> bool:
+        return path == base or base in path.parents
+
+    return any(under(root) for root in view.roots) and not any(under(Path(p)) for p in view.collection.ignored)
+
+
+# --- 3. refusals --------------------------------------------------------------------------------
+
+# Exit statuses after which a run's outcomes still stand: a pass, no test collected, tests failed.
+JUDGED_EXIT = (*PASSED_EXIT, 1)
+
+
+class Gap(enum.Enum):
+    """What kept a run (or the shards of one) from observing the whole tree."""
+
+    COLLECT_ONLY = "collect-only"
+    COLLECTION_ERRORS = "collection errors"
+    REMOVED = "items deselected or removed"
+    LOST_WORKERS = "xdist workers lost"
+    UNFINISHED = "items that did not run to the end"
+    STOPPED_EARLY = "stopped early"
+    EXIT_STATUS = "exit status"
+    SHARDS_MISSING = "shards missing"
+    RAN_IN_NO_SHARD = "items that ran in no shard"
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """One reason a view does not cover the whole tree, with its facts.
+
+    ``count``: how many (collection errors, removed or unfinished items), or the exit status;
+    ``names``: the collection errors, the lost workers, the missing groups (``2/3``) or the items
+    that ran in no shard; ``shard``: the report of the shard it is about (a merge's).
+    """
+
+    gap: Gap
+    count: int = 0
+    names: tuple[str, ...] = ()
+    shard: str | None = None
+
+
+def run_gaps(facts: RunFacts, *, count_removed: bool = True) -> list[Incomplete]:
+    """Why ``facts`` do not cover the whole tree (empty when they do).
+
+    ``count_removed=False`` leaves out the items that were deselected or removed: a shard of a
+    split run removes those on purpose, and the merge checks that another shard ran them.
+    """
+    view, gaps = facts.collection, []
+    if facts.collect_only:
+        gaps.append(Incomplete(Gap.COLLECT_ONLY))
+    if view.errors:
+        gaps.append(Incomplete(Gap.COLLECTION_ERRORS, len(view.errors), tuple(view.errors)))
+    if view.removed and count_removed:
+        gaps.append(Incomplete(Gap.REMOVED, len(view.removed)))
+    if facts.lost_workers:
+        gaps.append(Incomplete(Gap.LOST_WORKERS, len(facts.lost_workers), tuple(facts.lost_workers)))
+    finished = set(facts.finished)
+    unfinished = [nodeid for nodeid in view.items if nodeid not in finished]
+    if unfinished and not facts.collect_only:
+        gaps.append(Incomplete(Gap.UNFINISHED, len(unfinished)))
+    if facts.stopped_early:
+        gaps.append(Incomplete(Gap.STOPPED_EARLY))
+    if facts.exit_status not in JUDGED_EXIT and not gaps:
+        gaps.append(Incomplete(Gap.EXIT_STATUS, facts.exit_status))
+    return gaps
+
+
+def merge_gaps(shards: Sequence[tuple[str, RunFacts]], missing: Sequence[str], union: RunFacts) -> list[Incomplete]:
+    """Why merged shards do not cover the whole tree: each shard's own gaps, missing groups, items no shard ran.
+
+    ``shards`` are ``(report name, facts)``; a split shard's removed items are left to the
+    others. ``missing`` are the groups no report stands for; ``union`` the facts of all together.
+    """
+    gaps = [
+        replace(gap, shard=name) for name, facts in shards for gap in run_gaps(facts, count_removed=facts.split is None)
+    ]
+    if missing:
+        gaps.append(Incomplete(Gap.SHARDS_MISSING, len(missing), tuple(missing)))
+    if union.collection.removed:
+        removed = union.collection.removed
+        gaps.append(Incomplete(Gap.RAN_IN_NO_SHARD, len(removed), tuple(removed)))
+    return gaps
+
+
+@dataclass(frozen=True)
+class SplitShard:
+    """The run is group ``group`` of ``splits`` of a split suite: it judged its own items only."""
+
+    splits: int
+    group: int
+
+
+@dataclass(frozen=True)
+class IncompleteRun:
+    """The run did not observe the whole tree; ``reasons`` say why (:func:`run_gaps`)."""
+
+    reasons: tuple[Incomplete, ...]
+
+
+@dataclass(frozen=True)
+class IncompleteShards:
+    """The merged shards together did not observe the whole tree; ``reasons`` say why (:func:`merge_gaps`)."""
+
+    reasons: tuple[Incomplete, ...]
+
+
+class Mismatch(enum.Enum):
+    """How a module the shards collected differs from the checkout the merge runs in."""
+
+    ABSENT = "not in the checkout"
+    NO_DIGEST = "no digest in the reports"
+    DIFFERS = "different bytes"
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """The first module (in sorted order) the shards collected that the checkout does not hold as they saw it."""
+
+    module: str
+    mismatch: Mismatch
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Folders of the snapshot tree that could not be listed."""
+
+    folders: tuple[PurePosixPath, ...]
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """Entries of the snapshot tree pytest-stages did not write: it is not a snapshot folder of its own."""
+
+    files: tuple[PurePosixPath, ...]
+
+
+Refusal = SplitShard | IncompleteRun | IncompleteShards | Disagreement | Unreadable | Foreign
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything a verdict on the snapshot tree rests on, as gathered by one run's reporter or by the merge.
+
+    ``prune``: a prune was asked for. A run's: ``split`` (``{"splits": 3, "group": 2}`` when it is
+    a shard of a split suite) and ``incomplete`` (:func:`run_gaps`). A merge's:
+    ``shards_incomplete`` (:func:`merge_gaps`), ``collected`` (their collection, with
+    each module's digest) and ``checkout`` (each collected module's digest in the checkout; None:
+    no such file). ``listing``: the snapshot tree as found (None until it is listed).
+    """
+
+    prune: bool
+    split: Mapping[str, int] | None = None
+    incomplete: tuple[Incomplete, ...] = ()
+    shards_incomplete: tuple[Incomplete, ...] = ()
+    collected: CollectionView | None = None
+    checkout: Mapping[str, str | None] = field(default_factory=dict)
+    listing: Listing | None = None
+
+
+def refusal(evidence: Evidence) -> Refusal | None:
+    """The first reason, in order, that the tree may not be judged (or, pruning, not pruned); None when it may.
+
+    What the run observed comes first: a split shard (pruning only), an incomplete run, incomplete
+    shards, a collection that disagrees with the checkout; each withholds the unused-file report
+    too. Then, pruning, the snapshot tree itself: folders it cannot list, then entries it did not
+    write. The listing is gathered only when nothing before it refuses, so that a refused run
+    lists nothing.
+    """
+    prune, split, listing = evidence.prune, evidence.split, evidence.listing
+    listed = listing if prune and listing is not None else Listing()
+    in_order: list[Refusal | None] = [
+        SplitShard(split["splits"], split["group"]) if prune and split is not None else None,
+        IncompleteRun(evidence.incomplete) if evidence.incomplete else None,
+        IncompleteShards(evidence.shards_incomplete) if evidence.shards_incomplete else None,
+        _disagreement(evidence.collected, evidence.checkout) if evidence.collected is not None else None,
+        Unreadable(tuple(listed.unreadable)) if listed.unreadable else None,
+        Foreign(tuple(listed.foreign)) if listed.foreign else None,
+    ]
+    return next((reason for reason in in_order if reason is not None), None)
+
+
+def _disagreement(collected: CollectionView, checkout: Mapping[str, str | None]) -> Disagreement | None:
+    """The first collected module whose file the checkout lacks or holds with other bytes (None: all agree).
+
+    A module a shard collected in full must be in the checkout with the same bytes: else a report
+    from another checkout (or project) would judge this one's folders by tests it never saw.
+    """
+    for module in sorted(collected.modules):
+        if module_file(module) is None:
+            continue
+        on_disk, recorded = checkout.get(module), collected.digests.get(module)
+        if on_disk is None:
+            return Disagreement(module, Mismatch.ABSENT)
+        if recorded is None:
+            return Disagreement(module, Mismatch.NO_DIGEST)
+        if recorded != on_disk:
+            return Disagreement(module, Mismatch.DIFFERS)
+    return None
