@@ -114,6 +114,21 @@ def test_a_file_of_the_plugins_naming_that_its_manifest_does_not_list_is_not_the
     assert set(project.snapshots()) == {*files, "test_model/test_f/cpu1/stray.cost.json"}, "nothing was deleted"
 
 
+def test_snapshots_of_hashed_names_are_the_plugins_and_prune(project):
+    """A lambda's snapshots (``<lambda>`` is stored as ``_lambda_~<hash>``) are listed unused and pruned like any."""
+    lambda_test = SIMPLE_TEST.replace("stage_snapshot(f, x, w)", "stage_snapshot(lambda x, w: f(x, w), x, w)")
+    project.write("test_model.py", lambda_test)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    stored = [name for name in project.snapshots() if "_lambda_~" in name]
+    assert len(stored) == 8, stored
+    project.run("--stages-prune").stdout.no_fnmatch_line("*refused*")
+    project.write("test_model.py", SIMPLE_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    result = project.run("--stages-prune")
+    result.stdout.fnmatch_lines(["pytest-stages: pruning 8 file(s):"])
+    assert not [name for name in project.snapshots() if "_lambda_~" in name]
+
+
 def test_legacy_folders_without_a_manifest_are_pruned_by_naming_and_get_one_on_update(project):
     files = recorded(project)
     meta_path = project.path / FOLDER / "_stages.json"

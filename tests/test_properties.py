@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
 from pytest_stages.ir.textdiff import edit_script
-from pytest_stages.store.names import MAX_COMPONENT, safe_component
+from pytest_stages.store.names import MAX_COMPONENT, is_safe_component, safe_component
 
 HLO_PIECES = st.sampled_from(
     [
@@ -37,6 +37,7 @@ def test_safe_component_is_a_single_safe_stable_component(name):
     assert safe == safe_component(name)
     assert safe and safe not in (".", "..") and "/" not in safe and "\x00" not in safe
     assert safe.isascii() and len(safe) <= MAX_COMPONENT
+    assert is_safe_component(safe), "the prune knows every name the writer gives as its own"
 
 
 @given(st.text(), st.text())

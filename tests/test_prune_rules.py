@@ -52,6 +52,9 @@ TMP = ".f.cost.json.ab12cd34.tmp"
     [
         ("f.cost.json", True),
         ("mlp-2.compiled.hlo.txt", True),
+        ("_lambda_~a15349b880.jaxpr.txt", True),  # a lambda's: safe_component hashes "<lambda>"
+        ("f~a15349b880x.jaxpr.txt", False),
+        (".f~a15349b880.jaxpr.txt", False),
         ("f.compiles.json", True),
         ("input.csv", False),
         ("a b.cost.json", False),

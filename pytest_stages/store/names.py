@@ -19,7 +19,11 @@ REGISTERED_MODULE = "stages"
 # Where the snapshots of a test module outside the rootdir go: ``_outside_rootdir/<file name>/...``.
 OUTSIDE_ROOTDIR = "_outside_rootdir"
 MAX_COMPONENT = 96
-_SAFE = re.compile(r"[^A-Za-z0-9_.+=,@\[\]-]")
+_SAFE_CHARACTERS = r"A-Za-z0-9_.+=,@\[\]-"
+_SAFE = re.compile(f"[^{_SAFE_CHARACTERS}]")
+# A name safe_component had to change: its cleaned start (no leading dot), "~" and 10 hex digits
+# of the original's hash, ``_lambda_~a15349b880`` for ``<lambda>``.
+_HASHED = re.compile(rf"(?!\.)[{_SAFE_CHARACTERS}]{{1,{MAX_COMPONENT - 11}}}~[0-9a-f]{{10}}")
 
 
 def safe_component(text: str) -> str:
@@ -33,6 +37,14 @@ def safe_component(text: str) -> str:
         return text
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return f"{cleaned[: MAX_COMPONENT - 11] or '_'}~{digest}"
+
+
+def is_safe_component(text: str) -> bool:
+    """Whether ``text`` is a name :func:`safe_component` gives.
+
+    ``f``, ``mlp-2`` and ``_lambda_~a15349b880`` are; ``a b``, ``.f`` and ``f~x`` are not.
+    """
+    return safe_component(text) == text or _HASHED.fullmatch(text) is not None
 
 
 def safe_path(path: str) -> PurePosixPath:

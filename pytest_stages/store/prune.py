@@ -25,7 +25,14 @@ from typing import Any
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.core.observed import PASSED_EXIT, CollectionView, RunFacts, RunView
-from pytest_stages.store.names import COMPILES_FOLDER, META_FILE, OUTSIDE_ROOTDIR, REGISTERED_MODULE, safe_component
+from pytest_stages.store.names import (
+    COMPILES_FOLDER,
+    META_FILE,
+    OUTSIDE_ROOTDIR,
+    REGISTERED_MODULE,
+    is_safe_component,
+    safe_component,
+)
 
 # --- 1. ownership -------------------------------------------------------------------------------
 
@@ -38,13 +45,10 @@ _TEMPORARY = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
 def own_name(name: str) -> bool:
     """Whether ``name`` is one pytest-stages gives an artifact file: ``<safe name><artifact suffix>``.
 
-    ``f.cost.json`` and ``mlp-2.compiled.hlo.txt`` are; ``input.csv``, ``a b.cost.json`` and
-    ``.cost.json`` are not.
+    ``f.cost.json``, ``mlp-2.compiled.hlo.txt`` and ``_lambda_~a15349b880.jaxpr.txt`` (a lambda's) are;
+    ``input.csv``, ``a b.cost.json`` and ``.cost.json`` are not.
     """
-    return any(
-        name.endswith(suffix) and (stem := name[: -len(suffix)]) != "" and safe_component(stem) == stem
-        for suffix in SUFFIXES.values()
-    )
+    return any(name.endswith(suffix) and is_safe_component(name[: -len(suffix)]) for suffix in SUFFIXES.values())
 
 
 def temporary_of(name: str) -> str | None:
