@@ -174,14 +174,15 @@ def count_work(planned: dict[str, tuple[list[str], Path]], repeat: int) -> None:
     for name in WARM_RUNS:  # the warm folder's recording run filled its cache natively
         shutil.rmtree(counted[name][1] / "jaxcache", ignore_errors=True)
     instructions({name: counted[name] for name in WARM_RUNS})  # fills the caches under valgrind
-    ratios: dict[str, list[float]] = {name: [] for name in ("cold", *WARM_RUNS)}
+    pairs = [(name, base) for name, base, _ in RATIOS if name in counted and base in counted]
+    ratios: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
     for _ in range(repeat):
         counts = instructions(counted)
         print("  instructions: " + ", ".join(f"{name} {count / 1e9:.3f} G" for name, count in counts.items()))
-        for name, values in ratios.items():
-            values.append(counts[name] / counts["plain"])
-    for name, values in ratios.items():
-        print(f"  {name} / plain in instructions: " + ", ".join(f"{value:.4f}x" for value in values))
+        for (name, base), values in ratios.items():
+            values.append(counts[name] / counts[base])
+    for (name, base), values in ratios.items():
+        print(f"  {name} / {base} in instructions: " + ", ".join(f"{value:.4f}x" for value in values))
 
 
 def main() -> None:

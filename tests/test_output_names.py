@@ -96,7 +96,7 @@ def test_an_nnx_state_that_changed_shape_keeps_the_paths_of_jaxs_output_tree():
 @nnx.jit(static_argnums=0)
 def scales_first(scale, first, second):
     """A static argument: flax's state has a place for it, JAX's inputs do not."""
-    first.l1.kernel.value = first.l1.kernel.value * scale
+    first.l1.kernel[...] = first.l1.kernel[...] * scale
     return second.l1(jnp.ones(4)).sum()
 
 
