@@ -100,6 +100,14 @@ def scales_first(scale, first, second):
     return second.l1(jnp.ones(4)).sum()
 
 
+def test_nnx_inputs_after_a_static_argument_keep_their_own_names():
+    args = (2.0, Growing(nnx.Rngs(0)), Growing(nnx.Rngs(1)))
+    adapter = adapt(scales_first, args, {}, static_scalars=False)
+    lowered = adapter.lower(adapter.trace(), None)
+    names = [name for name, _ in adapter.named_leaves(lowered.args_info)]
+    assert names == ["first.l1.bias", "first.l1.kernel", "second.l1.bias", "second.l1.kernel"]
+
+
 def test_nnx_state_is_not_mirrored_onto_the_inputs_of_another_argument():
     names = output_names(scales_first, 2.0, Growing(nnx.Rngs(0)), Growing(nnx.Rngs(1)))
     state = [f"output[0][{arg}].states[0][{index}]" for arg in (1, 2) for index in range(2)]

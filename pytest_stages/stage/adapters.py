@@ -161,8 +161,23 @@ def _nnx_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Named
         return _path_leaves(name, value)
 
     names = argument_names(getattr(fn, "fun", fn), len(args))
-    named = [leaf for position, arg in enumerate(args) for leaf in leaves(names[position], arg)]
+    static = _nnx_static(fn, len(args))
+    named = [
+        leaf for position, arg in enumerate(args) if position not in static for leaf in leaves(names[position], arg)
+    ]
     return named + [leaf for key in sorted(kwargs) for leaf in leaves(key, kwargs[key])]
+
+
+def _nnx_static(fn: Any, count: int) -> set[int]:
+    """Positions of an ``nnx.jit``'s static arguments: they are no inputs of JAX's, so they name no leaf.
+
+    flax keeps ``static_argnums`` as given (an int, a sequence of them, or None), but not
+    ``static_argnames``: a static keyword argument adds leaves JAX does not have, and the count
+    check of :meth:`Adapter.named_leaves` then names the inputs by JAX's paths instead.
+    """
+    numbers = getattr(fn, "static_argnums", None)
+    numbers = (numbers,) if isinstance(numbers, int) else tuple(numbers or ())
+    return {n % count for n in numbers if isinstance(n, int) and -count <= n < count}
 
 
 def _nnx_outputs(
