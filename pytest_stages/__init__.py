@@ -7,26 +7,59 @@ analyses with snapshots under ``snapshots/``. Tests that use syrupy's own
 :mod:`pytest_stages.store.extensions` (``StableHLOExtension``, ``extension_for("cost")``, ...).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.registry import register
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageError, StageResult
-from pytest_stages.store.extensions import (
-    EXTENSIONS,
-    ArtifactExtension,
-    CompiledHLOExtension,
-    CompilesExtension,
-    CostExtension,
-    HLOExtension,
-    JaxprExtension,
-    LayoutExtension,
-    MemoryExtension,
-    OpsExtension,
-    ShardingExtension,
-    StableHLOExtension,
-    extension_for,
+
+if TYPE_CHECKING:
+    from pytest_stages.store.extensions import (
+        EXTENSIONS,
+        ArtifactExtension,
+        CompiledHLOExtension,
+        CompilesExtension,
+        CostExtension,
+        HLOExtension,
+        JaxprExtension,
+        LayoutExtension,
+        MemoryExtension,
+        OpsExtension,
+        ShardingExtension,
+        StableHLOExtension,
+        extension_for,
+    )
+
+# The syrupy extensions are imported on first use: a session that only stages never needs them
+# (the plugin's entry point imports this package first).
+_EXTENSION_NAMES = frozenset(
+    {
+        "EXTENSIONS",
+        "ArtifactExtension",
+        "CompiledHLOExtension",
+        "CompilesExtension",
+        "CostExtension",
+        "HLOExtension",
+        "JaxprExtension",
+        "LayoutExtension",
+        "MemoryExtension",
+        "OpsExtension",
+        "ShardingExtension",
+        "StableHLOExtension",
+        "extension_for",
+    }
 )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXTENSION_NAMES:
+        from pytest_stages.store import extensions
+
+        return getattr(extensions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # One syrupy extension per artifact, as in pytest_stages.store.extensions.__all__.
 __all__ = [

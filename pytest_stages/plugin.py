@@ -30,7 +30,6 @@ from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
 from pytest_stages.hooks.stash import COMPILES, OBSERVER, SESSION, SNAPSHOT
 from pytest_stages.report import reporting
-from pytest_stages.report.baseline import read_baseline
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
 from pytest_stages.stage import compile_cache
 from pytest_stages.stage.compiles import CompileLog
@@ -184,7 +183,7 @@ def pytest_configure(config: pytest.Config) -> None:
             for pattern, raw in settings.budgets.items()
         }
         baseline = config.getoption("stages_baseline")
-        calls = read_baseline(Path(baseline)) if baseline is not None else []
+        calls = _baseline(Path(baseline)) if baseline is not None else []
     except StagesError as exc:
         raise assembly.as_pytest(exc, configuring=True) from None
     for path in found.unread:
@@ -248,6 +247,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     changes = config.stash.get(CHANGES, None)
     if changes is not None:
         changes.restore()
+
+
+def _baseline(path: Path) -> list[dict[str, Any]]:
+    """The calls of ``--stages-baseline``'s report (its reader is loaded only when the option is given)."""
+    from pytest_stages.report.baseline import read_baseline
+
+    return read_baseline(path)
 
 
 def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Options:

@@ -13,7 +13,8 @@ from pytest_stages.analyse.analyses import ops
 from pytest_stages.check.collectives import op_change_summary
 from pytest_stages.check.compare import compare_pair
 from pytest_stages.check.drift import compare_text, hlo_structure_summary, op_counts
-from pytest_stages.check.figures import compare_metrics, informational, metric_tolerance
+from pytest_stages.check.figure_text import informational
+from pytest_stages.check.figures import compare_metrics, metric_tolerance
 from pytest_stages.check.message import details
 from pytest_stages.check.ops import compare_ops
 from pytest_stages.check.pair import Compared, Pair

@@ -19,6 +19,11 @@ LOWERED = "lowered "
 PERCENT_FLOOR = 0.0005
 
 
+def informational(metric: str) -> bool:
+    """Figures recorded but never judged: pre-optimization (lowered) cost, utilization, estimates."""
+    return metric.startswith(LOWERED) or metric.startswith(("utilization", "optimal_seconds"))
+
+
 def per_operand(metric: str) -> bool:
     """Whether ``metric`` is one of XLA's per-operand byte figures (lowered or compiled)."""
     return _OPERAND_KEY.match(metric.removeprefix(LOWERED)) is not None

@@ -12,7 +12,7 @@ from typing import Any
 
 from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.check.changed_paths import deep_diff, levels, show
-from pytest_stages.check.figure_text import LOWERED, figure_change, figure_values, metric_label
+from pytest_stages.check.figure_text import LOWERED, figure_change, figure_values, informational, metric_label
 from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.config import OPERAND_PART
 from pytest_stages.core.records import Change, Finding
@@ -99,11 +99,6 @@ def compiled(metrics: Mapping[str, Any]) -> bool:
     """Whether a cost artifact holds compiled figures (else its lowered ones are the judged ones)."""
     figures = metrics.get("compiled")
     return not isinstance(figures, Mapping) or not figures.get("unavailable")
-
-
-def informational(metric: str) -> bool:
-    """Figures recorded but never judged: pre-optimization (lowered) cost, utilization, estimates."""
-    return metric.startswith(LOWERED) or metric.startswith(("utilization", "optimal_seconds"))
 
 
 def flatten_metrics(data: Mapping[str, Any]) -> dict[str, Any]:

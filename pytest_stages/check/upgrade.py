@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_stages.analyse.artifacts import ARTIFACTS
-from pytest_stages.check.figures import informational
+from pytest_stages.check.figure_text import informational
 from pytest_stages.core.units import format_number, relative_change
 
 FRONTEND_ARTIFACTS = tuple(a.name for a in ARTIFACTS if a.frontend)

@@ -11,13 +11,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
-from pytest_stages.check.drift import summary_lines
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, relative_change
-from pytest_stages.report import html_report
 from pytest_stages.run.runner import StagesSession
 from pytest_stages.store.storage import write_atomically
 
@@ -257,6 +255,8 @@ def markdown(report: RunReport) -> str:
         lines.append("| " + " | ".join(_md_text(cell).replace("|", "\\|") for cell in row) + " |")
     failing = [(r, f) for r in report.records for f in r.findings if f.failing]
     if failing:
+        from pytest_stages.check.drift import summary_lines  # loaded only where a finding is rendered
+
         lines += ["", "### Findings", ""]
         left_out, size = 0, sum(map(len, lines))
         for record, finding in failing:
@@ -346,6 +346,8 @@ def write_report(path: Path, report: RunReport) -> None:
     if path.suffix == ".json":
         text = report_json(report)
     elif path.suffix == ".html":
+        from pytest_stages.report import html_report
+
         text = html_report.page(report_data(report), table_rows(report.records), report.baseline)
     else:
         text = markdown(report)

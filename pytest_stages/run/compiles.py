@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from pytest_stages.analyse.artifacts import BUDGET
 from pytest_stages.check import compile_counts
 from pytest_stages.check.budgets import COMPILES_METRIC
-from pytest_stages.check.compare import no_snapshot
-from pytest_stages.check.message import Call, call_message
+from pytest_stages.check.decide import Verdict
 from pytest_stages.config import ConfigError
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
@@ -84,6 +84,8 @@ class StageCompiles:
         self.records.append(record)
         expected = session.store.read(path)
         if expected is None:
+            from pytest_stages.check.compare import no_snapshot  # as the runner: loaded only for a difference
+
             findings = [no_snapshot(ARTIFACT)]
         else:
             findings = compile_counts.compare_counts(_parsed(expected, path, self.nodeid), data, explanations)
@@ -97,18 +99,15 @@ class StageCompiles:
         # Only a change the comparison saw is written: the same signatures in another order are none.
         if expected is None or findings:
             self.pending.append(PendingWrite(path, to_json(data), record))
-        call = Call(
-            name, self.folder.config, f"{session.settings.snapshot_dir}/{self.folder.relative}/", {ARTIFACT: path.name}
-        )
-        conclude(
-            record,
-            self.pending,
-            policy,
-            "",
-            lambda verdict: call_message(
-                call, verdict, notes=[], diff_lines=session.settings.diff_lines, full=session.options.verbosity >= 2
-            ),
-        )
+        conclude(record, self.pending, policy, "", lambda verdict: self._failure(name, path, verdict))
+
+    def _failure(self, name: str, path: Path, verdict: Verdict) -> str:
+        """The failure message of a block whose verdict failed."""
+        from pytest_stages.check.message import Call, call_message
+
+        settings, full = self.session.settings, self.session.options.verbosity >= 2
+        call = Call(name, self.folder.config, f"{settings.snapshot_dir}/{self.folder.relative}/", {ARTIFACT: path.name})
+        return call_message(call, verdict, notes=[], diff_lines=settings.diff_lines, full=full)
 
     def flush(self) -> None:
         """Write pending snapshots (update mode, after the test passed), noting each in its record."""

@@ -6,6 +6,10 @@ pure; :class:`StageSnapshot` reads the snapshots, runs the steps in order and ke
 files to write until the test has passed. The pytest hook layer (``plugin.py``,
 ``assembly.py``) creates a :class:`StagesSession` per run and a :class:`StageSnapshot`
 per test; this module holds no pytest hooks.
+
+What only a difference or a failure needs (the comparison families, the alignment of
+renamed texts, the failure message) is imported where it is used: a run whose calls all
+match their snapshots never loads it (about 10 ms of start-up; benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -14,24 +18,17 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import upgrade
-from pytest_stages.check.compare import compare_pair, no_snapshot
 from pytest_stages.check.decide import Policy, Verdict, decide, judged
-from pytest_stages.check.message import Call, call_message
-from pytest_stages.check.pair import Compared, Pair
-from pytest_stages.check.signature import signature_change
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Kind, Status
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.ir.rename import keep_names
-from pytest_stages.ir.sources import describe_all
 from pytest_stages.stage import plan
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.compiles import CompileEvents
@@ -44,6 +41,9 @@ from pytest_stages.store.storage import (
     SnapshotFolder,
     SnapshotStore,
 )
+
+if TYPE_CHECKING:
+    from pytest_stages.check.pair import Compared
 
 
 class StagesFailure(StagesError):
@@ -221,15 +221,19 @@ def conclude(
 def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result: StageResult, context: Context) -> None:
     """One artifact's status, findings and deltas; whether its file must be written."""
     expected = snapshot.text
+    if expected is not None and _unchanged(name, expected, result):
+        out.status[name] = Status.OK
+        return
+    from pytest_stages.check.compare import no_snapshot
+    from pytest_stages.check.signature import signature_change
+    from pytest_stages.ir.alpha import equivalent
+
     if expected is None:
         out.status[name] = Status.NEW
         out.findings.append(no_snapshot(name))
         out.changed.append(name)
         return
-    if _same_analysis(name, expected, result):
-        out.status[name] = Status.OK
-        return
-    actual = result.serialized()[name]
+    actual = result.serialized(name)
     found = _compare_artifact(name, snapshot, actual, result, context)
     out.findings += found.findings
     out.deltas.update(found.deltas)
@@ -242,15 +246,15 @@ def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result:
         out.signature = signature_change(list(placed.get("inputs", {})), expected, actual)
 
 
-def _same_analysis(name: str, expected: str, result: StageResult) -> bool:
-    """Whether a JSON snapshot parses to exactly the analysis just built.
+def _unchanged(name: str, expected: str, result: StageResult) -> bool:
+    """Whether a snapshot holds exactly what was just built: the same text, or JSON of the same data.
 
-    Then it is unchanged, and the analysis need not be printed as JSON to compare (the indented
-    printing runs in pure Python). A snapshot that holds the same data printed otherwise (by
+    Then there is nothing to compare, and an analysis need not be printed as JSON (the indented
+    printing runs in pure Python). A JSON snapshot that holds the same data printed otherwise (by
     hand) is unchanged too, and an update leaves it as it is.
     """
     if BY_NAME[name].is_text:
-        return False
+        return expected == result.texts[name]
     try:
         return bool(json.loads(expected) == result.analyses[name])
     except ValueError:
@@ -259,6 +263,10 @@ def _same_analysis(name: str, expected: str, result: StageResult) -> bool:
 
 def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageResult, context: Context) -> Compared:
     """One artifact against its snapshot, with the comparison family the artifact table names."""
+    from pytest_stages.check.compare import compare_pair
+    from pytest_stages.check.pair import Compared, Pair
+    from pytest_stages.ir.sources import describe_all
+
     expected = snapshot.text or ""
     if BY_NAME[name].is_text:
         return compare_pair(
@@ -481,10 +489,13 @@ class StageSnapshot:
         A changed stage text keeps the names of its ``old`` snapshot wherever the alignment maps them.
         """
         if compared.changed:
-            texts = result.serialized()
+            from pytest_stages.ir.rename import keep_names
+
             self.pending += [
                 PendingWrite(
-                    self.folder.artifact(result.name, n), keep_names(BY_NAME[n].dialect, old.get(n), texts[n]), record
+                    self.folder.artifact(result.name, n),
+                    keep_names(BY_NAME[n].dialect, old.get(n), result.serialized(n)),
+                    record,
                 )
                 for n in compared.changed
             ]
@@ -500,6 +511,8 @@ class StageSnapshot:
         change: environment_.EnvironmentChange,
     ) -> str:
         """The failure message of a call whose verdict failed: environment, versions and inputs, then the findings."""
+        from pytest_stages.check.message import Call, call_message
+
         settings = self.session.settings
         notes = [f"environment: {change.headline()}"] if change.shown else []
         notes += [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []

@@ -110,6 +110,7 @@ class StageResult:
     # Wall seconds of each step ("trace", "lower", "compile"; a compile read from the persistent
     # cache is the time to read it). Reported, never snapshotted: wall time must not drift a file.
     seconds: dict[str, float] = field(default_factory=dict)
+    _printed: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def cost(self) -> dict[str, float]:
@@ -188,17 +189,17 @@ class StageResult:
         """The artifacts built for this call: its stage texts, then its analyses."""
         return [*self.texts, *self.analyses]
 
-    def serialized(self) -> dict[str, str]:
-        """Every built artifact as the exact text its snapshot file holds."""
-        return {**self.texts, **self._analyses_json}
+    def serialized(self, name: str) -> str:
+        """One built artifact as the exact text its snapshot file holds.
 
-    @functools.cached_property
-    def _analyses_json(self) -> dict[str, str]:
-        """The analyses printed as JSON, once: a call asks for :meth:`serialized` up to three times.
-
-        Read after staging only (``analyses`` is complete when :func:`stage` returns).
+        An analysis is printed as JSON only when asked, and once (the indented printing runs in
+        pure Python; a passing call compares its analyses as data and never prints them).
         """
-        return {name: to_json(data) for name, data in self.analyses.items()}
+        if name in self.texts:
+            return self.texts[name]
+        if name not in self._printed:
+            self._printed[name] = to_json(self.analyses[name])
+        return self._printed[name]
 
 
 def stage(
