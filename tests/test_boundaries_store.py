@@ -123,6 +123,15 @@ def test_reading_a_folders_files_at_once_refuses_what_reading_each_refuses(tmp_p
         store.read_all({"cost": root / "u/f.cost.json"})
 
 
+def test_a_snapshot_checked_out_with_windows_line_endings_reads_as_written(tmp_path):
+    """Read as syrupy reads text (universal newlines): a checkout with CRLF endings compares unchanged."""
+    store = SnapshotStore(tmp_path)
+    (tmp_path / "f.jaxpr.txt").write_bytes(b"{ lambda ; a:f32[3]. let\r\n    b = sin a\r\n  in (b,) }\r\n")
+    (tmp_path / "g.jaxpr.txt").write_bytes(b"old\rmac\n")
+    texts = store.read_all({"f": tmp_path / "f.jaxpr.txt", "g": tmp_path / "g.jaxpr.txt"})
+    assert texts == {"f": "{ lambda ; a:f32[3]. let\n    b = sin a\n  in (b,) }\n", "g": "old\nmac\n"}
+
+
 def test_unreadable_snapshots_name_the_file_and_the_fix(tmp_path):
     store = SnapshotStore(tmp_path)
     (tmp_path / "bad.txt").write_bytes(b"\xff\xfe not utf-8")

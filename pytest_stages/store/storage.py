@@ -147,7 +147,7 @@ class SnapshotStore:
 
     def read(self, path: Path) -> str | None:
         """The file's text, or None if it does not exist."""
-        self._check_inside(path)
+        self._check_folder(path.parent)
         return self._validated(path, self._read_checked(path))
 
     def read_all(self, paths: Mapping[str, Path]) -> dict[str, str | None]:
@@ -155,8 +155,6 @@ class SnapshotStore:
         folders = {path.parent for path in paths.values()}
         for folder in folders:
             self._check_folder(folder)
-        for path in paths.values():
-            self._check_file(path)
         return {key: self._validated(path, self._read_checked(path)) for key, path in paths.items()}
 
     def _validated(self, path: Path, text: str | None) -> str | None:
@@ -173,12 +171,22 @@ class SnapshotStore:
         )
 
     def _read_checked(self, path: Path) -> str | None:
+        """The file's text (None if it does not exist); what pytest-stages never writes is refused unopened.
+
+        A symlink, a folder, a FIFO or a device is refused by one ``lstat`` before any open (a
+        FIFO would block the read). The read is one open that does not follow a link, reads to
+        the end and closes: five file system calls a file, where Python's text ``open`` makes
+        about a dozen, which are slow on some hosts (benchmarks/README.md). The text is read as
+        syrupy's single-file extension reads it: UTF-8, universal newlines.
+        """
         try:
-            mode = path.stat().st_mode
+            mode = path.lstat().st_mode
         except FileNotFoundError:
             return None
         except OSError as exc:
             raise _unreadable(path, exc) from None
+        if stat.S_ISLNK(mode):
+            raise _symlink(path)
         if stat.S_ISDIR(mode):
             raise SnapshotError(f"snapshot {path} is a folder, not a file; remove it and run `pytest --stages-update`.")
         if not stat.S_ISREG(mode):  # a FIFO or a device would block the read, or never end
@@ -187,9 +195,7 @@ class SnapshotStore:
                 "Remove it and run `pytest --stages-update` to record the snapshot."
             )
         try:
-            return self._extension.read_snapshot_data_from_location(
-                snapshot_location=str(path), snapshot_name=path.name, session_id=""
-            )
+            text = _read_bytes(path).decode("utf-8")
         except UnicodeDecodeError:
             raise SnapshotError(
                 f"snapshot {path} is not UTF-8 text (corrupt or not written by pytest-stages); "
@@ -197,6 +203,7 @@ class SnapshotStore:
             ) from None
         except OSError as exc:
             raise _unreadable(path, exc) from None
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
     def write(self, path: Path, text: str) -> None:
         """Atomically replace ``path`` with ``text``, listing it first in its folder's manifest."""
@@ -348,9 +355,23 @@ class SnapshotStore:
     def _check_file(self, path: Path) -> None:
         """Refuse a file that is a symlink (its folder is checked by :meth:`_check_folder`)."""
         if path.is_symlink():
-            raise SnapshotError(
-                f"refusing to use {path}: it is a symlink, and snapshots are plain files; remove the link."
-            )
+            raise _symlink(path)
+
+
+def _symlink(path: Path) -> SnapshotError:
+    return SnapshotError(f"refusing to use {path}: it is a symlink, and snapshots are plain files; remove the link.")
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of the regular file ``path`` (a link is not followed: a race that put one there fails the open)."""
+    handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(handle, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(handle)
 
 
 def _unreadable(path: Path, exc: OSError) -> SnapshotError:
