@@ -32,29 +32,14 @@ if TYPE_CHECKING:
         extension_for,
     )
 
-# The syrupy extensions are imported on first use: a session that only stages never needs them
-# (the plugin's entry point imports this package first).
-_EXTENSION_NAMES = frozenset(
-    {
-        "EXTENSIONS",
-        "ArtifactExtension",
-        "CompiledHLOExtension",
-        "CompilesExtension",
-        "CostExtension",
-        "HLOExtension",
-        "JaxprExtension",
-        "LayoutExtension",
-        "MemoryExtension",
-        "OpsExtension",
-        "ShardingExtension",
-        "StableHLOExtension",
-        "extension_for",
-    }
-)
-
 
 def __getattr__(name: str) -> Any:
-    if name in _EXTENSION_NAMES:
+    """The syrupy extensions, imported on first use: a session that only stages never needs them.
+
+    Every other name of ``__all__`` is bound above, so only an extension's name is looked up here
+    (the plugin's entry point imports this package first).
+    """
+    if name in __all__:
         from pytest_stages.store import extensions
 
         return getattr(extensions, name)
