@@ -278,7 +278,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
                 locations=lambda: describe_all(result.source_lines(name) or (), context.rootpath),
             )
         )
-    if expected == actual:
+    if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
         return Compared([])
     try:
         before = json.loads(expected)
