@@ -25,48 +25,41 @@ def compare_counts(
 ) -> list[Finding]:
     """One finding per function whose counts or signatures changed (``explanations``: JAX's, per function, in order)."""
     old, new = before.get("functions", {}), after.get("functions", {})
-    findings = []
-    for name in sorted(set(old) | set(new)):
-        was, now = old.get(name, {}), new.get(name, {})
-        if was and not any(now.get(s, 0) for s in STEPS):
-            # Not an improvement: the block no longer runs the function it watches (the code now
-            # compiles something else, or nothing), so its count says nothing about the code.
-            findings.append(
-                Finding(
-                    KIND,
-                    KIND,
-                    f"{name}: never ran; it compiled {was.get('compiles', 0)} times in the snapshot",
-                    change=Change.NEVER_RAN,
-                    subject=name,
-                    before=was.get("compiles", 0),
-                    after=0,
-                )
-            )
-            continue
-        rises = [f"{now.get(s, 0)} {s}, was {was.get(s, 0)}" for s in STEPS if now.get(s, 0) > was.get(s, 0)]
-        falls = [f"{now.get(s, 0)} {s}, was {was.get(s, 0)}" for s in STEPS if now.get(s, 0) < was.get(s, 0)]
-        signatures = set(was.get("signatures", [])), set(now.get("signatures", []))
-        added = [sig for sig in now.get("signatures", []) if sig not in signatures[0]]
-        if rises or added:
-            extra = explanations.get(name, ())[was.get("traces", 0) :]
-            findings.append(
-                Finding(
-                    KIND,
-                    KIND,
-                    _line(name, rises or ["new signatures"], added),
-                    change=Change.COUNTS,
-                    subject=name,
-                    before=was,
-                    after=now,
-                    explanations=_cut(extra),
-                )
-            )
-        elif falls or signatures[0] != signatures[1]:
-            message = f"{name}: {'; '.join(falls) or 'fewer signatures'}"
-            findings.append(
-                Finding(KIND, KIND, message, failing=False, change=Change.COUNTS, subject=name, before=was, after=now)
-            )
-    return findings
+    findings = (
+        _judge(name, old.get(name, {}), new.get(name, {}), explanations) for name in sorted(set(old) | set(new))
+    )
+    return [finding for finding in findings if finding is not None]
+
+
+def _judge(
+    name: str, was: Mapping[str, Any], now: Mapping[str, Any], explanations: Mapping[str, Sequence[str]]
+) -> Finding | None:
+    """One function's counts: never ran (fails), a rise or a new signature (fails), a fall (passes), or nothing."""
+    if was and not any(now.get(s, 0) for s in STEPS):
+        # Not an improvement: the block no longer runs the function it watches (the code now
+        # compiles something else, or nothing), so its count says nothing about the code.
+        compiled = was.get("compiles", 0)
+        message = f"{name}: never ran; it compiled {compiled} times in the snapshot"
+        return Finding(KIND, KIND, message, change=Change.NEVER_RAN, subject=name, before=compiled, after=0)
+    rises, falls = _moves(was, now, rising=True), _moves(was, now, rising=False)
+    known = set(was.get("signatures", []))
+    added = [sig for sig in now.get("signatures", []) if sig not in known]
+    if rises or added:
+        extra = _cut(explanations.get(name, ())[was.get("traces", 0) :])
+        message = _line(name, rises or ["new signatures"], added)
+        return Finding(
+            KIND, KIND, message, change=Change.COUNTS, subject=name, before=was, after=now, explanations=extra
+        )
+    if falls or known != set(now.get("signatures", [])):
+        message = f"{name}: {'; '.join(falls) or 'fewer signatures'}"
+        return Finding(KIND, KIND, message, failing=False, change=Change.COUNTS, subject=name, before=was, after=now)
+    return None
+
+
+def _moves(was: Mapping[str, Any], now: Mapping[str, Any], *, rising: bool) -> list[str]:
+    """The steps whose count rose (or fell): ``4 compiles, was 3``."""
+    moved = [s for s in STEPS if (now.get(s, 0) > was.get(s, 0) if rising else now.get(s, 0) < was.get(s, 0))]
+    return [f"{now.get(s, 0)} {s}, was {was.get(s, 0)}" for s in moved]
 
 
 def check_budget(
