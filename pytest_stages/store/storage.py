@@ -218,8 +218,9 @@ class SnapshotStore:
         path of ``files`` is appended to ``done`` once written (a failed write leaves the rest out).
         """
         written = done if done is not None else []
-        for path, _ in files:
+        for path, text in files:
             self._check_inside(path)
+            _check_readable(path, text)
         folders: dict[Path, dict[Path, str]] = {}
         for path, text in files:
             folders.setdefault(path.parent, {})[path] = text
@@ -356,6 +357,16 @@ class SnapshotStore:
         """Refuse a file that is a symlink (its folder is checked by :meth:`_check_folder`)."""
         if path.is_symlink():
             raise _symlink(path)
+
+
+def _check_readable(path: Path, text: str) -> None:
+    """Refuse to write a snapshot the reader would refuse: both hold it to the one schema of its kind."""
+    problem = invalid_snapshot(path.name, text)
+    if problem is not None:
+        raise SnapshotError(
+            f"pytest-stages built a snapshot for {path} that it would refuse to read back ({problem}); nothing "
+            "was written. This is a bug of pytest-stages: please report it with the function staged."
+        )
 
 
 def _symlink(path: Path) -> SnapshotError:
