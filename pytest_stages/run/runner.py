@@ -496,7 +496,11 @@ class StageSnapshot:
         record.status = dict.fromkeys(self._judged(), Status.SKIPPED)
         folder = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
         if problem in self.session.formats_said:
-            raise StagesSkip(f"the snapshots in {folder} were {problem} (said once, above)")
+            written = snapshot_format.recorded_format(meta)
+            raise StagesSkip(
+                f"the snapshots in {folder} are of format {written}, which this version cannot compare "
+                "(see the failure above)"
+            )
         self.session.formats_said.add(problem)
         raise StagesFailure(f"the snapshots in {folder} (and any others of that format) were {problem}.")
 
