@@ -157,6 +157,30 @@ def test_outputs_are_renamed_all_at_once():
     assert renamed["inputs"]["y"] == {"aliased_to": None}
 
 
+def test_a_format_1_snapshot_already_named_as_functions_return_is_kept():
+    """equinox.filter_jit: the old names are JAX's (marker, arrays, static) paths, which overlap the new ones."""
+    renames = {"output[0]": "(equinox marker)", "output[1]": "output[0]", "output[2]": "output[1]"}
+    old_style = {"inputs": {}, "outputs": {"output[0]": {"v": "m"}, "output[1]": {"v": 0}, "output[2]": {"v": 1}}}
+    new_style = {
+        "inputs": {},
+        "outputs": {"(equinox marker)": {"v": "m"}, "output[0]": {"v": 0}, "output[1]": {"v": 1}},
+    }
+    assert renamed_outputs(old_style, renames) == new_style
+    assert renamed_outputs(new_style, renames) == new_style
+
+
+def test_a_normalizer_improvement_is_applied_to_the_stored_text():
+    """A compiled line as an older version stored it: host key kept, backend_config keys unsorted."""
+    old = (
+        "  %fusion = f32[8]{0} fusion(%p), kind=kLoop, calls=%fused, "
+        'backend_config={"outer_dimension_partitions":["2"],"fusion_config":{"kind":"__ynn_fusion"},"a":1}\n'
+    )
+    assert current_form("compiled", old) == (
+        '  %fusion = f32[8]{0} fusion(%p), kind=kLoop, calls=%fused, backend_config={"a":1,"fusion_config":'
+        '{"kind":"__ynn_fusion"}}\n'
+    )
+
+
 def test_a_normalizer_improvement_never_fails_a_current_snapshot():
     """Every committed example text snapshot is already in the current form: renormalizing it changes nothing."""
     root = Path(__file__).parent.parent / "snapshots"

@@ -78,9 +78,14 @@ def current_form(artifact: str, text: str, renames: Callable[[], Mapping[str, st
 def renamed_outputs(data: Mapping[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
     """A placement snapshot with its output leaves renamed, and the inputs' ``aliased_to`` with them.
 
-    Renamed all at once: an old name that is a new name of another leaf is not renamed twice.
+    Renamed all at once: an old name that is a new name of another leaf is not renamed twice. A
+    snapshot holding a name only the new naming gives is named that way already (format 1 was
+    still written for a while after outputs were named as functions return them) and is kept.
     """
     out = dict(data)
+    outputs = out.get("outputs")
+    if isinstance(outputs, dict) and (set(renames.values()) - set(renames)) & set(outputs):
+        return out
     if isinstance(out.get("outputs"), dict):
         out["outputs"] = {renames.get(name, name): leaf for name, leaf in out["outputs"].items()}
     if isinstance(out.get("inputs"), dict):
