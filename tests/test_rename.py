@@ -308,3 +308,23 @@ def test_the_update_flow_keeps_names_and_a_from_scratch_record_passes(project):
     scratch = {name: (folder / name).read_text() for name in STAGE_FILES}
     assert scratch != updated  # JAX's own names: the jaxpr's and StableHLO's values renumbered after the new op
     project.run().assert_outcomes(passed=1)
+
+
+def test_names_the_alignment_leaves_unpaired_stay_jaxs_own():
+    """A changed entry line (its shardings gone) leaves ``@main`` and ``%arg0`` unpaired: they stay, not ``@main_1``."""
+    old = (
+        "module @jit_f attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {\n"
+        '  sdy.mesh @mesh = <["data"=2, "model"=2]>\n'
+        "  func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>}) -> "
+        '(tensor<8xf32> {jax.result_info = "result", sdy.sharding = #sdy.sharding<@mesh, [{}]>}) {\n'
+        "    %0 = stablehlo.tanh %arg0 : tensor<8xf32>\n"
+        "    %1 = sdy.sharding_constraint %0 <@mesh, [{}]> : tensor<8xf32>\n"
+        "    return %1 : tensor<8xf32>\n  }\n}\n"
+    )
+    new = (
+        "module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n"
+        '  func.func public @main(%arg0: tensor<8xf32>) -> (tensor<8xf32> {jax.result_info = "result"}) {\n'
+        "    %0 = stablehlo.tanh %arg0 : tensor<8xf32>\n"
+        "    return %0 : tensor<8xf32>\n  }\n}\n"
+    )
+    assert keep_names("mlir", old, new) == new

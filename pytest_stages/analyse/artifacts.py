@@ -54,7 +54,7 @@ class Staged(Protocol):
 
 BUDGET = "budget"
 # Failure-message headlines, in the order a message lists them (budget first, IR last).
-HEADLINES = ("budget", "compiles", "sharding", "memory", "cost", "op structure", "IR")
+HEADLINES = ("budget", "compiles", "sharding", "layout", "memory", "cost", "op structure", "IR")
 # The ``stage`` of an artifact that no staged call builds: ``stage_compiles`` records it around user code.
 CONTEXT = "context"
 
@@ -241,7 +241,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         True,
         build=lambda r: analyses.layout(r.compiled, r.named_leaves, r.named_outputs),
         family="placement",
-        headline="sharding",
+        headline="layout",
         is_text=False,
     ),
     # Not one staged call's: the stage_compiles fixture counts what the user code inside it made

@@ -1,7 +1,7 @@
 """The failure message of one call: findings in, the text a user reads out.
 
 It opens with a headline, one line per failing kind in a fixed order (budget,
-sharding/layout, memory, cost, op structure, IR) with its key figures; the
+sharding, layout, memory, cost, op structure, IR) with its key figures; the
 details follow in the same order, IR diffs last. Unless ``full`` (``-vv``), the
 IR diffs of all stages share one budget of ``diff_lines`` lines and the ``ops.json``
 diff is left out.

@@ -53,6 +53,8 @@ def placement_keys(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> li
     ``(side, leaf)``: a leaf added or removed; ``(side, leaf, field)``; ``("collectives",)``.
     ``root['inputs']["params['w']"]['sharding']['spec']`` becomes ``("inputs", "params['w']", "sharding")``.
     A donation gained or lost explains its aliasing change, so that leaf's ``aliased_to`` is dropped.
+    A field only one side's leaf holds is one that side's JAX cannot report (JAX 0.8 gives no
+    ``sub_byte_element_size_in_bits``): unknown, never a change.
     """
     keys: set[tuple[str, ...]] = set()
     for level in levels(deep_diff(dict(expected), dict(actual))):
@@ -63,7 +65,7 @@ def placement_keys(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> li
             continue
         elif len(path) == 1:
             keys.update((path[0], leaf) for leaf in {*expected.get(path[0], {}), *actual.get(path[0], {})})
-        else:
+        elif len(path) == 2 or _reported_by_both(path[:3], expected, actual):
             keys.add(tuple(path[:3]))
     keys -= {(key[0], key[1], "aliased_to") for key in keys if key[2:] == ("donated",)}
     return sorted(
@@ -74,6 +76,13 @@ def placement_keys(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> li
             [(_FIELD_ORDER.get(f, 3), f) for f in key[2:]],
         ),
     )
+
+
+def _reported_by_both(key: list[str], expected: Mapping[str, Any], actual: Mapping[str, Any]) -> bool:
+    """Whether a leaf's field is on both sides, or the leaf itself is new or gone (``[side, leaf, field]``)."""
+    side, leaf, name = key
+    old, new = expected.get(side, {}).get(leaf), actual.get(side, {}).get(leaf)
+    return not isinstance(old, dict) or not isinstance(new, dict) or (name in old) == (name in new)
 
 
 def group_leaves(changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST) -> list[str]:

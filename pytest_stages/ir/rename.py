@@ -4,8 +4,9 @@ JAX numbers values, instructions and computations in order, so one inserted op r
 everything after it, and a snapshot written as JAX prints it shows that renumbering as
 hundreds of changed lines. :func:`keep_names` gives each name of the new text the old
 snapshot's name wherever the renumbering-proof alignment (:mod:`pytest_stages.ir.textdiff`)
-pairs it with an old one, and every other name a fresh one that collides with no name of
-either text. The result is the new text up to a one-to-one renaming
+pairs it with an old one, every other name its own where no pair took it (``@main`` stays
+``@main``), and else a fresh one that collides with no name of either text. The result is
+the new text up to a one-to-one renaming
 (:func:`pytest_stages.ir.alpha.equivalent`, checked before it is returned), so it stays
 valid text of its dialect and compares equal to what JAX prints. A text equivalent to its
 snapshot gives the snapshot back byte for byte; one without a snapshot keeps JAX's names.
@@ -102,10 +103,14 @@ class _Renaming:
         self.taken.add((scope, old_key))
 
     def _name(self, scope: int, key: str) -> str:
-        """The key a new name is written with: its old name, its own where free, else a fresh one."""
+        """The key a new name is written with: its old name, its own where free, else a fresh one.
+
+        Its own name is free where no aligned pair took it, also when the old text used it for a
+        value the alignment left unpaired: ``@main`` and ``%arg0`` stay themselves (not ``@main_1``).
+        """
         found = self.chosen.get((scope, key))
         if found is None:
-            found = key if key not in self.old_names and (scope, key) not in self.taken else self._fresh(key)
+            found = key if (scope, key) not in self.taken else self._fresh(key)
             self.chosen[scope, key] = found
             self.taken.add((scope, found))
         return found

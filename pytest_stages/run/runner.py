@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
-from pytest_stages.check import upgrade
+from pytest_stages.check import snapshot_format, upgrade
 from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.errors import Outcome, StagesError
@@ -36,7 +36,6 @@ from pytest_stages.stage.devices import ActiveConfig, activate
 from pytest_stages.stage.jax_caches import CacheClearing
 from pytest_stages.stage.staging import StageResult, stage
 from pytest_stages.store.storage import (
-    FORMAT_VERSION,
     SnapshotError,
     SnapshotFolder,
     SnapshotStore,
@@ -103,6 +102,8 @@ class StagesSession:
         self.events = CompileEvents()
         self._active: dict[str, ActiveConfig] = {}
         self._environment: dict[str, str] | None = None
+        # What was said of snapshot formats this version cannot compare (each said once a session).
+        self.formats_said: set[str] = set()
 
     @property
     def environment(self) -> dict[str, str]:
@@ -138,7 +139,8 @@ class CallComparison:
     """What :func:`compare_call` found for one call.
 
     ``changed`` names the artifacts whose file must be (re)written: new, or different
-    from the snapshot. ``signature`` explains an input change seen in the jaxpr.
+    from the snapshot. ``signature`` explains an input change seen in the jaxpr. ``current``
+    holds each snapshot that differed, as this version of pytest-stages writes it (renormalized).
     """
 
     status: dict[str, str] = field(default_factory=dict)
@@ -146,11 +148,16 @@ class CallComparison:
     deltas: dict[str, list[float]] = field(default_factory=dict)
     changed: list[str] = field(default_factory=list)
     signature: str | None = None
+    current: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Context:
-    """What comparing a call needs besides the snapshots: tolerances, budget, diff size, where."""
+    """What comparing a call needs besides the snapshots: tolerances, budget, diff size, where.
+
+    ``renames`` gives, when asked, the map from the output names of an older snapshot format to
+    this one's (:attr:`~pytest_stages.stage.staging.StageResult.output_renames`; None: the same format).
+    """
 
     nodeid: str
     rootpath: Path
@@ -158,6 +165,7 @@ class Context:
     budget: Mapping[str, Any] = field(default_factory=dict)
     diff_lines: int = 60
     replace_unreadable: bool = False
+    renames: Callable[[], Mapping[str, str]] | None = None
 
 
 def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context: Context) -> CallComparison:
@@ -233,6 +241,14 @@ def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result:
         out.findings.append(no_snapshot(name))
         out.changed.append(name)
         return
+    current = snapshot_format.current_form(name, expected, context.renames)
+    if current != expected:  # written by an older pytest-stages: compared as this one writes it
+        out.current[name] = expected = current
+        snapshot = Snapshot(snapshot.path, current)
+        if _unchanged(name, current, result):
+            out.status[name] = Status.OK
+            out.changed.append(name)  # an update rewrites it in the current form
+            return
     actual = result.serialized(name)
     found = _compare_artifact(name, snapshot, actual, result, context)
     out.findings += found.findings
@@ -418,6 +434,7 @@ class StageSnapshot:
         )
         self.records.append(record)
         meta = self._read_meta()
+        rerecord = self._refuse_format(meta, record)
         current = plan.environment(self.active.plan, self.active.devices)
         change = environment_.compare_environments(meta, current)
         self._refuse_foreign(result, record, change)
@@ -432,8 +449,11 @@ class StageSnapshot:
             self.budget,
             session.settings.diff_lines,
             replace_unreadable=policy.update,
+            renames=(lambda: result.output_renames)
+            if snapshot_format.recorded_format(meta) < snapshot_format.NAMED_OUTPUTS
+            else None,
         )
-        snapshots = self._snapshots(result.name)
+        snapshots = self._snapshots(result.name, read=not rerecord)
         unchecked = (
             {}
             if policy.update
@@ -454,7 +474,7 @@ class StageSnapshot:
             result,
             compared,
             record,
-            {name: snapshot.text for name, snapshot in snapshots.items()},
+            {name: compared.current.get(name, snapshot.text) for name, snapshot in snapshots.items()},
             meta_text=None if new_meta == meta else to_json(new_meta),
         )
         conclude(
@@ -464,6 +484,25 @@ class StageSnapshot:
             mismatch,
             lambda verdict: self._failure(result, compared, verdict, mismatch, change),
         )
+
+    def _refuse_format(self, meta: Mapping[str, Any] | None, record: CallRecord) -> bool:
+        """A folder of a format this version cannot compare: said once a session (then skipped), never as drift.
+
+        ``--stages-update`` re-records such a folder: True, its snapshots are not read.
+        """
+        problem = snapshot_format.incomparable(meta, str(plan.installed_version("pytest-stages")))
+        if problem is None or self.session.policy.update:
+            return problem is not None
+        record.status = dict.fromkeys(self._judged(), Status.SKIPPED)
+        folder = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
+        if problem in self.session.formats_said:
+            written = snapshot_format.recorded_format(meta)
+            raise StagesSkip(
+                f"the snapshots in {folder} are of format {written}, which this version cannot compare "
+                "(see the failure above)"
+            )
+        self.session.formats_said.add(problem)
+        raise StagesFailure(f"the snapshots in {folder} (and any others of that format) were {problem}.")
 
     def _refuse_foreign(self, result: StageResult, record: CallRecord, change: environment_.EnvironmentChange) -> None:
         """Snapshots of another platform never compare; a plain update never replaces those of another target."""
@@ -536,9 +575,10 @@ class StageSnapshot:
         """The artifacts this call snapshots: its stages and analyses (budget-only analyses are not stored)."""
         return (*self.stages, *self.analyses)
 
-    def _snapshots(self, name: str) -> dict[str, Snapshot]:
+    def _snapshots(self, name: str, *, read: bool = True) -> dict[str, Snapshot]:
+        """The call's snapshot files and their texts (all None, unread, where ``read`` is False)."""
         paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
-        texts = self.session.store.read_all(paths)
+        texts = self.session.store.read_all(paths) if read else dict.fromkeys(paths)
         return {artifact: Snapshot(path, texts[artifact]) for artifact, path in paths.items()}
 
     def _read_meta(self) -> dict[str, Any] | None:
@@ -556,7 +596,7 @@ class StageSnapshot:
         """The folder's metadata after this run: its other keys kept, the environment its files were made in."""
         return {
             **environment_.after_update(recorded, current),
-            "format": FORMAT_VERSION,
+            "format": snapshot_format.FORMAT_VERSION,
             "devices": self.active.config.devices,
         }
 

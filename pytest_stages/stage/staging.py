@@ -21,7 +21,7 @@ from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import Located, describe_all, loop_locations
 from pytest_stages.stage import compile_cache, jax_options, scalars
-from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt
+from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt, returned_leaves
 from pytest_stages.stage.compiles import CompileEvents
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.topology import place_unsharded
@@ -143,6 +143,23 @@ class StageResult:
         if self.adapter is None:
             raise ValueError(f"stage_snapshot({self.name}): staged without an adapter, its leaves have no names")
         return self.adapter.named_outputs(tree, self.lowered.args_info, self.lowered.out_info)
+
+    @functools.cached_property
+    def output_renames(self) -> dict[str, str]:
+        """``{old: new}``: each output leaf whose name differs from the one snapshot format 1 gave it.
+
+        Format 1 named every output leaf by its path in JAX's output tree (``output[0][0].states[0][0]``);
+        format 2 names them as the function returns them (``model.l1.kernel``). The old names are
+        rebuilt from this call's own output tree, so a snapshot of either format reads the same.
+        """
+        if self.adapter is None:
+            return {}
+        tree = self.lowered.out_info
+        old = [name for name, _ in returned_leaves(tree)]
+        new = [name for name, _ in self.named_outputs(tree)]
+        if len(old) != len(new):  # a framework's output tree that does not line up: no name is matched
+            return {}
+        return {before: after for before, after in zip(old, new, strict=True) if before != after}
 
     @property
     def host_dependent(self) -> bool:

@@ -1,4 +1,8 @@
-"""What each JSON snapshot holds, checked where it is read: the comparison only ever sees well-formed data.
+"""What each JSON snapshot holds: the one description the writer and the reader of a snapshot share.
+
+The reader checks every JSON snapshot against it (the comparison only ever sees well-formed data),
+and the writer checks what it is about to write against the same schema (a file pytest-stages
+would refuse to read back is never written).
 
 A schema here is plain data: a Python type (``int``, ``str``, ...) or a tuple of them for a
 scalar, ``[item]`` for a list, ``{"*": value}`` for an object of any keys, and an object of
@@ -18,6 +22,8 @@ NUMBER = (int, float)
 SCALAR = (int, float, str, bool, type(None))
 _COLLECTIVES = [{"op": str, "*": ANY}]
 _PLACED = {"*": {"*": ANY}}
+# A leaf's sharding: null at an input jit dropped as unused (``def f(x, y): return x``).
+_SHARDING = (type(None), {"*": ANY})
 
 # Per artifact file suffix: what pytest-stages writes there (docs/snapshots.md describes the fields).
 SCHEMAS: dict[str, Any] = {
@@ -33,7 +39,7 @@ SCHEMAS: dict[str, Any] = {
         "entry": {"*": ANY},
     },
     ".sharding.json": {
-        "inputs": {"*": {"sharding": {"*": ANY}, "*": ANY}},
+        "inputs": {"*": {"sharding": _SHARDING, "*": ANY}},
         "outputs": {"*": {"sharding": {"*": ANY}, "*": ANY}},
         "collectives": [ANY],
     },

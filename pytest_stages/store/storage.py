@@ -22,13 +22,12 @@ from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_stages.analyse.artifacts import SUFFIXES
+from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names, temporary_of
 from pytest_stages.store.schemas import invalid_snapshot
-
-FORMAT_VERSION = 1
 
 
 class SnapshotError(StagesError):
@@ -218,8 +217,9 @@ class SnapshotStore:
         path of ``files`` is appended to ``done`` once written (a failed write leaves the rest out).
         """
         written = done if done is not None else []
-        for path, _ in files:
+        for path, text in files:
             self._check_inside(path)
+            _check_readable(path, text)
         folders: dict[Path, dict[Path, str]] = {}
         for path, text in files:
             folders.setdefault(path.parent, {})[path] = text
@@ -307,7 +307,11 @@ class SnapshotStore:
         return emptied
 
     def read_meta(self, folder: SnapshotFolder) -> dict[str, Any] | None:
-        """The folder's metadata (versions, platform), None if absent (or, with ``repair``, unusable)."""
+        """The folder's metadata (versions, platform, format), None if absent (or, with ``repair``, unusable).
+
+        A format this version cannot compare is read all the same: the run says so once
+        (:func:`pytest_stages.check.snapshot_format.incomparable`).
+        """
         text = self.read(folder.meta)
         if text is None:
             return None
@@ -326,11 +330,6 @@ class SnapshotStore:
             raise SnapshotError(
                 f'snapshot metadata {folder.meta} has no integer "format" field; '
                 "restore it from version control or run `pytest --stages-update` for this test."
-            )
-        if meta["format"] > FORMAT_VERSION:
-            raise SnapshotError(
-                f"snapshot metadata {folder.meta} has format {meta['format']}, newer than this "
-                f"pytest-stages understands ({FORMAT_VERSION}); upgrade pytest-stages."
             )
         return meta  # type: ignore[no-any-return]
 
@@ -356,6 +355,16 @@ class SnapshotStore:
         """Refuse a file that is a symlink (its folder is checked by :meth:`_check_folder`)."""
         if path.is_symlink():
             raise _symlink(path)
+
+
+def _check_readable(path: Path, text: str) -> None:
+    """Refuse to write a snapshot the reader would refuse: both hold it to the one schema of its kind."""
+    problem = invalid_snapshot(path.name, text)
+    if problem is not None:
+        raise SnapshotError(
+            f"pytest-stages built a snapshot for {path} that it would refuse to read back ({problem}); nothing "
+            "was written. This is a bug of pytest-stages: please report it with the function staged."
+        )
 
 
 def _symlink(path: Path) -> SnapshotError:

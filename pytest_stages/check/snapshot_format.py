@@ -1,0 +1,99 @@
+"""Snapshots written by other versions of pytest-stages: read in this version's form, or refused once.
+
+``_stages.json`` records the format its folder was written in (``format``) and, from format 2
+on, the version of pytest-stages that wrote it (``pytest_stages``). The formats:
+
+- 1: output leaves named by their paths in JAX's output tree (``output[0][0].states[0][0]``).
+- 2: output leaves named as the function returns them (``model.l1.kernel``, ``output.l1.bias``).
+
+Whatever the format, a stored stage text is normalized again with this version's normalizer
+before it is compared (an improved normalization, such as a host key dropped from compiled
+HLO or sorted ``backend_config`` keys, never fails a test), and a format-1 placement snapshot's
+output names are read as format 2 names them. A format this version cannot compare (older than
+:data:`OLDEST_FORMAT`, or newer than :data:`FORMAT_VERSION`) is said once per session. Pure:
+no JAX, no files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.ir.normalize import to_json
+
+FORMAT_VERSION = 2
+# The oldest format this version compares; older folders are re-recorded once with --stages-update.
+OLDEST_FORMAT = 1
+# The first format that names output leaves as the function returns them.
+NAMED_OUTPUTS = 2
+
+
+def recorded_format(meta: Mapping[str, Any] | None) -> int:
+    """The format a folder was written in (a folder with no metadata yet is written in this one)."""
+    return int(meta["format"]) if meta else FORMAT_VERSION
+
+
+def incomparable(meta: Mapping[str, Any] | None, version: str) -> str | None:
+    """Why a folder's snapshots cannot be compared by pytest-stages ``version``, or None when they can.
+
+    ``recorded by pytest-stages 0.0.9 (format 0); this is 0.1.0 (format 2): run `pytest --stages-update` once``.
+    """
+    written = recorded_format(meta)
+    if OLDEST_FORMAT <= written <= FORMAT_VERSION:
+        return None
+    recorded = (meta or {}).get("pytest_stages") or "an earlier version"
+    if not isinstance(recorded, str):
+        recorded = "an unknown version"
+    said = f"recorded by pytest-stages {recorded} (format {written}); this is {version} (format {FORMAT_VERSION})"
+    if written > FORMAT_VERSION:
+        return (
+            f"{said}, which cannot read them: upgrade pytest-stages, or run `pytest --stages-update` once to "
+            "re-record them with this version"
+        )
+    return f"{said}: run `pytest --stages-update` once"
+
+
+def current_form(artifact: str, text: str, renames: Callable[[], Mapping[str, str]] | None = None) -> str:
+    """A stored snapshot text as this version writes it: stage texts normalized again, outputs renamed.
+
+    ``renames`` gives the map from a format-1 output name to this version's (None for a format-2
+    folder); it is asked only for a placement snapshot. A JSON snapshot that does not parse is
+    left as it is (the comparison says so).
+    """
+    described = BY_NAME[artifact]
+    if described.is_text:
+        return described.normalize(text)
+    if renames is None or described.family != "placement":
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    names = renames()
+    return to_json(renamed_outputs(data, names)) if names and isinstance(data, dict) else text
+
+
+def renamed_outputs(data: Mapping[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
+    """A placement snapshot with its output leaves renamed, and the inputs' ``aliased_to`` with them.
+
+    Renamed all at once: an old name that is a new name of another leaf is not renamed twice. A
+    snapshot holding a name only the new naming gives is named that way already (format 1 was
+    still written for a while after outputs were named as functions return them) and is kept.
+    """
+    out = dict(data)
+    outputs = out.get("outputs")
+    if isinstance(outputs, dict) and (set(renames.values()) - set(renames)) & set(outputs):
+        return out
+    if isinstance(out.get("outputs"), dict):
+        out["outputs"] = {renames.get(name, name): leaf for name, leaf in out["outputs"].items()}
+    if isinstance(out.get("inputs"), dict):
+        out["inputs"] = {name: _aliased(leaf, renames) for name, leaf in out["inputs"].items()}
+    return out
+
+
+def _aliased(leaf: Any, renames: Mapping[str, str]) -> Any:
+    if not isinstance(leaf, dict) or not isinstance(leaf.get("aliased_to"), str):
+        return leaf
+    return {**leaf, "aliased_to": renames.get(leaf["aliased_to"], leaf["aliased_to"])}

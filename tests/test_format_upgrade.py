@@ -1,0 +1,193 @@
+"""Snapshots that survive upgrades of pytest-stages itself.
+
+``tests/data/upgrade_0fe98ff`` holds a small suite and the snapshots pytest-stages recorded for it
+at commit 0fe98ff of its own history (jax 0.10.2, cpu1): before ``outer_dimension_partitions``
+was dropped from compiled HLO and before outputs were named as functions return them (an NNX
+step whose donated model state came back as ``output[0][0].states[0][0]``). The current code
+must compare them with no false failure, and an update after the upgrade must keep names.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ONE_CONFIG
+
+from pytest_stages.analyse.artifacts import ARTIFACTS, BY_NAME
+from pytest_stages.check.snapshot_format import (
+    FORMAT_VERSION,
+    current_form,
+    incomparable,
+    renamed_outputs,
+)
+
+pytest.importorskip("flax.nnx")
+
+DATA = Path(__file__).parent / "data" / "upgrade_0fe98ff"
+CONFIG = ONE_CONFIG.replace("[[tool", '[tool.pytest_stages]\nstages = ["jaxpr", "stablehlo", "compiled"]\n\n[[tool', 1)
+FOLDERS = {
+    "test_nnx": "sgd_step",
+    "test_dict_state": "update",
+    "test_wide": "wide",
+}
+NNX = "snapshots/test_upgrade_suite/test_nnx/cpu1"
+
+
+@pytest.fixture
+def old_project(pytester):
+    """The suite with the snapshots pytest-stages 0fe98ff recorded for it."""
+    pytester.makepyprojecttoml(CONFIG)
+    shutil.copy(DATA / "upgrade_suite.py", pytester.path / "test_upgrade_suite.py")
+    shutil.copytree(DATA / "snapshots", pytester.path / "snapshots")
+    return pytester
+
+
+def _files(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): p.read_text() for p in sorted((root / "snapshots").rglob("*")) if p.is_file()
+    }
+
+
+def test_the_recorded_snapshots_hold_what_the_upgrade_changed():
+    """The premise: the old files differ from what this version writes in exactly these ways."""
+    assert "outer_dimension_partitions" in (DATA / NNX / "sgd_step.compiled.hlo.txt").read_text()
+    sharding = json.loads((DATA / NNX / "sgd_step.sharding.json").read_text())
+    assert "output[0][0].states[0][0]" in sharding["outputs"]
+    assert sharding["inputs"]["model.l1.bias"]["aliased_to"] == "output[0][0].states[0][0]"
+    assert "pytest_stages" not in json.loads((DATA / NNX / "_stages.json").read_text())
+
+
+def test_snapshots_of_an_earlier_pytest_stages_compare_with_no_false_failure(old_project):
+    """Before the fix: 3 failed of 3 (compiled IR drift; NNX sharding and layout: new leaf / leaf removed)."""
+    before = _files(old_project.path)
+    result = old_project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    assert "changed" not in result.stdout.str()
+    assert _files(old_project.path) == before, "a compare run writes nothing"
+
+
+def test_an_update_after_the_upgrade_keeps_names(old_project):
+    """The update writes the old texts in this version's form: nothing renamed, outputs named as returned."""
+    before = _files(old_project.path)
+    old_project.runpytest("--stages-update", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+    after = _files(old_project.path)
+    assert sorted(after) == sorted(before)
+    for path, text in before.items():
+        name = Path(path).name
+        if name == "_stages.json":
+            meta = json.loads(after[path])
+            assert meta["format"] == FORMAT_VERSION and meta["pytest_stages"]
+            continue
+        artifact = next(a.name for a in ARTIFACTS if name.endswith(a.suffix))
+        if BY_NAME[artifact].is_text:
+            assert after[path] == current_form(artifact, text), f"{path}: only renormalized, no name changed"
+        elif artifact not in ("sharding", "layout") or "test_nnx" not in path:
+            assert after[path] == text, path
+    assert "outer_dimension_partitions" not in after[f"{NNX}/sgd_step.compiled.hlo.txt"]
+    sharding = json.loads(after[f"{NNX}/sgd_step.sharding.json"])
+    assert sorted(sharding["outputs"]) == [
+        "model.l1.bias",
+        "model.l1.kernel",
+        "model.l2.bias",
+        "model.l2.kernel",
+        "output",
+    ]
+    assert sharding["inputs"]["model.l1.bias"]["aliased_to"] == "model.l1.bias"
+    old = json.loads(before[f"{NNX}/sgd_step.sharding.json"])
+    assert [leaf for _, leaf in sorted(sharding["outputs"].items())] == [
+        leaf for _, leaf in sorted(old["outputs"].items())
+    ], "the same leaves, in the same flat order, renamed"
+    old_project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+
+
+def _set_format(root: Path, fmt: int) -> None:
+    for folder in FOLDERS:
+        meta = root / "snapshots/test_upgrade_suite" / folder / "cpu1/_stages.json"
+        meta.write_text(json.dumps({**json.loads(meta.read_text()), "format": fmt}))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "fix"),
+    [
+        (0, "(format 0); this is * (format 2): run `pytest --stages-update` once."),
+        (99, "(format 99); this is * (format 2), which cannot read them: upgrade pytest-stages, or run*"),
+    ],
+)
+def test_a_format_this_version_cannot_compare_is_said_once(old_project, fmt, fix):
+    _set_format(old_project.path, fmt)
+    result = old_project.runpytest("-p", "no:cacheprovider", "-rs")
+    result.assert_outcomes(failed=1, skipped=2)
+    out = result.stdout.str()
+    said = (
+        "pytest-stages: the snapshots in snapshots/test_upgrade_suite/test_nnx/cpu1/ (and any others of that "
+        f"format) were recorded by pytest-stages an earlier version {fix}"
+    )
+    result.stdout.fnmatch_lines([said])
+    assert out.count("recorded by pytest-stages") == 1, "said once, not once per test"
+    skipped = (
+        f"SKIPPED * the snapshots in snapshots/test_upgrade_suite/test_*/cpu1/ are of format {fmt}, which this "
+        "version cannot compare (see the failure above)"
+    )
+    result.stdout.fnmatch_lines([skipped, skipped])
+    assert "IR drift" not in out and "leaf removed" not in out
+    old_project.runpytest("--stages-update", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+    old_project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+
+
+def test_incomparable_names_both_versions_and_formats():
+    assert incomparable({"format": 1}, "0.2.0") is None
+    assert incomparable(None, "0.2.0") is None
+    assert incomparable({"format": 0, "pytest_stages": "0.0.9"}, "0.2.0") == (
+        "recorded by pytest-stages 0.0.9 (format 0); this is 0.2.0 (format 2): run `pytest --stages-update` once"
+    )
+
+
+def test_outputs_are_renamed_all_at_once():
+    """An old name that is another leaf's new name is renamed once (a swap stays a swap)."""
+    data = {
+        "inputs": {"x": {"aliased_to": "output[0]", "donated": True}, "y": {"aliased_to": None}},
+        "outputs": {"output[0]": {"v": 0}, "output[1]": {"v": 1}},
+    }
+    renamed = renamed_outputs(data, {"output[0]": "output[1]", "output[1]": "output[0]"})
+    assert renamed["outputs"] == {"output[1]": {"v": 0}, "output[0]": {"v": 1}}
+    assert renamed["inputs"]["x"]["aliased_to"] == "output[1]"
+    assert renamed["inputs"]["y"] == {"aliased_to": None}
+
+
+def test_a_format_1_snapshot_already_named_as_functions_return_is_kept():
+    """equinox.filter_jit: the old names are JAX's (marker, arrays, static) paths, which overlap the new ones."""
+    renames = {"output[0]": "(equinox marker)", "output[1]": "output[0]", "output[2]": "output[1]"}
+    old_style = {"inputs": {}, "outputs": {"output[0]": {"v": "m"}, "output[1]": {"v": 0}, "output[2]": {"v": 1}}}
+    new_style = {
+        "inputs": {},
+        "outputs": {"(equinox marker)": {"v": "m"}, "output[0]": {"v": 0}, "output[1]": {"v": 1}},
+    }
+    assert renamed_outputs(old_style, renames) == new_style
+    assert renamed_outputs(new_style, renames) == new_style
+
+
+def test_a_normalizer_improvement_is_applied_to_the_stored_text():
+    """A compiled line as an older version stored it: host key kept, backend_config keys unsorted."""
+    old = (
+        "  %fusion = f32[8]{0} fusion(%p), kind=kLoop, calls=%fused, "
+        'backend_config={"outer_dimension_partitions":["2"],"fusion_config":{"kind":"__ynn_fusion"},"a":1}\n'
+    )
+    assert current_form("compiled", old) == (
+        '  %fusion = f32[8]{0} fusion(%p), kind=kLoop, calls=%fused, backend_config={"a":1,"fusion_config":'
+        '{"kind":"__ynn_fusion"}}\n'
+    )
+
+
+def test_a_normalizer_improvement_never_fails_a_current_snapshot():
+    """Every committed example text snapshot is already in the current form: renormalizing it changes nothing."""
+    root = Path(__file__).parent.parent / "snapshots"
+    checked = 0
+    for artifact in (a for a in ARTIFACTS if a.is_text and a.staged):
+        for path in root.rglob(f"*{artifact.suffix}"):
+            text = path.read_text()
+            assert current_form(artifact.name, text) == text, path
+            checked += 1
+    assert checked > 50

@@ -1,0 +1,165 @@
+"""One schema for writer and reader: every snapshot the writer can produce reads back, and compares clean.
+
+A property test stages generated functions with real JAX (pytrees with unused inputs, None
+leaves, empty trees, custom pytree nodes, donated and aliased leaves, functions returning None)
+and round-trips every artifact through :class:`SnapshotStore`'s write and read; an inner session
+records, then compares, a function with an input jit drops as unused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+
+import jax
+import jax.numpy as jnp
+import pytest
+from conftest import ONE_CONFIG
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_stages.analyse.artifacts import ANALYSES, STAGES
+from pytest_stages.config import DeviceConfig
+from pytest_stages.run.runner import Context, Snapshot, compare_call
+from pytest_stages.stage.compiles import CompileEvents
+from pytest_stages.stage.devices import activate
+from pytest_stages.stage.staging import stage
+from pytest_stages.store.schemas import invalid_snapshot
+from pytest_stages.store.storage import SnapshotError, SnapshotFolder, SnapshotStore
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass
+class Node:
+    """A custom pytree node of the user's own."""
+
+    left: object
+    right: object
+
+
+SHAPES = st.sampled_from([(), (3,), (2, 3)])
+DTYPES = st.sampled_from([jnp.float32, jnp.int32])
+LEAVES = st.builds(jax.ShapeDtypeStruct, SHAPES, DTYPES)
+TREES = st.recursive(
+    st.one_of(LEAVES, st.none()),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3).map(tuple),
+        st.dictionaries(st.sampled_from(["a", "b", "w"]), children, max_size=3),
+        st.builds(Node, children, children),
+    ),
+    max_leaves=6,
+)
+# What the function returns: None, its used leaves doubled (a donated one can be aliased), the
+# arguments' tree with every leaf replaced (unused ones by zeros: custom nodes in the output), a sum.
+RETURNS = ("none", "used", "tree", "sum")
+
+
+def _function(used: list[bool], returns: str):
+    def fn(*args):
+        leaves = jax.tree.leaves(args)
+        kept = [leaf for leaf, use in zip(leaves, used, strict=True) if use]
+        if returns == "none":
+            return None
+        if returns == "used":
+            return [leaf * 2 for leaf in kept]
+        if returns == "tree":
+            flags = iter(used)
+            return jax.tree.map(lambda leaf: leaf * 2 if next(flags) else jnp.zeros_like(leaf), args)
+        return sum((leaf.sum().astype(jnp.float32) for leaf in kept), jnp.float32(0))
+
+    return fn
+
+
+@st.composite
+def calls(draw):
+    args = tuple(draw(st.lists(TREES, max_size=3)))
+    count = len(jax.tree.leaves(args))
+    used = draw(st.lists(st.booleans(), min_size=count, max_size=count))
+    donated = tuple(i for i in range(len(args)) if draw(st.booleans()))
+    return args, used, draw(st.sampled_from(RETURNS)), donated
+
+
+def _staged(args, used, returns, donated):
+    fn = jax.jit(_function(used, returns), donate_argnums=donated)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Some donated buffers were not usable": an unused donated input
+        return stage(
+            fn,
+            args,
+            {},
+            name="f",
+            active=activate(DeviceConfig(name="cpu1")),
+            stages=STAGES,
+            analyses=ANALYSES,
+            events=CompileEvents(),
+        )
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(calls())
+def test_every_artifact_the_writer_produces_reads_back_and_compares_clean(tmp_path_factory, call):
+    result = _staged(*call)
+    root = tmp_path_factory.mktemp("snapshots")
+    store = SnapshotStore(root)
+    folder = SnapshotFolder(root, "test_m", "test_f", "cpu1")
+    files = {name: (folder.artifact("f", name), result.serialized(name)) for name in result.built}
+    store.write_all(list(files.values()))
+    snapshots = {}
+    for name, (path, text) in files.items():
+        read = store.read(path)
+        assert read == text, name
+        snapshots[name] = Snapshot(path, read)
+    compared = compare_call(result, snapshots, Context("test_m.py::test_f", root))
+    assert not [f for f in compared.findings if f.kind != "skipped"]
+    assert set(compared.status.values()) <= {"ok", "skipped", "-"}
+
+
+def test_an_input_jit_drops_has_a_null_sharding_the_reader_accepts():
+    """The shape of the file issue #46 reported: ``"sharding": null`` for an unused input."""
+    result = _staged((jax.ShapeDtypeStruct((3,), jnp.float32),) * 2, [True, False], "used", ())
+    inputs = result.analyses["sharding"]["inputs"]
+    assert inputs["args[1]"]["sharding"] is None
+    assert invalid_snapshot("f.sharding.json", result.serialized("sharding")) is None
+
+
+def test_the_writer_refuses_what_the_reader_would_refuse(tmp_path):
+    store = SnapshotStore(tmp_path)
+    path = SnapshotFolder(tmp_path, "test_m", "test_f", "cpu1").artifact("f", "ops")
+    with pytest.raises(SnapshotError, match=r"would refuse to read back \(the file\['opcodes'\] is null"):
+        store.write(path, json.dumps({"opcodes": None}))
+    assert not path.parent.exists(), "nothing written, not even the manifest"
+
+
+UNUSED_INPUT = """
+import functools
+import jax, jax.numpy as jnp
+
+def f(x, y):
+    return x * 2
+
+def nothing(x):
+    jnp.sin(x)
+
+@functools.partial(jax.jit, donate_argnums=1)
+def forward(params, unused, x):
+    return x @ params["w"]
+
+def test_f(stage_snapshot):
+    x = jax.ShapeDtypeStruct((4,), jnp.float32)
+    stage_snapshot(f, x, x)
+    stage_snapshot(nothing, x)
+    stage_snapshot(forward, {"w": jax.ShapeDtypeStruct((4, 2), jnp.float32), "b": x}, x, x)
+"""
+
+
+def test_a_function_with_an_unused_input_records_then_passes(pytester):
+    """Before the fix the compare failed: ``['sharding'] is null, not an object: it was edited or corrupted``."""
+    pytester.makepyprojecttoml(ONE_CONFIG)
+    pytester.makepyfile(test_unused=UNUSED_INPUT)
+    pytester.runpytest("--stages-update", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    written = json.loads((pytester.path / "snapshots/test_unused/test_f/cpu1/f.sharding.json").read_text())
+    assert written["inputs"]["y"]["sharding"] is None
+    compared = pytester.runpytest("-p", "no:cacheprovider")
+    compared.assert_outcomes(passed=1)
+    assert "edited or corrupted" not in compared.stdout.str()
