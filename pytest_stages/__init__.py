@@ -70,4 +70,6 @@ __all__ = [
     "extension_for",
     "register",
 ]
-__version__ = "0.1.0"
+# A development version until the first release: its dev number is the snapshot format it writes
+# (check/snapshot_format.FORMAT_VERSION), so a format change moves the version (CONTRIBUTING.md).
+__version__ = "0.2.0.dev2"
