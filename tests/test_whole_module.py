@@ -258,8 +258,6 @@ def test_a_change_deep_in_a_long_module_is_shown_and_an_update_keeps_the_names(p
     assert kept["deep.jaxpr.txt"] == 5, kept
     assert kept["deep.stablehlo.mlir"] == 5, kept
     assert kept["deep.compiled.hlo.txt"] <= 40, kept
-        kept
-    )
     project.run().assert_outcomes(passed=1)
     for name in DEEP_FILES:  # what JAX prints, recorded from scratch: the renumbered rest of each file
         (folder / name).unlink()
