@@ -20,7 +20,6 @@ global), HLO instructions, computations and their parameters (global, unique in 
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -203,13 +202,22 @@ def same_dataflow(dialect: str, rules: Naming, lines: tuple[list[str], list[str]
     that are one program up to names and such moves are.
     """
     first, tail = common
-    middles = [side[first : len(side) - tail] for side in lines]
-    if sorted(map(rules.split.sub, itertools.repeat(""), middles[0])) != sorted(
-        map(rules.split.sub, itertools.repeat(""), middles[1])
+    texts = ["\n".join(side) for side in lines]
+    compiled = rules.fast is not None and _PERCENT_HEADER.search(texts[0]) is not None
+    if sorted(_bare(rules, lines[0][first : len(lines[0]) - tail], compiled=compiled)) != sorted(
+        _bare(rules, lines[1][first : len(lines[1]) - tail], compiled=compiled)
     ):
         return False
-    texts = ["\n".join(side) for side in lines]
     orders = [reordered(dialect, text, rules.split, rules.defined, rules.key, common=common) for text in texts]
     if orders[0] is None or orders[1] is None:
         return False
     return canonical(rules, orders[0]) == canonical(rules, orders[1])
+
+
+def _bare(rules: Naming, lines: list[str], *, compiled: bool) -> list[str]:
+    """``lines`` without their names. Those of ``compiled`` HLO (every instruction name written ``%name``,
+    headers' parameters bare) in two C passes, as :func:`_percent_canonical` reads them; others token by token."""
+    if compiled:
+        bare = _PERCENT.sub("%", "\n".join(lines)).split("\n")
+        return [line if line[:1] in " }" else _HEADER_PARAMETER.sub("", line) for line in bare]
+    return [rules.split.sub("", line) for line in lines]

@@ -392,13 +392,11 @@ def _matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
             blocks = difflib.SequenceMatcher(None, old[alo:ahi], new[blo:bhi]).get_matching_blocks()
             pairs += ((alo + i + k, blo + j + k) for i, j, n in blocks for k in range(n))
             continue
-        before = (alo - 1, blo - 1)
-        for i, j in _anchors(old, new, (alo, ahi), (blo, bhi)):
-            pairs.append((i, j))
-            todo.append((before[0] + 1, i, before[1] + 1, j))
-            before = (i, j)
-        if before != (alo - 1, blo - 1):
-            todo.append((before[0] + 1, ahi, before[1] + 1, bhi))
+        anchors = _anchors(old, new, (alo, ahi), (blo, bhi))
+        pairs += anchors
+        if anchors:  # the stretches between anchors, and after the last, where either side has lines
+            ends = [(alo - 1, blo - 1), *anchors, (ahi, bhi)]
+            todo += ((i + 1, k, j + 1, m) for (i, j), (k, m) in itertools.pairwise(ends) if k - i > 1 or m - j > 1)
     pairs.sort()
     return pairs
 
@@ -414,20 +412,23 @@ def _anchors(
     after it counted from the end; a candidate that pairs across the change crosses the others
     and is left out of the chain (longest increasing subsequence, n log n).
     """
-    first_old, count_old = _occurrences(old, *old_span)
-    first_new, count_new = _occurrences(new, *new_span)
-    candidates = set()
-    for (line, k), i in first_old.items():
-        for rank in (k, count_new.get(line, 0) - count_old[line] + k):
-            j = first_new.get((line, rank))
-            if j is not None:
-                candidates.add((i, j))
-    # by old line, and for one old line the later new line first, so that the chain takes one of them
-    ordered = sorted(candidates, key=lambda pair: (pair[0], -pair[1]))
+    in_new = _positions(new, *new_span)
+    from_start: dict[int, int] = {}
+    from_end: dict[int, int] = {}
+    for line, olds in _positions(old, *old_span).items():
+        news = in_new.get(line)
+        if news is not None:
+            from_start.update(zip(olds, news, strict=False))
+            from_end.update(zip(reversed(olds), reversed(news), strict=False))
+    candidates: list[tuple[int, int]] = []
+    for i in sorted(from_start.keys() | from_end.keys()):
+        found = {from_start.get(i, -1), from_end.get(i, -1)} - {-1}
+        # for one old line the later new line first, so that the chain takes one of them
+        candidates += ((i, j) for j in sorted(found, reverse=True))
     tails: list[int] = []  # tails[n]: the new line ending the best chain of n + 1 candidates so far
     ends: list[int] = []  # the candidate index of that chain's last link
-    back = [-1] * len(ordered)
-    for index, (_, j) in enumerate(ordered):
+    back = [-1] * len(candidates)
+    for index, (_, j) in enumerate(candidates):
         n = bisect.bisect_left(tails, j)
         back[index] = ends[n - 1] if n else -1
         if n == len(tails):
@@ -437,21 +438,17 @@ def _anchors(
             tails[n], ends[n] = j, index
     chain, index = [], ends[-1] if ends else -1
     while index >= 0:
-        chain.append(ordered[index])
+        chain.append(candidates[index])
         index = back[index]
     return chain[::-1]
 
 
-def _occurrences(lines: Sequence[str], start: int, stop: int) -> tuple[dict[tuple[str, int], int], dict[str, int]]:
-    """Where each line's k-th occurrence in ``lines[start:stop]`` is, and how often each occurs."""
-    counts: dict[str, int] = {}
-    where: dict[tuple[str, int], int] = {}
+def _positions(lines: Sequence[str], start: int, stop: int) -> dict[str, list[int]]:
+    """Where each line of ``lines[start:stop]`` occurs, in order."""
+    where: dict[str, list[int]] = {}
     for index in range(start, stop):
-        line = lines[index]
-        k = counts.get(line, 0)
-        counts[line] = k + 1
-        where[line, k] = index
-    return where, counts
+        where.setdefault(lines[index], []).append(index)
+    return where
 
 
 def _opcodes_of(pairs: list[tuple[int, int]], old: int, new: int) -> Iterator[tuple[str, int, int, int, int]]:
