@@ -168,6 +168,26 @@ def test_swapped_operands_after_a_reorder_are_a_drift(texts, dialect):
     assert not equivalent(dialect, texts["plain"][dialect], changed)
 
 
+def test_a_swap_inside_a_nested_jit_function_is_one_program():
+    """The swap inside a jitted helper called twice: the jaxpr's shared ``let inner = ...`` and
+    StableHLO's ``func.func private @inner``, whose caller's calls keep their place, reorder too."""
+
+    def make(swapped):
+        @jax.jit
+        def inner(x, w1, w2):
+            return mlp(x, w1, w2, w2.T, swapped=swapped)
+
+        return lambda x, w1, w2: inner(x, w1, w2).sum() + inner(x * 2, w1, w2).sum()
+
+    texts = []
+    for swapped in (False, True):
+        traced = jax.jit(make(swapped)).trace(*ARGS[:3])
+        texts.append({"jaxpr": str(traced.jaxpr), "mlir": traced.lower().as_text()})
+    for dialect in ("jaxpr", "mlir"):
+        assert texts[0][dialect] != texts[1][dialect]
+        assert equivalent(dialect, texts[0][dialect], texts[1][dialect]), dialect
+
+
 EFFECTS = {
     "hlo": (
         "ENTRY %main.0 (p.1: f32[8], q.2: f32[8]) -> (f32[8], f32[8]) {\n"

@@ -146,7 +146,7 @@ def reordered(
 
 
 class _Graph:
-    """Hashes of the values seen so far, and the names whose operations have side effects.
+    """Hashes of the values seen so far, and the blocks (computations, functions) that have a side effect.
 
     ``splits``: the pattern for indented lines (a block's instructions), and for the others.
     """
@@ -221,7 +221,7 @@ class _Graph:
         A block with a side effect inside makes its callers keep their place.
         """
         if len(lines) > 1 and self.order.effects("\n".join(lines)):
-            self.effectful.update(map(self.key, self.defined(lines[0])))
+            self.effectful.update(map(self.key, self.defined(lines[0])[:1]))
         return str(hash(tuple(lines)))
 
     def unit(self, lines: list[str], offset: int) -> tuple[str, list[str], bool]:
@@ -261,8 +261,8 @@ class _Graph:
         digest = str(hash((*parts, *inner)))
         for k, name in enumerate(defs):
             hashes[name] = f"{digest}\0{k}"
-        if not pure:
-            self.effectful.update(defs)
+        if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
+            self.effectful.update(defs[:1])
         return digest, out, pure
 
 
