@@ -14,8 +14,8 @@ What may move is what cannot change the program's meaning by moving: an operatio
 values and has no side effect (among its neighbours between two fixed lines), a computation or a
 function (among the others of its module). Fixed in place, and so in their order: side-effecting
 and token-ordered ops (collectives, send/recv, infeed/outfeed, custom calls, callbacks, state),
-calls and loops whose body has such an op, terminators, and every line not known to be an
-operation. Where two operations hash equal (the same expression twice) they keep their order.
+HLO calls and loops whose called computations have such an op (in StableHLO every call and loop),
+terminators, and every line not known to be an operation. Where two operations hash equal (the same expression twice) they keep their order.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def reordered(
     header = next((line for line in lines if order.blocks.match(line)), "")
     fast = dialect == "hlo" and header.startswith(("%", "ENTRY %"))
     graph = _Graph(order, (_PERCENT_SPLIT if fast else split, split), defined, key)
-    graph.nets = [2 * b.count("(") - len(b) for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
+    graph.nets = [b.count("(") - b.count(")") for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
     graph.same = (common[0], len(lines) - common[1])
     return "\n".join(graph.level(lines, 0)[0])
 
