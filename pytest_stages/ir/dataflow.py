@@ -15,7 +15,8 @@ values and has no side effect (among its neighbours between two fixed lines), a 
 function (among the others of its module). Fixed in place, and so in their order: side-effecting
 and token-ordered ops (collectives, send/recv, infeed/outfeed, custom calls, callbacks, state),
 HLO calls and loops whose called computations have such an op (in StableHLO every call and loop),
-terminators, and every line not known to be an operation. Where two operations hash equal (the same expression twice) they keep their order.
+terminators, and every line not known to be an operation. Where two operations hash equal (the
+same expression twice) they keep their order.
 """
 
 from __future__ import annotations
