@@ -25,7 +25,7 @@ from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.core.records import Change, Finding
 from pytest_stages.ir import hlo
 from pytest_stages.ir.alpha import equivalent
-from pytest_stages.ir.textdiff import describe_sources, edit_script, side_by_side, sources, unified_cut
+from pytest_stages.ir.textdiff import describe_sources, edit_script, hunks, side_by_side, sources, unified_cut
 
 REPORT_ROWS = 400
 # A jaxpr equation's primitive: ``    c:f32[4] d:f32[4] = pjit[...]`` -> ``pjit``.
@@ -70,14 +70,14 @@ def compare_text(
     head = ([f"ops: {summary}"] if summary else []) + structure
     where = (locations() if locations else None) or []
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
-    if next(script.changes(), None) is None and not script.truncated:
+    if next(script.changes(), None) is None:
         head.append("only names changed, but not one-to-one: two values now share a name, or one has two")
     detail = {
         "summary": head,
         "sources": [[place, counts] for place, counts in found],
         "removed": removed,
         "hunks": side_by_side(script, REPORT_ROWS, where),
-        "truncated": script.truncated,
+        "truncated": sum(map(len, hunks(script, context=3))) > REPORT_ROWS,
     }
     diff, omitted = unified_cut(script, diff_lines)
     return Finding(

@@ -108,8 +108,7 @@ def details(finding: Finding) -> list[str]:
 
 def _diff(finding: Finding) -> list[str]:
     """A drift's diff lines as the message indents them, and how many more there were."""
-    beyond = bool((finding.detail or {}).get("truncated"))
-    more = [more_lines(finding.omitted, beyond=beyond)] if finding.omitted or beyond else []
+    more = [more_lines(finding.omitted)] if finding.omitted else []
     return _indented([*finding.diff, *more])
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from pytest_stages.ir import hlo
+from pytest_stages.ir.dataflow import reordered
 from pytest_stages.ir.textdiff import (
     HLO_BARE,
     HLO_PARAMETER,
@@ -166,13 +167,16 @@ def canonical(rules: Naming, text: str) -> str:
 
 @functools.lru_cache(maxsize=4)
 def equivalent(dialect: str | None, expected: str, actual: str) -> bool:
-    """Whether two texts are the same program up to a consistent one-to-one renaming of their names.
+    """Whether two texts are the same program up to a consistent one-to-one renaming of their names
+    and a reordering of independent operations.
 
     Texts of no known dialect (JSON, plain text) are equivalent only when equal. A renaming
-    keeps every line where it is and all of it but its names, so texts of different lengths,
-    or whose first or last differing line differs without its names (an op changed), are
-    told apart at C speed before the canonical forms are built. The last few answers are kept:
-    the compare and the update ask about the same pair of texts.
+    keeps every line where it is and all of it but its names, so texts of different lengths
+    are told apart at once, and where the first or last differing line differs without its
+    names (an op changed, or ops moved) the canonical forms are not built. Then, where the two
+    texts hold the same lines without their names (in any order), each is put in the canonical
+    order of :func:`pytest_stages.ir.dataflow.reordered` and the canonical forms compared again.
+    The last few answers are kept: the compare and the update ask about the same pair of texts.
     """
     if expected == actual:
         return True
@@ -182,6 +186,38 @@ def equivalent(dialect: str | None, expected: str, actual: str) -> bool:
         return False
     first = common_prefix(old, new)
     last = len(old) - 1 - common_prefix(old[::-1], new[::-1])
-    if any(rules.split.sub("", old[k]) != rules.split.sub("", new[k]) for k in (first, last)):
+    if all(rules.split.sub("", old[k]) == rules.split.sub("", new[k]) for k in (first, last)) and canonical(
+        rules, expected
+    ) == canonical(rules, actual):
+        return True
+    return same_dataflow(str(dialect), rules, (old, new), (first, len(old) - 1 - last))
+
+
+def same_dataflow(dialect: str, rules: Naming, lines: tuple[list[str], list[str]], common: tuple[int, int]) -> bool:
+    """Whether two texts (their ``lines``) are one program with independent operations in another order
+    (and other names); ``common``: how many leading and trailing lines they share.
+
+    The lines between must be the same without their names, counted (a cheap necessary test);
+    then the canonically ordered texts must be equal up to a one-to-one renaming, which only texts
+    that are one program up to names and such moves are.
+    """
+    first, tail = common
+    texts = ["\n".join(side) for side in lines]
+    compiled = rules.fast is not None and _PERCENT_HEADER.search(texts[0]) is not None
+    if sorted(_bare(rules, lines[0][first : len(lines[0]) - tail], compiled=compiled)) != sorted(
+        _bare(rules, lines[1][first : len(lines[1]) - tail], compiled=compiled)
+    ):
         return False
-    return canonical(rules, expected) == canonical(rules, actual)
+    orders = [reordered(dialect, text, rules.split, rules.defined, rules.key, common=common) for text in texts]
+    if orders[0] is None or orders[1] is None:
+        return False
+    return canonical(rules, orders[0]) == canonical(rules, orders[1])
+
+
+def _bare(rules: Naming, lines: list[str], *, compiled: bool) -> list[str]:
+    """``lines`` without their names. Those of ``compiled`` HLO (every instruction name written ``%name``,
+    headers' parameters bare) in two C passes, as :func:`_percent_canonical` reads them; others token by token."""
+    if compiled:
+        bare = _PERCENT.sub("%", "\n".join(lines)).split("\n")
+        return [line if line[:1] in " }" else _HEADER_PARAMETER.sub("", line) for line in bare]
+    return [rules.split.sub("", line) for line in lines]

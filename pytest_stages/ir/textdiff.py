@@ -9,16 +9,21 @@ the aligned definitions imply: a line whose only change is a renamed value is
 unchanged, a line that now reads a different value is shown as changed. The
 snapshot files themselves keep the real names, so they stay valid IR.
 
-The cost is linear in the text size: common leading lines are skipped, the aligned
-end of the differing middle is found on a rough key (the lines without any character
-the canonical form may drop: one C pass) and checked pair by pair, difflib sees at
-most ``WINDOW`` canonical lines per side before it, and the common tail is free while
-no name is renamed. HLO, whose names are unique in a module, is checked ``BLOCK``
-aligned lines at a time.
+The whole module is aligned, whatever its length, in close to linear time: common leading
+lines are skipped, the aligned end of the differing middle is found on a rough key (the
+lines without any character the canonical form may drop: one C pass) and checked pair by
+pair, and the common tail is free while no name is renamed. What lies between is anchored
+patience-style (:func:`_matches`): lines whose canonical form occurs once on each side (a
+computation's or function's header, a distinctive op), and beyond them each canonical
+line's k-th occurrence counted from either end of the stretch, so that the repeated layers
+of a model anchor too; the longest chain of anchors in order on both sides is kept, and the
+stretches between anchors are aligned the same way until they are small enough for difflib.
+HLO, whose names are unique in a module, is checked ``BLOCK`` aligned lines at a time.
 """
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import itertools
 import operator
@@ -30,8 +35,10 @@ from typing import Any
 from pytest_stages.ir import hlo
 
 CONTEXT = 2
-WINDOW = 2000
 BLOCK = 256
+# difflib aligns a stretch between anchors once old lines x new lines is at most this (2000 x 2000);
+# beyond it, anchors are looked for again inside the stretch.
+SMALL = 4_000_000
 _GONE = "\0gone"
 
 # The names each dialect prints, and where it defines them (shared with alpha and rename).
@@ -65,29 +72,18 @@ class Row:
 
 @dataclass(frozen=True)
 class EditScript:
-    """The rows, both sides' lines, and how many leading/trailing lines are identical."""
+    """The rows over both sides' lines, whole: every line of each side is in exactly one row."""
 
     old: list[str]
     new: list[str]
     rows: list[Row]
-    truncated: bool
-    prefix: int = 0
-    tail: int = 0
-
-    def middle(self) -> tuple[str, str]:
-        """The lines between the identical head and tail of each side (what differs, and no more)."""
-        old = self.old[self.prefix : len(self.old) - self.tail]
-        new = self.new[self.prefix : len(self.new) - self.tail]
-        return "\n".join(old), "\n".join(new)
 
     def differing(self) -> tuple[str, str]:
         """The lines that differ, each side's: removed and changed old lines, added and changed new ones.
 
         Unchanged rows are the same op under the renaming, so counting ops here gives exactly what
-        the drift added and removed. A truncated script (rows only for its window) gives :meth:`middle`.
+        the drift added and removed.
         """
-        if self.truncated:
-            return self.middle()
         old = [self.old[row.old] for row in self.rows if row.tag in "-~" and row.old is not None]
         new = [self.new[row.new] for row in self.rows if row.tag in "+~" and row.new is not None]
         return "\n".join(old), "\n".join(new)
@@ -306,25 +302,21 @@ def edit_script(dialect: str | None, expected: str, actual: str) -> EditScript:
         if found is not None:
             break
     assert found is not None  # the last key is not in doubt: _rows gives rows for it
-    rows, truncated = found
-    return EditScript(old, new, rows, truncated, prefix, tail)
+    return EditScript(old, new, found)
 
 
 def _rows(
     dialect: _Dialect | None, old: list[str], new: list[str], common: tuple[int, int, int], *, last: bool
-) -> tuple[list[Row], bool] | None:
-    """The rows, and whether difflib's window cut the middle short; None to align again (:meth:`_RenameCheck.pairs`).
+) -> list[Row] | None:
+    """The rows; None to align again (:meth:`_RenameCheck.pairs`).
 
     ``common``: how many lines both sides share at the head, then aligned pair by pair at the end
-    of the middle, then identical at the tail. What lies between is aligned by difflib on the
-    canonical form, at most ``WINDOW`` lines per side. Unless ``last``, the aligned end was
-    paired on a rough key and is in doubt.
+    of the middle, then identical at the tail. What lies between is aligned on the canonical
+    form (:func:`_opcodes`). Unless ``last``, the aligned end was paired on a rough key and is
+    in doubt.
     """
     prefix, suffix, tail = common
     old_end, new_end = len(old) - tail - suffix - prefix, len(new) - tail - suffix - prefix
-    truncated = max(old_end, new_end) > WINDOW
-    if truncated:
-        old_end, new_end = min(old_end, WINDOW), min(new_end, WINDOW)
     rows = [Row("=", 0, 0, prefix)] if prefix else []
     checker = _RenameCheck(dialect, old, new)
     raw = old[prefix : prefix + old_end], new[prefix : prefix + new_end]
@@ -339,13 +331,11 @@ def _rows(
             checker.gone(i)
             rows.append(Row("-", i, None))
         rows += (Row("+", None, j) for j in range(j1, j2))
-    if truncated:
-        return rows, True
     start_old, start_new = prefix + old_end, prefix + new_end
     if not checker.pairs(rows, start_old, start_new, suffix, aligned=True, doubtful=not last):
         return None
     checker.pairs(rows, start_old + suffix, start_new + suffix, tail, aligned=True, raw_equal=True)
-    return rows, False
+    return rows
 
 
 def _opcodes(
@@ -354,7 +344,7 @@ def _opcodes(
     raw: tuple[Sequence[str], Sequence[str]],
     key: Callable[[str], str] | None,
 ) -> Iterator[tuple[str, int, int, int, int]]:
-    """difflib's opcodes, with each uneven replace block aligned again, finer each time.
+    """The opcodes of :func:`_matches`, with each small uneven replace block aligned again, finer each time.
 
     Canonical lines repeat a lot (sixty ``% = stablehlo.dot_general ...``), and difflib's
     autojunk refuses to anchor on lines that common; inside a small block that costs little.
@@ -363,8 +353,8 @@ def _opcodes(
     now reads another value (``dot_general %arg0`` -> ``dot_general %0``) is paired with
     its old self as changed, so that the names it defines are known renamed.
     """
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
-        if tag != "replace" or i2 - i1 == j2 - j1:
+    for tag, i1, i2, j1, j2 in _opcodes_of(_matches(old, new), len(old), len(new)):
+        if tag != "replace" or i2 - i1 == j2 - j1 or (i2 - i1) * (j2 - j1) > SMALL:
             yield tag, i1, i2, j1, j2
             continue
         inner = difflib.SequenceMatcher(None, old[i1:i2], new[j1:j2], autojunk=False)
@@ -375,6 +365,112 @@ def _opcodes(
             keys = [key(line) for line in raw[0][i1 + a1 : i1 + a2]], [key(line) for line in raw[1][j1 + b1 : j1 + b2]]
             for part, c1, c2, d1, d2 in difflib.SequenceMatcher(None, *keys, autojunk=False).get_opcodes():
                 yield "replace" if part == "equal" else part, i1 + a1 + c1, i1 + a1 + c2, j1 + b1 + d1, j1 + b1 + d2
+
+
+def _matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` of equal lines, in order on both sides: the alignment of the whole texts.
+
+    Each stretch still to align first gives its common head and tail; a small one (old x new
+    lines at most ``SMALL``) is aligned by difflib, a larger one is cut at :func:`_anchors`
+    and each stretch between two anchors is aligned the same way. A stretch with no anchor
+    stays unaligned (removed and added lines). Each pass costs about n log n; anchors are dense
+    in stage texts, so the stretches shrink fast.
+    """
+    pairs: list[tuple[int, int]] = []
+    todo = [(0, len(old), 0, len(new))]
+    while todo:
+        alo, ahi, blo, bhi = todo.pop()
+        head = common_prefix(old[alo:ahi], new[blo:bhi])
+        pairs += ((alo + k, blo + k) for k in range(head))
+        alo, blo = alo + head, blo + head
+        end = common_prefix(old[alo:ahi][::-1], new[blo:bhi][::-1])
+        pairs += ((ahi - k, bhi - k) for k in range(1, end + 1))
+        ahi, bhi = ahi - end, bhi - end
+        if alo == ahi or blo == bhi:
+            continue
+        if (ahi - alo) * (bhi - blo) <= SMALL:
+            blocks = difflib.SequenceMatcher(None, old[alo:ahi], new[blo:bhi]).get_matching_blocks()
+            pairs += ((alo + i + k, blo + j + k) for i, j, n in blocks for k in range(n))
+            continue
+        anchors = _anchors(old, new, (alo, ahi), (blo, bhi))
+        pairs += anchors
+        if anchors:  # the stretches between anchors, and after the last, where either side has lines
+            ends = [(alo - 1, blo - 1), *anchors, (ahi, bhi)]
+            todo += ((i + 1, k, j + 1, m) for (i, j), (k, m) in itertools.pairwise(ends) if k - i > 1 or m - j > 1)
+    pairs.sort()
+    return pairs
+
+
+def _anchors(
+    old: Sequence[str], new: Sequence[str], old_span: tuple[int, int], new_span: tuple[int, int]
+) -> list[tuple[int, int]]:
+    """Lines of the two spans to pair first: the longest chain of candidates in order on both sides.
+
+    A candidate pairs the k-th occurrence of a line in each span, counted from the start, or
+    from the end (a line that occurs once on each side is both: patience diff's anchor). In a
+    module of repeated layers, lines before a change pair counted from the start and lines
+    after it counted from the end; a candidate that pairs across the change crosses the others
+    and is left out of the chain (longest increasing subsequence, n log n).
+    """
+    in_new = _positions(new, *new_span)
+    from_start: dict[int, int] = {}
+    from_end: dict[int, int] = {}
+    for line, olds in _positions(old, *old_span).items():
+        news = in_new.get(line)
+        if news is not None:
+            from_start.update(zip(olds, news, strict=False))
+            from_end.update(zip(reversed(olds), reversed(news), strict=False))
+    candidates: list[tuple[int, int]] = []
+    for i in sorted(from_start.keys() | from_end.keys()):
+        found = {from_start.get(i, -1), from_end.get(i, -1)} - {-1}
+        # for one old line the later new line first, so that the chain takes one of them
+        candidates += ((i, j) for j in sorted(found, reverse=True))
+    tails: list[int] = []  # tails[n]: the new line ending the best chain of n + 1 candidates so far
+    ends: list[int] = []  # the candidate index of that chain's last link
+    back = [-1] * len(candidates)
+    for index, (_, j) in enumerate(candidates):
+        n = bisect.bisect_left(tails, j)
+        back[index] = ends[n - 1] if n else -1
+        if n == len(tails):
+            tails.append(j)
+            ends.append(index)
+        else:
+            tails[n], ends[n] = j, index
+    chain, index = [], ends[-1] if ends else -1
+    while index >= 0:
+        chain.append(candidates[index])
+        index = back[index]
+    return chain[::-1]
+
+
+def _positions(lines: Sequence[str], start: int, stop: int) -> dict[str, list[int]]:
+    """Where each line of ``lines[start:stop]`` occurs, in order."""
+    where: dict[str, list[int]] = {}
+    for index in range(start, stop):
+        where.setdefault(lines[index], []).append(index)
+    return where
+
+
+def _opcodes_of(pairs: list[tuple[int, int]], old: int, new: int) -> Iterator[tuple[str, int, int, int, int]]:
+    """difflib-style opcodes (``equal``, ``replace``, ``delete``, ``insert``) from aligned pairs in order."""
+    i = j = 0
+    for run in _runs(pairs):
+        a, b, n = run
+        if a > i or b > j:
+            yield ("replace" if a > i and b > j else "delete" if a > i else "insert"), i, a, j, b
+        yield "equal", a, a + n, b, b + n
+        i, j = a + n, b + n
+    if i < old or j < new:
+        yield ("replace" if i < old and j < new else "delete" if i < old else "insert"), i, old, j, new
+
+
+def _runs(pairs: list[tuple[int, int]]) -> Iterator[tuple[int, int, int]]:
+    """Consecutive pairs ``(i, j), (i + 1, j + 1), ...`` as runs ``(i, j, length)``."""
+    start = 0
+    for k in range(1, len(pairs) + 1):
+        if k == len(pairs) or pairs[k] != (pairs[k - 1][0] + 1, pairs[k - 1][1] + 1):
+            yield pairs[start][0], pairs[start][1], k - start
+            start = k
 
 
 class _RenameCheck:
@@ -535,8 +631,8 @@ def unified(script: EditScript, limit: int, *, header: bool = True) -> list[str]
     that names both sides itself (syrupy's ``[- snapshot] == [+ received]``).
     """
     shown, hidden = unified_cut(script, limit, header=header)
-    if hidden or script.truncated:
-        shown.append(more_lines(hidden, beyond=script.truncated))
+    if hidden:
+        shown.append(more_lines(hidden))
     return shown
 
 
@@ -549,9 +645,9 @@ def unified_cut(script: EditScript, limit: int, *, header: bool = True) -> tuple
     return shown, sum(1 for _ in lines)
 
 
-def more_lines(hidden: int, *, beyond: bool = False) -> str:
-    """``... 14 more diff lines``, and whether the diff stopped before the texts' ends (``beyond``)."""
-    return f"... {hidden} more diff lines" + (" (and more beyond the diffed window)" if beyond else "")
+def more_lines(hidden: int) -> str:
+    """``... 14 more diff lines``."""
+    return f"... {hidden} more diff lines"
 
 
 def _unified_lines(script: EditScript) -> Iterator[str]:

@@ -33,6 +33,9 @@ GIT_ARGUMENTS = (7, 9)
 # What git passes for the missing side of an added or deleted file.
 MISSING = "/dev/null"
 USAGE = 2
+SAME_PROGRAM = (
+    "same program: only names (one to one) or the order of independent operations changed (a re-recorded snapshot)"
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -89,7 +92,7 @@ def diff_lines(path: str, shown: tuple[str, str], old: str, new: str) -> list[st
         plain = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="")
         return [*header, *files, *list(plain)[2:]]
     if equivalent(BY_NAME[artifact].dialect, old, new):
-        return [*header, "same program: only names changed, one to one (a re-recorded snapshot)"]
+        return [*header, SAME_PROGRAM]
     found = compare_text(artifact, old, new, diff_lines=0)
     summary = summary_lines(found.detail) if found and found.detail else []
     script = edit_script(BY_NAME[artifact].dialect, old, new)

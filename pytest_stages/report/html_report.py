@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_stages.analyse.artifacts import headline_rank
 from pytest_stages.check.compile_counts import explanation_lines
-from pytest_stages.check.drift import removed_line
+from pytest_stages.check.drift import REPORT_ROWS, removed_line
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
@@ -148,7 +148,10 @@ def _drift(artifact: str, detail: Mapping[str, Any]) -> str:
             )
         parts += [_diff_row(row) for row in hunk]
     if detail["truncated"]:
-        parts.append('<tr class="gap"><td colspan="5">... the module is larger than the diffed window</td></tr>')
+        parts.append(
+            f'<tr class="gap"><td colspan="5">... more than {REPORT_ROWS} rows: '
+            "<code>pytest-stages diff</code> of the two files shows them all</td></tr>"
+        )
     parts.append("</table>")
     return "\n".join(parts)
 

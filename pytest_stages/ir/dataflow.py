@@ -1,0 +1,301 @@
+"""Stage texts as dataflow graphs: each block's independent operations put in a canonical order.
+
+JAX and XLA print a program's operations in the order they were traced or scheduled, so two
+lines of model code swapped (two projections of an MLP) print the same graph in another order.
+:func:`reordered` gives a text whose operations are sorted, within each computation, function
+or jaxpr, by a structural hash: the hash of an operation is that of its line with each name it
+reads replaced by the hash of the operation that defines it (a Merkle hash of the dataflow graph,
+blind to names and to order). Two texts of one program in two orders then come out in the same
+order, and :func:`pytest_stages.ir.alpha.equivalent` compares them up to names as before: what it
+accepts is still each line of one text, moved within its block, equal to a line of the other up
+to a consistent one-to-one renaming, and nothing else.
+
+What may move is what cannot change the program's meaning by moving: an operation that defines
+values and has no side effect (among its neighbours between two fixed lines), a computation or a
+function (among the others of its module). Fixed in place, and so in their order: side-effecting
+and token-ordered ops (collectives, send/recv, infeed/outfeed, custom calls, callbacks, state),
+HLO calls and loops whose called computations have such an op (in StableHLO every call and loop),
+terminators, and every line not known to be an operation. Where two operations hash equal (the
+same expression twice) they keep their order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Order:
+    """What may move in one dialect: units whose first line is ``movable`` and whose text has no ``effects``,
+    and ``blocks`` (computations, functions: their place among their siblings never matters). A ``glued``
+    line continues the unit before it (a region's label, a closing brace, a blank line)."""
+
+    movable: re.Pattern[str]
+    glued: re.Pattern[str]
+    effects: Callable[[str], bool]
+    blocks: re.Pattern[str]
+
+
+def _any_of(*needles: str) -> Callable[[str], bool]:
+    """Whether a text holds any of ``needles``: one C substring search each, faster than a regex's alternation."""
+    return lambda text: any(needle in text for needle in needles)
+
+
+def _search(pattern: str) -> Callable[[str], bool]:
+    return lambda text, found=re.compile(pattern).search: found(text) is not None  # type: ignore[misc]
+
+
+# HLO opcodes whose order is part of the program (besides every async half, "-start", "-done", "-update").
+HLO_EFFECTS = (
+    "custom-call",
+    "send",
+    "recv",
+    "infeed",
+    "outfeed",
+    "rng",
+    "rng-get-and-update-state",
+    "after-all",
+    "add-dependency",
+    "all-reduce",
+    "all-gather",
+    "reduce-scatter",
+    "all-to-all",
+    "ragged-all-to-all",
+    "collective-permute",
+    "collective-broadcast",
+    "partition-id",
+    "replica-id",
+    "domain",
+    "opt-barrier",
+    "optimization-barrier",
+)
+ORDERS = {
+    "hlo": Order(
+        # an instruction ("  ROOT %t.2 = ...", lowered "  add.3 = ..."), or a computation's header
+        movable=re.compile(r"[ \t]*+(?:ROOT[ \t]+)?%?[\w.\-]++ = |(?:ENTRY[ \t]+)?%?[\w.\-]++ \("),
+        glued=re.compile(r"[ \t]*+(?:\}|$)"),
+        # side effects, tokens, collectives and every async half ("all-gather-start(", "copy-done(")
+        effects=_any_of(
+            *(f" {opcode}(" for opcode in HLO_EFFECTS),
+            "-start(",
+            "-done(",
+            "-update(",
+            "control-predecessors=",
+        ),
+        blocks=re.compile(r"(?:ENTRY[ \t]+)?%?[\w.\-]++ \("),
+    ),
+    "mlir": Order(
+        movable=re.compile(r"[ \t]*+(?:%[^=\n]+ = \"?[a-z_]+\.|func\.func |sdy\.mesh )"),
+        glued=re.compile(r"[ \t]*+(?:\}|\^|\w+ \{$|$)"),
+        effects=_search(
+            r"\b(?:stablehlo|mhlo)\.(?:custom_call|send|recv|infeed|outfeed|rng|all_reduce|all_gather|all_to_all|"
+            r"reduce_scatter|collective_permute|collective_broadcast|after_all|create_token|partition_id|replica_id|"
+            r"optimization_barrier|while|case|if)\b|\bcall @|func\.call\b|token"
+        ),
+        blocks=re.compile(r"[ \t]*+func\.func "),
+    ),
+    "jaxpr": Order(
+        movable=re.compile(r"[ \t]*+(?:[a-z_]+:\S+[ \t]+)+=[ \t]"),
+        glued=re.compile(r"[ \t]*+(?:in\b|[\]\)\}]|$)"),
+        effects=_search(
+            r"callback|print|infeed|outfeed|token|effect|\bget\b|\bswap\b|addupdate|<-|mutable|\bref|"
+            r"rng_uniform|random_seed|barrier"
+        ),
+        blocks=re.compile(r"(?!)"),
+    ),
+}
+# A quoted string on one line (an HLO backend_config's JSON, a jaxpr's name): its brackets do not count.
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+# Each bracket as "(" (opens) or ")" (closes), every other character but the newline dropped.
+_BRACKETS = str.maketrans(
+    {**{chr(c): None for c in range(128) if chr(c) not in "()[]{}\n"}, "[": "(", "{": "(", "]": ")", "}": ")"}
+)
+# What splits an indented line of compiled HLO into its names: every name there is written "%name".
+_PERCENT_SPLIT = re.compile(r"%([\w.\-]++)")
+
+
+def reordered(
+    dialect: str,
+    text: str,
+    split: re.Pattern[str],
+    defined: Callable[[str], Sequence[str]],
+    key: Callable[[str], str],
+    *,
+    common: tuple[int, int] = (0, 0),
+) -> str | None:
+    """``text`` with each block's movable operations in canonical order; None for a dialect without one.
+
+    ``split`` keeps a text's name tokens at odd positions, spelled as keys; ``defined`` finds the
+    names a text defines and ``key`` spells one as a key (:class:`pytest_stages.ir.alpha.Naming`).
+    ``common``: how many leading and trailing lines ``text`` shares with the text it is compared
+    with. A unit wholly inside them is the same in both texts and stays where it is, its names
+    read as themselves, so that the cost follows the lines that differ.
+    """
+    order = ORDERS.get(dialect)
+    if order is None:
+        return None
+    lines = text.split("\n")
+    # Compiled HLO (headers "%name (" or "ENTRY %name (") writes every name of an instruction line with "%".
+    header = next((line for line in lines if order.blocks.match(line)), "")
+    fast = dialect == "hlo" and header.startswith(("%", "ENTRY %"))
+    graph = _Graph(order, (_PERCENT_SPLIT if fast else split, split), defined, key)
+    graph.nets = [b.count("(") - b.count(")") for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
+    graph.same = (common[0], len(lines) - common[1])
+    return "\n".join(graph.level(lines, 0)[0])
+
+
+class _Graph:
+    """Hashes of the values seen so far, and the blocks (computations, functions) that have a side effect.
+
+    ``splits``: the pattern for indented lines (a block's instructions), and for the others.
+    """
+
+    def __init__(
+        self,
+        order: Order,
+        splits: tuple[re.Pattern[str], re.Pattern[str]],
+        defined: Callable[[str], Sequence[str]],
+        key: Callable[[str], str],
+    ) -> None:
+        self.order, self.splits, self.defined, self.key = order, splits, defined, key
+        # name -> the hash of what defines it; a name not (yet) seen reads as itself
+        self.hashes: dict[str, str] = {}
+        self.effectful: set[str] = set()
+        # how many brackets each line of the text leaves open
+        self.nets: list[int] = []
+        # lines before the first and from the second index on are the same in both texts
+        self.same = (0, 0)
+
+    def level(self, lines: Sequence[str], offset: int) -> tuple[list[str], list[str], bool]:
+        """``lines`` (a block's inside, from line ``offset`` of the text) with every run of movable units
+        between fixed ones sorted by hash; the units' hashes in that order, and whether no unit has a
+        side effect."""
+        out: list[str] = []
+        digests: list[str] = []
+        run: list[tuple[str, int, list[str]]] = []
+        shared: list[str] = []
+        pure_level = True
+        position = offset
+        for index, found in enumerate(self.units(lines, offset)):
+            first, position = position, position + len(found)
+            if position <= self.same[0] or first >= self.same[1]:
+                digest, unit = self.same_unit(found), found
+                shared += unit
+                movable = False
+            else:
+                operation = self.order.movable.match(found[0]) is not None
+                block = self.order.blocks.match(found[0]) is not None
+                digest, unit, pure = self.unit(found, first)
+                pure_level = pure_level and pure
+                movable = block or (operation and pure)
+            if movable:
+                run.append((digest, index, unit))
+                continue
+            out += _flush(run, digests)
+            out += unit
+            digests.append(digest)
+        out += _flush(run, digests)
+        return out, digests, pure_level and not self.order.effects("\n".join(shared))
+
+    def units(self, lines: Sequence[str], offset: int) -> list[list[str]]:
+        """``lines`` cut into units: a line and the lines its open brackets hold; a glued line joins the unit before."""
+        units: list[list[str]] = []
+        depth = 0
+        glued = self.order.glued.match
+        for line, net in zip(lines, self.nets[offset : offset + len(lines)], strict=True):
+            if depth > 0:
+                units[-1].append(line)
+            elif units and glued(line) is not None:
+                units[-1].append(line)
+                depth = 0
+            else:
+                units.append([line])
+                depth = 0
+            depth += net
+        return units
+
+    def same_unit(self, lines: list[str]) -> str:
+        """The hash of a unit the two texts share where it is: of its text, its names read as themselves.
+
+        A block with a side effect inside makes its callers keep their place.
+        """
+        if len(lines) > 1 and self.order.effects("\n".join(lines)):
+            self.effectful.update(map(self.key, self.defined(lines[0])[:1]))
+        return str(hash(tuple(lines)))
+
+    def unit(self, lines: list[str], offset: int) -> tuple[str, list[str], bool]:
+        """A unit's hash, its lines with every block inside reordered, and whether it has no side effect.
+
+        The hash is that of its own lines, each name it defines written as its index among them and
+        each name it reads as the hash of what defines that, then of its blocks' units in their new
+        order (a Merkle hash: blind to names and to the order of independent units).
+        """
+        if len(lines) == 1:
+            own, bodies = [0], list[tuple[int, int]]()
+        else:
+            own, bodies = _bodies(lines, self.nets[offset : offset + len(lines)])
+        own_text = "\n".join(lines[k] for k in own)
+        parts = self.splits[own_text[:1] not in " \t" or len(lines) > 1].split(own_text)
+        tokens = parts[1::2]
+        if len(parts) > 2 and parts[2].startswith(" = ") and parts[0].strip() in ("", "ROOT"):
+            defs = [tokens[0]]  # "  %add.3 = ..." or "  ROOT %t = ...": the one name it defines
+        else:
+            defs = [self.key(name) for name in self.defined(own_text)]
+        hashes = self.hashes
+        if bodies:
+            head = "".join(parts[::2])
+            for k, name in enumerate(defs):  # a block's parameters, read inside it
+                hashes[name] = f"{head}\0{k}"
+        out = list(lines)
+        inner: list[str] = []
+        pure = not self.order.effects(own_text)
+        for start, stop in reversed(bodies):
+            out[start:stop], found, pure_body = self.level(lines[start:stop], offset + start)
+            inner += found
+            pure = pure and pure_body
+        for k, name in enumerate(defs):
+            hashes[name] = f"\0d{k}"
+        pure = pure and self.effectful.isdisjoint(tokens)
+        parts[1::2] = map(hashes.get, tokens, tokens)
+        digest = str(hash((*parts, *inner)))
+        for k, name in enumerate(defs):
+            hashes[name] = f"{digest}\0{k}"
+        if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
+            self.effectful.update(defs[:1])
+        return digest, out, pure
+
+
+def _flush(run: list[tuple[str, int, list[str]]], digests: list[str]) -> list[str]:
+    """The run's units sorted by hash (ties in their order) as lines; their hashes appended to ``digests``."""
+    run.sort()
+    digests += [digest for digest, _, _ in run]
+    lines = [line for _, _, unit in run for line in unit]
+    run.clear()
+    return lines
+
+
+def _bodies(lines: Sequence[str], nets: Sequence[int]) -> tuple[list[int], list[tuple[int, int]]]:
+    """A unit's own lines and its blocks' insides ``[start, stop)``: the lines after a line that ends in ``{``
+    or ``let`` (an HLO computation, a function, a region, a jaxpr) up to the line that closes it.
+    ``nets``: how many brackets each line leaves open."""
+    own: list[int] = []
+    bodies: list[tuple[int, int]] = []
+    depth = 0
+    base: int | None = None
+    start = 0
+    for k, (line, net) in enumerate(zip(lines, nets, strict=True)):
+        stripped = line.lstrip(" \t")
+        if base is not None and depth + min(net, len(stripped.lstrip(")]}")) - len(stripped)) < base:
+            bodies.append((start, k))
+            base = None
+        depth += net
+        if base is None:
+            own.append(k)
+            stripped = stripped.rstrip()
+            if k + 1 < len(lines) and (stripped.endswith("{") or stripped.endswith(" let") or stripped == "let"):
+                base, start = depth, k + 1
+    if base is not None:
+        bodies.append((start, len(lines)))
+    return own, bodies
