@@ -33,7 +33,7 @@ from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet
-from pytest_stages.store.prune import module_file
+from pytest_stages.store.prune import module_file, temporary_of
 from pytest_stages.store.storage import SnapshotStore, parse_meta, write_atomically
 
 JOURNAL_SCHEMA = "pytest-stages-accept/1"
@@ -328,6 +328,9 @@ def recover(root: Path) -> str | None:
     swapped back out and the old one returned. After them (committed): the old folders are removed.
     """
     journal = root / ACCEPT_JOURNAL
+    for entry in os.scandir(root) if root.is_dir() else ():  # a journal write killed before its rename
+        if temporary_of(entry.name) == ACCEPT_JOURNAL and entry.is_file(follow_symlinks=False):
+            os.unlink(entry.path)
     if not journal.is_file():
         return None
     data = json.loads(journal.read_text(encoding="utf-8"))
