@@ -113,9 +113,30 @@ def one_paragraph(output: str) -> str:
 def test_shards_and_an_accelerator_runner_accept_into_what_one_update_writes(pytester: pytest.Pytester) -> None:
     project = make_project(pytester)
     recorded = project.snapshots()
-    shard_1 = pending(project, "stages-pending-1", "--splits", "2", "--group", "1", "--stages-configs", "cpu1")
-    shard_2 = pending(project, "stages-pending-2", "--splits", "2", "--group", "2", "--stages-configs", "cpu1")
-    runner = pending(project, "stages-pending-tpu", "--stages-configs", "tpu")
+    reports = [project.path / f"shard-{n}.json" for n in ("1", "2", "tpu")]
+    shard_1 = pending(
+        project,
+        "stages-pending-1",
+        "--splits",
+        "2",
+        "--group",
+        "1",
+        "--stages-configs",
+        "cpu1",
+        f"--stages-report={reports[0]}",
+    )
+    shard_2 = pending(
+        project,
+        "stages-pending-2",
+        "--splits",
+        "2",
+        "--group",
+        "2",
+        "--stages-configs",
+        "cpu1",
+        f"--stages-report={reports[1]}",
+    )
+    runner = pending(project, "stages-pending-tpu", "--stages-configs", "tpu", f"--stages-report={reports[2]}")
     assert project.snapshots() == recorded  # a compare run with --stages-pending never writes a snapshot
     # Each shard holds its own calls only; the runner's set records its own environment.
     calls = {name: {e.key for e in read_set(path).entries} for name, path in [("1", shard_1), ("2", shard_2)]}
@@ -125,6 +146,21 @@ def test_shards_and_an_accelerator_runner_accept_into_what_one_update_writes(pyt
     entry = read_set(shard_1).entries[0]
     assert entry.manifest["base"] and entry.manifest["plugin"] and entry.manifest["project"] == "demo"
     assert entry.manifest["record"]["findings"] and entry.manifest["record"]["pending"] == "stages-pending-1"
+
+    # The merge of the shards' reports points at their pending sets, with the one command that accepts them.
+    merged = project.path / "merged.md"
+    status = cli.main(
+        ["merge", "--rootdir", str(project.path), "--report", str(merged), *(str(r) for r in reports)],
+        stream=io.StringIO(),
+    )
+    comment = merged.read_text()
+    assert status == 1 and "### Pending changes" in comment
+    assert (
+        "pytest-stages accept stages-pending-1 stages-pending-2 stages-pending-tpu".replace(
+            "stages-pending-", "stages-pending/stages-pending-"
+        )
+        in comment
+    )
 
     status, output = accept(project, "--dry-run", str(shard_1), str(shard_2), str(runner))
     assert status == 0 and output.endswith("pytest-stages accept: dry run, nothing written\n")
@@ -147,6 +183,24 @@ def test_shards_and_an_accelerator_runner_accept_into_what_one_update_writes(pyt
     finally:
         del os.environ["STAGES_CHANGE"]
     assert accepted == project.snapshots()  # byte for byte, every file and every manifest
+
+
+def test_xdist_workers_write_the_set_one_process_writes(pytester: pytest.Pytester) -> None:
+    project = make_project(pytester)
+    serial = pending(project, "serial", "--stages-configs", "cpu1")
+    workers = pending(project, "workers", "--stages-configs", "cpu1", "-p", "xdist", "-n", "2")
+
+    def contents(folder: Path) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            data = json.loads(path.read_text()) if path.name.endswith(".pending.json") else path.read_bytes()
+            if isinstance(data, dict):  # the compile times differ from run to run; the set's own name
+                data["record"].pop("compile_seconds")
+                data["record"].pop("pending")
+            out[path.relative_to(folder).as_posix()] = data
+        return out
+
+    assert contents(serial) == contents(workers) and len(contents(serial)) > 6
 
 
 def test_selection_by_node_id_keyword_and_config(pytester: pytest.Pytester) -> None:
@@ -341,8 +395,14 @@ def test_review_through_a_terminal_accepts_rejects_and_skips(pytester: pytest.Py
     status = cli.main(["review", "--rootdir", str(project.path), str(folder)], stream=stream)
     assert status == 2 and "Run it in a terminal, or pass --accept-all or --reject-all." in stream.getvalue()
     assert "\x1b[" not in stream.getvalue()
-    status = cli.main(["review", "--rootdir", str(project.path), "--reject-all", str(folder)], stream=io.StringIO())
-    assert (status == 0 and not folder.exists()) or not list(folder.rglob("*.json"))
+    # The pending files of a local run (pending_dir): review without a folder takes them.
+    project.write(
+        "pyproject.toml", PYPROJECT.replace("[tool.pytest_stages]", '[tool.pytest_stages]\npending_dir = "p"')
+    )
+    stream = io.StringIO()
+    status = cli.main(["review", "--rootdir", str(project.path), "--reject-all"], stream=stream)
+    assert status == 0 and "0 accepted, 1 rejected, 0 skipped" in stream.getvalue()
+    assert not list(folder.rglob("*"))
     assert project.snapshots() == after
 
 

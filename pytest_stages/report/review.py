@@ -194,8 +194,8 @@ def run_review(
         if args.accept_all or args.reject_all:
             decisions["accept" if args.accept_all else "reject"].append((found, entry))
             continue
-        text = [f"({position}/{len(chosen)}) ", *call_text(entry, project.snapshots, colour=_colour(terminal))]
-        _show(text, stream, terminal)
+        text = call_text(entry, project.snapshots, colour=_colour(terminal))
+        _show([f"({position}/{len(chosen)}) {text[0]}", *text[1:]], stream, terminal)
         choice = _ask(ask or _prompt(stream), stream)
         if choice == "quit":
             decisions["skip"] += chosen[position - 1 :]
@@ -235,7 +235,7 @@ def _colour(terminal: bool) -> bool:
 
 def _show(lines: list[str], stream: TextIO, terminal: bool) -> None:
     """The call's text: through ``$PAGER`` on a terminal where one is set, else written out."""
-    text = "".join(line if line.endswith(" ") else f"{line}\n" for line in lines)
+    text = "".join(f"{line}\n" for line in lines)
     pager = os.environ.get("PAGER", "").strip()
     if terminal and pager:
         try:
