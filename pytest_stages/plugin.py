@@ -42,6 +42,7 @@ from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
+from pytest_stages.store.pending import PendingError, start_set
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder, snapshot_root
 
 
@@ -196,6 +197,11 @@ def pytest_configure(config: pytest.Config) -> None:
         raise assembly.as_pytest(exc, configuring=True) from None
     for path in found.unread:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
+    if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
+        try:  # the controller (not an xdist worker) starts the run's pending set afresh
+            start_set(options.pending)
+        except PendingError as exc:
+            raise assembly.as_pytest(exc, configuring=True) from None
     session = StagesSession(settings, options, config.rootpath, patterns)
     session.store.repair = options.update  # an update records again a snapshot that does not hold what it should
     session.baseline = calls

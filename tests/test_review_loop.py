@@ -203,6 +203,19 @@ def test_xdist_workers_write_the_set_one_process_writes(pytester: pytest.Pyteste
     assert contents(serial) == contents(workers) and len(contents(serial)) > 6
 
 
+def test_a_run_starts_its_pending_set_afresh(pytester: pytest.Pytester) -> None:
+    project = make_project(pytester)
+    folder = pending(project, "p", "--stages-configs", "cpu1")
+    assert read_set(folder).entries
+    project.run("--stages-pending=p", "--stages-configs", "cpu1").assert_outcomes(passed=4)  # the change reverted
+    assert not [path for path in folder.rglob("*") if path.is_file()]  # no older call left to accept by mistake
+    (folder / "notes.txt").write_text("mine")
+    result = project.run("--stages-pending=p")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (folder / "notes.txt").read_text() == "mine"
+    assert "holds files that are not a pending set pytest-stages wrote" in "\n".join(result.errlines)
+
+
 def test_selection_by_node_id_keyword_and_config(pytester: pytest.Pytester) -> None:
     project = make_project(pytester)
     both = pending(project, "p")

@@ -290,3 +290,25 @@ def discard(found: PendingSet, entries: Sequence[PendingEntry]) -> None:
                 parent.rmdir()
             except OSError:
                 break
+
+
+def start_set(path: Path) -> None:
+    """Make ``path`` ready for a run's pending set: the calls an earlier run left there are removed.
+
+    A set holds one run's calls: a call that passes now must not keep an older run's pending files
+    (accepting them would write a change the code no longer makes). Only files a manifest of the set
+    names are removed; a folder holding anything else is refused (:class:`PendingError`).
+    """
+    if not path.exists() and not path.is_symlink():
+        return
+    if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
+        return
+    try:
+        found = read_set(path)
+    except PendingError as exc:
+        raise PendingError(
+            f"the pending folder {path} holds files that are not a pending set pytest-stages wrote, and a run "
+            f"writes its set afresh (removing only the files an earlier run's manifests name): {exc} Name a new or "
+            "empty folder, or remove this one."
+        ) from None
+    discard(found, found.entries)
