@@ -170,11 +170,9 @@ def _paint(line: str, code: str, colour: bool) -> str:
     return f"\x1b[{code}m{line}\x1b[0m" if colour and code else line
 
 
-def run_review(
-    args: argparse.Namespace, stream: TextIO, ask: Callable[[str], str] | None = None, terminal: bool | None = None
-) -> int:
+def run_review(args: argparse.Namespace, stream: TextIO) -> int:
     """``pytest-stages review``: each selected call shown, then accepted, rejected, skipped; or quit."""
-    terminal = stream.isatty() if terminal is None else terminal
+    terminal = stream.isatty() and sys.stdin.isatty()
     try:
         project = _project(args)
         folders, selection = _split(args, project)
@@ -183,7 +181,7 @@ def run_review(
         stream.write(f"pytest-stages review: {exc}\n")
         return USAGE
     chosen = [(found, e) for found in sets for e in found.entries if selection.chooses(e)]
-    if not (args.accept_all or args.reject_all or terminal or ask):
+    if not (args.accept_all or args.reject_all or terminal):
         stream.write(
             "pytest-stages review: review asks about each call on a terminal; here stdin/stdout is not one. Run it "
             "in a terminal, or pass --accept-all or --reject-all.\n"
@@ -196,7 +194,7 @@ def run_review(
             continue
         text = call_text(entry, project.snapshots, colour=_colour(terminal))
         _show([f"({position}/{len(chosen)}) {text[0]}", *text[1:]], stream, terminal)
-        choice = _ask(ask or _prompt(stream), stream)
+        choice = _ask(_prompt(stream), stream)
         if choice == "quit":
             decisions["skip"] += chosen[position - 1 :]
             break

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_stages.core.errors import StagesError
+from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import own_name
@@ -56,6 +56,8 @@ _REQUIRED = tuple(_MANIFEST_SCHEMA)
 
 class PendingError(StagesError):
     """A pending set that cannot be used as it is; the message names it and the fix."""
+
+    outcome = Outcome.USAGE
 
 
 def digest(data: bytes) -> str:
