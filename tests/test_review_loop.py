@@ -205,8 +205,19 @@ def test_xdist_workers_write_the_set_one_process_writes(pytester: pytest.Pyteste
 
 def test_a_run_starts_its_pending_set_afresh(pytester: pytest.Pytester) -> None:
     project = make_project(pytester)
-    folder = pending(project, "p", "--stages-configs", "cpu1")
-    assert read_set(folder).entries
+    os.environ["STAGES_CHANGE"] = "1"
+    try:
+        result = project.run("--stages-pending=p", "--stages-configs", "cpu1")
+    finally:
+        del os.environ["STAGES_CHANGE"]
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: 3 call(s) left what --stages-update would write in the pending set(s) p: "
+            "`pytest-stages review p` walks them, `pytest-stages accept p` applies them"
+        ]
+    )
+    folder = project.path / "p"
+    assert len(read_set(folder).entries) == 3
     project.run("--stages-pending=p", "--stages-configs", "cpu1").assert_outcomes(passed=4)  # the change reverted
     assert not [path for path in folder.rglob("*") if path.is_file()]  # no older call left to accept by mistake
     (folder / "notes.txt").write_text("mine")

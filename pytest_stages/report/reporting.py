@@ -176,6 +176,14 @@ def _closing_lines(report: RunReport) -> list[str]:
         )
     lines += _skip_lines(records)
     lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
+    sets = sorted({r.pending for r in records if r.pending})
+    if sets:
+        names = " ".join(sets)
+        lines.append(
+            f"{PREFIX}{sum(1 for r in records if r.pending)} call(s) left what --stages-update would write in the "
+            f"pending set(s) {names}: `pytest-stages review {names}` walks them, `pytest-stages accept {names}` "
+            "applies them"
+        )
     return lines
 
 
