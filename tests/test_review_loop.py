@@ -378,6 +378,12 @@ def test_bad_pending_folders_are_refused_with_nothing_written(pytester: pytest.P
     inside = Path(shutil.copytree(good, project.path / "inside"))
     os.mkfifo(next(inside.rglob("*.pending.json")).parent / "x.cost.json")
     assert "is a symlink, FIFO or device" in refused(inside)
+    # A snapshot folder that holds a folder of someone else's: accept swaps whole folders, so it stops and
+    # puts back what it had staged (no journal, no copy left beside).
+    (project.path / "snapshots/tests/test_a/test_one/cpu1/mine").mkdir()
+    assert "is a folder, FIFO or device inside a snapshot folder" in refused(good)
+    assert sorted(p.name for p in (project.path / "snapshots").rglob(".*")) == []
+    (project.path / "snapshots/tests/test_a/test_one/cpu1/mine").rmdir()
     # Another project: its name, or tests this checkout does not have.
     other = project.path / "other"
     other.mkdir()

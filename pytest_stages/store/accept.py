@@ -275,22 +275,32 @@ def apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
             )
         )
     _journal(root, "staging", swaps)
+    try:  # anything that stops it before the commit (a refusal, a full disk) puts the old tree back
+        written = _stage(plan_, swaps, store)
+        _journal(root, "swapping", swaps)
+        for swap in swaps:
+            path = root / swap.folder
+            if swap.existed:
+                os.rename(path, path.parent / swap.old)
+            os.rename(path.parent / swap.staged, path)
+    except BaseException:
+        recover(root)
+        raise
+    _journal(root, "committed", swaps)
+    _finish(root, swaps)
+    return written
+
+
+def _stage(plan_: Plan, swaps: Sequence[Swap], store: SnapshotStore) -> list[Path]:
+    """Each folder's copy beside it, written with the plan's files; the files as they will be named."""
     written = []
     for swap, files in zip(swaps, plan_.folders.values(), strict=True):
-        path = root / swap.folder
+        path = store.root / swap.folder
         path.parent.mkdir(parents=True, exist_ok=True)
         staged = path.parent / swap.staged
         _copy_folder(path, staged) if swap.existed else staged.mkdir()
         store.write_all([(staged / name, data.decode("utf-8")) for name, data in files.items()])
         written += [path / name for name in files]
-    _journal(root, "swapping", swaps)
-    for swap in swaps:
-        path = root / swap.folder
-        if swap.existed:
-            os.rename(path, path.parent / swap.old)
-        os.rename(path.parent / swap.staged, path)
-    _journal(root, "committed", swaps)
-    _finish(root, swaps)
     return written
 
 
