@@ -503,7 +503,7 @@ class StageSnapshot:
             self.pending_calls.append((record, files, dict(current)))
 
     def pending_set(self, directory: Path) -> list[pending_.PendingCall]:
-        """This test's calls whose update would write anything, as entries of the set ``directory``."""
+        """The calls whose update would write anything, as entries of the set ``directory`` (each record names it)."""
         session = self.session
         config = json.loads(to_json(dataclasses.asdict(self.active.config)))
         calls = []
