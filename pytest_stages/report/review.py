@@ -155,7 +155,8 @@ def call_text(entry: PendingEntry, snapshots: Path, *, colour: bool = False) -> 
             continue
         path = snapshots / entry.folder / name
         old = path.read_text(encoding="utf-8") if path.is_file() else ""
-        for line in diff_lines(name, (str(path), f"pending {name}"), old, data.decode("utf-8")):
+        shown = (f"{snapshots.name}/{entry.folder}/{name}", f"{Path(entry.source).name}/{entry.folder}/{name}")
+        for line in diff_lines(name, shown, old, data.decode("utf-8")):
             lines.append(_paint(line, _colour_of(line), colour))
     return lines
 
