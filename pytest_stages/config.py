@@ -88,6 +88,8 @@ class Settings:
     constants_warn_bytes: int = 1 << 20
     # ``[tool.pytest_stages.test_configs]``: test-id pattern -> the configs its tests run under.
     test_configs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Where a compare run leaves its pending snapshots (relative to the rootdir); "" for none.
+    pending_dir: str = ""
 
     def config_named(self, name: str) -> DeviceConfig:
         for config in self.configs:
@@ -195,6 +197,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         "static_scalars",
         "constants_warn_bytes",
         "test_configs",
+        "pending_dir",
     }
     _reject_unknown("[tool.pytest_stages]", table, known)
     defaults = Settings()
@@ -225,6 +228,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         static_scalars=_typed(table, "static_scalars", bool, defaults.static_scalars),
         constants_warn_bytes=_size(table, "constants_warn_bytes", defaults.constants_warn_bytes),
         test_configs=_test_configs(table.get("test_configs", {}), tuple(c.name for c in configs)),
+        pending_dir=_typed(table, "pending_dir", str, defaults.pending_dir),
     )
 
 

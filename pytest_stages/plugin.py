@@ -42,6 +42,7 @@ from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
+from pytest_stages.store.pending import PendingError, start_set
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder, snapshot_root
 
 
@@ -94,6 +95,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "whose compile time moved most against it",
     )
     group.addoption(
+        "--stages-pending",
+        metavar="DIR",
+        default=None,
+        help="on a compare run, write what --stages-update would write for each differing call into DIR (with a "
+        "manifest per call), for `pytest-stages accept DIR` or `review DIR`; snapshot_dir is not changed",
+    )
+    group.addoption(
         "--stages-report",
         metavar="PATH",
         action="append",
@@ -112,6 +120,7 @@ STAGES_OPTIONS = (
     "stages_list",
     "stages_baseline",
     "stages_report",
+    "stages_pending",
 )
 CHANGES = pytest.StashKey[ProcessChanges]()
 ACTIVE = pytest.StashKey[bool]()
@@ -188,6 +197,11 @@ def pytest_configure(config: pytest.Config) -> None:
         raise assembly.as_pytest(exc, configuring=True) from None
     for path in found.unread:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
+    if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
+        try:  # the controller (not an xdist worker) starts the run's pending set afresh
+            start_set(options.pending)
+        except PendingError as exc:
+            raise assembly.as_pytest(exc, configuring=True) from None
     session = StagesSession(settings, options, config.rootpath, patterns)
     session.store.repair = options.update  # an update records again a snapshot that does not hold what it should
     session.baseline = calls
@@ -276,6 +290,7 @@ def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Opti
     if rerecord and not config.getoption("stages_update"):
         raise ConfigError("--stages-rerecord re-records snapshots: use it together with --stages-update.")
     return Options(
+        pending=_pending_dir(config, settings, snapshots),
         update=config.getoption("stages_update"),
         rerecord=rerecord,
         configs=names,
@@ -285,6 +300,31 @@ def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Opti
         verbosity=config.getoption("verbose", 0),
         long_tracebacks=config.getoption("tbstyle", "auto") == "long",
     )
+
+
+def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> Path | None:
+    """``--stages-pending DIR`` (from the invocation folder) or ``pending_dir`` (from the rootdir), checked."""
+    option = config.getoption("stages_pending")
+    if option is None and not settings.pending_dir:
+        return None
+    name = "--stages-pending" if option is not None else "[tool.pytest_stages] pending_dir"
+    base = config.invocation_params.dir if option is not None else config.rootpath
+    path = (base / (option if option is not None else settings.pending_dir)).absolute()
+    if not str(option if option is not None else settings.pending_dir).strip():
+        raise ConfigError(f"{name} is empty: name the folder a compare run leaves its pending snapshots in.")
+    if option is not None and config.getoption("stages_update"):
+        raise ConfigError(
+            "--stages-pending keeps what an update would write, on a compare run; --stages-update writes it into the "
+            "snapshots: give one of them."
+        )
+    if reporting.inside(path, snapshots) or reporting.inside(snapshots, path):
+        raise ConfigError(
+            f"{name}={path} overlaps the snapshot folder {snapshots}, which a compare run never changes; name a "
+            "folder outside it, e.g. --stages-pending=stages-pending."
+        )
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise ConfigError(f"{name}={path} is not a folder (a file or a link); name a folder for the pending set.")
+    return path
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -400,6 +440,12 @@ def pytest_runtest_makereport(
             if session.options.update and test_report.passed:
                 try:
                     writer.flush()
+                except SnapshotError as exc:
+                    test_report.outcome = "failed"
+                    test_report.longrepr = exc.shown()
+            if isinstance(writer, StageSnapshot) and session.options.pending is not None:
+                try:  # a compare run's differing calls: what their update would write, into the pending set
+                    writer.write_pending_set()
                 except SnapshotError as exc:
                     test_report.outcome = "failed"
                     test_report.longrepr = exc.shown()

@@ -130,6 +130,8 @@ class CallRecord:
     # the reports, never of a snapshot; ``cached`` when the persistent cache answered the compile.
     compile_seconds: dict[str, float] = field(default_factory=dict)
     cached: bool = False
+    # ``--stages-pending``: the name of the pending set that holds what an update would write for this call.
+    pending: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The report entry (schema ``pytest-stages-report/1``): plain dicts, lists and strings.

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
 from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.observed import PASSED_EXIT
-from pytest_stages.report import diff_driver
+from pytest_stages.report import diff_driver, review
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
 from pytest_stages.report.reporting import (
     REPORT_FORMATS,
@@ -83,6 +83,7 @@ def parser(prog: str = "pytest-stages") -> argparse.ArgumentParser:
     )
     merge.add_argument("--rootdir", default=".", help="the project root the shards ran in (default: .)")
     diff_driver.add_parser(commands)
+    review.add_parsers(commands)
     return top
 
 
@@ -91,6 +92,8 @@ def main(argv: Sequence[str] | None = None, stream: TextIO = sys.stdout, prog: s
     args = parser(prog).parse_args(argv)
     if args.command == "diff":
         return diff_driver.run(args, stream)
+    if args.command in ("accept", "review"):
+        return (review.run_accept if args.command == "accept" else review.run_review)(args, stream)
     rootdir = Path(args.rootdir).resolve()
     try:
         merged = _merge(args.reports, args.report, rootdir)

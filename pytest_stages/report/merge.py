@@ -61,6 +61,7 @@ SHARD_SCHEMA = {
             "drift_cause": (str, type(None)),
             "compile_seconds": {"*": NUMBER},
             "cached": bool,
+            "pending": str,
         }
     ],
 }

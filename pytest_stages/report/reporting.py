@@ -176,6 +176,14 @@ def _closing_lines(report: RunReport) -> list[str]:
         )
     lines += _skip_lines(records)
     lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
+    sets = sorted({r.pending for r in records if r.pending})
+    if sets:
+        names = " ".join(sets)
+        lines.append(
+            f"{PREFIX}{sum(1 for r in records if r.pending)} call(s) left what --stages-update would write in the "
+            f"pending set(s) {names}: `pytest-stages review {names}` walks them, `pytest-stages accept {names}` "
+            "applies them"
+        )
     return lines
 
 
@@ -234,14 +242,18 @@ def report_json(report: RunReport) -> Iterator[str]:
 
 
 # A pull-request comment holds 65,536 characters: a finding's diff shows at most MD_DIFF_LINES
-# lines, and no diff is added once the report has MD_BUDGET characters.
+# lines, no diff is added once the report has MD_BUDGET characters, and whole entries are cut to
+# keep the report under COMMENT_LIMIT (with a note of what was cut).
 MD_DIFF_LINES = 60
 MD_BUDGET = 40_000
+COMMENT_LIMIT = 65_536
 MD_FULL_DIFF = "`pytest-stages diff OLD NEW`, the HTML report or the failure message (`-vv`) show them whole"
+# Where the accept command downloads the pending sets: one folder per CI artifact beneath it.
+DOWNLOAD_FOLDER = "stages-pending"
 
 
 def markdown(report: RunReport) -> str:
-    """The summary table, then each failing finding; an IR drift brings its source lines and diff."""
+    """The summary table, the calls with pending snapshots and how to accept them, then each failing finding."""
     rows = table_rows(report.records)
     lines = ["## pytest-stages", ""]
     upgraded = upgrade_section([record.to_dict() for record in report.records], report.baseline)
@@ -253,7 +265,10 @@ def markdown(report: RunReport) -> str:
     lines.append("|" + "---|" * len(rows[0]))
     for row in rows[1:]:
         lines.append("| " + " | ".join(_md_text(cell).replace("|", "\\|") for cell in row) + " |")
-    failing = [(r, f) for r in report.records for f in r.findings if f.failing]
+    pending = [r for r in report.records if r.pending]
+    if pending:
+        lines += _pending_section(pending, sum(map(len, lines)))
+    failing = [(r, f) for r in report.records for f in r.findings if f.failing and not r.pending]
     if failing:
         from pytest_stages.check.drift import summary_lines  # loaded only where a finding is rendered
 
@@ -274,16 +289,99 @@ def markdown(report: RunReport) -> str:
             lines.append(
                 f"The diffs of {left_out} finding(s) are left out to fit a pull-request comment; {MD_FULL_DIFF}."
             )
-    return "\n".join(lines) + "\n"
+    return "\n".join(_fit(lines, COMMENT_LIMIT)) + "\n"
 
 
-def _md_diff(diff: Sequence[str]) -> list[str]:
+def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
+    """Each call whose update is pending: headline, deltas, a collapsed diff; its set, and the one accept command."""
+    from pytest_stages.check.drift import summary_lines
+
+    sets = sorted({record.pending for record in records})
+    lines = [
+        "",
+        "### Pending changes",
+        "",
+        f"{len(records)} call(s) differ from their snapshots. What `--stages-update` would write for them is in "
+        f"the pending set(s) {', '.join(_md_code(name) for name in sets)} (each a CI artifact of that name). "
+        "Accept them all in one step, at the project root:",
+        "",
+        "```bash",
+        accept_command(sets),
+        "```",
+        "",
+        "or walk them one by one with `pytest-stages review " + " ".join(f"{DOWNLOAD_FOLDER}/{n}" for n in sets) + "`.",
+        "",
+    ]
+    size += sum(map(len, lines))
+    for record in records:
+        failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != SKIPPED]
+        headline = "; ".join(f"{f.artifact}: {f.message}" for f in failing) or "snapshots to write"
+        deltas = key_deltas(record)
+        entry = [
+            f"- {_md_code(record.nodeid)} {_md_text(record.name)} on {_md_text(record.config)} "
+            f"({_md_code(record.pending)}): {_md_text(headline)}" + (f"; {_md_text(deltas)}" if deltas else "")
+        ]
+        for finding in failing:
+            if finding.detail and size < MD_BUDGET:
+                entry += [f"  - {_md_text(line)}" for line in summary_lines(finding.detail)]
+                entry += _md_diff(unified_rows(finding.detail["hunks"]), f"{finding.artifact} diff")
+        size += sum(map(len, entry))
+        lines += entry
+    return lines
+
+
+def accept_command(sets: Sequence[str], environ: Mapping[str, str] | None = None) -> str:
+    """The one command that downloads the pending sets of this CI run and accepts them.
+
+    ``gh run download`` with ``-p`` puts each artifact in a folder of its name under ``-D``.
+    The run and repository come from GitHub's ``GITHUB_RUN_ID`` and ``GITHUB_REPOSITORY`` where set.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    run = env.get("GITHUB_RUN_ID") or "<run-id>"
+    repo = f" -R {env['GITHUB_REPOSITORY']}" if env.get("GITHUB_REPOSITORY") else ""
+    patterns = " ".join(f"-p {name}" for name in sets)
+    folders = " ".join(f"{DOWNLOAD_FOLDER}/{name}" for name in sets)
+    return f"gh run download {run}{repo} {patterns} -D {DOWNLOAD_FOLDER} && pytest-stages accept {folders}"
+
+
+def _fit(lines: list[str], limit: int) -> list[str]:
+    """``lines`` cut before whole entries (lines that start a list item or a section) to stay under ``limit``."""
+    total = sum(len(line) + 1 for line in lines)
+    if total <= limit:
+        return lines
+    room, size, cut = limit - 400, 0, 0
+    for index, line in enumerate(lines):
+        if line.startswith(("- ", "### ")) and size <= room:
+            cut = index
+        size += len(line) + 1
+    left_out = sum(1 for line in lines[cut:] if line.startswith("- "))
+    return [
+        *lines[:cut],
+        "",
+        f"**{left_out} entries left out to fit GitHub's 65,536-character comment limit**; the HTML report "
+        "(`--report stages.html`), `pytest-stages review` and the JSON report show them all.",
+    ]
+
+
+def _md_diff(diff: Sequence[str], summary: str = "diff") -> list[str]:
     """A finding's diff block for the Markdown report, at most ``MD_DIFF_LINES`` lines of it."""
     rows = [f"  {shown(line)}" for line in diff[:MD_DIFF_LINES]]
     if len(diff) > MD_DIFF_LINES:
         rows.append(f"  ... {len(diff) - MD_DIFF_LINES} more diff lines; {MD_FULL_DIFF}")
     fence = _fence(rows)  # longer than any backtick run in the diff: a line of ``` cannot close it
-    return ["", "  <details><summary>diff</summary>", "", f"  {fence}diff", *rows, f"  {fence}", "", "  </details>", ""]
+    return [
+        "",
+        f"  <details><summary>{summary}</summary>",
+        "",
+        f"  {fence}diff",
+        *rows,
+        f"  {fence}",
+        "",
+        "  </details>",
+        "",
+    ]
 
 
 def unified_rows(hunks: Sequence[Sequence[Sequence[Any]]]) -> list[str]:

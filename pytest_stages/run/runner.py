@@ -14,6 +14,8 @@ match their snapshots never loads it (about 10 ms of start-up; benchmarks/README
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ from pytest_stages.stage.compiles import CompileEvents
 from pytest_stages.stage.devices import ActiveConfig, activate
 from pytest_stages.stage.jax_caches import CacheClearing
 from pytest_stages.stage.staging import StageResult, stage
+from pytest_stages.store import pending as pending_
 from pytest_stages.store.storage import (
     SnapshotError,
     SnapshotFolder,
@@ -72,6 +75,8 @@ class Options:
     verbosity: int = 0
     # ``--tb=long``: a stage error shows JAX's whole traceback under its paragraph.
     long_tracebacks: bool = False
+    # ``--stages-pending DIR`` (or ``pending_dir``), resolved: where a compare run leaves what an update would write.
+    pending: Path | None = None
 
 
 def environment() -> dict[str, str]:
@@ -104,6 +109,22 @@ class StagesSession:
         self._environment: dict[str, str] | None = None
         # What was said of snapshot formats this version cannot compare (each said once a session).
         self.formats_said: set[str] = set()
+
+    @functools.cached_property
+    def pending_identity(self) -> dict[str, Any]:
+        """Who writes this run's pending sets: the project, its snapshot folder, the plugin, the commit (read once)."""
+        import tomllib
+
+        try:
+            pyproject = tomllib.loads((self.rootpath / "pyproject.toml").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pyproject = {}
+        return {
+            "project": pending_.project_name(pyproject),
+            "snapshot_dir": self.settings.snapshot_dir,
+            "plugin": plan.installed_version("pytest-stages"),
+            "commit": pending_.git_commit(self.rootpath),
+        }
 
     @property
     def environment(self) -> dict[str, str]:
@@ -365,6 +386,8 @@ class StageSnapshot:
         self.tolerance = tolerance
         self.budget = budget
         self.pending: list[PendingWrite] = []
+        # ``--stages-pending``: each differing call's record, the files its update would write, its environment.
+        self.pending_calls: list[tuple[CallRecord, dict[str, str], dict[str, Any]]] = []
         self.records: list[CallRecord] = []
         self._names: list[str] = []
 
@@ -470,6 +493,7 @@ class StageSnapshot:
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
         new_meta = self._meta(meta, current)
+        queued = len(self.pending)
         self._queue_writes(
             result,
             compared,
@@ -477,6 +501,8 @@ class StageSnapshot:
             {name: compared.current.get(name, snapshot.text) for name, snapshot in snapshots.items()},
             meta_text=None if new_meta == meta else to_json(new_meta),
         )
+        if session.options.pending is not None and not policy.update:
+            self._keep_pending(record, self.pending[queued:], current)
         conclude(
             record,
             self.pending,
@@ -503,6 +529,56 @@ class StageSnapshot:
             )
         self.session.formats_said.add(problem)
         raise StagesFailure(f"the snapshots in {folder} (and any others of that format) were {problem}.")
+    def _keep_pending(self, record: CallRecord, writes: Sequence[PendingWrite], current: Mapping[str, Any]) -> None:
+        """Keep what an update would write for this call (with its base and environment) for the pending set.
+
+        The folder's metadata is written with every call of the folder that writes anything, so
+        that accepting any one of them records the environment its files were made in.
+        """
+        meta = [write for write in self.pending if write.path == self.folder.meta]
+        files = {write.path.name: write.text for write in [*writes, *meta]}
+        if writes:
+            self.pending_calls.append((record, files, dict(current)))
+
+    def pending_set(self, directory: Path) -> list[pending_.PendingCall]:
+        """The calls whose update would write anything, as entries of the set ``directory`` (each record names it)."""
+        session = self.session
+        config = json.loads(to_json(dataclasses.asdict(self.active.config)))
+        calls = []
+        for record, files, current in self.pending_calls:
+            base = {name: pending_.disk_digest(self.folder.path / name) for name in files}
+            record.pending = directory.name
+            manifest = pending_.manifest(
+                identity=session.pending_identity,
+                call={
+                    "nodeid": record.nodeid,
+                    "config": record.config,
+                    "name": record.name,
+                    "folder": record.folder,
+                    "config_record": config,
+                    "environment": current,
+                },
+                base=base,
+                files=files,
+                record=record.to_dict(),
+            )
+            calls.append(pending_.PendingCall(self.folder.relative, files, manifest))
+        return calls
+
+    def write_pending_set(self) -> None:
+        """Write this test's pending calls into the run's pending folder (a compare run with ``--stages-pending``)."""
+        directory = self.session.options.pending
+        if directory is None:
+            return
+        for call in self.pending_set(directory):
+            try:
+                pending_.write_call(directory, call)
+            except OSError as exc:
+                raise SnapshotError(
+                    f"could not write the pending set {directory} ({exc.strerror or exc}); the snapshots are "
+                    "untouched. Free disk space or name a writable folder with --stages-pending."
+                ) from None
+        self.pending_calls.clear()
 
     def _refuse_foreign(self, result: StageResult, record: CallRecord, change: environment_.EnvironmentChange) -> None:
         """Snapshots of another platform never compare; a plain update never replaces those of another target."""

@@ -18,6 +18,9 @@ COMPILES_FOLDER = "_compiles"
 REGISTERED_MODULE = "stages"
 # Where the snapshots of a test module outside the rootdir go: ``_outside_rootdir/<file name>/...``.
 OUTSIDE_ROOTDIR = "_outside_rootdir"
+# The journal of a ``pytest-stages accept`` under way, in the snapshot root (never a name of pytest-stages' own
+# files, so a prune is refused while one is left).
+ACCEPT_JOURNAL = ".stages-accept.json"
 MAX_COMPONENT = 96
 _SAFE_CHARACTERS = r"A-Za-z0-9_.+=,@\[\]-"
 _SAFE = re.compile(f"[^{_SAFE_CHARACTERS}]")

@@ -25,7 +25,7 @@ from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store.names import META_FILE, safe_component, safe_path
+from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names, temporary_of
 from pytest_stages.store.schemas import invalid_snapshot
 
@@ -421,4 +421,10 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
         )
     if root.exists() and not root.is_dir():
         raise SnapshotError(f"snapshot_dir = {snapshot_dir!r} is a file, not a folder. {fix}")
+    if (root / ACCEPT_JOURNAL).exists():
+        raise SnapshotError(
+            f"an interrupted `pytest-stages accept` left {root / ACCEPT_JOURNAL}: some snapshot folders may be "
+            "half-way through its swap. Run `pytest-stages accept --recover` to put them back as they were, then "
+            "run again."
+        )
     return root

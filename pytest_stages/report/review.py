@@ -1,0 +1,266 @@
+"""``pytest-stages accept DIR...`` and ``pytest-stages review [DIR]``: pending snapshots applied or walked call by call.
+
+``accept`` reads every pending set (:mod:`~pytest_stages.store.pending`), plans the write
+(:func:`~pytest_stages.store.accept.plan`: refusing stale, foreign and conflicting sets) and applies it
+all or nothing, listing each file written; ``--dry-run`` prints the plan. ``review`` shows each
+call (headline, figures, the renumbering-proof diff against the snapshot; paged with ``$PAGER``
+on a terminal) and asks accept / reject / skip / quit, then applies the accepted calls the same
+way and removes the accepted and rejected ones from the pending folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from pytest_stages.config import ConfigError, load_pyproject, parse_selection, parse_settings
+from pytest_stages.core.errors import StagesError
+from pytest_stages.core.records import CallRecord
+from pytest_stages.core.units import format_number, relative_change
+from pytest_stages.report.diff_driver import diff_lines
+from pytest_stages.store import accept as accept_
+from pytest_stages.store.names import META_FILE
+from pytest_stages.store.pending import PendingEntry, PendingSet, discard, project_name
+from pytest_stages.store.storage import SnapshotStore, snapshot_root
+
+OK, USAGE = 0, 2
+_CHOICES = {"a": "accept", "r": "reject", "s": "skip", "q": "quit"}
+
+
+def add_parsers(commands: Any) -> None:
+    """The ``accept`` and ``review`` subcommands, on the command line's subparsers."""
+    accept = commands.add_parser(
+        "accept",
+        help="apply pending snapshot sets (--stages-pending) from shards and runners, all or nothing",
+        description="Apply the pending sets that compare runs wrote with --stages-pending DIR (CPU shards, an "
+        "accelerator runner) in one step, as --stages-update would have written them. Refuses stale sets, sets "
+        "recorded for another environment than the config's own and sets that disagree; writes nothing then.",
+    )
+    accept.add_argument(
+        "targets",
+        nargs="*",
+        metavar="DIR|NODEID",
+        help="a pending folder; an argument with :: (or a .py file) selects tests",
+    )
+    _selection(accept)
+    accept.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
+    accept.add_argument(
+        "--recover", action="store_true", help="put back what an interrupted accept left (its journal), then stop"
+    )
+    review = commands.add_parser(
+        "review",
+        help="walk pending snapshots call by call: accept / reject / skip / quit",
+        description="Show each pending call (headline, figures, renumbering-proof diff) and ask what to do with "
+        "it, like `cargo insta review`. Without DIR, the pending_dir setting.",
+    )
+    review.add_argument("targets", nargs="*", metavar="DIR|NODEID", help="pending folders (default: pending_dir)")
+    _selection(review)
+    every = review.add_mutually_exclusive_group()
+    every.add_argument("--accept-all", action="store_true", help="accept every selected call without asking")
+    every.add_argument("--reject-all", action="store_true", help="reject every selected call without asking")
+
+
+def _selection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-k", dest="keyword", metavar="EXPRESSION", help="select calls as pytest -k selects tests")
+    parser.add_argument("--configs", metavar="NAMES", help="comma-separated configs to take")
+    parser.add_argument("--rootdir", default=".", help="the project root (default: .)")
+
+
+def _project(args: argparse.Namespace) -> accept_.Project:
+    rootdir = Path(args.rootdir).resolve()
+    if not (rootdir / "pyproject.toml").is_file():
+        raise ConfigError(f"{rootdir} has no pyproject.toml: run at the project root, or pass --rootdir.")
+    settings = parse_settings(load_pyproject(rootdir))
+    if not getattr(args, "recover", False):  # an interrupted accept's journal stops all but --recover
+        snapshot_root(rootdir, settings.snapshot_dir)
+    with (rootdir / "pyproject.toml").open("rb") as stream:
+        name = project_name(tomllib.load(stream))
+    return accept_.Project(rootdir, settings, name)
+
+
+def _split(args: argparse.Namespace, project: accept_.Project) -> tuple[list[str], accept_.Selection]:
+    """The pending folders and the selection among the arguments."""
+    nodeids = [t for t in args.targets if "::" in t or t.endswith(".py")]
+    folders = [t for t in args.targets if t not in nodeids]
+    if not folders and project.settings.pending_dir:
+        folders = [str(project.rootdir / project.settings.pending_dir)]
+    if not folders:
+        raise ConfigError(
+            "name the pending folder(s) to take (the DIR of --stages-pending, or the CI artifacts that hold them), "
+            "or set pending_dir in [tool.pytest_stages]."
+        )
+    configs = tuple(c.name for c in project.settings.configs)
+    chosen = parse_selection("--configs", args.configs, configs) if args.configs else ()
+    nodes = tuple(n.removesuffix("::") for n in nodeids)
+    return folders, accept_.Selection(nodes, args.keyword, tuple(chosen or ()))
+
+
+def run_accept(args: argparse.Namespace, stream: TextIO) -> int:
+    """``pytest-stages accept``: the plan checked, then written all or nothing (or printed with ``--dry-run``)."""
+    try:
+        project = _project(args)
+        if args.recover:
+            done = accept_.recover(project.snapshots)
+            stream.write(f"pytest-stages accept: {done or 'no interrupted accept to recover'}\n")
+            return OK
+        folders, selection = _split(args, project)
+        plan = accept_.plan(accept_.read_sets(folders), project, selection, accept_.current_digests(project.snapshots))
+        prefix = project.settings.snapshot_dir
+        if args.dry_run:
+            stream.writelines(f"{line}\n" for line in describe_plan(plan, prefix))
+            stream.write("pytest-stages accept: dry run, nothing written\n")
+            return OK
+        written = accept_.apply(plan, SnapshotStore(project.snapshots))
+    except (StagesError, OSError) as exc:
+        stream.write(f"pytest-stages accept: {exc}\n")
+        return USAGE
+    _wrote(stream, written, project.rootdir, len(plan.calls))
+    return OK
+
+
+def _wrote(stream: TextIO, written: Sequence[Path], rootdir: Path, calls: int) -> None:
+    stream.write(f"pytest-stages accept: wrote {len(written)} file(s) of {calls} call(s):\n")
+    stream.writelines(f"  {path.relative_to(rootdir).as_posix()}\n" for path in written)
+
+
+def describe_plan(plan: accept_.Plan, prefix: str) -> list[str]:
+    """The plan in lines: each call with the set it comes from, then each file it writes."""
+    lines = [f"{len(plan.calls)} call(s) from {len({e.source for e in plan.calls})} pending set(s):"]
+    lines += [f"  {entry.label}  ({entry.source})" for entry in plan.calls]
+    lines.append(f"{sum(len(f) for f in plan.folders.values())} file(s) to write:")
+    lines += [f"  {path}" for path in plan.paths(prefix)]
+    return lines
+
+
+# --- review -------------------------------------------------------------------------------------
+
+
+def call_text(entry: PendingEntry, snapshots: Path, *, colour: bool = False) -> list[str]:
+    """One pending call as review shows it: the headline, the figures that moved, each file's diff."""
+    record = CallRecord.from_dict(entry.manifest["record"])
+    lines = [_paint(f"{entry.label}  [{entry.source}]", "1", colour)]
+    failing = [f for f in record.findings if f.failing] or record.findings
+    lines += [f"  {finding.artifact}: {finding.message}" for finding in failing]
+    for metric, (before, after) in record.deltas.items():
+        moved = relative_change(before, after)
+        lines.append(f"  {metric}: {format_number(before)} -> {format_number(after)} ({moved:+.1%})")
+    for name, data in entry.texts.items():
+        if name == META_FILE:
+            continue
+        path = snapshots / entry.folder / name
+        old = path.read_text(encoding="utf-8") if path.is_file() else ""
+        shown = (f"{snapshots.name}/{entry.folder}/{name}", f"{Path(entry.source).name}/{entry.folder}/{name}")
+        for line in diff_lines(name, shown, old, data.decode("utf-8")):
+            lines.append(_paint(line, _colour_of(line), colour))
+    return lines
+
+
+def _colour_of(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "1"
+    return "32" if line.startswith("+") else "31" if line.startswith("-") else ""
+
+
+def _paint(line: str, code: str, colour: bool) -> str:
+    return f"\x1b[{code}m{line}\x1b[0m" if colour and code else line
+
+
+def run_review(args: argparse.Namespace, stream: TextIO) -> int:
+    """``pytest-stages review``: each selected call shown, then accepted, rejected, skipped; or quit."""
+    terminal = stream.isatty() and sys.stdin.isatty()
+    try:
+        project = _project(args)
+        folders, selection = _split(args, project)
+        sets = accept_.read_sets(folders)
+    except (StagesError, OSError) as exc:
+        stream.write(f"pytest-stages review: {exc}\n")
+        return USAGE
+    chosen = [(found, e) for found in sets for e in found.entries if selection.chooses(e)]
+    if not (args.accept_all or args.reject_all or terminal):
+        stream.write(
+            "pytest-stages review: review asks about each call on a terminal; here stdin/stdout is not one. Run it "
+            "in a terminal, or pass --accept-all or --reject-all.\n"
+        )
+        return USAGE
+    decisions: dict[str, list[tuple[PendingSet, PendingEntry]]] = {"accept": [], "reject": [], "skip": []}
+    for position, (found, entry) in enumerate(chosen, 1):
+        if args.accept_all or args.reject_all:
+            decisions["accept" if args.accept_all else "reject"].append((found, entry))
+            continue
+        text = call_text(entry, project.snapshots, colour=_colour(terminal))
+        _show([f"({position}/{len(chosen)}) {text[0]}", *text[1:]], stream, terminal)
+        choice = _ask(_prompt(stream), stream)
+        if choice == "quit":
+            decisions["skip"] += chosen[position - 1 :]
+            break
+        decisions[choice].append((found, entry))
+    return _conclude(decisions, project, stream)
+
+
+def _conclude(
+    decisions: dict[str, list[tuple[PendingSet, PendingEntry]]], project: accept_.Project, stream: TextIO
+) -> int:
+    """Apply the accepted calls all or nothing, then drop the accepted and rejected ones from their sets."""
+    accepted = decisions["accept"]
+    if accepted:
+        by_set: dict[Path, PendingSet] = {found.path: found for found, _ in accepted}
+        sets = [PendingSet(path, [e for f, e in accepted if f.path == path]) for path in by_set]
+        try:
+            plan = accept_.plan(sets, project, accept_.Selection(), accept_.current_digests(project.snapshots))
+            written = accept_.apply(plan, SnapshotStore(project.snapshots))
+        except (StagesError, OSError) as exc:
+            stream.write(f"pytest-stages review: {exc}\n")
+            return USAGE
+        _wrote(stream, written, project.rootdir, len(plan.calls))
+    for kind in ("accept", "reject"):
+        for found in {f.path: f for f, _ in decisions[kind]}.values():
+            discard(found, [e for f, e in decisions[kind] if f.path == found.path])
+    stream.write(
+        f"pytest-stages review: {len(accepted)} accepted, {len(decisions['reject'])} rejected, "
+        f"{len(decisions['skip'])} skipped (left in their pending sets)\n"
+    )
+    return OK
+
+
+def _colour(terminal: bool) -> bool:
+    return terminal and not os.environ.get("NO_COLOR")
+
+
+def _show(lines: list[str], stream: TextIO, terminal: bool) -> None:
+    """The call's text: through ``$PAGER`` on a terminal where one is set, else written out."""
+    text = "".join(f"{line}\n" for line in lines)
+    pager = os.environ.get("PAGER", "").strip()
+    if terminal and pager:
+        try:
+            subprocess.run(pager, shell=True, input=text, text=True, check=False)
+            return
+        except OSError:
+            pass
+    stream.write(text)
+    stream.flush()
+
+
+def _prompt(stream: TextIO) -> Callable[[str], str]:
+    def ask(question: str) -> str:
+        stream.write(question)
+        stream.flush()
+        line = sys.stdin.readline()
+        if not line:
+            return "q"
+        return line.strip()
+
+    return ask
+
+
+def _ask(ask: Callable[[str], str], stream: TextIO) -> str:
+    while True:
+        answer = ask("accept (a), reject (r), skip (s), quit (q)? ").strip().lower()[:1]
+        if answer in _CHOICES:
+            return _CHOICES[answer]
+        stream.write("answer a, r, s or q\n")

@@ -1,0 +1,390 @@
+"""``pytest-stages accept``: pending sets in, the snapshot tree an update would leave out, all or nothing.
+
+:func:`plan` is the judgement (pending sets, the selection, the project's settings and the
+digests of the tree as it is now in; the files to write per folder out, or an
+:class:`AcceptError` that says which set and why it is refused). It refuses a set of another
+project, one recorded for another config or environment than the config's own (as
+``--stages-update`` refuses to replace snapshots of another platform or device kind), a stale one
+(a file changed since the set's run compared against it), and two sets that disagree about a file.
+
+:func:`apply` writes the plan through :class:`~pytest_stages.store.storage.SnapshotStore` (the
+same manifest rules as an update) into a copy of each folder beside it, then swaps the copies in,
+recorded in a journal (``<snapshot_dir>/.stages-accept.json``): :func:`recover` puts an
+interrupted accept's folders back as they were (or finishes one that had committed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import secrets
+import shutil
+import stat
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pytest_stages.check.environment import compare_environments, describe
+from pytest_stages.config import Settings
+from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.ir.normalize import to_json
+from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
+from pytest_stages.store.pending import PendingEntry, PendingSet
+from pytest_stages.store.prune import module_file, temporary_of
+from pytest_stages.store.storage import SnapshotStore, parse_meta, write_atomically
+
+JOURNAL_SCHEMA = "pytest-stages-accept/1"
+NOTHING_WRITTEN = "Nothing was written."
+
+
+class AcceptError(StagesError):
+    """Pending sets that cannot be accepted as they are; the message says which, why, and what to do."""
+
+    outcome = Outcome.USAGE
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which calls to accept: node ids (a test, or one of its parameters), a ``-k`` expression, configs."""
+
+    nodeids: tuple[str, ...] = ()
+    keyword: str | None = None
+    configs: tuple[str, ...] = ()
+
+    def chooses(self, entry: PendingEntry) -> bool:
+        nodeid, config, name = entry.key
+        if self.configs and config not in self.configs:
+            return False
+        if self.nodeids and not any(nodeid == n or nodeid.startswith((f"{n}::", f"{n}[")) for n in self.nodeids):
+            return False
+        return self.keyword is None or _keyword_matches(self.keyword, [*nodeid.replace("::", " ").split(), name])
+
+
+def _keyword_matches(expression: str, words: Sequence[str]) -> bool:
+    """pytest's ``-k`` over a call's words (its node id's parts, parameters, the call's name): substrings, any case."""
+    from _pytest.mark.expression import Expression
+
+    lowered = [word.lower() for word in words]
+
+    def matches(part: str, /, **_: str | int | bool | None) -> bool:
+        return any(part.lower() in word for word in lowered)
+
+    return Expression.compile(expression).evaluate(matches)
+
+
+@dataclass(frozen=True)
+class Project:
+    """What a plan checks the sets against: the project's name, settings, and its root."""
+
+    rootdir: Path
+    settings: Settings
+    name: str | None
+
+    @property
+    def snapshots(self) -> Path:
+        return self.rootdir / self.settings.snapshot_dir
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The files to write, per snapshot folder (relative to the snapshot root), and the calls they come from."""
+
+    folders: dict[str, dict[str, bytes]] = field(default_factory=dict)
+    calls: list[PendingEntry] = field(default_factory=list)
+
+    def paths(self, prefix: str) -> list[str]:
+        """Every file the plan writes, ``<snapshot_dir>/<folder>/<name>``, in order."""
+        return [f"{prefix}/{folder}/{name}" for folder, files in self.folders.items() for name in files]
+
+
+def plan(
+    sets: Sequence[PendingSet],
+    project: Project,
+    selection: Selection,
+    on_disk: Callable[[str], str | None],
+) -> Plan:
+    """The files to write for the selected calls of ``sets``; :class:`AcceptError` when a set must be refused.
+
+    ``on_disk`` gives the digest of a file (``<folder>/<name>``, relative to the snapshot root)
+    as it is now, or None where there is none.
+    """
+    chosen = [entry for found in sets for entry in found.entries if selection.chooses(entry)]
+    if not chosen:
+        raise AcceptError(
+            f"no call of {', '.join(str(s.path) for s in sets)} is selected by the node ids, -k or --configs given; "
+            f"{NOTHING_WRITTEN} Run `pytest-stages accept --dry-run DIR...` without a selection to see the calls."
+        )
+    for entry in chosen:
+        _check_project(entry, project)
+        _check_environment(entry, project, on_disk)
+    out = Plan()
+    givers: dict[str, PendingEntry] = {}
+    for entry in chosen:
+        files = out.folders.setdefault(entry.folder, {})
+        for name, data in entry.texts.items():
+            path = f"{entry.folder}/{name}"
+            if name in files and files[name] != data:
+                _conflict(givers[path], entry, path, project.settings.snapshot_dir)
+            files[name] = data
+            givers.setdefault(path, entry)
+        out.calls.append(entry)
+    for entry in chosen:
+        _check_base(entry, project.settings.snapshot_dir, on_disk)
+    for files in out.folders.values():  # the metadata first, as an update lists its files
+        ordered = {**({META_FILE: files[META_FILE]} if META_FILE in files else {}), **dict(sorted(files.items()))}
+        files.clear()
+        files.update(ordered)
+    return out
+
+
+def _check_project(entry: PendingEntry, project: Project) -> None:
+    data, label = entry.manifest, f"{entry.source}: {entry.label}"
+    ours = project.name
+    theirs = data["project"]
+    module = module_file(entry.folder.rsplit("/", 2)[0])
+    if ours and theirs and ours != theirs:
+        why = f"it was written by the project {theirs!r}, this is {ours!r}"
+    elif data["snapshot_dir"] != project.settings.snapshot_dir:
+        why = (
+            f"it was written with snapshot_dir = {data['snapshot_dir']!r}, this project has "
+            f"{project.settings.snapshot_dir!r}"
+        )
+    elif module is not None and not (project.rootdir / module).is_file():
+        why = f"its test module {module} is not in {project.rootdir}"
+    else:
+        return
+    raise AcceptError(
+        f"{label} is from another project: {why}. {NOTHING_WRITTEN} Run `pytest-stages accept` at the root of the "
+        "project whose CI wrote the set (--rootdir), on the branch it was written for."
+    )
+
+
+def _check_environment(entry: PendingEntry, project: Project, on_disk: Callable[[str], str | None]) -> None:
+    """A set recorded for another config definition, platform or device kind than the config's own is refused."""
+    data, label = entry.manifest, f"{entry.source}: {entry.label}"
+    config = data["config"]
+    known = {c.name: c for c in project.settings.configs}
+    prefix = f"{project.settings.snapshot_dir}/{entry.folder}"
+    why = ""
+    if config not in known:
+        why = f"this project configures no config {config!r} (it has {', '.join(known)})"
+    else:
+        ours = json.loads(to_json(dataclasses.asdict(known[config])))
+        if ours != data["config_record"]:
+            moved = sorted(k for k in {*ours, *data["config_record"]} if ours.get(k) != data["config_record"].get(k))
+            why = (
+                f"it was recorded for config {config} defined otherwise ({', '.join(moved)} differ from "
+                f"pyproject.toml's [[tool.pytest_stages.configs]] {config!r})"
+            )
+        elif known[config].platform and data["environment"].get("platform") not in (known[config].platform, None):
+            why = (
+                f"it was staged {describe(data['environment'])}, but config {config} is for platform "
+                f"{known[config].platform!r}"
+            )
+        else:
+            recorded = _recorded(project.snapshots / entry.folder / META_FILE, on_disk(f"{entry.folder}/{META_FILE}"))
+            change = compare_environments(recorded, data["environment"])
+            if change.foreign:
+                why = (
+                    f"it was staged {describe(change.current)}, but {prefix}/ holds snapshots recorded "
+                    f"{describe(change.recorded)}; accept does not replace snapshots of another platform or device "
+                    "kind, as --stages-update does not"
+                )
+    if why:
+        raise AcceptError(
+            f"{label} is recorded for another environment than config {config}'s own: {why}. {NOTHING_WRITTEN} "
+            f"Accept the set written on the runner that stages config {config} (or re-record there with "
+            "`pytest --stages-update --stages-rerecord`)."
+        )
+
+
+def _recorded(path: Path, present: str | None) -> dict[str, Any] | None:
+    """The folder's metadata on disk (None where there is none, or it is not metadata pytest-stages writes)."""
+    if present is None:
+        return None
+    try:
+        return parse_meta(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _check_base(entry: PendingEntry, snapshot_dir: str, on_disk: Callable[[str], str | None]) -> None:
+    """Every file the call writes must still be as the set's run found it (its digest, or absent)."""
+    for name, recorded in entry.manifest["base"].items():
+        now = on_disk(f"{entry.folder}/{name}")
+        if now == recorded:
+            continue
+        commit = entry.manifest["commit"]
+        then = "absent" if recorded is None else f"SHA-256 {recorded[:12]}"
+        found = "is gone" if now is None else "exists now" if recorded is None else f"is now {now[:12]}"
+        raise AcceptError(
+            f"{entry.source}: {entry.label} is stale: {snapshot_dir}/{entry.folder}/{name} changed since the run "
+            f"that wrote the set compared against it (it was {then}{f' at commit {commit[:12]}' if commit else ''}, "
+            f"and {found}); accepting it would overwrite that change. {NOTHING_WRITTEN} Rerun the compare with "
+            "--stages-pending on the current tree (rebase and let CI run again), then accept the new set."
+        )
+
+
+def _conflict(first: PendingEntry, second: PendingEntry, path: str, snapshot_dir: str) -> None:
+    raise AcceptError(
+        f"{first.source} and {second.source} disagree about {snapshot_dir}/{path}: {first.label} and "
+        f"{second.label} would write different contents to it. {NOTHING_WRITTEN} Accept the sets one at a time "
+        "(or select with --configs / node ids) after deciding which run is right."
+    )
+
+
+# --- applying a plan, all or nothing ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Swap:
+    """One folder's swap: the folder, its staged copy, where the old one waits, whether it existed."""
+
+    folder: str
+    staged: str
+    old: str
+    existed: bool
+    created: tuple[str, ...] = ()
+
+
+def apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
+    """Write the plan all or nothing: staged copies beside each folder, then swapped in under a journal.
+
+    Returns the files written. A kill at any moment leaves the journal, from which
+    :func:`recover` restores the old tree (or, once every folder was swapped, finishes).
+    """
+    root = store.root
+    recover(root)
+    token = secrets.token_hex(4)
+    swaps = []
+    for folder in plan_.folders:
+        path = root / folder
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise AcceptError(f"{path} is not a folder (a link or a file); remove it. {NOTHING_WRITTEN}")
+        missing = [p for p in reversed(path.parents) if p.is_relative_to(root) and not p.exists()]
+        swaps.append(
+            Swap(
+                folder,
+                f".{path.name}.accept-{token}",
+                f".{path.name}.accepted-{token}",
+                path.exists(),
+                tuple(p.relative_to(root).as_posix() for p in missing),
+            )
+        )
+    _journal(root, "staging", swaps)
+    try:  # anything that stops it before the commit (a refusal, a full disk) puts the old tree back
+        written = _stage(plan_, swaps, store)
+        _journal(root, "swapping", swaps)
+        for swap in swaps:
+            path = root / swap.folder
+            if swap.existed:
+                os.rename(path, path.parent / swap.old)
+            os.rename(path.parent / swap.staged, path)
+    except BaseException:
+        recover(root)
+        raise
+    _journal(root, "committed", swaps)
+    _finish(root, swaps)
+    return written
+
+
+def _stage(plan_: Plan, swaps: Sequence[Swap], store: SnapshotStore) -> list[Path]:
+    """Each folder's copy beside it, written with the plan's files; the files as they will be named."""
+    written = []
+    for swap, files in zip(swaps, plan_.folders.values(), strict=True):
+        path = store.root / swap.folder
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staged = path.parent / swap.staged
+        _copy_folder(path, staged) if swap.existed else staged.mkdir()
+        store.write_all([(staged / name, data.decode("utf-8")) for name, data in files.items()])
+        written += [path / name for name in files]
+    return written
+
+
+def _copy_folder(source: Path, target: Path) -> None:
+    """``target`` made to hold what ``source`` holds: its files hard-linked (copied where links fail), links kept.
+
+    Writes into the copy replace files (a temporary file renamed), so a linked file's content never changes.
+    """
+    target.mkdir()
+    for entry in os.scandir(source):
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if stat.S_ISLNK(mode):
+            os.symlink(os.readlink(entry.path), target / entry.name)
+        elif stat.S_ISREG(mode):
+            try:
+                os.link(entry.path, target / entry.name)
+            except OSError:
+                shutil.copy2(entry.path, target / entry.name)
+        else:
+            raise AcceptError(
+                f"{entry.path} is a folder, FIFO or device inside a snapshot folder; accept swaps whole snapshot "
+                f"folders and leaves this one alone. Move it out of {source}. {NOTHING_WRITTEN}"
+            )
+
+
+def _journal(root: Path, phase: str, swaps: Sequence[Swap]) -> None:
+    data = {"schema": JOURNAL_SCHEMA, "phase": phase, "swaps": [dataclasses.asdict(s) for s in swaps]}
+    write_atomically(root / ACCEPT_JOURNAL, to_json(data))
+
+
+def recover(root: Path) -> str | None:
+    """Put back what an interrupted accept left (its journal says how far it got); what was done, or None.
+
+    Before the swaps: the staged copies are removed. During them: each folder swapped in is
+    swapped back out and the old one returned. After them (committed): the old folders are removed.
+    """
+    journal = root / ACCEPT_JOURNAL
+    for entry in os.scandir(root) if root.is_dir() else ():  # a journal write killed before its rename
+        if temporary_of(entry.name) == ACCEPT_JOURNAL and entry.is_file(follow_symlinks=False):
+            os.unlink(entry.path)
+    if not journal.is_file():
+        return None
+    data = json.loads(journal.read_text(encoding="utf-8"))
+    swaps = [Swap(**{**s, "created": tuple(s.get("created", ()))}) for s in data["swaps"]]
+    if data["phase"] == "committed":
+        _finish(root, swaps)
+        return f"finished an interrupted accept of {len(swaps)} folder(s) (it had written them all)"
+    if data["phase"] == "swapping":
+        for swap in reversed(swaps):
+            path = root / swap.folder
+            staged, old = path.parent / swap.staged, path.parent / swap.old
+            if swap.existed and old.exists():
+                if path.exists() and not staged.exists():
+                    os.rename(path, staged)
+                os.rename(old, path)
+            elif not swap.existed and path.exists() and not staged.exists():
+                os.rename(path, staged)
+    for swap in swaps:
+        staged = root / swap.folder
+        shutil.rmtree(staged.parent / swap.staged, ignore_errors=True)
+        for created in reversed(swap.created):
+            with contextlib.suppress(OSError):  # a folder it created, unless something else is in it now
+                (root / created).rmdir()
+    journal.unlink()
+    return f"rolled back an interrupted accept of {len(swaps)} folder(s): the snapshot folder is as it was before it"
+
+
+def _finish(root: Path, swaps: Sequence[Swap]) -> None:
+    for swap in swaps:
+        path = root / swap.folder
+        shutil.rmtree(path.parent / swap.old, ignore_errors=True)
+        shutil.rmtree(path.parent / swap.staged, ignore_errors=True)
+    (root / ACCEPT_JOURNAL).unlink(missing_ok=True)
+
+
+def current_digests(root: Path) -> Callable[[str], str | None]:
+    """The digest of a file under the snapshot root as it is now (the ``on_disk`` of :func:`plan`)."""
+    from pytest_stages.store.pending import disk_digest
+
+    return lambda relative: disk_digest(root / PurePosixPath(relative))
+
+
+def read_sets(paths: Sequence[str]) -> list[PendingSet]:
+    """Each pending folder read and checked (:func:`~pytest_stages.store.pending.read_set`)."""
+    from pytest_stages.store.pending import read_set
+
+    return [read_set(Path(p)) for p in paths]

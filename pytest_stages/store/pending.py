@@ -1,0 +1,316 @@
+"""Pending snapshots: what an update would write, kept in a folder of their own for CI to upload.
+
+A compare run with ``--stages-pending DIR`` (or ``pending_dir``) writes, for every call whose
+update would write anything, those files into ``DIR`` under the same relative path as in the
+snapshot tree (``DIR/<module>/<test>/<config>/<name><suffix>``, the folder's ``_stages.json``
+where the update rewrites it) and beside them the call's manifest ``<name>.pending.json``: the
+base it was compared against (each file's SHA-256 on disk then, the git commit), the
+environment and config it was staged in, the plugin version, the pending files' digests and
+the call's findings. Nothing in ``snapshot_dir`` changes.
+
+:func:`read_set` reads such a folder back, checked: every entry is a plain file a manifest
+names (no link, FIFO or stray file), every manifest reads as pytest-stages writes it, every
+file holds the bytes its digest says. ``pytest-stages accept`` (:mod:`~pytest_stages.store.accept`)
+plans and applies them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.ir.normalize import to_json
+from pytest_stages.store.names import META_FILE, safe_component, safe_path
+from pytest_stages.store.prune import own_name
+from pytest_stages.store.schemas import ANY, mismatch
+
+PENDING_SCHEMA = "pytest-stages-pending/1"
+# A call's manifest: ``<safe call name>.pending.json`` (no artifact suffix ends so).
+MANIFEST_SUFFIX = ".pending.json"
+_HEX = str
+_MANIFEST_SCHEMA = {
+    "schema": str,
+    "project": (str, type(None)),
+    "snapshot_dir": str,
+    "plugin": (str, type(None)),
+    "commit": (str, type(None)),
+    "nodeid": str,
+    "config": str,
+    "name": str,
+    "folder": str,
+    "config_record": {"*": ANY},
+    "environment": {"*": ANY},
+    "base": {"*": (_HEX, type(None))},
+    "files": {"*": _HEX},
+    "record": {"*": ANY},
+}
+_REQUIRED = tuple(_MANIFEST_SCHEMA)
+
+
+class PendingError(StagesError):
+    """A pending set that cannot be used as it is; the message names it and the fix."""
+
+    outcome = Outcome.USAGE
+
+
+def digest(data: bytes) -> str:
+    """The SHA-256 of ``data``, hex: how a manifest names a file's content."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def text_digest(text: str) -> str:
+    """The digest of a snapshot text as written (UTF-8)."""
+    return digest(text.encode("utf-8"))
+
+
+def disk_digest(path: Path) -> str | None:
+    """The digest of the plain file ``path`` as it is now; None where there is none (or a link, a folder, a FIFO)."""
+    try:
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return None
+        return digest(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def git_commit(rootpath: Path) -> str | None:
+    """The commit checked out at ``rootpath`` (None outside git, or without git): recorded, never trusted."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=rootpath, capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = done.stdout.strip()
+    return out if done.returncode == 0 and len(out) == 40 else None
+
+
+def project_name(pyproject: Mapping[str, Any]) -> str | None:
+    """The ``[project] name`` of a parsed pyproject.toml, the identity a pending set records (None without one)."""
+    project = pyproject.get("project")
+    name = project.get("name") if isinstance(project, Mapping) else None
+    return name if isinstance(name, str) else None
+
+
+@dataclass(frozen=True)
+class PendingCall:
+    """One call's pending files and manifest, as the runner hands them over (plain data)."""
+
+    folder: PurePosixPath
+    files: Mapping[str, str]
+    manifest: Mapping[str, Any]
+
+    @property
+    def manifest_name(self) -> str:
+        return f"{safe_component(self.manifest['name'])}{MANIFEST_SUFFIX}"
+
+
+def manifest(
+    *,
+    identity: Mapping[str, Any],
+    call: Mapping[str, Any],
+    base: Mapping[str, str | None],
+    files: Mapping[str, str],
+    record: Mapping[str, Any],
+) -> dict[str, Any]:
+    """A call's manifest: who wrote it (``identity``: project, snapshot_dir, plugin, commit), the call, base, files."""
+    return {
+        "schema": PENDING_SCHEMA,
+        **identity,
+        **call,
+        "base": dict(base),
+        "files": {name: text_digest(text) for name, text in files.items()},
+        "record": dict(record),
+    }
+
+
+def write_call(directory: Path, call: PendingCall) -> list[Path]:
+    """Write one call's pending files, then its manifest (last: a set without it is ignored); the paths written."""
+    from pytest_stages.store.storage import write_atomically
+
+    folder = directory / call.folder
+    written = []
+    for name, text in call.files.items():
+        write_atomically(folder / name, text)
+        written.append(folder / name)
+    write_atomically(folder / call.manifest_name, to_json(dict(call.manifest)))
+    return [*written, folder / call.manifest_name]
+
+
+@dataclass(frozen=True)
+class PendingEntry:
+    """One call of a pending set as read: where it came from, its manifest and its files' texts."""
+
+    source: str
+    manifest: Mapping[str, Any]
+    texts: Mapping[str, bytes]
+
+    @property
+    def folder(self) -> str:
+        return str(self.manifest["folder"])
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The call: its test, config and name."""
+        return (self.manifest["nodeid"], self.manifest["config"], self.manifest["name"])
+
+    @property
+    def label(self) -> str:
+        return f"{self.manifest['nodeid']} {self.manifest['name']!r} on {self.manifest['config']}"
+
+
+@dataclass(frozen=True)
+class PendingSet:
+    """A pending folder read back: its calls, in path order."""
+
+    path: Path
+    entries: list[PendingEntry] = field(default_factory=list)
+
+
+def read_set(path: Path) -> PendingSet:
+    """The pending set in ``path``, checked; raises :class:`PendingError` naming what is wrong and the fix.
+
+    Refused: a missing path, a symlink, anything not a folder (a FIFO), a folder with no manifest,
+    any entry that is a link, FIFO or device, a file no manifest of its folder names, a manifest
+    that does not read as pytest-stages writes it, and a file whose bytes are not those its
+    manifest's digest says (edited by hand or cut off).
+    """
+    fix = "Pass the folder a run wrote with --stages-pending DIR (or the CI artifact that holds it)."
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        raise PendingError(f"pending set {path} does not exist. {fix}") from None
+    except OSError as exc:
+        raise PendingError(f"cannot read pending set {path} ({exc.strerror or exc}). {fix}") from None
+    if stat.S_ISLNK(mode):
+        raise PendingError(
+            f"pending set {path} is a symlink; pytest-stages reads pending sets only as plain folders. Pass the "
+            "folder it points to."
+        )
+    if not stat.S_ISDIR(mode):
+        raise PendingError(f"pending set {path} is not a folder (a file, FIFO or device). {fix}")
+    found = PendingSet(path)
+    for folder, dirs, names in os.walk(path):
+        here = Path(folder)
+        for name in sorted([*dirs, *names]):
+            entry_mode = (here / name).lstat().st_mode
+            if stat.S_ISLNK(entry_mode) or not (stat.S_ISDIR(entry_mode) or stat.S_ISREG(entry_mode)):
+                raise PendingError(
+                    f"pending set {path}: {here / name} is a symlink, FIFO or device; a pending set holds plain "
+                    f"files only, so it was not written by pytest-stages or was tampered with. {fix}"
+                )
+        dirs.sort()
+        found.entries.extend(_read_folder(path, here, sorted(names)))
+    if not found.entries:
+        raise PendingError(
+            f"pending set {path} holds no call (no *{MANIFEST_SUFFIX} manifest): the run it came from found no "
+            f"difference, or this is not a pending set. {fix}"
+        )
+    return found
+
+
+def _read_folder(root: Path, folder: Path, names: list[str]) -> list[PendingEntry]:
+    """The calls of one folder of a pending set, each with the files its manifest names."""
+    relative = folder.relative_to(root).as_posix()
+    manifests = [n for n in names if n.endswith(MANIFEST_SUFFIX)]
+    named: set[str] = set()
+    entries = []
+    for name in manifests:
+        data = _manifest(root, folder / name)
+        if data["folder"] != relative:
+            raise _edited(root, folder / name, f"it names the folder {data['folder']!r} but lies in {relative!r}")
+        texts = {}
+        for file, expected in data["files"].items():
+            if (file != META_FILE and not own_name(file)) or file not in names:
+                raise _edited(root, folder / name, f"it names {file!r}, which is not a pending file beside it")
+            content = (folder / file).read_bytes()
+            if digest(content) != expected:
+                raise _edited(root, folder / file, "its bytes are not those its manifest's digest says")
+            texts[file] = content
+        named |= set(data["files"])
+        entries.append(PendingEntry(str(root), data, texts))
+    stray = sorted(set(names) - named - set(manifests))
+    if stray:
+        raise _edited(root, folder / stray[0], "no manifest beside it names it")
+    return entries
+
+
+def _manifest(root: Path, path: Path) -> dict[str, Any]:
+    """A call's manifest as pytest-stages writes it, else :class:`PendingError`."""
+    import json
+
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _edited(root, path, f"it is not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema") != PENDING_SCHEMA:
+        raise _edited(root, path, f"it is not a pending manifest of schema {PENDING_SCHEMA}")
+    problem = mismatch(data, _MANIFEST_SCHEMA, "the manifest")
+    missing = [key for key in _REQUIRED if key not in data]
+    if problem or missing:
+        raise _edited(root, path, problem or f"it has no {missing[0]!r}")
+    folder = data["folder"]
+    if len(folder.split("/")) < 3 or safe_path(folder).as_posix() != folder:
+        raise _edited(root, path, f"its folder {folder!r} is not a snapshot folder pytest-stages names")
+    return data
+
+
+def _edited(root: Path, path: Path, why: str) -> PendingError:
+    return PendingError(
+        f"pending set {root}: {path} does not read as pytest-stages wrote it ({why}): it was edited by hand, cut off "
+        "or mixed with other files, and nothing was written. Download the CI artifact again, or rerun the compare "
+        "with --stages-pending into an empty folder."
+    )
+
+
+def discard(found: PendingSet, entries: Sequence[PendingEntry]) -> None:
+    """Remove ``entries`` from the pending folder: each manifest, and the files no other manifest beside it names.
+
+    Only files a manifest of the set names are removed (they were read and checked), then the folders left empty.
+    """
+    gone = {(e.folder, e.manifest["name"]) for e in entries}
+    kept: dict[str, set[str]] = {}
+    for entry in found.entries:
+        if (entry.folder, entry.manifest["name"]) not in gone:
+            kept.setdefault(entry.folder, set()).update(entry.texts)
+    for entry in entries:
+        folder = found.path / entry.folder
+        for name in [*entry.texts, f"{safe_component(entry.manifest['name'])}{MANIFEST_SUFFIX}"]:
+            if name not in kept.get(entry.folder, set()):
+                (folder / name).unlink(missing_ok=True)
+        for parent in [folder, *folder.parents]:
+            if parent == found.path or not parent.is_relative_to(found.path):
+                break
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+
+
+def start_set(path: Path) -> None:
+    """Make ``path`` ready for a run's pending set: the calls an earlier run left there are removed.
+
+    A set holds one run's calls: a call that passes now must not keep an older run's pending files
+    (accepting them would write a change the code no longer makes). Only files a manifest of the set
+    names are removed; a folder holding anything else is refused (:class:`PendingError`).
+    """
+    if not path.exists() and not path.is_symlink():
+        return
+    if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
+        return
+    try:
+        found = read_set(path)
+    except PendingError as exc:
+        raise PendingError(
+            f"the pending folder {path} holds files that are not a pending set pytest-stages wrote, and a run "
+            f"writes its set afresh (removing only the files an earlier run's manifests name): {exc} Name a new or "
+            "empty folder, or remove this one."
+        ) from None
+    discard(found, found.entries)
