@@ -529,6 +529,7 @@ class StageSnapshot:
             )
         self.session.formats_said.add(problem)
         raise StagesFailure(f"the snapshots in {folder} (and any others of that format) were {problem}.")
+
     def _keep_pending(self, record: CallRecord, writes: Sequence[PendingWrite], current: Mapping[str, Any]) -> None:
         """Keep what an update would write for this call (with its base and environment) for the pending set.
 
