@@ -137,3 +137,32 @@ def tpu_vmem_bytes(device_kind: str) -> int | None:
     if chip is None:
         return None
     return int(tpu_info.get_tpu_info_for_chip(chip, 1).vmem_capacity_bytes)
+
+
+def decode_gpu_kernel(body: bytes, *, mosaic: bool) -> tuple[str, str]:
+    """A Pallas GPU kernel's MLIR bytecode in (Mosaic GPU, or Triton where ``mosaic`` is False); its MLIR
+    text with and without locations out.
+
+    Private: ``jax._src.lib.mosaic_gpu_dialect.register_dialect`` and the ``mosaic_gpu-serde
+    {serialize=false}`` pass (what ``jax.experimental.mosaic.gpu.core`` runs), which turns the
+    ``stable_mosaic_gpu`` form back into the ``gpu``/``nvvm``/``llvm``/``mosaic_gpu`` dialects; for
+    Triton, ``jax._src.lib.triton.dialect.register_dialect`` (the ``tt`` dialect). Renamed, a GPU
+    kernel's section says it could not be decoded. Raises ValueError.
+    """
+    from jax._src.interpreters import mlir
+    from jax._src.lib import mosaic_gpu_dialect, triton  # type: ignore[attr-defined]
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.passmanager import PassManager
+
+    dialect: Any = mosaic_gpu_dialect if mosaic else triton.dialect  # type: ignore[attr-defined]
+    context = mlir.make_ir_context()
+    dialect.register_dialect(context)
+    with context, ir.Location.unknown():
+        context.allow_unregistered_dialects = True
+        try:
+            module = ir.Module.parse(body)
+            if mosaic:
+                PassManager.parse("builtin.module(mosaic_gpu-serde{serialize=false})").run(module.operation)
+        except Exception as exc:  # MLIRError and friends: not a kernel module this jaxlib reads
+            raise ValueError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+        return str(module.operation.get_asm(enable_debug_info=True)), str(module.operation.get_asm())

@@ -7,6 +7,9 @@ extra) and edit it as a kernel author would; the pure functions are tested witho
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 # Imported here, before any inner session: pytester's in-process runs drop the modules a run
 # imported, and a second import fails: Pallas TPU registers its PRNG, and the MLIR dialects that
@@ -186,6 +189,79 @@ def test_interpret_mode_on_cpu_has_no_kernel_to_decode(project):
     assert specs["kernels"]["add_kernel"]["grid"] == [4] and "vmem_capacity" not in specs
 
 
+@pytest.mark.extras("tpu")
+def test_the_kernels_example_passes_against_its_committed_snapshots():
+    """examples/kernels, a project of its own: JAX's flash, splash and paged attention and megablox on one v5e chip."""
+    folder = Path(__file__).resolve().parent.parent / "examples" / "kernels"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-W", "ignore"]
+    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "6 passed" in done.stdout, done.stdout[-3000:]
+
+
+H100 = """
+[[tool.pytest_stages.configs]]
+name = "h100"
+platform = "cuda"
+topology = "1x1x1"
+gpu = "h100"
+"""
+
+GPU_KERNELS = """
+import jax, jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+
+
+def add_kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0 + y_ref[...]
+
+
+def add(x, y, params=None):
+    return pl.pallas_call(
+        add_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(4,),
+        in_specs=[pl.BlockSpec((128, 128), lambda i: (i, 0))] * 2,
+        out_specs=pl.BlockSpec((128, 128), lambda i: (i, 0)),
+        compiler_params=params,
+    )(x, y)
+
+
+def test_mosaic_gpu(stage_snapshot):
+    x = jax.ShapeDtypeStruct((512, 128), jnp.float32)
+    stage_snapshot(add, x, x, name="mosaic")
+
+
+def test_triton(stage_snapshot):
+    x = jax.ShapeDtypeStruct((512, 128), jnp.float32)
+    stage_snapshot(lambda x, y: add(x, y, pltriton.CompilerParams(num_warps=4)), x, x, name="triton")
+"""
+
+
+@pytest.mark.extras("cuda")
+def test_pallas_gpu_kernels_on_a_compile_only_h100_are_readable_too(project):
+    """Mosaic GPU (pallas_call's GPU default in JAX 0.10) and Triton payloads decode; no VMEM on a GPU.
+
+    In a fresh process: the Pallas GPU modules register their MLIR types once per process.
+    """
+    project.configure(configs=H100)
+    project.write("test_gpu.py", GPU_KERNELS)
+    result = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "ignore", "--stages-update")
+    result.assert_outcomes(passed=2)
+    files = {name: data.decode() for name, data in project.snapshots().items()}
+    for test, name, compiler in (("test_mosaic_gpu", "mosaic", "Mosaic GPU"), ("test_triton", "triton", "Triton")):
+        folder = f"test_gpu/{test}/h100/{name}"
+        header = files[f"{folder}.kernels.mlir"].splitlines()[0]
+        assert header.startswith("// kernel add_kernel#") and header.endswith(f": {compiler}")
+        assert "arith.constant 2.000000e+00 : f32" in files[f"{folder}.kernels.mlir"]
+        for stage in ("stablehlo.mlir", "compiled.hlo.txt"):
+            assert "ML\\EFR" not in files[f"{folder}.{stage}"]
+        assert header.removeprefix("// kernel ").split(":")[0] in files[f"{folder}.stablehlo.mlir"]
+        specs = json.loads(files[f"{folder}.kernels.json"])
+        assert "vmem_estimate_bytes" not in specs["kernels"]["add_kernel"] and "vmem_capacity" not in specs
+    assert 'kernel_hash = "(the module\'s)"' in files["test_gpu/test_mosaic_gpu/h100/mosaic.stablehlo.mlir"]
+
+
 # --- pure functions -------------------------------------------------------------------------------
 
 MLIR_LINE = (
@@ -199,7 +275,7 @@ def test_an_undecodable_payload_is_referenced_by_the_digest_of_its_bytes():
     assert "QUJDREVGR0hJSktMTU5PUA==" not in text
     assert "kernel:payload#" in text
     (found,) = kernels.kernels(MLIR_LINE)
-    assert found.error and found.section().startswith(f"// kernel payload#{found.digest}: not decoded (")
+    assert found.error and found.section().startswith(f"// kernel payload#{found.digest}: Mosaic TPU, not decoded (")
     hlo = (
         'ROOT %c = f32[8]{0} custom-call(%p), custom_call_target="tpu_custom_call", '
         'backend_config={"custom_call_config":{"body":"QUJDREVGR0hJSktMTU5PUA=="}}'
@@ -224,6 +300,10 @@ def test_xla_unavailable_figures_are_recorded_as_null_and_unknown_is_noted():
     assert found["unknown"] == {"custom_calls": 1, "kernels": ["k"]}
     assert "unknown for 1 custom call(s) (k: no pl.CostEstimate" in str(unknown_note(found))
     assert unknown_note(cost(Compiled(), None)) is None
+
+
+def test_mlir_string_escapes_are_read_back_as_bytes():
+    assert kernels.unescape("ML\\EFR\\01\\\\EF\\22x\\n") == b'ML\xefR\x01\\EF"x\n'
 
 
 def test_changed_lines_name_the_kernel_and_the_changed_token():

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pytest_stages import jax_compat
+from pytest_stages.ir.kernels import kernels
 
 SOURCE = "the jaxpr's pallas_call equations (grid_mapping, compiler_params, cost_estimate)"
 DOUBLE_BUFFERED = 2
@@ -33,7 +34,7 @@ def kernel_specs(jaxpr: Any, device_kind: str | None = None) -> dict[str, Any] |
     """``kernels.json``: an entry per ``pallas_call`` by kernel name, the rule, VMEM's size (None: no kernel)."""
     found: dict[str, Any] = {}
     for eqn in _pallas_calls(jaxpr.jaxpr if hasattr(jaxpr, "jaxpr") else jaxpr):
-        entry = _kernel(eqn.params)
+        entry = _kernel(eqn.params, gpu=_on_gpu(eqn.params, device_kind))
         name, count = entry.pop("name"), 1
         key = name
         while key in found and found[key] != entry:
@@ -42,7 +43,9 @@ def kernel_specs(jaxpr: Any, device_kind: str | None = None) -> dict[str, Any] |
         found[key] = entry
     if not found:
         return None
-    specs: dict[str, Any] = {"kernels": found, "source": SOURCE, "vmem_estimate_rule": VMEM_RULE}
+    specs: dict[str, Any] = {"kernels": found, "source": SOURCE}
+    if any("vmem_estimate_bytes" in kernel for kernel in found.values()):
+        specs["vmem_estimate_rule"] = VMEM_RULE
     capacity = jax_compat.tpu_vmem_bytes(device_kind) if device_kind else None
     if capacity is not None:
         specs["vmem_capacity"] = {
@@ -64,8 +67,15 @@ def _pallas_calls(jaxpr: Any) -> Iterator[Any]:
             yield from _pallas_calls(sub)
 
 
-def _kernel(params: dict[str, Any]) -> dict[str, Any]:
-    """One kernel's entry; ``name`` is popped by the caller to key it."""
+def _on_gpu(params: dict[str, Any], device_kind: str | None) -> bool:
+    """A Pallas GPU kernel (Mosaic GPU, Triton): staged for a GPU, or given GPU compiler parameters."""
+    module = type(params.get("compiler_params")).__module__
+    gpu_device = device_kind is not None and not device_kind.startswith("TPU") and device_kind != "cpu"
+    return gpu_device or "gpu" in module or "triton" in module
+
+
+def _kernel(params: dict[str, Any], *, gpu: bool) -> dict[str, Any]:
+    """One kernel's entry; ``name`` is popped by the caller to key it. A GPU kernel has no VMEM: no estimate."""
     mapping = params["grid_mapping"]
     debug = getattr(params.get("jaxpr"), "debug_info", None)
     blocks = [_block(bm) for bm in mapping.block_mappings]
@@ -89,6 +99,10 @@ def _kernel(params: dict[str, Any]) -> dict[str, Any]:
     limit = getattr(compiler, "vmem_limit_bytes", None)
     if limit is not None:
         entry["vmem_limit_bytes"] = int(limit)
+    if gpu:
+        del entry["vmem_estimate_bytes"]
+        for buffer in (*blocks, *scratch):
+            del buffer["in_vmem"]
     return entry
 
 
@@ -156,9 +170,16 @@ def _plain(value: Any) -> Any:
 
 
 def uncosted_calls(stablehlo: str) -> list[str]:
-    """The kernel custom calls of a StableHLO text without a cost estimate, by kernel name (or target), in order."""
-    return [
-        (_KERNEL_NAME.search(line) or match)[1]
-        for match in KERNEL_CALL.finditer(stablehlo)
-        if "cost_estimate" not in (line := match[0])
-    ]
+    """The kernel custom calls of a StableHLO text without a cost estimate, by kernel name, in order.
+
+    The name is the call's ``kernel_name``, else its decoded kernel's, else its target's.
+    """
+    return [_call_name(match) for match in KERNEL_CALL.finditer(stablehlo) if "cost_estimate" not in match[0]]
+
+
+def _call_name(call: re.Match[str]) -> str:
+    named = _KERNEL_NAME.search(call[0])
+    if named:
+        return named[1]
+    decoded = kernels(call[0])
+    return decoded[0].name if decoded and not decoded[0].error else call[1]

@@ -238,8 +238,8 @@ def _check_vmem(findings: list[Finding], specs: Mapping[str, Any] | None, ceilin
     else:
         limit, shown = float(ceiling), format_bytes(ceiling)
     for name, kernel in specs["kernels"].items():
-        value = kernel["vmem_estimate_bytes"]
-        if value > limit:
+        value = kernel.get("vmem_estimate_bytes")  # none for a GPU kernel
+        if value is not None and value > limit:
             message = f"{VMEM_METRIC}: kernel {name} VMEM est. {format_bytes(value)} exceeds the ceiling {shown}"
             findings.append(
                 Finding("budget", "budget", message, change=Change.BREACH, subject=name, before=limit, after=value)

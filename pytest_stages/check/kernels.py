@@ -34,7 +34,7 @@ def kernel_findings(pair: Pair) -> Compared:
             continue
         moves = kernel_moves(before[name], after[name])
         if moves:
-            old, new = before[name]["vmem_estimate_bytes"], after[name]["vmem_estimate_bytes"]
+            old, new = before[name].get("vmem_estimate_bytes"), after[name].get("vmem_estimate_bytes")
             fields: dict[str, Any] = {"change": Change.FIGURE, "before": old, "after": new} if old != new else {}
             findings.append(Finding(kind, pair.artifact, f"kernel {name}: {'; '.join(moves)}", subject=name, **fields))
     both = set(before) & set(after)
@@ -44,7 +44,9 @@ def kernel_findings(pair: Pair) -> Compared:
     deltas = {
         f"kernel {name} vmem": [before[name]["vmem_estimate_bytes"], after[name]["vmem_estimate_bytes"]]
         for name in sorted(both)
-        if before[name]["vmem_estimate_bytes"] != after[name]["vmem_estimate_bytes"]
+        if _vmem(before[name]) is not None
+        and _vmem(after[name]) is not None
+        and _vmem(before[name]) != _vmem(after[name])
     }
     return Compared(findings + rest.findings, deltas)
 
@@ -65,10 +67,16 @@ def kernel_moves(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
         moves += [f"block {operand} {was} -> {now}" for operand, was, now in changed]
     if len(old["blocks"]) != len(new["blocks"]):
         moves.append(f"blocks {len(old['blocks'])} -> {len(new['blocks'])}")
-    if old["vmem_estimate_bytes"] != new["vmem_estimate_bytes"]:
-        was, now = (format_bytes(k["vmem_estimate_bytes"]) for k in (old, new))
+    if _vmem(old) != _vmem(new):
+        was, now = (format_bytes(k["vmem_estimate_bytes"]) if _vmem(k) is not None else "none" for k in (old, new))
         moves.append(f"VMEM est. {was} -> {now}")
     return moves
+
+
+def _vmem(kernel: Mapping[str, Any]) -> int | None:
+    """A kernel's VMEM estimate (None for a GPU kernel: no VMEM there)."""
+    value = kernel.get("vmem_estimate_bytes")
+    return None if value is None else int(value)
 
 
 def _shape(dims: Sequence[Any]) -> str:

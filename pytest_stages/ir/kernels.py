@@ -24,31 +24,40 @@ from dataclasses import dataclass
 from pytest_stages import jax_compat
 from pytest_stages.ir.textdiff import EditScript
 
-# ``\22body\22: \22TUzvUgFN...\22`` in StableHLO's escaped attribute, ``"body":"TUzvUgFN..."`` in HLO.
+# Mosaic TPU: ``\22body\22: \22TUzvUgFN...\22`` in StableHLO's escaped attribute, ``"body":"TUzvUgFN..."`` in HLO.
 PAYLOAD = re.compile(r'(?P<head>(?P<q>\\22|")body(?P=q):\s?(?P=q))(?P<body>[A-Za-z0-9+/]{16,}={0,2})(?P=q)')
-# What every text holding a payload contains: a cheap test before the regex runs.
-MARKER = "body"
-# A kernel's function: ``func.func @add_kernel(``.
-_FUNC = re.compile(r"^\s*func\.func (?:\w+ )?@([\w$.-]+)\(", re.MULTILINE)
+# Pallas on GPU: Mosaic GPU's ``module = "ML\EFR\01MLIR..."`` (beside ``kernel_hash = "..."``, a hash of
+# that bytecode, locations included) or Triton's ``ir = "ML\EFR..."``: bytecode in MLIR's string escapes.
+GPU_PAYLOAD = re.compile(r'(?P<head>\b(?P<key>module|ir) = ")(?P<body>ML\\EFR(?:[^"\\\n]|\\.)*)"')
+GPU_HASH = re.compile(r'\bkernel_hash = "(?:[^"\\\n]|\\.)*"')
+# What every text holding a payload contains: cheap tests before the patterns run.
+MARKERS = ("body", "ML\\EFR")
+# A kernel's name: its module's (Mosaic GPU), else its first function's: ``func.func @add_kernel(``.
+_NAME = re.compile(r"\Amodule @([\w$.-]+)|^\s*func\.func (?:\w+ )?@([\w$.-]+)\(", re.MULTILINE)
 DIGEST_CHARS = 12
 _RESULTS = re.compile(r"^%[^=]*= ")
 _TOKEN = re.compile(r"[\w.+%-]")
+_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2}|.)")
+_ESCAPED = {"n": 10, "t": 9, '"': 34, "\\": 92}
 REFERENCE = "kernel:"
 SECTION = "// kernel "
+TPU, GPU, TRITON = "Mosaic TPU", "Mosaic GPU", "Triton"
+_GPU_KEYS = {"module": GPU, "ir": TRITON}
 
 
 @dataclass(frozen=True)
 class Kernel:
-    """One decoded payload: its function name, digest, text with locations (``debug``) and without.
+    """One decoded payload: its name, digest, compiler, text with locations (``debug``) and without.
 
     ``error`` says why a payload could not be decoded (then ``name`` is ``payload`` and the
-    digest is that of the payload's bytes).
+    digest is that of the payload's text).
     """
 
     name: str
     digest: str
     debug: str
     plain: str
+    compiler: str = TPU
     error: str = ""
 
     @property
@@ -59,45 +68,75 @@ class Kernel:
     def section(self) -> str:
         """The kernel's section of ``<name>.kernels.mlir``: a header line, then its MLIR text."""
         if self.error:
-            return f"{SECTION}{self.name}#{self.digest}: not decoded ({self.error})\n"
-        return f"{SECTION}{self.name}#{self.digest}: Mosaic TPU\n{self.debug.rstrip()}\n"
+            return f"{SECTION}{self.name}#{self.digest}: {self.compiler}, not decoded ({self.error})\n"
+        return f"{SECTION}{self.name}#{self.digest}: {self.compiler}\n{self.debug.rstrip()}\n"
 
 
 @functools.lru_cache(maxsize=256)
-def decode(body: str) -> Kernel:
-    """A base64 payload decoded (cached: the same body sits in StableHLO, compiled HLO and the kernel section)."""
+def decode(body: str, compiler: str = TPU) -> Kernel:
+    """A payload decoded: base64 (Mosaic TPU) or MLIR-escaped (Mosaic GPU, Triton) bytecode; cached, as the
+    same payload sits in StableHLO, compiled HLO and the kernel section."""
     try:
-        raw = base64.b64decode(body, validate=True)
-        debug, plain = jax_compat.decode_mosaic(raw)
+        if compiler == TPU:
+            debug, plain = jax_compat.decode_mosaic(base64.b64decode(body, validate=True))
+        else:
+            debug, plain = jax_compat.decode_gpu_kernel(unescape(body), mosaic=compiler == GPU)
     except (ValueError, binascii.Error) as exc:
-        return Kernel("payload", _digest(body), "", "", error=str(exc) or "unreadable")
+        return Kernel("payload", _digest(body), "", "", compiler, error=str(exc) or "unreadable")
     plain = "\n".join(line.rstrip() for line in plain.splitlines()).strip() + "\n"
-    found = _FUNC.search(plain)
-    return Kernel(found[1] if found else "kernel", _digest(plain), debug, plain)
+    found = _NAME.search(plain)
+    name = (found[1] or found[2]) if found else "kernel"
+    return Kernel(name, _digest(plain), debug, plain, compiler)
+
+
+def unescape(text: str) -> bytes:
+    """An MLIR string attribute's bytes: ``\\EF`` is the byte 0xEF, ``\\n``, ``\\t``, ``\\"`` and ``\\\\`` as in C."""
+    out, last = bytearray(), 0
+    for match in _ESCAPE.finditer(text):
+        out += text[last : match.start()].encode()
+        code = match[1]
+        if len(code) > 1:  # two hex digits
+            out.append(int(code, 16))
+        elif code in _ESCAPED:
+            out.append(_ESCAPED[code])
+        else:
+            raise ValueError(f"unknown escape \\{code}")
+        last = match.end()
+    return bytes(out + text[last:].encode())
 
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_CHARS]
 
 
-def payloads(text: str) -> Iterator[re.Match[str]]:
-    """Every kernel payload of a stage text, in order."""
-    if MARKER in text:
-        yield from PAYLOAD.finditer(text)
+def payloads(text: str) -> Iterator[tuple[re.Match[str], Kernel]]:
+    """Every kernel payload of a stage text with its kernel, in order."""
+    if not any(marker in text for marker in MARKERS):
+        return
+    for match in PAYLOAD.finditer(text):
+        yield match, decode(match["body"], TPU)
+    for match in GPU_PAYLOAD.finditer(text):
+        yield match, decode(match["body"], _GPU_KEYS[match["key"]])
 
 
 def reference_payloads(text: str) -> str:
-    """Each payload replaced by its kernel's reference (``kernel:add_kernel#1a2b3c4d5e6f``); other text as it was."""
-    if MARKER not in text:
+    """Each payload replaced by its kernel's reference (``kernel:add_kernel#1a2b3c4d5e6f``); other text as it was.
+
+    A Mosaic GPU kernel's ``kernel_hash`` (of its bytecode, which holds the host's paths) goes too.
+    """
+    if not any(marker in text for marker in MARKERS):
         return text
-    return PAYLOAD.sub(lambda m: f"{m['head']}{decode(m['body']).reference}{m['q']}", text)
+    text = PAYLOAD.sub(lambda m: f"{m['head']}{decode(m['body'], TPU).reference}{m['q']}", text)
+    if "ML\\EFR" not in text:
+        return text
+    text = GPU_PAYLOAD.sub(lambda m: f'{m["head"]}{decode(m["body"], _GPU_KEYS[m["key"]]).reference}"', text)
+    return GPU_HASH.sub('kernel_hash = "(the module\'s)"', text)
 
 
 def kernels(text: str) -> list[Kernel]:
-    """The distinct kernels of a stage text, in order of first appearance."""
+    """The distinct kernels of a stage text, in order of first appearance (Mosaic TPU ones first)."""
     found: dict[str, Kernel] = {}
-    for match in payloads(text):
-        kernel = decode(match["body"])
+    for _, kernel in payloads(text):
         found.setdefault(kernel.reference, kernel)
     return list(found.values())
 
