@@ -37,6 +37,10 @@ _NAME = re.compile(r"\Amodule @([\w$.-]+)|^\s*func\.func (?:\w+ )?@([\w$.-]+)\("
 DIGEST_CHARS = 12
 _RESULTS = re.compile(r"^%[^=]*= ")
 _TOKEN = re.compile(r"[\w.+%-]")
+# The Mosaic serialization version a payload was written in: JAX picks it from the libtpu it can see
+# (15 compile-only or on a chip, 11 lowering for TPU on a host without either), not from the kernel.
+_VERSION = re.compile(r"stable_mosaic(?:_gpu)?\.version = \d+ : i64(?:, )?")
+_EMPTY_ATTRIBUTES = re.compile(r" attributes \{\}")
 _ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2}|.)")
 _ESCAPED = {"n": 10, "t": 9, '"': 34, "\\": 92}
 REFERENCE = "kernel:"
@@ -83,6 +87,7 @@ def decode(body: str, compiler: str = TPU) -> Kernel:
             debug, plain = jax_compat.decode_gpu_kernel(unescape(body), mosaic=compiler == GPU)
     except (ValueError, binascii.Error) as exc:
         return Kernel("payload", _digest(body), "", "", compiler, error=str(exc) or "unreadable")
+    debug, plain = (_EMPTY_ATTRIBUTES.sub("", _VERSION.sub("", text)) for text in (debug, plain))
     plain = "\n".join(line.rstrip() for line in plain.splitlines()).strip() + "\n"
     found = _NAME.search(plain)
     name = (found[1] or found[2]) if found else "kernel"

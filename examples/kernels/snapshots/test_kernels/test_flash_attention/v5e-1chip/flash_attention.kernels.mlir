@@ -1,5 +1,5 @@
-// kernel _flash_attention_kernel#d76eae81f12c: Mosaic TPU
-module attributes {stable_mosaic.version = 15 : i64} {
+// kernel _flash_attention_kernel#1858af146068: Mosaic TPU
+module {
   func.func @_flash_attention_kernel(%arg0: i32, %arg1: i32, %arg2: i32, %arg3: i32, %arg4: memref<1x1x128x128xbf16, #tpu.memory_space<vmem>>, %arg5: memref<1x1x128x128xbf16, #tpu.memory_space<vmem>>, %arg6: memref<1x1x128x128xbf16, #tpu.memory_space<vmem>>, %arg7: memref<1x1x128x128xbf16, #tpu.memory_space<vmem>>, %arg8: memref<1x1x128x128xf32, #tpu.memory_space<vmem>>, %arg9: memref<1x1x128x128xf32, #tpu.memory_space<vmem>>, %arg10: memref<1x1x128x128xf32, #tpu.memory_space<vmem>>) attributes {dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>], iteration_bounds = array<i64: 1, 4, 8, 8>, scalar_prefetch = 0 : i64, scratch_operands = 3 : i64, tpu.core_type = #tpu.core_type<tc>, window_params = [{transform_indices = @transform_0, window_bounds = array<i64: 1, 1, 128, 128>}, {transform_indices = @transform_1, window_bounds = array<i64: 1, 1, 128, 128>}, {transform_indices = @transform_2, window_bounds = array<i64: 1, 1, 128, 128>}, {transform_indices = @transform_3, window_bounds = array<i64: 1, 1, 128, 128>}]} {
     %c0_i32 = arith.constant 0 : i32
     %0 = arith.cmpi eq, %arg3, %c0_i32 : i32

@@ -1,5 +1,5 @@
-// kernel kernel#f01e923b7274: Mosaic TPU
-module attributes {stable_mosaic.version = 15 : i64} {
+// kernel kernel#549b188737fc: Mosaic TPU
+module {
   func.func @kernel(%arg0: i32, %arg1: i32, %arg2: i32, %arg3: memref<5xi32, #tpu.memory_space<smem>>, %arg4: memref<7xi32, #tpu.memory_space<smem>>, %arg5: memref<7xi32, #tpu.memory_space<smem>>, %arg6: memref<1xi32, #tpu.memory_space<smem>>, %arg7: memref<128x128xbf16, #tpu.memory_space<vmem>>, %arg8: memref<1x128x128xbf16, #tpu.memory_space<vmem>>, %arg9: memref<128x128xf32, #tpu.memory_space<vmem>>, %arg10: memref<128x128xf32, #tpu.memory_space<vmem>>) attributes {dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<arbitrary>, #tpu.dimension_semantics<arbitrary>], iteration_bounds = array<i64: 4, -9223372036854775808, 2>, scalar_prefetch = 4 : i64, scratch_operands = 1 : i64, tpu.core_type = #tpu.core_type<tc>, window_params = [{transform_indices = @transform_0, window_bounds = array<i64: 128, 128>}, {transform_indices = @transform_1, window_bounds = array<i64: 1, 128, 128>}, {transform_indices = @transform_2, window_bounds = array<i64: 128, 128>}]} {
     %c0_i32 = arith.constant 0 : i32
     %0 = arith.cmpi eq, %arg2, %c0_i32 : i32

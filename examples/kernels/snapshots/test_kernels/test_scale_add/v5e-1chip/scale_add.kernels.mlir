@@ -1,5 +1,5 @@
-// kernel scale_add_kernel#e0209e1d0348: Mosaic TPU
-module attributes {stable_mosaic.version = 15 : i64} {
+// kernel scale_add_kernel#1e28e08f3f74: Mosaic TPU
+module {
   func.func @scale_add_kernel(%arg0: i32, %arg1: i32, %arg2: memref<128x128xf32, #tpu.memory_space<vmem>>, %arg3: memref<128x128xf32, #tpu.memory_space<vmem>>, %arg4: memref<128x128xf32, #tpu.memory_space<vmem>>) attributes {dimension_semantics = [#tpu.dimension_semantics<parallel>, #tpu.dimension_semantics<parallel>], iteration_bounds = array<i64: 8, 2>, scalar_prefetch = 0 : i64, scratch_operands = 0 : i64, tpu.core_type = #tpu.core_type<tc>, window_params = [{transform_indices = @transform_0, window_bounds = array<i64: 128, 128>}, {transform_indices = @transform_1, window_bounds = array<i64: 128, 128>}, {transform_indices = @transform_2, window_bounds = array<i64: 128, 128>}]} {
     %c0 = arith.constant 0 : index
     %c0_0 = arith.constant 0 : index
