@@ -88,4 +88,3 @@ def test_megablox_gmm(stage_snapshot):
 def test_scale_add_fits_half_of_vmem(stage_snapshot):
     """A ceiling on each kernel's VMEM estimate: half of a v5e TensorCore's 128 MiB."""
     stage_snapshot(functools.partial(scale_add, block=(512, 256)), spec(1024, 256), spec(1024, 256), name="big_blocks")
-
