@@ -20,9 +20,12 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pytest_stages import jax_compat
-from pytest_stages.ir.textdiff import EditScript
+
+if TYPE_CHECKING:  # only a difference loads the diff machinery (tests/test_imports.py)
+    from pytest_stages.ir.textdiff import EditScript
 
 # Mosaic TPU: ``\22body\22: \22TUzvUgFN...\22`` in StableHLO's escaped attribute, ``"body":"TUzvUgFN..."`` in HLO.
 PAYLOAD = re.compile(r'(?P<head>(?P<q>\\22|")body(?P=q):\s?(?P=q))(?P<body>[A-Za-z0-9+/]{16,}={0,2})(?P=q)')
