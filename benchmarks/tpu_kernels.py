@@ -77,7 +77,11 @@ def oversized_kernel_refused() -> bool:
     big = functools.partial(scale_add, block=(1024, 1024))  # 3 blocks x 4 MiB x 2 buffers = 24 MiB
     topology = topologies.get_topology_desc(platform="tpu", topology_name="v5e:1x1", chips_per_host_bounds=(1, 1, 1))
     refused = []
-    for where, device in (("compile-only v5e:1x1", topology.devices[0]), ("attached chip", jax.devices("tpu")[0])):
+    for where, device_of in (
+        ("compile-only v5e:1x1", lambda: topology.devices[0]),
+        ("attached chip", lambda: jax.devices("tpu")[0]),
+    ):
+        device = device_of()
         x = jax.ShapeDtypeStruct((8192, 1024), jnp.float32, sharding=SingleDeviceSharding(device))
         traced = jax.jit(big).trace(x, x)
         estimate = kernel_specs(traced.jaxpr, device.device_kind)["kernels"]["scale_add_kernel"]["vmem_estimate_bytes"]
