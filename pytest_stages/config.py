@@ -29,7 +29,7 @@ AXIS_TYPES = ("auto", "explicit", "manual")
 PLATFORMS = ("cpu", "tpu", "cuda", "rocm")
 PARTITIONERS = ("shardy", "gspmd")
 TOPOLOGY_PLATFORMS = ("tpu", "cuda")
-DEFAULT_STAGES = ("jaxpr", "stablehlo", "compiled")
+DEFAULT_STAGES = ("jaxpr", "stablehlo", "compiled", "kernel_ir")
 DEFAULT_DIFF_LINES = 60
 # Metrics a tolerance can name: the judged cost figures, every memory figure, or "default".
 TOLERANCE_METRICS = ("default", "flops", "transcendentals", "bytes accessed", *MEMORY_FIELDS)

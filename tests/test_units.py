@@ -68,8 +68,8 @@ def test_bad_settings_name_the_key(table, message):
 
 def test_settings_defaults_and_tolerance_forms():
     settings = parse_settings({"tolerance": {"flops": "2%", "bytes accessed": 0.05}})
-    assert settings.stages == ("jaxpr", "stablehlo", "compiled")
-    assert settings.analyses == ("cost", "memory", "ops", "sharding", "layout")
+    assert settings.stages == ("jaxpr", "stablehlo", "compiled", "kernel_ir")
+    assert settings.analyses == ("cost", "memory", "ops", "sharding", "layout", "kernels")
     assert settings.configs[0].name == "default" and settings.configs[0].devices == 1
     assert settings.tolerance == {"flops": 0.02, "bytes accessed": 0.05}
 

@@ -31,9 +31,18 @@ MEMORY_FIELDS = (
     "peak_memory_in_bytes",
 )
 UNAVAILABLE = {"unavailable": True}
+# What XLA's cost analysis reports for a figure it could not count: recorded as null (unavailable), never as a number.
+XLA_UNAVAILABLE = -1
 
 
-def cost(compiled: Any | None, lowered: Any, *, via_cpu: bool = False, lowered_only: bool = False) -> dict[str, Any]:
+def cost(
+    compiled: Any | None,
+    lowered: Any,
+    *,
+    via_cpu: bool = False,
+    lowered_only: bool = False,
+    uncosted: Sequence[str] = (),
+) -> dict[str, Any]:
     """``cost_analysis()`` of the compiled stage (per shard for sharded programs), else of the lowered one.
 
     ``{"compiled": {...}}`` where XLA gives a compiled cost; else ``{"compiled": {"unavailable":
@@ -43,17 +52,32 @@ def cost(compiled: Any | None, lowered: Any, *, via_cpu: bool = False, lowered_o
     one: it is never judged there, and converting the module to HLO for it costs about as much
     as lowering it. ``lowered_only`` records the lowered cost, counted by the CPU client, even
     beside a compiled program: the cost of a config lowered in CPU CI and compiled where its
-    platform is attached, the same figures on both.
+    platform is attached, the same figures on both. ``uncosted`` names the kernel custom calls
+    without a cost estimate: XLA counts nothing inside them, so the figures are recorded with
+    ``unknown`` (:func:`unknown_note`) rather than read as complete.
     """
+    unknown = {"unknown": {"custom_calls": len(uncosted), "kernels": list(uncosted)}} if uncosted else {}
     compiled_cost = _plain_cost(None if compiled is None or lowered_only else compiled.cost_analysis())
     if compiled_cost != UNAVAILABLE:
-        return {"compiled": compiled_cost}
+        return {"compiled": compiled_cost, **unknown}
     if lowered_only:
-        return {"compiled": compiled_cost, "lowered": _plain_cost(jax_compat.cost_via_cpu(lowered))}
+        return {"compiled": compiled_cost, "lowered": _plain_cost(jax_compat.cost_via_cpu(lowered)), **unknown}
     lowered_cost = lowered.cost_analysis()
     if lowered_cost is None and via_cpu:
         lowered_cost = jax_compat.cost_via_cpu(lowered)
-    return {"compiled": compiled_cost, "lowered": _plain_cost(lowered_cost)}
+    return {"compiled": compiled_cost, "lowered": _plain_cost(lowered_cost), **unknown}
+
+
+def unknown_note(analysis: dict[str, Any]) -> str | None:
+    """``unknown for 1 custom call(s) (add_kernel: no pl.CostEstimate; ...)``, None where every figure is counted."""
+    unknown = analysis.get("unknown")
+    if not unknown:
+        return None
+    names = ", ".join(dict.fromkeys(unknown["kernels"]))
+    return (
+        f"flops, transcendentals and bytes accessed unknown for {unknown['custom_calls']} custom call(s) "
+        f"({names}: no pl.CostEstimate, and XLA does not look inside a kernel); the figures count the rest"
+    )
 
 
 def cost_source(analysis: dict[str, Any]) -> str | None:
@@ -75,7 +99,7 @@ def _plain_cost(raw: Any) -> dict[str, Any]:
         raw = raw[0]
     if not isinstance(raw, dict):
         return dict(UNAVAILABLE)
-    return {str(k): _number(v) for k, v in raw.items()}
+    return {str(k): None if v == XLA_UNAVAILABLE else _number(v) for k, v in raw.items()}
 
 
 def memory(compiled: Any) -> dict[str, Any]:

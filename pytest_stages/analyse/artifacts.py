@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_stages.analyse import analyses
+from pytest_stages.analyse import analyses, kernels
 from pytest_stages.ir import sources
+from pytest_stages.ir.kernels import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
 
 
@@ -39,6 +40,12 @@ class Staged(Protocol):
     def compile_only(self) -> bool: ...
 
     @property
+    def device_kind(self) -> str | None: ...
+
+    @property
+    def lowered_text(self) -> str: ...
+
+    @property
     def host_dependent(self) -> bool: ...
 
     @property
@@ -54,7 +61,7 @@ class Staged(Protocol):
 
 BUDGET = "budget"
 # Failure-message headlines, in the order a message lists them (budget first, IR last).
-HEADLINES = ("budget", "compiles", "sharding", "layout", "memory", "cost", "op structure", "IR")
+HEADLINES = ("budget", "compiles", "kernels", "sharding", "layout", "memory", "cost", "op structure", "IR")
 # The ``stage`` of an artifact that no staged call builds: ``stage_compiles`` records it around user code.
 CONTEXT = "context"
 
@@ -73,6 +80,8 @@ class Artifact:
     failure names. ``lowered_stand_in``: it records the compiled program's figures with the
     lowered program's beside them, which stand in where nothing was compiled.
     ``absent_is_zero``: a figure it leaves out is 0 (XLA's cost analysis omits zero figures).
+    ``optional``: only some programs have it (custom kernels); ``build`` returns None for the
+    others, and they get no file.
     """
 
     name: str
@@ -90,6 +99,7 @@ class Artifact:
     signature: bool = False
     lowered_stand_in: bool = False
     absent_is_zero: bool = False
+    optional: bool = False
 
     @property
     def normalize(self) -> Callable[[str], str]:
@@ -145,12 +155,29 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ".stablehlo.mlir",
         "lowered",
         False,
-        build=lambda r: r.lowered.as_text(),
+        build=lambda r: r.lowered_text,
         family="ir",
         headline="IR",
         is_text=True,
         dialect="mlir",
         locate=lambda r: sources.mlir_locations(r.lowered.as_text(debug_info=True), r.texts["stablehlo"]),
+    ),
+    # Each custom kernel's IR (a Pallas TPU kernel's Mosaic payload, decoded), one section per
+    # kernel; the stage texts hold a reference to its section in place of the payload.
+    Artifact(
+        "kernel_ir",
+        "text",
+        ".kernels.mlir",
+        "lowered",
+        False,
+        build=lambda r: kernel_sections(r.lowered_text),
+        family="ir",
+        headline="IR",
+        is_text=True,
+        dialect="mlir",
+        title="kernel IR drift",
+        locate=lambda r: sources.mlir_locations(kernel_sections(r.lowered_text) or "", r.texts["kernel_ir"]),
+        optional=True,
     ),
     Artifact(
         "hlo",
@@ -184,7 +211,13 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ".cost.json",
         "compiled",
         False,
-        build=lambda r: analyses.cost(r.compiled, r.lowered, via_cpu=r.compile_only, lowered_only=r.host_dependent),
+        build=lambda r: analyses.cost(
+            r.compiled,
+            r.lowered,
+            via_cpu=r.compile_only,
+            lowered_only=r.host_dependent,
+            uncosted=kernels.uncosted_calls(r.lowered_text),
+        ),
         family="figures",
         headline="cost",
         is_text=False,
@@ -243,6 +276,20 @@ ARTIFACTS: tuple[Artifact, ...] = (
         family="placement",
         headline="layout",
         is_text=False,
+    ),
+    # The grid, blocks, scratch and VMEM estimate of each Pallas kernel (only programs with kernels).
+    Artifact(
+        "kernels",
+        "kernels",
+        ".kernels.json",
+        "jaxpr",
+        False,
+        build=lambda r: kernels.kernel_specs(r.jaxpr, r.device_kind),
+        family="kernels",
+        headline="kernels",
+        is_text=False,
+        title="kernel findings changed",
+        optional=True,
     ),
     # Not one staged call's: the stage_compiles fixture counts what the user code inside it made
     # JAX trace, lower and compile, per function, and snapshots that (its own check kind, headline

@@ -51,7 +51,9 @@ SECONDS_METRIC = "compile_seconds"
 # benchmarks/compile_time_noise.py measured between repeated compiles of one call on this
 # project's CI-sized machine (largest max/min - 1 seen, rounded up; see docs/compiles.md).
 COMPILE_SECONDS_MARGIN = 0.5
-METRICS = (*COST_METRICS, *SIZE_METRICS, DCN_METRIC, *TABLE_METRICS, COMPILES_METRIC, SECONDS_METRIC)
+# Each Pallas kernel's VMEM estimate (kernels.json): bytes, or a share of the TPU generation's VMEM.
+VMEM_METRIC = "vmem_bytes"
+METRICS = (*COST_METRICS, *SIZE_METRICS, VMEM_METRIC, DCN_METRIC, *TABLE_METRICS, COMPILES_METRIC, SECONDS_METRIC)
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,9 @@ def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     budget: dict[str, Any] = {}
     for metric, value in raw.items():
         here = f"{where} {metric}"
-        if metric in SIZE_METRICS and isinstance(value, str) and value.strip().endswith("%"):
+        if metric in (*SIZE_METRICS, VMEM_METRIC) and isinstance(value, str) and value.strip().endswith("%"):
             budget[metric] = _share(here, value)
-        elif metric in SIZE_METRICS or metric == DCN_METRIC:
+        elif metric in SIZE_METRICS or metric in (DCN_METRIC, VMEM_METRIC):
             budget[metric] = parse_size(here, value)
         elif metric in COST_METRICS:
             budget[metric] = parse_count(here, value)
@@ -130,6 +132,9 @@ def needed_analyses(budget: Mapping[str, Any]) -> set[str]:
     for metric in budget:
         if metric in (COMPILES_METRIC, SECONDS_METRIC):
             continue
+        if metric == VMEM_METRIC:
+            needed.add("kernels")
+            continue
         needed.add("cost" if metric in COST_METRICS else "memory" if metric in SIZE_METRICS else "ops")  # dcn: ops
     return needed
 
@@ -167,6 +172,8 @@ def check_budget(
                 _check_share(findings, metric, value, ceiling, device_memory)
             else:
                 _check(findings, metric, value, ceiling, format_bytes)
+        elif metric == VMEM_METRIC:
+            _check_vmem(findings, analyses.get("kernels"), ceiling)
         elif metric == DCN_METRIC:
             # A compiled program on one slice has no networks entry: nothing crosses slices there.
             dcn = ops.get("networks", {}).get("dcn", {}).get("bytes", 0) if ops else None
@@ -208,6 +215,35 @@ def _check_share(findings: list[Finding], metric: str, value: Any, share: Share,
     else:
         message = f"{text}, within the ceiling {share}: headroom {format_bytes(ceiling - value)} to it, {left} left"
         findings.append(Finding("budget", "budget", message, failing=False, change=Change.HEADROOM, **figures))
+
+
+def _check_vmem(findings: list[Finding], specs: Mapping[str, Any] | None, ceiling: float | Share) -> None:
+    """``vmem_bytes: kernel add_kernel VMEM est. 768.0 KiB exceeds the ceiling 512.0 KiB``, per kernel.
+
+    A share is of ``vmem_capacity`` (JAX's TPU table for the device kind, recorded in kernels.json).
+    A program without Pallas kernels has nothing to judge: no finding.
+    """
+    if not specs:
+        return
+    capacity = (specs.get("vmem_capacity") or {}).get("bytes")
+    if isinstance(ceiling, Share):
+        if capacity is None:
+            what = "the VMEM size of this device is not known here"
+            findings.append(Finding("budget", "budget", f"{VMEM_METRIC} {ceiling}: {what}", failing=False))
+            return
+        limit, shown = (
+            ceiling.fraction * capacity,
+            f"{ceiling} of {format_bytes(capacity)} VMEM ({format_bytes(ceiling.fraction * capacity)})",
+        )
+    else:
+        limit, shown = float(ceiling), format_bytes(ceiling)
+    for name, kernel in specs["kernels"].items():
+        value = kernel.get("vmem_estimate_bytes")  # none for a GPU kernel
+        if value is not None and value > limit:
+            message = f"{VMEM_METRIC}: kernel {name} VMEM est. {format_bytes(value)} exceeds the ceiling {shown}"
+            findings.append(
+                Finding("budget", "budget", message, change=Change.BREACH, subject=name, before=limit, after=value)
+            )
 
 
 def _check_seconds(findings: list[Finding], seconds: Mapping[str, float] | None, ceiling: float) -> None:

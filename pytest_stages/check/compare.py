@@ -2,8 +2,9 @@
 
 Each family is its own module: IR drift of stage texts (:mod:`~pytest_stages.check.drift`), op
 structure (:mod:`~pytest_stages.check.ops`), cost and memory figures
-(:mod:`~pytest_stages.check.figures`), shardings and layouts (:mod:`~pytest_stages.check.placement`)
-and the generic JSON comparison (:mod:`~pytest_stages.check.structure`).
+(:mod:`~pytest_stages.check.figures`), shardings and layouts (:mod:`~pytest_stages.check.placement`),
+kernel findings (:mod:`~pytest_stages.check.kernels`) and the generic JSON comparison
+(:mod:`~pytest_stages.check.structure`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.drift import ir_drift
 from pytest_stages.check.figures import figures
+from pytest_stages.check.kernels import kernel_findings
 from pytest_stages.check.ops import op_structure
 from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.check.placement import placement
@@ -27,6 +29,7 @@ FAMILIES: dict[str, Callable[[Pair], Compared]] = {
     "figures": figures,
     "placement": placement,
     "structure": structure,
+    "kernels": kernel_findings,
 }
 
 

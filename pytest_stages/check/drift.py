@@ -25,6 +25,7 @@ from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.core.records import Change, Finding
 from pytest_stages.ir import hlo
 from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir.kernels import changed_lines
 from pytest_stages.ir.textdiff import describe_sources, edit_script, hunks, side_by_side, sources, unified_cut
 
 REPORT_ROWS = 400
@@ -67,6 +68,7 @@ def compare_text(
     counts = op_counts(artifact, differing[0]), op_counts(artifact, differing[1])
     summary = op_change_summary(*counts)
     structure = hlo_structure_summary(artifact, (expected, actual), differing, counts)
+    structure += changed_lines(script)
     head = ([f"ops: {summary}"] if summary else []) + structure
     where = (locations() if locations else None) or []
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)

@@ -1,6 +1,6 @@
 """The failure message of one call: findings in, the text a user reads out.
 
-It opens with a headline, one line per failing kind in a fixed order (budget,
+It opens with a headline, one line per failing kind in a fixed order (budget, kernels,
 sharding, layout, memory, cost, op structure, IR) with its key figures; the
 details follow in the same order, IR diffs last. Unless ``full`` (``-vv``), the
 IR diffs of all stages share one budget of ``diff_lines`` lines and the ``ops.json``

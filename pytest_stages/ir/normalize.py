@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_stages.ir.hlo import split_tables
+from pytest_stages.ir.kernels import reference_payloads
 
 # An object address in a repr: ``<function f at 0x7f3a2c>`` -> ``at 0x7f3a2c``.
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
@@ -48,7 +49,12 @@ def strip_addresses(text: str) -> str:
 
 
 def normalize_mlir(text: str) -> str:
-    """StableHLO text without ``loc(...)`` attributes and ``#loc`` definitions."""
+    """StableHLO text without ``loc(...)`` attributes and ``#loc`` definitions.
+
+    A custom kernel's payload becomes its reference (``kernel:add_kernel#1a2b3c4d5e6f``,
+    :mod:`pytest_stages.ir.kernels`): its text is the ``kernels.mlir`` snapshot's.
+    """
+    text = reference_payloads(text)
     while True:
         cleaned = LOC_DEFINITION.sub("", remove_all(LOC, text))
         if cleaned == text:
@@ -59,8 +65,10 @@ def normalize_mlir(text: str) -> str:
 def normalize_hlo(text: str) -> str:
     """HLO text (lowered or compiled) without stack-frame tables and ``metadata={...}``.
 
-    Each ``backend_config={json}`` is canonical: sorted keys, and none of :data:`HOST_KEYS`.
+    Each ``backend_config={json}`` is canonical: sorted keys, and none of :data:`HOST_KEYS`; a
+    custom kernel's payload is its reference, as in :func:`normalize_mlir`.
     """
+    text = reference_payloads(text)
     body, _ = split_tables(canonical_backend_configs(remove_all(METADATA, text)).splitlines())
     return _tidy_lines(body)
 

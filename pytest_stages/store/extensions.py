@@ -39,6 +39,8 @@ from pytest_stages.store.storage import StageSnapshotExtension
 
 # How a suffix word is spelled in a class name (any other word is capitalized).
 _SPELLING = {"stablehlo": "StableHLO", "hlo": "HLO"}
+# Artifacts whose suffix words another artifact shares (``.kernels.mlir`` beside ``.kernels.json``).
+_OWN_NAMES = {"kernel_ir": "KernelIRExtension"}
 
 
 class ArtifactExtension(StageSnapshotExtension):
@@ -88,6 +90,8 @@ class ArtifactExtension(StageSnapshotExtension):
 
 def _class_name(artifact: Artifact) -> str:
     """``.compiled.hlo.txt`` -> ``CompiledHLOExtension``: the suffix's words but the file type."""
+    if artifact.name in _OWN_NAMES:
+        return _OWN_NAMES[artifact.name]
     words = artifact.suffix.strip(".").split(".")[:-1]
     return "".join(_SPELLING.get(word, word.capitalize()) for word in words) + "Extension"
 
@@ -123,6 +127,8 @@ MemoryExtension = EXTENSIONS["memory"]
 OpsExtension = EXTENSIONS["ops"]
 ShardingExtension = EXTENSIONS["sharding"]
 LayoutExtension = EXTENSIONS["layout"]
+KernelIRExtension = EXTENSIONS["kernel_ir"]
+KernelsExtension = EXTENSIONS["kernels"]
 CompilesExtension = EXTENSIONS["compiles"]
 
 
@@ -142,6 +148,8 @@ __all__ = [
     "CostExtension",
     "HLOExtension",
     "JaxprExtension",
+    "KernelIRExtension",
+    "KernelsExtension",
     "LayoutExtension",
     "MemoryExtension",
     "OpsExtension",

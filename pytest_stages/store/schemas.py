@@ -27,7 +27,7 @@ _SHARDING = (type(None), {"*": ANY})
 
 # Per artifact file suffix: what pytest-stages writes there (docs/snapshots.md describes the fields).
 SCHEMAS: dict[str, Any] = {
-    ".cost.json": {"*": {"*": SCALAR}},
+    ".cost.json": {"unknown": {"custom_calls": int, "kernels": [str]}, "*": {"*": SCALAR}},
     ".memory.json": {"*": SCALAR},
     ".ops.json": {
         "opcodes": {"*": NUMBER},
@@ -45,6 +45,12 @@ SCHEMAS: dict[str, Any] = {
     },
     ".layout.json": {"inputs": _PLACED, "outputs": _PLACED},
     ".compiles.json": {"functions": {"*": {"*": ANY}}},
+    ".kernels.json": {
+        "kernels": {
+            "*": {"grid": [ANY], "blocks": [{"block": [(int, type(None))], "*": ANY}], "vmem_estimate_bytes": int}
+        },
+        "*": ANY,
+    },
 }
 
 
