@@ -84,7 +84,9 @@ FRAMEWORKS = ("flax", "equinox", "haiku", "optax")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "extras(*names): the test needs these optional extras (tpu, cuda, field) installed")
+    config.addinivalue_line(
+        "markers", "extras(*names): the test needs these optional extras (tpu, cuda, field) installed"
+    )
     if os.environ.get(REQUIRE_EXTRAS):
         missing = missing_extras((*PLUGINS, *LIBRARY_EXTRAS)) + [name for name in FRAMEWORKS if not _installed(name)]
         if missing:

@@ -45,7 +45,11 @@ def test_sharded_train_step(stage_snapshot, stage_config):
     replicated, batch = NamedSharding(mesh, P()), NamedSharding(mesh, P("data"))
     tokens = jax.ShapeDtypeStruct((BATCH, SEQ), jnp.int32, sharding=batch)
     stage_snapshot(
-        lm.sharded_train_step(model), abstract(params, replicated), abstract(state, replicated), tokens, name="train_step"
+        lm.sharded_train_step(model),
+        abstract(params, replicated),
+        abstract(state, replicated),
+        tokens,
+        name="train_step",
     )
 
 
