@@ -12,15 +12,19 @@ RTOL = 1e-5
 
 def init(key):
     """The vector field's weights: a two-layer MLP on a ``WIDTH`` state."""
-    k1, k2 = jax.random.split(key)
+    k1, k2, k3 = jax.random.split(key, 3)
     return {
         "w1": jax.random.normal(k1, (WIDTH, 4 * WIDTH)) / WIDTH**0.5,
         "w2": jax.random.normal(k2, (4 * WIDTH, WIDTH)) / (4 * WIDTH) ** 0.5,
+        "skip": jax.random.normal(k3, (WIDTH, WIDTH)) / WIDTH**0.5,
     }
 
 
 def vector_field(t, y, params):
-    return jnp.tanh(y @ params["w1"]) @ params["w2"] - 0.1 * y
+    """An MLP with a linear skip: two independent projections of the state."""
+    hidden = jnp.tanh(y @ params["w1"])
+    skip = y @ params["skip"]
+    return hidden @ params["w2"] + 0.1 * skip
 
 
 def solve(params, y0):
