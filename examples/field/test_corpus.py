@@ -33,8 +33,7 @@ def test_train_step(stage_snapshot):
     model, params = lm.build()
     tokens = jax.ShapeDtypeStruct((BATCH, SEQ), jnp.int32)
     state = lm.OPTIMIZER.init(params)
-    result = stage_snapshot(lm.jitted_train_step(model), abstract(params), abstract(state), tokens, name="train_step")
-    assert result.memory["alias_size_in_bytes"] > 0  # the donation is used
+    stage_snapshot(lm.jitted_train_step(model), abstract(params), abstract(state), tokens, name="train_step")
 
 
 @pytest.mark.stages(configs=["cpu8", "v5e"])
