@@ -13,6 +13,7 @@ its snapshot line, only when it is read.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -69,6 +70,7 @@ def _shown_path(file: str, resolved: Path, root: Path) -> str:
         return _library_relative(file) or file
 
 
+@functools.lru_cache(maxsize=4096)
 def _library_relative(file: str) -> str | None:
     """``optax/_src/alias.py`` for a file under site-packages or the standard library, else None."""
     if file.startswith("<frozen "):
@@ -178,10 +180,13 @@ class _MlirResolver:
     def __init__(self, definitions: dict[str, str]) -> None:
         self.definitions = definitions
         self.cache: dict[str, tuple[Location, ...]] = {}
+        self.chosen: dict[str, Location | None] = {}
 
     def __call__(self, expr: str) -> Location | None:
-        """The preferred frame of the expression's call chain."""
-        return preferred(self.chain(expr))
+        """The preferred frame of the expression's call chain (each expression resolved once)."""
+        if expr not in self.chosen:
+            self.chosen[expr] = preferred(self.chain(expr))
+        return self.chosen[expr]
 
     def chain(self, expr: str, depth: int = 0) -> tuple[Location, ...]:  # noqa: PLR0911  (one return per form)
         """The frames of an expression, innermost first."""
