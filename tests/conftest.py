@@ -62,9 +62,14 @@ def test_f(stage_snapshot):
 REQUIRE_EXTRAS = "STAGES_REQUIRE_EXTRAS"
 
 
+# The extras that are libraries rather than accelerator plugins, and the modules each brings.
+LIBRARY_EXTRAS = {"field": ("penzai", "diffrax")}
+
+
 def missing_extras(extras: tuple[str, ...]) -> list[str]:
-    """The extras (``tpu``, ``cuda``) whose accelerator plugin is not installed."""
-    return [extra for extra in extras if not _installed(PLUGINS[extra][0])]
+    """The extras (``tpu``, ``cuda``, ``field``) whose accelerator plugin or libraries are not installed."""
+    modules = {**{extra: PLUGINS[extra][:1] for extra in PLUGINS}, **LIBRARY_EXTRAS}
+    return [extra for extra in extras if not all(_installed(module) for module in modules[extra])]
 
 
 def _installed(module: str) -> bool:
@@ -79,13 +84,15 @@ FRAMEWORKS = ("flax", "equinox", "haiku", "optax")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "extras(*names): the test needs these optional extras (tpu, cuda) installed")
+    config.addinivalue_line(
+        "markers", "extras(*names): the test needs these optional extras (tpu, cuda, field) installed"
+    )
     if os.environ.get(REQUIRE_EXTRAS):
-        missing = missing_extras(tuple(PLUGINS)) + [name for name in FRAMEWORKS if not _installed(name)]
+        missing = missing_extras((*PLUGINS, *LIBRARY_EXTRAS)) + [name for name in FRAMEWORKS if not _installed(name)]
         if missing:
             raise pytest.UsageError(
                 f"{REQUIRE_EXTRAS} is set but {', '.join(missing)} is not installed: the tests and examples that "
-                'need it would skip. Install `pip install -c constraints.txt -e ".[test,examples,tpu,cuda]"`.'
+                'need it would skip. Install `pip install -c constraints.txt -e ".[test,examples,field,tpu,cuda]"`.'
             )
 
 
@@ -96,7 +103,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if not missing:
         return
     reason = (
-        f"needs the {', '.join(missing)} extra (its accelerator plugin is not installed); install it with "
+        f"needs the {', '.join(missing)} extra (not installed); install it with "
         f'`pip install -c constraints.txt -e ".[{",".join(missing)}]"`'
     )
     if os.environ.get(REQUIRE_EXTRAS):

@@ -210,9 +210,9 @@ def test_layer(stage_snapshot, stage_config):
 """
 
 
-def _failure(result) -> list[str]:
+def _failure(result, name: str = "layer") -> list[str]:
     lines = result.outlines
-    start = next(k for k, line in enumerate(lines) if line.startswith("pytest-stages: 'layer'"))
+    start = next(k for k, line in enumerate(lines) if line.startswith(f"pytest-stages: {name!r}"))
     end = next(k for k, line in enumerate(lines) if line.startswith("Run `pytest --stages-update`"))
     return lines[start : end + 1]
 
@@ -231,7 +231,7 @@ def test_a_failure_opens_with_one_headline_line_per_kind_in_order(project):
         "  memory: peak +94.3%; argument +94.1%; output +100.0%",
         "  cost: flops +100.0%; bytes accessed +94.6%; transcendentals +100.0%; +3 more",
         "  op structure: entry shapes changed",
-        "  IR: jaxpr, stablehlo, compiled changed at test_layer.py:11 in layer (4 changed)",
+        "  IR: jaxpr, stablehlo, compiled changed at test_layer.py:11 in layer (6 changed)",
     ]
     details = [line.split(" ")[1] for line in message if line.startswith("- ")]
     assert details == ["sharding", "memory", "cost", "ops", "jaxpr", "stablehlo", "compiled"]
@@ -343,3 +343,53 @@ def test_removed_leaves_are_grouped_and_never_crash_the_comparison():
         "output output[0]: new leaf (SingleDeviceSharding on devices [0])",
         "7 outputs (output[1][0], output[1][1], output[1][2], +4 more): leaf removed",
     ]
+
+
+BERT = """
+import equinox as eqx
+import jax
+
+EPS = 1e-5
+
+
+class Block(eqx.Module):
+    norm: eqx.nn.LayerNorm
+    dense: eqx.nn.Linear
+
+    def __init__(self, key):
+        self.norm = eqx.nn.LayerNorm(64, eps=EPS)
+        self.dense = eqx.nn.Linear(64, 64, key=key)
+
+    def __call__(self, x):
+        return jax.nn.gelu(jax.vmap(self.dense)(jax.vmap(self.norm)(x)))
+"""
+
+BERT_TEST = """
+import equinox as eqx
+import jax, jax.numpy as jnp
+import bert
+
+def test_block(stage_snapshot):
+    params, static = eqx.partition(bert.Block(jax.random.key(0)), eqx.is_array)
+    block = jax.jit(lambda p, x: eqx.combine(p, static)(x))
+    stage_snapshot(block, params, jax.ShapeDtypeStruct((8, 64), jnp.float32), name="block")
+"""
+
+
+def test_a_changed_constant_names_old_and_new_value_at_the_model_modules_line(project):
+    """The epsilon lives in equinox's LayerNorm; the line named is the model module's, not the
+    library's or the test file's, and the headline says the value."""
+    pytest.importorskip("equinox")
+    project.write("bert.py", BERT)
+    project.write("test_bert.py", BERT_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("bert.py", BERT.replace("EPS = 1e-5", "EPS = 1e-12"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    line = 1 + BERT.splitlines().index("        return jax.nn.gelu(jax.vmap(self.dense)(jax.vmap(self.norm)(x)))")
+    message = _failure(result, "block")
+    assert message[1] == (
+        f"  IR: jaxpr, stablehlo, compiled changed; compiled: 1e-05 -> 1e-12 at bert.py:{line} in Block.__call__"
+    )
+    # The jaxpr keeps one frame per equation, equinox's; the headline names the model's line instead.
+    assert "    constants: 1e-05 -> 1e-12 at equinox/nn/_normalisation.py:152 in LayerNorm.__call__" in message

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import itertools
 import sysconfig
+from dataclasses import replace
 from pathlib import Path
 
 import jax
@@ -27,7 +28,7 @@ from pytest_stages.config import ConfigError, parse_configs, parse_settings
 from pytest_stages.core.units import format_bytes
 from pytest_stages.ir import hlo
 from pytest_stages.ir.normalize import normalize_jaxpr, tidy_kept
-from pytest_stages.ir.sources import Location, describe_all
+from pytest_stages.ir.sources import Location, describe_all, preferred
 from pytest_stages.stage.jax_caches import AUTO_PERIOD, CacheClearing, trace_key
 from pytest_stages.store.names import safe_component
 
@@ -288,6 +289,20 @@ def test_describe_all_names_each_location_as_describe_does(tmp_path):
     ]
     assert describe_all(locations, None)[:2] == [f"{model}:3 in attention", f"{model}:7"]
     assert describe_all(locations, None)[6] is None
+
+
+def test_describe_all_names_the_innermost_project_frame_that_is_not_a_test_file(tmp_path):
+    """A library installed from a checkout (outside the project, not site-packages) and a test
+    file's callback are inner to the model module's line: the model's line is named."""
+    project = tmp_path / "project"
+    model, test = str(project / "model.py"), str(project / "test_model.py")
+    checkout = "/src/flax/flax/linen/linear.py"
+    chain = [Location(checkout, 422, "__call__"), Location(test, 9, "loss"), Location(model, 30, "forward")]
+    assert preferred(chain) == replace(chain[0], callers=tuple(chain[1:]))
+    assert list(describe_all([preferred(chain)], project)) == ["model.py:30 in forward"]
+    assert list(describe_all([preferred(chain[:2])], project)) == ["test_model.py:9 in loss"]
+    assert list(describe_all([preferred(chain)], None)) == [f"{checkout}:422 in __call__"]
+    assert list(describe_all([preferred(chain[:1])], project)) == [f"{checkout}:422 in __call__"]
 
 
 def test_the_report_schema_names_every_check_kind_and_status_of_the_artifact_table():

@@ -23,12 +23,21 @@ from pytest_stages.check.collectives import (
 )
 from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.core.records import Change, Finding
-from pytest_stages.ir import hlo
+from pytest_stages.ir import hlo, literals
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.kernels import changed_lines
-from pytest_stages.ir.textdiff import describe_sources, edit_script, hunks, side_by_side, sources, unified_cut
+from pytest_stages.ir.textdiff import (
+    EditScript,
+    describe_sources,
+    edit_script,
+    hunks,
+    side_by_side,
+    sources,
+    unified_cut,
+)
 
 REPORT_ROWS = 400
+CONSTANT = "constant"  # the subject of a drift whose changed lines include a changed scalar literal
 # A jaxpr equation's primitive: ``    c:f32[4] d:f32[4] = pjit[...]`` -> ``pjit``.
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 # An MLIR line's op: ``%0 = stablehlo.add %a, %b : tensor<4xf32>`` -> ``stablehlo.add``.
@@ -72,10 +81,14 @@ def compare_text(
     head = ([f"ops: {summary}"] if summary else []) + structure
     where = (locations() if locations else None) or []
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
+    constants = changed_constants(dialect, script, where)
+    if constants:
+        head.append("constants: " + "; ".join(constant_text(c) for c in constants))
     if next(script.changes(), None) is None:
         head.append("only names changed, but not one-to-one: two values now share a name, or one has two")
     detail = {
         "summary": head,
+        "constants": constants,
         "sources": [[place, counts] for place, counts in found],
         "removed": removed,
         "hunks": side_by_side(script, REPORT_ROWS, where),
@@ -88,12 +101,68 @@ def compare_text(
         BY_NAME[artifact].title,
         detail=detail,
         change=Change.DRIFT,
-        locations=tuple(describe_sources([place]) for place in found),
+        subject=CONSTANT if constants else "",
+        before=constants[0]["old"] if constants else None,
+        after=constants[0]["new"] if constants else None,
+        locations=tuple(
+            dict.fromkeys([*(c["at"] for c in constants if c["at"]), *(describe_sources([place]) for place in found)])
+        ),
         ops=op_deltas(*counts),
         moves=tuple(structure),
         diff=tuple(diff),
         omitted=omitted,
     )
+
+
+def changed_constants(
+    dialect: str | None, script: EditScript, where: Sequence[str | None], limit: int = 3
+) -> list[dict[str, Any]]:
+    """The scalar literals the drift changed, by value: ``{"old", "new", "lines", "at"}``, at most ``limit``.
+
+    ``at`` is the source line of the first changed line, or of the first line using its value,
+    that has one (constants have none of their own).
+    """
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for change in literals.changed(dialect, _replaced(script)):
+        key = (change.old, change.new)
+        if key not in found:
+            if len(found) == limit:
+                continue
+            found[key] = {"old": change.old, "new": change.new, "lines": 0, "at": None}
+        entry = found[key]
+        entry["lines"] += 1
+        if entry["at"] is None and where:
+            candidates = [change.line, *literals.users(dialect, script.new, change.line)]
+            entry["at"] = next((where[k] for k in candidates if k < len(where) and where[k]), None)
+    return list(found.values())
+
+
+def _replaced(script: EditScript) -> list[tuple[str, str, int]]:
+    """(old line, new line, new index) of each line changed in place, or removed then added at the same spot."""
+    pairs = []
+    removed: list[int] = []
+    added: list[int] = []
+    for row in [*script.rows, None]:
+        if row is not None and row.tag == "-" and not added and row.old is not None:
+            removed.append(row.old)
+            continue
+        if row is not None and row.tag == "+" and removed and row.new is not None:
+            added.append(row.new)
+            continue
+        pairs += [(script.old[i], script.new[j], j) for i, j in zip(removed, added, strict=False)]
+        removed, added = [], []
+        if row is not None and row.tag == "~" and row.old is not None and row.new is not None:
+            pairs.append((script.old[row.old], script.new[row.new], row.new))
+        elif row is not None and row.tag == "-" and row.old is not None:
+            removed.append(row.old)
+    return pairs
+
+
+def constant_text(constant: Mapping[str, Any]) -> str:
+    """``1e-06 -> 1e-12 (5 lines) at lm.py:30 in forward``."""
+    text = f"{constant['old']} -> {constant['new']}"
+    text += f" ({constant['lines']} lines)" if constant["lines"] > 1 else ""
+    return text + (f" at {constant['at']}" if constant["at"] else "")
 
 
 def summary_lines(detail: Mapping[str, Any]) -> list[str]:

@@ -16,7 +16,7 @@ from pytest_stages.analyse.artifacts import ARTIFACTS, BUDGET, BY_NAME, HEADLINE
 from pytest_stages.check.compare import NO_SNAPSHOT
 from pytest_stages.check.compile_counts import explanation_lines
 from pytest_stages.check.decide import Verdict
-from pytest_stages.check.drift import summary_lines
+from pytest_stages.check.drift import CONSTANT, summary_lines
 from pytest_stages.check.figure_text import figure_change, metric_short, per_operand
 from pytest_stages.core.records import Change, Finding
 from pytest_stages.core.text import shown
@@ -165,21 +165,41 @@ def _items(group: Sequence[Finding]) -> list[str]:
 def _ir_headline(group: Sequence[Finding]) -> str:
     """``jaxpr, compiled changed; compiled: +1 multiply at model.py:12 in block``.
 
-    Removed lines have no source line (the snapshot keeps none): ops only removed are never
-    charged to a line, and the headline says so.
+    A changed constant and nothing else: ``compiled: 1e-06 -> 1e-12 at model.py:30 in forward``.
+    The location is the one of the text whose locations walk the whole call stack (compiled
+    HLO first, the jaxpr last: it records one frame, often a library's), and the headline is
+    cut before it, never through it. Removed lines have no source line (the snapshot keeps
+    none): ops only removed are never charged to a line, and the headline says so.
     """
     names = ", ".join(dict.fromkeys(f.artifact for f in group))
     text = f"{names} changed"
     described = next((f for f in group if f.ops or f.moves), None)
+    constant = _first_located([f for f in group if f.subject == CONSTANT])
+    located = _first_located(group)
     if described is not None:
         summary = ", ".join(_ranked_ops(described.ops)) or described.moves[0]
         text += f"; {described.artifact}: {summary}"
-    located = next((f for f in group if f.locations), None)
+    elif constant is not None:
+        text += f"; {constant.artifact}: {constant.before} -> {constant.after}"
+        located = constant if constant.locations else located
+    where = ""
     if described is not None and described.ops and all(delta < 0 for delta in described.ops.values()):
-        text += " (removed; the snapshot keeps no source lines)"
-    elif located is not None:
-        text += f" at {located.locations[0]}"
-    return _shorten([text])
+        where = " (removed; the snapshot keeps no source lines)"
+    elif located is not None and located.locations:
+        where = f" at {located.locations[0]}"
+    return _shorten([text], width=max(HEADLINE_WIDTH - len(where), 40)) + where
+
+
+# The texts whose source locations a headline names first: those that keep the whole call stack.
+LOCATION_ORDER = ("compiled", "hlo", "stablehlo", "jaxpr")
+
+
+def _first_located(findings: Sequence[Finding]) -> Finding | None:
+    """The finding with locations whose text keeps the most of the call stack; else the first finding."""
+    located = [f for f in findings if f.locations]
+    rank = {artifact: k for k, artifact in enumerate(LOCATION_ORDER)}
+    located.sort(key=lambda f: rank.get(f.artifact, len(rank)))
+    return located[0] if located else (findings[0] if findings else None)
 
 
 def _ops_headline(finding: Finding) -> str:
@@ -244,13 +264,13 @@ def _whole(group: Sequence[Finding]) -> bool:
     return alone and len(group) <= HEADLINE_ITEMS and len("; ".join(_items(group))) <= HEADLINE_WIDTH
 
 
-def _shorten(items: Sequence[str], total: int | None = None) -> str:
-    """The first items, ``+N more`` for the rest of ``total`` (all items by default), bounded in width."""
+def _shorten(items: Sequence[str], total: int | None = None, width: int = HEADLINE_WIDTH) -> str:
+    """The first items, ``+N more`` for the rest of ``total`` (all items by default), bounded in ``width``."""
     text = "; ".join(items[:HEADLINE_ITEMS])
     hidden = (len(items) if total is None else total) - min(len(items), HEADLINE_ITEMS)
     if hidden:
         text += f"; +{hidden} more"
-    return text if len(text) <= HEADLINE_WIDTH else text[: HEADLINE_WIDTH - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _bounded_drift(label: str, finding: Finding, budget: int) -> tuple[list[str], int]:

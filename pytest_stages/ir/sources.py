@@ -13,10 +13,11 @@ its snapshot line, only when it is read.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar, overload
 
@@ -34,11 +35,17 @@ from pytest_stages.ir.normalize import (
 
 @dataclass(frozen=True)
 class Location:
-    """A source line: the innermost user frame JAX recorded for an op."""
+    """A source line: the innermost user frame JAX recorded for an op.
+
+    ``callers``: the frames outside installed libraries that called it, innermost first, so
+    that a frame of the user's project can be named when the innermost one is not (a library
+    installed from a checkout, a test file that calls the model module).
+    """
 
     file: str
     line: int
     function: str | None = None
+    callers: tuple[Location, ...] = ()
 
     def describe(self, root: Path | None = None) -> str:
         """``examples/model.py:42 in attention``, relative to ``root`` when the file is under it."""
@@ -63,8 +70,11 @@ def _shown_path(file: str, resolved: Path, root: Path) -> str:
         return _library_relative(file) or file
 
 
+@functools.lru_cache(maxsize=4096)
 def _library_relative(file: str) -> str | None:
     """``optax/_src/alias.py`` for a file under site-packages or the standard library, else None."""
+    if file.startswith("<frozen "):
+        return file  # a frozen standard-library module (``<frozen runpy>``)
     posix = file.replace("\\", "/")
     for marker in ("/site-packages/", "/dist-packages/"):
         if marker in posix:
@@ -76,15 +86,14 @@ def _library_relative(file: str) -> str | None:
 
 
 def preferred(frames: Iterable[Location | None]) -> Location | None:
-    """The innermost frame outside installed libraries, else the innermost frame (``frames`` innermost first)."""
-    first = None
-    for frame in frames:
-        if frame is None:
-            continue
+    """The innermost frame outside installed libraries (with the others outside them as its
+    ``callers``), else the innermost frame (``frames`` innermost first)."""
+    chain = [frame for frame in frames if frame is not None]
+    for k, frame in enumerate(chain):
         if not frame.in_library:
-            return frame
-        first = first or frame
-    return first
+            callers = tuple(replace(c, callers=()) for c in chain[k + 1 :] if not c.in_library)
+            return replace(frame, callers=callers)
+    return chain[0] if chain else None
 
 
 T = TypeVar("T")
@@ -170,35 +179,40 @@ class _MlirResolver:
 
     def __init__(self, definitions: dict[str, str]) -> None:
         self.definitions = definitions
-        self.cache: dict[str, Location | None] = {}
+        self.cache: dict[str, tuple[Location, ...]] = {}
+        self.chosen: dict[str, Location | None] = {}
 
-    def __call__(self, expr: str, depth: int = 0) -> Location | None:  # noqa: PLR0911  (one return per expression form)
+    def __call__(self, expr: str) -> Location | None:
+        """The preferred frame of the expression's call chain (each expression resolved once)."""
+        if expr not in self.chosen:
+            self.chosen[expr] = preferred(self.chain(expr))
+        return self.chosen[expr]
+
+    def chain(self, expr: str, depth: int = 0) -> tuple[Location, ...]:  # noqa: PLR0911  (one return per form)
+        """The frames of an expression, innermost first."""
         expr = expr.strip()
         if depth > 64:
-            return None
+            return ()
         if expr.startswith("#loc"):
             if expr not in self.cache:
-                self.cache[expr] = None
-                self.cache[expr] = self(self.definitions.get(expr, "unknown"), depth + 1)
+                self.cache[expr] = ()
+                self.cache[expr] = self.chain(self.definitions.get(expr, "unknown"), depth + 1)
             return self.cache[expr]
         if expr.startswith("callsite("):
             callee, caller = _split_callsite(expr[len("callsite(") : -1])
-            inner = self(callee, depth + 1)
-            if inner is not None and not inner.in_library:
-                return inner
-            return preferred([inner, self(caller, depth + 1) if caller else None])
+            return self.chain(callee, depth + 1) + (self.chain(caller, depth + 1) if caller else ())
         if expr.startswith("fused["):
-            return self(expr[len("fused[") :].split(",")[0].rstrip("]"), depth + 1)
+            return self.chain(expr[len("fused[") :].split(",")[0].rstrip("]"), depth + 1)
         file_match = _MLIR_FILE.match(expr)
         if file_match:
-            return Location(file_match[1], int(file_match[2]))
+            return (Location(file_match[1], int(file_match[2])),)
         named = _MLIR_NAMED.match(expr)
         if named:
-            inner = self(named[2], depth + 1)
-            if inner is not None and inner.function is None and not re.search(r"[/(]", named[1]):
-                return Location(inner.file, inner.line, named[1])
+            inner = self.chain(named[2], depth + 1)
+            if inner and inner[0].function is None and not re.search(r"[/(]", named[1]):
+                return (replace(inner[0], function=named[1]), *inner[1:])
             return inner
-        return None
+        return ()
 
 
 def _split_callsite(body: str) -> tuple[str, str]:
@@ -282,32 +296,47 @@ _PACKAGE = Path(__file__).resolve().parents[1]  # pytest_stages/, this file bein
 def describe_all(locations: Located, root: Path | None) -> Sequence[str | None]:
     """Each location as text relative to ``root``; None where unknown or inside pytest-stages.
 
-    JAX charges hoisted constants to the frame that called ``trace``, which is this
-    plugin's staging code: no help to a reader, so such lines have no location.
+    The frame named is the innermost one inside ``root`` (the user's project) that is not a
+    test file, else the innermost test file there, else the location itself. JAX charges
+    hoisted constants to the frame that called ``trace``, which is this plugin's staging
+    code: no help to a reader, so such lines have no location.
     Lazy, like ``locations``: each distinct file is resolved once, each distinct location
     described once, when a line that names it is read.
     """
     resolved_root = None if root is None else root.resolve()
-    paths: dict[str, str | None] = {}
+    resolved: dict[str, Path] = {}
     described: dict[Location, str | None] = {}
+
+    def path_of(file: str) -> Path:
+        if file not in resolved:
+            resolved[file] = Path(file).resolve()
+        return resolved[file]
+
+    def shown(frame: Location) -> str | None:
+        path = path_of(frame.file)
+        if path.is_relative_to(_PACKAGE):
+            return None
+        return frame.at(frame.file if resolved_root is None else _shown_path(frame.file, path, resolved_root))
 
     def describe(k: int) -> str | None:
         where = locations[k]
         if where is None:
             return None
         if where not in described:
-            if where.file not in paths:
-                paths[where.file] = _path_outside_package(where.file, resolved_root)
-            path = paths[where.file]
-            described[where] = None if path is None else where.at(path)
+            if path_of(where.file).is_relative_to(_PACKAGE):
+                described[where] = None
+                return None
+            frames = [where, *where.callers]
+            if resolved_root is not None:
+                ours = [f for f in frames if path_of(f.file).is_relative_to(resolved_root)]
+                frames = sorted(ours, key=lambda f: _is_test_file(f.file)) + frames
+            described[where] = next((text for text in map(shown, frames) if text is not None), None)
         return described[where]
 
     return Lazy(len(locations), describe)
 
 
-def _path_outside_package(file: str, root: Path | None) -> str | None:
-    """``file`` as ``Location.describe`` shows it (``root`` resolved); None for a file of pytest-stages."""
-    resolved = Path(file).resolve()
-    if resolved.is_relative_to(_PACKAGE):
-        return None
-    return file if root is None else _shown_path(file, resolved, root)
+def _is_test_file(file: str) -> bool:
+    """Whether pytest's default patterns collect ``file`` (``test_*.py``, ``*_test.py``) or it is a conftest."""
+    name = Path(file).name
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
