@@ -81,7 +81,7 @@ def test_no_headline_names_a_library_frame_when_a_frame_of_the_project_exists(fi
     result.assert_outcomes(failed=1, deselected=4)
     line = line_of(field, "lm.py", "return bound(pz.nx.wrap(tokens)")
     ir = [headline for headline in headlines(result) if headline.startswith("  IR: ")]
-    assert ir == [f"  IR: jaxpr, stablehlo, compiled changed at lm.py:{line} in forward (41 changed)"]
+    assert ir == [f"  IR: jaxpr, stablehlo, compiled changed at lm.py:{line} in forward (336 changed)"]
     assert not any("penzai/" in headline for headline in headlines(result))
     # The jaxpr keeps one frame per equation, penzai's: its details say so, the headline does not.
     result.stdout.fnmatch_lines(["    source: penzai/core/named_axes.py:* in *"])
@@ -90,7 +90,6 @@ def test_no_headline_names_a_library_frame_when_a_frame_of_the_project_exists(fi
 SOLVE = ("-k", "test_ode_solve")
 
 
-@pytest.mark.xfail(strict=True, reason="needs order-independent compare")
 def test_two_independent_projections_swapped_is_no_drift_and_rewrites_nothing(field):
     field.run("--stages-update", *SOLVE).assert_outcomes(passed=1, deselected=4)
     before = field.snapshots()
