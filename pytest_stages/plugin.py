@@ -303,13 +303,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marker = assembly.marker_kwargs(metafunc.definition, "stages")
     if marker.get("configs") is not None:
         try:
-            names = list(
-                parse_choices(
-                    f"@pytest.mark.stages(configs=...) on {metafunc.definition.nodeid}",
-                    marker["configs"],
-                    tuple(c.name for c in session.settings.configs),
-                )
-            )
+            names = list(_marker_configs(metafunc.definition.nodeid, marker["configs"], session.settings))
         except ConfigError as exc:
             # Fails this test alone (in its stage_config fixture); the module's other tests run.
             metafunc.parametrize("stage_config", [pytest.param(exc, id="bad-configs")], indirect=True)
@@ -321,6 +315,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("stage_config", [pytest.param(None, marks=skip, id="no-config")], indirect=True)
         return
     metafunc.parametrize("stage_config", names, ids=names, indirect=True)
+
+
+def _marker_configs(nodeid: str, value: Any, settings: Settings) -> tuple[str, ...]:
+    """The configs ``@pytest.mark.stages(configs=...)`` names; naming none is an error of the marker.
+
+    An empty list would skip the test: its folders would then belong to no item, and a prune
+    would find every one of its snapshots unused.
+    """
+    known = tuple(c.name for c in settings.configs)
+    names = parse_choices(f"@pytest.mark.stages(configs=...) on {nodeid}", value, known)
+    if not names:
+        raise ConfigError(
+            f"@pytest.mark.stages(configs={value!r}) on {nodeid} names no config: name one or more of {list(known)} "
+            "(configs=['cpu1']), or remove configs= to run the test under every config."
+        )
+    return names
 
 
 @pytest.fixture
