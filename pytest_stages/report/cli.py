@@ -8,9 +8,7 @@ the whole tree, and with ``--prune`` deletes them. Its exit status is the gate o
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import stat
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import Any, TextIO
 
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
 from pytest_stages.core.errors import PREFIX
+from pytest_stages.core.inputs import read_json
 from pytest_stages.core.observed import PASSED_EXIT
 from pytest_stages.report import diff_driver
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
@@ -128,9 +127,7 @@ def _read_report(path: str) -> Any:
     """A shard's report file as JSON; a missing, special (a FIFO) or unreadable file is refused."""
     fix = "Pass the JSON reports the shards wrote with --stages-report=PATH.json."
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise MergeError(f"{path} is not a regular file (a folder, FIFO or device). {fix}")
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return read_json(path)
     except (OSError, ValueError) as exc:
         raise MergeError(f"cannot read {path} ({exc}). {fix}") from None
 

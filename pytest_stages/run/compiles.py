@@ -8,7 +8,6 @@ staged calls' in the reports (status column ``compiles``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +18,7 @@ from pytest_stages.check import compile_counts
 from pytest_stages.check.budgets import COMPILES_METRIC
 from pytest_stages.check.decide import Verdict
 from pytest_stages.config import ConfigError
+from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.run.runner import (
@@ -125,10 +125,10 @@ def _seconds(log: CompileLog) -> dict[str, float]:
 
 def _parsed(text: str, path: Any, nodeid: str) -> dict[str, Any]:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = parse_json(text)
+    except ValueError as exc:
         raise SnapshotError(
-            f"snapshot {path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted or edited by hand. "
+            f"snapshot {path} is not valid JSON ({exc}): it was corrupted or edited by hand. "
             f"Restore it from version control, or run `pytest --stages-update {nodeid}` to record it again."
         ) from None
     if not isinstance(data, dict):

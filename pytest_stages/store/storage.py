@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import stat
 import tempfile
@@ -23,6 +22,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.core.errors import StagesError
+from pytest_stages.core.inputs import parse_json
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names, temporary_of
@@ -38,7 +38,7 @@ class SnapshotError(StagesError):
 def parse_meta(text: str) -> dict[str, Any] | None:
     """A folder's metadata as pytest-stages writes it, else None."""
     try:
-        meta = json.loads(text)
+        meta = parse_json(text)
     except ValueError:
         return None
     return meta if is_meta(meta) else None
@@ -312,12 +312,12 @@ class SnapshotStore:
         if text is None:
             return None
         try:
-            meta = json.loads(text)
-        except json.JSONDecodeError as exc:
+            meta = parse_json(text)
+        except ValueError as exc:
             if self.repair:
                 return None
             raise SnapshotError(
-                f"snapshot metadata {folder.meta} is not valid JSON ({exc.msg}, line {exc.lineno}); "
+                f"snapshot metadata {folder.meta} is not valid JSON ({exc}); "
                 "restore it from version control or run `pytest --stages-update` for this test."
             ) from None
         if not is_meta(meta):
