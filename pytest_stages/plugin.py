@@ -19,6 +19,7 @@ from pytest_stages.config import (
     Settings,
     check_cache_folder,
     find_table,
+    ini_tables,
     parse_choices,
     parse_selection,
     parse_settings,
@@ -176,7 +177,7 @@ def pytest_configure(config: pytest.Config) -> None:
         snapshots = config.rootpath / settings.snapshot_dir
         if wanted:  # a session that does not use the plugin is not judged by its settings' folders
             snapshots = snapshot_root(config.rootpath, settings.snapshot_dir)
-            check_cache_folder(settings.compilation_cache, config.rootpath)
+            check_cache_folder(settings.compilation_cache, config.rootpath, settings.snapshot_dir)
         options = _options(config, settings, snapshots)
         patterns = {
             pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
@@ -188,6 +189,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise assembly.as_pytest(exc, configuring=True) from None
     for path in found.unread:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
+    for path in ini_tables(config.inipath, config.rootpath):
+        config.issue_config_time_warning(pytest.PytestConfigWarning(_ini_table(config, path)), stacklevel=2)
     session = StagesSession(settings, options, config.rootpath, patterns)
     session.store.repair = options.update  # an update records again a snapshot that does not hold what it should
     session.baseline = calls
@@ -205,6 +208,16 @@ def _unread_table(config: pytest.Config, path: Path) -> str:
         f"{PREFIX}{path} has a [tool.pytest_stages] table, but pytest chose {chosen} (rootdir "
         f"{config.rootpath}), so the table is not read and the defaults apply. Move the table into "
         f"{config.rootpath / 'pyproject.toml'}, or pytest's own settings into [tool.pytest.ini_options] of {path}."
+    )
+
+
+def _ini_table(config: pytest.Config, path: Path) -> str:
+    """The warning for a pytest-stages section in an INI file, which pytest-stages never reads."""
+    return (
+        f"{PREFIX}{path} has a [tool.pytest_stages] section, but pytest-stages reads its settings from "
+        f"pyproject.toml only, so that section is ignored and the defaults apply. Move it into "
+        f"{config.rootpath / 'pyproject.toml'} as a [tool.pytest_stages] table (TOML syntax: quoted strings, "
+        "[[tool.pytest_stages.configs]] for each config)."
     )
 
 

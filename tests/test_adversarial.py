@@ -200,3 +200,110 @@ def test_a_step_summary_pointing_at_a_fifo_neither_blocks_pytest_nor_the_merge(p
     assert message in result.outlines, result.outlines
     done = _command("merge", str(report), env={"GITHUB_STEP_SUMMARY": str(fifo)}, timeout=120)
     assert f"pytest-stages merge: cannot write {fifo} (not a regular file" in done.stdout, done
+
+
+# --- settings and folders that would corrupt or crash ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"diff_lines": "x"}, "[tool.pytest_stages] diff_lines must be an integer, got 'x'."),
+        ({"static_scalars": 1}, "[tool.pytest_stages] static_scalars must be true or false, got 1."),
+        (
+            {"snapshot_dir": "a/" + "x" * 256},
+            f"[tool.pytest_stages] snapshot_dir = 'a/{'x' * 38}...{'x' * 40}' "
+            "has a folder name of 256 bytes; file systems take at most 255 a name. Name a folder with shorter names.",
+        ),
+        ({"compilation_cache": "é" * 128}, "[tool.pytest_stages] compilation_cache = 'ééé"),
+    ],
+)
+def test_settings_a_file_system_cannot_hold_or_of_the_wrong_type_are_named_in_words(table, message):
+    from pytest_stages.config import ConfigError, parse_settings
+
+    with pytest.raises(ConfigError) as raised:
+        parse_settings(table)
+    assert str(raised.value).startswith(message), str(raised.value)
+
+
+def test_a_snapshot_dir_over_255_bytes_is_a_usage_error_not_an_internal_error(project):
+    project.configure(f'snapshot_dir = "{"s" * 300}"')
+    project.write("tests/test_m.py", SIN_TEST)
+    result = project.run("--stages-update")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, project.output(result)
+    assert "INTERNALERROR" not in project.output(result)
+    assert any("has a folder name of 300 bytes; file systems take at most 255" in line for line in result.errlines)
+
+
+@pytest.mark.parametrize("where", ["snapshot_dir", "--rootdir"])
+def test_snapshots_are_never_written_inside_git(project, where):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(project.path)], check=True)
+    refs = project.path / ".git/refs"
+    before = sorted(p.relative_to(refs) for p in refs.rglob("*"))
+    project.write("tests/test_m.py", SIN_TEST)
+    if where == "snapshot_dir":
+        project.configure('snapshot_dir = ".git/refs"')
+        result = project.run("--stages-update")
+        shown = ".git/refs"
+    else:
+        project.configure('snapshot_dir = "snapshots"')
+        result = project.run("--stages-update", f"--rootdir={refs}", "-c", str(project.path / "pyproject.toml"))
+        shown = "snapshots"
+    assert sorted(p.relative_to(refs) for p in refs.rglob("*")) == before
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, project.output(result)
+    lines = [line for line in result.errlines if line.startswith("ERROR: pytest-stages: ")]
+    assert lines and lines[0].startswith(f"ERROR: pytest-stages: snapshot_dir = {shown!r} resolves to "), lines
+    assert ", inside .git, version control's own folder: files written there corrupt the repository." in lines[0]
+
+
+def test_a_compilation_cache_in_the_snapshot_folder_is_a_usage_error(project):
+    project.write("tests/test_m.py", SIN_TEST)
+    for cache, where in [("snapshots", "is the snapshot folder"), ("snapshots/cache", "is inside the snapshot folder")]:
+        project.configure(f'compilation_cache = "{cache}"')
+        result = project.run()
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        assert (
+            f"ERROR: pytest-stages: [tool.pytest_stages] compilation_cache = {cache!r} {where} (snapshot_dir = "
+            "'snapshots'): JAX's cache files would mix with the snapshots"
+        ) in "\n".join(result.errlines), result.errlines
+    assert not (project.path / "snapshots").exists()
+
+
+def test_a_pyproject_above_that_is_not_utf8_is_no_traceback(pytester):
+    (pytester.path / "pyproject.toml").write_bytes(b'[tool.other]\nname = "\xff\xfe"\n')
+    inner = pytester.mkdir("inner")
+    (inner / "test_plain.py").write_text("def test_plain():\n    assert True\n")
+    (inner / "pytest.ini").write_text("[pytest]\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", str(inner), f"--rootdir={inner}")
+    result.assert_outcomes(passed=1)
+    assert "UnicodeDecodeError" not in "\n".join(result.outlines + result.errlines)
+
+
+def test_the_own_pyproject_not_utf8_is_a_usage_error_naming_it():
+    import tempfile
+    from pathlib import Path
+
+    from pytest_stages.config import ConfigError, load_pyproject
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "pyproject.toml").write_bytes(b"[tool.pytest_stages]\nsnapshot_dir = '\xff'\n")
+        with pytest.raises(ConfigError, match=r"pyproject.toml is not UTF-8 text \(byte 37\), as TOML must be; save"):
+            load_pyproject(Path(folder))
+
+
+@pytest.mark.parametrize("name", ["pytest.ini", "setup.cfg", "tox.ini"])
+def test_a_pytest_stages_section_in_an_ini_file_is_warned_about(pytester, name):
+    section = "[pytest]" if name != "setup.cfg" else "[tool:pytest]"
+    pytester.makefile(
+        name[name.index(".") :], **{name.split(".")[0]: f'{section}\n\n[tool.pytest_stages]\nsnapshot_dir = "s"\n'}
+    )
+    pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1)
+    assert (
+        f"pytest-stages: {pytester.path / name} has a [tool.pytest_stages] section, but pytest-stages reads its "
+        "settings from pyproject.toml only, so that section is ignored and the defaults apply. Move it into "
+        f"{pytester.path / 'pyproject.toml'} as a [tool.pytest_stages] table"
+    ) in "\n".join(result.outlines), result.outlines

@@ -29,6 +29,8 @@ from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names, tempor
 from pytest_stages.store.schemas import invalid_snapshot
 
 FORMAT_VERSION = 1
+# The folders where version control keeps its own data: no snapshot is ever written inside one.
+VCS_FOLDERS = (".git", ".hg", ".svn", ".bzr", ".jj", "_darcs")
 
 
 class SnapshotError(StagesError):
@@ -393,7 +395,8 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
     """The snapshot folder of the project at ``rootpath``, checked to be a folder of pytest-stages' own.
 
     It must lie inside the project (also after following symlinks: a link out of the project
-    is refused), must not be the project root itself, and must be a folder if it exists.
+    is refused), must not be the project root itself nor inside version control's own folder
+    (``.git/refs`` would corrupt the repository), and must be a folder if it exists.
     Raises :class:`SnapshotError` naming the setting and the fix.
     """
     root = rootpath / snapshot_dir
@@ -403,6 +406,13 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
         raise SnapshotError(
             f"snapshot_dir = {snapshot_dir!r} is the project root {project}: pytest-stages writes and prunes only "
             f"in a folder of its own. {fix}"
+        )
+    internal = next((part for part in resolved.parts if part in VCS_FOLDERS), None)
+    if internal is not None:
+        raise SnapshotError(
+            f"snapshot_dir = {snapshot_dir!r} resolves to {resolved}, inside {internal}, version control's own "
+            f"folder: files written there corrupt the repository. {fix} Run pytest from the project's root (not "
+            f"with --rootdir inside {internal})."
         )
     if not resolved.is_relative_to(project):
         raise SnapshotError(
