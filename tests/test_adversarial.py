@@ -307,3 +307,66 @@ def test_a_pytest_stages_section_in_an_ini_file_is_warned_about(pytester, name):
         "settings from pyproject.toml only, so that section is ignored and the defaults apply. Move it into "
         f"{pytester.path / 'pyproject.toml'} as a [tool.pytest_stages] table"
     ) in "\n".join(result.outlines), result.outlines
+
+
+# --- names pytest-stages gives its own folders never meet a module's -------------------------
+
+MODULES = [
+    ("stages",),
+    ("stages_",),
+    ("stages__",),
+    ("stages", "test_a"),
+    ("_outside_rootdir", "test_a"),
+    ("_outside_rootdir_", "test_a"),
+    ("_outside_rootdir", "_up", "test_a"),
+    ("tests", "_up", "test_a"),
+    ("tests", "test_a"),
+    ("..", "test_a"),
+    ("..", "..", "test_a"),
+    ("..", "_up", "test_a"),
+    ("..", "_up_", "test_a"),
+    ("..", "..", "_up", "test_a"),
+]
+
+
+def test_module_folders_are_distinct_and_apart_from_the_plugins_own():
+    from pytest_stages.store.names import OUTSIDE_ROOTDIR, REGISTERED_MODULE, module_folder, module_source
+
+    folders = [module_folder(steps) for steps in MODULES]
+    assert len(set(folders)) == len(folders), folders
+    for steps, folder in zip(MODULES, folders, strict=True):
+        outside = steps[0] == ".."
+        assert folder.startswith(f"{OUTSIDE_ROOTDIR}/") == outside, folder
+        assert folder != REGISTERED_MODULE
+        assert module_source(folder) == (None if outside else "/".join(steps) + ".py"), folder
+    # Paths recorded before: unchanged where nothing collides.
+    assert module_folder(("tests", "test_a")) == "tests/test_a"
+    assert module_folder(("stages", "test_a")) == "stages/test_a"
+    assert module_folder(("..", "x", "test_a")) == "_outside_rootdir/_up/x/test_a"
+
+
+STAGES_MODULE = """
+import jax, jax.numpy as jnp
+
+def test_x(stage_snapshot):
+    stage_snapshot(jnp.sin, jax.ShapeDtypeStruct((4,), jnp.float32), name="sin")
+"""
+
+REGISTERS_TEST_X = """
+import jax, jax.numpy as jnp
+from pytest_stages import register
+
+register(lambda x: jnp.tanh(x), args=(jax.ShapeDtypeStruct((4,), jnp.float32),), name="test_x")
+"""
+
+
+def test_a_module_named_stages_keeps_apart_from_the_registered_functions(project):
+    project.configure("\n[tool.pytest.ini_options]\npython_files = ['test_*.py', 'stages.py']\n")
+    project.write("conftest.py", REGISTERS_TEST_X)
+    project.write("stages.py", STAGES_MODULE)
+    project.run("--stages-update").assert_outcomes(passed=2)
+    recorded = project.snapshots()
+    assert {path.rsplit("/", 1)[0] for path in recorded} == {"stages/test_x/cpu1", "stages_/test_x/cpu1"}
+    result = project.run("stages.py", "--stages-prune")
+    result.assert_outcomes(passed=1)
+    assert project.snapshots() == recorded, project.output(result)

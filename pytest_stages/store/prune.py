@@ -28,9 +28,8 @@ from pytest_stages.core.observed import PASSED_EXIT, CollectionView, RunFacts, R
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
     META_FILE,
-    OUTSIDE_ROOTDIR,
-    REGISTERED_MODULE,
     is_safe_component,
+    module_source,
     safe_component,
 )
 
@@ -113,9 +112,7 @@ def module_file(module: str) -> str | None:
     None for the registered functions' folder and for a module outside the rootdir: neither has
     a module file here, so neither is ever judged as a deleted module nor checked against the checkout.
     """
-    if module == REGISTERED_MODULE or module.startswith(f"{OUTSIDE_ROOTDIR}/"):
-        return None
-    return f"{module}.py"
+    return module_source(module)
 
 
 def used_files(calls: Iterable[tuple[str, str, Iterable[str]]]) -> set[PurePosixPath]:
