@@ -42,6 +42,7 @@ from pytest_stages.stage.devices import (
 from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
+from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder, snapshot_root
 
@@ -249,7 +250,10 @@ def _activate(config: pytest.Config) -> None:
     observer = Observer(config, lambda path: safe_path(assembly.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")
-    config.pluginmanager.register(reporter.StagesReporter(session, observer, cache), "stages-reporter")
+    # What a merge checks a shard ran: taken before any test writes, by the process that writes the JSON report.
+    json_report = (session.options.report or "").endswith(".json") and not hasattr(config, "workerinput")
+    state = checkout_state(config.rootpath, session.store.root) if json_report else ("", "")
+    config.pluginmanager.register(reporter.StagesReporter(session, observer, cache, state), "stages-reporter")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -370,3 +370,95 @@ def test_a_module_named_stages_keeps_apart_from_the_registered_functions(project
     result = project.run("stages.py", "--stages-prune")
     result.assert_outcomes(passed=1)
     assert project.snapshots() == recorded, project.output(result)
+
+
+# --- a merge prunes only the checkout its shards ran ------------------------------------------
+
+NAMED_BY_HELPER = """
+import jax, jax.numpy as jnp
+from helper import NAME
+
+def test_sin(stage_snapshot):
+    stage_snapshot(jnp.sin, jax.ShapeDtypeStruct((4,), jnp.float32), name=NAME)
+"""
+
+
+def _git(project, *args):
+    import subprocess
+
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(project.path), *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.parametrize("vcs", ["git", "none"])
+def test_a_merge_prune_refuses_a_report_of_another_commit_or_snapshot_tree(project, tmp_path, vcs):
+    import io
+
+    from pytest_stages.report import cli
+
+    project.write("tests/helper.py", 'NAME = "old"\n')
+    project.write("tests/test_m.py", NAMED_BY_HELPER)
+    if vcs == "git":
+        _git(project, "init", "-q")
+    project.run("--stages-update").assert_outcomes(passed=1)
+    if vcs == "git":
+        _git(project, "add", "-A")
+        _git(project, "commit", "-qm", "one")
+    old_report = tmp_path / "old.json"
+    project.run(f"--stages-report={old_report}").assert_outcomes(passed=1)
+    # The next commit: the helper renames the call; the test module's bytes stay the same.
+    project.write("tests/helper.py", 'NAME = "new"\n')
+    project.run("--stages-update").assert_outcomes(passed=1)
+    if vcs == "git":
+        _git(project, "add", "-A")
+        _git(project, "commit", "-qm", "two")
+    current = project.snapshots()
+    assert any(path.endswith("new.cost.json") for path in current)
+    stream = io.StringIO()
+    status = cli.main(["merge", "--prune", "--rootdir", str(project.path), str(old_report)], stream=stream)
+    lines = stream.getvalue().splitlines()
+    assert project.snapshots() == current, lines
+    assert status == cli.INCOMPLETE, lines
+    refusal = lines[-1]
+    assert refusal.startswith(f"pytest-stages: merge --prune refused: {old_report} "), lines
+    if vcs == "git":
+        assert "ran commit " in refusal and f", the checkout in {project.path} is at commit " in refusal, refusal
+    else:
+        assert (
+            f"saw another snapshot tree than the one in {project.path} (its files or _stages.json manifests" in refusal
+        )
+    assert refusal.endswith(
+        "; nothing was deleted. Merge the reports of shards that ran this checkout, as it is now, from its root "
+        "(--rootdir)."
+    )
+    # A report of this very checkout prunes: the old call's files are unused now.
+    new_report = tmp_path / "new.json"
+    project.run(f"--stages-report={new_report}").assert_outcomes(passed=1)
+    status = cli.main(["merge", "--prune", "--rootdir", str(project.path), str(new_report)], stream=io.StringIO())
+    assert {path for path in current if path not in project.snapshots()} == {
+        f"tests/test_m/test_sin/cpu1/old{suffix}"
+        for suffix in (
+            ".jaxpr.txt",
+            ".stablehlo.mlir",
+            ".compiled.hlo.txt",
+            ".cost.json",
+            ".memory.json",
+            ".ops.json",
+            ".sharding.json",
+            ".layout.json",
+        )
+    }
+
+
+def test_a_merge_prune_refuses_a_report_that_recorded_no_state():
+    from pytest_stages.store.prune import Evidence, Facet, OtherState, refusal
+
+    evidence = Evidence(prune=True, states=[("a.json", "", "")], here=("", "d1"))
+    assert refusal(evidence) == OtherState("a.json", Facet.SNAPSHOTS, "", "d1")
+    evidence = Evidence(prune=True, states=[("a.json", "c1", "d1"), ("b.json", "c2", "d1")], here=("c1", "d1"))
+    assert refusal(evidence) == OtherState("b.json", Facet.COMMIT, "c2", "c1")
+    assert refusal(Evidence(prune=True, states=[("a.json", "c1", "d0")], here=("c1", "d1"), wrote=True)) is None
+    assert refusal(Evidence(prune=True, states=[("a.json", "c1", "d1")], here=("c1", "d1"))) is None

@@ -30,7 +30,8 @@ from pytest_stages.report.reporting import (
     write_report,
 )
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
-from pytest_stages.store.prune import Disagreement, Evidence, IncompleteShards, module_file
+from pytest_stages.store.inventory import checkout_state
+from pytest_stages.store.prune import Disagreement, Evidence, IncompleteShards, OtherState, module_file
 from pytest_stages.store.storage import SnapshotError, SnapshotStore, file_digest, snapshot_root
 
 # Exit statuses: every shard passed; a test or a snapshot check failed; bad input; the shards do not cover the suite.
@@ -158,7 +159,7 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
     judgement = _inventory(merged, prune, rootdir, writer)
     for line in judgement.lines:
         writer.write_line(line)
-    if merged.missing or (prune and isinstance(judgement.refusal, IncompleteShards | Disagreement)):
+    if merged.missing or (prune and isinstance(judgement.refusal, IncompleteShards | OtherState | Disagreement)):
         return INCOMPLETE
     return OK if merged.facts.exit_status in PASSED_EXIT else FAILED
 
@@ -176,6 +177,9 @@ def _inventory(merged: Merged, prune: bool, rootdir: Path, writer: _Writer) -> J
         shards_incomplete=tuple(merged.incomplete),
         collected=collection,
         checkout=_checkout_digests(collection.modules, rootdir),
+        states=merged.states,
+        here=checkout_state(rootdir, rootdir / settings["snapshot_dir"]),
+        wrote=merged.report.update,
     )
     return judge_snapshots(
         merged.report.records,

@@ -19,12 +19,14 @@ from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import (
     Disagreement,
     Evidence,
+    Facet,
     Foreign,
     Gap,
     Incomplete,
     IncompleteRun,
     IncompleteShards,
     Mismatch,
+    OtherState,
     Refusal,
     SplitShard,
     Tree,
@@ -107,6 +109,8 @@ def refusal_lines(refused: Refusal, prune: bool, prefix: str, rootdir: Path) -> 
             return [_incomplete_run_line(refused)] if prune else []
         case IncompleteShards() | Disagreement():
             return [_merge_line(refused, prune, rootdir)]
+        case OtherState():
+            return [_other_state_line(refused, prune, rootdir)]
         case Unreadable() | Foreign():
             return [_not_own_folder_line(refused, prefix)]
         case _:
@@ -181,6 +185,27 @@ def _merge_line(refused: IncompleteShards | Disagreement, prune: bool, rootdir: 
     return (
         f"{PREFIX}{verdict}: the shards' collection does not agree with the checkout in {rootdir} "
         f"({detail}){tail}. Merge the reports of shards that ran this checkout, from its root (--rootdir)."
+    )
+
+
+def _other_state_line(refused: OtherState, prune: bool, rootdir: Path) -> str:
+    """Why the merge judges nothing when a shard ran another commit or another snapshot tree than the checkout's."""
+    verdict = "merge --prune refused" if prune else "no unused-file report"
+    tail = "; nothing was deleted" if prune else ""
+    if refused.facet is Facet.COMMIT:
+        ran = f"ran commit {refused.recorded[:12]}" if refused.recorded else "recorded no commit"
+        here = f"commit {refused.found[:12]}" if refused.found else "no git commit"
+        detail = f"{refused.shard} {ran}, the checkout in {rootdir} is at {here}"
+    elif refused.recorded:
+        detail = (
+            f"{refused.shard} saw another snapshot tree than the one in {rootdir} (its files or _stages.json "
+            "manifests differ)"
+        )
+    else:
+        detail = f"{refused.shard} recorded no digest of its snapshot tree (written by an older pytest-stages)"
+    return (
+        f"{PREFIX}{verdict}: {detail}{tail}. Merge the reports of shards that ran this checkout, as it is now, "
+        "from its root (--rootdir)."
     )
 
 
