@@ -462,3 +462,41 @@ def test_a_merge_prune_refuses_a_report_that_recorded_no_state():
     assert refusal(evidence) == OtherState("b.json", Facet.COMMIT, "c2", "c1")
     assert refusal(Evidence(prune=True, states=[("a.json", "c1", "d0")], here=("c1", "d1"), wrote=True)) is None
     assert refusal(Evidence(prune=True, states=[("a.json", "c1", "d1")], here=("c1", "d1"))) is None
+
+
+# --- a prune that cannot delete ------------------------------------------------------------------
+
+
+def test_a_prune_that_cannot_delete_a_file_says_so_and_keeps_the_rest(tmp_path):
+    """A file replaced by a folder after the listing (root ignores a read-only folder's mode; this fails for all)."""
+    from pytest_stages.store.storage import SnapshotError, SnapshotStore
+
+    root = tmp_path / "snapshots"
+    (root / "m/t/c/f.cost.json").mkdir(parents=True)
+    (root / "m/t/c/g.cost.json").write_text("{}\n")
+    store = SnapshotStore(root)
+    with pytest.raises(SnapshotError) as raised:
+        store.prune([root / "m/t/c/f.cost.json", root / "m/t/c/g.cost.json"])
+    assert str(raised.value).startswith(f"could not delete {root / 'm/t/c/f.cost.json'} (")
+    assert str(raised.value).endswith(
+        "0 of 2 file(s) were deleted, the others are kept. Give the user running pytest write access to the "
+        "snapshot folder, then prune again."
+    )
+    assert (root / "m/t/c/g.cost.json").exists()
+
+
+@pytest.mark.skipif(__import__("os").geteuid() == 0, reason="root deletes in a read-only folder")
+def test_a_prune_in_a_read_only_folder_is_a_message_not_a_traceback(project):
+    project.write("tests/test_m.py", SIN_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    folder = project.path / "snapshots/tests/test_m/test_sin/cpu1"
+    (folder / "stale.cost.json").write_text("{}\n")
+    project.plant({"tests/test_m/test_sin/cpu1/stale.cost.json": "{}\n"}, "")
+    folder.chmod(0o555)
+    try:
+        result = project.run("--stages-prune")
+    finally:
+        folder.chmod(0o755)
+    output = project.output(result)
+    assert "PermissionError" not in output and "INTERNALERROR" not in output, output
+    assert f"pytest-stages: could not delete {folder / 'stale.cost.json'} (Permission denied); 0 of 1 file(s)" in output

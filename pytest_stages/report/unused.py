@@ -36,7 +36,7 @@ from pytest_stages.store.prune import (
     take_inventory,
     used_files,
 )
-from pytest_stages.store.storage import SnapshotStore
+from pytest_stages.store.storage import SnapshotError, SnapshotStore
 
 # How many of the files pytest-stages did not write a refused prune names.
 SHOWN = 5
@@ -96,7 +96,10 @@ def judge_snapshots(
     if announce is not None:
         announce(lines)
         lines = []
-    emptied = store.prune([store.root / path for path in doomed], [store.root / path for path in listing.empty])
+    try:
+        emptied = store.prune([store.root / path for path in doomed], [store.root / path for path in listing.empty])
+    except SnapshotError as exc:
+        return Judgement(None, [*lines, exc.shown()])
     return Judgement(None, [*lines, *([f"{PREFIX}removed {len(emptied)} emptied folder(s)"] if emptied else [])])
 
 

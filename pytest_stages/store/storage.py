@@ -284,12 +284,26 @@ class SnapshotStore:
         """Delete files inside the snapshot root, then the folders left empty (and ``empty`` ones); returns those.
 
         A symlink is removed, not followed. A folder whose metadata stays has its manifest
-        updated to the files left.
+        updated to the files left. A file or folder that cannot be deleted (a read-only folder)
+        stops the prune with a :class:`SnapshotError` naming it; what was deleted stays deleted.
         """
+        deleted: list[Path] = []
+        try:
+            return self._prune(paths, empty, deleted)
+        except OSError as exc:
+            raise SnapshotError(
+                f"could not delete {exc.filename or 'a snapshot file'} ({exc.strerror or exc}); {len(deleted)} of "
+                f"{len(paths)} file(s) were deleted, the others are kept. Give the user running pytest write access "
+                "to the snapshot folder, then prune again."
+            ) from None
+
+    def _prune(self, paths: Sequence[Path], empty: Sequence[Path], deleted: list[Path]) -> list[Path]:
+        """:meth:`prune`, appending each file to ``deleted`` once it is gone."""
         for path in paths:
             if not path.is_symlink():
                 self._check_inside(path)
             self._extension.delete_snapshots(snapshot_location=str(path), snapshot_names={path.name})
+            deleted.append(path)
         for folder in {path.parent for path in paths}:
             meta_path = folder / META_FILE
             if meta_path.is_file() and not meta_path.is_symlink():
