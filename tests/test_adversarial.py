@@ -500,3 +500,22 @@ def test_a_prune_in_a_read_only_folder_is_a_message_not_a_traceback(project):
     output = project.output(result)
     assert "PermissionError" not in output and "INTERNALERROR" not in output, output
     assert f"pytest-stages: could not delete {folder / 'stale.cost.json'} (Permission denied); 0 of 1 file(s)" in output
+
+
+@pytest.mark.extras("cuda")
+def test_jax_platforms_naming_a_platform_that_cannot_start_is_a_message(project, monkeypatch):
+    """With the CUDA plugin installed but no GPU, ``JAX_PLATFORMS=cuda`` starts no backend (a GPU host is not this case)."""
+    import jax
+
+    if jax.default_backend() == "gpu":
+        pytest.skip("a GPU is attached: cuda starts")
+    project.write("tests/test_m.py", SIN_TEST)
+    monkeypatch.setenv("JAX_PLATFORMS", "cuda")
+    result = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=300)
+    result.assert_outcomes(errors=1)
+    output = "\n".join(result.outlines)
+    assert "AssertionError" not in output, output
+    assert (
+        "pytest-stages: config 'cpu1' stages on cpu, but JAX started no backend: JAX_PLATFORMS='cuda' names only "
+        "platforms that could not start here (JAX's log says why). Unset JAX_PLATFORMS"
+    ) in output, output
