@@ -504,7 +504,7 @@ def test_a_prune_in_a_read_only_folder_is_a_message_not_a_traceback(project):
 
 @pytest.mark.extras("cuda")
 def test_jax_platforms_naming_a_platform_that_cannot_start_is_a_message(project, monkeypatch):
-    """With the CUDA plugin installed but no GPU, ``JAX_PLATFORMS=cuda`` starts no backend (a GPU host is not this case)."""
+    """With the CUDA plugin installed but no GPU, ``JAX_PLATFORMS=cuda`` starts no backend."""
     import jax
 
     if jax.default_backend() == "gpu":
@@ -519,3 +519,32 @@ def test_jax_platforms_naming_a_platform_that_cannot_start_is_a_message(project,
         "pytest-stages: config 'cpu1' stages on cpu, but JAX started no backend: JAX_PLATFORMS='cuda' names only "
         "platforms that could not start here (JAX's log says why). Unset JAX_PLATFORMS"
     ) in output, output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named", "what"),
+    [
+        ("print, 5, None", "print", "a Python builtin, which JAX never traces"),
+        ("5", "5", "neither a function nor a name"),
+        ("jnp.sin, None", "None", "neither a function nor a name"),
+        ("''", "''", "neither a function nor a name"),
+    ],
+)
+def test_stage_compiles_of_what_jax_never_traces_is_an_error(project, arguments, named, what):
+    project.write(
+        "tests/test_c.py",
+        f"""
+        import jax, jax.numpy as jnp
+
+        def test_c(stage_compiles):
+            with stage_compiles({arguments}):
+                jax.jit(jnp.sin)(jnp.ones(3))
+        """,
+    )
+    result = project.run("--stages-update")
+    result.assert_outcomes(failed=1)
+    output = project.output(result)
+    assert (
+        f"in tests/test_c.py::test_c: {named} is {what}. Pass the functions whose compiles the block counts" in output
+    ), output
+    assert "Traceback" not in output

@@ -8,6 +8,7 @@ staged calls' in the reports (status column ``compiles``).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,10 +63,29 @@ class StageCompiles:
                 f"stage_compiles(name={name!r}) in {self.nodeid}: give each block its own non-empty name=."
             )
         self._names.append(name)
-        only = tuple(f if isinstance(f, str) else getattr(f, "__name__", repr(f)) for f in functions)
+        only = tuple(self._watched_name(f, functions) for f in functions)
         with watch(self.session.events, only) as log:
             yield log
         self._judge(name, log)
+
+    def _watched_name(self, function: Any, functions: tuple[Any, ...]) -> str:
+        """The name a ``stage_compiles`` argument watches: a function's, or the name given.
+
+        What JAX never traces (a number, None, an empty name, a Python builtin such as ``print``)
+        would watch nothing, and the block would pass having counted nothing: an error instead.
+        """
+        if isinstance(function, str) and function:
+            return function
+        named = getattr(function, "__name__", None)
+        if callable(function) and isinstance(named, str) and not inspect.isbuiltin(function):
+            return named
+        what = "a Python builtin, which JAX never traces" if callable(function) else "neither a function nor a name"
+        shown = ", ".join(getattr(f, "__name__", None) or repr(f) for f in functions)
+        raise ConfigError(
+            f"stage_compiles({shown}) in {self.nodeid}: {named or repr(function)} is {what}. Pass the functions "
+            "whose compiles the block counts (jitted functions, or their names: stage_compiles(train_step)), or "
+            "none to count every function the block makes JAX trace."
+        )
 
     def _judge(self, name: str, log: CompileLog) -> None:
         session, policy = self.session, self.session.policy
