@@ -41,6 +41,9 @@ INI_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
 _INI_SECTION = re.compile(r"^[ \t]*\[[ \t]*(?:tool[.:])?pytest[_-]stages\b", re.MULTILINE)
 # The longest name of a file or folder (bytes) that common file systems take.
 MAX_NAME = 255
+# The most chips along one axis of a TPU slice that libtpu compiles for, by chip (measured; it
+# aborts the process beyond them). Chips not listed are bounded by MAX_DEVICES alone.
+TPU_AXIS_BOUNDS = {"v5e": 16}
 # A config name, safe as a folder and in a test id: ``cpu8``, ``v5e-2x2``, ``h100.fp8``.
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 # The keys of a TPU topology that production uses: a single-chip host, megacore, slices joined by DCN.
@@ -493,6 +496,12 @@ def _parse_slices(
     slices = entry.get("num_slices", 1)
     if not isinstance(slices, int) or isinstance(slices, bool) or slices < 1:
         raise ConfigError(f"{where}: num_slices must be a positive integer (slices joined by DCN), got {slices!r}.")
+    chips = math.prod(int(n) for n in re.findall(r"\d+", topology.split(":")[-1]))
+    if chips * slices > MAX_DEVICES:  # libtpu aborts the process for 2**40 slices
+        raise ConfigError(
+            f"{where}: num_slices = {slices} slices of topology {topology!r} hold {chips * slices} devices, more "
+            f"than the {MAX_DEVICES} pytest-stages stages; name at most {max(1, MAX_DEVICES // chips)} slices."
+        )
     chip_config = entry.get("chip_config_name")
     if chip_config is not None and (not isinstance(chip_config, str) or not chip_config.isidentifier()):
         raise ConfigError(
@@ -629,6 +638,7 @@ def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) 
             raise ConfigError(f'{where}: gpu applies to platform = "cuda" only.')
         if ":" not in topology:
             raise ConfigError(f'{where}: a tpu topology names its chip, e.g. "v5e:2x2".')
+        _check_tpu_bounds(where, topology)
         return topology, None
     if ":" in topology or topology.count("x") != 2:
         raise ConfigError(f'{where}: a cuda topology is slices x hosts x devices, e.g. "1x1x4", got {topology!r}.')
@@ -638,6 +648,24 @@ def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) 
             "or the path of a GpuTargetConfig text file."
         )
     return topology, gpu
+
+
+def _check_tpu_bounds(where: str, topology: str) -> None:
+    """A TPU slice libtpu compiles for: it aborts the whole process (a failed check, no exception) beyond its bounds.
+
+    Measured with libtpu 0.0.42.1 (JAX 0.10.2): a v5e slice is at most 16 chips
+    along each axis (``v5e:16x16``; ``v5e:32x16`` aborts compiling: ``chip_bounds().x <= 16``).
+    """
+    chip, _, shape = topology.partition(":")
+    largest = TPU_AXIS_BOUNDS.get(chip)
+    sizes = [int(n) for n in shape.split("x")]
+    if largest is not None and max(sizes) > largest:
+        raise ConfigError(
+            f"{where}: topology {topology!r} is larger than a {chip} slice can be: at most {largest} chips along "
+            f"each axis ({chip}:{largest}x{largest}); libtpu would abort the process compiling for it. Name a "
+            f'smaller slice, or join slices with num_slices (e.g. topology = "{chip}:{largest}x{largest}", '
+            "num_slices = 2)."
+        )
 
 
 def _parse_mesh(where: str, raw: Any, key: str = "mesh") -> tuple[tuple[str, int], ...]:
