@@ -60,8 +60,10 @@ def test_the_json_reader_refuses_what_pytest_stages_never_writes(text, problem):
 def test_the_json_reader_reads_what_pytest_stages_writes():
     from pytest_stages.core.inputs import parse_json
 
-    text = '{"a": [1, 2.5, -3e10, null, true, "\\u00e9\\ud83d\\ude00"], "b": ' + "[" * 99 + "]" * 99 + "}"
-    assert parse_json(text) == {"a": [1, 2.5, -3e10, None, True, "é😀"], "b": eval("[" * 99 + "]" * 99)}
+    text = '{"a": [1, 2.5, -3e10, null, true, "\\u00e9\\ud83d\\ude00"], "b": ' + "[" * 99 + "]" * 99
+    text += ', "c": "' + "[{" * 200 + '\\"]"}'
+    nested = eval("[" * 99 + "]" * 99)
+    assert parse_json(text) == {"a": [1, 2.5, -3e10, None, True, "é😀"], "b": nested, "c": "[{" * 200 + '"]'}
 
 
 def test_the_file_reader_refuses_a_fifo_and_a_device_without_blocking(tmp_path):

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +24,12 @@ from typing import Any
 MAX_DEPTH = 100
 # The largest file read: far above any snapshot or report pytest-stages writes.
 MAX_BYTES = 1 << 30
-# A float's largest finite value has 309 digits; a longer integer cannot be compared as a figure.
+# An integer beyond a float's largest value cannot be compared as a figure; that value has 309 digits.
+_FLOAT_MAX = int(sys.float_info.max)
 _FLOAT_DIGITS = 309
+# A JSON string (in text that parsed), and a run of characters that are no brackets.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 class InputError(ValueError):
@@ -75,6 +81,8 @@ def parse_json(text: str) -> Any:
 
     Refused: text that is no JSON (``Expecting value, line 1``), nesting deeper than
     :data:`MAX_DEPTH`, ``NaN``/``Infinity``, numbers beyond a float's range and lone surrogates.
+    The depth and the strings are checked only where a count of the text finds what could fail
+    them (more than :data:`MAX_DEPTH` brackets, a ``\\ud`` escape).
     """
     try:
         data = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
@@ -82,7 +90,10 @@ def parse_json(text: str) -> Any:
         raise InputError(f"{exc.msg}, line {exc.lineno}") from None
     except RecursionError:
         raise InputError(f"nested deeper than {MAX_DEPTH} levels") from None
-    _check(data)
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        _check_depth(text)
+    if "\\ud" in text or "\\uD" in text:
+        _check_strings(data)
     return data
 
 
@@ -98,32 +109,35 @@ def _float(text: str) -> float:
 
 
 def _int(text: str) -> int:
-    try:
-        number = int(text) if len(text) <= _FLOAT_DIGITS + 1 else None
-        float(number or 0)
-    except OverflowError:
-        number = None
-    if number is None:
+    number = int(text) if len(text) <= _FLOAT_DIGITS + 1 else None  # a longer one is beyond a float anyway
+    if number is None or abs(number) > _FLOAT_MAX:
         raise InputError(f"the number {text[:40]}... is beyond a float's range")
     return number
 
 
-def _check(data: Any) -> None:
-    """Refuse nesting deeper than :data:`MAX_DEPTH` and strings that are no text (a walk without recursion)."""
-    stack = [(data, 1)]
+def _check_depth(text: str) -> None:
+    """Refuse valid JSON ``text`` nested deeper than :data:`MAX_DEPTH` (brackets outside strings, peeled by pairs)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    for _ in range(MAX_DEPTH):
+        brackets = brackets.replace("[]", "").replace("{}", "")
+        if not brackets:
+            return
+    raise InputError(f"nested deeper than {MAX_DEPTH} levels")
+
+
+def _check_strings(data: Any) -> None:
+    """Refuse a key or string that holds a lone surrogate (a walk without recursion)."""
+    stack = [data]
     while stack:
-        value, depth = stack.pop()
+        value = stack.pop()
         if isinstance(value, str):
             _text(value)
-        elif isinstance(value, (dict, list)):
-            if depth > MAX_DEPTH:
-                raise InputError(f"nested deeper than {MAX_DEPTH} levels")
-            if isinstance(value, dict):
-                for key in value:
-                    _text(key)
-                stack.extend((item, depth + 1) for item in value.values())
-            else:
-                stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, dict):
+            for key in value:
+                _text(key)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
 
 
 def _text(value: str) -> None:
