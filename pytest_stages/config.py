@@ -36,6 +36,14 @@ TOLERANCE_METRICS = ("default", "flops", "transcendentals", "bytes accessed", *M
 # The per-operand part of a cost figure: ``bytes accessed0{}``, ``bytes accessedout{1}`` -> ``bytes accessed``.
 OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
 _T = TypeVar("_T")
+# pytest's INI configuration files, and a pytest-stages section in one (which is never read).
+INI_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
+_INI_SECTION = re.compile(r"^[ \t]*\[[ \t]*(?:tool[.:])?pytest[_-]stages\b", re.MULTILINE)
+# The longest name of a file or folder (bytes) that common file systems take.
+MAX_NAME = 255
+# The most chips along one axis of a TPU slice that libtpu compiles for, by chip (measured; it
+# aborts the process beyond them). Chips not listed are bounded by MAX_DEVICES alone.
+TPU_AXIS_BOUNDS = {"v5e": 16}
 # A config name, safe as a folder and in a test id: ``cpu8``, ``v5e-2x2``, ``h100.fp8``.
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 # The keys of a TPU topology that production uses: a single-chip host, megacore, slices joined by DCN.
@@ -145,6 +153,26 @@ def find_table(inipath: Path | None, rootpath: Path, invocation_dir: Path) -> Fo
     return FoundTable(None, None, _tables_above(rootpath, invocation_dir))
 
 
+def ini_tables(inipath: Path | None, rootpath: Path) -> tuple[Path, ...]:
+    """The INI files of the project (pytest's chosen one, and those in the rootdir) with a pytest-stages section.
+
+    pytest-stages reads its settings from ``pyproject.toml`` only: a ``[tool.pytest_stages]`` (or
+    ``[tool:pytest_stages]``, ``[pytest_stages]``) section in ``pytest.ini``, ``tox.ini`` or
+    ``setup.cfg`` is never read, and the session warns about it instead of ignoring it silently.
+    """
+    paths = [inipath] if inipath is not None and inipath.name != "pyproject.toml" else []
+    paths += [rootpath / name for name in INI_FILES]
+    found = []
+    for path in dict.fromkeys(paths):
+        try:
+            text = path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
+        except OSError:
+            continue
+        if _INI_SECTION.search(text):
+            found.append(path)
+    return tuple(found)
+
+
 def _tables_above(*folders: Path) -> tuple[Path, ...]:
     """The ``pyproject.toml`` files holding a ``[tool.pytest_stages]`` table in ``folders`` or above them."""
     above = dict.fromkeys(parent / "pyproject.toml" for folder in folders for parent in _upwards(folder))
@@ -173,6 +201,12 @@ def _read_table(path: Path) -> dict[str, Any] | None:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file.") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text (byte {exc.start}), as TOML must be; save it as UTF-8.") from None
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read {path} ({exc.strerror or exc}); give the user running pytest read access."
+        ) from None
     table = document.get("tool", {}).get("pytest_stages")
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"[tool.pytest_stages] in {path} must be a table.")
@@ -204,7 +238,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
     snapshot_dir = _typed(table, "snapshot_dir", str, defaults.snapshot_dir)
     if not snapshot_dir.strip():
         raise ConfigError("[tool.pytest_stages] snapshot_dir must not be empty.")
-    _no_control("snapshot_dir", snapshot_dir)
+    _path_setting("snapshot_dir", snapshot_dir)
     if Path(snapshot_dir).is_absolute() or ".." in Path(snapshot_dir).parts:
         raise ConfigError(
             f"[tool.pytest_stages] snapshot_dir = {snapshot_dir!r} leaves the rootdir; snapshots live inside the "
@@ -269,7 +303,7 @@ def _cache_setting(raw: Any) -> bool | str:
             "through etils.epath, and pytest-stages then uses that cache as it is."
         )
     if isinstance(raw, str):
-        _no_control("compilation_cache", raw)
+        _path_setting("compilation_cache", raw)
     if isinstance(raw, bool) or (isinstance(raw, str) and raw.strip()):
         return raw
     raise ConfigError(
@@ -277,21 +311,56 @@ def _cache_setting(raw: Any) -> bool | str:
     )
 
 
-def _no_control(key: str, path: str) -> None:
-    """A path setting holds no NUL or other control character (no file system accepts a NUL)."""
+def _path_setting(key: str, path: str) -> None:
+    """A path setting holds no NUL or other control character, and no name longer than file systems take.
+
+    No file system accepts a NUL; ext4, APFS and NTFS take at most 255 bytes a name.
+    """
     if any(ord(c) < 32 or ord(c) == 127 for c in path):
         raise ConfigError(
             f"[tool.pytest_stages] {key} = {path!r} holds a control character; name a folder with printable "
             "characters only."
         )
+    size = max((len(part.encode("utf-8")) for part in Path(path).parts), default=0)
+    if size > MAX_NAME:
+        raise ConfigError(
+            f"[tool.pytest_stages] {key} = {shown_path(path)!r} has a folder name of {size} bytes; file systems "
+            f"take at most {MAX_NAME} a name. Name a folder with shorter names."
+        )
 
 
-def check_cache_folder(setting: bool | str, rootpath: Path) -> None:
-    """``compilation_cache = "path"`` must name a folder (or nothing yet): JAX writes its cache entries there."""
-    if isinstance(setting, str) and (rootpath / setting).exists() and not (rootpath / setting).is_dir():
+def shown_path(path: str, width: int = 80) -> str:
+    """``path``, cut in the middle when longer than ``width`` characters (a message names it, not prints it whole)."""
+    return path if len(path) <= width else f"{path[: width // 2]}...{path[-width // 2 :]}"
+
+
+def check_cache_folder(setting: bool | str, rootpath: Path, snapshot_dir: str) -> None:
+    """``compilation_cache = "path"`` must name a folder (or nothing yet), apart from the snapshot folder.
+
+    JAX writes one file per compiled program there: inside the snapshot folder those files are
+    not pytest-stages' own and every prune would be refused; a snapshot folder inside the cache
+    would be mixed with JAX's entries.
+    """
+    if not isinstance(setting, str):
+        return
+    cache = rootpath / setting
+    if cache.exists() and not cache.is_dir():
         raise ConfigError(
             f"[tool.pytest_stages] compilation_cache = {setting!r} is a file, not a folder: JAX writes one file per "
             'compiled program there. Name a folder (compilation_cache = ".jax_cache") or true for pytest\'s cache.'
+        )
+    snapshots, resolved = (rootpath / snapshot_dir).resolve(), cache.resolve()
+    if resolved == snapshots or snapshots in resolved.parents or resolved in snapshots.parents:
+        where = (
+            "is the snapshot folder"
+            if resolved == snapshots
+            else ("is inside the snapshot folder" if snapshots in resolved.parents else "holds the snapshot folder")
+        )
+        raise ConfigError(
+            f"[tool.pytest_stages] compilation_cache = {setting!r} {where} (snapshot_dir = {snapshot_dir!r}): JAX's "
+            "cache files would mix with the snapshots, and --stages-prune refuses a folder holding files it did not "
+            'write. Give the cache a folder of its own (compilation_cache = ".jax_cache"), or true for pytest\'s '
+            "cache."
         )
 
 
@@ -431,6 +500,12 @@ def _parse_slices(
     slices = entry.get("num_slices", 1)
     if not isinstance(slices, int) or isinstance(slices, bool) or slices < 1:
         raise ConfigError(f"{where}: num_slices must be a positive integer (slices joined by DCN), got {slices!r}.")
+    chips = math.prod(int(n) for n in re.findall(r"\d+", topology.split(":")[-1]))
+    if chips * slices > MAX_DEVICES:  # libtpu aborts the process for 2**40 slices
+        raise ConfigError(
+            f"{where}: num_slices = {slices} slices of topology {topology!r} hold {chips * slices} devices, more "
+            f"than the {MAX_DEVICES} pytest-stages stages; name at most {max(1, MAX_DEVICES // chips)} slices."
+        )
     chip_config = entry.get("chip_config_name")
     if chip_config is not None and (not isinstance(chip_config, str) or not chip_config.isidentifier()):
         raise ConfigError(
@@ -567,6 +642,7 @@ def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) 
             raise ConfigError(f'{where}: gpu applies to platform = "cuda" only.')
         if ":" not in topology:
             raise ConfigError(f'{where}: a tpu topology names its chip, e.g. "v5e:2x2".')
+        _check_tpu_bounds(where, topology)
         return topology, None
     if ":" in topology or topology.count("x") != 2:
         raise ConfigError(f'{where}: a cuda topology is slices x hosts x devices, e.g. "1x1x4", got {topology!r}.')
@@ -576,6 +652,24 @@ def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) 
             "or the path of a GpuTargetConfig text file."
         )
     return topology, gpu
+
+
+def _check_tpu_bounds(where: str, topology: str) -> None:
+    """A TPU slice libtpu compiles for: it aborts the whole process (a failed check, no exception) beyond its bounds.
+
+    Measured with libtpu 0.0.42.1 (JAX 0.10.2): a v5e slice is at most 16 chips
+    along each axis (``v5e:16x16``; ``v5e:32x16`` aborts compiling: ``chip_bounds().x <= 16``).
+    """
+    chip, _, shape = topology.partition(":")
+    largest = TPU_AXIS_BOUNDS.get(chip)
+    sizes = [int(n) for n in shape.split("x")]
+    if largest is not None and max(sizes) > largest:
+        raise ConfigError(
+            f"{where}: topology {topology!r} is larger than a {chip} slice can be: at most {largest} chips along "
+            f"each axis ({chip}:{largest}x{largest}); libtpu would abort the process compiling for it. Name a "
+            f'smaller slice, or join slices with num_slices (e.g. topology = "{chip}:{largest}x{largest}", '
+            "num_slices = 2)."
+        )
 
 
 def _parse_mesh(where: str, raw: Any, key: str = "mesh") -> tuple[tuple[str, int], ...]:
@@ -641,11 +735,15 @@ def _reject_unknown(where: str, table: Mapping[str, Any], known: set[str]) -> No
         raise ConfigError(f"{where}: unknown key {unknown[0]!r}; the known keys are {sorted(known)}.")
 
 
+# How a message names the type a setting must have.
+_KINDS: dict[type, str] = {str: "a string", bool: "true or false", int: "an integer"}
+
+
 def _typed(table: Mapping[str, Any], key: str, kind: type[_T], default: _T) -> _T:
     """``table[key]`` (else ``default``), which must be a ``kind``."""
     value = table.get(key, default)
     if not isinstance(value, kind):
-        raise ConfigError(f"[tool.pytest_stages] {key} must be a {kind.__name__}, got {value!r}.")
+        raise ConfigError(f"[tool.pytest_stages] {key} must be {_KINDS[kind]}, got {value!r}.")
     return value
 
 

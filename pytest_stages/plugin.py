@@ -19,6 +19,7 @@ from pytest_stages.config import (
     Settings,
     check_cache_folder,
     find_table,
+    ini_tables,
     parse_choices,
     parse_selection,
     parse_settings,
@@ -41,6 +42,7 @@ from pytest_stages.stage.devices import (
 from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
+from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
 from pytest_stages.store.pending import PendingError, start_set
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder, snapshot_root
@@ -185,7 +187,7 @@ def pytest_configure(config: pytest.Config) -> None:
         snapshots = config.rootpath / settings.snapshot_dir
         if wanted:  # a session that does not use the plugin is not judged by its settings' folders
             snapshots = snapshot_root(config.rootpath, settings.snapshot_dir)
-            check_cache_folder(settings.compilation_cache, config.rootpath)
+            check_cache_folder(settings.compilation_cache, config.rootpath, settings.snapshot_dir)
         options = _options(config, settings, snapshots)
         patterns = {
             pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
@@ -202,6 +204,8 @@ def pytest_configure(config: pytest.Config) -> None:
             start_set(options.pending)
         except PendingError as exc:
             raise assembly.as_pytest(exc, configuring=True) from None
+    for path in ini_tables(config.inipath, config.rootpath):
+        config.issue_config_time_warning(pytest.PytestConfigWarning(_ini_table(config, path)), stacklevel=2)
     session = StagesSession(settings, options, config.rootpath, patterns)
     session.store.repair = options.update  # an update records again a snapshot that does not hold what it should
     session.baseline = calls
@@ -219,6 +223,16 @@ def _unread_table(config: pytest.Config, path: Path) -> str:
         f"{PREFIX}{path} has a [tool.pytest_stages] table, but pytest chose {chosen} (rootdir "
         f"{config.rootpath}), so the table is not read and the defaults apply. Move the table into "
         f"{config.rootpath / 'pyproject.toml'}, or pytest's own settings into [tool.pytest.ini_options] of {path}."
+    )
+
+
+def _ini_table(config: pytest.Config, path: Path) -> str:
+    """The warning for a pytest-stages section in an INI file, which pytest-stages never reads."""
+    return (
+        f"{PREFIX}{path} has a [tool.pytest_stages] section, but pytest-stages reads its settings from "
+        f"pyproject.toml only, so that section is ignored and the defaults apply. Move it into "
+        f"{config.rootpath / 'pyproject.toml'} as a [tool.pytest_stages] table (TOML syntax: quoted strings, "
+        "[[tool.pytest_stages.configs]] for each config)."
     )
 
 
@@ -250,7 +264,10 @@ def _activate(config: pytest.Config) -> None:
     observer = Observer(config, lambda path: safe_path(assembly.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")
-    config.pluginmanager.register(reporter.StagesReporter(session, observer, cache), "stages-reporter")
+    # What a merge checks a shard ran: taken before any test writes, by the process that writes the JSON report.
+    json_report = (session.options.report or "").endswith(".json") and not hasattr(config, "workerinput")
+    state = checkout_state(config.rootpath, session.store.root) if json_report else ("", "")
+    config.pluginmanager.register(reporter.StagesReporter(session, observer, cache, state), "stages-reporter")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -343,13 +360,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marker = assembly.marker_kwargs(metafunc.definition, "stages")
     if marker.get("configs") is not None:
         try:
-            names = list(
-                parse_choices(
-                    f"@pytest.mark.stages(configs=...) on {metafunc.definition.nodeid}",
-                    marker["configs"],
-                    tuple(c.name for c in session.settings.configs),
-                )
-            )
+            names = list(_marker_configs(metafunc.definition.nodeid, marker["configs"], session.settings))
         except ConfigError as exc:
             # Fails this test alone (in its stage_config fixture); the module's other tests run.
             metafunc.parametrize("stage_config", [pytest.param(exc, id="bad-configs")], indirect=True)
@@ -361,6 +372,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("stage_config", [pytest.param(None, marks=skip, id="no-config")], indirect=True)
         return
     metafunc.parametrize("stage_config", names, ids=names, indirect=True)
+
+
+def _marker_configs(nodeid: str, value: Any, settings: Settings) -> tuple[str, ...]:
+    """The configs ``@pytest.mark.stages(configs=...)`` names; naming none is an error of the marker.
+
+    An empty list would skip the test: its folders would then belong to no item, and a prune
+    would find every one of its snapshots unused.
+    """
+    known = tuple(c.name for c in settings.configs)
+    names = parse_choices(f"@pytest.mark.stages(configs=...) on {nodeid}", value, known)
+    if not names:
+        raise ConfigError(
+            f"@pytest.mark.stages(configs={value!r}) on {nodeid} names no config: name one or more of {list(known)} "
+            "(configs=['cpu1']), or remove configs= to run the test under every config."
+        )
+    return names
 
 
 @pytest.fixture

@@ -268,7 +268,7 @@ def test_a_bad_baseline_is_a_usage_error_naming_it(project, tmp_path):
     baseline = tmp_path / "old.json"
     fix = "name a report an earlier run wrote with --stages-report=PATH.json."
     for text, message in [
-        ("not json", "cannot read it as JSON (Expecting value: line 1 column 1 (char 0)); "),
+        ("not json", "cannot read it as JSON (not valid JSON: Expecting value, line 1); "),
         ('{"schema": "other"}', " is not a pytest-stages JSON report (schema pytest-stages-report/1); "),
         (
             '{"schema": "pytest-stages-report/1", "calls": [{"nodeid": "t::a", "compile_seconds": [1, 2]}]}',

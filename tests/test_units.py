@@ -36,7 +36,7 @@ from pytest_stages.store.names import safe_component
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ({"snapshot_dir": 3}, "[tool.pytest_stages] snapshot_dir must be a str, got 3."),
+        ({"snapshot_dir": 3}, "[tool.pytest_stages] snapshot_dir must be a string, got 3."),
         ({"snapshot_dir": "../shared/snaps"}, "snapshot_dir = '../shared/snaps' leaves the rootdir; snapshots live"),
         ({"snapshot_dir": "/tmp/snaps"}, 'Give a folder relative to the rootdir (snapshot_dir = "snapshots").'),
         ({"check": ["text", "speed"]}, "check: unknown name 'speed'; choose from"),

@@ -95,6 +95,10 @@ class RunFacts:
     stopped_early: bool = False
     exit_status: int = 0
     split: dict[str, int] | None = None
+    # The state of the checkout the run saw (``store.inventory.checkout_state``): its git commit and
+    # the digest of its snapshot tree ("" where not recorded: outside git, or no JSON report asked).
+    commit: str = ""
+    snapshots: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {**self.__dict__, "collection": self.collection.to_json()}

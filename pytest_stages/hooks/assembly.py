@@ -23,7 +23,7 @@ from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import StageSnapshot, StagesSession
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageResult
-from pytest_stages.store.names import COMPILES_FOLDER, OUTSIDE_ROOTDIR
+from pytest_stages.store.names import COMPILES_FOLDER, module_folder
 from pytest_stages.store.storage import SnapshotFolder
 
 
@@ -153,16 +153,13 @@ def marker_kwargs(node: Any, name: str) -> dict[str, Any]:
 def module_path(session: StagesSession, path: Path) -> str:
     """A test module's snapshot path: relative to the rootdir, without ``.py`` (``tests/test_a``).
 
-    A module outside the rootdir goes under :data:`OUTSIDE_ROOTDIR`, by its path from the
-    rootdir with ``_up`` for each ``..`` (``../x/outA/test_a.py`` -> ``_outside_rootdir/_up/x/outA/test_a``:
+    A module outside the rootdir goes under ``_outside_rootdir/``, by its path from the rootdir
+    with ``_up`` for each ``..`` (``../x/outA/test_a.py`` -> ``_outside_rootdir/_up/x/outA/test_a``:
     two such modules of one file name keep apart); no run judges it deleted (it cannot tell
-    whether such a module still exists).
+    whether such a module still exists). A name pytest-stages gives its own folders is escaped
+    (:func:`~pytest_stages.store.names.module_folder`).
     """
-    try:
-        return path.relative_to(session.rootpath).with_suffix("").as_posix()
-    except ValueError:
-        steps = Path(os.path.relpath(path.with_suffix(""), session.rootpath)).parts
-        return "/".join([OUTSIDE_ROOTDIR, *("_up" if step == ".." else step for step in steps)])
+    return module_folder(Path(os.path.relpath(path.with_suffix(""), session.rootpath)).parts)
 
 
 def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> SnapshotFolder:

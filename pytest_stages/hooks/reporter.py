@@ -43,8 +43,15 @@ class StagesReporter:
     summary only prints. xdist workers never write reports or delete anything.
     """
 
-    def __init__(self, session: StagesSession, observer: Observer, cache: compile_cache.CacheChoice) -> None:
+    def __init__(
+        self,
+        session: StagesSession,
+        observer: Observer,
+        cache: compile_cache.CacheChoice,
+        state: tuple[str, str] = ("", ""),
+    ) -> None:
         self.session = session
+        self.state = state  # the checkout's commit and snapshot tree digest when the session started
         self.observer = observer
         self.cache = cache
         self.cache_counts = (0, 0)  # (requests, hits), summed over the calls of every process
@@ -66,6 +73,7 @@ class StagesReporter:
             self.observer.send_to_controller()
             return
         facts = self.observer.facts(session, exitstatus)
+        facts.commit, facts.snapshots = self.state
         if not session.config.getoption("stages_list"):
             self.lines = self._inventory(facts, session.config.pluginmanager.get_plugin("terminalreporter"))
         report = self.report(facts)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import stat
 from pathlib import Path
 from typing import Any
 
 from pytest_stages.core.errors import ConfigError
+from pytest_stages.core.inputs import read_json
 from pytest_stages.report.merge import SHARD_SCHEMA
 from pytest_stages.report.reporting import REPORT_SCHEMA
 from pytest_stages.store.schemas import mismatch
@@ -20,9 +19,7 @@ _FIX = "name a report an earlier run wrote with --stages-report=PATH.json."
 def read_baseline(path: Path) -> list[dict[str, Any]]:
     """The calls of the report at ``path``; a file that is not such a report is a :class:`ConfigError`."""
     try:
-        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
-            raise OSError(f"{path} is not a regular file")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path)
     except (OSError, ValueError) as exc:
         raise ConfigError(f"--stages-baseline={path}: cannot read it as JSON ({exc}); {_FIX}") from None
     if not isinstance(data, dict) or data.get("schema") != REPORT_SCHEMA or not isinstance(data.get("calls"), list):

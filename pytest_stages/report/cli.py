@@ -8,9 +8,7 @@ the whole tree, and with ``--prune`` deletes them. Its exit status is the gate o
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import stat
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import Any, TextIO
 
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
 from pytest_stages.core.errors import PREFIX
+from pytest_stages.core.inputs import read_json
 from pytest_stages.core.observed import PASSED_EXIT
 from pytest_stages.report import diff_driver, review
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
@@ -31,7 +30,8 @@ from pytest_stages.report.reporting import (
     write_report,
 )
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
-from pytest_stages.store.prune import Disagreement, Evidence, IncompleteShards, module_file
+from pytest_stages.store.inventory import checkout_state
+from pytest_stages.store.prune import Disagreement, Evidence, IncompleteShards, OtherState, module_file
 from pytest_stages.store.storage import SnapshotError, SnapshotStore, file_digest, snapshot_root
 
 # Exit statuses: every shard passed; a test or a snapshot check failed; bad input; the shards do not cover the suite.
@@ -131,9 +131,7 @@ def _read_report(path: str) -> Any:
     """A shard's report file as JSON; a missing, special (a FIFO) or unreadable file is refused."""
     fix = "Pass the JSON reports the shards wrote with --stages-report=PATH.json."
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise MergeError(f"{path} is not a regular file (a folder, FIFO or device). {fix}")
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return read_json(path)
     except (OSError, ValueError) as exc:
         raise MergeError(f"cannot read {path} ({exc}). {fix}") from None
 
@@ -164,7 +162,7 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
     judgement = _inventory(merged, prune, rootdir, writer)
     for line in judgement.lines:
         writer.write_line(line)
-    if merged.missing or (prune and isinstance(judgement.refusal, IncompleteShards | Disagreement)):
+    if merged.missing or (prune and isinstance(judgement.refusal, IncompleteShards | OtherState | Disagreement)):
         return INCOMPLETE
     return OK if merged.facts.exit_status in PASSED_EXIT else FAILED
 
@@ -182,6 +180,9 @@ def _inventory(merged: Merged, prune: bool, rootdir: Path, writer: _Writer) -> J
         shards_incomplete=tuple(merged.incomplete),
         collected=collection,
         checkout=_checkout_digests(collection.modules, rootdir),
+        states=merged.states,
+        here=checkout_state(rootdir, rootdir / settings["snapshot_dir"]),
+        wrote=merged.report.update,
     )
     return judge_snapshots(
         merged.report.records,

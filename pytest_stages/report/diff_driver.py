@@ -20,11 +20,11 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_stages.analyse.artifacts import ARTIFACTS, BY_NAME
 from pytest_stages.check.drift import compare_text, summary_lines
+from pytest_stages.core.inputs import read_text
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.textdiff import edit_script, unified
 
@@ -67,8 +67,8 @@ def run(args: argparse.Namespace, stream: TextIO = sys.stdout) -> int:
     texts = []
     for name in (old, new):
         try:
-            texts.append(Path(name).read_text(encoding="utf-8") if name != MISSING else "")
-        except (OSError, UnicodeDecodeError) as exc:
+            texts.append(read_text(name) if name != MISSING else "")
+        except (OSError, ValueError) as exc:
             stream.write(f"pytest-stages diff: cannot read {name} ({exc}). Pass two readable text files.\n")
             return USAGE
     stream.writelines(line + "\n" for line in diff_lines(path, shown, *texts))

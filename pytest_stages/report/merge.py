@@ -45,6 +45,8 @@ SHARD_SCHEMA = {
         "collect_only": bool,
         "stopped_early": bool,
         "exit_status": int,
+        "commit": str,
+        "snapshots": str,
         "split": (type(None), {"splits": int, "group": int}),
     },
     "calls": [
@@ -97,6 +99,8 @@ class Merged:
     settings: Mapping[str, Any]
     incomplete: list[Incomplete]
     missing: list[str]
+    # Each shard's report name, with the commit and the snapshot tree digest it recorded.
+    states: list[tuple[str, str, str]]
 
 
 def read_shard(name: str, data: Mapping[str, Any]) -> Shard:
@@ -183,7 +187,8 @@ def merge_reports(shards: Sequence[Shard]) -> Merged:
             for s in ordered
         ],
     )
-    return Merged(report, facts, settings, incomplete, missing)
+    states = [(shard.name, shard.facts.commit, shard.facts.snapshots) for shard in ordered]
+    return Merged(report, facts, settings, incomplete, missing, states)
 
 
 def _check_agree(shards: Sequence[Shard]) -> None:

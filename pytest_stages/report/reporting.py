@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import html
 import json
+import os
 import re
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -461,6 +464,17 @@ def step_summary_refusal(path: str) -> str:
 
 
 def append_step_summary(path: Path, report: RunReport) -> None:
-    """Append the Markdown summary to GitHub's ``$GITHUB_STEP_SUMMARY`` file."""
-    with path.open("a", encoding="utf-8") as stream:
+    """Append the Markdown summary to GitHub's ``$GITHUB_STEP_SUMMARY`` file.
+
+    Only a regular file (or none yet) is appended to: a FIFO would block the session until
+    something reads it, a device may never take the text. Anything else raises ``OSError``
+    saying so, opened without blocking and checked before the first write.
+    """
+    not_regular = OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device); point it at a file")
+    if path.exists() and not path.is_file():
+        raise not_regular
+    handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    with os.fdopen(handle, "a", encoding="utf-8") as stream:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise not_regular
         stream.write(markdown(report))

@@ -19,12 +19,14 @@ from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import (
     Disagreement,
     Evidence,
+    Facet,
     Foreign,
     Gap,
     Incomplete,
     IncompleteRun,
     IncompleteShards,
     Mismatch,
+    OtherState,
     Refusal,
     SplitShard,
     Tree,
@@ -34,7 +36,7 @@ from pytest_stages.store.prune import (
     take_inventory,
     used_files,
 )
-from pytest_stages.store.storage import SnapshotStore
+from pytest_stages.store.storage import SnapshotError, SnapshotStore
 
 # How many of the files pytest-stages did not write a refused prune names.
 SHOWN = 5
@@ -94,7 +96,10 @@ def judge_snapshots(
     if announce is not None:
         announce(lines)
         lines = []
-    emptied = store.prune([store.root / path for path in doomed], [store.root / path for path in listing.empty])
+    try:
+        emptied = store.prune([store.root / path for path in doomed], [store.root / path for path in listing.empty])
+    except SnapshotError as exc:
+        return Judgement(None, [*lines, exc.shown()])
     return Judgement(None, [*lines, *([f"{PREFIX}removed {len(emptied)} emptied folder(s)"] if emptied else [])])
 
 
@@ -107,6 +112,8 @@ def refusal_lines(refused: Refusal, prune: bool, prefix: str, rootdir: Path) -> 
             return [_incomplete_run_line(refused)] if prune else []
         case IncompleteShards() | Disagreement():
             return [_merge_line(refused, prune, rootdir)]
+        case OtherState():
+            return [_other_state_line(refused, prune, rootdir)]
         case Unreadable() | Foreign():
             return [_not_own_folder_line(refused, prefix)]
         case _:
@@ -181,6 +188,27 @@ def _merge_line(refused: IncompleteShards | Disagreement, prune: bool, rootdir: 
     return (
         f"{PREFIX}{verdict}: the shards' collection does not agree with the checkout in {rootdir} "
         f"({detail}){tail}. Merge the reports of shards that ran this checkout, from its root (--rootdir)."
+    )
+
+
+def _other_state_line(refused: OtherState, prune: bool, rootdir: Path) -> str:
+    """Why the merge judges nothing when a shard ran another commit or another snapshot tree than the checkout's."""
+    verdict = "merge --prune refused" if prune else "no unused-file report"
+    tail = "; nothing was deleted" if prune else ""
+    if refused.facet is Facet.COMMIT:
+        ran = f"ran commit {refused.recorded[:12]}" if refused.recorded else "recorded no commit"
+        here = f"commit {refused.found[:12]}" if refused.found else "no git commit"
+        detail = f"{refused.shard} {ran}, the checkout in {rootdir} is at {here}"
+    elif refused.recorded:
+        detail = (
+            f"{refused.shard} saw another snapshot tree than the one in {rootdir} (its files or _stages.json "
+            "manifests differ)"
+        )
+    else:
+        detail = f"{refused.shard} recorded no digest of its snapshot tree (written by an older pytest-stages)"
+    return (
+        f"{PREFIX}{verdict}: {detail}{tail}. Merge the reports of shards that ran this checkout, as it is now, "
+        "from its root (--rootdir)."
     )
 
 

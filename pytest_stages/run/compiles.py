@@ -8,7 +8,7 @@ staged calls' in the reports (status column ``compiles``).
 
 from __future__ import annotations
 
-import json
+import inspect
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +19,7 @@ from pytest_stages.check import compile_counts
 from pytest_stages.check.budgets import COMPILES_METRIC
 from pytest_stages.check.decide import Verdict
 from pytest_stages.config import ConfigError
+from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.run.runner import (
@@ -62,10 +63,29 @@ class StageCompiles:
                 f"stage_compiles(name={name!r}) in {self.nodeid}: give each block its own non-empty name=."
             )
         self._names.append(name)
-        only = tuple(f if isinstance(f, str) else getattr(f, "__name__", repr(f)) for f in functions)
+        only = tuple(self._watched_name(f, functions) for f in functions)
         with watch(self.session.events, only) as log:
             yield log
         self._judge(name, log)
+
+    def _watched_name(self, function: Any, functions: tuple[Any, ...]) -> str:
+        """The name a ``stage_compiles`` argument watches: a function's, or the name given.
+
+        What JAX never traces (a number, None, an empty name, a Python builtin such as ``print``)
+        would watch nothing, and the block would pass having counted nothing: an error instead.
+        """
+        if isinstance(function, str) and function:
+            return function
+        named = getattr(function, "__name__", None)
+        if callable(function) and isinstance(named, str) and not inspect.isbuiltin(function):
+            return named
+        what = "a Python builtin, which JAX never traces" if callable(function) else "neither a function nor a name"
+        shown = ", ".join(getattr(f, "__name__", None) or repr(f) for f in functions)
+        raise ConfigError(
+            f"stage_compiles({shown}) in {self.nodeid}: {named or repr(function)} is {what}. Pass the functions "
+            "whose compiles the block counts (jitted functions, or their names: stage_compiles(train_step)), or "
+            "none to count every function the block makes JAX trace."
+        )
 
     def _judge(self, name: str, log: CompileLog) -> None:
         session, policy = self.session, self.session.policy
@@ -125,10 +145,10 @@ def _seconds(log: CompileLog) -> dict[str, float]:
 
 def _parsed(text: str, path: Any, nodeid: str) -> dict[str, Any]:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = parse_json(text)
+    except ValueError as exc:
         raise SnapshotError(
-            f"snapshot {path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted or edited by hand. "
+            f"snapshot {path} is not valid JSON ({exc}): it was corrupted or edited by hand. "
             f"Restore it from version control, or run `pytest --stages-update {nodeid}` to record it again."
         ) from None
     if not isinstance(data, dict):

@@ -29,6 +29,7 @@ from pytest_stages.check import snapshot_format, upgrade
 from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Kind, Status
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.stage import plan
@@ -293,7 +294,7 @@ def _unchanged(name: str, expected: str, result: StageResult) -> bool:
     if BY_NAME[name].is_text:
         return expected == result.texts[name]
     try:
-        return bool(json.loads(expected) == result.analyses[name])
+        return bool(parse_json(expected) == result.analyses[name])
     except ValueError:
         return False
 
@@ -318,12 +319,12 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
         return Compared([])
     try:
-        before = json.loads(expected)
-    except json.JSONDecodeError as exc:
+        before = parse_json(expected)
+    except ValueError as exc:
         if context.replace_unreadable:
             return Compared([Finding(check_kind(name), name, "unreadable snapshot replaced", change=Change.UNREADABLE)])
         raise SnapshotError(
-            f"snapshot {snapshot.path} is not valid JSON ({exc.msg}, line {exc.lineno}): it was corrupted "
+            f"snapshot {snapshot.path} is not valid JSON ({exc}): it was corrupted "
             "or edited by hand. Restore it from version control, or run "
             f"`pytest --stages-update {context.nodeid}` to record it again."
         ) from None

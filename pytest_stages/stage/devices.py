@@ -109,6 +109,8 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
         available = jax.devices(platform)
     except RuntimeError:
         available = []
+    except AssertionError:  # JAX asserts a default backend: none of those JAX_PLATFORMS names started
+        raise ConfigError(_no_backend(config, platform)) from None
     if plan_.plan(config, {platform} if available else ()).staging == plan_.LOWERED:
         # jax.make_mesh's default is Explicit axes; AbstractMesh's is Auto: state it, so that a
         # platform lowered only traces as it would where attached.
@@ -232,6 +234,16 @@ def _axis_types(names: tuple[str, ...]) -> tuple[Any, ...]:
     from jax.sharding import AxisType
 
     return tuple(getattr(AxisType, name.capitalize()) for name in names)
+
+
+def _no_backend(config: DeviceConfig, platform: str) -> str:
+    """Why no config can stage when JAX started no backend at all."""
+    named = os.environ.get("JAX_PLATFORMS", "")
+    return (
+        f"config {config.name!r} stages on {platform}, but JAX started no backend: JAX_PLATFORMS={named!r} names "
+        "only platforms that could not start here (JAX's log says why). Unset JAX_PLATFORMS (pytest-stages then "
+        f"starts the CPU where no accelerator is attached), or name one this machine has (JAX_PLATFORMS={platform})."
+    )
 
 
 def _too_few_devices(config: DeviceConfig, platform: str, available: int) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import subprocess
 from pathlib import Path, PurePosixPath
 
 from pytest_stages.store.names import META_FILE
@@ -44,3 +46,60 @@ def snapshot_files(root: Path) -> Listing:
     for found in (listing.own, listing.foreign, listing.empty, listing.unreadable):
         found.sort()
     return listing
+
+
+def checkout_state(rootpath: Path, root: Path) -> tuple[str, str]:
+    """The git commit of the checkout at ``rootpath`` ("" outside git) and :func:`tree_digest` of ``root``.
+
+    A shard's report carries both; a merge prunes only a checkout in the same state, so that a
+    report of another commit (a call named in a helper module that changed since) or of
+    another snapshot tree deletes nothing.
+    """
+    return git_commit(rootpath), tree_digest(root)
+
+
+def git_commit(rootpath: Path) -> str:
+    """``git rev-parse HEAD`` in ``rootpath``; "" when it is no git checkout or git cannot say."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(rootpath), "rev-parse", "--verify", "--quiet", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def tree_digest(root: Path) -> str:
+    """The SHA-256 of the snapshot tree under ``root``: every entry's path, and each metadata file's bytes.
+
+    The metadata files hold the manifests, which say what a prune may delete; a tree that
+    differs in them, or in any file's name, digests differently. Links are not followed; a
+    folder that cannot be listed or a metadata file that cannot be read counts by its name.
+    """
+    digest = hashlib.sha256()
+    pending = [PurePosixPath()] if root.is_dir() and not root.is_symlink() else []
+    found: list[tuple[PurePosixPath, bool]] = []
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(root / folder) as scan:
+                entries = list(scan)
+        except OSError:
+            entries = []
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(folder / entry.name)
+            else:  # a metadata file is read only when it is a regular file (a FIFO would block)
+                found.append((folder / entry.name, entry.name == META_FILE and entry.is_file(follow_symlinks=False)))
+    for path, is_meta in sorted(found):
+        digest.update(f"{path}\0".encode("utf-8", "surrogateescape"))
+        if is_meta:
+            try:
+                digest.update(hashlib.sha256((root / path).read_bytes()).digest())
+            except OSError:
+                digest.update(b"unreadable")
+    return digest.hexdigest()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 # A folder's metadata file; its ``"files"`` key is the folder's manifest.
@@ -21,6 +22,8 @@ OUTSIDE_ROOTDIR = "_outside_rootdir"
 # The journal of a ``pytest-stages accept`` under way, in the snapshot root (never a name of pytest-stages' own
 # files, so a prune is refused while one is left).
 ACCEPT_JOURNAL = ".stages-accept.json"
+# What stands for each ``..`` in the path of a module outside the rootdir.
+UP = "_up"
 MAX_COMPONENT = 96
 _SAFE_CHARACTERS = r"A-Za-z0-9_.+=,@\[\]-"
 _SAFE = re.compile(f"[^{_SAFE_CHARACTERS}]")
@@ -53,3 +56,51 @@ def is_safe_component(text: str) -> bool:
 def safe_path(path: str) -> PurePosixPath:
     """A relative posix path with every component made safe (``tests/test_a`` stays as it is)."""
     return PurePosixPath(*[safe_component(part) for part in PurePosixPath(path).parts])
+
+
+def _escaped(name: str, reserved: str) -> str:
+    """``name``, with one more trailing ``_`` when it is ``reserved`` followed by any number of ``_``.
+
+    A literal name then never equals a name pytest-stages makes (``reserved`` itself), and two
+    literal names stay apart: ``_up`` -> ``_up_``, ``_up_`` -> ``_up__``, ``up`` -> ``up``.
+    """
+    return f"{name}_" if name.rstrip("_") == reserved else name
+
+
+def _unescaped(name: str, reserved: str) -> str:
+    """The literal name that :func:`_escaped` made ``name`` of (``_up_`` -> ``_up``)."""
+    return name[:-1] if name.rstrip("_") == reserved and name != reserved else name
+
+
+def module_folder(steps: Sequence[str]) -> str:
+    """The snapshot module of a test module by its path from the rootdir without ``.py`` (``..`` steps allowed).
+
+    Inside the rootdir that path, except where it would be one that pytest-stages gives its own
+    folders: a module ``stages.py`` (the registered functions' folder) is ``stages_``, a folder
+    ``_outside_rootdir`` is ``_outside_rootdir_`` (each ``_`` more, one more). Outside the
+    rootdir: ``_outside_rootdir/`` with ``_up`` for each ``..`` and a literal ``_up`` as ``_up_``
+    (``../x/test_a`` -> ``_outside_rootdir/_up/x/test_a``). Distinct modules get distinct folders.
+    """
+    if steps and steps[0] == "..":
+        return "/".join([OUTSIDE_ROOTDIR, *(UP if step == ".." else _escaped(step, UP) for step in steps)])
+    parts = [*steps]
+    if parts:
+        parts[0] = _escaped(parts[0], OUTSIDE_ROOTDIR)
+    if len(parts) == 1:
+        parts[0] = _escaped(parts[0], REGISTERED_MODULE)
+    return "/".join(parts)
+
+
+def module_source(module: str) -> str | None:
+    """The rootdir-relative file of a snapshot module (``tests/test_a`` -> ``tests/test_a.py``): undoes module_folder.
+
+    None for the registered functions' folder and for a module outside the rootdir: neither has
+    a module file here.
+    """
+    if module == REGISTERED_MODULE or module.startswith(f"{OUTSIDE_ROOTDIR}/"):
+        return None
+    parts = module.split("/")
+    if len(parts) == 1:
+        parts[0] = _unescaped(parts[0], REGISTERED_MODULE)
+    parts[0] = _unescaped(parts[0], OUTSIDE_ROOTDIR)
+    return "/".join(parts) + ".py"

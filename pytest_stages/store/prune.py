@@ -28,9 +28,8 @@ from pytest_stages.core.observed import PASSED_EXIT, CollectionView, RunFacts, R
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
     META_FILE,
-    OUTSIDE_ROOTDIR,
-    REGISTERED_MODULE,
     is_safe_component,
+    module_source,
     safe_component,
 )
 
@@ -113,9 +112,7 @@ def module_file(module: str) -> str | None:
     None for the registered functions' folder and for a module outside the rootdir: neither has
     a module file here, so neither is ever judged as a deleted module nor checked against the checkout.
     """
-    if module == REGISTERED_MODULE or module.startswith(f"{OUTSIDE_ROOTDIR}/"):
-        return None
-    return f"{module}.py"
+    return module_source(module)
 
 
 def used_files(calls: Iterable[tuple[str, str, Iterable[str]]]) -> set[PurePosixPath]:
@@ -323,6 +320,27 @@ class Disagreement:
     mismatch: Mismatch
 
 
+class Facet(enum.Enum):
+    """What of the checkout a shard recorded that the merge's checkout must match."""
+
+    COMMIT = "commit"
+    SNAPSHOTS = "snapshot tree"
+
+
+@dataclass(frozen=True)
+class OtherState:
+    """A shard ran another state of the checkout than the merge's: another commit, or another snapshot tree.
+
+    ``recorded`` is what the shard's report says ("" when it says nothing: an older pytest-stages,
+    or no git), ``found`` what the checkout the merge runs in holds.
+    """
+
+    shard: str
+    facet: Facet
+    recorded: str
+    found: str
+
+
 @dataclass(frozen=True)
 class Unreadable:
     """Folders of the snapshot tree that could not be listed."""
@@ -337,7 +355,7 @@ class Foreign:
     files: tuple[PurePosixPath, ...]
 
 
-Refusal = SplitShard | IncompleteRun | IncompleteShards | Disagreement | Unreadable | Foreign
+Refusal = SplitShard | IncompleteRun | IncompleteShards | OtherState | Disagreement | Unreadable | Foreign
 
 
 @dataclass(frozen=True)
@@ -348,7 +366,11 @@ class Evidence:
     a shard of a split suite) and ``incomplete`` (:func:`run_gaps`). A merge's:
     ``shards_incomplete`` (:func:`merge_gaps`), ``collected`` (their collection, with
     each module's digest) and ``checkout`` (each collected module's digest in the checkout; None:
-    no such file). ``listing``: the snapshot tree as found (None until it is listed).
+    no such file), ``states`` (each shard's report name with the commit and snapshot tree digest it
+    recorded), ``here`` (the same of the checkout the merge runs in; None for a run, which judges
+    its own checkout) and ``wrote`` (the shards updated snapshots, so their trees differ by their
+    own writes: only the commit is compared). ``listing``: the snapshot tree as found (None until
+    it is listed).
     """
 
     prune: bool
@@ -357,6 +379,9 @@ class Evidence:
     shards_incomplete: tuple[Incomplete, ...] = ()
     collected: CollectionView | None = None
     checkout: Mapping[str, str | None] = field(default_factory=dict)
+    states: Sequence[tuple[str, str, str]] = ()
+    here: tuple[str, str] | None = None
+    wrote: bool = False
     listing: Listing | None = None
 
 
@@ -364,7 +389,8 @@ def refusal(evidence: Evidence) -> Refusal | None:
     """The first reason, in order, that the tree may not be judged (or, pruning, not pruned); None when it may.
 
     What the run observed comes first: a split shard (pruning only), an incomplete run, incomplete
-    shards, a collection that disagrees with the checkout; each withholds the unused-file report
+    shards, shards of another commit or snapshot tree, a collection that disagrees with the
+    checkout; each withholds the unused-file report
     too. Then, pruning, the snapshot tree itself: folders it cannot list, then entries it did not
     write. The listing is gathered only when nothing before it refuses, so that a refused run
     lists nothing.
@@ -375,11 +401,27 @@ def refusal(evidence: Evidence) -> Refusal | None:
         SplitShard(split["splits"], split["group"]) if prune and split is not None else None,
         IncompleteRun(evidence.incomplete) if evidence.incomplete else None,
         IncompleteShards(evidence.shards_incomplete) if evidence.shards_incomplete else None,
+        _other_state(evidence.states, evidence.here, wrote=evidence.wrote) if evidence.here is not None else None,
         _disagreement(evidence.collected, evidence.checkout) if evidence.collected is not None else None,
         Unreadable(tuple(listed.unreadable)) if listed.unreadable else None,
         Foreign(tuple(listed.foreign)) if listed.foreign else None,
     ]
     return next((reason for reason in in_order if reason is not None), None)
+
+
+def _other_state(states: Sequence[tuple[str, str, str]], here: tuple[str, str], *, wrote: bool) -> OtherState | None:
+    """The first shard (by report name) that recorded another commit or snapshot tree than the checkout holds.
+
+    Outside git neither side has a commit and only the trees are compared. A shard that recorded
+    nothing (a report of an older pytest-stages) disagrees: its state is unknown.
+    """
+    commit, snapshots = here
+    for name, recorded_commit, recorded_snapshots in sorted(states):
+        if recorded_commit != commit:
+            return OtherState(name, Facet.COMMIT, recorded_commit, commit)
+        if not wrote and recorded_snapshots != snapshots:
+            return OtherState(name, Facet.SNAPSHOTS, recorded_snapshots, snapshots)
+    return None
 
 
 def _disagreement(collected: CollectionView, checkout: Mapping[str, str | None]) -> Disagreement | None:

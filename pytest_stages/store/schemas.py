@@ -13,9 +13,10 @@ accepts whatever JSON holds. Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
+
+from pytest_stages.core.inputs import parse_json
 
 ANY = object()
 NUMBER = (int, float)
@@ -64,7 +65,7 @@ def invalid_snapshot(name: str, text: str) -> str | None:
     if schema is None:
         return None
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except ValueError:
         return None
     return mismatch(data, schema, "the file")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import stat
 import tempfile
@@ -24,10 +23,14 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.core.errors import StagesError
+from pytest_stages.core.inputs import parse_json
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names, temporary_of
 from pytest_stages.store.schemas import invalid_snapshot
+
+# The folders where version control keeps its own data: no snapshot is ever written inside one.
+VCS_FOLDERS = (".git", ".hg", ".svn", ".bzr", ".jj", "_darcs")
 
 
 class SnapshotError(StagesError):
@@ -37,7 +40,7 @@ class SnapshotError(StagesError):
 def parse_meta(text: str) -> dict[str, Any] | None:
     """A folder's metadata as pytest-stages writes it, else None."""
     try:
-        meta = json.loads(text)
+        meta = parse_json(text)
     except ValueError:
         return None
     return meta if is_meta(meta) else None
@@ -282,12 +285,26 @@ class SnapshotStore:
         """Delete files inside the snapshot root, then the folders left empty (and ``empty`` ones); returns those.
 
         A symlink is removed, not followed. A folder whose metadata stays has its manifest
-        updated to the files left.
+        updated to the files left. A file or folder that cannot be deleted (a read-only folder)
+        stops the prune with a :class:`SnapshotError` naming it; what was deleted stays deleted.
         """
+        deleted: list[Path] = []
+        try:
+            return self._prune(paths, empty, deleted)
+        except OSError as exc:
+            raise SnapshotError(
+                f"could not delete {exc.filename or 'a snapshot file'} ({exc.strerror or exc}); {len(deleted)} of "
+                f"{len(paths)} file(s) were deleted, the others are kept. Give the user running pytest write access "
+                "to the snapshot folder, then prune again."
+            ) from None
+
+    def _prune(self, paths: Sequence[Path], empty: Sequence[Path], deleted: list[Path]) -> list[Path]:
+        """:meth:`prune`, appending each file to ``deleted`` once it is gone."""
         for path in paths:
             if not path.is_symlink():
                 self._check_inside(path)
             self._extension.delete_snapshots(snapshot_location=str(path), snapshot_names={path.name})
+            deleted.append(path)
         for folder in {path.parent for path in paths}:
             meta_path = folder / META_FILE
             if meta_path.is_file() and not meta_path.is_symlink():
@@ -316,12 +333,12 @@ class SnapshotStore:
         if text is None:
             return None
         try:
-            meta = json.loads(text)
-        except json.JSONDecodeError as exc:
+            meta = parse_json(text)
+        except ValueError as exc:
             if self.repair:
                 return None
             raise SnapshotError(
-                f"snapshot metadata {folder.meta} is not valid JSON ({exc.msg}, line {exc.lineno}); "
+                f"snapshot metadata {folder.meta} is not valid JSON ({exc}); "
                 "restore it from version control or run `pytest --stages-update` for this test."
             ) from None
         if not is_meta(meta):
@@ -402,7 +419,8 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
     """The snapshot folder of the project at ``rootpath``, checked to be a folder of pytest-stages' own.
 
     It must lie inside the project (also after following symlinks: a link out of the project
-    is refused), must not be the project root itself, and must be a folder if it exists.
+    is refused), must not be the project root itself nor inside version control's own folder
+    (``.git/refs`` would corrupt the repository), and must be a folder if it exists.
     Raises :class:`SnapshotError` naming the setting and the fix.
     """
     root = rootpath / snapshot_dir
@@ -412,6 +430,13 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
         raise SnapshotError(
             f"snapshot_dir = {snapshot_dir!r} is the project root {project}: pytest-stages writes and prunes only "
             f"in a folder of its own. {fix}"
+        )
+    internal = next((part for part in resolved.parts if part in VCS_FOLDERS), None)
+    if internal is not None:
+        raise SnapshotError(
+            f"snapshot_dir = {snapshot_dir!r} resolves to {resolved}, inside {internal}, version control's own "
+            f"folder: files written there corrupt the repository. {fix} Run pytest from the project's root (not "
+            f"with --rootdir inside {internal})."
         )
     if not resolved.is_relative_to(project):
         raise SnapshotError(
