@@ -30,6 +30,7 @@ from typing import Any
 from pytest_stages.check.environment import compare_environments, describe
 from pytest_stages.config import Settings
 from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.core.inputs import read_json
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet
@@ -343,7 +344,7 @@ def recover(root: Path) -> str | None:
             os.unlink(entry.path)
     if not journal.is_file():
         return None
-    data = json.loads(journal.read_text(encoding="utf-8"))
+    data = read_json(journal)
     swaps = [Swap(**{**s, "created": tuple(s.get("created", ()))}) for s in data["swaps"]]
     if data["phase"] == "committed":
         _finish(root, swaps)

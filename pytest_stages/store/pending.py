@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.core.inputs import InputError, read_json
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import own_name
@@ -244,12 +245,10 @@ def _read_folder(root: Path, folder: Path, names: list[str]) -> list[PendingEntr
 
 def _manifest(root: Path, path: Path) -> dict[str, Any]:
     """A call's manifest as pytest-stages writes it, else :class:`PendingError`."""
-    import json
-
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise _edited(root, path, f"it is not JSON ({exc})") from None
+        data = read_json(path)
+    except (InputError, ValueError) as exc:
+        raise _edited(root, path, f"it is not JSON as pytest-stages writes it ({exc})") from None
     if not isinstance(data, dict) or data.get("schema") != PENDING_SCHEMA:
         raise _edited(root, path, f"it is not a pending manifest of schema {PENDING_SCHEMA}")
     problem = mismatch(data, _MANIFEST_SCHEMA, "the manifest")
