@@ -428,6 +428,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         modules=stages.settings.modules,
     )
     report = collector.ihook.pytest_make_collect_report(collector=collector)
+    # As pytest's own collect_one_node does: the report must not keep its CallInfo, which xdist
+    # cannot send from a worker to the controller (an INTERNALERROR, then every worker lost).
+    report.__dict__.pop("call", None)
     session.ihook.pytest_collectreport(report=report)
     observer = config.stash[OBSERVER]
     if report.passed:
@@ -466,7 +469,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     observer.record_items(session.items, folder_of)
     # A test whose stages marker is wrong fails without knowing its configs, so it owns no folder:
     # its folders could look abandoned. Count it as a collection error: nothing is pruned.
-    bad = [item.nodeid for item in session.items if isinstance(assembly.config_param(item), BaseException)]
+    # So does a registered function that cannot be staged (bad register() options, failing args).
+    bad = [
+        item.nodeid
+        for item in session.items
+        if isinstance(assembly.config_param(item), BaseException)
+        or (isinstance(item, collection.RegisteredItem) and item.problem is not None)
+    ]
     observer.view.errors += bad
     if not session.config.getoption("stages_list"):
         return
