@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import json
+import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,17 +29,17 @@ from pytest_stages.hooks import assembly, collection, reporter
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
-from pytest_stages.hooks.stash import COMPILES, OBSERVER, SESSION, SNAPSHOT
+from pytest_stages.hooks.stash import CHIP, COMPILES, OBSERVER, SESSION, SNAPSHOT
 from pytest_stages.report import reporting
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
-from pytest_stages.stage import compile_cache
+from pytest_stages.stage import chip, compile_cache
 from pytest_stages.stage.compiles import CompileLog
 from pytest_stages.stage.devices import (
     ActiveConfig,
     arrange_cpu_devices,
     cpu_devices_needed,
 )
-from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
+from pytest_stages.stage.process_env import ProcessChanges, start_on_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
@@ -151,11 +152,51 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 
 def _arrange_devices(config: pytest.Config, settings: Settings, names: tuple[str, ...] | None) -> None:
-    """Keep JAX on the CPU unless an accelerator is attached; ask for the CPU devices the selected configs need."""
+    """Keep JAX on the CPU unless this process may open an attached accelerator; ask for the CPU devices needed.
+
+    Only one process can hold a TPU: under pytest-xdist the worker :data:`chip.HOLDER` alone opens
+    it, and only when a selected config needs it (:func:`chip.keep_on_cpu`).
+    """
     changes = config.stash.setdefault(CHANGES, ProcessChanges())
-    default_to_cpu(changes)
-    count = cpu_devices_needed([c for c in settings.configs if names is None or c.name in names])
-    arrange_cpu_devices(count, changes)
+    selected = [c for c in settings.configs if names is None or c.name in names]
+    attached = chip.attached_platforms(os.environ, os.path.exists)
+    needed = chip.chip_configs(selected, attached)
+    role = _role(config)
+    on_cpu = chip.keep_on_cpu(role, attached, bool(needed))
+    if on_cpu:
+        start_on_cpu(changes)
+    others = tuple(c.name for c in selected if c.name not in needed)
+    config.stash[CHIP] = chip.ChipPlan(role, attached, needed, others, on_cpu)
+    arrange_cpu_devices(cpu_devices_needed(selected), changes)
+
+
+def _role(config: pytest.Config) -> chip.Role:
+    """This process in an xdist session: a worker (its id), a controller (``-n``/``--tx``), or a serial run.
+
+    Before configure a worker knows its id only from xdist's variable (its ``workerinput`` comes later).
+    """
+    workerinput = getattr(config, "workerinput", None)
+    worker = workerinput.get("workerid") if isinstance(workerinput, dict) else os.environ.get(chip.WORKER_VARIABLE)
+    namespace = config.option if hasattr(config.option, "numprocesses") else config.known_args_namespace
+    distributed = bool(getattr(namespace, "numprocesses", None)) or bool(getattr(namespace, "tx", None))
+    if workerinput is None and distributed:  # a controller, also one started inside another session's worker
+        worker = None
+    return chip.Role(worker=str(worker) if worker is not None else None, distributed=distributed)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist controller: send the items of configs that need the attached accelerator to the worker that holds it.
+
+    Only for xdist's default ``--dist load``; under another mode such an item fails elsewhere with
+    the reason (:meth:`chip.ChipPlan.refusal`).
+    """
+    plan = config.stash.get(CHIP, None)
+    if plan is None or not plan.needed or config.getoption("dist", None) != "load":
+        return None
+    from pytest_stages.hooks.chip_schedule import ChipScheduling
+
+    return ChipScheduling(config, log, plan.needed)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -331,8 +372,9 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     if isinstance(request.param, ConfigError):
         raise assembly.as_pytest(request.param) from None
     try:
+        assembly.check_chip(request.config, request.param)
         return session.active(request.param)
-    except (TopologyUnavailable, ConfigError) as exc:
+    except (TopologyUnavailable, ConfigError, chip.ChipHeld) as exc:
         raise assembly.as_pytest(exc) from None
 
 

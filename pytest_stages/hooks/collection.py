@@ -52,6 +52,7 @@ class RegisteredItem(pytest.Item):
         try:
             if self.problem is not None:
                 raise self.problem
+            assembly.check_chip(self.config, self.config_name)
             fn = self.registration.staged_fn()
         except StagesError as exc:
             raise assembly.as_pytest(exc) from None

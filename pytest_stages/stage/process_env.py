@@ -1,7 +1,8 @@
 """What pytest-stages changes in the process for its own work, recorded so that unconfigure puts it back.
 
 A session that stages asks JAX for virtual CPU devices, keeps JAX on the CPU where no
-accelerator is attached, and points JAX's persistent compilation cache at a folder. Before
+accelerator is attached (and in the processes that must not open one), and points JAX's
+persistent compilation cache at a folder. Before
 ``import jax`` these are environment variables (an unused plugin costs no JAX import); after
 it, ``jax.config`` options. Each change is recorded with the value it replaced, and
 :meth:`ProcessChanges.restore` (called at ``pytest_unconfigure``) puts the old values back, so
@@ -20,9 +21,6 @@ import sys
 from typing import Any
 
 from pytest_stages.stage import jax_options
-
-# Device nodes of an attached accelerator: where one exists, JAX picks its platform natively.
-ACCELERATOR_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/accel0", "/dev/vfio", "/dev/kfd")
 
 
 class ProcessChanges:
@@ -65,14 +63,14 @@ class ProcessChanges:
         self._options.clear()
 
 
-def default_to_cpu(changes: ProcessChanges) -> None:
-    """Start JAX on the CPU alone when no accelerator is attached and ``JAX_PLATFORMS`` is unset.
+def start_on_cpu(changes: ProcessChanges) -> None:
+    """Start JAX on the CPU alone (``JAX_PLATFORMS=cpu``) unless ``JAX_PLATFORMS`` is set already.
 
-    Otherwise an installed libtpu or CUDA plugin probes for hardware when the
-    backend starts and prints warnings and a cuInit traceback. Where an
-    accelerator's device node exists, JAX is left to pick it up natively.
+    Where no accelerator is attached, an installed libtpu or CUDA plugin would otherwise probe for
+    hardware when the backend starts and print warnings and a cuInit traceback; where one is, a
+    process that must not open it (:func:`pytest_stages.stage.chip.keep_on_cpu`) stays off it.
     """
-    if os.environ.get("JAX_PLATFORMS") or any(os.path.exists(node) for node in ACCELERATOR_NODES):
+    if os.environ.get("JAX_PLATFORMS"):
         return
     if "jax" not in sys.modules:
         changes.set_variable("JAX_PLATFORMS", "cpu")
