@@ -39,7 +39,7 @@ from pytest_stages.stage.devices import (
     arrange_cpu_devices,
     cpu_devices_needed,
 )
-from pytest_stages.stage.process_env import ProcessChanges, start_on_cpu
+from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
@@ -148,10 +148,12 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         names = parse_selection("--stages-configs", configs, known) if configs else None
     except ConfigError:
         return
-    _arrange_devices(early_config, settings, names)
+    _arrange_devices(early_config, settings, names, early=True)
 
 
-def _arrange_devices(config: pytest.Config, settings: Settings, names: tuple[str, ...] | None) -> None:
+def _arrange_devices(
+    config: pytest.Config, settings: Settings, names: tuple[str, ...] | None, *, early: bool = False
+) -> None:
     """Keep JAX on the CPU unless this process may open an attached accelerator; ask for the CPU devices needed.
 
     Only one process can hold a TPU: under pytest-xdist the worker :data:`chip.HOLDER` alone opens
@@ -161,26 +163,32 @@ def _arrange_devices(config: pytest.Config, settings: Settings, names: tuple[str
     selected = [c for c in settings.configs if names is None or c.name in names]
     attached = chip.attached_platforms(os.environ, os.path.exists)
     needed = chip.chip_configs(selected, attached)
-    role = _role(config)
+    role = _role(config, early)
     on_cpu = chip.keep_on_cpu(role, attached, bool(needed))
     if on_cpu:
         start_on_cpu(changes)
+    else:
+        leave_platforms_to_jax(changes)
     others = tuple(c.name for c in selected if c.name not in needed)
     config.stash[CHIP] = chip.ChipPlan(role, attached, needed, others, on_cpu)
     arrange_cpu_devices(cpu_devices_needed(selected), changes)
 
 
-def _role(config: pytest.Config) -> chip.Role:
+def _role(config: pytest.Config, early: bool) -> chip.Role:
     """This process in an xdist session: a worker (its id), a controller (``-n``/``--tx``), or a serial run.
 
-    Before configure a worker knows its id only from xdist's variable (its ``workerinput`` comes later).
+    A worker parses the controller's arguments (``-n 2`` too) and, before configure (``early``),
+    knows its id only from xdist's variable; from configure on, from its ``workerinput``. A
+    controller started inside another session's worker inherits that variable: it has no
+    ``workerinput`` at configure.
     """
-    workerinput = getattr(config, "workerinput", None)
-    worker = workerinput.get("workerid") if isinstance(workerinput, dict) else os.environ.get(chip.WORKER_VARIABLE)
-    namespace = config.option if hasattr(config.option, "numprocesses") else config.known_args_namespace
+    namespace = config.known_args_namespace
     distributed = bool(getattr(namespace, "numprocesses", None)) or bool(getattr(namespace, "tx", None))
-    if workerinput is None and distributed:  # a controller, also one started inside another session's worker
-        worker = None
+    workerinput = getattr(config, "workerinput", None)
+    if isinstance(workerinput, dict):
+        worker = workerinput.get("workerid")
+    else:
+        worker = os.environ.get(chip.WORKER_VARIABLE) if early else None
     return chip.Role(worker=str(worker) if worker is not None else None, distributed=distributed)
 
 

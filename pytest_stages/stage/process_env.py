@@ -35,6 +35,11 @@ class ProcessChanges:
         self._variables.setdefault(name, os.environ.get(name))
         os.environ[name] = value
 
+    def unset_variable(self, name: str) -> None:
+        """``del os.environ[name]``, remembering the value it had."""
+        self._variables.setdefault(name, os.environ.get(name))
+        os.environ.pop(name, None)
+
     def set_option(self, name: str, value: object) -> None:
         """``jax.config.update(name, value)``, remembering the first value it replaced.
 
@@ -63,6 +68,11 @@ class ProcessChanges:
         self._options.clear()
 
 
+# Set beside ``JAX_PLATFORMS=cpu`` when pytest-stages set it (not the user): a child process (an
+# xdist worker inherits the controller's environment) that may open the accelerator drops both.
+SET_BY_PLUGIN = "PYTEST_STAGES_SET_JAX_PLATFORMS"
+
+
 def start_on_cpu(changes: ProcessChanges) -> None:
     """Start JAX on the CPU alone (``JAX_PLATFORMS=cpu``) unless ``JAX_PLATFORMS`` is set already.
 
@@ -74,7 +84,23 @@ def start_on_cpu(changes: ProcessChanges) -> None:
         return
     if "jax" not in sys.modules:
         changes.set_variable("JAX_PLATFORMS", "cpu")
+        changes.set_variable(SET_BY_PLUGIN, "cpu")
         return
     if not jax_options.option("jax_platforms"):
         with contextlib.suppress(RuntimeError):
             changes.set_option("jax_platforms", "cpu")
+
+
+def leave_platforms_to_jax(changes: ProcessChanges) -> None:
+    """Undo a ``JAX_PLATFORMS=cpu`` this process inherited from pytest-stages in its parent (never the user's).
+
+    The xdist worker that may open the accelerator inherits the controller's environment, where
+    the controller kept itself on the CPU; JAX must pick the platforms natively here.
+    """
+    if os.environ.get(SET_BY_PLUGIN) != "cpu" or os.environ.get("JAX_PLATFORMS") != "cpu":
+        return
+    changes.unset_variable("JAX_PLATFORMS")
+    changes.unset_variable(SET_BY_PLUGIN)
+    if "jax" in sys.modules and jax_options.option("jax_platforms") == "cpu":
+        with contextlib.suppress(RuntimeError):  # a backend that started stays as it is
+            changes.set_option("jax_platforms", None)
