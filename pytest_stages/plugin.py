@@ -519,12 +519,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     observer.record_items(session.items, folder_of)
     # A test whose stages marker is wrong fails without knowing its configs, so it owns no folder:
     # its folders could look abandoned. Count it as a collection error: nothing is pruned.
-    # So does a registered function that cannot be staged (bad register() options, failing args).
+    # So does a registration with bad options: the folder it meant (name=5) is not known. (One whose args
+    # failed owns its folder like any failing test.)
     bad = [
         item.nodeid
         for item in session.items
         if isinstance(assembly.config_param(item), BaseException)
-        or (isinstance(item, collection.RegisteredItem) and item.problem is not None)
+        or (isinstance(item, collection.RegisteredItem) and item.registration.problem)
     ]
     observer.view.errors += bad
     if not session.config.getoption("stages_list"):

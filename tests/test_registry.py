@@ -122,6 +122,32 @@ def test_failing_args_fail_their_items_alone_and_the_others_update(project, work
     assert not [name for name in files if name.startswith("stages/meshed/")]
 
 
+def test_a_failing_registration_never_loses_its_snapshots(project):
+    setup(project)
+    project.run("--stages-update").assert_outcomes(passed=3)
+    files = project.snapshots()
+    # Its args fail: it fails alone and owns its folder, as a failing test does; the prune runs.
+    setup(
+        project,
+        CONFTEST.replace("def batch(stage_config):\n", "def batch(stage_config):\n    raise ValueError('no mesh')\n"),
+    )
+    result = project.run("--stages-prune")
+    result.assert_outcomes(passed=2, failed=1)
+    assert "--stages-prune refused" not in project.output(result)
+    assert project.snapshots() == files
+    # Its options are wrong: the folder it meant is not known, so nothing is pruned.
+    setup(project, CONFTEST.replace('budget={"flops": 1e6}', 'budget=["flops"]'))
+    result = project.run("--stages-prune")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: --stages-prune refused: 2 collection error(s) "
+            "(stages::square[[]cpu1[]], stages::square[[]cpu8[]]);*"
+        ]
+    )
+    assert project.snapshots() == files
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
