@@ -6,9 +6,12 @@ input); the scheduling and each worker's JAX platforms are real xdist sessions.
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import pytest
 
-from pytest_stages.config import DeviceConfig
+from pytest_stages.config import DeviceConfig, parse_settings
 from pytest_stages.stage import chip
 
 CONFIGS = """
@@ -74,6 +77,17 @@ def test_only_an_attached_platform_without_topology_needs_the_chip():
     assert chip.chip_configs(configs, {"tpu"}) == ("tpu",)
     assert chip.chip_configs(configs, {"tpu", "cuda"}) == ("tpu", "h100")
     assert chip.chip_configs(configs, ()) == ()
+
+
+def test_on_the_tpu_host_the_examples_tpu_config_needs_the_chip_and_the_others_do_not():
+    """The facts of the TPU v5e host (`/dev/vfio` present): `tpu` (platform tpu, no topology) is attached;
+    cpu1/cpu8 are CPU and v5e/h100 compile-only topologies, so any worker runs them."""
+    table = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    configs = parse_settings(table["tool"]["pytest_stages"]).configs
+    assert [c.name for c in configs] == ["cpu1", "cpu8", "tpu", "v5e", "h100"]
+    attached = chip.attached_platforms({}, {"/dev/vfio"}.__contains__)
+    assert chip.chip_configs(configs, attached) == ("tpu",)
+    assert chip.chip_configs(configs, chip.attached_platforms({}, lambda _: False)) == ()
 
 
 @pytest.mark.parametrize(
