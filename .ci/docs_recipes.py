@@ -78,7 +78,11 @@ def matrix_groups(workflow: str) -> list[str]:
 def venv(folder: Path, dist: Path) -> dict[str, str]:
     """A fresh venv; the environment its commands run in (this checkout's wheel as pytest-stages)."""
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("STAGES_", "PYTEST_", "JAX_"))}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("STAGES_", "PYTEST_", "JAX_")) and key != "PYTHONPATH"
+    }
     links = " ".join(filter(None, [os.environ.get("PIP_FIND_LINKS", ""), str(dist)]))
     env.update(
         PATH=f"{folder / 'bin'}{os.pathsep}{env.get('PATH', '')}",
