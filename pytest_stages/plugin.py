@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import json
+import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,17 +30,17 @@ from pytest_stages.hooks import assembly, collection, reporter
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
-from pytest_stages.hooks.stash import COMPILES, OBSERVER, SESSION, SNAPSHOT
+from pytest_stages.hooks.stash import CHIP, COMPILES, OBSERVER, SESSION, SNAPSHOT
 from pytest_stages.report import reporting
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
-from pytest_stages.stage import compile_cache
+from pytest_stages.stage import chip, compile_cache
 from pytest_stages.stage.compiles import CompileLog
 from pytest_stages.stage.devices import (
     ActiveConfig,
     arrange_cpu_devices,
     cpu_devices_needed,
 )
-from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
+from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.inventory import checkout_state
@@ -158,15 +159,63 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         names = parse_selection("--stages-configs", configs, known) if configs else None
     except ConfigError:
         return
-    _arrange_devices(early_config, settings, names)
+    _arrange_devices(early_config, settings, names, early=True)
 
 
-def _arrange_devices(config: pytest.Config, settings: Settings, names: tuple[str, ...] | None) -> None:
-    """Keep JAX on the CPU unless an accelerator is attached; ask for the CPU devices the selected configs need."""
+def _arrange_devices(
+    config: pytest.Config, settings: Settings, names: tuple[str, ...] | None, *, early: bool = False
+) -> None:
+    """Keep JAX on the CPU unless this process may open an attached accelerator; ask for the CPU devices needed.
+
+    Only one process can hold a TPU: under pytest-xdist the worker :data:`chip.HOLDER` alone opens
+    it, and only when a selected config needs it (:func:`chip.keep_on_cpu`).
+    """
     changes = config.stash.setdefault(CHANGES, ProcessChanges())
-    default_to_cpu(changes)
-    count = cpu_devices_needed([c for c in settings.configs if names is None or c.name in names])
-    arrange_cpu_devices(count, changes)
+    selected = [c for c in settings.configs if names is None or c.name in names]
+    attached = chip.attached_platforms(os.environ, os.path.exists)
+    needed = chip.chip_configs(selected, attached)
+    role = _role(config, early)
+    on_cpu = chip.keep_on_cpu(role, attached, bool(needed))
+    if on_cpu:
+        start_on_cpu(changes)
+    else:
+        leave_platforms_to_jax(changes)
+    others = tuple(c.name for c in selected if c.name not in needed)
+    config.stash[CHIP] = chip.ChipPlan(role, attached, needed, others, on_cpu)
+    arrange_cpu_devices(cpu_devices_needed(selected), changes)
+
+
+def _role(config: pytest.Config, early: bool) -> chip.Role:
+    """This process in an xdist session: a worker (its id), a controller (``-n``/``--tx``), or a serial run.
+
+    A worker parses the controller's arguments (``-n 2`` too) and, before configure (``early``),
+    knows its id only from xdist's variable; from configure on, from its ``workerinput``. A
+    controller started inside another session's worker inherits that variable: it has no
+    ``workerinput`` at configure.
+    """
+    namespace = config.known_args_namespace
+    distributed = bool(getattr(namespace, "numprocesses", None)) or bool(getattr(namespace, "tx", None))
+    workerinput = getattr(config, "workerinput", None)
+    if isinstance(workerinput, dict):
+        worker = workerinput.get("workerid")
+    else:
+        worker = os.environ.get(chip.WORKER_VARIABLE) if early else None
+    return chip.Role(worker=str(worker) if worker is not None else None, distributed=distributed)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist controller: send the items of configs that need the attached accelerator to the worker that holds it.
+
+    Only for xdist's default ``--dist load``; under another mode such an item fails elsewhere with
+    the reason (:meth:`chip.ChipPlan.refusal`).
+    """
+    plan = config.stash.get(CHIP, None)
+    if plan is None or not plan.needed or config.getoption("dist", None) != "load":
+        return None
+    from pytest_stages.hooks.chip_schedule import ChipScheduling
+
+    return ChipScheduling(config, log, plan.needed)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -398,8 +447,9 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     if isinstance(request.param, ConfigError):
         raise assembly.as_pytest(request.param) from None
     try:
+        assembly.check_chip(request.config, request.param)
         return session.active(request.param)
-    except (TopologyUnavailable, ConfigError) as exc:
+    except (TopologyUnavailable, ConfigError, chip.ChipHeld) as exc:
         raise assembly.as_pytest(exc) from None
 
 
@@ -501,6 +551,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         modules=stages.settings.modules,
     )
     report = collector.ihook.pytest_make_collect_report(collector=collector)
+    # As pytest's own collect_one_node does: the report must not keep its CallInfo, which xdist
+    # cannot send from a worker to the controller (an INTERNALERROR, then every worker lost).
+    report.__dict__.pop("call", None)
     session.ihook.pytest_collectreport(report=report)
     observer = config.stash[OBSERVER]
     if report.passed:
@@ -539,7 +592,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     observer.record_items(session.items, folder_of)
     # A test whose stages marker is wrong fails without knowing its configs, so it owns no folder:
     # its folders could look abandoned. Count it as a collection error: nothing is pruned.
-    bad = [item.nodeid for item in session.items if isinstance(assembly.config_param(item), BaseException)]
+    # So does a registration with bad options: the folder it meant (name=5) is not known. (One whose args
+    # failed owns its folder like any failing test.)
+    bad = [
+        item.nodeid
+        for item in session.items
+        if isinstance(assembly.config_param(item), BaseException)
+        or (isinstance(item, collection.RegisteredItem) and item.registration.problem)
+    ]
     observer.view.errors += bad
     if not session.config.getoption("stages_list"):
         return

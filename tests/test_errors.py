@@ -13,9 +13,11 @@ import pytest_stages
 from pytest_stages.core import errors
 from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, StagesError
 from pytest_stages.hooks.collection import RegistrationError
+from pytest_stages.hooks.registry import RegisteredFunctionError
 from pytest_stages.report.merge import MergeError
 from pytest_stages.run.runner import StagesFailure, StagesSkip
 from pytest_stages.stage.adapters import Unsupported
+from pytest_stages.stage.chip import ChipHeld
 from pytest_stages.stage.staging import StageError
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.storage import SnapshotError
@@ -26,6 +28,8 @@ OUTCOMES = {
     StageError: Outcome.FAIL,
     StagesFailure: Outcome.FAIL,
     RegistrationError: Outcome.FAIL,
+    RegisteredFunctionError: Outcome.FAIL,
+    ChipHeld: Outcome.FAIL,
     StagesSkip: Outcome.SKIP,
     Unsupported: Outcome.SKIP,
     TopologyUnavailable: Outcome.SKIP,

@@ -32,6 +32,7 @@ PLUGIN_VARIABLES = (
     "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
     "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES",
     "PYTEST_STAGES_JAX_CACHE_DIR",
+    "PYTEST_STAGES_SET_JAX_PLATFORMS",
 )
 
 # A test that writes what it sees of the process to seen.json: the environment, JAX's options, the plugin objects.

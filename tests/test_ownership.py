@@ -303,8 +303,9 @@ def test_bad_call_arguments_fail_the_test_with_one_paragraph(project):
         "register(jnp.sin, args=(jax.ShapeDtypeStruct((4,), jnp.float32),), name=5)\n",
     )
     result = project.run()
+    result.assert_outcomes(failed=2)
     assert "INTERNALERROR" not in project.output(result) + "\n".join(result.errlines)
-    assert "register(name=5): name must be a non-empty string" in project.output(result) + "\n".join(result.errlines)
+    assert "register('sin') at conftest.py:4: name=5 must be a non-empty string" in project.output(result)
 
 
 def test_a_one_line_snapshot_of_megabytes_gives_a_message_bounded_in_width(project):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import TWO_CONFIGS as CONFIGS
 
 CONFTEST = """
@@ -90,17 +91,121 @@ def test_a_module_that_cannot_be_imported_is_a_collection_error(project):
     )
 
 
-def test_failing_args_and_duplicate_names_are_collection_errors(project):
-    setup(project, CONFTEST.replace('P("data")', 'P("nonexistent")'))
-    result = project.run()
-    result.assert_outcomes(errors=1)
+# User code that builds its own mesh for more devices than the process has (on a TPU host,
+# `jax.make_mesh` finds the one chip): its args function raises on every config.
+FAILING_ARGS = """
+def own_mesh(stage_config):
+    mesh = jax.make_mesh((16,), ("data",))
+    return (jax.ShapeDtypeStruct((64, 16), f32, sharding=NamedSharding(mesh, P("data"))),)
+
+register(lambda x: x.sum(0), args=own_mesh, name="meshed")
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
+def test_failing_args_fail_their_items_alone_and_the_others_update(project, workers):
+    setup(project, CONFTEST + FAILING_ARGS)
+    result = project.run("--stages-update", *workers)
+    result.assert_outcomes(passed=3, failed=2)
     result.stdout.fnmatch_lines(
-        ["pytest-stages: the args of registered function 'colsum' failed on config 'cpu8': ValueError: *"]
+        [
+            f"pytest-stages: the args of registered function 'meshed' (conftest.py:*) failed on config '{config}': "
+            "ValueError: Number of devices 8 must be >= the product of mesh_shape (16,). This test fails alone; *"
+            for config in ("cpu1", "cpu8")
+        ]
+        + [f"FAILED stages::meshed[[]{config}[]] - Failed: pytest-stages: the args of*" for config in ("cpu1", "cpu8")]
     )
+    assert "INTERNALERROR" not in project.output(result)
+    files = project.snapshots()
+    assert "stages/square/cpu1/square.jaxpr.txt" in files
+    assert "stages/colsum/cpu8/colsum.sharding.json" in files
+    assert not [name for name in files if name.startswith("stages/meshed/")]
+
+
+def test_a_failing_registration_never_loses_its_snapshots(project):
+    setup(project)
+    project.run("--stages-update").assert_outcomes(passed=3)
+    files = project.snapshots()
+    # Its args fail: it fails alone and owns its folder, as a failing test does; the prune runs.
+    setup(
+        project,
+        CONFTEST.replace("def batch(stage_config):\n", "def batch(stage_config):\n    raise ValueError('no mesh')\n"),
+    )
+    result = project.run("--stages-prune")
+    result.assert_outcomes(passed=2, failed=1)
+    assert "--stages-prune refused" not in project.output(result)
+    assert project.snapshots() == files
+    # Its options are wrong: the folder it meant is not known, so nothing is pruned.
+    setup(project, CONFTEST.replace('budget={"flops": 1e6}', 'budget=["flops"]'))
+    result = project.run("--stages-prune")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: --stages-prune refused: 2 collection error(s) "
+            "(stages::square[[]cpu1[]], stages::square[[]cpu8[]]);*"
+        ]
+    )
+    assert project.snapshots() == files
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            'register(square, args=(jax.ShapeDtypeStruct((2,), f32),), name="bogus", jit={"bogus_option": 1})',
+            "register('bogus', jit=...) at conftest.py:*: 'bogus_option' is not an option of jax.jit; use jax.jit's "
+            "keyword arguments (in_shardings, *).",
+        ),
+        (
+            'register(square, args=(jax.ShapeDtypeStruct((2,), f32),), name="bogus", jit={"donate_argnums": "x"})',
+            "register('bogus', jit=...) at conftest.py:*: jax.jit refuses these options: TypeError: 'str' object "
+            "cannot be interpreted as an integer. Fix the jit= options of this registration.",
+        ),
+        (
+            "register(lambda x: x, args=(jax.ShapeDtypeStruct((2,), f32),), name=5)",
+            "register('<lambda>') at conftest.py:*: name=5 must be a non-empty string (it names the test and its "
+            "snapshot folder).",
+        ),
+        (
+            'register(lambda x: x, args=jax.ShapeDtypeStruct((2,), f32), name="bogus")',
+            "register('bogus') at conftest.py:*: args=ShapeDtypeStruct must be a tuple of the function's arguments "
+            "or a function of the stage_config returning that tuple.",
+        ),
+        (
+            'register(lambda x: x, args=(), name="bogus", budget=["flops"])',
+            "register('bogus') at conftest.py:*: budget=[[]'flops'[]] must be a dict with string keys, e.g. "
+            'budget={"flops": 1e9}.',
+        ),
+    ],
+    ids=["unknown-jit-option", "refused-jit-value", "name", "args", "budget"],
+)
+def test_bad_register_options_fail_their_items_with_one_paragraph(project, call, message):
+    setup(project, CONFTEST + "\n" + call + "\n")
+    result = project.run("--stages-update", "-p", "xdist", "-n", "2")
+    result.assert_outcomes(passed=3, failed=2)
+    result.stdout.fnmatch_lines([f"pytest-stages: {message}"] * 2)
+    assert "Traceback" not in project.output(result) and "INTERNALERROR" not in project.output(result)
+
+
+def test_an_unknown_config_of_a_registration_fails_its_item(project):
+    setup(project, CONFTEST.replace('configs=["cpu8"]', 'configs=["cpu8", "tpu9"]'))
+    result = project.run("--stages-update")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: register('colsum', configs=...) at conftest.py:* names unknown config 'tpu9'; "
+            "choose from [[]'cpu1', 'cpu8'[]]."
+        ]
+    )
+
+
+@pytest.mark.parametrize("workers", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
+def test_duplicate_names_are_a_collection_error(project, workers):
     setup(project, CONFTEST + "\nregister(square, args=(jax.ShapeDtypeStruct((2, 2), f32),))\n")
-    result = project.run()
+    result = project.run(*workers)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["pytest-stages: 'square' is registered twice; give each registration its own name=."])
+    assert "INTERNALERROR" not in project.output(result)
 
 
 def test_stages_list_shows_args_shapes_dtypes_and_shardings(project):

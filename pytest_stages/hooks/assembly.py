@@ -18,9 +18,10 @@ from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.budgets import budget_for, parse_budget
 from pytest_stages.config import ConfigError, parse_choices, parse_tolerances
 from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.hooks.stash import COMPILES, SNAPSHOT
+from pytest_stages.hooks.stash import CHIP, COMPILES, SNAPSHOT
 from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import StageSnapshot, StagesSession
+from pytest_stages.stage.chip import ChipHeld
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.store.names import COMPILES_FOLDER, module_folder
@@ -176,3 +177,11 @@ def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> S
         if ident:
             test += f"[{ident}]"
     return SnapshotFolder(session.store.root, module, test, config_name)
+
+
+def check_chip(config: pytest.Config, config_name: str) -> None:
+    """Raise :class:`ChipHeld` where ``config_name`` needs the attached accelerator this worker was kept off."""
+    plan = config.stash.get(CHIP, None)
+    reason = plan.refusal(config_name) if plan is not None else None
+    if reason is not None:
+        raise ChipHeld(reason)

@@ -13,7 +13,7 @@ import pytest
 from pytest_stages.analyse.analyses import format_spec
 from pytest_stages.core.errors import StagesError
 from pytest_stages.hooks import assembly
-from pytest_stages.hooks.registry import Registration, registrations
+from pytest_stages.hooks.registry import RegisteredFunctionError, Registration, registrations
 from pytest_stages.hooks.stash import SESSION
 from pytest_stages.stage.adapters import argument_names
 from pytest_stages.stage.topology import TopologyUnavailable
@@ -30,20 +30,37 @@ class RegistrationError(StagesError):
 class RegisteredItem(pytest.Item):
     """One registered function on one device config."""
 
-    def __init__(self, *, registration: Registration, config_name: str, args: tuple[Any, ...], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        registration: Registration,
+        config_name: str,
+        args: tuple[Any, ...],
+        problem: StagesError | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.registration = registration
         self.config_name = config_name
         self.args = args
+        # Why this item cannot be staged (bad register() options, an args function that raised): it fails alone.
+        self.problem = problem
         session = self.config.stash[SESSION]
         self.folder = SnapshotFolder(session.store.root, REGISTERED_MODULE, registration.name, config_name)
 
     def runtest(self) -> None:
+        try:
+            if self.problem is not None:
+                raise self.problem
+            assembly.check_chip(self.config, self.config_name)
+            fn = self.registration.staged_fn()
+        except StagesError as exc:
+            raise assembly.as_pytest(exc) from None
         session = self.config.stash[SESSION]
         active = session.active(self.config_name)
         snapshot = assembly.make_snapshot(session, self, active, self.folder, self.registration.budget)
         try:
-            assembly.run_call(snapshot, self.registration.staged_fn(), self.args, {}, name=self.registration.name)
+            assembly.run_call(snapshot, fn, self.args, {}, name=self.registration.name)
         finally:
             assembly.finish(session, snapshot)
 
@@ -107,34 +124,38 @@ class RegisteredFunctions(pytest.Collector):
         return included
 
     def _configs(self, session: Any, registration: Registration) -> list[str]:
+        """The selected configs of ``registration``; an unknown name stays, its item fails saying so."""
         known = [c.name for c in session.settings.configs]
         wanted = list(registration.configs) if registration.configs is not None else known
-        unknown = [n for n in wanted if n not in known]
-        if unknown:
-            raise RegistrationError(
-                f"register({registration.name!r}, configs=...) names unknown config "
-                f"{unknown[0]!r}; choose from {known}."
-            )
         selected = session.options.configs
-        return [n for n in wanted if selected is None or n in selected]
+        return [n for n in wanted if selected is None or n in selected or n not in known]
 
     def _item(self, session: Any, registration: Registration, config_name: str) -> RegisteredItem:
         skip = None
-        try:
-            args = registration.arguments(session.active(config_name))
-        except TopologyUnavailable as exc:
-            args, skip = (), pytest.mark.skip(reason=exc.shown())
-        except Exception as exc:  # noqa: BLE001  (the user's args function may raise anything; it is reported)
-            raise RegistrationError(
-                f"the args of registered function {registration.name!r} failed on config "
-                f"{config_name!r}: {type(exc).__name__}: {exc}"
-            ) from None
+        args: tuple[Any, ...] = ()
+        problem: StagesError | None = None
+        known = [c.name for c in session.settings.configs]
+        if registration.problem:
+            problem = RegisteredFunctionError(registration.problem)
+        elif config_name not in known:
+            problem = RegisteredFunctionError(
+                f"register({registration.name!r}, configs=...) at {registration.where} names unknown config "
+                f"{config_name!r}; choose from {known}."
+            )
+        else:
+            try:
+                args = registration.arguments(session.active(config_name))
+            except TopologyUnavailable as exc:
+                skip = pytest.mark.skip(reason=exc.shown())
+            except StagesError as exc:
+                problem = exc
         item = RegisteredItem.from_parent(
             self,
             name=f"{registration.name}[{config_name}]",
             registration=registration,
             config_name=config_name,
             args=args,
+            problem=problem,
         )
         if skip is not None:
             item.add_marker(skip)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_stages.core.errors import StagesError
+
 RegisteredArgs = tuple[Any, ...] | Callable[[Any], tuple[Any, ...]]
 
 
@@ -30,22 +32,73 @@ class Registration:
     jit: dict[str, Any] = field(default_factory=dict)
     origin: str = ""
     module: str = ""
+    line: int = 0
+    # What is wrong with the call's options ("" when nothing): its items fail with it, the session runs on.
+    problem: str = ""
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the ``register`` call, for messages."""
+        return f"{Path(self.origin).name}:{self.line}" if self.line else Path(self.origin).name
 
     def belongs_to(self, rootpath: Path, modules: tuple[str, ...]) -> bool:
         """Whether a session at ``rootpath`` listing ``modules`` owns this registration."""
         return self.module in modules or Path(self.origin).resolve().is_relative_to(rootpath.resolve())
 
     def staged_fn(self) -> Callable[..., Any]:
-        """``fn`` jitted with the registration's jit options (``fn`` itself when it has none)."""
+        """``fn`` jitted with the registration's jit options (``fn`` itself when it has none).
+
+        Raises :class:`RegisteredFunctionError` for an option ``jax.jit`` does not take or refuses.
+        """
         if not self.jit:
             return self.fn
         import jax
 
-        return jax.jit(self.fn, **self.jit)
+        options = [name for name in inspect.signature(jax.jit).parameters if name != "fun"]
+        unknown = sorted(key for key in self.jit if key not in options)
+        if unknown:
+            raise RegisteredFunctionError(
+                f"register({self.name!r}, jit=...) at {self.where}: {unknown[0]!r} is not an option of jax.jit; "
+                f"use jax.jit's keyword arguments ({', '.join(options)})."
+            )
+        try:
+            return jax.jit(self.fn, **self.jit)
+        except Exception as exc:  # noqa: BLE001  (jax.jit may refuse an option's value with any error; it is reported)
+            raise RegisteredFunctionError(
+                f"register({self.name!r}, jit=...) at {self.where}: jax.jit refuses these options: "
+                f"{type(exc).__name__}: {_first_line(exc)}. Fix the jit= options of this registration."
+            ) from None
 
     def arguments(self, stage_config: Any) -> tuple[Any, ...]:
-        args = self.args(stage_config) if callable(self.args) else self.args
-        return tuple(args)
+        """The staged arguments on ``stage_config``.
+
+        An ``args`` function that raises is a :class:`RegisteredFunctionError`; :class:`TopologyUnavailable`
+        passes through (its items are skipped, not failed).
+        """
+        from pytest_stages.stage.topology import TopologyUnavailable
+
+        try:
+            args = self.args(stage_config) if callable(self.args) else self.args
+            return tuple(args)
+        except TopologyUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001  (the user's args function may raise anything; it is reported)
+            raise RegisteredFunctionError(
+                f"the args of registered function {self.name!r} ({self.where}) failed on config "
+                f"{stage_config.name!r}: {type(exc).__name__}: {_first_line(exc)}. This test fails alone; "
+                "make the args function build its arguments from the stage_config it is given (its mesh and "
+                "devices), not from the devices this process happens to see."
+            ) from None
+
+
+class RegisteredFunctionError(StagesError):
+    """A registration that cannot be staged on a config: its item fails with this one paragraph."""
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception's message up to its first blank line (JAX appends paragraphs of traceback advice)."""
+    text = str(exc).strip()
+    return " ".join(text.split("\n\n")[0].split()) or "(no message)"
 
 
 # The module attribute that holds a module's registrations, in call order.
@@ -105,25 +158,57 @@ def register(
     """
     caller = inspect.currentframe().f_back  # type: ignore[union-attr]
     origin = caller.f_code.co_filename if caller is not None else ""
+    line = caller.f_lineno if caller is not None else 0
     namespace = caller.f_globals if caller is not None else {}
     module = str(namespace.get("__name__", ""))
     del caller
-    if name is not None and (not isinstance(name, str) or not name):
-        raise TypeError(f"register(name={name!r}): name must be a non-empty string (it names the test and its folder).")
 
     def record(function: Callable[..., Any]) -> Callable[..., Any]:
+        own = str(getattr(function, "__name__", type(function).__name__))
+        chosen = name if isinstance(name, str) and name else own
+        problem = options_problem(function, args, name=name, configs=configs, budget=budget, jit=jit)
         namespace.setdefault(ATTRIBUTE, []).append(
             Registration(
                 fn=function,
                 args=args,
-                name=name or str(getattr(function, "__name__", type(function).__name__)),
-                configs=tuple(configs) if configs is not None else None,
-                budget=dict(budget or {}),
-                jit=dict(jit or {}),
+                name=chosen,
+                configs=tuple(configs) if isinstance(configs, list | tuple) else None,
+                budget=dict(budget) if isinstance(budget, dict) else {},
+                jit=dict(jit) if isinstance(jit, dict) else {},
                 origin=origin,
                 module=module,
+                line=line,
+                problem=f"register({chosen!r}) at {Path(origin).name}:{line}: {problem}" if problem else "",
             )
         )
         return function
 
     return record(fn) if fn is not None else record
+
+
+def options_problem(fn: object, args: object, *, name: object, configs: object, budget: object, jit: object) -> str:
+    """What is wrong with the options of one ``register`` call, as the end of a sentence ("" when nothing).
+
+    Checked when ``register`` is called but reported by the registration's items, so a conftest.py
+    with one bad call still imports and the session's other tests run.
+    """
+    if not callable(fn):
+        return f"the registered function is a {type(fn).__name__}, not a callable; register a function."
+    if name is not None and (not isinstance(name, str) or not name):
+        return f"name={name!r} must be a non-empty string (it names the test and its snapshot folder)."
+    if not callable(args) and not isinstance(args, tuple | list):
+        return (
+            f"args={type(args).__name__} must be a tuple of the function's arguments or a function of the "
+            "stage_config returning that tuple."
+        )
+    if configs is not None and (
+        not isinstance(configs, list | tuple) or not all(isinstance(c, str) and c for c in configs)
+    ):
+        return f'configs={configs!r} must be a list of config names, e.g. configs=["cpu8"].'
+    for option, value in (("budget", budget), ("jit", jit)):
+        if value is not None and (not isinstance(value, dict) or not all(isinstance(k, str) for k in value)):
+            return f"{option}={value!r} must be a dict with string keys, e.g. {option}={_EXAMPLES[option]}."
+    return ""
+
+
+_EXAMPLES = {"budget": '{"flops": 1e9}', "jit": '{"donate_argnums": 0}'}

@@ -7,8 +7,10 @@ import pytest
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import StageSnapshot, StagesSession
+from pytest_stages.stage.chip import ChipPlan
 
 SESSION = pytest.StashKey[StagesSession]()
 SNAPSHOT = pytest.StashKey[StageSnapshot]()
 OBSERVER = pytest.StashKey[Observer]()
 COMPILES = pytest.StashKey[StageCompiles]()
+CHIP = pytest.StashKey[ChipPlan]()  # what this process decided about an attached accelerator

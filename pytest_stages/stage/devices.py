@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
-from pytest_stages.stage import jax_options
+from pytest_stages.stage import chip, jax_options
 from pytest_stages.stage import plan as plan_
 from pytest_stages.stage.process_env import ProcessChanges
 from pytest_stages.stage.topology import gpu_spec, topology_devices
@@ -107,7 +107,10 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     shape = config.mesh_shape or {"data": config.devices}
     try:
         available = jax.devices(platform)
-    except RuntimeError:
+    except RuntimeError as exc:
+        held = chip.held_elsewhere(str(exc))
+        if held is not None:  # attached but held by another process: never quietly lowered only
+            raise chip.ChipHeld(chip.held_message(held)) from None
         available = []
     except AssertionError:  # JAX asserts a default backend: none of those JAX_PLATFORMS names started
         raise ConfigError(_no_backend(config, platform)) from None

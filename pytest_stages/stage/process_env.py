@@ -1,7 +1,8 @@
 """What pytest-stages changes in the process for its own work, recorded so that unconfigure puts it back.
 
 A session that stages asks JAX for virtual CPU devices, keeps JAX on the CPU where no
-accelerator is attached, and points JAX's persistent compilation cache at a folder. Before
+accelerator is attached (and in the processes that must not open one), and points JAX's
+persistent compilation cache at a folder. Before
 ``import jax`` these are environment variables (an unused plugin costs no JAX import); after
 it, ``jax.config`` options. Each change is recorded with the value it replaced, and
 :meth:`ProcessChanges.restore` (called at ``pytest_unconfigure``) puts the old values back, so
@@ -21,9 +22,6 @@ from typing import Any
 
 from pytest_stages.stage import jax_options
 
-# Device nodes of an attached accelerator: where one exists, JAX picks its platform natively.
-ACCELERATOR_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/accel0", "/dev/vfio", "/dev/kfd")
-
 
 class ProcessChanges:
     """The environment variables and JAX options this session set, with the values they replaced."""
@@ -36,6 +34,11 @@ class ProcessChanges:
         """``os.environ[name] = value``, remembering the first value it replaced (None: unset)."""
         self._variables.setdefault(name, os.environ.get(name))
         os.environ[name] = value
+
+    def unset_variable(self, name: str) -> None:
+        """``del os.environ[name]``, remembering the value it had."""
+        self._variables.setdefault(name, os.environ.get(name))
+        os.environ.pop(name, None)
 
     def set_option(self, name: str, value: object) -> None:
         """``jax.config.update(name, value)``, remembering the first value it replaced.
@@ -65,18 +68,39 @@ class ProcessChanges:
         self._options.clear()
 
 
-def default_to_cpu(changes: ProcessChanges) -> None:
-    """Start JAX on the CPU alone when no accelerator is attached and ``JAX_PLATFORMS`` is unset.
+# Set beside ``JAX_PLATFORMS=cpu`` when pytest-stages set it (not the user): a child process (an
+# xdist worker inherits the controller's environment) that may open the accelerator drops both.
+SET_BY_PLUGIN = "PYTEST_STAGES_SET_JAX_PLATFORMS"
 
-    Otherwise an installed libtpu or CUDA plugin probes for hardware when the
-    backend starts and prints warnings and a cuInit traceback. Where an
-    accelerator's device node exists, JAX is left to pick it up natively.
+
+def start_on_cpu(changes: ProcessChanges) -> None:
+    """Start JAX on the CPU alone (``JAX_PLATFORMS=cpu``) unless ``JAX_PLATFORMS`` is set already.
+
+    Where no accelerator is attached, an installed libtpu or CUDA plugin would otherwise probe for
+    hardware when the backend starts and print warnings and a cuInit traceback; where one is, a
+    process that must not open it (:func:`pytest_stages.stage.chip.keep_on_cpu`) stays off it.
     """
-    if os.environ.get("JAX_PLATFORMS") or any(os.path.exists(node) for node in ACCELERATOR_NODES):
+    if os.environ.get("JAX_PLATFORMS"):
         return
     if "jax" not in sys.modules:
         changes.set_variable("JAX_PLATFORMS", "cpu")
+        changes.set_variable(SET_BY_PLUGIN, "cpu")
         return
     if not jax_options.option("jax_platforms"):
         with contextlib.suppress(RuntimeError):
             changes.set_option("jax_platforms", "cpu")
+
+
+def leave_platforms_to_jax(changes: ProcessChanges) -> None:
+    """Undo a ``JAX_PLATFORMS=cpu`` this process inherited from pytest-stages in its parent (never the user's).
+
+    The xdist worker that may open the accelerator inherits the controller's environment, where
+    the controller kept itself on the CPU; JAX must pick the platforms natively here.
+    """
+    if os.environ.get(SET_BY_PLUGIN) != "cpu" or os.environ.get("JAX_PLATFORMS") != "cpu":
+        return
+    changes.unset_variable("JAX_PLATFORMS")
+    changes.unset_variable(SET_BY_PLUGIN)
+    if "jax" in sys.modules and jax_options.option("jax_platforms") == "cpu":
+        with contextlib.suppress(RuntimeError):  # a backend that started stays as it is
+            changes.set_option("jax_platforms", None)

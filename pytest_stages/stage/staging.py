@@ -22,6 +22,7 @@ from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import Located, describe_all, loop_locations
 from pytest_stages.stage import compile_cache, jax_options, scalars
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt, returned_leaves
+from pytest_stages.stage.chip import held_elsewhere, held_message
 from pytest_stages.stage.compiles import CompileEvents
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.topology import place_unsharded
@@ -43,9 +44,14 @@ class StageError(StagesError):
         detail = "\n    ".join(lines) or "(no message)"
         self.where = user_frame(cause.__traceback__)
         at = f" at {self.where}" if self.where else ""
+        held = held_elsewhere(str(cause))
+        fix = (
+            f"{held_message(held)} Its snapshots were left untouched."
+            if held is not None
+            else "Fix the function or its arguments; its snapshots were left untouched."
+        )
         super().__init__(
-            f"stage_snapshot({name}): {stage} failed with {type(cause).__name__}{at}:\n    {detail}\n"
-            f"Fix the function or its arguments; its snapshots were left untouched."
+            f"stage_snapshot({name}): {stage} failed with {type(cause).__name__}{at}:\n    {detail}\n{fix}"
         )
         self.stage = stage
         self.traceback = "".join(traceback.format_exception(cause)).rstrip()

@@ -1,0 +1,164 @@
+"""CI: the docs' CI recipes work in a user's project, as written.
+
+Builds a scratch project from the docs' own snippets (read from the markdown, never copied
+here): the README's example test, the budgets page's marker example and its budgets table.
+Then runs, each in a fresh venv with this checkout's wheel as the only pytest-stages (found
+through pip's find-links, jax pinned by constraints.txt through PIP_CONSTRAINT, so the commands
+stay as the docs print them):
+
+1. the README example's commands (install, record, compare);
+2. the budgets gate's ``run:`` commands (docs/budgets.md);
+3. the sharded recipe's shard job once per matrix group, then its merge job in another venv
+   (docs/sharded-ci.md), which must pass and write the reports and the step summary.
+
+Usage: python .ci/docs_recipes.py DIST_FOLDER   (the folder holding the built wheel)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def section(page: str, heading: str) -> str:
+    """The text of ``page`` under the heading ``heading`` up to the next heading of its level or above."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    found = re.search(rf"^(#+) {re.escape(heading)}$", text, re.M)
+    if found is None:
+        raise SystemExit(f"docs_recipes: no heading {heading!r} in {page}")
+    body = text[found.end() :]
+    end = re.search(rf"^#{{1,{len(found.group(1))}}} ", body, re.M)
+    return body[: end.start()] if end else body
+
+
+def blocks(text: str, language: str) -> list[str]:
+    """The fenced code blocks of ``language`` in ``text``, in order."""
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.M | re.S)
+
+
+def run_steps(workflow: str) -> dict[str, list[str]]:
+    """Each job's ``run:`` commands in a GitHub Actions workflow (a one-line ``run:`` or a ``run: |`` block)."""
+    jobs: dict[str, list[str]] = {}
+    job = ""
+    lines = workflow.splitlines()
+    for index, line in enumerate(lines):
+        named = re.match(r"^ {2}([\w-]+):\s*$", line)
+        if named:
+            job = named.group(1)
+            continue
+        step = re.match(r"^(\s*(?:- )?)run: (.*)$", line)
+        if step is None:
+            continue
+        command = step.group(2).strip()
+        if command != "|":
+            jobs.setdefault(job, []).append(command)
+            continue
+        key = len(step.group(1))  # the column of ``run``: the block's lines are indented deeper
+        for body in lines[index + 1 :]:
+            if body.strip() and len(body) - len(body.lstrip()) <= key:
+                break
+            if body.strip():
+                jobs.setdefault(job, []).append(body.strip())
+    return jobs
+
+
+def matrix_groups(workflow: str) -> list[str]:
+    found = re.search(r"group: \[([^\]]*)\]", workflow)
+    if found is None:
+        raise SystemExit("docs_recipes: the sharded recipe has no matrix of groups")
+    return [group.strip() for group in found.group(1).split(",")]
+
+
+def venv(folder: Path, dist: Path) -> dict[str, str]:
+    """A fresh venv; the environment its commands run in (this checkout's wheel as pytest-stages)."""
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("STAGES_", "PYTEST_", "JAX_")) and key != "PYTHONPATH"
+    }
+    links = " ".join(filter(None, [os.environ.get("PIP_FIND_LINKS", ""), str(dist)]))
+    env.update(
+        PATH=f"{folder / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+        VIRTUAL_ENV=str(folder),
+        PIP_FIND_LINKS=links,
+        PIP_CONSTRAINT=str(ROOT / "constraints.txt"),
+        PIP_QUIET="1",
+    )
+    return env
+
+
+def sh(command: str, project: Path, env: dict[str, str], allowed: tuple[int, ...] = (0,)) -> None:
+    print(f"docs_recipes: $ {command}", flush=True)
+    status = subprocess.run(["bash", "-c", f"set -o pipefail; {command}"], check=False, cwd=project, env=env).returncode
+    if status not in allowed:
+        raise SystemExit(f"docs_recipes: `{command}` exited {status}")
+
+
+def installed_version(env: dict[str, str], project: Path, wheel: Path) -> None:
+    """The venv's pytest-stages is this checkout's wheel (not another release from an index)."""
+    expected = wheel.name.split("-")[1]
+    found = subprocess.run(
+        ["python", "-c", "import pytest_stages; print(pytest_stages.__version__)"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if found != expected:
+        raise SystemExit(f"docs_recipes: pytest-stages {found} was installed, not this checkout's {expected}")
+
+
+def main() -> None:
+    dist = Path(sys.argv[1]).resolve()
+    wheel = next(dist.glob("pytest_stages-*.whl"))
+    example = section("README.md", "Example")
+    budgets = section("docs/budgets.md", "Budgets")
+    gate = blocks(section("docs/budgets.md", "A CI gate on budgets (GitHub Actions)"), "yaml")[0]
+    workflow = blocks(section("docs/sharded-ci.md", "A GitHub Actions recipe"), "yaml")[0]
+    scratch = Path(tempfile.mkdtemp(prefix="stages-recipes-"))
+    project = scratch / "project"
+    (project / "tests" / "models").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(blocks(budgets, "toml")[0], encoding="utf-8")
+    (project / "tests" / "test_example.py").write_text(blocks(example, "python")[0], encoding="utf-8")
+    # The budgets page shows the marker on a test stub: it needs its import to be a module.
+    stub = "import pytest\n\n\n" + blocks(budgets, "python")[0]
+    (project / "tests" / "models" / "test_step.py").write_text(stub, encoding="utf-8")
+    commands = [line for block in blocks(example, "bash") for line in block.splitlines() if line.strip()]
+
+    print("== the README example, then the budgets gate (docs/budgets.md)", flush=True)
+    env = venv(scratch / "user", dist)
+    for command in commands:
+        sh(command, project, env)
+    installed_version(env, project, wheel)
+    for command in run_steps(gate)[""]:
+        sh(command, project, env)
+    if not (project / "stages.md").is_file():
+        raise SystemExit("docs_recipes: the budgets gate wrote no stages.md")
+
+    print("== the sharded recipe (docs/sharded-ci.md): each shard, then the merge", flush=True)
+    jobs = run_steps(workflow)
+    shard = venv(scratch / "shard", dist)
+    for group in matrix_groups(workflow):
+        for command in jobs["shard"]:
+            sh(command.replace("${{ matrix.group }}", group), project, shard)
+    installed_version(shard, project, wheel)
+    merge = venv(scratch / "merge", dist)
+    merge["GITHUB_STEP_SUMMARY"] = str(scratch / "summary.md")
+    for command in jobs["merge"]:
+        sh(command, project, merge)
+    missing = [name for name in ("stages.html", "stages.json") if not (project / name).is_file()]
+    if missing or not (scratch / "summary.md").read_text(encoding="utf-8").strip():
+        raise SystemExit(f"docs_recipes: the merge wrote no {missing or 'step summary'}")
+    print("docs_recipes: the README example, the budgets gate and the sharded recipe ran as written")
+
+
+if __name__ == "__main__":
+    main()
