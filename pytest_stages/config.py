@@ -487,8 +487,18 @@ def _parse_slices(
             f'{where}: {given[0]} applies to a TPU topology only; add platform = "tpu" and a topology '
             f'(e.g. topology = "v5p:4x4x4"), or leave {given[0]} out.'
         )
-    bounds = entry.get("chips_per_host_bounds")
-    if bounds is not None and (
+    bounds = _parse_host_bounds(where, entry.get("chips_per_host_bounds"))
+    slices = _parse_num_slices(where, entry.get("num_slices", 1), topology)
+    chip_config = _parse_chip_config(where, entry.get("chip_config_name"))
+    dcn_mesh = _parse_dcn_mesh(where, entry, slices, mesh)
+    return _Slices(bounds, slices, chip_config, dcn_mesh)
+
+
+def _parse_host_bounds(where: str, bounds: Any) -> tuple[int, int, int] | None:
+    """``chips_per_host_bounds``: three positive integers (chips per host along x, y, z), or absent."""
+    if bounds is None:
+        return None
+    if (
         not isinstance(bounds, list)
         or len(bounds) != 3
         or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in bounds)
@@ -497,23 +507,35 @@ def _parse_slices(
             f"{where}: chips_per_host_bounds = {bounds!r} must be three positive integers (chips per host along "
             "x, y, z), e.g. chips_per_host_bounds = [1, 1, 1] for a single-chip host."
         )
-    slices = entry.get("num_slices", 1)
+    return (bounds[0], bounds[1], bounds[2])
+
+
+def _parse_num_slices(where: str, slices: Any, topology: str) -> int:
+    """``num_slices``: a positive integer whose slices of ``topology`` stay within ``MAX_DEVICES``."""
     if not isinstance(slices, int) or isinstance(slices, bool) or slices < 1:
         raise ConfigError(f"{where}: num_slices must be a positive integer (slices joined by DCN), got {slices!r}.")
-    chips = math.prod(int(n) for n in re.findall(r"\d+", topology.split(":")[-1]))
+    chips = _topology_chips(topology)
     if chips * slices > MAX_DEVICES:  # libtpu aborts the process for 2**40 slices
         raise ConfigError(
             f"{where}: num_slices = {slices} slices of topology {topology!r} hold {chips * slices} devices, more "
             f"than the {MAX_DEVICES} pytest-stages stages; name at most {max(1, MAX_DEVICES // chips)} slices."
         )
-    chip_config = entry.get("chip_config_name")
+    return slices
+
+
+def _parse_chip_config(where: str, chip_config: Any) -> str | None:
+    """``chip_config_name``: an identifier libtpu knows, or absent."""
     if chip_config is not None and (not isinstance(chip_config, str) or not chip_config.isidentifier()):
         raise ConfigError(
             f"{where}: chip_config_name = {chip_config!r} must be a name libtpu knows, "
             'e.g. "megacore" (v4) or "default".'
         )
-    dcn_mesh = _parse_dcn_mesh(where, entry, slices, mesh)
-    return _Slices((bounds[0], bounds[1], bounds[2]) if bounds else None, slices, chip_config, dcn_mesh)
+    return chip_config
+
+
+def _topology_chips(topology: str) -> int:
+    """The devices a topology string names: the product of its sizes (``"v5e:2x2"`` -> 4)."""
+    return math.prod(int(n) for n in re.findall(r"\d+", topology.rsplit(":", maxsplit=1)[-1]))
 
 
 def _parse_dcn_mesh(
@@ -629,7 +651,7 @@ def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) 
             f'{where}: topology {topology!r} must look like "v5e:2x2" (tpu) or "1x1x4" '
             "(cuda: slices x hosts x devices)."
         )
-    chips = math.prod(int(n) for n in re.findall(r"\d+", topology.split(":")[-1]))
+    chips = _topology_chips(topology)
     if chips > MAX_DEVICES:
         raise ConfigError(
             f"{where}: topology {topology!r} holds {chips} devices, more than the {MAX_DEVICES} pytest-stages "
@@ -638,12 +660,22 @@ def _parse_topology(where: str, platform: str | None, entry: Mapping[str, Any]) 
     if "devices" in entry:
         raise ConfigError(f"{where}: leave devices out of a topology config: the topology decides them.")
     if platform == "tpu":
-        if gpu is not None:
-            raise ConfigError(f'{where}: gpu applies to platform = "cuda" only.')
-        if ":" not in topology:
-            raise ConfigError(f'{where}: a tpu topology names its chip, e.g. "v5e:2x2".')
-        _check_tpu_bounds(where, topology)
-        return topology, None
+        return _tpu_topology(where, topology, gpu)
+    return _cuda_topology(where, topology, gpu)
+
+
+def _tpu_topology(where: str, topology: str, gpu: Any) -> tuple[str, None]:
+    """A tpu ``topology``: it names its chip, stays within libtpu's bounds, and takes no ``gpu``."""
+    if gpu is not None:
+        raise ConfigError(f'{where}: gpu applies to platform = "cuda" only.')
+    if ":" not in topology:
+        raise ConfigError(f'{where}: a tpu topology names its chip, e.g. "v5e:2x2".')
+    _check_tpu_bounds(where, topology)
+    return topology, None
+
+
+def _cuda_topology(where: str, topology: str, gpu: Any) -> tuple[str, str]:
+    """A cuda ``topology``: slices x hosts x devices, with ``gpu`` naming the target."""
     if ":" in topology or topology.count("x") != 2:
         raise ConfigError(f'{where}: a cuda topology is slices x hosts x devices, e.g. "1x1x4", got {topology!r}.')
     if not isinstance(gpu, str) or not gpu:
