@@ -32,6 +32,7 @@ from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
 from pytest_stages.hooks.stash import CHIP, COMPILES, OBSERVER, SESSION, SNAPSHOT
 from pytest_stages.report import reporting
+from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
 from pytest_stages.stage import chip, compile_cache
 from pytest_stages.stage.compiles import CompileLog
@@ -514,18 +515,7 @@ def pytest_runtest_makereport(
     writers = [w for w in (item.stash.get(SNAPSHOT, None), item.stash.get(COMPILES, None)) if w is not None]
     if writers and test_report.when == "call":
         for writer in writers:
-            if session.options.update and test_report.passed:
-                try:
-                    writer.flush()
-                except SnapshotError as exc:
-                    test_report.outcome = "failed"
-                    test_report.longrepr = exc.shown()
-            if isinstance(writer, StageSnapshot) and session.options.pending is not None:
-                try:  # a compare run's differing calls: what their update would write, into the pending set
-                    writer.write_pending_set()
-                except SnapshotError as exc:
-                    test_report.outcome = "failed"
-                    test_report.longrepr = exc.shown()
+            _write_call(session, writer, test_report)
             # What was not written (a compare run's passing changes, a test failing after its call) is dropped:
             # the item's stash keeps its writer until the session ends.
             writer.pending.clear()
@@ -535,6 +525,25 @@ def pytest_runtest_makereport(
         for record in (record for writer in writers for record in writer.records):
             test_report.user_properties.append((reporter.RECORD_PROPERTY, json.dumps(record.to_dict())))
     return test_report
+
+
+def _write_call(session: StagesSession, writer: StageSnapshot | StageCompiles, test_report: pytest.TestReport) -> None:
+    """A call's writes: its snapshots on a passing update run, its pending set on a compare run.
+
+    A write that fails fails the test with the write's message.
+    """
+    if session.options.update and test_report.passed:
+        try:
+            writer.flush()
+        except SnapshotError as exc:
+            test_report.outcome = "failed"
+            test_report.longrepr = exc.shown()
+    if isinstance(writer, StageSnapshot) and session.options.pending is not None:
+        try:  # a compare run's differing calls: what their update would write, into the pending set
+            writer.write_pending_set()
+        except SnapshotError as exc:
+            test_report.outcome = "failed"
+            test_report.longrepr = exc.shown()
 
 
 @pytest.hookimpl(tryfirst=True)
