@@ -192,6 +192,11 @@ def options_problem(fn: object, args: object, *, name: object, configs: object, 
     Checked when ``register`` is called but reported by the registration's items, so a conftest.py
     with one bad call still imports and the session's other tests run.
     """
+    return _call_problem(fn, args, name) or _selection_problem(configs, budget, jit)
+
+
+def _call_problem(fn: object, args: object, name: object) -> str:
+    """What is wrong with what ``register`` calls: the function, its test name and its arguments ("" when nothing)."""
     if not callable(fn):
         return f"the registered function is a {type(fn).__name__}, not a callable; register a function."
     if name is not None and (not isinstance(name, str) or not name):
@@ -201,6 +206,11 @@ def options_problem(fn: object, args: object, *, name: object, configs: object, 
             f"args={type(args).__name__} must be a tuple of the function's arguments or a function of the "
             "stage_config returning that tuple."
         )
+    return ""
+
+
+def _selection_problem(configs: object, budget: object, jit: object) -> str:
+    """What is wrong with ``configs``, ``budget`` and ``jit``: where and how it is staged ("" when nothing)."""
     if configs is not None and (
         not isinstance(configs, list | tuple) or not all(isinstance(c, str) and c for c in configs)
     ):
