@@ -16,7 +16,7 @@ from typing import Any
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
-from pytest_stages.core.records import SKIPPED, CallRecord, Change
+from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, relative_change
 from pytest_stages.run.runner import StagesSession
@@ -171,23 +171,35 @@ def _closing_lines(report: RunReport) -> list[str]:
     written = [path for record in records for path in record.written]
     if report.update:
         lines += [f"{PREFIX}wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
-    improved = [r for r in records if any(s == "improved" for s in r.status.values())]
-    if improved and not report.update:
-        lines.append(
-            f"{PREFIX}{len(improved)} call(s) improved on their snapshots; "
-            "run `pytest --stages-update` to record the new figures"
-        )
+    lines += _improved_lines(report)
     lines += _skip_lines(records)
     lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
-    sets = sorted({r.pending for r in records if r.pending})
-    if sets:
-        names = " ".join(sets)
-        lines.append(
-            f"{PREFIX}{sum(1 for r in records if r.pending)} call(s) left what --stages-update would write in the "
-            f"pending set(s) {names}: `pytest-stages review {names}` walks them, `pytest-stages accept {names}` "
-            "applies them"
-        )
+    lines += _pending_lines(records)
     return lines
+
+
+def _improved_lines(report: RunReport) -> list[str]:
+    """On a compare run, how many calls improved on their snapshots and the command that records them."""
+    improved = [r for r in report.records if any(s == "improved" for s in r.status.values())]
+    if not improved or report.update:
+        return []
+    return [
+        f"{PREFIX}{len(improved)} call(s) improved on their snapshots; "
+        "run `pytest --stages-update` to record the new figures"
+    ]
+
+
+def _pending_lines(records: Sequence[CallRecord]) -> list[str]:
+    """How many calls left pending updates, in which sets, and the commands that review and accept them."""
+    sets = sorted({r.pending for r in records if r.pending})
+    if not sets:
+        return []
+    names = " ".join(sets)
+    return [
+        f"{PREFIX}{sum(1 for r in records if r.pending)} call(s) left what --stages-update would write in the "
+        f"pending set(s) {names}: `pytest-stages review {names}` walks them, `pytest-stages accept {names}` "
+        "applies them"
+    ]
 
 
 def _skip_lines(records: Sequence[CallRecord]) -> list[str]:
@@ -257,48 +269,62 @@ DOWNLOAD_FOLDER = "stages-pending"
 
 def markdown(report: RunReport) -> str:
     """The summary table, the calls with pending snapshots and how to accept them, then each failing finding."""
-    rows = table_rows(report.records)
-    lines = ["## pytest-stages", ""]
-    upgraded = upgrade_section([record.to_dict() for record in report.records], report.baseline)
-    if upgraded:
-        lines += [f"### {SECTION_TITLE}", ""]
-        lines += [f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded]
-        lines.append("")
-    lines.append("| " + " | ".join(rows[0]) + " |")
-    lines.append("|" + "---|" * len(rows[0]))
-    for row in rows[1:]:
-        lines.append("| " + " | ".join(_md_text(cell).replace("|", "\\|") for cell in row) + " |")
+    lines = ["## pytest-stages", "", *_md_upgrades(report), *_md_table(table_rows(report.records))]
     pending = [r for r in report.records if r.pending]
     if pending:
         lines += _pending_section(pending, sum(map(len, lines)))
     failing = [(r, f) for r in report.records for f in r.findings if f.failing and not r.pending]
     if failing:
-        from pytest_stages.check.drift import summary_lines  # loaded only where a finding is rendered
-
-        lines += ["", "### Findings", ""]
-        left_out, size = 0, sum(map(len, lines))
-        for record, finding in failing:
-            entry = [
-                f"- {_md_code(record.nodeid)} {_md_text(record.name)} / {finding.artifact}: {_md_text(finding.message)}"
-            ]
-            detail = finding.detail
-            if detail:
-                entry += [f"  - {_md_text(line)}" for line in summary_lines(detail)]
-                entry += _md_diff(unified_rows(detail["hunks"])) if size < MD_BUDGET else [""]
-                left_out += size >= MD_BUDGET
-            size += sum(map(len, entry))
-            lines += entry
-        if left_out:
-            lines.append(
-                f"The diffs of {left_out} finding(s) are left out to fit a pull-request comment; {MD_FULL_DIFF}."
-            )
+        lines += _findings_section(failing, sum(map(len, lines)))
     return "\n".join(_fit(lines, COMMENT_LIMIT)) + "\n"
+
+
+def _md_upgrades(report: RunReport) -> list[str]:
+    """The Markdown section on snapshots an upgrade of JAX or the package changed (none when nothing did)."""
+    upgraded = upgrade_section([record.to_dict() for record in report.records], report.baseline)
+    if not upgraded:
+        return []
+    return [
+        f"### {SECTION_TITLE}",
+        "",
+        *(f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded),
+        "",
+    ]
+
+
+def _md_table(rows: list[list[str]]) -> list[str]:
+    """The summary table as Markdown: a header row, its rule, and each row's cells escaped."""
+    return [
+        "| " + " | ".join(rows[0]) + " |",
+        "|" + "---|" * len(rows[0]),
+        *("| " + " | ".join(_md_text(cell).replace("|", "\\|") for cell in row) + " |" for row in rows[1:]),
+    ]
+
+
+def _findings_section(failing: Sequence[tuple[CallRecord, Finding]], size: int) -> list[str]:
+    """Each failing finding with its summary and diff; diffs stop once the report has ``MD_BUDGET`` characters."""
+    from pytest_stages.check.drift import summary_lines  # loaded only where a finding is rendered
+
+    lines = ["", "### Findings", ""]
+    left_out, size = 0, size + sum(map(len, lines))
+    for record, finding in failing:
+        entry = [
+            f"- {_md_code(record.nodeid)} {_md_text(record.name)} / {finding.artifact}: {_md_text(finding.message)}"
+        ]
+        detail = finding.detail
+        if detail:
+            entry += [f"  - {_md_text(line)}" for line in summary_lines(detail)]
+            entry += _md_diff(unified_rows(detail["hunks"])) if size < MD_BUDGET else [""]
+            left_out += size >= MD_BUDGET
+        size += sum(map(len, entry))
+        lines += entry
+    if left_out:
+        lines.append(f"The diffs of {left_out} finding(s) are left out to fit a pull-request comment; {MD_FULL_DIFF}.")
+    return lines
 
 
 def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
     """Each call whose update is pending: headline, deltas, a collapsed diff; its set, and the one accept command."""
-    from pytest_stages.check.drift import summary_lines
-
     sets = sorted({record.pending for record in records})
     lines = [
         "",
@@ -317,20 +343,28 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
     ]
     size += sum(map(len, lines))
     for record in records:
-        failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != SKIPPED]
-        headline = "; ".join(f"{f.artifact}: {f.message}" for f in failing) or "snapshots to write"
-        deltas = key_deltas(record)
-        entry = [
-            f"- {_md_code(record.nodeid)} {_md_text(record.name)} on {_md_text(record.config)} "
-            f"({_md_code(record.pending)}): {_md_text(headline)}" + (f"; {_md_text(deltas)}" if deltas else "")
-        ]
-        for finding in failing:
-            if finding.detail and size < MD_BUDGET:
-                entry += [f"  - {_md_text(line)}" for line in summary_lines(finding.detail)]
-                entry += _md_diff(unified_rows(finding.detail["hunks"]), f"{finding.artifact} diff")
+        entry = _pending_entry(record, size)
         size += sum(map(len, entry))
         lines += entry
     return lines
+
+
+def _pending_entry(record: CallRecord, size: int) -> list[str]:
+    """One pending call: its headline and key deltas, then each finding's collapsed diff while under ``MD_BUDGET``."""
+    from pytest_stages.check.drift import summary_lines
+
+    failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != SKIPPED]
+    headline = "; ".join(f"{f.artifact}: {f.message}" for f in failing) or "snapshots to write"
+    deltas = key_deltas(record)
+    entry = [
+        f"- {_md_code(record.nodeid)} {_md_text(record.name)} on {_md_text(record.config)} "
+        f"({_md_code(record.pending)}): {_md_text(headline)}" + (f"; {_md_text(deltas)}" if deltas else "")
+    ]
+    for finding in failing:
+        if finding.detail and size < MD_BUDGET:
+            entry += [f"  - {_md_text(line)}" for line in summary_lines(finding.detail)]
+            entry += _md_diff(unified_rows(finding.detail["hunks"]), f"{finding.artifact} diff")
+    return entry
 
 
 def accept_command(sets: Sequence[str], environ: Mapping[str, str] | None = None) -> str:
