@@ -339,9 +339,7 @@ def recover(root: Path) -> str | None:
     swapped back out and the old one returned. After them (committed): the old folders are removed.
     """
     journal = root / ACCEPT_JOURNAL
-    for entry in os.scandir(root) if root.is_dir() else ():  # a journal write killed before its rename
-        if temporary_of(entry.name) == ACCEPT_JOURNAL and entry.is_file(follow_symlinks=False):
-            os.unlink(entry.path)
+    _remove_torn_journals(root)
     if not journal.is_file():
         return None
     data = read_json(journal)
@@ -350,23 +348,40 @@ def recover(root: Path) -> str | None:
         _finish(root, swaps)
         return f"finished an interrupted accept of {len(swaps)} folder(s) (it had written them all)"
     if data["phase"] == "swapping":
-        for swap in reversed(swaps):
-            path = root / swap.folder
-            staged, old = path.parent / swap.staged, path.parent / swap.old
-            if swap.existed and old.exists():
-                if path.exists() and not staged.exists():
-                    os.rename(path, staged)
-                os.rename(old, path)
-            elif not swap.existed and path.exists() and not staged.exists():
+        _swap_back(root, swaps)
+    _remove_staged(root, swaps)
+    journal.unlink()
+    return f"rolled back an interrupted accept of {len(swaps)} folder(s): the snapshot folder is as it was before it"
+
+
+def _remove_torn_journals(root: Path) -> None:
+    """Remove the temporaries of journal writes killed before their rename."""
+    for entry in os.scandir(root) if root.is_dir() else ():
+        if temporary_of(entry.name) == ACCEPT_JOURNAL and entry.is_file(follow_symlinks=False):
+            os.unlink(entry.path)
+
+
+def _swap_back(root: Path, swaps: Sequence[Swap]) -> None:
+    """Undo the swaps, last first: each folder swapped in goes back to its staged name, the old one returns."""
+    for swap in reversed(swaps):
+        path = root / swap.folder
+        staged, old = path.parent / swap.staged, path.parent / swap.old
+        if swap.existed and old.exists():
+            if path.exists() and not staged.exists():
                 os.rename(path, staged)
+            os.rename(old, path)
+        elif not swap.existed and path.exists() and not staged.exists():
+            os.rename(path, staged)
+
+
+def _remove_staged(root: Path, swaps: Sequence[Swap]) -> None:
+    """Remove the staged copies and the folders the accept created, unless something else is in them now."""
     for swap in swaps:
         staged = root / swap.folder
         shutil.rmtree(staged.parent / swap.staged, ignore_errors=True)
         for created in reversed(swap.created):
             with contextlib.suppress(OSError):  # a folder it created, unless something else is in it now
                 (root / created).rmdir()
-    journal.unlink()
-    return f"rolled back an interrupted accept of {len(swaps)} folder(s): the snapshot folder is as it was before it"
 
 
 def _finish(root: Path, swaps: Sequence[Swap]) -> None:
