@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_stages.check.budgets import METRICS, budget_for, check_budget, needed_analyses, parse_budget
+from pytest_stages.check.budgets import METRICS, Share, budget_for, check_budget, needed_analyses, parse_budget
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.units import (
     format_bytes,
@@ -147,6 +147,15 @@ def test_parse_budget_reads_each_family_and_refuses_unknown_names():
     with pytest.raises(ConfigError, match=r"^marker ops.fusion: -1 is not a non-negative number"):
         parse_budget("marker", {"ops": {"fusion": -1}})
     assert parse_budget("marker", {"ops": {"anything-goes": 1}}) == {"ops": {"anything-goes": 1.0}}
+
+
+def test_a_percentage_is_a_share_only_of_a_device_memory():
+    assert parse_budget("marker", {"peak_bytes": "90%", "vmem_bytes": "50%"}) == {
+        "peak_bytes": Share(0.9),
+        "vmem_bytes": Share(0.5),
+    }
+    with pytest.raises(ConfigError, match=r"^marker dcn_bytes: '90%' is not a size; write e\.g\. 64 MiB"):
+        parse_budget("marker", {"dcn_bytes": "90%"})
 
 
 def test_an_unknown_metric_lists_every_metric():

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pytest_stages.check import compile_counts
 from pytest_stages.check.decide import Verdict
-from pytest_stages.check.drift import CONSTANT, constant_text, summary_lines
+from pytest_stages.check.drift import CONSTANT, changed_constants, constant_text, summary_lines
 from pytest_stages.check.message import Call, Labels, call_message, details, failure_message
 from pytest_stages.core.records import CallRecord, Finding
 from pytest_stages.ir import literals
+from pytest_stages.ir.textdiff import EditScript, Row
 from pytest_stages.report.html_report import _call_section
 
 CALL = Call("f", "cpu1", "snaps", {})
@@ -129,3 +130,11 @@ def test_only_a_scalar_literal_change_is_a_changed_constant():
         "  %x = f32[] negate(%c.1)",
     ]
     assert list(literals.users("hlo", lines, 1)) == [2, 3]
+
+
+def test_each_block_of_removed_then_added_lines_pairs_its_own_lines_as_changed_constants():
+    old = ["  %c.1 = f32[] constant(1)", "  %c.2 = f32[] constant(2)"]
+    new = ["  %c.1 = f32[] constant(5)", "  %n.9 = f32[] negate(%c.1)", "  %c.2 = f32[] constant(3)"]
+    rows = [Row("-", 0, None), Row("+", None, 0), Row("+", None, 1), Row("-", 1, None), Row("+", None, 2)]
+    found = changed_constants("hlo", EditScript(old, new, rows), [])
+    assert [(c["old"], c["new"]) for c in found] == [("1", "5"), ("2", "3")]

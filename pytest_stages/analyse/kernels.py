@@ -81,20 +81,16 @@ def _kernel(params: dict[str, Any], *, gpu: bool) -> dict[str, Any]:
     blocks = [_block(bm) for bm in mapping.block_mappings]
     scratch = [_scratch(aval) for aval in mapping.scratch_avals]
     compiler = params.get("compiler_params")
-    semantics = getattr(compiler, "dimension_semantics", None) if compiler is not None else None
     estimate = params.get("cost_estimate")
-    vmem = sum(b["bytes"] * b["buffers"] for b in blocks if b["in_vmem"]) + sum(
-        s["bytes"] for s in scratch if s["in_vmem"]
-    )
     entry: dict[str, Any] = {
         "name": getattr(debug, "func_name", None) or "kernel",
         "grid": [_plain(g) for g in mapping.grid],
         "blocks": blocks,
         "scratch": scratch,
-        "dimension_semantics": None if semantics is None else [str(s).rsplit(".", 1)[-1].lower() for s in semantics],
+        "dimension_semantics": _semantics(compiler),
         "input_output_aliases": {f"args[{i}]": f"outputs[{o}]" for i, o in params.get("input_output_aliases", ())},
         "cost_estimate": None if estimate is None else _estimate(estimate),
-        "vmem_estimate_bytes": int(vmem),
+        "vmem_estimate_bytes": _vmem_bytes(blocks, scratch),
     }
     limit = getattr(compiler, "vmem_limit_bytes", None)
     if limit is not None:
@@ -104,6 +100,20 @@ def _kernel(params: dict[str, Any], *, gpu: bool) -> dict[str, Any]:
         for buffer in (*blocks, *scratch):
             del buffer["in_vmem"]
     return entry
+
+
+def _semantics(compiler: Any) -> list[str] | None:
+    """The grid's dimension semantics as words (``parallel``, ``arbitrary``); None where the kernel gives none."""
+    semantics = getattr(compiler, "dimension_semantics", None) if compiler is not None else None
+    return None if semantics is None else [str(s).rsplit(".", 1)[-1].lower() for s in semantics]
+
+
+def _vmem_bytes(blocks: list[dict[str, Any]], scratch: list[dict[str, Any]]) -> int:
+    """The kernel's VMEM estimate: each block in VMEM times its buffers, plus the scratch in VMEM."""
+    vmem = sum(b["bytes"] * b["buffers"] for b in blocks if b["in_vmem"]) + sum(
+        s["bytes"] for s in scratch if s["in_vmem"]
+    )
+    return int(vmem)
 
 
 def _block(mapping: Any) -> dict[str, Any]:

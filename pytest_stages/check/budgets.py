@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,30 +77,36 @@ def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     """Validate one budget table (marker kwargs or a ``[tool.pytest_stages.budgets]`` entry)."""
     budget: dict[str, Any] = {}
     for metric, value in raw.items():
-        here = f"{where} {metric}"
-        if metric in (*SIZE_METRICS, VMEM_METRIC) and isinstance(value, str) and value.strip().endswith("%"):
-            budget[metric] = _share(here, value)
-        elif metric in SIZE_METRICS or metric in (DCN_METRIC, VMEM_METRIC):
-            budget[metric] = parse_size(here, value)
-        elif metric in COST_METRICS:
-            budget[metric] = parse_count(here, value)
-        elif metric == COMPILES_METRIC and isinstance(value, Mapping):
-            budget[metric] = {str(k): int(parse_count(f"{here}.{k}", v)) for k, v in value.items()}
-        elif metric == COMPILES_METRIC:
-            budget[metric] = int(parse_count(here, value))
-        elif metric == SECONDS_METRIC:
-            budget[metric] = parse_count(here, value)
-        elif metric in TABLE_METRICS:
-            if not isinstance(value, Mapping):
-                raise ConfigError(f'{here} must be a table of name = maximum count, e.g. {{"all-gather": 0}}.')
-            if metric == "collectives":
-                unknown = sorted(set(value) - set(COLLECTIVES))
-                if unknown:
-                    raise ConfigError(f"{here}: unknown collective {unknown[0]!r}; use one of {list(COLLECTIVES)}.")
-            budget[metric] = {str(k): parse_count(f"{here}.{k}", v) for k, v in value.items()}
-        else:
+        parse = _PARSERS.get(metric)
+        if parse is None:
             raise ConfigError(f"{where}: unknown budget metric {metric!r}; use one of {list(METRICS)}.")
+        budget[metric] = parse(f"{where} {metric}", value)
     return budget
+
+
+def _size_or_share(where: str, value: Any) -> int | Share:
+    """A byte ceiling, or a share of the device's memory when written as a percentage (``"90%"``)."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        return _share(where, value)
+    return parse_size(where, value)
+
+
+def _compiles(where: str, value: Any) -> int | dict[str, int]:
+    """A ``compiles`` ceiling: a number, or a table of function = maximum."""
+    if isinstance(value, Mapping):
+        return {str(k): int(parse_count(f"{where}.{k}", v)) for k, v in value.items()}
+    return int(parse_count(where, value))
+
+
+def _table(where: str, value: Any, known: Sequence[str] | None = None) -> dict[str, float]:
+    """A table of name = maximum count (``ops``, ``collectives``); ``known``: the names allowed, if limited."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(f'{where} must be a table of name = maximum count, e.g. {{"all-gather": 0}}.')
+    if known is not None:
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise ConfigError(f"{where}: unknown collective {unknown[0]!r}; use one of {list(known)}.")
+    return {str(k): parse_count(f"{where}.{k}", v) for k, v in value.items()}
 
 
 def _share(where: str, value: str) -> Share:
@@ -114,6 +120,19 @@ def _share(where: str, value: str) -> Share:
             f'{where}: {value!r} is not a share of the device\'s memory; write a percentage from 0 to 100, e.g. "90%".'
         )
     return Share(fraction)
+
+
+# How each metric's ceiling is read (``where``, ``value``): bytes (or a share), a count, or a table.
+_PARSERS: dict[str, Callable[[str, Any], Any]] = {
+    **dict.fromkeys(SIZE_METRICS, _size_or_share),
+    VMEM_METRIC: _size_or_share,
+    DCN_METRIC: parse_size,
+    **dict.fromkeys(COST_METRICS, parse_count),
+    COMPILES_METRIC: _compiles,
+    SECONDS_METRIC: parse_count,
+    "collectives": lambda where, value: _table(where, value, COLLECTIVES),
+    "ops": _table,
+}
 
 
 def budget_for(nodeid: str, patterns: Mapping[str, Mapping[str, Any]], marker: Mapping[str, Any]) -> dict[str, Any]:
@@ -167,11 +186,7 @@ def check_budget(
                 findings, metric + counted, cost.get(COST_METRICS[metric], 0 if cost else None), ceiling, format_number
             )
         elif metric in SIZE_METRICS:
-            value = peak_bytes(memory) if metric == "peak_bytes" else memory.get(SIZE_METRICS[metric])
-            if isinstance(ceiling, Share):
-                _check_share(findings, metric, value, ceiling, device_memory)
-            else:
-                _check(findings, metric, value, ceiling, format_bytes)
+            _check_size(findings, metric, memory, ceiling, device_memory)
         elif metric == VMEM_METRIC:
             _check_vmem(findings, analyses.get("kernels"), ceiling)
         elif metric == DCN_METRIC:
@@ -179,16 +194,36 @@ def check_budget(
             dcn = ops.get("networks", {}).get("dcn", {}).get("bytes", 0) if ops else None
             _check(findings, metric, dcn, ceiling, format_bytes)
         else:
-            counts = (
-                Counter(c["op"] for c in ops.get("collectives", []))
-                if metric == "collectives"
-                else Counter(ops.get("opcodes", {}))
-            )
-            for name, limit in ceiling.items():
-                # No op structure without a compiled program (a platform lowered only): not measured.
-                count = counts.get(name, 0) if ops else None
-                _check(findings, f"{metric}[{name}]", count, limit, format_number)
+            _check_table(findings, metric, ops, ceiling)
     return findings
+
+
+def _check_size(
+    findings: list[Finding],
+    metric: str,
+    memory: Mapping[str, Any],
+    ceiling: float | Share,
+    device: DeviceMemory | None,
+) -> None:
+    """A memory figure against its ceiling in bytes or as a share of the device."""
+    value = peak_bytes(memory) if metric == "peak_bytes" else memory.get(SIZE_METRICS[metric])
+    if isinstance(ceiling, Share):
+        _check_share(findings, metric, value, ceiling, device)
+    else:
+        _check(findings, metric, value, ceiling, format_bytes)
+
+
+def _check_table(findings: list[Finding], metric: str, ops: Mapping[str, Any], ceiling: Mapping[str, float]) -> None:
+    """Each op (``ops``) or collective (``collectives``) count against its maximum."""
+    counts = (
+        Counter(c["op"] for c in ops.get("collectives", []))
+        if metric == "collectives"
+        else Counter(ops.get("opcodes", {}))
+    )
+    for name, limit in ceiling.items():
+        # No op structure without a compiled program (a platform lowered only): not measured.
+        count = counts.get(name, 0) if ops else None
+        _check(findings, f"{metric}[{name}]", count, limit, format_number)
 
 
 def _check(findings: list[Finding], metric: str, value: Any, ceiling: float, show: Any) -> None:

@@ -28,6 +28,7 @@ from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.kernels import changed_lines
 from pytest_stages.ir.textdiff import (
     EditScript,
+    Row,
     describe_sources,
     edit_script,
     hunks,
@@ -78,16 +79,11 @@ def compare_text(
     summary = op_change_summary(*counts)
     structure = hlo_structure_summary(artifact, (expected, actual), differing, counts)
     structure += changed_lines(script)
-    head = ([f"ops: {summary}"] if summary else []) + structure
     where = (locations() if locations else None) or []
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     constants = changed_constants(dialect, script, where)
-    if constants:
-        head.append("constants: " + "; ".join(constant_text(c) for c in constants))
-    if next(script.changes(), None) is None:
-        head.append("only names changed, but not one-to-one: two values now share a name, or one has two")
     detail = {
-        "summary": head,
+        "summary": _summary_head(summary, structure, constants, script),
         "constants": constants,
         "sources": [[place, counts] for place, counts in found],
         "removed": removed,
@@ -112,6 +108,16 @@ def compare_text(
         diff=tuple(diff),
         omitted=omitted,
     )
+
+
+def _summary_head(summary: str, structure: list[str], constants: list[dict[str, Any]], script: EditScript) -> list[str]:
+    """The drift's summary lines: the ops, the structure, the changed constants, or that only names changed."""
+    head = ([f"ops: {summary}"] if summary else []) + structure
+    if constants:
+        head.append("constants: " + "; ".join(constant_text(c) for c in constants))
+    if next(script.changes(), None) is None:
+        head.append("only names changed, but not one-to-one: two values now share a name, or one has two")
+    return head
 
 
 def changed_constants(
@@ -142,20 +148,29 @@ def _replaced(script: EditScript) -> list[tuple[str, str, int]]:
     pairs = []
     removed: list[int] = []
     added: list[int] = []
-    for row in [*script.rows, None]:
-        if row is not None and row.tag == "-" and not added and row.old is not None:
+    for row in [*script.rows, _END]:
+        if row.tag == "-" and row.old is not None:
+            if added:  # a removal after additions starts the next block
+                pairs += _paired(script, removed, added)
+                removed, added = [], []
             removed.append(row.old)
-            continue
-        if row is not None and row.tag == "+" and removed and row.new is not None:
+        elif row.tag == "+" and row.new is not None and removed:
             added.append(row.new)
-            continue
-        pairs += [(script.old[i], script.new[j], j) for i, j in zip(removed, added, strict=False)]
-        removed, added = [], []
-        if row is not None and row.tag == "~" and row.old is not None and row.new is not None:
-            pairs.append((script.old[row.old], script.new[row.new], row.new))
-        elif row is not None and row.tag == "-" and row.old is not None:
-            removed.append(row.old)
+        else:
+            pairs += _paired(script, removed, added)
+            removed, added = [], []
+            if row.tag == "~" and row.old is not None and row.new is not None:
+                pairs.append((script.old[row.old], script.new[row.new], row.new))
     return pairs
+
+
+# Ends the last block of :func:`_replaced`, as an unchanged line would.
+_END = Row("=", None, None)
+
+
+def _paired(script: EditScript, removed: list[int], added: list[int]) -> list[tuple[str, str, int]]:
+    """A block's removed lines paired in order with its added ones: (old line, new line, new index)."""
+    return [(script.old[i], script.new[j], j) for i, j in zip(removed, added, strict=False)]
 
 
 def constant_text(constant: Mapping[str, Any]) -> str:

@@ -172,22 +172,33 @@ def _ir_headline(group: Sequence[Finding]) -> str:
     none): ops only removed are never charged to a line, and the headline says so.
     """
     names = ", ".join(dict.fromkeys(f.artifact for f in group))
-    text = f"{names} changed"
     described = next((f for f in group if f.ops or f.moves), None)
+    summary, located = _ir_summary(group, described)
+    where = _ir_where(described, located)
+    return _shorten([f"{names} changed{summary}"], width=max(HEADLINE_WIDTH - len(where), 40)) + where
+
+
+def _ir_summary(group: Sequence[Finding], described: Finding | None) -> tuple[str, Finding | None]:
+    """What changed (the ops or move of ``described``, else a changed constant), and the finding to locate it by."""
     constant = _first_located([f for f in group if f.subject == CONSTANT])
     located = _first_located(group)
     if described is not None:
         summary = ", ".join(_ranked_ops(described.ops)) or described.moves[0]
-        text += f"; {described.artifact}: {summary}"
-    elif constant is not None:
-        text += f"; {constant.artifact}: {constant.before} -> {constant.after}"
-        located = constant if constant.locations else located
-    where = ""
+        return f"; {described.artifact}: {summary}", located
+    if constant is not None:
+        return f"; {constant.artifact}: {constant.before} -> {constant.after}", (
+            constant if constant.locations else located
+        )
+    return "", located
+
+
+def _ir_where(described: Finding | None, located: Finding | None) -> str:
+    """Where the headline's change is: its first source location, or that removed ops have none."""
     if described is not None and described.ops and all(delta < 0 for delta in described.ops.values()):
-        where = " (removed; the snapshot keeps no source lines)"
-    elif located is not None and located.locations:
-        where = f" at {located.locations[0]}"
-    return _shorten([text], width=max(HEADLINE_WIDTH - len(where), 40)) + where
+        return " (removed; the snapshot keeps no source lines)"
+    if located is not None and located.locations:
+        return f" at {located.locations[0]}"
+    return ""
 
 
 # The texts whose source locations a headline names first: those that keep the whole call stack.

@@ -466,31 +466,8 @@ class StageSnapshot:
         record.version_change = list(upgrade.version_change(meta, plan.versions(current)) or ())
         if policy.skips(mismatch):
             raise StagesSkip(f'{mismatch} (on_version_mismatch = "skip")')
-        context = Context(
-            self.nodeid,
-            session.rootpath,
-            self.tolerance,
-            self.budget,
-            session.settings.diff_lines,
-            replace_unreadable=policy.update,
-            renames=(lambda: result.output_renames)
-            if snapshot_format.recorded_format(meta) < snapshot_format.NAMED_OUTPUTS
-            else None,
-        )
         snapshots = self._snapshots(result.name, read=not rerecord)
-        unchecked = (
-            {}
-            if policy.update
-            else environment_.not_checked(
-                change,
-                [n for n in result.built if n in snapshots],
-                host_dependent=self.active.host_dependent,
-                missing=[n for n, snap in snapshots.items() if snap.text is None],
-            )
-        )
-        compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
-        compared.findings += [Finding(SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
-        compared.status.update(dict.fromkeys(unchecked, SKIPPED))
+        compared = self._compare(result, snapshots, change, self._context(result, meta))
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
         new_meta = self._meta(meta, current)
@@ -511,6 +488,44 @@ class StageSnapshot:
             mismatch,
             lambda verdict: self._failure(result, compared, verdict, mismatch, change),
         )
+
+    def _context(self, result: StageResult, meta: Mapping[str, Any] | None) -> Context:
+        """What comparing this call needs besides its snapshots (renames only for folders before named outputs)."""
+        session = self.session
+        return Context(
+            self.nodeid,
+            session.rootpath,
+            self.tolerance,
+            self.budget,
+            session.settings.diff_lines,
+            replace_unreadable=session.policy.update,
+            renames=(lambda: result.output_renames)
+            if snapshot_format.recorded_format(meta) < snapshot_format.NAMED_OUTPUTS
+            else None,
+        )
+
+    def _compare(
+        self,
+        result: StageResult,
+        snapshots: Mapping[str, Snapshot],
+        change: environment_.EnvironmentChange,
+        context: Context,
+    ) -> CallComparison:
+        """Compare the call's snapshots, those the environment change leaves unchecked skipped (none on update)."""
+        unchecked = (
+            {}
+            if self.session.policy.update
+            else environment_.not_checked(
+                change,
+                [n for n in result.built if n in snapshots],
+                host_dependent=self.active.host_dependent,
+                missing=[n for n, snap in snapshots.items() if snap.text is None],
+            )
+        )
+        compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
+        compared.findings += [Finding(SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
+        compared.status.update(dict.fromkeys(unchecked, SKIPPED))
+        return compared
 
     def _refuse_format(self, meta: Mapping[str, Any] | None, record: CallRecord) -> bool:
         """A folder of a format this version cannot compare: said once a session (then skipped), never as drift.

@@ -73,18 +73,27 @@ def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) ->
     ``_compiles`` folder, which had no metadata then, owns its ``.compiles.json`` files. A
     temporary file of an interrupted write is owned with the file it was to become.
     """
-    if meta is None:
-        owned = {n for n in names if n.endswith(SUFFIXES["compiles"]) and own_name(n)}
-        if folder != COMPILES_FOLDER or owned != {n for n in names if temporary_of(n) is None}:
-            owned = set()
-    else:
-        listed = meta.get(MANIFEST_KEY)
-        owned = {META_FILE}
-        if isinstance(listed, list):
-            owned |= {n for n in listed if isinstance(n, str) and own_name(n)} & names
-        else:
-            owned |= {n for n in names if own_name(n)}
+    owned = _legacy_compiles(folder, names) if meta is None else _manifest_owned(names, meta)
     return (owned & names) | {n for n in names if temporary_of(n) in owned}
+
+
+def _legacy_compiles(folder: str, names: set[str]) -> set[str]:
+    """What a folder without metadata owns: its ``.compiles.json`` files if it is ``_compiles`` holding only those."""
+    owned = {n for n in names if n.endswith(SUFFIXES["compiles"]) and own_name(n)}
+    if folder != COMPILES_FOLDER or owned != {n for n in names if temporary_of(n) is None}:
+        return set()
+    return owned
+
+
+def _manifest_owned(names: set[str], meta: Mapping[str, Any]) -> set[str]:
+    """The files a folder with metadata owns: the metadata and its manifest's files (its own naming without one)."""
+    listed = meta.get(MANIFEST_KEY)
+    owned = {META_FILE}
+    if isinstance(listed, list):
+        owned |= {n for n in listed if isinstance(n, str) and own_name(n)} & names
+    else:
+        owned |= {n for n in names if own_name(n)}
+    return owned
 
 
 @dataclass(frozen=True)

@@ -306,11 +306,18 @@ class SnapshotStore:
             self._extension.delete_snapshots(snapshot_location=str(path), snapshot_names={path.name})
             deleted.append(path)
         for folder in {path.parent for path in paths}:
-            meta_path = folder / META_FILE
-            if meta_path.is_file() and not meta_path.is_symlink():
-                meta, owned = self._manifest(meta_path)
-                if isinstance(meta.get(MANIFEST_KEY), list) and set(meta[MANIFEST_KEY]) != owned:
-                    self._write(meta_path, to_json({**meta, MANIFEST_KEY: sorted(owned)}))
+            self._refresh_manifest(folder / META_FILE)
+        return self._remove_empty(paths, empty)
+
+    def _refresh_manifest(self, meta_path: Path) -> None:
+        """Rewrite the manifest of a pruned folder's metadata (a plain file) to the files left in it."""
+        if meta_path.is_file() and not meta_path.is_symlink():
+            meta, owned = self._manifest(meta_path)
+            if isinstance(meta.get(MANIFEST_KEY), list) and set(meta[MANIFEST_KEY]) != owned:
+                self._write(meta_path, to_json({**meta, MANIFEST_KEY: sorted(owned)}))
+
+    def _remove_empty(self, paths: Sequence[Path], empty: Sequence[Path]) -> list[Path]:
+        """Remove the folders under the root left empty above ``paths`` and ``empty``, deepest first; returns them."""
         emptied = []
         candidates = {p for path in [*paths, *(e / "_" for e in empty)] for p in path.parents}
         for folder in sorted(
