@@ -126,7 +126,7 @@ def test_an_input_jit_drops_has_a_null_sharding_the_reader_accepts():
 def test_the_writer_refuses_what_the_reader_would_refuse(tmp_path):
     store = SnapshotStore(tmp_path)
     path = SnapshotFolder(tmp_path, "test_m", "test_f", "cpu1").artifact("f", "ops")
-    with pytest.raises(SnapshotError, match=r"would refuse to read back \(the file\['opcodes'\] is null"):
+    with pytest.raises(SnapshotError, match=r"would be refused when read back \(the file\['opcodes'\] is null"):
         store.write(path, json.dumps({"opcodes": None}))
     assert not path.parent.exists(), "nothing written, not even the manifest"
 

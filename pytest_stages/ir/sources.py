@@ -328,7 +328,10 @@ def describe_all(locations: Located, root: Path | None) -> Sequence[str | None]:
                 return None
             frames = [where, *where.callers]
             if resolved_root is not None:
-                ours = [f for f in frames if path_of(f.file).is_relative_to(resolved_root)]
+                # A pseudo-file (``<string>``: code run by exec) is no file of the project, wherever it resolves.
+                ours = [
+                    f for f in frames if not f.file.startswith("<") and path_of(f.file).is_relative_to(resolved_root)
+                ]
                 frames = sorted(ours, key=lambda f: _is_test_file(f.file)) + frames
             described[where] = next((text for text in map(shown, frames) if text is not None), None)
         return described[where]

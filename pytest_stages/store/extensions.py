@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
+from syrupy.data import SnapshotCollection
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from syrupy.types import (
     PropertyFilter,
     PropertyMatcher,
@@ -35,7 +38,7 @@ from pytest_stages.analyse.artifacts import ARTIFACTS, Artifact
 from pytest_stages.config import DEFAULT_DIFF_LINES
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.textdiff import edit_script, unified
-from pytest_stages.store.storage import StageSnapshotExtension
+from pytest_stages.store.storage import write_atomically
 
 # How a suffix word is spelled in a class name (any other word is capitalized).
 _SPELLING = {"stablehlo": "StableHLO", "hlo": "HLO"}
@@ -43,12 +46,14 @@ _SPELLING = {"stablehlo": "StableHLO", "hlo": "HLO"}
 _OWN_NAMES = {"kernel_ir": "KernelIRExtension"}
 
 
-class ArtifactExtension(StageSnapshotExtension):
+class ArtifactExtension(SingleFileSnapshotExtension):
     """Base of the generated classes: one artifact's serializer, file suffix and diff.
 
-    Writes are atomic (inherited from the pytest-stages storage extension).
+    A text file per snapshot, written atomically (syrupy's own write truncates the file first).
     ``diff_limit`` caps the diff lines of a failure message.
     """
+
+    _write_mode = WriteMode.TEXT
 
     artifact: ClassVar[Artifact]
     normalize: ClassVar[Callable[[str], str] | None] = None
@@ -73,6 +78,17 @@ class ArtifactExtension(StageSnapshotExtension):
                 "pass the text (str(jaxpr), lowered.as_text(), compiled.as_text() or result.texts[...])"
             )
         return normalize(data)
+
+    @classmethod
+    def write_snapshot_collection(
+        cls, *, snapshot_collection: SnapshotCollection, name_order: dict[str, int] | None = None
+    ) -> None:
+        """syrupy's write of the one snapshot of a file, through :func:`write_atomically`: old or new, never half."""
+        path = Path(snapshot_collection.location)
+        data = next(iter(snapshot_collection)).data
+        if not isinstance(data, str):  # text mode: serialize gives str
+            raise TypeError(f"{cls.__name__} writes text, got {type(data).__name__} for {path}")
+        write_atomically(path, data)
 
     def diff_lines(self, serialized_data: SerializedData, snapshot_data: SerializedData) -> Iterator[str]:
         """The renumbering-proof unified diff, snapshot (-) to received (+): a renamed value is no change."""

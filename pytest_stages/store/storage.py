@@ -1,8 +1,10 @@
 """Snapshot storage: where each artifact lives, and reading/writing it safely.
 
-Files are written through a syrupy ``SingleFileSnapshotExtension`` subclass in
-text mode, one file per artifact, atomically (temporary file + rename in the
-same folder), and never outside the snapshot folder.
+One file per artifact, written atomically (temporary file + rename in the same folder) and never
+outside the snapshot folder. This tree is pytest-stages' own, not syrupy's: its layout (test,
+config and call folders), each folder's manifest of the files it owns, and the evidence a prune
+needs are beyond syrupy's location model, so it is read and written here directly. syrupy's part
+is the extensions of :mod:`pytest_stages.store.extensions`, for syrupy's own ``snapshot`` fixture.
 """
 
 from __future__ import annotations
@@ -16,9 +18,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
-
-from syrupy.data import Snapshot, SnapshotCollection
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
@@ -79,23 +78,6 @@ class SnapshotFolder:
         return self.path / META_FILE
 
 
-class StageSnapshotExtension(SingleFileSnapshotExtension):
-    """syrupy single-file extension for stage texts and analyses (UTF-8 text)."""
-
-    _write_mode = WriteMode.TEXT
-    file_extension = "txt"
-
-    @classmethod
-    def write_snapshot_collection(
-        cls, *, snapshot_collection: SnapshotCollection, name_order: dict[str, int] | None = None
-    ) -> None:
-        path = Path(snapshot_collection.location)
-        data = next(iter(snapshot_collection)).data
-        if not isinstance(data, str):  # text mode: the serializers give str
-            raise TypeError(f"{cls.__name__} writes text, got {type(data).__name__} for {path}")
-        write_atomically(path, data)
-
-
 def write_atomically(path: Path, text: str | Iterable[str]) -> None:
     """Replace ``path`` with ``text`` through a fsynced temporary file in its folder: old or new, never half.
 
@@ -141,7 +123,6 @@ class SnapshotStore:
     def __init__(self, root: Path, *, repair: bool = False) -> None:
         self.root = root
         self.repair = repair
-        self._extension = StageSnapshotExtension()
 
     @functools.cached_property
     def _resolved_root(self) -> Path:
@@ -179,7 +160,7 @@ class SnapshotStore:
         FIFO would block the read). The read is one open that does not follow a link, reads to
         the end and closes: five file system calls a file, where Python's text ``open`` makes
         about a dozen, which are slow on some hosts (benchmarks/README.md). The text is read as
-        syrupy's single-file extension reads it: UTF-8, universal newlines.
+        syrupy's single-file extension reads a file: UTF-8, universal newlines.
         """
         try:
             mode = path.lstat().st_mode
@@ -244,10 +225,8 @@ class SnapshotStore:
                 written.append(meta_path)
 
     def _write(self, path: Path, text: str) -> None:
-        collection = SnapshotCollection(location=str(path))
-        collection.add(Snapshot(name=path.name, data=text))
         try:
-            self._extension.write_snapshot_collection(snapshot_collection=collection)
+            write_atomically(path, text)
         except OSError as exc:
             raise SnapshotError(
                 f"could not write snapshot {path} ({exc.strerror or exc}); it keeps its previous content "
@@ -303,7 +282,7 @@ class SnapshotStore:
         for path in paths:
             if not path.is_symlink():
                 self._check_inside(path)
-            self._extension.delete_snapshots(snapshot_location=str(path), snapshot_names={path.name})
+            path.unlink()
             deleted.append(path)
         for folder in {path.parent for path in paths}:
             self._refresh_manifest(folder / META_FILE)
@@ -386,8 +365,8 @@ def _check_readable(path: Path, text: str) -> None:
     problem = invalid_snapshot(path.name, text)
     if problem is not None:
         raise SnapshotError(
-            f"pytest-stages built a snapshot for {path} that it would refuse to read back ({problem}); nothing "
-            "was written. This is a bug of pytest-stages: please report it with the function staged."
+            f"the snapshot built for {path} would be refused when read back ({problem}); nothing was written. "
+            "This is a bug in pytest-stages; please report it with the function staged."
         )
 
 
