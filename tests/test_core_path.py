@@ -294,7 +294,8 @@ def test_bad_config_type_is_a_usage_error(project):
     result = project.run()
     assert result.ret == 4
     assert (
-        "ERROR: pytest-stages: stages: unknown name 'optimized'; choose from ['jaxpr', 'stablehlo', 'kernel_ir', 'hlo', 'compiled']."
+        "ERROR: pytest-stages: stages: unknown name 'optimized'; "
+        "choose from ['jaxpr', 'stablehlo', 'kernel_ir', 'hlo', 'compiled']."
     ) in result.stderr.str()
 
 
