@@ -34,7 +34,7 @@ from pathlib import Path
 from suite import benchmark_environment, make_project, pytest_command, run_measured
 
 from pytest_stages.report import cli
-from pytest_stages.report.reporting import report_data
+from pytest_stages.report.render import report_data
 from pytest_stages.store.storage import write_atomically
 
 

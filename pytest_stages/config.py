@@ -283,7 +283,7 @@ def _test_configs(raw: Any, known: tuple[str, ...]) -> dict[str, tuple[str, ...]
 
 
 def _clearing(raw: Any) -> bool | str:
-    """``clear_caches``: "auto", true or false (:mod:`pytest_stages.stage.jax_caches`)."""
+    """``clear_caches``: "auto", true or false (:mod:`pytest_stages.stage.cache_clearing`)."""
     if isinstance(raw, bool):
         return raw
     if raw == "auto":

@@ -1,4 +1,4 @@
-"""The pytest hook layer: options, markers, parametrization over configs, fixtures, reporting."""
+"""The pytest hook layer: options, markers, parametrization over configs, fixtures, render."""
 
 from __future__ import annotations
 
@@ -26,16 +26,16 @@ from pytest_stages.config import (
     parse_settings,
 )
 from pytest_stages.core.errors import PREFIX, StagesError
-from pytest_stages.hooks import assembly, collection, reporter
+from pytest_stages.hooks import collection, per_test, reporter
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
 from pytest_stages.hooks.stash import CHIP, COMPILES, OBSERVER, SESSION, SNAPSHOT
-from pytest_stages.report import reporting
-from pytest_stages.run.compiles import StageCompiles
+from pytest_stages.report import render
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
-from pytest_stages.stage import chip, compile_cache
-from pytest_stages.stage.compiles import CompileLog
+from pytest_stages.run.stage_compiles import StageCompiles
+from pytest_stages.stage import chip, persistent_cache
+from pytest_stages.stage.compile_events import CompileLog
 from pytest_stages.stage.devices import (
     ActiveConfig,
     arrange_cpu_devices,
@@ -246,14 +246,14 @@ def pytest_configure(config: pytest.Config) -> None:
         baseline = config.getoption("stages_baseline")
         calls = _baseline(Path(baseline)) if baseline is not None else []
     except StagesError as exc:
-        raise assembly.as_pytest(exc, configuring=True) from None
+        raise per_test.as_pytest(exc, configuring=True) from None
     for path in found.unread:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
         try:  # the controller (not an xdist worker) starts the run's pending set afresh
             start_set(options.pending)
         except PendingError as exc:
-            raise assembly.as_pytest(exc, configuring=True) from None
+            raise per_test.as_pytest(exc, configuring=True) from None
     for path in ini_tables(config.inipath, config.rootpath):
         config.issue_config_time_warning(pytest.PytestConfigWarning(_ini_table(config, path)), stacklevel=2)
     session = StagesSession(settings, options, config.rootpath, patterns)
@@ -298,20 +298,20 @@ def _activate(config: pytest.Config) -> None:
     try:  # checked at configure where the session used the plugin from the start; here for one started late
         snapshot_root(config.rootpath, session.settings.snapshot_dir)
     except SnapshotError as exc:
-        raise assembly.as_pytest(exc) from None
+        raise per_test.as_pytest(exc) from None
     _arrange_devices(config, session.settings, session.options.configs)
     settings = session.settings
-    cache = compile_cache.choose(
+    cache = persistent_cache.choose(
         settings.compilation_cache,
-        Path(config.cache.mkdir(compile_cache.DEFAULT_FOLDER))
+        Path(config.cache.mkdir(persistent_cache.DEFAULT_FOLDER))
         if settings.compilation_cache is True and getattr(config, "cache", None)
         else None,
         config.rootpath,
-        compile_cache.users_jax_dir(),
+        persistent_cache.users_jax_dir(),
     )
     if cache.owner == "pytest-stages" and cache.path is not None:
-        compile_cache.enable(cache.path, config.stash[CHANGES])
-    observer = Observer(config, lambda path: safe_path(assembly.module_path(session, path)).as_posix())
+        persistent_cache.enable(cache.path, config.stash[CHANGES])
+    observer = Observer(config, lambda path: safe_path(per_test.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")
     # What a merge checks a shard ran: taken before any test writes, by the process that writes the JSON report.
@@ -351,7 +351,7 @@ def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Opti
         )
     report = reports[0] if reports else None
     if report is not None:
-        reporting.check_output("--stages-report", Path(report), snapshots)
+        render.check_output("--stages-report", Path(report), snapshots)
     check = config.getoption("stages_check")
     rerecord = config.getoption("stages_rerecord")
     if rerecord and not config.getoption("stages_update"):
@@ -384,7 +384,7 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
             "--stages-pending keeps what an update would write, on a compare run; --stages-update writes it into the "
             "snapshots: give one of them."
         )
-    if reporting.inside(path, snapshots) or reporting.inside(snapshots, path):
+    if render.inside(path, snapshots) or render.inside(snapshots, path):
         raise ConfigError(
             f"{name}={path} overlaps the snapshot folder {snapshots}, which a compare run never changes; name a "
             "folder outside it, e.g. --stages-pending=stages-pending."
@@ -398,7 +398,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     session = config.stash.get(SESSION, None)
     if session is None or not config.stash.get(ACTIVE, False):
         return None
-    return reporting.header(session)
+    return render.header(session)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -407,7 +407,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     session = metafunc.config.stash[SESSION]
     names = list(session.settings.configs_for(metafunc.definition.nodeid))
-    marker = assembly.marker_kwargs(metafunc.definition, "stages")
+    marker = per_test.marker_kwargs(metafunc.definition, "stages")
     if marker.get("configs") is not None:
         try:
             names = list(_marker_configs(metafunc.definition.nodeid, marker["configs"], session.settings))
@@ -446,12 +446,12 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     session = request.config.stash[SESSION]
     _activate(request.config)
     if isinstance(request.param, ConfigError):
-        raise assembly.as_pytest(request.param) from None
+        raise per_test.as_pytest(request.param) from None
     try:
-        assembly.check_chip(request.config, request.param)
+        per_test.check_chip(request.config, request.param)
         return session.active(request.param)
     except (TopologyUnavailable, ConfigError, chip.ChipHeld) as exc:
-        raise assembly.as_pytest(exc) from None
+        raise per_test.as_pytest(exc) from None
 
 
 @pytest.fixture
@@ -463,18 +463,18 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     """
     session = request.config.stash[SESSION]
     item = request.node
-    snapshot = assembly.make_snapshot(
-        session, item, stage_config, assembly.folder_for(session, item, stage_config.name)
+    snapshot = per_test.make_snapshot(
+        session, item, stage_config, per_test.folder_for(session, item, stage_config.name)
     )
 
     def call(
         fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any
     ) -> StageResult:
-        return assembly.run_call(snapshot, fn, args, kwargs, name=name, static_scalars=static_scalars)
+        return per_test.run_call(snapshot, fn, args, kwargs, name=name, static_scalars=static_scalars)
 
     call.__doc__ = StageSnapshot.__call__.__doc__
     yield call
-    assembly.finish(session, snapshot)
+    per_test.finish(session, snapshot)
 
 
 @pytest.fixture
@@ -486,11 +486,11 @@ def stage_compiles(request: pytest.FixtureRequest) -> StageCompilesFixture:
     of each extra compile. ``@pytest.mark.stages_budget(compiles=N)`` caps the compiles per function.
     """
     _activate(request.config)
-    checker = assembly.make_compiles(request.config.stash[SESSION], request.node)
+    checker = per_test.make_compiles(request.config.stash[SESSION], request.node)
 
     @contextlib.contextmanager
     def block(*functions: Any, name: str = "compiles") -> Iterator[CompileLog]:
-        with assembly.as_pytest_outcome(), checker(*functions, name=name) as log:
+        with per_test.as_pytest_outcome(), checker(*functions, name=name) as log:
             yield log
 
     return block
@@ -500,10 +500,10 @@ def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | N
     """The snapshot folder of a staged item (None for items that stage nothing)."""
     if isinstance(item, collection.RegisteredItem):
         return item.folder
-    config_name = assembly.config_param(item)
+    config_name = per_test.config_param(item)
     if not isinstance(config_name, str) and "stage_compiles" in getattr(item, "fixturenames", ()):
         config_name = COMPILES_FOLDER
-    return assembly.folder_for(session, item, config_name) if isinstance(config_name, str) else None
+    return per_test.folder_for(session, item, config_name) if isinstance(config_name, str) else None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -521,7 +521,7 @@ def pytest_runtest_makereport(
             writer.pending.clear()
         requests, hits = session.events.take()
         if requests:
-            test_report.user_properties.append((compile_cache.PROPERTY, [requests, hits]))
+            test_report.user_properties.append((persistent_cache.PROPERTY, [requests, hits]))
         for record in (record for writer in writers for record in writer.records):
             test_report.user_properties.append((reporter.RECORD_PROPERTY, json.dumps(record.to_dict())))
     return test_report
@@ -606,7 +606,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     bad = [
         item.nodeid
         for item in session.items
-        if isinstance(assembly.config_param(item), BaseException)
+        if isinstance(per_test.config_param(item), BaseException)
         or (isinstance(item, collection.RegisteredItem) and item.registration.problem)
     ]
     observer.view.errors += bad

@@ -21,7 +21,7 @@ from pytest_stages.config import DeviceConfig
 from pytest_stages.ir import hlo
 from pytest_stages.ir.sources import describe_all, hlo_locations
 from pytest_stages.ir.textdiff import BLOCK, edit_script, sources
-from pytest_stages.stage.compiles import CompileEvents
+from pytest_stages.stage.compile_events import CompileEvents
 from pytest_stages.stage.devices import activate
 from pytest_stages.stage.staging import stage
 
@@ -275,7 +275,7 @@ def test_markdown_report_carries_sources_and_diff(drifted, tmp_path):
 
 def test_markdown_shows_user_text_literally_and_the_whole_diff():
     from pytest_stages.core.records import CallRecord, Finding
-    from pytest_stages.report.reporting import RunReport, markdown
+    from pytest_stages.report.render import RunReport, markdown
 
     hunk = [["=", 1, "a", 1, "a", None], ["~", 2, "b", 2, "c", None], ["+", None, "", 3, "d", None]]
     finding = Finding("text", "jaxpr", "IR drift\n    (cut to diff_lines)", detail={"summary": [], "hunks": [hunk]})
@@ -290,7 +290,7 @@ def test_markdown_shows_user_text_literally_and_the_whole_diff():
 def test_the_review_page_shows_an_improvement_rather_than_no_drift():
     from pytest_stages.core.records import CallRecord, Finding
     from pytest_stages.report.html_report import page
-    from pytest_stages.report.reporting import RunReport, report_data, table_rows
+    from pytest_stages.report.render import RunReport, report_data, table_rows
 
     record = CallRecord(nodeid="t.py::test_f[cpu1]", config="cpu1", name="f", folder="f")
     record.status = {"cost": "improved"}

@@ -17,7 +17,7 @@ from conftest import SIMPLE_TEST
 from pytest_stages.config import ConfigError, parse_configs
 from pytest_stages.core.records import CallRecord, Finding
 from pytest_stages.core.text import clip, shown, visible
-from pytest_stages.report.reporting import RunReport, markdown, table_rows
+from pytest_stages.report.render import RunReport, markdown, table_rows
 from pytest_stages.store.schemas import invalid_snapshot
 
 FOLDER = "snapshots/test_model/test_f/cpu1"

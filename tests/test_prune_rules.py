@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from pytest_stages.core.observed import CollectionView, RunFacts, RunView
+from pytest_stages.core.run_view import CollectionView, RunFacts, RunView
 from pytest_stages.report.unused import gap_text, refusal_lines
 from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import (

@@ -21,11 +21,11 @@ from conftest import TWO_CPU1_CONFIGS
 
 import pytest_stages
 from pytest_stages.config import ConfigError, parse_settings
-from pytest_stages.core.observed import CollectionView, RunFacts
+from pytest_stages.core.run_view import CollectionView, RunFacts
 from pytest_stages.report import cli
 from pytest_stages.report.merge import MergeError, Shard, merge_reports, missing_groups, union
-from pytest_stages.report.reporting import TIME_COLUMN, RunReport, report_data, report_json
-from pytest_stages.stage.compile_cache import choose
+from pytest_stages.report.render import TIME_COLUMN, RunReport, report_data, report_json
+from pytest_stages.stage.persistent_cache import choose
 
 CONFIGS = (
     TWO_CPU1_CONFIGS

@@ -29,7 +29,7 @@ from pytest_stages.core.units import format_bytes
 from pytest_stages.ir import hlo
 from pytest_stages.ir.normalize import normalize_jaxpr, tidy_kept
 from pytest_stages.ir.sources import Location, describe_all, preferred
-from pytest_stages.stage.jax_caches import AUTO_PERIOD, CacheClearing, trace_key
+from pytest_stages.stage.cache_clearing import AUTO_PERIOD, CacheClearing, trace_key
 from pytest_stages.store.names import safe_component
 
 
@@ -313,7 +313,7 @@ def test_the_report_schema_names_every_check_kind_and_status_of_the_artifact_tab
 
     from pytest_stages.analyse.artifacts import CHECK_KINDS
     from pytest_stages.core.records import SKIPPED
-    from pytest_stages.report.reporting import STATUS_RANK
+    from pytest_stages.report.render import STATUS_RANK
 
     schema = json.loads((Path(pytest_stages.__file__).parent / "report.schema.json").read_text())
     record = schema["properties"]["calls"]["items"]["properties"]

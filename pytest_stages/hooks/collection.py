@@ -12,7 +12,7 @@ import pytest
 
 from pytest_stages.analyse.analyses import format_spec
 from pytest_stages.core.errors import StagesError
-from pytest_stages.hooks import assembly
+from pytest_stages.hooks import per_test
 from pytest_stages.hooks.registry import RegisteredFunctionError, Registration, registrations
 from pytest_stages.hooks.stash import SESSION
 from pytest_stages.stage.adapters import argument_names
@@ -52,17 +52,17 @@ class RegisteredItem(pytest.Item):
         try:
             if self.problem is not None:
                 raise self.problem
-            assembly.check_chip(self.config, self.config_name)
+            per_test.check_chip(self.config, self.config_name)
             fn = self.registration.staged_fn()
         except StagesError as exc:
-            raise assembly.as_pytest(exc) from None
+            raise per_test.as_pytest(exc) from None
         session = self.config.stash[SESSION]
         active = session.active(self.config_name)
-        snapshot = assembly.make_snapshot(session, self, active, self.folder, self.registration.budget)
+        snapshot = per_test.make_snapshot(session, self, active, self.folder, self.registration.budget)
         try:
-            assembly.run_call(snapshot, fn, self.args, {}, name=self.registration.name)
+            per_test.run_call(snapshot, fn, self.args, {}, name=self.registration.name)
         finally:
-            assembly.finish(session, snapshot)
+            per_test.finish(session, snapshot)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         code = getattr(self.registration.fn, "__code__", None)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pytest_stages.core.observed import CollectionView, RunFacts, worse
+from pytest_stages.core.run_view import CollectionView, RunFacts, worse
 from pytest_stages.store.storage import file_digest
 
 WORKER_OUTPUT_KEY = "pytest_stages_collection"

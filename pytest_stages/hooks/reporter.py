@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from pytest_stages.core.errors import PREFIX
-from pytest_stages.core.observed import RunFacts
 from pytest_stages.core.records import CallRecord
+from pytest_stages.core.run_view import RunFacts
 from pytest_stages.hooks.observe import Observer
-from pytest_stages.report.reporting import (
+from pytest_stages.report.render import (
     RunReport,
     append_step_summary,
     inside,
@@ -28,7 +28,7 @@ from pytest_stages.report.reporting import (
 )
 from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.run.runner import StagesSession
-from pytest_stages.stage import compile_cache
+from pytest_stages.stage import persistent_cache
 from pytest_stages.store.prune import Evidence, run_gaps
 
 # The user property that carries a call's record from the test's process to the controller.
@@ -47,7 +47,7 @@ class StagesReporter:
         self,
         session: StagesSession,
         observer: Observer,
-        cache: compile_cache.CacheChoice,
+        cache: persistent_cache.CacheChoice,
         state: tuple[str, str] = ("", ""),
     ) -> None:
         self.session = session
@@ -63,7 +63,7 @@ class StagesReporter:
         for key, value in getattr(report, "user_properties", ()):
             if key == RECORD_PROPERTY:
                 self.session.records.append(CallRecord.from_dict(json.loads(value)))
-            elif key == compile_cache.PROPERTY:
+            elif key == persistent_cache.PROPERTY:
                 requests, hits = value
                 self.cache_counts = (self.cache_counts[0] + requests, self.cache_counts[1] + hits)
 
@@ -101,7 +101,7 @@ class StagesReporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminal_summary(terminalreporter, self.report())
         requests, hits = self.cache_counts
-        cache_line = compile_cache.summary(self.cache, requests, hits, self.session.rootpath)
+        cache_line = persistent_cache.summary(self.cache, requests, hits, self.session.rootpath)
         for line in [*self.lines, *([cache_line] if cache_line and any(self.cache_counts) else [])]:
             terminalreporter.write_line(line)
 

@@ -8,7 +8,7 @@ from typing import Any
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.inputs import read_json
 from pytest_stages.report.merge import SHARD_SCHEMA
-from pytest_stages.report.reporting import REPORT_SCHEMA
+from pytest_stages.report.render import REPORT_SCHEMA
 from pytest_stages.store.schemas import mismatch
 
 # The part of a report a baseline is read for: its calls (their compile times).

@@ -17,10 +17,10 @@ from typing import Any, TextIO
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
 from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.inputs import read_json
-from pytest_stages.core.observed import PASSED_EXIT
+from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_driver, review
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
-from pytest_stages.report.reporting import (
+from pytest_stages.report.render import (
     REPORT_FORMATS,
     append_step_summary,
     check_output,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.core.observed import OUTCOMES, CollectionView, RunFacts, worse, worse_exit
-from pytest_stages.report.reporting import REPORT_SCHEMA, STATUS_RANK, RunReport
+from pytest_stages.core.run_view import OUTCOMES, CollectionView, RunFacts, worse, worse_exit
+from pytest_stages.report.render import REPORT_SCHEMA, STATUS_RANK, RunReport
 from pytest_stages.store.names import safe_path
 from pytest_stages.store.prune import Incomplete, merge_gaps
 from pytest_stages.store.schemas import ANY, NUMBER, mismatch

@@ -12,9 +12,9 @@ from pathlib import Path, PurePosixPath
 from typing import assert_never
 
 from pytest_stages.core.errors import PREFIX
-from pytest_stages.core.observed import RunView
 from pytest_stages.core.records import CallRecord
-from pytest_stages.report.reporting import PRUNE_HINT, inventory_lines
+from pytest_stages.core.run_view import RunView
+from pytest_stages.report.render import PRUNE_HINT, inventory_lines
 from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import (
     Disagreement,

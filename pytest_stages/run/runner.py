@@ -4,7 +4,7 @@
 :func:`pytest_stages.check.decide.decide` and :func:`pytest_stages.check.message.call_message` are
 pure; :class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the
 files to write until the test has passed. The pytest hook layer (``plugin.py``,
-``assembly.py``) creates a :class:`StagesSession` per run and a :class:`StageSnapshot`
+``per_test.py``) creates a :class:`StagesSession` per run and a :class:`StageSnapshot`
 per test; this module holds no pytest hooks.
 
 What only a difference or a failure needs (the comparison families, the alignment of
@@ -34,9 +34,9 @@ from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Kin
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.stage import plan
 from pytest_stages.stage.adapters import Unsupported
-from pytest_stages.stage.compiles import CompileEvents
+from pytest_stages.stage.cache_clearing import CacheClearing
+from pytest_stages.stage.compile_events import CompileEvents
 from pytest_stages.stage.devices import ActiveConfig, activate
-from pytest_stages.stage.jax_caches import CacheClearing
 from pytest_stages.stage.staging import StageResult, stage
 from pytest_stages.store import pending as pending_
 from pytest_stages.store.storage import (

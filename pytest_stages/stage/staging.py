@@ -20,10 +20,10 @@ from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import Located, describe_all, loop_locations
-from pytest_stages.stage import compile_cache, jax_options, scalars
+from pytest_stages.stage import jax_options, persistent_cache, scalars
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt, returned_leaves
 from pytest_stages.stage.chip import held_elsewhere, held_message
-from pytest_stages.stage.compiles import CompileEvents
+from pytest_stages.stage.compile_events import CompileEvents
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.topology import place_unsharded
 
@@ -268,7 +268,7 @@ def stage(
         with _step(name, "lowering", seconds, "lower"):
             lowered = adapter.lower(traced, None if active.attached else (active.platform,))
         hits = events.total_hits
-        with compile_cache.compile_only() if active.compile_only else events.staged():
+        with persistent_cache.compile_only() if active.compile_only else events.staged():
             if active.attached:
                 with _step(name, "compiling", seconds, "compile"):
                     compiled = lowered.compile()

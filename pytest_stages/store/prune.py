@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import SUFFIXES
-from pytest_stages.core.observed import PASSED_EXIT, CollectionView, RunFacts, RunView
+from pytest_stages.core.run_view import PASSED_EXIT, CollectionView, RunFacts, RunView
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
     META_FILE,

@@ -1,6 +1,6 @@
 """One ``stage_compiles`` block end to end: count, compare with ``<name>.compiles.json``, decide, write.
 
-The counting is :mod:`pytest_stages.stage.compiles`', the comparison
+The counting is :mod:`pytest_stages.stage.compile_events`', the comparison
 :mod:`pytest_stages.check.compile_counts`' (pure); this keeps the snapshot to write until the
 test has passed and turns a failing verdict into the message a user reads. Its record joins the
 staged calls' in the reports (status column ``compiles``).
@@ -30,7 +30,7 @@ from pytest_stages.run.runner import (
     conclude,
     write_pending,
 )
-from pytest_stages.stage.compiles import CompileLog, watch
+from pytest_stages.stage.compile_events import CompileLog, watch
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder
 
 ARTIFACT = "compiles"

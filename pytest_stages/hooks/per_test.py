@@ -19,8 +19,8 @@ from pytest_stages.check.budgets import budget_for, parse_budget
 from pytest_stages.config import ConfigError, parse_choices, parse_tolerances
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.hooks.stash import CHIP, COMPILES, SNAPSHOT
-from pytest_stages.run.compiles import StageCompiles
 from pytest_stages.run.runner import StageSnapshot, StagesSession
+from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage.chip import ChipHeld
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageResult
