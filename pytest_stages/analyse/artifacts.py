@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pytest_stages.analyse import analyses, kernels
+from pytest_stages.core.records import Kind
 from pytest_stages.ir import sources
 from pytest_stages.ir.kernels import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
@@ -85,7 +86,7 @@ class Artifact:
     """
 
     name: str
-    kind: str
+    kind: Kind
     suffix: str
     stage: str
     needs_compile: bool
@@ -137,7 +138,7 @@ def _compiled_locations(result: Staged) -> sources.Located | None:
 ARTIFACTS: tuple[Artifact, ...] = (
     Artifact(
         "jaxpr",
-        "text",
+        Kind.TEXT,
         ".jaxpr.txt",
         "jaxpr",
         False,
@@ -151,7 +152,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     ),
     Artifact(
         "stablehlo",
-        "text",
+        Kind.TEXT,
         ".stablehlo.mlir",
         "lowered",
         False,
@@ -166,7 +167,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     # kernel; the stage texts hold a reference to its section in place of the payload.
     Artifact(
         "kernel_ir",
-        "text",
+        Kind.TEXT,
         ".kernels.mlir",
         "lowered",
         False,
@@ -181,7 +182,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     ),
     Artifact(
         "hlo",
-        "text",
+        Kind.TEXT,
         ".hlo.txt",
         "lowered",
         False,
@@ -194,7 +195,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     ),
     Artifact(
         "compiled",
-        "text",
+        Kind.TEXT,
         ".compiled.hlo.txt",
         "compiled",
         True,
@@ -207,7 +208,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     ),
     Artifact(
         "cost",
-        "cost",
+        Kind.COST,
         ".cost.json",
         "compiled",
         False,
@@ -226,7 +227,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     ),
     Artifact(
         "memory",
-        "memory",
+        Kind.MEMORY,
         ".memory.json",
         "compiled",
         True,
@@ -237,7 +238,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     ),
     Artifact(
         "ops",
-        "text",
+        Kind.TEXT,
         ".ops.json",
         "compiled",
         True,
@@ -249,7 +250,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     ),
     Artifact(
         "sharding",
-        "sharding",
+        Kind.SHARDING,
         ".sharding.json",
         "compiled",
         True,
@@ -268,7 +269,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     ),
     Artifact(
         "layout",
-        "layout",
+        Kind.LAYOUT,
         ".layout.json",
         "compiled",
         True,
@@ -280,7 +281,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     # The grid, blocks, scratch and VMEM estimate of each Pallas kernel (only programs with kernels).
     Artifact(
         "kernels",
-        "kernels",
+        Kind.KERNELS,
         ".kernels.json",
         "jaxpr",
         False,
@@ -296,7 +297,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     # and comparison, in check/compile_counts.py; staging never builds it).
     Artifact(
         "compiles",
-        "compiles",
+        Kind.COMPILES,
         ".compiles.json",
         CONTEXT,
         False,
@@ -315,9 +316,9 @@ CHECK_KINDS = (*dict.fromkeys(a.kind for a in ARTIFACTS), BUDGET)
 SUFFIXES = {a.name: a.suffix for a in ARTIFACTS}
 
 
-def check_kind(name: str) -> str:
+def check_kind(name: str) -> Kind:
     """The ``--stages-check`` kind of an artifact (``budget`` for budget findings)."""
-    return BY_NAME[name].kind if name in BY_NAME else name
+    return BY_NAME[name].kind if name in BY_NAME else Kind(name)
 
 
 def headline_rank(name: str) -> int:

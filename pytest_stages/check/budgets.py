@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.core.errors import ConfigError
-from pytest_stages.core.records import Change, Finding
+from pytest_stages.core.records import Change, Finding, Kind
 from pytest_stages.core.units import (
     format_bytes,
     format_number,
@@ -228,16 +228,16 @@ def _check_table(findings: list[Finding], metric: str, ops: Mapping[str, Any], c
 
 def _check(findings: list[Finding], metric: str, value: Any, ceiling: float, show: Any) -> None:
     if value is None:
-        findings.append(Finding("budget", "budget", f"{metric}: not measured on this backend", failing=False))
+        findings.append(Finding(Kind.BUDGET, "budget", f"{metric}: not measured on this backend", failing=False))
     elif value > ceiling:
-        findings.append(Finding("budget", "budget", f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}"))
+        findings.append(Finding(Kind.BUDGET, "budget", f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}"))
 
 
 def _check_share(findings: list[Finding], metric: str, value: Any, share: Share, device: DeviceMemory | None) -> None:
     """``peak_bytes 15.2 GiB is 96.5% of the device's 15.7 GiB, over the ceiling 90% (14.2 GiB): 0.5 GiB left``."""
     if value is None or device is None:
         what = "not measured on this backend" if value is None else "the device's memory is not known here"
-        findings.append(Finding("budget", "budget", f"{metric} {share}: {what}", failing=False))
+        findings.append(Finding(Kind.BUDGET, "budget", f"{metric} {share}: {what}", failing=False))
         return
     ceiling = share.fraction * device.bytes
     used = value / device.bytes
@@ -246,10 +246,10 @@ def _check_share(findings: list[Finding], metric: str, value: Any, share: Share,
     figures = {"subject": metric, "before": ceiling, "after": value}
     if value > ceiling:
         message = f"{text}, over the ceiling {share} ({format_bytes(ceiling)}): {left} left on the device"
-        findings.append(Finding("budget", "budget", message, change=Change.BREACH, **figures))
+        findings.append(Finding(Kind.BUDGET, "budget", message, change=Change.BREACH, **figures))
     else:
         message = f"{text}, within the ceiling {share}: headroom {format_bytes(ceiling - value)} to it, {left} left"
-        findings.append(Finding("budget", "budget", message, failing=False, change=Change.HEADROOM, **figures))
+        findings.append(Finding(Kind.BUDGET, "budget", message, failing=False, change=Change.HEADROOM, **figures))
 
 
 def _check_vmem(findings: list[Finding], specs: Mapping[str, Any] | None, ceiling: float | Share) -> None:
@@ -264,7 +264,7 @@ def _check_vmem(findings: list[Finding], specs: Mapping[str, Any] | None, ceilin
     if isinstance(ceiling, Share):
         if capacity is None:
             what = "the VMEM size of this device is not known here"
-            findings.append(Finding("budget", "budget", f"{VMEM_METRIC} {ceiling}: {what}", failing=False))
+            findings.append(Finding(Kind.BUDGET, "budget", f"{VMEM_METRIC} {ceiling}: {what}", failing=False))
             return
         limit, shown = (
             ceiling.fraction * capacity,
@@ -277,20 +277,20 @@ def _check_vmem(findings: list[Finding], specs: Mapping[str, Any] | None, ceilin
         if value is not None and value > limit:
             message = f"{VMEM_METRIC}: kernel {name} VMEM est. {format_bytes(value)} exceeds the ceiling {shown}"
             findings.append(
-                Finding("budget", "budget", message, change=Change.BREACH, subject=name, before=limit, after=value)
+                Finding(Kind.BUDGET, "budget", message, change=Change.BREACH, subject=name, before=limit, after=value)
             )
 
 
 def _check_seconds(findings: list[Finding], seconds: Mapping[str, float] | None, ceiling: float) -> None:
     """``compile_seconds 3.1 s exceeds the ceiling 1.5 s (+50% noise margin: 2.25 s)``."""
     if not seconds:
-        findings.append(Finding("budget", "budget", f"{SECONDS_METRIC}: not measured", failing=False))
+        findings.append(Finding(Kind.BUDGET, "budget", f"{SECONDS_METRIC}: not measured", failing=False))
         return
     total, allowed = sum(seconds.values()), ceiling * (1 + COMPILE_SECONDS_MARGIN)
     if total > allowed:
         findings.append(
             Finding(
-                "budget",
+                Kind.BUDGET,
                 "budget",
                 f"{SECONDS_METRIC} {total:.3g} s exceeds the ceiling {ceiling:.3g} s "
                 f"(+{COMPILE_SECONDS_MARGIN:.0%} noise margin: {allowed:.3g} s)",

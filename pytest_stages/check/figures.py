@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.changed_paths import deep_diff, levels, show
 from pytest_stages.check.figure_text import LOWERED, figure_change, figure_values, informational, metric_label
 from pytest_stages.check.pair import Compared, Pair
@@ -36,7 +36,7 @@ def compare_metrics(
         was, now = ("compiled", "lowered") if compiled(expected) else ("lowered", "compiled")
         return [
             Finding(
-                artifact,
+                check_kind(artifact),
                 artifact,
                 f"the snapshot counts the {was} program, this run the {now} one (only an attached platform "
                 "has a compiled cost): the figures do not compare; run `pytest --stages-update` to record them",
@@ -70,7 +70,7 @@ def _metric_finding(artifact: str, metric: str, old: Any, new: Any, tolerances: 
     """A rise beyond tolerance (failing), a fall (an improvement), or None within tolerance."""
     if not _is_number(old) or not _is_number(new):
         return Finding(
-            artifact,
+            check_kind(artifact),
             artifact,
             f"{metric}: {show(old)} -> {show(new)}",
             change=Change.INCOMPARABLE,
@@ -88,11 +88,14 @@ def _metric_finding(artifact: str, metric: str, old: Any, new: Any, tolerances: 
     fields: dict[str, Any] = {"change": Change.FIGURE, "subject": metric, "before": old, "after": new}
     if metric in SAVINGS_METRICS and change < 0:
         return Finding(
-            artifact, artifact, f"{figures}, {within}: fewer bytes shared between inputs and outputs", **fields
+            check_kind(artifact),
+            artifact,
+            f"{figures}, {within}: fewer bytes shared between inputs and outputs",
+            **fields,
         )
     if change > 0 and metric not in SAVINGS_METRICS:
-        return Finding(artifact, artifact, f"{figures}, {within}", **fields)
-    return Finding(artifact, artifact, f"{figures}): improved; {IMPROVEMENT_HINT}", failing=False, **fields)
+        return Finding(check_kind(artifact), artifact, f"{figures}, {within}", **fields)
+    return Finding(check_kind(artifact), artifact, f"{figures}): improved; {IMPROVEMENT_HINT}", failing=False, **fields)
 
 
 def compiled(metrics: Mapping[str, Any]) -> bool:

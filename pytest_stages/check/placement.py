@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_stages.analyse.artifacts import check_kind
 from pytest_stages.check.changed_paths import deep_diff, levels, show
 from pytest_stages.check.collectives import collective_deltas
 from pytest_stages.check.pair import Compared, Pair
@@ -30,7 +31,7 @@ def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mappin
     short = group_leaves([_placement_change(key, expected, actual, mesh=False) for key in keys])
     return [
         Finding(
-            artifact,
+            check_kind(artifact),
             artifact,
             message,
             change=Change.PLACEMENT if side else Change.COLLECTIVES,

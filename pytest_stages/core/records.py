@@ -21,6 +21,7 @@ class Kind(StrEnum):
     MEMORY = "memory"
     SHARDING = "sharding"
     LAYOUT = "layout"
+    KERNELS = "kernels"
     COMPILES = "compiles"
     BUDGET = "budget"
     SKIPPED = "skipped"
@@ -76,12 +77,12 @@ class Finding:
     holds JSON-ready data for reports (a drift's summary lines and side-by-side diff).
     """
 
-    kind: str
+    kind: Kind
     artifact: str
     message: str
     failing: bool = True
     detail: Mapping[str, Any] | None = field(default=None, compare=False)
-    change: str = Change.OTHER
+    change: Change = Change.OTHER
     subject: str = ""
     before: Any = None
     after: Any = None
@@ -162,6 +163,9 @@ def _finding(data: Mapping[str, Any]) -> Finding:
     for name in ("locations", "moves", "diff", "explanations"):
         if name in fields:
             fields[name] = tuple(fields[name])
+    fields["kind"] = Kind(fields["kind"])
+    if "change" in fields:
+        fields["change"] = Change(fields["change"])
     return Finding(**fields)
 
 

@@ -197,7 +197,9 @@ def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context
     ``context.replace_unreadable`` (update mode), where it is reported and replaced.
     """
     left_out = {**result.skipped, **result.partial}
-    out = CallComparison(findings=[Finding(SKIPPED, name, reason, failing=False) for name, reason in left_out.items()])
+    out = CallComparison(
+        findings=[Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()]
+    )
     for name in result.built:
         if name in snapshots:
             _add_artifact(out, name, snapshots[name], result=result, context=context)
@@ -523,7 +525,7 @@ class StageSnapshot:
             )
         )
         compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
-        compared.findings += [Finding(SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
+        compared.findings += [Finding(Kind.SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
         compared.status.update(dict.fromkeys(unchecked, SKIPPED))
         return compared
 
