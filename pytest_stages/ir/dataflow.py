@@ -21,6 +21,7 @@ same expression twice) they keep their order.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,8 +32,8 @@ class Order:
     """What may move in one dialect: units whose first line is ``movable`` and whose text has no ``effects``,
     and ``blocks`` (computations, functions: their place among their siblings never matters). A ``glued``
     line continues the unit before it (a region's label, a closing brace, a blank line). ``callers_first``:
-    a block may be called above its definition (StableHLO's ``@main`` first), so the text is read again
-    until what each call knows of its callee (a side effect, its hash) is what the pass before found."""
+    a block may be called above its definition (StableHLO's ``@main`` first), so blocks are read callees
+    first, and each call knows its callee's hash and whether it has a side effect."""
 
     movable: re.Pattern[str]
     glued: re.Pattern[str]
@@ -95,7 +96,7 @@ ORDERS = {
         effects=_search(
             r"\b(?:stablehlo|mhlo)\.(?:custom_call|send|recv|infeed|outfeed|rng|all_reduce|all_gather|all_to_all|"
             r"reduce_scatter|collective_permute|collective_broadcast|after_all|create_token|partition_id|replica_id|"
-            r"optimization_barrier)\b|token"
+            r"optimization_barrier)\b|token|call @\""
         ),
         blocks=re.compile(r"[ \t]*+func\.func "),
         callers_first=True,
@@ -110,9 +111,8 @@ ORDERS = {
         blocks=re.compile(r"(?!)"),
     ),
 }
-# How many more times a text whose calls may precede their callee is read: one per level of calls
-# whose callee is below it, before the side effects and hashes of every callee are known to its callers.
-PASSES = 8
+# A function's name as StableHLO defines it ("func.func private @inner(") and calls it ("call @inner(").
+_CALLEE = re.compile(r"@[\w$\-]+")
 # A quoted string on one line (an HLO backend_config's JSON, a jaxpr's name): its brackets do not count.
 _QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 # Each bracket as "(" (opens) or ")" (closes), every other character but the newline dropped.
@@ -152,18 +152,7 @@ def reordered(
     graph.same = (common[0], len(lines) - common[1])
     if dialect == "jaxpr":
         graph.calls = _effectful_jaxprs(text, order.effects)
-    out = graph.level(lines, 0)[0]
-    if order.callers_first:
-        for _ in range(PASSES):
-            effectful, found = set(graph.effectful), graph.found
-            graph.hashes, graph.callees, graph.found = dict(found), found, {}
-            out = graph.level(lines, 0)[0]
-            if graph.effectful == effectful and graph.found == found:
-                break
-        else:
-            if graph.effectful != effectful:  # a call judged pure may reach a side effect: nothing moves
-                return None
-    return "\n".join(out)
+    return "\n".join(graph.level(lines, 0)[0])
 
 
 class _Graph:
@@ -183,10 +172,6 @@ class _Graph:
         # name -> the hash of what defines it; a name not (yet) seen reads as itself
         self.hashes: dict[str, str] = {}
         self.effectful: set[str] = set()
-        # where callers come first (Order.callers_first): each block's hash, by its name, from the
-        # pass before (what its callers read) and from this pass
-        self.callees: dict[str, str] = {}
-        self.found: dict[str, str] = {}
         # a jaxpr's eqns that call a shared ``let name = { lambda ...`` with a side effect (``jaxpr=name``)
         self.calls: re.Pattern[str] | None = None
         # how many brackets each line of the text leaves open
@@ -199,24 +184,27 @@ class _Graph:
         between fixed ones sorted by hash; the units' hashes in that order, and whether no unit has a
         side effect. ``shared``: a unit in the lines both texts share is read as itself (not inside a
         unit that may move, whose hash must not depend on where it is)."""
+        units = self.units(lines, offset)
+        starts = list(itertools.accumulate((len(unit) for unit in units), initial=offset))
+        done: dict[int, tuple[str, list[str], bool]] = {}
+        same: list[str] = []
+        pure_level = True
+        for index in self.callees_first(units) if self.order.callers_first else range(len(units)):
+            found, first, stop = units[index], starts[index], starts[index + 1]
+            if shared and (stop <= self.same[0] or first >= self.same[1]):
+                done[index] = self.same_unit(found), found, False
+                same += found
+                continue
+            operation = self.order.movable.match(found[0]) is not None
+            block = self.order.blocks.match(found[0]) is not None
+            digest, unit, pure = self.unit(found, first, shared=shared and not (operation or block))
+            pure_level = pure_level and pure
+            done[index] = digest, unit, block or (operation and pure)
         out: list[str] = []
         digests: list[str] = []
         run: list[tuple[str, int, list[str]]] = []
-        same: list[str] = []
-        pure_level = True
-        position = offset
-        for index, found in enumerate(self.units(lines, offset)):
-            first, position = position, position + len(found)
-            if shared and (position <= self.same[0] or first >= self.same[1]):
-                digest, unit = self.same_unit(found), found
-                same += unit
-                movable = False
-            else:
-                operation = self.order.movable.match(found[0]) is not None
-                block = self.order.blocks.match(found[0]) is not None
-                digest, unit, pure = self.unit(found, first, shared=shared and not (operation or block))
-                pure_level = pure_level and pure
-                movable = block or (operation and pure)
+        for index in range(len(units)):
+            digest, unit, movable = done[index]
             if movable:
                 run.append((digest, index, unit))
                 continue
@@ -225,6 +213,32 @@ class _Graph:
             digests.append(digest)
         out += _flush(run, digests)
         return out, digests, pure_level and not self.has_effect("\n".join(same))
+
+    def callees_first(self, units: Sequence[list[str]]) -> list[int]:
+        """The indexes of ``units``, each block after the blocks it calls (``@name``) among them, so that
+        a call reads its callee's hash and side effect; else in order. A cycle is cut where it closes."""
+        blocks: dict[str, int] = {}
+        for index, unit in enumerate(units):
+            if self.order.blocks.match(unit[0]) is not None:
+                blocks.update(dict.fromkeys(_CALLEE.findall(unit[0])[:1], index))
+        if not blocks:
+            return list(range(len(units)))
+        ordered: list[int] = []
+        seen: set[int] = set()
+        for root in range(len(units)):
+            stack = [(root, False)]
+            while stack:
+                index, expanded = stack.pop()
+                if expanded:
+                    ordered.append(index)
+                    continue
+                if index in seen:
+                    continue
+                seen.add(index)
+                stack.append((index, True))
+                called = {blocks[name] for name in _CALLEE.findall("\n".join(units[index])) if name in blocks}
+                stack += ((callee, False) for callee in sorted(called) if callee not in seen)
+        return ordered
 
     def units(self, lines: Sequence[str], offset: int) -> list[list[str]]:
         """``lines`` cut into units: a line and the lines its open brackets hold; a glued line joins the unit before."""
@@ -309,16 +323,10 @@ class _Graph:
         """Give the names a unit's regions bind (a jaxpr's binders, a region's or a computation's
         parameters) back the hashes they had before it: a jaxpr's nested ``{ lambda ; h:f32[] ...``
         may reuse an outer name, which still means the outer value after it. What the unit itself
-        defines (left of its first `` = ``; a block's name) keeps its new hash; where callers come
-        first, a block's name keeps the one of the pass before (:attr:`callees`)."""
+        defines (left of its first `` = ``; a block's name) keeps its new hash."""
         cut = first.find(" = ")
         block = self.order.blocks.match(first) is not None
         results = set(defs[:1]) if block or cut < 0 else set(map(self.key, self.defined(first[: cut + 3])))
-        if block and self.order.callers_first:
-            # a block's own name reads as its hash of the pass before, in every caller, above or below
-            self.found[defs[0]] = self.hashes.pop(defs[0])
-            if defs[0] in self.callees:
-                self.hashes[defs[0]] = self.callees[defs[0]]
         for name in defs:
             if name in results:
                 continue
