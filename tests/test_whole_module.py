@@ -409,6 +409,23 @@ def test_calls_of_a_function_with_a_side_effect_keep_their_order(dialect):
     assert not equivalent(dialect, plain, swapped)
 
 
+def test_loops_whose_shared_body_jaxpr_has_a_side_effect_keep_their_order():
+    """A jaxpr's shared ``let body = { lambda ...`` read by ``while[body_jaxpr=body ...]``."""
+    text = (
+        "let body = { lambda ; a:f32[]. let b:f32[] = OP a in (b,) } in\n"
+        "let cond = { lambda ; a:f32[]. let b:bool[] = lt a 1.0:f32[] in (b,) } in\n"
+        "{ lambda ; c:f32[] d:f32[]. let\n"
+        "    e:f32[] = while[body_jaxpr=body body_nconsts=0 cond_jaxpr=cond cond_nconsts=0] c\n"
+        "    f:f32[] = while[body_jaxpr=body body_nconsts=0 cond_jaxpr=cond cond_nconsts=0] d\n"
+        "    g:f32[] = sub e f\n"
+        "  in (g,) }"
+    )
+    swapped = text.replace("] c\n", "] X\n").replace("] d\n", "] c\n").replace("] X\n", "] d\n")
+    swapped = swapped.replace("sub e f", "sub f e")
+    assert equivalent("jaxpr", text.replace("OP", "sin"), swapped.replace("OP", "sin"))
+    assert not equivalent("jaxpr", text.replace("OP", "io_callback"), swapped.replace("OP", "io_callback"))
+
+
 def test_a_call_keeps_its_place_when_its_callees_callee_below_it_has_a_side_effect():
     """Known only once the text is read again: ``@outer`` is pure until ``@effect`` below it is read."""
 

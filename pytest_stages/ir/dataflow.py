@@ -341,7 +341,8 @@ def _effectful_jaxprs(text: str, effects: Callable[[str], bool]) -> re.Pattern[s
     """What an eqn that calls a shared jaxpr with a side effect reads (``jaxpr=name``), or None if none has one.
 
     A jaxpr prints a function called more than once as ``let name = { lambda ...`` before the
-    jaxpr that calls it (``jit[name=inner jaxpr=inner]``): each such block with a side effect, or
+    jaxpr that calls it (``jit[name=inner jaxpr=inner]``, ``while[body_jaxpr=jaxpr1 ...``): each
+    such block with a side effect, or
     a call of one printed before it, makes every eqn that names it keep its place.
     """
     effectful: list[str] = []
@@ -349,10 +350,16 @@ def _effectful_jaxprs(text: str, effects: Callable[[str], bool]) -> re.Pattern[s
         name = _JAXPR_LET.match(chunk)
         if name is None:
             continue
-        calls = re.compile(rf"\bjaxpr=(?:{'|'.join(effectful)})\b") if effectful else None
+        calls = _jaxpr_calls(effectful)
         if effects(chunk) or (calls is not None and calls.search(chunk) is not None):
             effectful.append(re.escape(name[1]))
-    return re.compile(rf"\bjaxpr=(?:{'|'.join(effectful)})\b") if effectful else None
+    return _jaxpr_calls(effectful)
+
+
+def _jaxpr_calls(names: list[str]) -> re.Pattern[str] | None:
+    """A reference to one of the shared jaxprs ``names`` in an eqn's parameters: ``jaxpr=inner]``,
+    ``body_jaxpr=jaxpr1 ``, ``branches=(a, b)``; None for no names."""
+    return re.compile(rf"(?<=[=(,\s])(?:{'|'.join(names)})(?=[\s,)\]])") if names else None
 
 
 # Where a jaxpr's top-level jaxprs start (a line at column 0), and a shared one's name.
