@@ -3,19 +3,24 @@
 JAX and XLA print a program's operations in the order they were traced or scheduled, so two
 lines of model code swapped (two projections of an MLP) print the same graph in another order.
 :func:`reordered` gives a text whose operations are sorted, within each computation, function
-or jaxpr, by a structural hash: the hash of an operation is that of its line with each name it
-reads replaced by the hash of the operation that defines it (a Merkle hash of the dataflow graph,
-blind to names and to order). Two texts of one program in two orders then come out in the same
-order, and :func:`pytest_stages.ir.alpha.equivalent` compares them up to names as before: what it
-accepts is still each line of one text, moved within its block, equal to a line of the other up
-to a consistent one-to-one renaming, and nothing else.
+or jaxpr, and inside every region an operation holds (a loop's body, a nested jaxpr), by a
+structural hash: the hash of an operation is that of its line with each name it reads replaced by
+the hash of the operation that defines it, then of its regions' operations in their new order, a
+call's callee read as the callee's hash (a Merkle hash of the dataflow graph, blind to names and
+to order; inner blocks first, StableHLO's functions callees first). Two texts of one program in
+two orders then come out in the same order, and :func:`pytest_stages.ir.alpha.equivalent`
+compares them up to names as before: what it accepts is still each line of one text, moved
+within its block, equal to a line of the other up to a consistent one-to-one renaming, and
+nothing else.
 
 What may move is what cannot change the program's meaning by moving: an operation that defines
 values and has no side effect (among its neighbours between two fixed lines), a computation or a
 function (among the others of its module). Fixed in place, and so in their order: side-effecting
 and token-ordered ops (collectives, send/recv, infeed/outfeed, custom calls, callbacks, state),
-HLO calls and loops whose called computations have such an op (in StableHLO every call and loop),
-terminators, and every line not known to be an operation. Where two operations hash equal (the
+calls and loops whose regions or callees (and theirs) have such an op (a call of a StableHLO
+function whose name is quoted, ``@"<lambda>"``, always), terminators, and every line not known
+to be an operation. Not covered: a loop's state in another order (its operands, parameters and
+results permuted), which is another text, not another order of the same lines. Where two operations hash equal (the
 same expression twice) they keep their order.
 """
 
