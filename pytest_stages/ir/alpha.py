@@ -11,7 +11,8 @@ one that has two, differ. Compiled HLO writes every name with its ``%``, so ther
 token is a name, found without a parse.
 
 Names are the ones :mod:`pytest_stages.ir.textdiff` knows per dialect: jaxpr variables
-(global: JAX never reuses one in a nested jaxpr), StableHLO SSA values and block labels
+(global; a nested jaxpr may reuse an outer name, as a ``jit`` eqn's inner jaxpr does, and then
+the renaming must map both uses alike), StableHLO SSA values and block labels
 (scoped to their ``func.func``, where MLIR numbers them afresh) and functions (``@name``,
 global), HLO instructions, computations and their parameters (global, unique in a module;
 ``%param_0`` in a body and ``param_0`` in its header are one name).

@@ -3,24 +3,30 @@
 JAX and XLA print a program's operations in the order they were traced or scheduled, so two
 lines of model code swapped (two projections of an MLP) print the same graph in another order.
 :func:`reordered` gives a text whose operations are sorted, within each computation, function
-or jaxpr, by a structural hash: the hash of an operation is that of its line with each name it
-reads replaced by the hash of the operation that defines it (a Merkle hash of the dataflow graph,
-blind to names and to order). Two texts of one program in two orders then come out in the same
-order, and :func:`pytest_stages.ir.alpha.equivalent` compares them up to names as before: what it
-accepts is still each line of one text, moved within its block, equal to a line of the other up
-to a consistent one-to-one renaming, and nothing else.
+or jaxpr, and inside every region an operation holds (a loop's body, a nested jaxpr), by a
+structural hash: the hash of an operation is that of its line with each name it reads replaced by
+the hash of the operation that defines it, then of its regions' operations in their new order, a
+call's callee read as the callee's hash (a Merkle hash of the dataflow graph, blind to names and
+to order; inner blocks first, StableHLO's functions callees first). Two texts of one program in
+two orders then come out in the same order, and :func:`pytest_stages.ir.alpha.equivalent`
+compares them up to names as before: what it accepts is still each line of one text, moved
+within its block, equal to a line of the other up to a consistent one-to-one renaming, and
+nothing else.
 
 What may move is what cannot change the program's meaning by moving: an operation that defines
 values and has no side effect (among its neighbours between two fixed lines), a computation or a
 function (among the others of its module). Fixed in place, and so in their order: side-effecting
 and token-ordered ops (collectives, send/recv, infeed/outfeed, custom calls, callbacks, state),
-HLO calls and loops whose called computations have such an op (in StableHLO every call and loop),
-terminators, and every line not known to be an operation. Where two operations hash equal (the
+calls and loops whose regions or callees (and theirs) have such an op (a call of a StableHLO
+function whose name is quoted, ``@"<lambda>"``, always), terminators, and every line not known
+to be an operation. Not covered: a loop's state in another order (its operands, parameters and
+results permuted), which is another text, not another order of the same lines. Where two operations hash equal (the
 same expression twice) they keep their order.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,12 +36,15 @@ from dataclasses import dataclass
 class Order:
     """What may move in one dialect: units whose first line is ``movable`` and whose text has no ``effects``,
     and ``blocks`` (computations, functions: their place among their siblings never matters). A ``glued``
-    line continues the unit before it (a region's label, a closing brace, a blank line)."""
+    line continues the unit before it (a region's label, a closing brace, a blank line). ``callers_first``:
+    a block may be called above its definition (StableHLO's ``@main`` first), so blocks are read callees
+    first, and each call knows its callee's hash and whether it has a side effect."""
 
     movable: re.Pattern[str]
     glued: re.Pattern[str]
     effects: Callable[[str], bool]
     blocks: re.Pattern[str]
+    callers_first: bool = False
 
 
 def _any_of(*needles: str) -> Callable[[str], bool]:
@@ -87,14 +96,15 @@ ORDERS = {
         blocks=re.compile(r"(?:ENTRY[ \t]+)?%?[\w.\-]++ \("),
     ),
     "mlir": Order(
-        movable=re.compile(r"[ \t]*+(?:%[^=\n]+ = \"?[a-z_]+\.|func\.func |sdy\.mesh )"),
+        movable=re.compile(r"[ \t]*+(?:%[^=\n]+ = (?:\"?[a-z_]+\.|call @)|func\.func |sdy\.mesh )"),
         glued=re.compile(r"[ \t]*+(?:\}|\^|\w+ \{$|$)"),
         effects=_search(
             r"\b(?:stablehlo|mhlo)\.(?:custom_call|send|recv|infeed|outfeed|rng|all_reduce|all_gather|all_to_all|"
             r"reduce_scatter|collective_permute|collective_broadcast|after_all|create_token|partition_id|replica_id|"
-            r"optimization_barrier|while|case|if)\b|\bcall @|func\.call\b|token"
+            r"optimization_barrier)\b|token|call @\""
         ),
         blocks=re.compile(r"[ \t]*+func\.func "),
+        callers_first=True,
     ),
     "jaxpr": Order(
         movable=re.compile(r"[ \t]*+(?:[a-z_]+:\S+[ \t]+)+=[ \t]"),
@@ -106,6 +116,8 @@ ORDERS = {
         blocks=re.compile(r"(?!)"),
     ),
 }
+# A function's name as StableHLO defines it ("func.func private @inner(") and calls it ("call @inner(").
+_CALLEE = re.compile(r"@[\w$\-]+")
 # A quoted string on one line (an HLO backend_config's JSON, a jaxpr's name): its brackets do not count.
 _QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 # Each bracket as "(" (opens) or ")" (closes), every other character but the newline dropped.
@@ -143,6 +155,8 @@ def reordered(
     graph = _Graph(order, (_PERCENT_SPLIT if fast else split, split), defined, key)
     graph.nets = [b.count("(") - b.count(")") for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
     graph.same = (common[0], len(lines) - common[1])
+    if dialect == "jaxpr":
+        graph.calls = _effectful_jaxprs(text, order.effects)
     return "\n".join(graph.level(lines, 0)[0])
 
 
@@ -163,33 +177,39 @@ class _Graph:
         # name -> the hash of what defines it; a name not (yet) seen reads as itself
         self.hashes: dict[str, str] = {}
         self.effectful: set[str] = set()
+        # a jaxpr's eqns that call a shared ``let name = { lambda ...`` with a side effect (``jaxpr=name``)
+        self.calls: re.Pattern[str] | None = None
         # how many brackets each line of the text leaves open
         self.nets: list[int] = []
         # lines before the first and from the second index on are the same in both texts
         self.same = (0, 0)
 
-    def level(self, lines: Sequence[str], offset: int) -> tuple[list[str], list[str], bool]:
+    def level(self, lines: Sequence[str], offset: int, *, shared: bool = True) -> tuple[list[str], list[str], bool]:
         """``lines`` (a block's inside, from line ``offset`` of the text) with every run of movable units
         between fixed ones sorted by hash; the units' hashes in that order, and whether no unit has a
-        side effect."""
+        side effect. ``shared``: a unit in the lines both texts share is read as itself (not inside a
+        unit that may move, whose hash must not depend on where it is)."""
+        units = self.units(lines, offset)
+        starts = list(itertools.accumulate((len(unit) for unit in units), initial=offset))
+        done: dict[int, tuple[str, list[str], bool]] = {}
+        same: list[str] = []
+        pure_level = True
+        for index in self.callees_first(units) if self.order.callers_first else range(len(units)):
+            found, first, stop = units[index], starts[index], starts[index + 1]
+            if shared and (stop <= self.same[0] or first >= self.same[1]):
+                done[index] = self.same_unit(found), found, False
+                same += found
+                continue
+            operation = self.order.movable.match(found[0]) is not None
+            block = self.order.blocks.match(found[0]) is not None
+            digest, unit, pure = self.unit(found, first, shared=shared and not (operation or block))
+            pure_level = pure_level and pure
+            done[index] = digest, unit, block or (operation and pure)
         out: list[str] = []
         digests: list[str] = []
         run: list[tuple[str, int, list[str]]] = []
-        shared: list[str] = []
-        pure_level = True
-        position = offset
-        for index, found in enumerate(self.units(lines, offset)):
-            first, position = position, position + len(found)
-            if position <= self.same[0] or first >= self.same[1]:
-                digest, unit = self.same_unit(found), found
-                shared += unit
-                movable = False
-            else:
-                operation = self.order.movable.match(found[0]) is not None
-                block = self.order.blocks.match(found[0]) is not None
-                digest, unit, pure = self.unit(found, first)
-                pure_level = pure_level and pure
-                movable = block or (operation and pure)
+        for index in range(len(units)):
+            digest, unit, movable = done[index]
             if movable:
                 run.append((digest, index, unit))
                 continue
@@ -197,7 +217,33 @@ class _Graph:
             out += unit
             digests.append(digest)
         out += _flush(run, digests)
-        return out, digests, pure_level and not self.order.effects("\n".join(shared))
+        return out, digests, pure_level and not self.has_effect("\n".join(same))
+
+    def callees_first(self, units: Sequence[list[str]]) -> list[int]:
+        """The indexes of ``units``, each block after the blocks it calls (``@name``) among them, so that
+        a call reads its callee's hash and side effect; else in order. A cycle is cut where it closes."""
+        blocks: dict[str, int] = {}
+        for index, unit in enumerate(units):
+            if self.order.blocks.match(unit[0]) is not None:
+                blocks.update(dict.fromkeys(_CALLEE.findall(unit[0])[:1], index))
+        if not blocks:
+            return list(range(len(units)))
+        ordered: list[int] = []
+        seen: set[int] = set()
+        for root in range(len(units)):
+            stack = [(root, False)]
+            while stack:
+                index, expanded = stack.pop()
+                if expanded:
+                    ordered.append(index)
+                    continue
+                if index in seen:
+                    continue
+                seen.add(index)
+                stack.append((index, True))
+                called = {blocks[name] for name in _CALLEE.findall("\n".join(units[index])) if name in blocks}
+                stack += ((callee, False) for callee in sorted(called) if callee not in seen)
+        return ordered
 
     def units(self, lines: Sequence[str], offset: int) -> list[list[str]]:
         """``lines`` cut into units: a line and the lines its open brackets hold; a glued line joins the unit before."""
@@ -216,17 +262,26 @@ class _Graph:
             depth += net
         return units
 
+    def has_effect(self, text: str) -> bool:
+        """Whether ``text`` has a side effect, or calls a block (a shared jaxpr) found to have one."""
+        return (
+            self.order.effects(text)
+            or (self.calls is not None and self.calls.search(text) is not None)
+            or (bool(self.effectful) and not self.effectful.isdisjoint(self.splits[1].split(text)[1::2]))
+        )
+
     def same_unit(self, lines: list[str]) -> str:
         """The hash of a unit the two texts share where it is: of its text, its names read as themselves.
 
         A block with a side effect inside makes its callers keep their place.
         """
-        if len(lines) > 1 and self.order.effects("\n".join(lines)):
+        if len(lines) > 1 and self.has_effect("\n".join(lines)):
             self.effectful.update(map(self.key, self.defined(lines[0])[:1]))
         return str(hash(tuple(lines)))
 
-    def unit(self, lines: list[str], offset: int) -> tuple[str, list[str], bool]:
-        """A unit's hash, its lines with every block inside reordered, and whether it has no side effect.
+    def unit(self, lines: list[str], offset: int, *, shared: bool) -> tuple[str, list[str], bool]:
+        """A unit's hash, its lines with every block inside reordered, and whether it has no side effect
+        (``shared``: as :meth:`level`'s, for the blocks inside).
 
         The hash is that of its own lines, each name it defines written as its index among them and
         each name it reads as the hash of what defines that, then of its blocks' units in their new
@@ -244,15 +299,16 @@ class _Graph:
         else:
             defs = [self.key(name) for name in self.defined(own_text)]
         hashes = self.hashes
+        outer = {name: hashes.get(name) for name in defs} if bodies else {}
         if bodies:
             head = "".join(parts[::2])
             for k, name in enumerate(defs):  # a block's parameters, read inside it
                 hashes[name] = f"{head}\0{k}"
         out = list(lines)
         inner: list[str] = []
-        pure = not self.order.effects(own_text)
+        pure = not self.order.effects(own_text) and (self.calls is None or self.calls.search(own_text) is None)
         for start, stop in reversed(bodies):
-            out[start:stop], found, pure_body = self.level(lines[start:stop], offset + start)
+            out[start:stop], found, pure_body = self.level(lines[start:stop], offset + start, shared=shared)
             inner += found
             pure = pure and pure_body
         for k, name in enumerate(defs):
@@ -262,9 +318,58 @@ class _Graph:
         digest = str(hash((*parts, *inner)))
         for k, name in enumerate(defs):
             hashes[name] = f"{digest}\0{k}"
+        if bodies:
+            self.restore(lines[0], defs, outer)
         if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
             self.effectful.update(defs[:1])
         return digest, out, pure
+
+    def restore(self, first: str, defs: Sequence[str], outer: dict[str, str | None]) -> None:
+        """Give the names a unit's regions bind (a jaxpr's binders, a region's or a computation's
+        parameters) back the hashes they had before it: a jaxpr's nested ``{ lambda ; h:f32[] ...``
+        may reuse an outer name, which still means the outer value after it. What the unit itself
+        defines (left of its first `` = ``; a block's name) keeps its new hash."""
+        cut = first.find(" = ")
+        block = self.order.blocks.match(first) is not None
+        results = set(defs[:1]) if block or cut < 0 else set(map(self.key, self.defined(first[: cut + 3])))
+        for name in defs:
+            if name in results:
+                continue
+            before = outer.get(name)
+            if before is None:
+                self.hashes.pop(name, None)
+            else:
+                self.hashes[name] = before
+
+
+def _effectful_jaxprs(text: str, effects: Callable[[str], bool]) -> re.Pattern[str] | None:
+    """What an eqn that calls a shared jaxpr with a side effect reads (``jaxpr=name``), or None if none has one.
+
+    A jaxpr prints a function called more than once as ``let name = { lambda ...`` before the
+    jaxpr that calls it (``jit[name=inner jaxpr=inner]``, ``while[body_jaxpr=jaxpr1 ...``): each
+    such block with a side effect, or
+    a call of one printed before it, makes every eqn that names it keep its place.
+    """
+    effectful: list[str] = []
+    for chunk in _JAXPR_TOP.split(text):
+        name = _JAXPR_LET.match(chunk)
+        if name is None:
+            continue
+        calls = _jaxpr_calls(effectful)
+        if effects(chunk) or (calls is not None and calls.search(chunk) is not None):
+            effectful.append(re.escape(name[1]))
+    return _jaxpr_calls(effectful)
+
+
+def _jaxpr_calls(names: list[str]) -> re.Pattern[str] | None:
+    """A reference to one of the shared jaxprs ``names`` in an eqn's parameters: ``jaxpr=inner]``,
+    ``body_jaxpr=jaxpr1 ``, ``branches=(a, b)``; None for no names."""
+    return re.compile(rf"(?<=[=(,\s])(?:{'|'.join(names)})(?=[\s,)\]])") if names else None
+
+
+# Where a jaxpr's top-level jaxprs start (a line at column 0), and a shared one's name.
+_JAXPR_TOP = re.compile(r"^(?=\S)", re.MULTILINE)
+_JAXPR_LET = re.compile(r"let (\w+) = \{")
 
 
 def _flush(run: list[tuple[str, int, list[str]]], digests: list[str]) -> list[str]:
