@@ -39,6 +39,7 @@ from pytest_stages.stage.devices import (
     cpu_devices_needed,
 )
 from pytest_stages.stage.process_env import ProcessChanges, default_to_cpu
+from pytest_stages.stage.staged_cache import StagedCache
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
@@ -223,16 +224,17 @@ def _activate(config: pytest.Config) -> None:
         raise assembly.as_pytest(exc) from None
     _arrange_devices(config, session.settings, session.options.configs)
     settings = session.settings
-    cache = compile_cache.choose(
-        settings.compilation_cache,
+    default = (
         Path(config.cache.mkdir(compile_cache.DEFAULT_FOLDER))
         if settings.compilation_cache is True and getattr(config, "cache", None)
-        else None,
-        config.rootpath,
-        compile_cache.users_jax_dir(),
+        else None
     )
+    cache = compile_cache.choose(settings.compilation_cache, default, config.rootpath, compile_cache.users_jax_dir())
     if cache.owner == "pytest-stages" and cache.path is not None:
         compile_cache.enable(cache.path, config.stash[CHANGES])
+    staged = compile_cache.staged_folder(settings.compilation_cache, default, config.rootpath)
+    if staged is not None and settings.compile_only_cache_size > 0:
+        session.staged_cache = StagedCache(staged, settings.compile_only_cache_size, config.rootpath)
     observer = Observer(config, lambda path: safe_path(assembly.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")

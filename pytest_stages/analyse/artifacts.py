@@ -42,6 +42,9 @@ class Staged(Protocol):
     def host_dependent(self) -> bool: ...
 
     @property
+    def stablehlo_text(self) -> str: ...
+
+    @property
     def compiled_text(self) -> str: ...
 
     @property
@@ -145,7 +148,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ".stablehlo.mlir",
         "lowered",
         False,
-        build=lambda r: r.lowered.as_text(),
+        build=lambda r: r.stablehlo_text,
         family="ir",
         headline="IR",
         is_text=True,
