@@ -130,12 +130,17 @@ def test_a_compile_option_change_misses(cache):
     "other",
     [
         DeviceConfig(name="v5e", platform="tpu", topology="v5e:4x4"),
+        DeviceConfig(name="v5e", platform="tpu", topology="v5e:2x2", chips_per_host_bounds=(1, 1, 1)),
         DeviceConfig(name="v5e", platform="tpu", topology="v5e:2x2", num_slices=2),
     ],
-    ids=["topology", "slices"],
+    ids=["topology", "chips-per-host", "slices"],
 )
 def test_a_topology_change_misses(cache, other):
-    """The same program on the first device of another topology: the module and compile options are the same."""
+    """The same program on the first device of another topology: the same module.
+
+    Another topology or chips per host leaves the compile options and backend alike too, so
+    only the topology part tells them apart; two slices also number the devices differently.
+    """
     import jax
     import jax.numpy as jnp
 
@@ -288,23 +293,26 @@ def test_a_warm_compile_only_run_is_served_by_the_cache_and_a_change_still_fails
 
 @pytest.mark.extras("tpu", "cuda")
 def test_hits_give_byte_identical_snapshots_over_the_examples_compile_only_configs(tmp_path):
-    """The example suite on v5e and h100, cold then warm: the warm run (every call a hit) rewrites nothing.
+    """The example suite on v5e and h100 recorded from scratch twice: compiled (cold), then from the cache (warm).
 
-    ``--stages-update`` rewrites any file whose text differs, so both runs leaving the committed
-    snapshots (recorded by fresh compiles) byte-identical is the check.
+    Each run writes every snapshot file afresh (the folder is emptied before it), so the two
+    trees are the texts a fresh compile gives and those a hit gives, byte for byte.
     """
-    for name in ("examples", "snapshots", "pyproject.toml"):
+    for name in ("examples", "pyproject.toml"):
         source = ROOT / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
-    committed = {p: p.read_bytes() for p in sorted((tmp_path / "snapshots").rglob("*")) if p.is_file()}
     command = [sys.executable, "-m", "pytest", "examples", "-q", "-p", "no:randomly", "-W", "ignore"]
     command += ["--stages-update", "--stages-configs", "v5e,h100", "-o", f"cache_dir={tmp_path / 'pytest-cache'}"]
-    lines = []
+    trees, counts = [], []
     for _ in ("cold", "warm"):
+        shutil.rmtree(tmp_path / "snapshots", ignore_errors=True)
         done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stdout[-3000:]
-        lines.append(next(line for line in done.stdout.splitlines() if "JAX compilation cache" in line))
-    cold, warm = (re.search(r": (\d+) of (\d+) compile", line).groups() for line in lines)
-    assert cold[0] == "0" and warm == (cold[1], cold[1]) and int(cold[1]) >= 18, lines
-    assert "wrote 0 snapshot file(s)" in done.stdout
-    assert {p: p.read_bytes() for p in committed} == committed
+        line = next(line for line in done.stdout.splitlines() if "JAX compilation cache" in line)
+        counts.append(tuple(map(int, re.search(r": (\d+) of (\d+) compile", line).groups())))
+        root = tmp_path / "snapshots"
+        trees.append({p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()})
+    (cold_hits, calls), warm = counts
+    assert cold_hits == 0 and warm == (calls, calls) and calls >= 18, counts
+    assert len(trees[0]) > 100
+    assert trees[1] == trees[0]
