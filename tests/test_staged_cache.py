@@ -316,3 +316,13 @@ def test_hits_give_byte_identical_snapshots_over_the_examples_compile_only_confi
     assert cold_hits == 0 and warm == (calls, calls) and calls >= 18, counts
     assert len(trees[0]) > 100
     assert trees[1] == trees[0]
+
+
+def test_the_size_setting():
+    from pytest_stages.config import ConfigError, parse_settings
+
+    assert parse_settings({}).compile_only_cache_size == 1 << 30
+    assert parse_settings({"compile_only_cache_size": "64 MiB"}).compile_only_cache_size == 64 << 20
+    assert parse_settings({"compile_only_cache_size": 0}).compile_only_cache_size == 0
+    with pytest.raises(ConfigError, match="compile_only_cache_size: 'lots' is not a size"):
+        parse_settings({"compile_only_cache_size": "lots"})
