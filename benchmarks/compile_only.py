@@ -6,8 +6,9 @@ The example suite (examples/: Flax NNX and Linen, Equinox, Haiku and the JAX mod
 config) is copied to a scratch folder with one more config, ``cpu4``: 4 CPU devices under the
 same ``data = 2, model = 2`` mesh as ``v5e`` and ``h100``, so that the three stage the same
 programs. Every run is a fresh pytest process in compare mode; "tests" is the sum of the JUnit
-test times (staging and comparing; the first test's setup makes the topology), "process" the
-whole run. Runs per round, in alternating order:
+test times (staging and comparing), "calls" the same without each config's first test (whose
+setup also loads libtpu or the CUDA plugin and makes the topology, once a process), "process"
+the whole run. Runs per round, in alternating order:
 
 - ``cpu4``, ``v5e``, ``h100`` warm: each config alone, its cache filled by an earlier run (JAX's
   persistent cache for ``cpu4``; the compile-only cache for the topologies, which JAX's cannot
@@ -54,10 +55,13 @@ RUNS = {
     "without": "cpu1,cpu8,tpu",
     "with": "cpu1,cpu8,tpu,v5e,h100",
 }
-# (run, baseline, goal, measure): "tests" (summed JUnit times) or "process" (whole run)
+# (run, baseline, goal, measure): "calls" (summed JUnit times but each config's first test, which also
+# makes its devices), "tests" (all of them) or "process" (the whole run)
 RATIOS = (
-    ("v5e", "cpu4", 1.2, "tests"),
-    ("h100", "cpu4", 1.2, "tests"),
+    ("v5e", "cpu4", 1.2, "calls"),
+    ("h100", "cpu4", 1.2, "calls"),
+    ("v5e", "cpu4", None, "tests"),
+    ("h100", "cpu4", None, "tests"),
     ("v5e cold", "cpu4", None, "tests"),
     ("h100 cold", "cpu4", None, "tests"),
     ("v5e", "v5e cold", None, "tests"),
@@ -80,8 +84,10 @@ def scratch_project(root: Path) -> Path:
     return root
 
 
-def run(root: Path, configs: str, *extra: str) -> tuple[float, float, dict[str, float]]:
-    """``(process seconds, summed test seconds, summed seconds per staging step)`` of one run on ``configs``.
+def run(root: Path, configs: str, *extra: str) -> tuple[float, float, dict[str, float], float]:
+    """``(process s, summed test s, summed s per staging step, summed s of each config's first test)`` of a run.
+
+    A config's first test also makes its devices (loading libtpu or the CUDA plugin, the topology).
 
     The steps are the calls' trace, lower and compile seconds of ``--stages-report`` (compile:
     on a hit, making the key and reading the entry); "rest" is the tests' time beyond them
@@ -94,13 +100,17 @@ def run(root: Path, configs: str, *extra: str) -> tuple[float, float, dict[str, 
     start = time.perf_counter()
     subprocess.run(command, cwd=root, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     whole = time.perf_counter() - start
-    tests = sum(float(case.get("time", 0)) for case in ET.parse(junit).getroot().iter("testcase"))
+    tests, first = 0.0, {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        tests += float(case.get("time", 0))
+        config = case.get("name", "").rpartition("[")[2]
+        first.setdefault(config, float(case.get("time", 0)))
     steps = dict.fromkeys(("trace", "lower", "compile"), 0.0)
     for call in json.loads(report.read_text())["calls"]:
         for step, seconds in call.get("compile_seconds", {}).items():
             steps[step] = steps.get(step, 0.0) + seconds
     steps["rest"] = tests - sum(steps.values())
-    return whole, tests, steps
+    return whole, tests, steps, sum(first.values())
 
 
 def main() -> None:
@@ -112,7 +122,9 @@ def main() -> None:
     root = scratch_project(scratch)
     compile_only = root / "pytest-cache" / "d" / "pytest-stages-jax" / "compile-only"
     run(root, "cpu1,cpu8,tpu,cpu4,v5e,h100")  # fills both caches
-    measured: dict[str, dict[str, list[float]]] = {"process": {n: [] for n in RUNS}, "tests": {n: [] for n in RUNS}}
+    measured: dict[str, dict[str, list[float]]] = {
+        kind: {n: [] for n in RUNS} for kind in ("process", "tests", "calls")
+    }
     names = list(RUNS)
     steps: dict[str, dict[str, float]] = {}  # of the last round
     for round_ in range(options.repeat):
@@ -120,16 +132,17 @@ def main() -> None:
             if name.endswith("cold"):
                 saved = scratch / "saved"
                 shutil.move(compile_only, saved)
-            whole, tests, steps[name] = run(root, RUNS[name])
+            whole, tests, steps[name], first = run(root, RUNS[name])
             if name.endswith("cold"):
                 shutil.rmtree(compile_only)
                 shutil.move(saved, compile_only)
             measured["process"][name].append(whole)
             measured["tests"][name].append(tests)
+            measured["calls"][name].append(tests - first)
     print(f"the example suite per config, fresh processes, compare mode, {options.repeat} rounds (median s)")
     for name, configs in RUNS.items():
-        process, tests = (statistics.median(measured[kind][name]) for kind in ("process", "tests"))
-        print(f"  {name:<10} {configs:<24} tests {tests:6.2f} s   process {process:6.2f} s")
+        process, tests, calls = (statistics.median(measured[kind][name]) for kind in ("process", "tests", "calls"))
+        print(f"  {name:<10} {configs:<24} calls {calls:6.2f} s   tests {tests:6.2f} s   process {process:6.2f} s")
     print("where the tests' time goes (the last round; seconds summed over the calls)")
     for name in RUNS:
         print(f"  {name:<10} " + "   ".join(f"{step} {seconds:6.2f}" for step, seconds in steps[name].items()))
