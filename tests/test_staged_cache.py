@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -326,3 +327,13 @@ def test_the_size_setting():
     assert parse_settings({"compile_only_cache_size": 0}).compile_only_cache_size == 0
     with pytest.raises(ConfigError, match="compile_only_cache_size: 'lots' is not a size"):
         parse_settings({"compile_only_cache_size": "lots"})
+
+
+def test_a_key_jax_cannot_make_turns_the_cache_off_with_one_warning(tmp_path):
+    """A JAX whose private interfaces moved (jax_compat, section 5): no key, no cache, never a failed test."""
+    cache = StagedCache(tmp_path, 1 << 30, tmp_path)
+    with pytest.warns(StagedCacheWarning, match="the compile-only cache is off: its key cannot be made with this JAX"):
+        assert cache.key("module", [], object(), None) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cache.key("module", [], object(), None) is None
