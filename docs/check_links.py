@@ -1,11 +1,11 @@
 """Check README.md's links into this repository (files, and #anchors into docs/*.md) against a built site.
 
-README.md is also the package's description on PyPI, where a relative link leads nowhere, so its
-links into the repository are absolute: the ``Repository`` URL of ``[project.urls]`` in
-pyproject.toml, then ``/blob/main/`` and the path. Each is mapped back to the file in this
-checkout and checked: the file exists, and an anchor is an id the built page has (GitHub and
-mkdocs make the same ids from these headings). A relative link is reported as one to make
-absolute. `mkdocs build --strict` checks the links between the docs pages; run this after it:
+The project has no public address yet, so README.md links into the repository relatively
+(``docs/configs.md#...``): the links work in a checkout and on the repository's web view, and
+none points at an invented URL. Each relative link is checked: the file exists, and an anchor is
+an id the built page has (GitHub and mkdocs make the same ids from these headings). A link to a
+repository host is reported (an address the project does not have). `mkdocs build --strict`
+checks the links between the docs pages; run this after it:
 `mkdocs build --strict && python docs/check_links.py [SITE_DIR]` (default `site`).
 """
 
@@ -15,7 +15,6 @@ import html.parser
 import pathlib
 import re
 import sys
-import tomllib
 
 # A Markdown link target: [text](docs/configs.md#tpu-and-gpu-without-the-hardware) -> the part in parentheses.
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -23,6 +22,8 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 FENCE = re.compile(r"```.*?```", re.S)
 # An absolute URL's scheme: https:, mailto:
 SCHEME = re.compile(r"[a-z]+:")
+# A link into a code host: the project has no repository there yet.
+REPOSITORY_HOST = re.compile(r"https?://(www\.)?(github\.com|gitlab\.com)/")
 
 
 class _Ids(html.parser.HTMLParser):
@@ -44,23 +45,18 @@ def page_ids(site: pathlib.Path, page: str) -> set[str]:
     return parser.ids
 
 
-def repository_files(root: pathlib.Path) -> str:
-    """The URL prefix of the repository's files: ``https://github.com/o/r/blob/main/``, from pyproject.toml."""
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return project["urls"]["Repository"].rstrip("/") + "/blob/main/"
-
-
-def broken_links(readme: str, root: pathlib.Path, site: pathlib.Path, prefix: str) -> list[str]:
-    """Every link of ``readme`` under ``prefix`` whose file is missing or whose anchor its built page lacks,
-    and every relative link (broken on PyPI)."""
+def broken_links(readme: str, root: pathlib.Path, site: pathlib.Path) -> list[str]:
+    """Every relative link of ``readme`` whose file is missing or whose anchor its built page lacks,
+    and every link to a repository host (the project has no public address to link)."""
     broken = []
     for target in LINK.findall(FENCE.sub("", readme)):
-        if not SCHEME.match(target) and not target.startswith("#"):
-            broken.append(f"{target}: a relative link, which breaks on PyPI; write {prefix}{target}")
+        if target.startswith("#"):
             continue
-        if not target.startswith(prefix):
+        if SCHEME.match(target):
+            if REPOSITORY_HOST.match(target):
+                broken.append(f"{target}: an address the project does not have; link the file relatively")
             continue
-        path, _, anchor = target.removeprefix(prefix).partition("#")
+        path, _, anchor = target.partition("#")
         if not (root / path).exists():
             broken.append(f"{target}: no such file")
         elif anchor and not (path.startswith("docs/") and path.endswith(".md")):
@@ -74,7 +70,7 @@ def main() -> int:
     root = pathlib.Path(__file__).resolve().parent.parent
     site = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else root / "site"
     readme = (root / "README.md").read_text(encoding="utf-8")
-    broken = broken_links(readme, root, site, repository_files(root))
+    broken = broken_links(readme, root, site)
     for line in broken:
         print(f"README.md: {line}")
     return 1 if broken else 0
