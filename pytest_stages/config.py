@@ -91,6 +91,8 @@ class Settings:
     diff_lines: int = DEFAULT_DIFF_LINES
     clear_caches: bool | str = "auto"
     compilation_cache: bool | str = True
+    # The compile-only cache's bound (stage/staged_cache.py), beside JAX's cache; 0 turns it off.
+    compile_only_cache_size: int = 1 << 30
     modules: tuple[str, ...] = ()
     static_scalars: bool = False
     constants_warn_bytes: int = 1 << 20
@@ -228,6 +230,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         "clear_caches",
         "modules",
         "compilation_cache",
+        "compile_only_cache_size",
         "static_scalars",
         "constants_warn_bytes",
         "test_configs",
@@ -258,6 +261,7 @@ def parse_settings(table: Mapping[str, Any]) -> Settings:
         diff_lines=_positive_int(table, "diff_lines", defaults.diff_lines),
         clear_caches=_clearing(table.get("clear_caches", defaults.clear_caches)),
         compilation_cache=_cache_setting(table.get("compilation_cache", defaults.compilation_cache)),
+        compile_only_cache_size=_size(table, "compile_only_cache_size", defaults.compile_only_cache_size),
         modules=_module_names(table.get("modules", [])),
         static_scalars=_typed(table, "static_scalars", bool, defaults.static_scalars),
         constants_warn_bytes=_size(table, "constants_warn_bytes", defaults.constants_warn_bytes),

@@ -166,3 +166,72 @@ def decode_gpu_kernel(body: bytes, *, mosaic: bool) -> tuple[str, str]:
         except Exception as exc:  # MLIRError and friends: not a kernel module this jaxlib reads
             raise ValueError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
         return str(module.operation.get_asm(enable_debug_info=True)), str(module.operation.get_asm())
+
+
+# --- 7. What JAX's persistent cache key hashes beside the module (jax/_src/cache_key.py, pxla.py) --
+# The compile-only cache (stage/staged_cache.py) keys a compile on the same parts as JAX's own
+# cache: the compile options JAX would pass to XLA (with the debug options JAX clears), the XLA
+# flags it reads, the backend's version and the accelerator topology's fingerprint. Private:
+# ``pxla.create_compile_options``, ``maybe_concretize_mesh``, ``get_prop_to_input_output``,
+# ``Lowered._lowering.compile_args``/``_compiler_options_kvs``/``_device_list`` and
+# ``cache_key._hash_*``. Changed, the key cannot be made: the compile-only cache turns itself off
+# with a warning and every compile-only call compiles (tests/test_staged_cache.py fails on its hits).
+def compile_options_digest(lowered: Any) -> str:
+    """sha256 of the ``CompileOptions`` a ``lowered.compile()`` passes to XLA, as JAX's cache key hashes them."""
+    import hashlib
+
+    import numpy as np
+    from jax._src import cache_key
+    from jax._src.interpreters import pxla
+
+    lowering = lowered._lowering
+    args = lowering.compile_args
+    devices = lowering._device_list
+    inputs = tuple(pxla.maybe_concretize_mesh(s, devices) for s in args["in_shardings"])
+    outputs = tuple(pxla.maybe_concretize_mesh(s, devices) for s in args["out_shardings"])
+    to_inputs, to_outputs = pxla.get_prop_to_input_output(inputs, outputs, len(args["ordered_effects"]))
+    array = np.empty(len(devices), dtype=object)
+    array[:] = list(devices)
+    options = pxla.create_compile_options(
+        lowering._hlo,
+        args["tuple_args"],
+        to_inputs,
+        to_outputs,
+        args["backend"],
+        array,
+        dict(lowering._compiler_options_kvs),
+    )
+    digest = hashlib.sha256()
+    cache_key._hash_serialized_compile_options(digest, options)
+    return digest.hexdigest()
+
+
+def xla_flags_digest() -> str:
+    """sha256 of the XLA flags JAX's cache key reads (``XLA_FLAGS``, ``LIBTPU_INIT_ARGS``, ``--xla*`` arguments)."""
+    import hashlib
+
+    from jax._src import cache_key
+
+    digest = hashlib.sha256()
+    cache_key._hash_xla_flags(digest, cache_key.get_flag_prefixes())
+    return digest.hexdigest()
+
+
+def backend_version(lowered: Any) -> str:
+    """The platform version of the client a lowering compiles with (libtpu's build for a TPU topology)."""
+    backend = lowered._lowering.compile_args["backend"]
+    return f"{backend.platform} {backend.platform_version}"
+
+
+def accelerator_digest(devices: Any) -> str:
+    """sha256 of the accelerator topology of ``devices`` as JAX's cache key hashes it (its fingerprint)."""
+    import hashlib
+
+    import numpy as np
+    from jax._src import cache_key
+
+    array = np.empty(len(devices), dtype=object)
+    array[:] = list(devices)
+    digest = hashlib.sha256()
+    cache_key._hash_accelerator_config(digest, array)
+    return digest.hexdigest()

@@ -42,6 +42,7 @@ from pytest_stages.stage.devices import (
     cpu_devices_needed,
 )
 from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
+from pytest_stages.stage.staged_cache import StagedCache
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.inventory import checkout_state
@@ -301,16 +302,19 @@ def _activate(config: pytest.Config) -> None:
         raise per_test.as_pytest(exc) from None
     _arrange_devices(config, session.settings, session.options.configs)
     settings = session.settings
-    cache = persistent_cache.choose(
-        settings.compilation_cache,
+    default = (
         Path(config.cache.mkdir(persistent_cache.DEFAULT_FOLDER))
         if settings.compilation_cache is True and getattr(config, "cache", None)
-        else None,
-        config.rootpath,
-        persistent_cache.users_jax_dir(),
+        else None
+    )
+    cache = persistent_cache.choose(
+        settings.compilation_cache, default, config.rootpath, persistent_cache.users_jax_dir()
     )
     if cache.owner == "pytest-stages" and cache.path is not None:
         persistent_cache.enable(cache.path, config.stash[CHANGES])
+    staged = persistent_cache.staged_folder(settings.compilation_cache, default, config.rootpath)
+    if staged is not None and settings.compile_only_cache_size > 0:
+        session.staged_cache = StagedCache(staged, settings.compile_only_cache_size, config.rootpath)
     observer = Observer(config, lambda path: safe_path(per_test.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")

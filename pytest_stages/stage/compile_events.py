@@ -182,6 +182,11 @@ class CompileEvents:
         finally:
             self._counting = False
 
+    def served(self, *, hit: bool) -> None:
+        """A compile-only call looked up in the compile-only cache (:mod:`.staged_cache`): counted as JAX's are."""
+        self.requests += 1
+        self.hits += hit
+
     def take(self) -> tuple[int, int]:
         """``(requests, hits)`` since the last call."""
         counts = (self.requests, self.hits)

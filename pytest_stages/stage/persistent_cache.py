@@ -87,6 +87,26 @@ def enable(path: Path, changes: ProcessChanges) -> None:
 
 
 DEFAULT_FOLDER = "pytest-stages-jax"
+# The compile-only cache's subfolder (stage/staged_cache.py): JAX's cache reads only its own files.
+COMPILE_ONLY_FOLDER = "compile-only"
+
+
+def staged_folder(setting: bool | str, default: Path | None, rootpath: Path) -> Path | None:
+    """Where the compile-only cache lives: ``compile-only`` in the folder ``compilation_cache`` names; None when off.
+
+    The folder is the setting's even where JAX's own cache is the user's (JAX ignores subfolders),
+    so that one folder holds both caches to share between CI runs and shards.
+
+    >>> staged_folder("build/jax", None, Path("/p"))
+    PosixPath('/p/build/jax/compile-only')
+    """
+    if setting is True and default is not None:
+        return default / COMPILE_ONLY_FOLDER
+    if isinstance(setting, str):
+        return rootpath / setting / COMPILE_ONLY_FOLDER
+    return None
+
+
 PROPERTY = "pytest_stages_cache"
 
 

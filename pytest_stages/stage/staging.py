@@ -20,7 +20,7 @@ from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import Located, describe_all, loop_locations
-from pytest_stages.stage import jax_options, persistent_cache, scalars
+from pytest_stages.stage import jax_options, persistent_cache, scalars, staged_cache
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt, returned_leaves
 from pytest_stages.stage.chip import held_elsewhere, held_message
 from pytest_stages.stage.compile_events import CompileEvents
@@ -116,7 +116,10 @@ class StageResult:
     # Wall seconds of each step ("trace", "lower", "compile"; a compile read from the persistent
     # cache is the time to read it). Reported, never snapshotted: wall time must not drift a file.
     seconds: dict[str, float] = field(default_factory=dict)
+    # JAX's reason for each analysis it could not give (in full or in part): the compile-only cache keeps it.
+    unavailable: dict[str, str] = field(default_factory=dict)
     _printed: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    _lowered_text: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def cost(self) -> dict[str, float]:
@@ -178,10 +181,13 @@ class StageResult:
         devices = self.config.devices
         return str(devices[0].device_kind) if devices else None
 
-    @functools.cached_property
+    @property
     def lowered_text(self) -> str:
-        """``Lowered.as_text()``, asked of JAX once (the StableHLO text, the kernels' IR and the cost read it)."""
-        return str(self.lowered.as_text())
+        """``Lowered.as_text()``, asked of JAX once (the StableHLO text, the kernels' IR, the cost and the
+        compile-only cache's key read it)."""
+        if self._lowered_text is None:
+            self._lowered_text = str(self.lowered.as_text())
+        return self._lowered_text
 
     @functools.cached_property
     def compiled_text(self) -> str:
@@ -193,6 +199,8 @@ class StageResult:
     @functools.cached_property
     def compiled_ops(self) -> dict[str, Any]:
         """The op structure of the compiled HLO (the ``ops`` artifact; ``sharding`` reads its collectives)."""
+        if "ops" in self.analyses:  # built already, or served by the compile-only cache
+            return self.analyses["ops"]
         slices = analyses_.slice_indices(self.compiled) if self.config.config.num_slices > 1 else None
         return analyses_.ops(self.compiled_text, slices)
 
@@ -248,13 +256,15 @@ def stage(
     events: CompileEvents,
     static_scalars: bool = False,
     constants_warn_bytes: int = scalars.CONSTANTS_WARN_BYTES,
+    cache: staged_cache.StagedCache | None = None,
 ) -> StageResult:
     """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
 
     How ``fn`` is traced and lowered depends on what it is (see :mod:`pytest_stages.stage.adapters`).
     On a compile-only topology, arguments are placed as ``jax.jit`` places them on that hardware
     (:func:`~pytest_stages.stage.topology.place_unsharded`): a call with no sharded argument is
-    staged on its first device, outside the config's mesh.
+    staged on its first device, outside the config's mesh. There, ``cache`` (the compile-only
+    cache, :mod:`~pytest_stages.stage.staged_cache`) serves an unchanged program without compiling it.
     """
     use_mesh = True
     if active.compile_only:
@@ -268,11 +278,22 @@ def stage(
         with _step(name, "lowering", seconds, "lower"):
             lowered = adapter.lower(traced, None if active.attached else (active.platform,))
         hits = events.total_hits
+        wanted = tuple(n for n in (*stages, *analyses) if n in staged_cache.CACHED)
+        parts, entry, module_text = None, None, None
+        if active.compile_only and cache is not None:
+            with _step(name, "compiling", seconds, "compile"):
+                module_text = lowered.as_text()
+                parts = cache.key(module_text, _leaf_names(adapter, lowered), lowered, active)
+                entry = None if parts is None else cache.read(parts, wanted)
+                if parts is not None:
+                    events.served(hit=entry is not None)
+                if entry is not None:
+                    compiled = staged_cache.CachedCompiled(lowered, entry["compiled_text"])
         with persistent_cache.compile_only() if active.compile_only else events.staged():
-            if active.attached:
+            if active.attached and compiled is None:
                 with _step(name, "compiling", seconds, "compile"):
                     compiled = lowered.compile()
-        from_cache = events.total_hits > hits
+        from_cache = events.total_hits > hits or entry is not None
         if "jaxpr" in stages or "kernels" in analyses:
             with _step(name, "tracing"):
                 jaxpr = adapter.jaxpr(traced)
@@ -287,10 +308,46 @@ def stage(
         notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals), _leaves((args, kwargs))),
         from_cache=from_cache,
         seconds=seconds,
+        _lowered_text=module_text,
     )
+    if entry is not None:
+        _fill(result, entry)
     _build(result, (*stages, *analyses))
-    scalars.warn_constants(name, result.texts.get("stablehlo") or lowered.as_text(), constants_warn_bytes)
+    if parts is not None and entry is None and cache is not None:
+        cache.write(parts, _entry(result, wanted))
+    scalars.warn_constants(name, result.texts.get("stablehlo") or result.lowered_text, constants_warn_bytes)
     return result
+
+
+def _leaf_names(adapter: Adapter, lowered: Any) -> list[str]:
+    """The names the sharding and layout analyses give the inputs and outputs (a part of the compile-only key)."""
+    inputs = [name for name, _ in adapter.named_leaves(lowered.args_info)]
+    try:
+        outputs = [name for name, _ in adapter.named_outputs(lowered.out_info, lowered.args_info, lowered.out_info)]
+    except Exception:  # noqa: BLE001 - JAX cannot name the outputs of some functions (jax.Ref arguments)
+        outputs = ["(unnamed)"]
+    return [*inputs, "->", *outputs]
+
+
+def _fill(result: StageResult, entry: dict[str, Any]) -> None:
+    """A compile-only cache hit: the entry's analyses; the unavailable ones degraded again."""
+    result.analyses.update(entry["analyses"])
+    for name, missing in entry["unavailable"].items():
+        _degrade(result, name, analyses_.Unavailable(missing["reason"], missing["partial"]))
+
+
+def _entry(result: StageResult, wanted: tuple[str, ...]) -> dict[str, Any]:
+    """What the compile-only cache keeps of a compile: the compiled text and every wanted analysis of the executable."""
+    unavailable = {
+        name: {"reason": result.unavailable[name], "partial": result.analyses.get(name)}
+        for name in wanted
+        if name in result.unavailable
+    }
+    return {
+        "compiled_text": result.compiled_text,
+        "analyses": {n: result.analyses[n] for n in wanted if n in result.analyses and n not in unavailable},
+        "unavailable": unavailable,
+    }
 
 
 def _leaves(tree: Any) -> list[Any]:
@@ -344,6 +401,8 @@ def _build(result: StageResult, wanted: tuple[str, ...]) -> None:
     )
     for name in wanted:
         artifact = BY_NAME[name]
+        if name in result.analyses or name in result.skipped:  # served by the compile-only cache
+            continue
         if artifact.needs_compile and result.compiled is None:
             result.skipped[name] = reason
         elif artifact.is_text:
@@ -370,6 +429,7 @@ def _degrade(result: StageResult, name: str, unavailable: analyses_.Unavailable)
 
     The reason goes to the reports (a skipped finding) and to the failure message (a note).
     """
+    result.unavailable[name] = unavailable.reason
     if unavailable.partial is None:
         result.skipped[name] = unavailable.reason
         result.notes.append(f"note: {name} skipped: {unavailable.reason}")
