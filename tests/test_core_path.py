@@ -282,7 +282,8 @@ def test_bad_config_key_is_a_usage_error(project):
     assert result.ret == 4
     assert (
         "ERROR: pytest-stages: [tool.pytest_stages]: unknown key 'snapshot_folder'; the known keys are "
-        "['analyses', 'budgets', 'check', 'clear_caches', 'compilation_cache', 'configs', 'constants_warn_bytes', "
+        "['analyses', 'budgets', 'check', 'clear_caches', 'compilation_cache', 'compile_only_cache_size', 'configs', "
+        "'constants_warn_bytes', "
         "'diff_lines', 'modules', "
         "'on_version_mismatch', 'pending_dir', 'snapshot_dir', "
         "'stages', 'static_scalars', 'test_configs', 'tolerance']."
