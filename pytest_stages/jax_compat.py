@@ -105,21 +105,9 @@ def decode_mosaic(body: bytes) -> tuple[str, str]:
     payload is then referenced by digest only): tests/test_kernels.py fails on the kernel text.
     Raises ValueError for bytes that are not a Mosaic module.
     """
-    from jax._src.interpreters import mlir
     from jax._src.lib import tpu  # type: ignore[attr-defined]
-    from jaxlib.mlir import ir
-    from jaxlib.mlir.passmanager import PassManager
 
-    context = mlir.make_ir_context()
-    tpu.register_dialect(context)
-    with context, ir.Location.unknown():
-        context.allow_unregistered_dialects = True
-        try:
-            module = ir.Module.parse(body)
-            PassManager.parse("builtin.module(mosaic-serde{serialize=false})").run(module.operation)
-        except Exception as exc:  # MLIRError and friends: not a Mosaic module this jaxlib reads
-            raise ValueError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
-        return str(module.operation.get_asm(enable_debug_info=True)), str(module.operation.get_asm())
+    return _decode_kernel(body, tpu.register_dialect, "builtin.module(mosaic-serde{serialize=false})")
 
 
 def tpu_vmem_bytes(device_kind: str) -> int | None:
@@ -149,20 +137,28 @@ def decode_gpu_kernel(body: bytes, *, mosaic: bool) -> tuple[str, str]:
     Triton, ``jax._src.lib.triton.dialect.register_dialect`` (the ``tt`` dialect). Renamed, a GPU
     kernel's section says it could not be decoded. Raises ValueError.
     """
-    from jax._src.interpreters import mlir
     from jax._src.lib import mosaic_gpu_dialect, triton  # type: ignore[attr-defined]
+
+    dialect: Any = mosaic_gpu_dialect if mosaic else triton.dialect  # type: ignore[attr-defined]
+    serde = "builtin.module(mosaic_gpu-serde{serialize=false})" if mosaic else None
+    return _decode_kernel(body, dialect.register_dialect, serde)
+
+
+def _decode_kernel(body: bytes, register_dialect: Any, pipeline: str | None) -> tuple[str, str]:
+    """A kernel's MLIR bytecode parsed in a JAX IR context with its dialect registered, ``pipeline``
+    (a deserializing pass) run on it; its text with and without locations. Raises ValueError."""
+    from jax._src.interpreters import mlir
     from jaxlib.mlir import ir
     from jaxlib.mlir.passmanager import PassManager
 
-    dialect: Any = mosaic_gpu_dialect if mosaic else triton.dialect  # type: ignore[attr-defined]
     context = mlir.make_ir_context()
-    dialect.register_dialect(context)
+    register_dialect(context)
     with context, ir.Location.unknown():
         context.allow_unregistered_dialects = True
         try:
             module = ir.Module.parse(body)
-            if mosaic:
-                PassManager.parse("builtin.module(mosaic_gpu-serde{serialize=false})").run(module.operation)
+            if pipeline is not None:
+                PassManager.parse(pipeline).run(module.operation)
         except Exception as exc:  # MLIRError and friends: not a kernel module this jaxlib reads
             raise ValueError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
         return str(module.operation.get_asm(enable_debug_info=True)), str(module.operation.get_asm())
