@@ -287,30 +287,17 @@ class _Graph:
         each name it reads as the hash of what defines that, then of its blocks' units in their new
         order (a Merkle hash: blind to names and to the order of independent units).
         """
-        if len(lines) == 1:
-            own, bodies = [0], list[tuple[int, int]]()
-        else:
-            own, bodies = _bodies(lines, self.nets[offset : offset + len(lines)])
+        own, bodies = ([0], []) if len(lines) == 1 else _bodies(lines, self.nets[offset : offset + len(lines)])
         own_text = "\n".join(lines[k] for k in own)
         parts = self.splits[own_text[:1] not in " \t" or len(lines) > 1].split(own_text)
         tokens = parts[1::2]
-        if len(parts) > 2 and parts[2].startswith(" = ") and parts[0].strip() in ("", "ROOT"):
-            defs = [tokens[0]]  # "  %add.3 = ..." or "  ROOT %t = ...": the one name it defines
-        else:
-            defs = [self.key(name) for name in self.defined(own_text)]
+        defs = self._own_defs(parts, own_text)
         hashes = self.hashes
-        outer = {name: hashes.get(name) for name in defs} if bodies else {}
-        if bodies:
-            head = "".join(parts[::2])
-            for k, name in enumerate(defs):  # a block's parameters, read inside it
-                hashes[name] = f"{head}\0{k}"
+        outer = self._bind_parameters(defs, "".join(parts[::2])) if bodies else {}
         out = list(lines)
-        inner: list[str] = []
-        pure = not self.order.effects(own_text) and (self.calls is None or self.calls.search(own_text) is None)
-        for start, stop in reversed(bodies):
-            out[start:stop], found, pure_body = self.level(lines[start:stop], offset + start, shared=shared)
-            inner += found
-            pure = pure and pure_body
+        pure = self._own_pure(own_text)
+        inner, pure_bodies = self._reorder_bodies(lines, out, bodies, offset, shared=shared)
+        pure = pure and pure_bodies
         for k, name in enumerate(defs):
             hashes[name] = f"\0d{k}"
         pure = pure and self.effectful.isdisjoint(tokens)
@@ -323,6 +310,37 @@ class _Graph:
         if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
             self.effectful.update(defs[:1])
         return digest, out, pure
+
+    def _bind_parameters(self, defs: Sequence[str], head: str) -> dict[str, str | None]:
+        """Hash a block's parameters, read inside it, by the block's head and their index; their hashes before, out."""
+        outer = {name: self.hashes.get(name) for name in defs}
+        for k, name in enumerate(defs):
+            self.hashes[name] = f"{head}\0{k}"
+        return outer
+
+    def _own_pure(self, own_text: str) -> bool:
+        """Whether a unit's own lines have no side effect and call nothing (its blocks are judged apart)."""
+        return not self.order.effects(own_text) and (self.calls is None or self.calls.search(own_text) is None)
+
+    def _own_defs(self, parts: list[str], own_text: str) -> list[str]:
+        """The names a unit's own lines define: the one of ``  %add.3 = ...`` or ``  ROOT %t = ...``, else
+        every name :meth:`defined` finds (a jaxpr equation's outputs, a block's name and parameters)."""
+        if len(parts) > 2 and parts[2].startswith(" = ") and parts[0].strip() in ("", "ROOT"):
+            return [parts[1]]
+        return [self.key(name) for name in self.defined(own_text)]
+
+    def _reorder_bodies(
+        self, lines: list[str], out: list[str], bodies: Sequence[tuple[int, int]], offset: int, *, shared: bool
+    ) -> tuple[list[str], bool]:
+        """Each block inside a unit reordered into ``out`` (last first, so earlier spans keep their place):
+        the blocks' unit hashes, and whether none has a side effect."""
+        inner: list[str] = []
+        pure = True
+        for start, stop in reversed(bodies):
+            out[start:stop], found, pure_body = self.level(lines[start:stop], offset + start, shared=shared)
+            inner += found
+            pure = pure and pure_body
+        return inner, pure
 
     def restore(self, first: str, defs: Sequence[str], outer: dict[str, str | None]) -> None:
         """Give the names a unit's regions bind (a jaxpr's binders, a region's or a computation's

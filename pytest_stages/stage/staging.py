@@ -271,29 +271,16 @@ def stage(
         (args, kwargs), use_mesh = place_unsharded((args, kwargs))
     adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
     seconds: dict[str, float] = {}
-    compiled = jaxpr = None
+    jaxpr = None
     with _placement(active, use_mesh):
         with _step(name, "tracing", seconds, "trace"):
             traced = adapter.trace()
         with _step(name, "lowering", seconds, "lower"):
             lowered = adapter.lower(traced, None if active.attached else (active.platform,))
-        hits = events.total_hits
         wanted = tuple(n for n in (*stages, *analyses) if n in staged_cache.CACHED)
-        parts, entry, module_text = None, None, None
-        if active.compile_only and cache is not None:
-            with _step(name, "compiling", seconds, "compile"):
-                module_text = lowered.as_text()
-                parts = cache.key(module_text, _leaf_names(adapter, lowered), lowered, active)
-                entry = None if parts is None else cache.read(parts, wanted)
-                if parts is not None:
-                    events.served(hit=entry is not None)
-                if entry is not None:
-                    compiled = staged_cache.CachedCompiled(lowered, entry["compiled_text"])
-        with persistent_cache.compile_only() if active.compile_only else events.staged():
-            if active.attached and compiled is None:
-                with _step(name, "compiling", seconds, "compile"):
-                    compiled = lowered.compile()
-        from_cache = events.total_hits > hits or entry is not None
+        compiled, lookup, from_cache = _compile(
+            name, lowered, active=active, events=events, seconds=seconds, cache=cache, adapter=adapter, wanted=wanted
+        )
         if "jaxpr" in stages or "kernels" in analyses:
             with _step(name, "tracing"):
                 jaxpr = adapter.jaxpr(traced)
@@ -308,15 +295,71 @@ def stage(
         notes=scalars.weak_scalar_notes(adapter.named_leaves(lowered.in_avals), _leaves((args, kwargs))),
         from_cache=from_cache,
         seconds=seconds,
-        _lowered_text=module_text,
+        _lowered_text=lookup.module_text,
     )
-    if entry is not None:
-        _fill(result, entry)
+    if lookup.entry is not None:
+        _fill(result, lookup.entry)
     _build(result, (*stages, *analyses))
-    if parts is not None and entry is None and cache is not None:
-        cache.write(parts, _entry(result, wanted))
+    if lookup.parts is not None and lookup.entry is None and cache is not None:
+        cache.write(lookup.parts, _entry(result, wanted))
     scalars.warn_constants(name, result.texts.get("stablehlo") or result.lowered_text, constants_warn_bytes)
     return result
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """A compile-only cache lookup: the key's parts (None: no key could be made), the entry found, the module text."""
+
+    parts: Any = None
+    entry: dict[str, Any] | None = None
+    module_text: str | None = None
+
+
+def _compile(
+    name: str,
+    lowered: Any,
+    *,
+    active: ActiveConfig,
+    events: CompileEvents,
+    seconds: dict[str, float],
+    cache: staged_cache.StagedCache | None,
+    adapter: Adapter,
+    wanted: tuple[str, ...],
+) -> tuple[Any, _Lookup, bool]:
+    """The executable (None where nothing is compiled), the compile-only cache's lookup, and whether a cache served it.
+
+    A compile-only config asks the compile-only cache first (a hit stands in for the compile); an
+    attached platform compiles through JAX's persistent cache; any other platform is lowered only.
+    """
+    hits, lookup, compiled = events.total_hits, _Lookup(), None
+    if active.compile_only and cache is not None:
+        with _step(name, "compiling", seconds, "compile"):
+            lookup = _look_up(cache, adapter, lowered, active=active, wanted=wanted, events=events)
+    if lookup.entry is not None:
+        compiled = staged_cache.CachedCompiled(lowered, lookup.entry["compiled_text"])
+    with persistent_cache.compile_only() if active.compile_only else events.staged():
+        if active.attached and compiled is None:
+            with _step(name, "compiling", seconds, "compile"):
+                compiled = lowered.compile()
+    return compiled, lookup, events.total_hits > hits or lookup.entry is not None
+
+
+def _look_up(
+    cache: staged_cache.StagedCache,
+    adapter: Adapter,
+    lowered: Any,
+    *,
+    active: ActiveConfig,
+    wanted: tuple[str, ...],
+    events: CompileEvents,
+) -> _Lookup:
+    """Look a compile-only compile up in ``cache`` (counted as served: a hit or a miss)."""
+    module_text = lowered.as_text()
+    parts = cache.key(module_text, _leaf_names(adapter, lowered), lowered, active)
+    entry = None if parts is None else cache.read(parts, wanted)
+    if parts is not None:
+        events.served(hit=entry is not None)
+    return _Lookup(parts, entry, module_text)
 
 
 def _leaf_names(adapter: Adapter, lowered: Any) -> list[str]:
