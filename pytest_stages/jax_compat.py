@@ -110,6 +110,20 @@ def decode_mosaic(body: bytes) -> tuple[str, str]:
     return _decode_kernel(body, tpu.register_dialect, "builtin.module(mosaic-serde{serialize=false})")
 
 
+def jaxprs_in_params(params: Any) -> Any:
+    """The jaxprs an equation's parameters hold (a jit's, a scan's body, a cond's branches).
+
+    Public as ``jax.extend.core.jaxprs_in_params`` from JAX 0.9; JAX 0.8 has it only as
+    ``jax._src.core.jaxprs_in_params`` (private). Gone from both, every staged call's kernels
+    analysis fails: the oldest-JAX subset of .ci/run fails on every test that stages.
+    """
+    try:
+        from jax.extend.core import jaxprs_in_params as found
+    except ImportError:  # JAX 0.8
+        from jax._src.core import jaxprs_in_params as found
+    return found(params)
+
+
 def tpu_vmem_bytes(device_kind: str) -> int | None:
     """VMEM per TensorCore of a TPU device kind (``"TPU v5 lite"``: 128 MiB), None for an unknown kind.
 

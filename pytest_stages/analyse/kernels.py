@@ -57,13 +57,11 @@ def kernel_specs(jaxpr: Any, device_kind: str | None = None) -> dict[str, Any] |
 
 def _pallas_calls(jaxpr: Any) -> Iterator[Any]:
     """Every ``pallas_call`` equation, also inside nested jaxprs (jit, scan, cond, custom_vjp), in order."""
-    from jax.extend.core import jaxprs_in_params
-
     for eqn in jaxpr.eqns:
         if eqn.primitive.name == "pallas_call":
             yield eqn
             continue
-        for sub in jaxprs_in_params(eqn.params):
+        for sub in jax_compat.jaxprs_in_params(eqn.params):
             yield from _pallas_calls(sub)
 
 
