@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from pytest_stages.store.names import META_FILE
@@ -20,20 +21,15 @@ def snapshot_files(root: Path) -> Listing:
     folder's metadata is read. Which files are pytest-stages' own is :func:`~pytest_stages.store.prune.owned_names`.
     """
     listing = Listing()
-    pending = [PurePosixPath()] if root.is_dir() and not root.is_symlink() else []
-    while pending:
-        folder = pending.pop()
-        try:
-            with os.scandir(root / folder) as scan:
-                entries = list(scan)
-        except OSError:
+    for folder, entries in _folders(root):
+        if entries is None:
             listing.unreadable.append(folder)
             continue
         files: set[str] = set()
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
-                pending.append(folder / entry.name)
-            elif entry.is_file(follow_symlinks=False):
+                continue
+            if entry.is_file(follow_symlinks=False):
                 files.add(entry.name)
             else:
                 listing.foreign.append(folder / entry.name)
@@ -46,6 +42,22 @@ def snapshot_files(root: Path) -> Listing:
     for found in (listing.own, listing.foreign, listing.empty, listing.unreadable):
         found.sort()
     return listing
+
+
+def _folders(root: Path) -> Iterator[tuple[PurePosixPath, list[os.DirEntry[str]] | None]]:
+    """Every folder under ``root`` (relative; ``root`` itself first) with its entries, None where it
+    cannot be listed: one ``scandir`` per folder, symlinks never followed into."""
+    pending = [PurePosixPath()] if root.is_dir() and not root.is_symlink() else []
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(root / folder) as scan:
+                entries = list(scan)
+        except OSError:
+            yield folder, None
+            continue
+        pending.extend(folder / entry.name for entry in entries if entry.is_dir(follow_symlinks=False))
+        yield folder, entries
 
 
 def checkout_state(rootpath: Path, root: Path) -> tuple[str, str]:
@@ -81,19 +93,10 @@ def tree_digest(root: Path) -> str:
     folder that cannot be listed or a metadata file that cannot be read counts by its name.
     """
     digest = hashlib.sha256()
-    pending = [PurePosixPath()] if root.is_dir() and not root.is_symlink() else []
     found: list[tuple[PurePosixPath, bool]] = []
-    while pending:
-        folder = pending.pop()
-        try:
-            with os.scandir(root / folder) as scan:
-                entries = list(scan)
-        except OSError:
-            entries = []
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(folder / entry.name)
-            else:  # a metadata file is read only when it is a regular file (a FIFO would block)
+    for folder, entries in _folders(root):
+        for entry in entries or ():
+            if not entry.is_dir(follow_symlinks=False):  # a metadata file is read only when regular (a FIFO blocks)
                 found.append((folder / entry.name, entry.name == META_FILE and entry.is_file(follow_symlinks=False)))
     for path, is_meta in sorted(found):
         digest.update(f"{path}\0".encode("utf-8", "surrogateescape"))
