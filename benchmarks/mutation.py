@@ -39,7 +39,6 @@ MODULES = (
     "pytest_stages/check/figures.py",
     "pytest_stages/check/figure_text.py",
     "pytest_stages/check/placement.py",
-    "pytest_stages/check/structure.py",
     "pytest_stages/check/changed_paths.py",
     "pytest_stages/check/budgets.py",
     "pytest_stages/store/names.py",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_stages.analyse.analyses import ops
+from pytest_stages.check.changed_paths import structure
 from pytest_stages.check.collectives import op_change_summary
 from pytest_stages.check.compare import compare_pair
 from pytest_stages.check.drift import compare_text, hlo_structure_summary, op_counts
@@ -17,10 +18,8 @@ from pytest_stages.check.figure_text import informational
 from pytest_stages.check.figures import compare_metrics, metric_tolerance
 from pytest_stages.check.message import details
 from pytest_stages.check.ops import compare_ops
-from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.check.placement import compare_placement, group_leaves, placement_keys
-from pytest_stages.check.structure import structure
-from pytest_stages.core.records import Change, Finding
+from pytest_stages.core.records import Change, Compared, Finding, Pair
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots" / "stages"
 RNN = SNAPSHOTS / "rnn_decode" / "cpu1"
@@ -381,7 +380,7 @@ def test_a_memory_kind_or_replication_change_is_named_in_the_message():
 
 
 def test_the_input_signature_of_a_one_line_jaxpr_is_its_binders():
-    from pytest_stages.check.signature import input_types, signature_change
+    from pytest_stages.check.drift import input_types, signature_change
 
     one_line = "{ lambda ; a:f32[4] b:f32[]. let c:f32[4] = mul a b in (c,) }"
     assert input_types(one_line) == ["f32[4]", "f32[]"]

@@ -13,10 +13,10 @@ from conftest import SIMPLE_TEST
 
 # Imported only when an artifact differs, a test fails or a report or extension asks for them.
 ON_DEMAND = {
+    "pytest_stages.check.changed_paths",
     "pytest_stages.check.compare",
     "pytest_stages.check.drift",
     "pytest_stages.check.message",
-    "pytest_stages.check.pair",
     "pytest_stages.ir.alpha",
     "pytest_stages.ir.rename",
     "pytest_stages.ir.textdiff",

@@ -11,7 +11,7 @@ import copy
 from pytest_stages.check.compare import compare_pair
 from pytest_stages.check.decide import Verdict
 from pytest_stages.check.message import Call, call_message
-from pytest_stages.check.pair import Pair
+from pytest_stages.core.records import Pair
 from pytest_stages.ir.normalize import to_json
 
 # layout.json as JAX 0.10.2 writes it, and as JAX 0.8 writes the same program's.

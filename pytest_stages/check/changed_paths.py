@@ -1,6 +1,9 @@
-"""What changed between two JSON-ready values, as deepdiff's tree view reports it.
+"""What changed between two JSON-ready values, by path, and the comparison of a JSON artifact by it.
 
-deepdiff is imported where it is used: an unchanged snapshot never pays for it.
+deepdiff's tree view names each changed place; the figures, placement and kernel families read
+it for their own findings, and any JSON artifact without a family of its own gets one finding per
+changed path (:func:`structure`). deepdiff is imported where it is used: an unchanged snapshot
+never pays for it.
 """
 
 from __future__ import annotations
@@ -8,6 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from typing import Any
+
+from pytest_stages.analyse.artifacts import check_kind
+from pytest_stages.core.records import Compared, Finding, Pair
 
 
 def deep_diff(before: Any, after: Any, **options: Any) -> Any:
@@ -31,3 +37,24 @@ def levels(diff: Any) -> Iterable[Any]:
 def show(value: Any) -> str:
     """A value as the details write it: JSON, or ``absent``."""
     return "absent" if value is None else json.dumps(value, sort_keys=True)
+
+
+def structure(pair: Pair) -> Compared:
+    """Any JSON artifact without a family of its own: ``['inputs']['x']['shape']: [2] -> [3]`` (deepdiff)."""
+    from deepdiff.helper import notpresent
+
+    findings = []
+    for level in levels(deep_diff(pair.before, pair.after)):
+        where = level.path().removeprefix("root")
+        old, new = (None if value is notpresent else value for value in (level.t1, level.t2))
+        findings.append(
+            Finding(
+                check_kind(pair.artifact),
+                pair.artifact,
+                f"{where}: {show(old)} -> {show(new)}",
+                subject=where,
+                before=old,
+                after=new,
+            )
+        )
+    return Compared(sorted(findings, key=lambda f: f.message))

@@ -4,7 +4,8 @@ Each family is its own module: IR drift of stage texts (:mod:`~pytest_stages.che
 structure (:mod:`~pytest_stages.check.ops`), cost and memory figures
 (:mod:`~pytest_stages.check.figures`), shardings and layouts (:mod:`~pytest_stages.check.placement`),
 kernel findings (:mod:`~pytest_stages.check.kernels`) and the generic JSON comparison
-(:mod:`~pytest_stages.check.structure`).
+(:func:`~pytest_stages.check.changed_paths.structure`). Each takes a
+:class:`~pytest_stages.core.records.Pair` and gives a :class:`~pytest_stages.core.records.Compared`.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
+from pytest_stages.check.changed_paths import structure
 from pytest_stages.check.drift import ir_drift
 from pytest_stages.check.figures import figures
 from pytest_stages.check.kernels import kernel_findings
 from pytest_stages.check.ops import op_structure
-from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.check.placement import placement
-from pytest_stages.check.structure import structure
-from pytest_stages.core.records import Change, Finding
+from pytest_stages.core.records import Change, Compared, Finding, Pair
 
 NO_SNAPSHOT = "no snapshot yet"
 

@@ -3,6 +3,8 @@
 Texts equal up to a one-to-one renaming of their names are the same program: no drift. How
 ops are counted and what structure is summarized depend on the text's dialect (the artifact
 table's ``dialect``): HLO opcodes with fusions and collectives, StableHLO ops, jaxpr primitives.
+A text that carries the input signature (the jaxpr) also says which argument shapes or dtypes
+changed (:func:`signature_change`).
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ from pytest_stages.check.collectives import (
     op_change_summary,
     op_deltas,
 )
-from pytest_stages.check.pair import Compared, Pair
-from pytest_stages.core.records import Change, Finding
+from pytest_stages.core.records import Change, Compared, Finding, Pair
 from pytest_stages.ir import hlo, literals
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.kernels import changed_lines
@@ -43,6 +44,10 @@ CONSTANT = "constant"  # the subject of a drift whose changed lines include a ch
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 # An MLIR line's op: ``%0 = stablehlo.add %a, %b : tensor<4xf32>`` -> ``stablehlo.add``.
 _MLIR_OP = re.compile(r"^[ \t]*(?:%[^=\n]+=[ \t]+)?\"?([a-z_]+\.[a-z_][\w.]*)", re.MULTILINE)
+SIGNATURE_SHOWN = 4  # changed inputs named in the input-signature line; the rest counted
+# A sharded dimension's axes in an abstract type:
+# ``f32[8@data,4]`` -> ``@data``; ``f32[8@(data,model)]`` -> ``@(data,model)``.
+_SHARDED_DIM = re.compile(r"@(?:\([^()]*\)|\w+)")
 
 
 def _pattern_counter(pattern: re.Pattern[str]) -> Callable[[str], Counter[str]]:
@@ -244,3 +249,40 @@ def ir_drift(pair: Pair) -> Compared:
         pair.artifact, pair.expected, pair.actual, diff_lines=pair.diff_lines, locations=pair.locations
     )
     return Compared([found] if found else [])
+
+
+def input_types(jaxpr: str) -> list[str] | None:
+    """``["f32[64,128]", "f32[128]"]``: the types of the top-level jaxpr's inputs (axis names dropped).
+
+    The top-level jaxpr is the one that starts a line with ``{ lambda`` (functions it calls
+    are bound before it with ``let name = { lambda``). None when there is no such line.
+    """
+    lines = jaxpr.splitlines()
+    start = next((k for k, line in enumerate(lines) if line.startswith("{ lambda ")), None)
+    if start is None:
+        return None
+    header = []
+    for line in lines[start:]:
+        head, let, _ = line.strip().partition(". let")  # a short jaxpr goes on after ". let" on one line
+        header.append(head)
+        if let:
+            break
+    binders = " ".join(header).removeprefix("{ lambda ")
+    invars = binders.split(";", 1)[-1].split()
+    return [_SHARDED_DIM.sub("", var.split(":", 1)[-1]) for var in invars if ":" in var]
+
+
+def signature_change(names: Sequence[str], before: str, after: str) -> str | None:
+    """``params['l1'].kernel f32[64,128] -> f32[64,160]; +2 more`` when input types differ, else None.
+
+    ``names`` name the flat inputs in order; without one per input the inputs are numbered.
+    """
+    old, new = input_types(before), input_types(after)
+    if old is None or new is None or old == new:
+        return None
+    if len(old) != len(new):
+        return f"{len(old)} -> {len(new)} input leaves"
+    labels = list(names) if len(names) == len(new) else [f"input {k}" for k in range(len(new))]
+    changes = [f"{label} {a} -> {b}" for label, a, b in zip(labels, old, new, strict=True) if a != b]
+    text = "; ".join(changes[:SIGNATURE_SHOWN])
+    return text + (f"; +{len(changes) - SIGNATURE_SHOWN} more" if len(changes) > SIGNATURE_SHOWN else "")

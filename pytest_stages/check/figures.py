@@ -13,9 +13,8 @@ from typing import Any
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.changed_paths import deep_diff, levels, show
 from pytest_stages.check.figure_text import LOWERED, figure_change, figure_values, informational, metric_label
-from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.config import OPERAND_PART
-from pytest_stages.core.records import Change, Finding
+from pytest_stages.core.records import Change, Compared, Finding, Pair
 from pytest_stages.core.units import format_tolerance, relative_change
 
 DEFAULT_FLOAT_TOLERANCE = 0.001

@@ -12,9 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_stages.analyse.artifacts import check_kind
-from pytest_stages.check.pair import Compared, Pair
-from pytest_stages.check.structure import structure
-from pytest_stages.core.records import Change, Finding
+from pytest_stages.check.changed_paths import structure
+from pytest_stages.core.records import Change, Compared, Finding, Pair
 from pytest_stages.core.units import format_bytes
 
 HEADLINED = ("grid", "blocks", "vmem_estimate_bytes")

@@ -19,8 +19,7 @@ from pytest_stages.check.collectives import (
     op_deltas,
 )
 from pytest_stages.check.drift import compare_text
-from pytest_stages.check.pair import Compared, Pair
-from pytest_stages.core.records import Change, Finding
+from pytest_stages.core.records import Change, Compared, Finding, Pair
 
 ENTRY_CHANGED = "entry shapes changed"
 

@@ -13,8 +13,7 @@ from typing import Any
 from pytest_stages.analyse.artifacts import check_kind
 from pytest_stages.check.changed_paths import deep_diff, levels, show
 from pytest_stages.check.collectives import collective_deltas
-from pytest_stages.check.pair import Compared, Pair
-from pytest_stages.core.records import Change, Finding
+from pytest_stages.core.records import Change, Compared, Finding, Pair
 
 # Leaves sharing one change are listed as one line from this many on, naming the first few.
 GROUP_LEAST = 3

@@ -1,4 +1,4 @@
-"""Plain data that travels between the layers: findings and the record of one staged call.
+"""Plain data that travels between the layers: findings, what a comparison takes and gives, the record of a call.
 
 A :class:`CallRecord` is built on the process that ran the test and reaches
 the reports on the xdist controller as :meth:`CallRecord.to_dict` output (JSON-ready).
@@ -7,7 +7,7 @@ the reports on the xdist controller as :meth:`CallRecord.to_dict` output (JSON-r
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -109,6 +109,34 @@ class Finding:
             explanations=list(self.explanations),
         )
         return out
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A snapshot and the fresh artifact, with what comparing them needs: what every comparison family takes.
+
+    ``before`` is the snapshot parsed (JSON artifacts) and ``after`` the fresh data;
+    ``locations`` gives, on demand, the source location of each line of ``actual``, and
+    ``loop_places`` that of each while loop of ``after`` (``ops.json``).
+    """
+
+    artifact: str
+    expected: str
+    actual: str
+    before: Any = None
+    after: Any = None
+    tolerance: Mapping[str, float] = field(default_factory=dict)
+    diff_lines: int = 60
+    locations: Callable[[], Sequence[str | None] | None] | None = None
+    loop_places: Callable[[], Sequence[str | None]] | None = None
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What every comparison family gives: a pair's findings, and the figures that moved (``metric: [old, new]``)."""
+
+    findings: list[Finding]
+    deltas: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass

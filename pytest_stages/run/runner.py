@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
 from pytest_stages.check import budgets as budgets_
@@ -30,7 +30,7 @@ from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import parse_json
-from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Kind, Status
+from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Pair, Status
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.stage import plan
 from pytest_stages.stage.adapters import Unsupported
@@ -45,9 +45,6 @@ from pytest_stages.store.storage import (
     SnapshotFolder,
     SnapshotStore,
 )
-
-if TYPE_CHECKING:
-    from pytest_stages.check.pair import Compared
 
 
 class StagesFailure(StagesError):
@@ -260,7 +257,7 @@ def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result:
         out.status[name] = Status.OK
         return
     from pytest_stages.check.compare import no_snapshot
-    from pytest_stages.check.signature import signature_change
+    from pytest_stages.check.drift import signature_change
     from pytest_stages.ir.alpha import equivalent
 
     if expected is None:
@@ -307,7 +304,6 @@ def _unchanged(name: str, expected: str, result: StageResult) -> bool:
 def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageResult, context: Context) -> Compared:
     """One artifact against its snapshot, with the comparison family the artifact table names."""
     from pytest_stages.check.compare import compare_pair
-    from pytest_stages.check.pair import Compared, Pair
     from pytest_stages.ir.sources import describe_all
 
     expected = snapshot.text or ""
