@@ -7,11 +7,12 @@ silently ignored setting.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import math
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,6 +37,7 @@ TOLERANCE_METRICS = ("default", "flops", "transcendentals", "bytes accessed", *M
 # The per-operand part of a cost figure: ``bytes accessed0{}``, ``bytes accessedout{1}`` -> ``bytes accessed``.
 OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
 _T = TypeVar("_T")
+_D = TypeVar("_D")
 # pytest's INI configuration files, and a pytest-stages section in one (which is never read).
 INI_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
 _INI_SECTION = re.compile(r"^[ \t]*\[[ \t]*(?:tool[.:])?pytest[_-]stages\b", re.MULTILINE)
@@ -46,8 +48,6 @@ MAX_NAME = 255
 TPU_AXIS_BOUNDS = {"v5e": 16}
 # A config name, safe as a folder and in a test id: ``cpu8``, ``v5e-2x2``, ``h100.fp8``.
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
-# The keys of a TPU topology that production uses: a single-chip host, megacore, slices joined by DCN.
-SLICE_KEYS = ("chips_per_host_bounds", "num_slices", "chip_config_name", "dcn_mesh")
 
 
 @dataclass(frozen=True)
@@ -77,29 +77,197 @@ class DeviceConfig:
 
 
 @dataclass(frozen=True)
-class Settings:
-    """The validated ``[tool.pytest_stages]`` table."""
+class _Slices:
+    """The keys of a TPU topology that production uses: a single-chip host, megacore, slices joined by DCN."""
 
-    snapshot_dir: str = "snapshots"
-    stages: tuple[str, ...] = DEFAULT_STAGES
-    analyses: tuple[str, ...] = ANALYSES
-    configs: tuple[DeviceConfig, ...] = (DeviceConfig(name="default"),)
-    tolerance: Mapping[str, float] = field(default_factory=dict)
-    budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    check: tuple[str, ...] = CHECK_KINDS
-    on_version_mismatch: str = "semantic"
-    diff_lines: int = DEFAULT_DIFF_LINES
-    clear_caches: bool | str = "auto"
-    compilation_cache: bool | str = True
+    chips_per_host_bounds: tuple[int, int, int] | None = None
+    num_slices: int = 1
+    chip_config_name: str | None = None
+    dcn_mesh: tuple[tuple[str, int], ...] = ()
+
+
+SLICE_KEYS = tuple(key.name for key in dataclasses.fields(_Slices))
+
+
+# The config of a table that names none: one CPU device.
+DEFAULT_CONFIGS = (DeviceConfig(name="default"),)
+
+
+# How a setting's value is read: its key, the value the table gives, and the settings read before
+# it (``test_configs`` names configs) in; the setting's value out, or a ConfigError naming the key.
+_Parse = Callable[[str, Any, Mapping[str, Any]], _T]
+_PARSE = "parse"  # the key of a Settings field's metadata that holds its parser
+
+
+def _setting(default: _D, parse: _Parse[_T | _D]) -> _T | _D:
+    """A :class:`Settings` field: one key of the table, its default and its parser (``field`` metadata).
+
+    The default is one of the values the parser gives (mypy holds the field's type to both).
+    """
+    return field(default=default, metadata={_PARSE: parse})
+
+
+def _table_setting(empty: Callable[[], _D], parse: _Parse[_T | _D]) -> _T | _D:
+    """A :class:`Settings` field that is a table of its own (``[tool.pytest_stages.<key>]``), empty by default."""
+    return field(default_factory=empty, metadata={_PARSE: parse})
+
+
+# How a message names the type a setting must have.
+_KINDS: dict[type, str] = {str: "a string", bool: "true or false", int: "an integer"}
+
+
+def _typed(key: str, value: Any, kind: type[_T]) -> _T:
+    """``value``, which must be a ``kind``."""
+    if not isinstance(value, kind):
+        raise ConfigError(f"[tool.pytest_stages] {key} must be {_KINDS[kind]}, got {value!r}.")
+    return value
+
+
+def _string(key: str, raw: Any, _parsed: Mapping[str, Any]) -> str:
+    return _typed(key, raw, str)
+
+
+def _flag(key: str, raw: Any, _parsed: Mapping[str, Any]) -> bool:
+    return _typed(key, raw, bool)
+
+
+def _positive_int(key: str, raw: Any, _parsed: Mapping[str, Any]) -> int:
+    value = _typed(key, raw, int)
+    if isinstance(value, bool) or value < 1:
+        raise ConfigError(f"[tool.pytest_stages] {key} must be a positive integer, got {value!r}.")
+    return value
+
+
+def _size(key: str, raw: Any, _parsed: Mapping[str, Any]) -> int:
+    """A size in bytes: ``1048576`` or ``"1 MiB"``."""
+    return parse_size(f"[tool.pytest_stages] {key}", raw)
+
+
+def _choices(allowed: tuple[str, ...]) -> _Parse[tuple[str, ...]]:
+    """Names drawn from ``allowed`` (:func:`parse_choices`)."""
+    return lambda key, raw, _parsed: parse_choices(key, raw, allowed)
+
+
+def _snapshot_dir(key: str, raw: Any, _parsed: Mapping[str, Any]) -> str:
+    """``snapshot_dir``: a folder inside the rootdir, given relative to it."""
+    snapshot_dir = _typed(key, raw, str)
+    if not snapshot_dir.strip():
+        raise ConfigError("[tool.pytest_stages] snapshot_dir must not be empty.")
+    _path_setting("snapshot_dir", snapshot_dir)
+    if Path(snapshot_dir).is_absolute() or ".." in Path(snapshot_dir).parts:
+        raise ConfigError(
+            f"[tool.pytest_stages] snapshot_dir = {snapshot_dir!r} leaves the rootdir; snapshots live inside the "
+            f"project, where the reports and --stages-prune name them. Give a folder relative to the rootdir "
+            f'(snapshot_dir = "snapshots").'
+        )
+    return snapshot_dir
+
+
+def _configs(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> tuple[DeviceConfig, ...]:
+    return parse_configs(raw)
+
+
+def _tolerances(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> dict[str, float]:
+    return parse_tolerances(raw, "[tool.pytest_stages.tolerance]")
+
+
+def _budgets(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """``[tool.pytest_stages.budgets]``: node-id patterns to tables of ceilings (read by check/budgets.py)."""
+    if not isinstance(raw, Mapping) or not all(isinstance(v, Mapping) for v in raw.values()):
+        raise ConfigError(
+            "[tool.pytest_stages.budgets] must map node-id patterns to tables, e.g. "
+            '"examples/*::test_mlp*" = { flops = 2.2e9 }.'
+        )
+    return {str(pattern): dict(values) for pattern, values in raw.items()}
+
+
+def _version_mode(key: str, raw: Any, _parsed: Mapping[str, Any]) -> str:
+    return parse_version_mode(_typed(key, raw, str))
+
+
+def _clearing(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> bool | str:
+    """``clear_caches``: "auto", true or false (:mod:`pytest_stages.stage.cache_clearing`)."""
+    if isinstance(raw, bool):
+        return raw
+    if raw == "auto":
+        return "auto"
+    raise ConfigError(
+        f'[tool.pytest_stages] clear_caches = {raw!r}: use "auto" (drop JAX\'s caches where a trace '
+        f"could be reused, and every {AUTO_PERIOD} staged tests), true (after every staged test) or false (never)."
+    )
+
+
+def _cache_setting(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> bool | str:
+    """``compilation_cache``: true (under pytest's cache folder), false, or a folder path."""
+    if isinstance(raw, str) and "://" in raw:
+        raise ConfigError(
+            f"[tool.pytest_stages] compilation_cache = {raw!r}: name a folder (relative to the rootdir, or absolute: "
+            "a shared mount works). For a bucket, set JAX's own JAX_COMPILATION_CACHE_DIR instead; JAX opens it "
+            "through etils.epath, and pytest-stages then uses that cache as it is."
+        )
+    if isinstance(raw, str):
+        _path_setting("compilation_cache", raw)
+    if isinstance(raw, bool) or (isinstance(raw, str) and raw.strip()):
+        return raw
+    raise ConfigError(
+        f"[tool.pytest_stages] compilation_cache = {raw!r}: use true, false or a folder path (relative to the rootdir)."
+    )
+
+
+def _module_names(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> tuple[str, ...]:
+    """``modules = ["mypkg.models", ...]``: importable dotted names holding registrations."""
+    if not isinstance(raw, list) or not all(
+        isinstance(m, str) and all(part.isidentifier() for part in m.split(".")) for m in raw
+    ):
+        raise ConfigError(f"[tool.pytest_stages] modules must be a list of dotted module names, got {raw!r}.")
+    return tuple(raw)
+
+
+def _test_configs(_key: str, raw: Any, parsed: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``[tool.pytest_stages.test_configs]``: test-id patterns, each to a non-empty list of config names."""
+    known = tuple(c.name for c in parsed.get("configs", DEFAULT_CONFIGS))
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            "[tool.pytest_stages.test_configs] must map test-id patterns to config names, e.g. "
+            '[tool.pytest_stages.test_configs] "tests/gemma/*" = ["fsdp"].'
+        )
+    chosen = {}
+    for pattern, names in raw.items():
+        key = f"[tool.pytest_stages.test_configs] {pattern!r}"
+        chosen[str(pattern)] = parse_choices(key, names, known)
+        if not chosen[str(pattern)]:
+            raise ConfigError(f"{key}: name at least one config from {list(known)}.")
+    return chosen
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The validated ``[tool.pytest_stages]`` table: one field per key, with its default and its parser.
+
+    :func:`parse_settings` reads the keys the table gives in field order, so a parser may use the
+    settings read before it (``test_configs`` the ``configs``); a key left out keeps its default.
+    """
+
+    snapshot_dir: str = _setting("snapshots", _snapshot_dir)
+    configs: tuple[DeviceConfig, ...] = _setting(DEFAULT_CONFIGS, _configs)
+    stages: tuple[str, ...] = _setting(DEFAULT_STAGES, _choices(STAGES))
+    analyses: tuple[str, ...] = _setting(ANALYSES, _choices(ANALYSES))
+    tolerance: Mapping[str, float] = _table_setting(dict, _tolerances)
+    budgets: Mapping[str, Mapping[str, Any]] = _table_setting(dict, _budgets)
+    check: tuple[str, ...] = _setting(CHECK_KINDS, _choices(CHECK_KINDS))
+    on_version_mismatch: str = _setting("semantic", _version_mode)
+    diff_lines: int = _setting(DEFAULT_DIFF_LINES, _positive_int)
+    clear_caches: bool | str = _setting("auto", _clearing)
+    compilation_cache: bool | str = _setting(True, _cache_setting)
     # The compile-only cache's bound (stage/staged_cache.py), beside JAX's cache; 0 turns it off.
-    compile_only_cache_size: int = 1 << 30
-    modules: tuple[str, ...] = ()
-    static_scalars: bool = False
-    constants_warn_bytes: int = 1 << 20
+    compile_only_cache_size: int = _setting(1 << 30, _size)
+    modules: tuple[str, ...] = _setting((), _module_names)
+    static_scalars: bool = _setting(False, _flag)
+    constants_warn_bytes: int = _setting(1 << 20, _size)
     # ``[tool.pytest_stages.test_configs]``: test-id pattern -> the configs its tests run under.
-    test_configs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    test_configs: Mapping[str, tuple[str, ...]] = _table_setting(dict, _test_configs)
     # Where a compare run leaves its pending snapshots (relative to the rootdir); "" for none.
-    pending_dir: str = ""
+    pending_dir: str = _setting("", _string)
 
     def config_named(self, name: str) -> DeviceConfig:
         for config in self.configs:
@@ -118,6 +286,17 @@ class Settings:
             if fnmatch.fnmatchcase(nodeid, pattern):
                 names = chosen
         return names
+
+
+def parse_settings(table: Mapping[str, Any]) -> Settings:
+    """Validate a raw ``[tool.pytest_stages]`` table into :class:`Settings`, key by key in field order."""
+    settings = dataclasses.fields(Settings)
+    _reject_unknown("[tool.pytest_stages]", table, {setting.name for setting in settings})
+    parsed: dict[str, Any] = {}
+    for setting in settings:
+        if setting.name in table:
+            parsed[setting.name] = setting.metadata[_PARSE](setting.name, table[setting.name], parsed)
+    return Settings(**parsed)
 
 
 def load_pyproject(rootpath: Path) -> dict[str, Any]:
@@ -215,106 +394,6 @@ def _read_table(path: Path) -> dict[str, Any] | None:
     return table
 
 
-def parse_settings(table: Mapping[str, Any]) -> Settings:
-    """Validate a raw ``[tool.pytest_stages]`` table into :class:`Settings`."""
-    known = {
-        "snapshot_dir",
-        "stages",
-        "analyses",
-        "configs",
-        "tolerance",
-        "budgets",
-        "check",
-        "on_version_mismatch",
-        "diff_lines",
-        "clear_caches",
-        "modules",
-        "compilation_cache",
-        "compile_only_cache_size",
-        "static_scalars",
-        "constants_warn_bytes",
-        "test_configs",
-        "pending_dir",
-    }
-    _reject_unknown("[tool.pytest_stages]", table, known)
-    defaults = Settings()
-    snapshot_dir = _typed(table, "snapshot_dir", str, defaults.snapshot_dir)
-    if not snapshot_dir.strip():
-        raise ConfigError("[tool.pytest_stages] snapshot_dir must not be empty.")
-    _path_setting("snapshot_dir", snapshot_dir)
-    if Path(snapshot_dir).is_absolute() or ".." in Path(snapshot_dir).parts:
-        raise ConfigError(
-            f"[tool.pytest_stages] snapshot_dir = {snapshot_dir!r} leaves the rootdir; snapshots live inside the "
-            f"project, where the reports and --stages-prune name them. Give a folder relative to the rootdir "
-            f'(snapshot_dir = "snapshots").'
-        )
-    configs = defaults.configs if table.get("configs") is None else parse_configs(table.get("configs"))
-    return Settings(
-        snapshot_dir=snapshot_dir,
-        stages=parse_choices("stages", table.get("stages", defaults.stages), STAGES),
-        analyses=parse_choices("analyses", table.get("analyses", defaults.analyses), ANALYSES),
-        configs=configs,
-        tolerance=parse_tolerances(table.get("tolerance", {}), "[tool.pytest_stages.tolerance]"),
-        budgets=_parse_budget_table(table.get("budgets", {})),
-        check=parse_choices("check", table.get("check", defaults.check), CHECK_KINDS),
-        on_version_mismatch=parse_version_mode(_typed(table, "on_version_mismatch", str, defaults.on_version_mismatch)),
-        diff_lines=_positive_int(table, "diff_lines", defaults.diff_lines),
-        clear_caches=_clearing(table.get("clear_caches", defaults.clear_caches)),
-        compilation_cache=_cache_setting(table.get("compilation_cache", defaults.compilation_cache)),
-        compile_only_cache_size=_size(table, "compile_only_cache_size", defaults.compile_only_cache_size),
-        modules=_module_names(table.get("modules", [])),
-        static_scalars=_typed(table, "static_scalars", bool, defaults.static_scalars),
-        constants_warn_bytes=_size(table, "constants_warn_bytes", defaults.constants_warn_bytes),
-        test_configs=_test_configs(table.get("test_configs", {}), tuple(c.name for c in configs)),
-        pending_dir=_typed(table, "pending_dir", str, defaults.pending_dir),
-    )
-
-
-def _test_configs(raw: Any, known: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    """``[tool.pytest_stages.test_configs]``: test-id patterns, each to a non-empty list of config names."""
-    if not isinstance(raw, dict):
-        raise ConfigError(
-            "[tool.pytest_stages.test_configs] must map test-id patterns to config names, e.g. "
-            '[tool.pytest_stages.test_configs] "tests/gemma/*" = ["fsdp"].'
-        )
-    chosen = {}
-    for pattern, names in raw.items():
-        key = f"[tool.pytest_stages.test_configs] {pattern!r}"
-        chosen[str(pattern)] = parse_choices(key, names, known)
-        if not chosen[str(pattern)]:
-            raise ConfigError(f"{key}: name at least one config from {list(known)}.")
-    return chosen
-
-
-def _clearing(raw: Any) -> bool | str:
-    """``clear_caches``: "auto", true or false (:mod:`pytest_stages.stage.cache_clearing`)."""
-    if isinstance(raw, bool):
-        return raw
-    if raw == "auto":
-        return "auto"
-    raise ConfigError(
-        f'[tool.pytest_stages] clear_caches = {raw!r}: use "auto" (drop JAX\'s caches where a trace '
-        f"could be reused, and every {AUTO_PERIOD} staged tests), true (after every staged test) or false (never)."
-    )
-
-
-def _cache_setting(raw: Any) -> bool | str:
-    """``compilation_cache``: true (under pytest's cache folder), false, or a folder path."""
-    if isinstance(raw, str) and "://" in raw:
-        raise ConfigError(
-            f"[tool.pytest_stages] compilation_cache = {raw!r}: name a folder (relative to the rootdir, or absolute: "
-            "a shared mount works). For a bucket, set JAX's own JAX_COMPILATION_CACHE_DIR instead; JAX opens it "
-            "through etils.epath, and pytest-stages then uses that cache as it is."
-        )
-    if isinstance(raw, str):
-        _path_setting("compilation_cache", raw)
-    if isinstance(raw, bool) or (isinstance(raw, str) and raw.strip()):
-        return raw
-    raise ConfigError(
-        f"[tool.pytest_stages] compilation_cache = {raw!r}: use true, false or a folder path (relative to the rootdir)."
-    )
-
-
 def _path_setting(key: str, path: str) -> None:
     """A path setting holds no NUL or other control character, and no name longer than file systems take.
 
@@ -366,19 +445,6 @@ def check_cache_folder(setting: bool | str, rootpath: Path, snapshot_dir: str) -
             'write. Give the cache a folder of its own (compilation_cache = ".jax_cache"), or true for pytest\'s '
             "cache."
         )
-
-
-def _size(table: Mapping[str, Any], key: str, default: int) -> int:
-    return parse_size(f"[tool.pytest_stages] {key}", table.get(key, default))
-
-
-def _module_names(raw: Any) -> tuple[str, ...]:
-    """``modules = ["mypkg.models", ...]``: importable dotted names holding registrations."""
-    if not isinstance(raw, list) or not all(
-        isinstance(m, str) and all(part.isidentifier() for part in m.split(".")) for m in raw
-    ):
-        raise ConfigError(f"[tool.pytest_stages] modules must be a list of dotted module names, got {raw!r}.")
-    return tuple(raw)
 
 
 def parse_choices(key: str, value: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
@@ -433,11 +499,7 @@ def _parse_config(index: int, entry: Any) -> DeviceConfig:
     where = f"[[tool.pytest_stages.configs]] entry {index + 1}"
     if not isinstance(entry, dict):
         raise ConfigError(f"{where} must be a table, got {entry!r}.")
-    _reject_unknown(
-        where,
-        entry,
-        {"name", "platform", "devices", "mesh", "axis_types", "topology", "gpu", "partitioner", *SLICE_KEYS},
-    )
+    _reject_unknown(where, entry, {key.name for key in dataclasses.fields(DeviceConfig)})
     name = entry.get("name")
     if not isinstance(name, str) or not CONFIG_NAME.match(name):
         raise ConfigError(
@@ -469,14 +531,6 @@ def _parse_config(index: int, entry: Any) -> DeviceConfig:
         chip_config_name=slices.chip_config_name,
         dcn_mesh=slices.dcn_mesh,
     )
-
-
-@dataclass(frozen=True)
-class _Slices:
-    chips_per_host_bounds: tuple[int, int, int] | None = None
-    num_slices: int = 1
-    chip_config_name: str | None = None
-    dcn_mesh: tuple[tuple[str, int], ...] = ()
 
 
 def _parse_slices(
@@ -756,35 +810,7 @@ def parse_fraction(where: str, value: Any) -> float:
     return number
 
 
-def _parse_budget_table(raw: Any) -> dict[str, dict[str, Any]]:
-    if not isinstance(raw, Mapping) or not all(isinstance(v, Mapping) for v in raw.values()):
-        raise ConfigError(
-            "[tool.pytest_stages.budgets] must map node-id patterns to tables, e.g. "
-            '"examples/*::test_mlp*" = { flops = 2.2e9 }.'
-        )
-    return {str(pattern): dict(values) for pattern, values in raw.items()}
-
-
 def _reject_unknown(where: str, table: Mapping[str, Any], known: set[str]) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r}; the known keys are {sorted(known)}.")
-
-
-# How a message names the type a setting must have.
-_KINDS: dict[type, str] = {str: "a string", bool: "true or false", int: "an integer"}
-
-
-def _typed(table: Mapping[str, Any], key: str, kind: type[_T], default: _T) -> _T:
-    """``table[key]`` (else ``default``), which must be a ``kind``."""
-    value = table.get(key, default)
-    if not isinstance(value, kind):
-        raise ConfigError(f"[tool.pytest_stages] {key} must be {_KINDS[kind]}, got {value!r}.")
-    return value
-
-
-def _positive_int(table: Mapping[str, Any], key: str, default: int) -> int:
-    value = _typed(table, key, int, default)
-    if isinstance(value, bool) or value < 1:
-        raise ConfigError(f"[tool.pytest_stages] {key} must be a positive integer, got {value!r}.")
-    return value
