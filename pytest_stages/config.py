@@ -22,8 +22,8 @@ from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
 from pytest_stages.core.errors import ConfigError as ConfigError  # noqa: PLC0414  (re-exported: callers catch it from here)
 from pytest_stages.core.units import parse_size
 
-# Staged tests between two drops of JAX's caches under clear_caches = "auto": they grow about
-# 1 MiB a test on small JAX functions and 4 MiB on Flax train steps (docs, Performance).
+# Staged tests between two drops of JAX's caches under clear_caches = "auto": it bounds the memory
+# they hold, which grows with every staged test (how much: docs/performance.md).
 AUTO_PERIOD = 32
 VERSION_MODES = ("fail", "warn", "skip", "semantic")
 AXIS_TYPES = ("auto", "explicit", "manual")
@@ -43,8 +43,8 @@ INI_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
 _INI_SECTION = re.compile(r"^[ \t]*\[[ \t]*(?:tool[.:])?pytest[_-]stages\b", re.MULTILINE)
 # The longest name of a file or folder (bytes) that common file systems take.
 MAX_NAME = 255
-# The most chips along one axis of a TPU slice that libtpu compiles for, by chip (measured; it
-# aborts the process beyond them). Chips not listed are bounded by MAX_DEVICES alone.
+# The most chips along one axis of a TPU slice that libtpu compiles for, by chip: it aborts the
+# process beyond them (where found: docs/performance.md). Chips not listed are bounded by MAX_DEVICES alone.
 TPU_AXIS_BOUNDS = {"v5e": 16}
 # A config name, safe as a folder and in a test id: ``cpu8``, ``v5e-2x2``, ``h100.fp8``.
 CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
@@ -635,8 +635,9 @@ def _parse_dcn_mesh(
     return dcn
 
 
-# The most devices a config may ask for: host CPU devices (4096 start in about 5 s and 1 GB;
-# 100000 took 90 s), and devices on any platform (the largest TPU pods hold under 9000 chips).
+# The most devices a config may ask for: host CPU devices, which JAX makes at start-up in time and
+# memory growing with their count (docs/performance.md), and devices on any platform (the largest
+# TPU pods hold under 9000 chips).
 MAX_CPU_DEVICES = 4096
 MAX_DEVICES = 16384
 
@@ -747,8 +748,7 @@ def _cuda_topology(where: str, topology: str, gpu: Any) -> tuple[str, str]:
 def _check_tpu_bounds(where: str, topology: str) -> None:
     """A TPU slice libtpu compiles for: it aborts the whole process (a failed check, no exception) beyond its bounds.
 
-    Measured with libtpu 0.0.42.1 (JAX 0.10.2): a v5e slice is at most 16 chips
-    along each axis (``v5e:16x16``; ``v5e:32x16`` aborts compiling: ``chip_bounds().x <= 16``).
+    The bounds are :data:`TPU_AXIS_BOUNDS`; the topology is refused here, before JAX is asked.
     """
     chip, _, shape = topology.partition(":")
     largest = TPU_AXIS_BOUNDS.get(chip)

@@ -24,14 +24,14 @@ from pytest_stages.stage.devices import DeviceMemory
 SIZE_METRICS = {
     "temp_bytes": "temp_size_in_bytes",
     "peak_bytes": "peak_bytes",  # arguments + outputs + generated code + temp - aliased: what the chip holds
-    "xla_peak_bytes": "peak_memory_in_bytes",  # XLA's own estimate: up to 2x the chip's peak (docs, Budgets)
+    "xla_peak_bytes": "peak_memory_in_bytes",  # XLA's own estimate, above the chip's peak (docs, Budgets)
     "argument_bytes": "argument_size_in_bytes",
     "output_bytes": "output_size_in_bytes",
     "alias_bytes": "alias_size_in_bytes",
     "code_bytes": "generated_code_size_in_bytes",
 }
-# The parts of ``peak_bytes``, with their sign: on a TPU v5e chip the measured peak was their sum in
-# 8 of 8 functions (docs/budgets.md).
+# The parts of ``peak_bytes``, with their sign: their sum is the peak a chip holds (as measured on a
+# TPU v5e chip: docs/budgets.md).
 PEAK_PARTS = {
     "argument_size_in_bytes": 1,
     "output_size_in_bytes": 1,

@@ -55,7 +55,7 @@ _DEFINITION = re.compile(
 # A definition after a newline, for many lines at once: "\n  ROOT %t.2 = ..." -> %t.2; an unindented
 # "\n%fused.1 (p.1: f32[]) -> f32[] {" or "\nENTRY main.2 {" -> the whole header line (it has a space,
 # a name has none). Led by "\n" rather than a multiline "^": a literal first character makes the scan
-# several times faster, and one group makes ``findall`` give strings, not tuples.
+# faster (docs/performance.md), and one group makes ``findall`` give strings, not tuples.
 _DEFINED = re.compile(rf"\n[ \t]*+(?:ROOT[ \t]++)?({NAME}(?= = )|(?<=\n)(?:ENTRY[ \t]+)?{NAME} [({{][^\n]*)")
 # " tuple(" after a tuple shape -> opcode tuple
 _OPCODE = re.compile(r"\s+(?P<opcode>[a-z][\w-]*)\(")
@@ -113,8 +113,8 @@ class Instruction(NamedTuple):
     ``name`` as written (``%t``, or ``t`` in lowered HLO); ``shape`` without layouts
     (``(f32[4], f32[])``); ``rest`` is the line after ``opcode(``; ``computation`` the name
     of the enclosing computation ("" where unknown), ``entry`` whether that is ENTRY.
-    A named tuple: one is built per line of modules of 10^5 lines, and it builds several
-    times faster than a frozen dataclass.
+    A named tuple: one is built per line of modules of 10^5 lines, and it builds faster than
+    a frozen dataclass (docs/performance.md).
     """
 
     name: str
@@ -189,7 +189,7 @@ class Computation(NamedTuple):
     """A computation header: ``ENTRY %main.2 (a.1: f32[4]) -> f32[4] {`` or lowered ``main.2 {``.
 
     A named tuple, as :class:`Instruction` is: the renumbering-proof diff parses every header
-    of a module of 10^5 lines, and it builds several times faster than a frozen dataclass.
+    of a module of 10^5 lines.
     """
 
     name: str

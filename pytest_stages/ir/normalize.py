@@ -20,7 +20,7 @@ from pytest_stages.ir.kernels import reference_payloads
 # An object address in a repr: ``<function f at 0x7f3a2c>`` -> ``at 0x7f3a2c``.
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
 # Possessive loops (``*+``, ``++``) never backtrack: their alternatives cannot overlap, so they match
-# exactly what the plain loops would, several times faster on large modules.
+# exactly what the plain loops would, and never slower (docs/performance.md).
 _QUOTED = r'"(?:[^"\\\n]++|\\.)*+"'
 # HLO op metadata: ``, metadata={op_name="jit(f)/sin" source_file="t.py" source_line=3}``.
 METADATA = re.compile(r", metadata=\{(?:[^{}\"\n]++|" + _QUOTED + r")*+\}")

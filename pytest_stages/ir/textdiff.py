@@ -158,8 +158,8 @@ def _name_split(token: str) -> re.Pattern[str]:
 def _renamed(split: re.Pattern[str], text: str, renamed: dict[str, str]) -> str:
     """``text`` with each name that ``split`` splits out replaced by its new name (others kept).
 
-    Split, mapped and joined in C: on a block of a renumbered module several times faster
-    than a substitution that calls back into Python for each name.
+    Split, mapped and joined in C: on a block of a renumbered module faster than a
+    substitution that calls back into Python for each name (docs/performance.md).
     """
     parts = split.split(text)
     found = parts[1::2]
@@ -201,7 +201,7 @@ class _Hlo(_Dialect):
     A computation's header line declares its parameters bare, numbered or not
     (``%fused (param_0: f32[]) -> ...``), so there each parameter is a token too. Compiled
     HLO writes every other reference with its ``%``: its instruction lines are renamed by
-    their ``%`` names alone, the same result as by every token, several times faster.
+    their ``%`` names alone, the same result as by every token, and faster (docs/performance.md).
     """
 
     unique_names = True

@@ -9,7 +9,7 @@ per test; this module holds no pytest hooks.
 
 What only a difference or a failure needs (the comparison families, the alignment of
 renamed texts, the failure message) is imported where it is used: a run whose calls all
-match their snapshots never loads it (about 10 ms of start-up; benchmarks/README.md).
+match their snapshots never loads it, and starts faster (docs/performance.md).
 """
 
 from __future__ import annotations

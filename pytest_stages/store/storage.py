@@ -158,9 +158,9 @@ class SnapshotStore:
 
         A symlink, a folder, a FIFO or a device is refused by one ``lstat`` before any open (a
         FIFO would block the read). The read is one open that does not follow a link, reads to
-        the end and closes: five file system calls a file, where Python's text ``open`` makes
-        about a dozen, which are slow on some hosts (benchmarks/README.md). The text is read as
-        syrupy's single-file extension reads a file: UTF-8, universal newlines.
+        the end and closes: fewer file system calls than Python's text ``open`` makes, and those
+        are slow on some hosts (the counts: docs/performance.md). The text is read as syrupy's
+        single-file extension reads a file: UTF-8, universal newlines.
         """
         try:
             mode = path.lstat().st_mode
