@@ -2,14 +2,19 @@
 
 Start-up is a fixed cost of every session (benchmarks/README.md); a run whose calls all match
 their snapshots never imports the comparison families, the renumbering-proof diff, the message
-renderer or the syrupy extensions.
+renderer or the syrupy extensions. Each layer names what it imports late in its hub
+(``pytest_stages/core/lazy.py``; tests/test_layout.py holds where).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 
+import pytest
 from conftest import SIMPLE_TEST
+
+from pytest_stages.core.lazy import lazy_module
 
 # Imported only when an artifact differs, a test fails or a report or extension asks for them.
 ON_DEMAND = {
@@ -51,3 +56,22 @@ def test_a_passing_run_never_loads_what_only_a_difference_needs(project):
     project.write("test_m.py", SIMPLE_TEST.replace("jnp.tanh", "jnp.sin"))
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 1
     assert {"pytest_stages.check.drift", "pytest_stages.check.message"} <= loaded(project)
+
+
+def test_a_late_module_is_imported_at_its_first_attribute_read(tmp_path, monkeypatch):
+    (tmp_path / "late_probe.py").write_text("VALUE = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "late_probe", raising=False)
+    late = lazy_module("late_probe")
+    assert "late_probe" not in sys.modules  # nothing stands in for it there: "jax" in sys.modules stays honest
+    assert repr(late) == "<lazy module 'late_probe'>"
+    assert late.VALUE == 42
+    assert sys.modules["late_probe"].VALUE == 42
+    with pytest.raises(AttributeError):
+        _ = late.missing
+
+
+def test_a_late_module_that_is_not_installed_fails_at_its_first_read():
+    late = lazy_module("pytest_stages_no_such_module")
+    with pytest.raises(ModuleNotFoundError, match="pytest_stages_no_such_module"):
+        _ = late.anything

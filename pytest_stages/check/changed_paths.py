@@ -1,6 +1,6 @@
 """What changed between two JSON-ready values, as deepdiff's tree view reports it.
 
-deepdiff is imported where it is used: an unchanged snapshot never pays for it.
+deepdiff is imported at its first use (``pytest_stages.check``'s late imports): an unchanged snapshot never pays for it.
 """
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from typing import Any
+
+from pytest_stages.check import deepdiff
 
 
 def deep_diff(before: Any, after: Any, **options: Any) -> Any:
@@ -17,9 +19,7 @@ def deep_diff(before: Any, after: Any, **options: Any) -> Any:
     side as one replaced value (``threshold_to_diff_deeper``); a snapshot whose cost gained
     twenty per-operand figures would then have no changed figure to name.
     """
-    from deepdiff import DeepDiff
-
-    return DeepDiff(before, after, view="tree", threshold_to_diff_deeper=0, **options)
+    return deepdiff.DeepDiff(before, after, view="tree", threshold_to_diff_deeper=0, **options)
 
 
 def levels(diff: Any) -> Iterable[Any]:

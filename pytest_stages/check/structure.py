@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pytest_stages.analyse.artifacts import check_kind
+from pytest_stages.check import deepdiff_helper
 from pytest_stages.check.changed_paths import deep_diff, levels, show
 from pytest_stages.check.pair import Compared, Pair
 from pytest_stages.core.records import Finding
@@ -10,12 +11,10 @@ from pytest_stages.core.records import Finding
 
 def structure(pair: Pair) -> Compared:
     """Any JSON artifact without a family of its own: ``['inputs']['x']['shape']: [2] -> [3]`` (deepdiff)."""
-    from deepdiff.helper import notpresent
-
     findings = []
     for level in levels(deep_diff(pair.before, pair.after)):
         where = level.path().removeprefix("root")
-        old, new = (None if value is notpresent else value for value in (level.t1, level.t2))
+        old, new = (None if value is deepdiff_helper.notpresent else value for value in (level.t1, level.t2))
         findings.append(
             Finding(
                 check_kind(pair.artifact),
