@@ -63,10 +63,12 @@ def test_a_late_module_is_imported_at_its_first_attribute_read(tmp_path, monkeyp
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "late_probe", raising=False)
     late = lazy_module("late_probe")
-    assert "late_probe" not in sys.modules  # nothing stands in for it there: "jax" in sys.modules stays honest
     assert repr(late) == "<lazy module 'late_probe'>"
+    assert "late_probe" not in sys.modules  # nothing stands in for it there: "jax" in sys.modules stays honest
     assert late.VALUE == 42
     assert sys.modules["late_probe"].VALUE == 42
+    monkeypatch.setattr(sys.modules["late_probe"], "VALUE", 7)
+    assert late.VALUE == 7  # each read is of the module as it is now
     with pytest.raises(AttributeError):
         _ = late.missing
 

@@ -2,8 +2,8 @@
 
 ``cost``, ``memory``, ``sharding`` and ``layout`` read the compiled object;
 ``ops`` reads compiled HLO text (through :mod:`.hlo`). Once extracted, nothing
-downstream touches JAX objects. JAX is imported only where it is used, so that an installed but
-unused plugin costs no JAX import.
+downstream touches JAX objects. JAX is imported at its first use (the layer's late imports,
+``pytest_stages/analyse/__init__.py``), so that an installed but unused plugin costs no JAX import.
 """
 
 from __future__ import annotations

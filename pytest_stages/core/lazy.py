@@ -24,18 +24,20 @@ from types import ModuleType
 
 
 class _LazyModule(ModuleType):
-    """Stands for the module of its name: an attribute read imports that module (once) and reads it there.
+    """Stands for the module of its name: every attribute read imports that module (the first time) and
+    reads the attribute there, so a stand-in sees what the module holds now (a test's monkeypatch too).
 
     Nothing is put in ``sys.modules`` under the real name, so code that asks whether JAX is loaded
-    (``"jax" in sys.modules``) sees only a real import.
+    (``"jax" in sys.modules``) sees only a real import. ``__getattribute__``, not ``__getattr__``: a
+    read then costs about what a function-level ``import`` did (benchmarks/README.md, "Start-up").
     """
 
-    def __getattr__(self, attribute: str) -> object:
-        module = sys.modules.get(self.__name__) or importlib.import_module(self.__name__)
-        return getattr(module, attribute)
+    def __getattribute__(self, attribute: str) -> object:
+        name = ModuleType.__getattribute__(self, "__name__")
+        return getattr(sys.modules.get(name) or importlib.import_module(name), attribute)
 
     def __repr__(self) -> str:
-        return f"<lazy module {self.__name__!r}>"
+        return f"<lazy module {ModuleType.__getattribute__(self, '__name__')!r}>"
 
 
 def lazy_module(name: str) -> ModuleType:

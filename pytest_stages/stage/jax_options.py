@@ -2,7 +2,7 @@
 
 JAX declares its options (``jax_platforms``, ``jax_use_shardy_partitioner``, ...) at run
 time, so type checkers do not see them as attributes of ``jax.config``; they are read here
-by name. JAX is imported when called, never by importing this module.
+by name. JAX is imported when one is first read or set, never by importing this module.
 """
 
 from __future__ import annotations
