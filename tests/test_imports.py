@@ -22,6 +22,8 @@ ON_DEMAND = {
     "pytest_stages.check.drift",
     "pytest_stages.check.message",
     "pytest_stages.check.pair",
+    "pytest_stages.check.signature",
+    "pytest_stages.hooks.chip_schedule",
     "pytest_stages.ir.alpha",
     "pytest_stages.ir.rename",
     "pytest_stages.ir.textdiff",
@@ -29,14 +31,15 @@ ON_DEMAND = {
     "pytest_stages.report.html_report",
     "pytest_stages.report.merge",
     "pytest_stages.store.extensions",
+    "deepdiff",
 }
 
-# Writes the plugin's modules loaded by the end of the session to loaded.json.
+# Writes the plugin's modules (and deepdiff) loaded by the end of the session to loaded.json.
 CONFTEST = """
 import json, sys
 
 def pytest_unconfigure(config):
-    loaded = sorted(name for name in sys.modules if name.startswith("pytest_stages"))
+    loaded = sorted(name for name in sys.modules if name.startswith("pytest_stages") or name == "deepdiff")
     (config.rootpath / "loaded.json").write_text(json.dumps(loaded))
 """
 
