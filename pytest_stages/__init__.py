@@ -10,12 +10,16 @@ analyses with snapshots under ``snapshots/``. Tests that use syrupy's own
 from typing import TYPE_CHECKING, Any
 
 from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.registry import register
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.staging import StageError, StageResult
 
+# Imported late, named once (core/lazy.py says how): the syrupy extensions, which a session that
+# only stages never needs.
 if TYPE_CHECKING:
+    from pytest_stages.store import extensions as extensions_
     from pytest_stages.store.extensions import (
         EXTENSIONS,
         ArtifactExtension,
@@ -33,6 +37,8 @@ if TYPE_CHECKING:
         StableHLOExtension,
         extension_for,
     )
+else:
+    extensions_ = lazy_module("pytest_stages.store.extensions")
 
 
 def __getattr__(name: str) -> Any:
@@ -42,9 +48,7 @@ def __getattr__(name: str) -> Any:
     (the plugin's entry point imports this package first).
     """
     if name in __all__:
-        from pytest_stages.store import extensions
-
-        return getattr(extensions, name)
+        return getattr(extensions_, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

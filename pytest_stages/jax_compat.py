@@ -4,8 +4,8 @@ The supported range is jax/jaxlib 0.8 to 0.10 (``pyproject.toml``, docs/dependen
 the tests at both ends (``.ci/run``). Each item below says what JAX could change, what the user
 would then see, and which test notices it first. Everything else the plugin calls is JAX's
 public API (``jax.jit(...).trace/lower/compile``, ``Compiled.cost_analysis``/``memory_analysis``,
-``jax.monitoring``'s listener registration, ``jax.config`` options by name). JAX is imported
-only inside the functions, so importing this module costs no JAX import.
+``jax.monitoring``'s listener registration, ``jax.config`` options by name). What it imports is
+named once below, imported at its first use (core/lazy.py), so importing this module costs no JAX import.
 
 Not moved here yet: ``jax.experimental.topologies.get_topology_desc`` (compile-only TPU/GPU
 devices, ``stage/topology.py``): an experimental API; a change fails ``tests/test_topology.py``.
@@ -13,7 +13,38 @@ devices, ``stage/topology.py``): an experimental API; a change fails ``tests/tes
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from pytest_stages.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import jax
+    import numpy as np
+    from jax._src import cache_key, lib
+    from jax._src import core as private_core
+    from jax._src import monitoring as private_monitoring
+    from jax._src.interpreters import mlir, pxla
+    from jax._src.lib import triton
+    from jax._src.pallas.mosaic import tpu_info
+    from jax.extend import core as extend_core
+    from jaxlib import _jax
+    from jaxlib.mlir import ir, passmanager
+else:
+    jax = lazy_module("jax")
+    np = lazy_module("numpy")
+    cache_key = lazy_module("jax._src.cache_key")
+    lib = lazy_module("jax._src.lib")
+    private_core = lazy_module("jax._src.core")
+    private_monitoring = lazy_module("jax._src.monitoring")
+    mlir = lazy_module("jax._src.interpreters.mlir")
+    pxla = lazy_module("jax._src.interpreters.pxla")
+    triton = lazy_module("jax._src.lib.triton")
+    tpu_info = lazy_module("jax._src.pallas.mosaic.tpu_info")
+    extend_core = lazy_module("jax.extend.core")
+    _jax = lazy_module("jaxlib._jax")
+    ir = lazy_module("jaxlib.mlir.ir")
+    passmanager = lazy_module("jaxlib.mlir.passmanager")
 
 # --- 1. Monitoring event names (jax/_src/dispatch.py, jax/_src/compiler.py) -----------------------
 # The registration is public, the names are not documented. Renamed, the compile counts of
@@ -28,7 +59,6 @@ CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
 
 def register_listeners(event: Any, duration: Any) -> None:
     """Register an event listener and an event-duration listener with ``jax.monitoring`` (public)."""
-    import jax
 
     jax.monitoring.register_event_listener(event)
     jax.monitoring.register_event_duration_secs_listener(duration)
@@ -42,9 +72,6 @@ def unregister_listeners(event: Any, duration: Any) -> None:
     Renamed there, the listeners stay registered after the session (counting into a closed
     session): tests/test_compiles.py's listener test fails.
     """
-    import jax
-    from jax._src import monitoring as private_monitoring
-
     monitoring: Any = private_monitoring  # typed as this JAX version has it; 0.8.0's names are used
     public = getattr(jax.monitoring, "unregister_event_listener", None)
     (public or monitoring._unregister_event_listener_by_callback)(event)
@@ -75,9 +102,6 @@ def cost_via_cpu(lowered: Any) -> Any:
     staging a GPU topology config (``h100``) fails with an AttributeError or ImportError: the
     examples' committed ``h100/*.cost.json`` snapshots (``"lowered"`` figures) stop being compared.
     """
-    import jax
-    from jaxlib import _jax
-
     module = lowered._lowering.hlo().as_hlo_module()
     return _jax.hlo_module_cost_analysis(jax.devices("cpu")[0].client, module)
 
@@ -105,9 +129,8 @@ def decode_mosaic(body: bytes) -> tuple[str, str]:
     payload is then referenced by digest only): tests/test_kernels.py fails on the kernel text.
     Raises ValueError for bytes that are not a Mosaic module.
     """
-    from jax._src.lib import tpu  # type: ignore[attr-defined]
-
-    return _decode_kernel(body, tpu.register_dialect, "builtin.module(mosaic-serde{serialize=false})")
+    register: Any = lib.tpu.register_dialect  # type: ignore[attr-defined]
+    return _decode_kernel(body, register, "builtin.module(mosaic-serde{serialize=false})")
 
 
 def jaxprs_in_params(params: Any) -> Any:
@@ -118,9 +141,9 @@ def jaxprs_in_params(params: Any) -> Any:
     analysis fails: the oldest-JAX subset of .ci/run fails on every test that stages.
     """
     try:
-        from jax.extend.core import jaxprs_in_params as found
-    except ImportError:  # JAX 0.8
-        from jax._src.core import jaxprs_in_params as found
+        found = extend_core.jaxprs_in_params
+    except (ImportError, AttributeError):  # JAX 0.8
+        found = private_core.jaxprs_in_params
     return found(params)
 
 
@@ -132,10 +155,9 @@ def tpu_vmem_bytes(device_kind: str) -> int | None:
     cannot be judged and says so: tests/test_kernels.py fails on the capacity.
     """
     try:
-        from jax._src.pallas.mosaic import tpu_info
-    except ImportError:
+        chip = tpu_info.chip_version_from_device_kind(device_kind)
+    except ImportError:  # the first read imports the module
         return None
-    chip = tpu_info.chip_version_from_device_kind(device_kind)
     if chip is None:
         return None
     return int(tpu_info.get_tpu_info_for_chip(chip, 1).vmem_capacity_bytes)
@@ -151,9 +173,7 @@ def decode_gpu_kernel(body: bytes, *, mosaic: bool) -> tuple[str, str]:
     Triton, ``jax._src.lib.triton.dialect.register_dialect`` (the ``tt`` dialect). Renamed, a GPU
     kernel's section says it could not be decoded. Raises ValueError.
     """
-    from jax._src.lib import mosaic_gpu_dialect, triton  # type: ignore[attr-defined]
-
-    dialect: Any = mosaic_gpu_dialect if mosaic else triton.dialect  # type: ignore[attr-defined]
+    dialect: Any = lib.mosaic_gpu_dialect if mosaic else triton.dialect  # type: ignore[attr-defined]
     serde = "builtin.module(mosaic_gpu-serde{serialize=false})" if mosaic else None
     return _decode_kernel(body, dialect.register_dialect, serde)
 
@@ -161,10 +181,6 @@ def decode_gpu_kernel(body: bytes, *, mosaic: bool) -> tuple[str, str]:
 def _decode_kernel(body: bytes, register_dialect: Any, pipeline: str | None) -> tuple[str, str]:
     """A kernel's MLIR bytecode parsed in a JAX IR context with its dialect registered, ``pipeline``
     (a deserializing pass) run on it; its text with and without locations. Raises ValueError."""
-    from jax._src.interpreters import mlir
-    from jaxlib.mlir import ir
-    from jaxlib.mlir.passmanager import PassManager
-
     context = mlir.make_ir_context()
     register_dialect(context)
     with context, ir.Location.unknown():
@@ -172,7 +188,7 @@ def _decode_kernel(body: bytes, register_dialect: Any, pipeline: str | None) -> 
         try:
             module = ir.Module.parse(body)
             if pipeline is not None:
-                PassManager.parse(pipeline).run(module.operation)
+                passmanager.PassManager.parse(pipeline).run(module.operation)
         except Exception as exc:  # MLIRError and friends: not a kernel module this jaxlib reads
             raise ValueError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
         return str(module.operation.get_asm(enable_debug_info=True)), str(module.operation.get_asm())
@@ -188,12 +204,6 @@ def _decode_kernel(body: bytes, register_dialect: Any, pipeline: str | None) -> 
 # with a warning and every compile-only call compiles (tests/test_staged_cache.py fails on its hits).
 def compile_options_digest(lowered: Any) -> str:
     """sha256 of the ``CompileOptions`` a ``lowered.compile()`` passes to XLA, as JAX's cache key hashes them."""
-    import hashlib
-
-    import numpy as np
-    from jax._src import cache_key
-    from jax._src.interpreters import pxla
-
     lowering = lowered._lowering
     args = lowering.compile_args
     devices = lowering._device_list
@@ -218,10 +228,6 @@ def compile_options_digest(lowered: Any) -> str:
 
 def xla_flags_digest() -> str:
     """sha256 of the XLA flags JAX's cache key reads (``XLA_FLAGS``, ``LIBTPU_INIT_ARGS``, ``--xla*`` arguments)."""
-    import hashlib
-
-    from jax._src import cache_key
-
     digest = hashlib.sha256()
     cache_key._hash_xla_flags(digest, cache_key.get_flag_prefixes())
     return digest.hexdigest()
@@ -235,11 +241,6 @@ def backend_version(lowered: Any) -> str:
 
 def accelerator_digest(devices: Any) -> str:
     """sha256 of the accelerator topology of ``devices`` as JAX's cache key hashes it (its fingerprint)."""
-    import hashlib
-
-    import numpy as np
-    from jax._src import cache_key
-
     array = np.empty(len(devices), dtype=object)
     array[:] = list(devices)
     digest = hashlib.sha256()

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pytest_stages import hooks
 from pytest_stages.analyse.artifacts import CHECK_KINDS
 from pytest_stages.check.budgets import parse_budget
 from pytest_stages.config import (
@@ -215,9 +216,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     plan = config.stash.get(CHIP, None)
     if plan is None or not plan.needed or config.getoption("dist", None) != "load":
         return None
-    from pytest_stages.hooks.chip_schedule import ChipScheduling
 
-    return ChipScheduling(config, log, plan.needed)
+    return hooks.chip_schedule.ChipScheduling(config, log, plan.needed)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -335,10 +335,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _baseline(path: Path) -> list[dict[str, Any]]:
-    """The calls of ``--stages-baseline``'s report (its reader is loaded only when the option is given)."""
-    from pytest_stages.report.baseline import read_baseline
-
-    return read_baseline(path)
+    """The calls of ``--stages-baseline``'s report (its reader is imported only when the option is given)."""
+    return hooks.report_baseline.read_baseline(path)
 
 
 def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Options:

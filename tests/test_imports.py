@@ -2,14 +2,19 @@
 
 Start-up is a fixed cost of every session (benchmarks/README.md); a run whose calls all match
 their snapshots never imports the comparison families, the renumbering-proof diff, the message
-renderer or the syrupy extensions.
+renderer or the syrupy extensions. Each layer names what it imports late in its hub
+(``pytest_stages/core/lazy.py``; tests/test_layout.py holds where).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 
+import pytest
 from conftest import SIMPLE_TEST
+
+from pytest_stages.core.lazy import lazy_module
 
 # Imported only when an artifact differs, a test fails or a report or extension asks for them.
 ON_DEMAND = {
@@ -17,6 +22,7 @@ ON_DEMAND = {
     "pytest_stages.check.compare",
     "pytest_stages.check.drift",
     "pytest_stages.check.message",
+    "pytest_stages.hooks.chip_schedule",
     "pytest_stages.ir.alpha",
     "pytest_stages.ir.rename",
     "pytest_stages.ir.textdiff",
@@ -24,14 +30,15 @@ ON_DEMAND = {
     "pytest_stages.report.html_report",
     "pytest_stages.report.merge",
     "pytest_stages.store.extensions",
+    "deepdiff",
 }
 
-# Writes the plugin's modules loaded by the end of the session to loaded.json.
+# Writes the plugin's modules (and deepdiff) loaded by the end of the session to loaded.json.
 CONFTEST = """
 import json, sys
 
 def pytest_unconfigure(config):
-    loaded = sorted(name for name in sys.modules if name.startswith("pytest_stages"))
+    loaded = sorted(name for name in sys.modules if name.startswith("pytest_stages") or name == "deepdiff")
     (config.rootpath / "loaded.json").write_text(json.dumps(loaded))
 """
 
@@ -51,3 +58,24 @@ def test_a_passing_run_never_loads_what_only_a_difference_needs(project):
     project.write("test_m.py", SIMPLE_TEST.replace("jnp.tanh", "jnp.sin"))
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 1
     assert {"pytest_stages.check.drift", "pytest_stages.check.message"} <= loaded(project)
+
+
+def test_a_late_module_is_imported_at_its_first_attribute_read(tmp_path, monkeypatch):
+    (tmp_path / "late_probe.py").write_text("VALUE = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "late_probe", raising=False)
+    late = lazy_module("late_probe")
+    assert repr(late) == "<lazy module 'late_probe'>"
+    assert "late_probe" not in sys.modules  # nothing stands in for it there: "jax" in sys.modules stays honest
+    assert late.VALUE == 42
+    assert sys.modules["late_probe"].VALUE == 42
+    monkeypatch.setattr(sys.modules["late_probe"], "VALUE", 7)
+    assert late.VALUE == 7  # each read is of the module as it is now
+    with pytest.raises(AttributeError):
+        _ = late.missing
+
+
+def test_a_late_module_that_is_not_installed_fails_at_its_first_read():
+    late = lazy_module("pytest_stages_no_such_module")
+    with pytest.raises(ModuleNotFoundError, match="pytest_stages_no_such_module"):
+        _ = late.anything

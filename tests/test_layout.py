@@ -1,8 +1,9 @@
-"""The package's shape: no import cycles (function-level imports counted), a docstring per subpackage.
+"""The package's shape: no import cycles, late imports in one place per layer, a docstring per subpackage.
 
 import-linter's layers contract (``lint-imports``, run by ``.ci/run``) keeps the layers
 importing downward; a cycle between two modules of one layer is outside that contract, so
-this test walks the whole graph that grimp builds (it reads imports inside functions too).
+this test walks the whole graph that grimp builds (the ``TYPE_CHECKING`` imports that name each
+late import included). What a layer imports late it names once, in its hub (core/lazy.py).
 """
 
 from __future__ import annotations
@@ -65,6 +66,79 @@ def test_the_package_has_no_import_cycles():
     edges = {m: graph.find_modules_directly_imported_by(m) & modules for m in modules}
     assert strongly_connected(edges) == []
     assert not any("pytest_stages" in graph.find_modules_directly_imported_by(m) for m in modules)
+
+
+PACKAGE = Path(pytest_stages.__file__).parent
+# The modules that name late imports: each layer package's __init__.py, the root's, jax_compat.py.
+HUBS = {"__init__.py", "jax_compat.py"} | {f"{p.parent.name}/__init__.py" for p in PACKAGE.glob("*/__init__.py")}
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+
+
+def imports_in_functions(tree: ast.AST) -> list[int]:
+    """The lines of the import statements inside a function or method body."""
+    return [
+        inner.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.Import | ast.ImportFrom)
+    ]
+
+
+def late_names(tree: ast.Module) -> tuple[dict[str, str], dict[str, str]]:
+    """What a module binds under ``if TYPE_CHECKING:`` (name -> module imported) and with ``lazy_module``
+    at run time (name -> module named), both at its top level."""
+    typed: dict[str, str] = {}
+    late: dict[str, str] = {}
+    for node in tree.body:
+        if not _is_type_checking(node):
+            continue
+        assert isinstance(node, ast.If)
+        for statement in node.body:
+            if isinstance(statement, ast.Import):
+                typed |= {a.asname or a.name: a.name for a in statement.names}
+            elif isinstance(statement, ast.ImportFrom):
+                typed |= {a.asname or a.name: f"{statement.module}.{a.name}" for a in statement.names}
+        for statement in node.orelse:
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                [target] = statement.targets
+                [argument] = statement.value.args
+                assert isinstance(target, ast.Name) and isinstance(argument, ast.Constant)
+                late[target.id] = argument.value
+    return typed, late
+
+
+def test_late_imports_are_named_in_one_hub_per_layer_and_seen_by_import_linter():
+    """No function body imports; ``lazy_module`` is called only in the hubs, each name matched by a
+    ``TYPE_CHECKING`` import of the same module (so mypy types it and import-linter checks the edge)."""
+    hubs_found = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        assert imports_in_functions(tree) == [], f"{name}: import inside a function; name it in the layer's hub"
+        if "lazy_module(" in source and name != "core/lazy.py":
+            assert name in HUBS, f"{name} calls lazy_module: late imports are named in the layer's __init__.py"
+            typed, late = late_names(tree)
+            assert late, f"{name}: lazy_module outside `if TYPE_CHECKING: ... else: ...`"
+            assert {n: typed.get(n) for n in late} == late, f"{name}: a late name without its TYPE_CHECKING import"
+            hubs_found.add(name)
+    assert hubs_found >= {"stage/__init__.py", "run/__init__.py", "jax_compat.py"}
+
+
+def test_the_checks_of_late_imports_can_fail():
+    """The two rules above, on sources that break them."""
+    assert imports_in_functions(ast.parse("def f():\n    import jax\n")) == [2]
+    assert imports_in_functions(ast.parse("import jax\nif True:\n    import os\n")) == []
+    typed, late = late_names(
+        ast.parse(
+            "if TYPE_CHECKING:\n    import jax\nelse:\n    jax = lazy_module('jax')\n    np = lazy_module('numpy')\n"
+        )
+    )
+    assert typed == {"jax": "jax"} and late == {"jax": "jax", "np": "numpy"}
 
 
 def test_each_subpackage_says_what_lives_there():

@@ -2,8 +2,8 @@
 
 ``cost``, ``memory``, ``sharding`` and ``layout`` read the compiled object;
 ``ops`` reads compiled HLO text (through :mod:`.hlo`). Once extracted, nothing
-downstream touches JAX objects. JAX is imported only where it is used, so that an installed but
-unused plugin costs no JAX import.
+downstream touches JAX objects. JAX is imported at its first use (the layer's late imports,
+``pytest_stages/analyse/__init__.py``), so that an installed but unused plugin costs no JAX import.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from pytest_stages import jax_compat
+from pytest_stages.analyse import jax
 from pytest_stages.ir import hlo
 
 MEMORY_FIELDS = (
@@ -191,8 +192,6 @@ def slice_indices(compiled: Any) -> tuple[int, ...] | None:
     The assignment is that of the program's shardings (JAX's ``_device_assignment``, the order the
     replica groups of its collectives number the devices in).
     """
-    import jax
-
     for sharding in jax.tree.leaves((compiled.input_shardings, compiled.output_shardings)):
         assignment = getattr(sharding, "_device_assignment", None)
         if assignment:
@@ -274,8 +273,6 @@ def sharding(
     None at the inputs jit dropped as unused, and the kept ones are the HLO parameters in order.
     ``networks`` (a program over several slices) counts the collectives within and across slices.
     """
-    import jax
-
     infos = named(lowered.args_info)
     structure: Any = jax.tree_util.tree_structure(lowered.args_info)  # a PyTreeDef, which jaxlib leaves untyped
     shardings = structure.flatten_up_to(jax_property(compiled, "input_shardings"))
@@ -329,9 +326,7 @@ def layout(compiled: Any, named: NamedLeaves, named_outputs: NamedLeaves) -> dic
 
 def describe_sharding(value: Any) -> dict[str, Any]:
     """A sharding as plain data: mesh and spec for NamedSharding, the device ids otherwise."""
-    from jax.sharding import NamedSharding
-
-    if isinstance(value, NamedSharding):
+    if isinstance(value, jax.sharding.NamedSharding):
         return {
             "kind": "NamedSharding",
             "mesh": {str(k): int(v) for k, v in value.mesh.shape.items()},

@@ -2,8 +2,8 @@
 
 deepdiff's tree view names each changed place; the figures, placement and kernel families read
 it for their own findings, and any JSON artifact without a family of its own gets one finding per
-changed path (:func:`structure`). deepdiff is imported where it is used: an unchanged snapshot
-never pays for it.
+changed path (:func:`structure`). deepdiff is imported at its first use (``pytest_stages.check``'s
+late imports): an unchanged snapshot never pays for it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pytest_stages.analyse.artifacts import check_kind
+from pytest_stages.check import deepdiff, deepdiff_helper
 from pytest_stages.core.records import Compared, Finding, Pair
 
 
@@ -23,9 +24,7 @@ def deep_diff(before: Any, after: Any, **options: Any) -> Any:
     side as one replaced value (``threshold_to_diff_deeper``); a snapshot whose cost gained
     twenty per-operand figures would then have no changed figure to name.
     """
-    from deepdiff import DeepDiff
-
-    return DeepDiff(before, after, view="tree", threshold_to_diff_deeper=0, **options)
+    return deepdiff.DeepDiff(before, after, view="tree", threshold_to_diff_deeper=0, **options)
 
 
 def levels(diff: Any) -> Iterable[Any]:
@@ -41,12 +40,10 @@ def show(value: Any) -> str:
 
 def structure(pair: Pair) -> Compared:
     """Any JSON artifact without a family of its own: ``['inputs']['x']['shape']: [2] -> [3]`` (deepdiff)."""
-    from deepdiff.helper import notpresent
-
     findings = []
     for level in levels(deep_diff(pair.before, pair.after)):
         where = level.path().removeprefix("root")
-        old, new = (None if value is notpresent else value for value in (level.t1, level.t2))
+        old, new = (None if value is deepdiff_helper.notpresent else value for value in (level.t1, level.t2))
         findings.append(
             Finding(
                 check_kind(pair.artifact),

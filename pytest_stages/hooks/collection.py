@@ -12,7 +12,7 @@ import pytest
 
 from pytest_stages.analyse.analyses import format_spec
 from pytest_stages.core.errors import StagesError
-from pytest_stages.hooks import per_test
+from pytest_stages.hooks import jax, per_test
 from pytest_stages.hooks.registry import RegisteredFunctionError, Registration, registrations
 from pytest_stages.hooks.stash import SESSION
 from pytest_stages.stage.adapters import argument_names
@@ -71,8 +71,6 @@ class RegisteredItem(pytest.Item):
 
     def describe_args(self) -> str:
         """Shapes, dtypes and shardings of the staged arguments, for ``--stages-list``."""
-        import jax
-
         parts = []
         names = argument_names(self.registration.fn, len(self.args))
         for name, arg in zip(names, self.args, strict=True):

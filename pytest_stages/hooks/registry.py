@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.core.errors import StagesError
+from pytest_stages.hooks import jax
+from pytest_stages.stage.topology import TopologyUnavailable
 
 RegisteredArgs = tuple[Any, ...] | Callable[[Any], tuple[Any, ...]]
 
@@ -52,8 +54,6 @@ class Registration:
         """
         if not self.jit:
             return self.fn
-        import jax
-
         options = [name for name in inspect.signature(jax.jit).parameters if name != "fun"]
         unknown = sorted(key for key in self.jit if key not in options)
         if unknown:
@@ -75,8 +75,6 @@ class Registration:
         An ``args`` function that raises is a :class:`RegisteredFunctionError`; :class:`TopologyUnavailable`
         passes through (its items are skipped, not failed).
         """
-        from pytest_stages.stage.topology import TopologyUnavailable
-
         try:
             args = self.args(stage_config) if callable(self.args) else self.args
             return tuple(args)

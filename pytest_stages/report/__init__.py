@@ -1,1 +1,17 @@
 """Session reports: the header, the summary table, JSON, Markdown and the HTML review page."""
+
+from typing import TYPE_CHECKING
+
+from pytest_stages.core.lazy import lazy_module
+
+# What this layer imports late, named once (core/lazy.py says how): what only a failing finding or
+# an HTML report needs, the drift family's summary lines and the review page; a passing run loads
+# neither (tests/test_imports.py).
+if TYPE_CHECKING:
+    from pytest_stages.check import drift
+    from pytest_stages.report import html_report as html_report_
+else:
+    drift = lazy_module("pytest_stages.check.drift")
+    html_report_ = lazy_module("pytest_stages.report.html_report")
+
+__all__ = ["drift", "html_report_"]

@@ -19,6 +19,7 @@ from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, relative_change
+from pytest_stages.report import drift, html_report_
 from pytest_stages.run.runner import StagesSession
 from pytest_stages.store.storage import write_atomically
 
@@ -303,8 +304,6 @@ def _md_table(rows: list[list[str]]) -> list[str]:
 
 def _findings_section(failing: Sequence[tuple[CallRecord, Finding]], size: int) -> list[str]:
     """Each failing finding with its summary and diff; diffs stop once the report has ``MD_BUDGET`` characters."""
-    from pytest_stages.check.drift import summary_lines  # loaded only where a finding is rendered
-
     lines = ["", "### Findings", ""]
     left_out, size = 0, size + sum(map(len, lines))
     for record, finding in failing:
@@ -313,7 +312,7 @@ def _findings_section(failing: Sequence[tuple[CallRecord, Finding]], size: int) 
         ]
         detail = finding.detail
         if detail:
-            entry += [f"  - {_md_text(line)}" for line in summary_lines(detail)]
+            entry += [f"  - {_md_text(line)}" for line in drift.summary_lines(detail)]
             entry += _md_diff(unified_rows(detail["hunks"])) if size < MD_BUDGET else [""]
             left_out += size >= MD_BUDGET
         size += sum(map(len, entry))
@@ -351,8 +350,6 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
 
 def _pending_entry(record: CallRecord, size: int) -> list[str]:
     """One pending call: its headline and key deltas, then each finding's collapsed diff while under ``MD_BUDGET``."""
-    from pytest_stages.check.drift import summary_lines
-
     failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != SKIPPED]
     headline = "; ".join(f"{f.artifact}: {f.message}" for f in failing) or "snapshots to write"
     deltas = key_deltas(record)
@@ -362,7 +359,7 @@ def _pending_entry(record: CallRecord, size: int) -> list[str]:
     ]
     for finding in failing:
         if finding.detail and size < MD_BUDGET:
-            entry += [f"  - {_md_text(line)}" for line in summary_lines(finding.detail)]
+            entry += [f"  - {_md_text(line)}" for line in drift.summary_lines(finding.detail)]
             entry += _md_diff(unified_rows(finding.detail["hunks"]), f"{finding.artifact} diff")
     return entry
 
@@ -373,8 +370,6 @@ def accept_command(sets: Sequence[str], environ: Mapping[str, str] | None = None
     ``gh run download`` with ``-p`` puts each artifact in a folder of its name under ``-D``.
     The run and repository come from GitHub's ``GITHUB_RUN_ID`` and ``GITHUB_REPOSITORY`` where set.
     """
-    import os
-
     env = os.environ if environ is None else environ
     run = env.get("GITHUB_RUN_ID") or "<run-id>"
     repo = f" -R {env['GITHUB_REPOSITORY']}" if env.get("GITHUB_REPOSITORY") else ""
@@ -481,9 +476,7 @@ def write_report(path: Path, report: RunReport) -> None:
     if path.suffix == ".json":
         text = report_json(report)
     elif path.suffix == ".html":
-        from pytest_stages.report import html_report
-
-        text = html_report.page(report_data(report), table_rows(report.records), report.baseline)
+        text = html_report_.page(report_data(report), table_rows(report.records), report.baseline)
     else:
         text = markdown(report)
     write_atomically(path, text)

@@ -1,1 +1,22 @@
 """One stage_snapshot call as steps (stage, compare, decide, write), and the session state those calls share."""
+
+from typing import TYPE_CHECKING
+
+from pytest_stages.core.lazy import lazy_module
+
+# What this layer imports late, named once (core/lazy.py says how): what only a difference or a
+# failure needs, the comparison families, the input signature (check/drift), the alignment of renamed texts and
+# the failure message; a run whose calls all match their snapshots loads none of them
+# (tests/test_imports.py).
+if TYPE_CHECKING:
+    from pytest_stages.check import compare, drift
+    from pytest_stages.check import message as message_
+    from pytest_stages.ir import alpha, rename
+else:
+    compare = lazy_module("pytest_stages.check.compare")
+    drift = lazy_module("pytest_stages.check.drift")
+    message_ = lazy_module("pytest_stages.check.message")
+    alpha = lazy_module("pytest_stages.ir.alpha")
+    rename = lazy_module("pytest_stages.ir.rename")
+
+__all__ = ["alpha", "compare", "drift", "message_", "rename"]

@@ -8,8 +8,9 @@ files to write until the test has passed. The pytest hook layer (``plugin.py``,
 per test; this module holds no pytest hooks.
 
 What only a difference or a failure needs (the comparison families, the alignment of
-renamed texts, the failure message) is imported where it is used: a run whose calls all
-match their snapshots never loads it, and starts faster (docs/performance.md).
+renamed texts, the failure message) is imported at its first use (this layer's late imports,
+``pytest_stages/run/__init__.py``): a run whose calls all match their snapshots never loads it
+(docs/performance.md).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +34,8 @@ from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Pair, Status
 from pytest_stages.ir.normalize import to_json
+from pytest_stages.ir.sources import describe_all
+from pytest_stages.run import alpha, compare, drift, message_, rename
 from pytest_stages.stage import plan
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.cache_clearing import CacheClearing
@@ -114,8 +118,6 @@ class StagesSession:
     @functools.cached_property
     def pending_identity(self) -> dict[str, Any]:
         """Who writes this run's pending sets: the project, its snapshot folder, the plugin, the commit (read once)."""
-        import tomllib
-
         try:
             pyproject = tomllib.loads((self.rootpath / "pyproject.toml").read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -256,13 +258,10 @@ def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result:
     if expected is not None and _unchanged(name, expected, result):
         out.status[name] = Status.OK
         return
-    from pytest_stages.check.compare import no_snapshot
-    from pytest_stages.check.drift import signature_change
-    from pytest_stages.ir.alpha import equivalent
 
     if expected is None:
         out.status[name] = Status.NEW
-        out.findings.append(no_snapshot(name))
+        out.findings.append(compare.no_snapshot(name))
         out.changed.append(name)
         return
     current = snapshot_format.current_form(name, expected, context.renames)
@@ -278,12 +277,12 @@ def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result:
     out.findings += found.findings
     out.deltas.update(found.deltas)
     out.status[name] = artifact_status(found.findings, recorded=True)
-    if equivalent(BY_NAME[name].dialect, expected, actual):
+    if alpha.equivalent(BY_NAME[name].dialect, expected, actual):
         return
     out.changed.append(name)
     if BY_NAME[name].signature:
         placed = result.analyses.get("sharding") or result.analyses.get("layout") or {}
-        out.signature = signature_change(list(placed.get("inputs", {})), expected, actual)
+        out.signature = drift.signature_change(list(placed.get("inputs", {})), expected, actual)
 
 
 def _unchanged(name: str, expected: str, result: StageResult) -> bool:
@@ -303,12 +302,9 @@ def _unchanged(name: str, expected: str, result: StageResult) -> bool:
 
 def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageResult, context: Context) -> Compared:
     """One artifact against its snapshot, with the comparison family the artifact table names."""
-    from pytest_stages.check.compare import compare_pair
-    from pytest_stages.ir.sources import describe_all
-
     expected = snapshot.text or ""
     if BY_NAME[name].is_text:
-        return compare_pair(
+        return compare.compare_pair(
             Pair(
                 name,
                 expected,
@@ -329,7 +325,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
             "or edited by hand. Restore it from version control, or run "
             f"`pytest --stages-update {context.nodeid}` to record it again."
         ) from None
-    return compare_pair(
+    return compare.compare_pair(
         Pair(
             name,
             expected,
@@ -623,12 +619,10 @@ class StageSnapshot:
         A changed stage text keeps the names of its ``old`` snapshot wherever the alignment maps them.
         """
         if compared.changed:
-            from pytest_stages.ir.rename import keep_names
-
             self.pending += [
                 PendingWrite(
                     self.folder.artifact(result.name, n),
-                    keep_names(BY_NAME[n].dialect, old.get(n), result.serialized(n)),
+                    rename.keep_names(BY_NAME[n].dialect, old.get(n), result.serialized(n)),
                     record,
                 )
                 for n in compared.changed
@@ -645,20 +639,18 @@ class StageSnapshot:
         change: environment_.EnvironmentChange,
     ) -> str:
         """The failure message of a call whose verdict failed: environment, versions and inputs, then the findings."""
-        from pytest_stages.check.message import Call, call_message
-
         settings = self.session.settings
         notes = [f"environment: {change.headline()}"] if change.shown else []
         notes += [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
         notes += environment_.plugin_note(change)
         notes += [f"inputs: {compared.signature}"] if compared.signature else []
-        call = Call(
+        call = message_.Call(
             result.name,
             self.active.name,
             f"{settings.snapshot_dir}/{self.folder.relative}/",
             {n: self.folder.artifact(result.name, n).name for n in self._judged()},
         )
-        return call_message(
+        return message_.call_message(
             call,
             verdict,
             notes=[*notes, *result.notes],

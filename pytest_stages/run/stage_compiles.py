@@ -22,6 +22,7 @@ from pytest_stages.config import ConfigError
 from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
+from pytest_stages.run import compare, message_
 from pytest_stages.run.runner import (
     PendingWrite,
     StagesSession,
@@ -104,9 +105,7 @@ class StageCompiles:
         self.records.append(record)
         expected = session.store.read(path)
         if expected is None:
-            from pytest_stages.check.compare import no_snapshot  # as the runner: loaded only for a difference
-
-            findings = [no_snapshot(ARTIFACT)]
+            findings = [compare.no_snapshot(ARTIFACT)]
         else:
             findings = compile_counts.compare_counts(_parsed(expected, path, self.nodeid), data, explanations)
         ceiling = self.budget.get(COMPILES_METRIC)
@@ -123,11 +122,11 @@ class StageCompiles:
 
     def _failure(self, name: str, path: Path, verdict: Verdict) -> str:
         """The failure message of a block whose verdict failed."""
-        from pytest_stages.check.message import Call, call_message
-
         settings, full = self.session.settings, self.session.options.verbosity >= 2
-        call = Call(name, self.folder.config, f"{settings.snapshot_dir}/{self.folder.relative}/", {ARTIFACT: path.name})
-        return call_message(call, verdict, notes=[], diff_lines=settings.diff_lines, full=full)
+        call = message_.Call(
+            name, self.folder.config, f"{settings.snapshot_dir}/{self.folder.relative}/", {ARTIFACT: path.name}
+        )
+        return message_.call_message(call, verdict, notes=[], diff_lines=settings.diff_lines, full=full)
 
     def flush(self) -> None:
         """Write pending snapshots (update mode, after the test passed), noting each in its record."""

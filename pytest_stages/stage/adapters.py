@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.stage import equinox, jax, linen, nnx, nnx_compilation
 
 NamedLeaves = list[tuple[str, Any]]
 # The name of what a staged function returns; its leaves add their paths: ``output[0]``.
@@ -60,8 +61,6 @@ class Adapter:
         The framework's names are used when they line up with JAX's leaves one for one (same
         count, shapes and dtypes where known); otherwise JAX's own paths name them.
         """
-        import jax
-
         leaves = jax.tree_util.tree_leaves(tree)
         if self.user_leaves is not None:
             named = self.user_leaves()
@@ -77,8 +76,6 @@ class Adapter:
         """
         if self.user_outputs is None:
             return returned_leaves(tree)
-        import jax
-
         paths = [tuple(map(str, path)) for path, _ in jax.tree_util.tree_flatten_with_path(args_info)[0]]
         inputs = {path: named for path, named in zip(paths, self.named_leaves(args_info), strict=True)}
         return self.user_outputs(tree, out_info, args_info, inputs)
@@ -101,8 +98,6 @@ def adapt(  # noqa: PLR0911  (one return per kind of callable, in the order they
         return _static_leaves_jit("haiku", fn, args, kwargs, static_scalars=static_scalars)
     if static_scalars:
         return _static_leaves_jit("callable", fn, args, kwargs, static_scalars=static_scalars, framework=False)
-    import jax
-
     return _jax_jit(fn, jax.jit(fn), args, kwargs)
 
 
@@ -118,15 +113,11 @@ def _framework(fn: Callable[..., Any]) -> str:
 
 
 def _is_nnx_jit(fn: Any) -> bool:
-    from flax.nnx.transforms.compilation import JitWrapped
-
-    return isinstance(fn, JitWrapped)
+    return isinstance(fn, nnx_compilation.JitWrapped)
 
 
 def _is_linen_apply(fn: Any) -> bool:
-    import flax.linen as nn
-
-    return isinstance(getattr(fn, "__self__", None), nn.Module) and getattr(fn, "__name__", "") == "apply"
+    return isinstance(getattr(fn, "__self__", None), linen.Module) and getattr(fn, "__name__", "") == "apply"
 
 
 def _lower_jax(traced: Any, platforms: tuple[str, ...] | None) -> Any:
@@ -150,8 +141,6 @@ def _nnx_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
 
 
 def _nnx_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> NamedLeaves:
-    from flax import nnx
-
     def leaves(name: str, value: Any) -> NamedLeaves:
         if nnx.graph.is_graph_node(value):
             return [
@@ -190,8 +179,6 @@ def _nnx_outputs(
     returned value, they are named by their paths in the output tree. With static arguments the
     state has a place per argument and the inputs one per dynamic argument: nothing is mirrored.
     """
-    import jax
-
     if not (isinstance(tree, tuple) and len(tree) == 3):
         return returned_leaves(tree)
     flat = jax.tree_util.tree_flatten_with_path(tree)[0]
@@ -225,10 +212,9 @@ def _lines_up(
 def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
     """``equinox.filter_jit``: lowered through its own ``.lower`` (its partition kept).
 
-    It has no ``.trace``: the jaxpr comes from ``eqx.filter_make_jaxpr`` of the wrapped
+    It has no ``.trace``: the jaxpr comes from ``equinox.filter_make_jaxpr`` of the wrapped
     function, and it cannot lower for a platform that is not attached.
     """
-    import equinox as eqx
 
     def lower(_: Any, platforms: tuple[str, ...] | None) -> Any:
         if platforms is not None:
@@ -244,7 +230,7 @@ def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adap
         fn,
         trace=lambda: None,
         lower=lower,
-        jaxpr=lambda _: eqx.filter_make_jaxpr(fn.__wrapped__)(*args, **kwargs)[0],
+        jaxpr=lambda _: equinox.filter_make_jaxpr(fn.__wrapped__)(*args, **kwargs)[0],
         user_leaves=lambda: _equinox_leaves(fn, args, kwargs),
         user_outputs=lambda tree, _out_info, _args_info, _inputs: _equinox_outputs(tree),
     )
@@ -260,14 +246,12 @@ def _equinox_outputs(tree: Any) -> NamedLeaves:
 
 def _equinox_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> NamedLeaves:
     """Array leaves in filter_jit's order: donated groups first; each of first arg, function, rest."""
-    import equinox as eqx
-
     wrapped = fn.__wrapped__
     bound = inspect.signature(wrapped).bind(*args, **kwargs)
     names = argument_names(wrapped, len(bound.args))
 
     def arrays(name: str, value: Any) -> NamedLeaves:
-        return [(n, leaf) for n, leaf in _path_leaves(name, value) if eqx.is_array(leaf)]
+        return [(n, leaf) for n, leaf in _path_leaves(name, value) if equinox.is_array(leaf)]
 
     first = arrays(names[0], bound.args[0]) if bound.args else []
     rest = [leaf for i, arg in enumerate(bound.args[1:], 1) for leaf in arrays(names[i], arg)]
@@ -294,7 +278,6 @@ def _static_leaves_jit(
     x, is_training=True)`` take Python flags that must stay static. Without ``framework`` (a
     plain callable under ``static_scalars``) only top-level Python scalars are baked in.
     """
-    import jax
 
     def is_static(value: Any) -> bool:
         if is_python_scalar(value):
@@ -349,8 +332,6 @@ def _same_shape(named: tuple[str, Any], leaf: Any) -> bool:
 
 
 def _array_like(leaf: Any) -> bool:
-    import jax
-
     return (
         isinstance(leaf, jax.ShapeDtypeStruct)
         or (hasattr(leaf, "shape") and hasattr(leaf, "dtype"))
@@ -364,8 +345,6 @@ def returned_leaves(tree: Any) -> NamedLeaves:
 
 
 def _path_leaves(name: str, value: Any) -> NamedLeaves:
-    import jax
-
     return [(name + jax.tree_util.keystr(path), leaf) for path, leaf in jax.tree_util.tree_flatten_with_path(value)[0]]
 
 

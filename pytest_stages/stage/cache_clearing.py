@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from pytest_stages.config import AUTO_PERIOD
+from pytest_stages.stage import jax
 
 
 def trace_key(
@@ -44,8 +45,6 @@ def trace_key(
     >>> trace_key(abs, (np.zeros((2, 3)),), {})[2]
     (((2, 3), 'float64'),)
     """
-    import jax
-
     try:
         leaves = jax.tree.leaves((args, kwargs))
         key = inspect.unwrap(fn), mesh, tuple(_abstract(leaf) for leaf in leaves)
@@ -117,6 +116,4 @@ def _kept(key: Hashable, keys: set[Hashable]) -> bool:
 
 
 def _jax_clear() -> None:
-    import jax
-
     jax.clear_caches()

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_stages import jax_compat
+from pytest_stages.stage import jax
 
 STEPS = {jax_compat.TRACE_EVENT: "traces", jax_compat.LOWER_EVENT: "lowerings", jax_compat.COMPILE_EVENT: "compiles"}
 # "jit(step)" -> step; "pjit(step)" -> step; "step" stays
@@ -231,8 +232,6 @@ def watch(events: CompileEvents, only: tuple[str, ...] = ()) -> Iterator[Compile
     JAX's lowering logger so that each lowering's argument types are seen; what that adds to JAX's
     logs is filtered out again.
     """
-    import jax
-
     events.listen()
     log = CompileLog(only)
     names = (jax_compat.EXPLAIN_LOGGER, jax_compat.LOWER_LOGGER, *jax_compat.CACHE_LOGGERS)

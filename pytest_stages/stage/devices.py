@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
-from pytest_stages.stage import chip, jax_options
+from pytest_stages.stage import chip, jax, jax_options, mesh_utils
 from pytest_stages.stage import plan as plan_
 from pytest_stages.stage.process_env import ProcessChanges
 from pytest_stages.stage.topology import gpu_spec, topology_devices
@@ -98,8 +98,6 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     backend. A ``topology`` config gets compile-only devices (raising
     :class:`~pytest_stages.stage.topology.TopologyUnavailable` without the plugin).
     """
-    import jax
-
     axis_types = _axis_types(config.axis_types) if config.axis_types else None
     if config.topology is not None:
         return _activate_topology(config, rootpath, axis_types)
@@ -163,9 +161,6 @@ def topology_mesh(config: DeviceConfig, devices: tuple[Any, ...], axis_types: An
     ``_get_physical_tpu_mesh``); ``create_hybrid_device_mesh`` places each axis's within-slice
     part on the chips of a slice and its across-slice part over the slices.
     """
-    import jax
-    from jax.experimental import mesh_utils
-
     if config.num_slices == 1:
         shape = config.mesh_shape or {"data": len(devices)}
         return jax.make_mesh(tuple(shape.values()), tuple(shape), axis_types=axis_types, devices=devices)
@@ -234,9 +229,7 @@ def device_memory(device: Any, spec: str | None = None, chip_config: str | None 
 
 
 def _axis_types(names: tuple[str, ...]) -> tuple[Any, ...]:
-    from jax.sharding import AxisType
-
-    return tuple(getattr(AxisType, name.capitalize()) for name in names)
+    return tuple(getattr(jax.sharding.AxisType, name.capitalize()) for name in names)
 
 
 def _no_backend(config: DeviceConfig, platform: str) -> str:

@@ -2,7 +2,7 @@
 
 JAX declares its options (``jax_platforms``, ``jax_use_shardy_partitioner``, ...) at run
 time, so type checkers do not see them as attributes of ``jax.config``; they are read here
-by name. JAX is imported when called, never by importing this module.
+by name. JAX is imported when one is first read or set, never by importing this module.
 """
 
 from __future__ import annotations
@@ -11,19 +11,17 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from pytest_stages.stage import jax
+
 
 def option(name: str) -> Any:
     """The current value of the JAX option ``name`` (``option("jax_platforms")`` -> ``"cpu"``)."""
-    import jax
-
     return getattr(jax.config, name)
 
 
 @contextlib.contextmanager
 def option_set(name: str, value: object) -> Iterator[None]:
     """The JAX option ``name`` set to ``value`` inside the block, then restored."""
-    import jax
-
     before = option(name)
     jax.config.update(name, value)
     try:

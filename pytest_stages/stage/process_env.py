@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Any
 
-from pytest_stages.stage import jax_options
+from pytest_stages.stage import jax, jax_options
 
 
 class ProcessChanges:
@@ -45,8 +45,6 @@ class ProcessChanges:
 
         Raises JAX's ``RuntimeError`` where the option can no longer change (a started backend).
         """
-        import jax
-
         before = jax_options.option(name)
         jax.config.update(name, value)
         self._options.setdefault(name, before)
@@ -59,8 +57,6 @@ class ProcessChanges:
             else:
                 os.environ[name] = value
         if self._options:
-            import jax
-
             for name, value in self._options.items():
                 with contextlib.suppress(RuntimeError):  # jax_num_cpu_devices of a started backend
                     jax.config.update(name, value)

@@ -33,6 +33,7 @@ from pytest_stages.analyse.artifacts import ARTIFACTS
 from pytest_stages.core.errors import PREFIX
 from pytest_stages.stage import plan
 from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.persistent_cache import compile_only
 from pytest_stages.stage.topology import gpu_spec
 
 FORMAT = 1
@@ -292,8 +293,6 @@ class CachedCompiled:
     @functools.cached_property
     def executable(self) -> Any:
         """The real ``jax.stages.Compiled``, compiled on first use (kept out of JAX's persistent cache)."""
-        from pytest_stages.stage.persistent_cache import compile_only
-
         with compile_only():
             return self._lowered.compile()
 

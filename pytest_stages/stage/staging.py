@@ -20,7 +20,7 @@ from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import Located, describe_all, loop_locations
-from pytest_stages.stage import jax_options, persistent_cache, scalars, staged_cache
+from pytest_stages.stage import jax, jax_options, persistent_cache, scalars, staged_cache
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt, returned_leaves
 from pytest_stages.stage.chip import held_elsewhere, held_message
 from pytest_stages.stage.compile_events import CompileEvents
@@ -394,16 +394,12 @@ def _entry(result: StageResult, wanted: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _leaves(tree: Any) -> list[Any]:
-    import jax
-
     return list(jax.tree_util.tree_leaves(tree))
 
 
 @contextlib.contextmanager
 def _placement(active: ActiveConfig, use_mesh: bool = True) -> Iterator[None]:
     """Stage on the config's devices: under its mesh when it declares one and ``use_mesh``, else on its first."""
-    import jax
-
     with contextlib.ExitStack() as stack:
         if active.config.partitioner is not None:
             shardy = active.config.partitioner == "shardy"

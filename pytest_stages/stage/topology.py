@@ -20,6 +20,7 @@ from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
 from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.stage import jax, topologies
 
 SPEC_DIR = Path(__file__).parent / "gpu_specs"
 PLUGINS = {"tpu": ("libtpu", "tpu"), "cuda": ("jax_plugins.xla_cuda12", "cuda")}
@@ -90,8 +91,6 @@ def _make_devices(
     platform: str, topology: str, gpu: str | None, spec: str | None, tpu_options: tuple[tuple[str, Any], ...] = ()
 ) -> tuple[Any, ...]:
     """Once per session and topology: libtpu's topology of 256 chips takes a noticeable part of a second."""
-    from jax.experimental import topologies
-
     # libtpu takes a machine-wide lock (/tmp/libtpu_lockfile) unless told otherwise; compile-only
     # use needs no exclusive chip, and xdist workers or a second pytest each load libtpu.
     os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
@@ -131,7 +130,6 @@ def place_unsharded(tree: Any) -> tuple[Any, bool]:
     write; otherwise under the config's mesh, where jit places the unsharded ones beside the
     sharded, as it does with uncommitted arrays.
     """
-    import jax
 
     def place(leaf: Any) -> Any:
         if isinstance(leaf, jax.Array) and getattr(leaf, "_committed", False):

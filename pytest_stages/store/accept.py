@@ -32,8 +32,9 @@ from pytest_stages.config import Settings
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import read_json
 from pytest_stages.ir.normalize import to_json
+from pytest_stages.store import expression
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
-from pytest_stages.store.pending import PendingEntry, PendingSet
+from pytest_stages.store.pending import PendingEntry, PendingSet, disk_digest, read_set
 from pytest_stages.store.prune import module_file, temporary_of
 from pytest_stages.store.storage import SnapshotStore, parse_meta, write_atomically
 
@@ -64,16 +65,14 @@ class Selection:
         return self.keyword is None or _keyword_matches(self.keyword, [*nodeid.replace("::", " ").split(), name])
 
 
-def _keyword_matches(expression: str, words: Sequence[str]) -> bool:
+def _keyword_matches(keyword: str, words: Sequence[str]) -> bool:
     """pytest's ``-k`` over a call's words (its node id's parts, parameters, the call's name): substrings, any case."""
-    from _pytest.mark.expression import Expression
-
     lowered = [word.lower() for word in words]
 
     def matches(part: str, /, **_: str | int | bool | None) -> bool:
         return any(part.lower() in word for word in lowered)
 
-    return Expression.compile(expression).evaluate(matches)
+    return expression.Expression.compile(keyword).evaluate(matches)
 
 
 @dataclass(frozen=True)
@@ -394,13 +393,9 @@ def _finish(root: Path, swaps: Sequence[Swap]) -> None:
 
 def current_digests(root: Path) -> Callable[[str], str | None]:
     """The digest of a file under the snapshot root as it is now (the ``on_disk`` of :func:`plan`)."""
-    from pytest_stages.store.pending import disk_digest
-
     return lambda relative: disk_digest(root / PurePosixPath(relative))
 
 
 def read_sets(paths: Sequence[str]) -> list[PendingSet]:
     """Each pending folder read and checked (:func:`~pytest_stages.store.pending.read_set`)."""
-    from pytest_stages.store.pending import read_set
-
     return [read_set(Path(p)) for p in paths]

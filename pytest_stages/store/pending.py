@@ -31,6 +31,7 @@ from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import own_name
 from pytest_stages.store.schemas import ANY, mismatch
+from pytest_stages.store.storage import write_atomically
 
 PENDING_SCHEMA = "pytest-stages-pending/1"
 # A call's manifest: ``<safe call name>.pending.json`` (no artifact suffix ends so).
@@ -134,8 +135,6 @@ def manifest(
 
 def write_call(directory: Path, call: PendingCall) -> list[Path]:
     """Write one call's pending files, then its manifest (last: a set without it is ignored); the paths written."""
-    from pytest_stages.store.storage import write_atomically
-
     folder = directory / call.folder
     written = []
     for name, text in call.files.items():
