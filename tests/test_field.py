@@ -90,12 +90,6 @@ def test_no_headline_names_a_library_frame_when_a_frame_of_the_project_exists(fi
 SOLVE = ("-k", "test_ode_solve")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the swap permutes diffrax's loop state: the weights the vector field reads are captured in "
-    "first-use order, so the while loops' operands, parameters and results are permuted, which the "
-    "compare does not yet accept (tests/test_whole_module.py::test_a_swap_that_permutes_a_loops_captured_state)",
-)
 def test_two_independent_projections_swapped_is_no_drift_and_rewrites_nothing(field):
     field.run("--stages-update", *SOLVE).assert_outcomes(passed=1, deselected=4)
     before = field.snapshots()

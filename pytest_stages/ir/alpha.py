@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from pytest_stages.ir import hlo
+from pytest_stages.ir import hlo, loopstate
 from pytest_stages.ir.dataflow import reordered
 from pytest_stages.ir.textdiff import (
     HLO_BARE,
@@ -207,7 +207,7 @@ def same_dataflow(dialect: str, rules: Naming, lines: tuple[list[str], list[str]
     compiled = rules.fast is not None and _PERCENT_HEADER.search(texts[0]) is not None
     if sorted(_bare(rules, lines[0][first : len(lines[0]) - tail], compiled=compiled)) != sorted(
         _bare(rules, lines[1][first : len(lines[1]) - tail], compiled=compiled)
-    ):
+    ) and (loopstate.plan(dialect, texts[0]) is None or loopstate.plan(dialect, texts[1]) is None):
         return False
     orders = [reordered(dialect, text, rules.split, rules.defined, rules.key, common=common) for text in texts]
     if orders[0] is None or orders[1] is None:

@@ -31,6 +31,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pytest_stages.ir import loopstate
+
 
 @dataclass(frozen=True)
 class Order:
@@ -148,16 +150,46 @@ def reordered(
     order = ORDERS.get(dialect)
     if order is None:
         return None
-    lines = text.split("\n")
+    state = loopstate.plan(dialect, text)
+    if state is not None:  # where the text changes, the lines it shares with the other text may not
+        common = (0, 0)
+    for _ in range(_PASSES):
+        graph = _graph(dialect, order, text, (split, defined, key), common)
+        graph.wanted = state.wanted if state is not None else set()
+        out = "\n".join(graph.level(text.split("\n"), 0)[0])
+        if state is None:
+            break
+        rewritten = state.apply(graph.probes)
+        if rewritten == text:
+            break
+        text, state = rewritten, loopstate.plan(dialect, rewritten)
+    return out
+
+
+# How many times at most a loop's or call's state is put in order, each time one level further in
+# (the keys inside a loop are the values passed in by position): deeper nests keep the rest.
+_PASSES = 8
+
+
+def _graph(
+    dialect: str,
+    order: Order,
+    text: str,
+    naming: tuple[re.Pattern[str], Callable[[str], Sequence[str]], Callable[[str], str]],
+    common: tuple[int, int],
+) -> _Graph:
+    """A fresh graph for one pass over ``text``."""
+    split, defined, key = naming
+    lines_count = text.count("\n") + 1
     # Compiled HLO (headers "%name (" or "ENTRY %name (") writes every name of an instruction line with "%".
-    header = next((line for line in lines if order.blocks.match(line)), "")
+    header = next((line for line in text.split("\n") if order.blocks.match(line)), "")
     fast = dialect == "hlo" and header.startswith(("%", "ENTRY %"))
     graph = _Graph(order, (_PERCENT_SPLIT if fast else split, split), defined, key)
     graph.nets = [b.count("(") - b.count(")") for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
-    graph.same = (common[0], len(lines) - common[1])
+    graph.same = (common[0], lines_count - common[1])
     if dialect == "jaxpr":
         graph.calls = _effectful_jaxprs(text, order.effects)
-    return "\n".join(graph.level(lines, 0)[0])
+    return graph
 
 
 class _Graph:
@@ -183,6 +215,9 @@ class _Graph:
         self.nets: list[int] = []
         # lines before the first and from the second index on are the same in both texts
         self.same = (0, 0)
+        # lines whose names' hashes a loop's rewrite reads (:mod:`pytest_stages.ir.loopstate`), and those hashes
+        self.wanted: set[int] = set()
+        self.probes: dict[int, dict[str, str]] = {}
 
     def level(self, lines: Sequence[str], offset: int, *, shared: bool = True) -> tuple[list[str], list[str], bool]:
         """``lines`` (a block's inside, from line ``offset`` of the text) with every run of movable units
@@ -293,6 +328,8 @@ class _Graph:
         tokens = parts[1::2]
         defs = self._own_defs(parts, own_text)
         hashes = self.hashes
+        if self.wanted:
+            self._probe(lines, own, offset)
         outer = self._bind_parameters(defs, "".join(parts[::2])) if bodies else {}
         out = list(lines)
         pure = self._own_pure(own_text)
@@ -310,6 +347,15 @@ class _Graph:
         if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
             self.effectful.update(defs[:1])
         return digest, out, pure
+
+    def _probe(self, lines: list[str], own: Sequence[int], offset: int) -> None:
+        """Keep the hashes of the names on a unit's own lines that :attr:`wanted` names, read where the
+        unit is (before its regions bind their parameters)."""
+        for k in own:
+            if offset + k in self.wanted:
+                line = lines[k]
+                tokens = self.splits[line[:1] not in " \t" or len(lines) > 1].split(line)[1::2]
+                self.probes[offset + k] = {token: self.hashes.get(token, token) for token in tokens}
 
     def _bind_parameters(self, defs: Sequence[str], head: str) -> dict[str, str | None]:
         """Hash a block's parameters, read inside it, by the block's head and their index; their hashes before, out."""
