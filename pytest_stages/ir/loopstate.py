@@ -299,10 +299,16 @@ _MLIR_FUNC = re.compile(r"[ \t]*func\.func\b")
 
 
 def _mlir_plan(text: str) -> Plan | None:
-    if "stablehlo.while(" not in text:
+    if "stablehlo.while(" not in text and "call @" not in text:
         return None
     lines = text.split("\n")
-    loops = [loop for k, line in enumerate(lines) if "stablehlo.while(" in line and (loop := _mlir_loop(lines, k))]
+    loops: list[Callable[[list[str], Probes], None]] = [
+        loop for k, line in enumerate(lines) if "stablehlo.while(" in line and (loop := _mlir_loop(lines, k))
+    ]
+    wanted = {loop.at for loop in loops if isinstance(loop, _MlirLoop)}
+    for call in _mlir_calls(text, lines):
+        loops.append(call)
+        wanted.add(call.at)
     if not loops:
         return None
 
@@ -312,7 +318,65 @@ def _mlir_plan(text: str) -> Plan | None:
             loop(out, probes)
         return "\n".join(out)
 
-    return Plan({loop.at for loop in loops}, apply)
+    return Plan(wanted, apply)
+
+
+_MLIR_PRIVATE = re.compile(r"[ \t]*func\.func private (@[\w$\-]+)\(")
+_MLIR_CALL = re.compile(r"[ \t]*(?:%[\w$\-]+(?::\d+)? = )?(?:func\.)?call (@[\w$\-]+)\(")
+_MLIR_TYPES = ("(<[{", ")>]}")
+
+
+@dataclass(frozen=True)
+class _MlirCall:
+    """A private function called once: the call's line and the function's header line; its arguments may
+    be permuted with the call's operands."""
+
+    at: int
+    header: int
+
+    def __call__(self, lines: list[str], probes: Probes) -> None:
+        call = lines[self.at]
+        opened = _MLIR_CALL.match(call).end() - 1  # type: ignore[union-attr]
+        closed = matching(call, opened)
+        operands = split_top(call[opened + 1 : closed])
+        hashes = probes.get(self.at, {})
+        moves = order([hashes.get(operand, operand) for operand in operands], range(len(operands)))
+        if not moves:
+            return
+        typed = call.index(" : (", closed) + 3
+        typed_end = matching(call, typed)
+        types = split_top(call[typed + 1 : typed_end], *_MLIR_TYPES)
+        lines[self.at] = (
+            f"{call[: opened + 1]}{', '.join(permuted(operands, moves))}{call[closed:typed + 1]}"
+            f"{', '.join(permuted(types, moves))}{call[typed_end:]}"
+        )
+        header = lines[self.header]
+        opened = _MLIR_PRIVATE.match(header).end() - 1  # type: ignore[union-attr]
+        closed = matching(header, opened)
+        params = split_top(header[opened + 1 : closed], *_MLIR_TYPES)
+        lines[self.header] = f"{header[: opened + 1]}{', '.join(permuted(params, moves))}{header[closed:]}"
+
+
+def _mlir_calls(text: str, lines: list[str]) -> list[_MlirCall]:
+    """Each private function that one call calls, with as many arguments as the call has operands."""
+    headers = {found[1]: k for k, line in enumerate(lines) if (found := _MLIR_PRIVATE.match(line)) is not None}
+    calls: dict[str, list[int]] = {}
+    for k, line in enumerate(lines):
+        found = _MLIR_CALL.match(line) if "call @" in line else None
+        if found is not None and found[1] in headers:
+            calls.setdefault(found[1], []).append(k)
+    out = []
+    for name, at in calls.items():
+        if len(at) != 1 or len(re.findall(re.escape(name) + r"(?![\w$\-])", text)) != 2:
+            continue
+        call, header = lines[at[0]], lines[headers[name]]
+        opened = _MLIR_CALL.match(call).end() - 1  # type: ignore[union-attr]
+        operands = split_top(call[opened + 1 : matching(call, opened)])
+        opened = _MLIR_PRIVATE.match(header).end() - 1  # type: ignore[union-attr]
+        params = split_top(header[opened + 1 : matching(header, opened)], *_MLIR_TYPES)
+        if len(operands) > 1 and len(operands) == len(params) and " : (" in call:
+            out.append(_MlirCall(at[0], headers[name]))
+    return out
 
 
 @dataclass(frozen=True)
@@ -383,12 +447,13 @@ def _mlir_loop(lines: list[str], at: int) -> _MlirLoop | None:
 # --- jaxpr -----------------------------------------------------------------------------------------
 
 # An eqn's primitive, on the line that ends its outputs: "... = while[".
-_JAXPR_PRIMITIVE = re.compile(r" = (while|custom_jvp_call|custom_vjp_call)\[$")
+_JAXPR_PRIMITIVE = re.compile(r" = (while|scan|custom_jvp_call|custom_vjp_call)\[$")
 _JAXPR_PARAM = re.compile(r"[ \t]*(\w+)=")
 _JAXPR_LAMBDA = re.compile(r"\{ lambda ([^;]*);")
 # The parameters each primitive may print, none of them positional.
 _JAXPR_PARAMS = {
     "while": {"body_jaxpr", "body_nconsts", "cond_jaxpr", "cond_nconsts"},
+    "scan": {"jaxpr", "length", "num_carry", "num_consts", "reverse", "unroll", "_split_transpose"},
     "custom_jvp_call": {"name", "call_jaxpr", "jvp", "symbolic_zeros"},
     "custom_vjp_call": {"name", "call_jaxpr", "fwd", "bwd", "symbolic_zeros"},
 }
@@ -519,6 +584,12 @@ def _jaxpr_eqn(text: str, lines: list[str], at: int, lets: Mapping[str, int]) ->
             if counts[prefix] > 1:
                 groups.append((jaxpr, first, 0, counts[prefix]))
             first += counts[prefix]
+    elif primitive == "scan":
+        jaxpr = _jaxpr_param(text, lines, params.get("jaxpr"), lets)
+        consts = lines[params["num_consts"]].partition("=")[2] if "num_consts" in params else ""
+        if jaxpr is None or not consts.isdigit() or int(consts) < 2:
+            return None
+        groups.append((jaxpr, 0, 0, int(consts)))
     else:
         jaxpr = _jaxpr_param(text, lines, params.get("call_jaxpr"), lets)
         if jaxpr is None or len(jaxpr.binders) != len(operands) or jaxpr.consts.strip():
