@@ -110,7 +110,8 @@ ORDERS = {
     ),
     "jaxpr": Order(
         movable=re.compile(r"[ \t]*+(?:[a-z_]+:\S+[ \t]+)+=[ \t]"),
-        glued=re.compile(r"[ \t]*+(?:in\b|[\]\)\}]|$)"),
+        # "in (" ends a jaxpr; "in:f32[8] = ..." defines a variable JAX happened to name "in"
+        glued=re.compile(r"[ \t]*+(?:in\b(?!:)|[\]\)\}]|$)"),
         effects=_search(
             r"callback|print|infeed|outfeed|token|effect|\bget\b|\bswap\b|addupdate|<-|mutable|\bref|"
             r"rng_uniform|random_seed|barrier"
@@ -463,7 +464,7 @@ def _bodies(lines: Sequence[str], nets: Sequence[int]) -> tuple[list[int], list[
         if base is None:
             own.append(k)
             stripped = stripped.rstrip()
-            if k + 1 < len(lines) and (stripped.endswith("{") or stripped.endswith(" let") or stripped == "let"):
+            if k + 1 < len(lines) and (stripped.endswith("{") or stripped.endswith(". let") or stripped == "let"):
                 base, start = depth, k + 1
     if base is not None:
         bodies.append((start, len(lines)))
