@@ -138,3 +138,28 @@ def test_order_refills_the_slots_by_key():
     assert loopstate.order(["c", "x", "a", "y", "b"], [0, 2, 4]) == {0: 4, 2: 0, 4: 2}
     assert loopstate.order(["a", "x", "b"], [0, 2]) == {}
     assert loopstate.order(["b", "b", "a"], [0, 1, 2]) == {0: 1, 1: 2, 2: 0}  # ties keep their order
+
+
+def chain(moved: bool) -> str:
+    """The jaxpr of a 240-op chain on ``x`` and one independent op on ``y``, before or after it: JAX names
+    its variables a, b, ..., z, ba, bb, ..., so one of the chain's is named ``in``, and which one moves
+    with the independent op."""
+
+    def f(x, y):
+        other = jnp.cos(y) if moved else None
+        for _ in range(240):
+            x = jnp.sin(x)
+        return x * (jnp.cos(y) if other is None else other)
+
+    return str(jax.make_jaxpr(f)(1.0, 2.0))
+
+
+def test_a_variable_named_in_is_a_name_not_the_jaxpr_keyword():
+    """The field corpus's loss with its target slice moved before the forward pass drifted in the jaxpr
+    only: ``in:f32[] = sin im`` was read as the jaxpr's closing ``in (...)``, glued to the op before it,
+    and the keyword ``in`` as that variable."""
+    plain, moved = chain(False), chain(True)
+    assert "\n    in:f32[] = sin " in plain and "\n    in:f32[] = sin " in moved
+    assert plain != moved
+    assert equivalent("jaxpr", plain, moved)
+    assert not equivalent("jaxpr", plain, moved.replace("cos", "tan", 1))
