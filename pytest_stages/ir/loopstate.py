@@ -116,7 +116,8 @@ def _apply_edits(lines: list[str], edits: list[Edit]) -> str:
 
 _HLO_NAME = r"[\w.\-]+"
 _HLO_WHILE = re.compile(
-    rf"  (?:ROOT )?%({_HLO_NAME}) = \(.*\) while\(%({_HLO_NAME})\), condition=%({_HLO_NAME}), body=%({_HLO_NAME})(?:, backend_config=.*)?$"
+    rf"  (?:ROOT )?%({_HLO_NAME}) = \(.*\) while\(%({_HLO_NAME})\), condition=%({_HLO_NAME}), "
+    rf"body=%({_HLO_NAME})(?:, backend_config=.*)?$"
 )
 _HLO_HEADER = re.compile(rf"(?:ENTRY )?%({_HLO_NAME}) \(")
 _HLO_DEF = re.compile(rf"  (?:ROOT )?%({_HLO_NAME}) = ")
@@ -255,9 +256,7 @@ class _HloLoop:
 
 def _hlo_loop(module: _HloModule, k: int, line: str) -> _HloLoop | None:
     """The loop a ``while`` line starts, if its state can be permuted (see the module's docstring)."""
-    if " while(%" not in line:
-        return None
-    found = _HLO_WHILE.match(line)
+    found = _HLO_WHILE.match(line) if " while(%" in line else None
     if found is None:
         return None
     name, init, condition, body = found.groups()
@@ -267,29 +266,40 @@ def _hlo_loop(module: _HloModule, k: int, line: str) -> _HloLoop | None:
     results = module.reads.get(name, [])
     if built is None or body_param is None or cond_param is None or module.counts[init] != 2:
         return None
-    if module.counts[name] != 1 + len(results):
+    root = _hlo_root_tuple(module, body)
+    if root is None or module.counts[name] != 1 + len(results):
         return None
-    start, stop = module.computations[body]
+    operands = _hlo_items(module.lines[built[0]][built[2] + 1 : -1])
+    outputs = _hlo_items(module.lines[root[0]][root[1] + 1 : -1])
+    read_at = {f"%{_HLO_DEF.match(module.lines[j])[1]}": index for j, index in body_param[1]}  # type: ignore[index]
+    invariant = [j for j, output in enumerate(outputs) if read_at.get(output) == j]
+    if len(operands) != len(outputs) or len(invariant) < 2:
+        return None
+    return _HloLoop(
+        module,
+        k,
+        built[0],
+        operands,
+        invariant,
+        (body, body_param[0], body_param[1], root[0]),
+        (condition, *cond_param),
+        results,
+    )
+
+
+def _hlo_root_tuple(module: _HloModule, computation: str) -> tuple[int, int] | None:
+    """A computation's ``ROOT`` line, if it builds a tuple, and where its operands open."""
+    start, stop = module.computations[computation]
     root = next((j for j in range(start + 1, stop) if module.lines[j].startswith("  ROOT ")), None)
     if root is None:
         return None
     returned = module.tuple_line(_HLO_DEF.match(module.lines[root])[1], "tuple")  # type: ignore[index]
-    if returned is None:
-        return None
-    init_line = module.lines[built[0]]
-    operands = split_top(init_line[built[2] + 1 : -1])
-    outputs = split_top(module.lines[root][returned[2] + 1 : -1])
-    operands = [_HLO_INDEX.sub("", item, count=1) for item in operands]
-    outputs = [_HLO_INDEX.sub("", item, count=1) for item in outputs]
-    if len(operands) != len(outputs):
-        return None
-    read_at = {f"%{_HLO_DEF.match(module.lines[j])[1]}": index for j, index in body_param[1]}  # type: ignore[index]
-    invariant = [j for j, output in enumerate(outputs) if read_at.get(output) == j]
-    if len(invariant) < 2:
-        return None
-    return _HloLoop(
-        module, k, built[0], operands, invariant, (body, body_param[0], body_param[1], root), (condition, *cond_param), results
-    )
+    return None if returned is None else (root, returned[2])
+
+
+def _hlo_items(text: str) -> list[str]:
+    """A tuple's operands without XLA's ``/*index=5*/`` marks."""
+    return [_HLO_INDEX.sub("", item, count=1) for item in split_top(text)]
 
 
 # --- StableHLO -------------------------------------------------------------------------------------
@@ -347,7 +357,7 @@ class _MlirCall:
         typed_end = matching(call, typed)
         types = split_top(call[typed + 1 : typed_end], *_MLIR_TYPES)
         lines[self.at] = (
-            f"{call[: opened + 1]}{', '.join(permuted(operands, moves))}{call[closed:typed + 1]}"
+            f"{call[: opened + 1]}{', '.join(permuted(operands, moves))}{call[closed : typed + 1]}"
             f"{', '.join(permuted(types, moves))}{call[typed_end:]}"
         )
         header = lines[self.header]
@@ -406,9 +416,8 @@ class _MlirLoop:
         )
         head, _, tail = lines[returned].partition("stablehlo.return ")
         values, _, types_out = tail.partition(" : ")
-        lines[returned] = (
-            f"{head}stablehlo.return {', '.join(permuted(split_top(values), moves))} : "
-            + ", ".join(permuted(split_top(types_out, "(<[{", ")>]}"), moves))
+        lines[returned] = f"{head}stablehlo.return {', '.join(permuted(split_top(values), moves))} : " + ", ".join(
+            permuted(split_top(types_out, "(<[{", ")>]}"), moves)
         )
         result = re.compile(re.escape(name) + r"#(\d+)\b")
         swap = lambda m: f"{name}#{moves.get(int(m[1]), int(m[1]))}"  # noqa: E731
@@ -419,7 +428,7 @@ class _MlirLoop:
 
 def _mlir_loop(lines: list[str], at: int) -> _MlirLoop | None:
     found = _MLIR_WHILE.match(lines[at])
-    if found is None or not lines[at + 1 : at + 2] == [f"{found[1]}cond {{"]:
+    if found is None or lines[at + 1 : at + 2] != [f"{found[1]}cond {{"]:
         return None
     indent = found[1]
     pairs = split_top(found[4])
@@ -502,11 +511,11 @@ def _jaxpr_lambda(lines: Sequence[str], start: int) -> _Lambda | None:
 @dataclass
 class _JaxprEqn:
     """One eqn whose operand groups may be permuted: where its operands are printed and, per group, the
-    jaxpr whose binders take them (``(lambda, first operand, first binder, count)``)."""
+    jaxpr whose first binders take them (``(lambda, first operand, count)``)."""
 
     operands_at: tuple[int, int]
     operands: list[str]
-    groups: list[tuple[_Lambda, int, int, int]]
+    groups: list[tuple[_Lambda, int, int]]
 
 
 def _jaxpr_plan(text: str) -> Plan | None:
@@ -532,11 +541,11 @@ def _jaxpr_plan(text: str) -> Plan | None:
                 hashes.update(probes.get(k, {}))
             keys = [hashes.get(operand, operand) for operand in eqn.operands]
             moves: dict[int, int] = {}
-            for jaxpr, first, binder, count in eqn.groups:
+            for jaxpr, first, count in eqn.groups:
                 group = order(keys, range(first, first + count))
                 moves.update(group)
                 entry = binders.setdefault(jaxpr.start, (jaxpr, {}))
-                entry[1].update({old - first + binder: new - first + binder for old, new in group.items()})
+                entry[1].update({old - first: new - first for old, new in group.items()})
             start, stop = eqn.operands_at
             indent = " " * _indent(lines[start])
             edits.append((start, stop, [f"{indent}] {' '.join(permuted(eqn.operands, moves))}".rstrip()]))
@@ -549,11 +558,48 @@ def _jaxpr_plan(text: str) -> Plan | None:
 def _jaxpr_eqn(text: str, lines: list[str], at: int, lets: Mapping[str, int]) -> _JaxprEqn | None:
     """The eqn whose primitive is on line ``at``, if its operands may be permuted (see the module's docstring)."""
     found = _JAXPR_PRIMITIVE.search(lines[at])
-    if found is None:
+    span = _jaxpr_span(lines, at) if found is not None else None
+    if found is None or span is None:
         return None
-    primitive = found[1]
+    close, stop, params = span
+    if set(params) - _JAXPR_PARAMS[found[1]]:
+        return None
+    operands = " ".join(line.strip() for line in lines[close:stop])[1:].split()
+
+    def jaxpr(name: str) -> _Lambda | None:
+        return _jaxpr_param(text, lines, params.get(name), lets)
+
+    def number(name: str) -> int:
+        value = lines[params[name]].partition("=")[2] if name in params else ""
+        return int(value) if value.isdigit() else -1
+
+    # (the jaxpr that takes the constants, how many, where they start among the operands)
+    if found[1] == "while":
+        cond = number("cond_nconsts")
+        consts = [(jaxpr("cond_jaxpr"), cond, 0), (jaxpr("body_jaxpr"), number("body_nconsts"), cond)]
+    elif found[1] == "scan":
+        consts = [(jaxpr("jaxpr"), number("num_consts"), 0)]
+    else:  # a custom-derivative call: every operand is its jaxpr's parameter
+        called = jaxpr("call_jaxpr")
+        consts = [(called, len(operands) if called is not None and len(called.binders) == len(operands) else -1, 0)]
+    groups: list[tuple[_Lambda, int, int]] = []
+    for called, count, first in consts:
+        if called is None or count < 0 or count > len(called.binders) or first + count > len(operands):
+            return None
+        if count > 1:
+            groups.append((called, first, count))
+    if not groups:
+        return None
+    return _JaxprEqn((close, stop), operands, groups)
+
+
+def _jaxpr_span(lines: list[str], at: int) -> tuple[int, int, dict[str, int]] | None:
+    """Where the eqn whose primitive is on line ``at`` prints its operands (from its ``]`` line to the
+    next line not indented deeper), and the line of each of its parameters."""
     close = at + 1
-    while close < len(lines) and not (lines[close].lstrip().startswith("]") and _indent(lines[close]) <= _indent(lines[at])):
+    while close < len(lines) and not (
+        lines[close].lstrip().startswith("]") and _indent(lines[close]) <= _indent(lines[at])
+    ):
         close += 1
     if close >= len(lines):
         return None
@@ -561,43 +607,12 @@ def _jaxpr_eqn(text: str, lines: list[str], at: int, lets: Mapping[str, int]) ->
     stop = close + 1
     while stop < len(lines) and _indent(lines[stop]) > base and lines[stop].strip():
         stop += 1
-    operands = " ".join(line.strip() for line in lines[close:stop])[1:].split()
     params: dict[str, int] = {}
     for k in range(at + 1, close):
-        if _indent(lines[k]) == base + 2:
-            param = _JAXPR_PARAM.match(lines[k])
-            if param is not None:
-                params[param[1]] = k
-    if set(params) - _JAXPR_PARAMS[primitive]:
-        return None
-    groups: list[tuple[_Lambda, int, int, int]] = []
-    if primitive == "while":
-        counts = {}
-        for prefix in ("cond", "body"):
-            line = lines[params.get(f"{prefix}_nconsts", at)]
-            counts[prefix] = int(line.partition("=")[2]) if f"{prefix}_nconsts=" in line else -1
-        first = 0
-        for prefix in ("cond", "body"):
-            jaxpr = _jaxpr_param(text, lines, params.get(f"{prefix}_jaxpr"), lets)
-            if jaxpr is None or counts[prefix] < 0:
-                return None
-            if counts[prefix] > 1:
-                groups.append((jaxpr, first, 0, counts[prefix]))
-            first += counts[prefix]
-    elif primitive == "scan":
-        jaxpr = _jaxpr_param(text, lines, params.get("jaxpr"), lets)
-        consts = lines[params["num_consts"]].partition("=")[2] if "num_consts" in params else ""
-        if jaxpr is None or not consts.isdigit() or int(consts) < 2:
-            return None
-        groups.append((jaxpr, 0, 0, int(consts)))
-    else:
-        jaxpr = _jaxpr_param(text, lines, params.get("call_jaxpr"), lets)
-        if jaxpr is None or len(jaxpr.binders) != len(operands) or jaxpr.consts.strip():
-            return None
-        groups.append((jaxpr, 0, 0, len(operands)))
-    if not groups:
-        return None
-    return _JaxprEqn((close, stop), operands, groups)
+        param = _JAXPR_PARAM.match(lines[k]) if _indent(lines[k]) == base + 2 else None
+        if param is not None:
+            params[param[1]] = k
+    return close, stop, params
 
 
 def _jaxpr_param(text: str, lines: list[str], at: int | None, lets: Mapping[str, int]) -> _Lambda | None:
