@@ -19,9 +19,11 @@ function (among the others of its module). Fixed in place, and so in their order
 and token-ordered ops (collectives, send/recv, infeed/outfeed, custom calls, callbacks, state),
 calls and loops whose regions or callees (and theirs) have such an op (a call of a StableHLO
 function whose name is quoted, ``@"<lambda>"``, always), terminators, and every line not known
-to be an operation. Not covered: a loop's state in another order (its operands, parameters and
-results permuted), which is another text, not another order of the same lines. Where two operations hash equal (the
-same expression twice) they keep their order.
+to be an operation. Where two operations hash equal (the same expression twice) they keep their
+order. A loop's or a call's state in another order (its operands, parameters and results
+permuted) is another text, not another order of the same lines: :mod:`pytest_stages.ir.loopstate`
+rewrites it into a canonical order from the hashes of the values passed in, and the text is
+ordered again, until it stays the same.
 """
 
 from __future__ import annotations
