@@ -163,3 +163,17 @@ def test_a_variable_named_in_is_a_name_not_the_jaxpr_keyword():
     assert plain != moved
     assert equivalent("jaxpr", plain, moved)
     assert not equivalent("jaxpr", plain, moved.replace("cos", "tan", 1))
+
+
+def test_a_jaxpr_with_its_binders_wrapped_otherwise_is_one_program(staged):
+    """The binders a permutation moves are printed over as many lines as their names take, so the
+    permuted jaxpr may have another length: still one program, and a real change in it still a drift."""
+    plain = staged["fori", "plain"]["jaxpr"]
+    binders = "jaxpr={ lambda ; e:f32[64,64] f:f32[64,64] g:i32[] h:f32[8,64]. let"
+    assert binders in plain
+    wrapped = plain.replace(binders, binders.replace(" g:", "\n          g:"))
+    assert wrapped.count("\n") == plain.count("\n") + 1
+    assert equivalent("jaxpr", plain, wrapped)
+    assert equivalent("jaxpr", staged["fori", "swapped"]["jaxpr"], wrapped)
+    assert not equivalent("jaxpr", plain, wrapped.replace("tanh", "sin"))
+    assert not equivalent("jaxpr", staged["fori", "roles"]["jaxpr"], wrapped)
