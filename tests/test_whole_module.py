@@ -563,3 +563,27 @@ def test_two_projections_swapped_on_a_tpu_topology_are_never_an_ir_drift(project
     output = project.output(result)
     assert "IR drift" not in output
     assert result.ret == 0 or "cost" in output or "memory" in output, output
+
+
+# An operand list wrapped onto a next line belongs to the eqn above it: the same lines with that eqn
+# printed first (its continuation now after the other) are another program.
+WRAPPED = """{ lambda ; a:f32[] b:f32[] c:f32[] d:f32[]. let
+    e:f32[] = foo[
+      p=1
+    ] a b
+    f:f32[] = bar[
+      p=1
+    ] c
+      d
+  in (e, f) }"""
+
+
+def test_a_jaxpr_eqns_wrapped_operands_move_with_it():
+    """``bar(c, d)`` and ``foo(a, b)`` against ``bar(c)`` and ``foo(a, b, d)``: the wrapped ``d`` once stayed
+    in place while the eqns were sorted, so the two compared equal."""
+    lines = WRAPPED.split("\n")
+    moved = "\n".join([lines[0], *lines[4:7], *lines[1:4], *lines[7:]])
+    assert sorted(moved.split("\n")) == sorted(lines)
+    assert not equivalent("jaxpr", WRAPPED, moved)
+    reordered = "\n".join([lines[0], *lines[4:8], *lines[1:4], *lines[8:]])  # bar(c, d) first: one program
+    assert equivalent("jaxpr", WRAPPED, reordered)

@@ -42,13 +42,16 @@ class Order:
     and ``blocks`` (computations, functions: their place among their siblings never matters). A ``glued``
     line continues the unit before it (a region's label, a closing brace, a blank line). ``callers_first``:
     a block may be called above its definition (StableHLO's ``@main`` first), so blocks are read callees
-    first, and each call knows its callee's hash and whether it has a side effect."""
+    first, and each call knows its callee's hash and whether it has a side effect. ``continued``: a line
+    indented deeper than its unit's first line continues it (a jaxpr eqn's outputs or operands wrapped
+    over lines), and ``movable`` is matched on the unit's lines joined."""
 
     movable: re.Pattern[str]
     glued: re.Pattern[str]
     effects: Callable[[str], bool]
     blocks: re.Pattern[str]
     callers_first: bool = False
+    continued: bool = False
 
 
 def _any_of(*needles: str) -> Callable[[str], bool]:
@@ -111,7 +114,7 @@ ORDERS = {
         callers_first=True,
     ),
     "jaxpr": Order(
-        movable=re.compile(r"[ \t]*+(?:[a-z_]+:\S+[ \t]+)+=[ \t]"),
+        movable=re.compile(r"[ \t]*+(?:[a-z_]+:\S+\s+)+=[ \t]"),
         # "in (" ends a jaxpr; "in:f32[8] = ..." defines a variable JAX happened to name "in"
         glued=re.compile(r"[ \t]*+(?:in\b(?!:)|[\]\)\}]|$)"),
         effects=_search(
@@ -119,6 +122,7 @@ ORDERS = {
             r"rng_uniform|random_seed|barrier"
         ),
         blocks=re.compile(r"(?!)"),
+        continued=True,
     ),
 }
 # A function's name as StableHLO defines it ("func.func private @inner(") and calls it ("call @inner(").
@@ -238,7 +242,8 @@ class _Graph:
                 done[index] = self.same_unit(found), found, False
                 same += found
                 continue
-            operation = self.order.movable.match(found[0]) is not None
+            head = "\n".join(found) if self.order.continued and len(found) > 1 else found[0]
+            operation = self.order.movable.match(head) is not None
             block = self.order.blocks.match(found[0]) is not None
             digest, unit, pure = self.unit(found, first, shared=shared and not (operation or block))
             pure_level = pure_level and pure
@@ -284,14 +289,16 @@ class _Graph:
         return ordered
 
     def units(self, lines: Sequence[str], offset: int) -> list[list[str]]:
-        """``lines`` cut into units: a line and the lines its open brackets hold; a glued line joins the unit before."""
+        """``lines`` cut into units: a line and the lines its open brackets hold; a glued line (or, where lines
+        are ``continued``, a line indented deeper than the unit's first) joins the unit before."""
         units: list[list[str]] = []
         depth = 0
         glued = self.order.glued.match
+        continued = self.order.continued
         for line, net in zip(lines, self.nets[offset : offset + len(lines)], strict=True):
             if depth > 0:
                 units[-1].append(line)
-            elif units and glued(line) is not None:
+            elif units and (glued(line) is not None or (continued and _deeper(line, units[-1][0]))):
                 units[-1].append(line)
                 depth = 0
             else:
@@ -346,7 +353,7 @@ class _Graph:
         for k, name in enumerate(defs):
             hashes[name] = f"{digest}\0{k}"
         if bodies:
-            self.restore(lines[0], defs, outer)
+            self.restore(own_text, defs, outer)
         if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
             self.effectful.update(defs[:1])
         return digest, out, pure
@@ -395,7 +402,8 @@ class _Graph:
         """Give the names a unit's regions bind (a jaxpr's binders, a region's or a computation's
         parameters) back the hashes they had before it: a jaxpr's nested ``{ lambda ; h:f32[] ...``
         may reuse an outer name, which still means the outer value after it. What the unit itself
-        defines (left of its first `` = ``; a block's name) keeps its new hash."""
+        defines (left of the first `` = `` of its own text ``first``, outputs wrapped over lines
+        included; a block's name) keeps its new hash."""
         cut = first.find(" = ")
         block = self.order.blocks.match(first) is not None
         results = set(defs[:1]) if block or cut < 0 else set(map(self.key, self.defined(first[: cut + 3])))
@@ -407,6 +415,12 @@ class _Graph:
                 self.hashes.pop(name, None)
             else:
                 self.hashes[name] = before
+
+
+def _deeper(line: str, first: str) -> bool:
+    """Whether ``line`` is indented deeper than ``first`` (a blank line is not)."""
+    indent = len(line) - len(line.lstrip(" "))
+    return indent < len(line) and indent > len(first) - len(first.lstrip(" "))
 
 
 def _effectful_jaxprs(text: str, effects: Callable[[str], bool]) -> re.Pattern[str] | None:
