@@ -29,6 +29,7 @@ by position, so the caller runs :func:`plan` again on the rewritten text until i
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -106,8 +107,12 @@ def matching(text: str, start: int) -> int:
 
 
 def _apply_edits(lines: list[str], edits: list[Edit]) -> str:
-    """``lines`` with each edit's range replaced, ranges disjoint; the lines joined back."""
-    for start, stop, new in sorted(edits, key=lambda edit: edit[0], reverse=True):
+    """``lines`` with each edit's range replaced, the lines joined back; ``lines`` as they are if two
+    ranges overlap (a text read otherwise than planned: nothing is rewritten rather than half)."""
+    ordered = sorted(edits, key=lambda edit: edit[0], reverse=True)
+    if any(second[0] < first[1] for first, second in itertools.pairwise(ordered[::-1])):
+        return "\n".join(lines)
+    for start, stop, new in ordered:
         lines[start:stop] = new
     return "\n".join(lines)
 
@@ -205,7 +210,14 @@ def _hlo_plan(text: str) -> Plan | None:
     if " while(%" not in text or "\nENTRY %" not in text:
         return None
     module = _HloModule(text.split("\n"))
-    loops = [loop for k, line in enumerate(module.lines) if (loop := _hlo_loop(module, k, line)) is not None]
+    loops: list[_HloLoop] = []
+    touched: set[int] = set()
+    for k, line in enumerate(module.lines):
+        loop = _hlo_loop(module, k, line)
+        # a line two loops would both rewrite (never printed by XLA) leaves the later loop as it is
+        if loop is not None and touched.isdisjoint(loop.touched()):
+            loops.append(loop)
+            touched |= loop.touched()
     if not loops:
         return None
 
@@ -231,24 +243,34 @@ class _HloLoop:
     condition: tuple[str, str, list[tuple[int, int]]]
     results: list[tuple[int, int]]
 
+    def lists(self, lines: Sequence[str] | None = None) -> list[tuple[int, int]]:
+        """Each list of the loop's state, as (line, where it opens), in ``lines`` (the module's by default):
+        the state's type where the loop, the tuple built for it, its body's root and the parameters of
+        body and condition are defined; the operands of the two tuples; the computations' headers."""
+        lines = self.module.lines if lines is None else lines
+        module = self.module
+        defined = (self.line, self.init, module.defs[self.body[1]], self.body[3], module.defs[self.condition[1]])
+        out = [(k, lines[k].index(" = ") + 3) for k in defined]
+        out += [(k, lines[k].rindex(" tuple(") + 6) for k in (self.init, self.body[3])]
+        for computation, returns in ((self.body[0], True), (self.condition[0], False)):
+            k = module.computations[computation][0]
+            out.append((k, lines[k].index(": (") + 2))
+            if returns:
+                out.append((k, lines[k].rindex(" -> (") + 4))
+        return out
+
+    def touched(self) -> set[int]:
+        """The lines a permutation of this loop's state rewrites."""
+        return {k for k, _ in self.lists()} | {k for k, _ in (*self.body[2], *self.condition[2], *self.results)}
+
     def __call__(self, lines: list[str], probes: Probes) -> None:
         hashes = probes.get(self.init, {})
         keys = [hashes.get(name[1:], name) if name.startswith("%") else name for name in self.operands]
         moves = order(keys, self.invariant)
         if not moves:
             return
-        module = self.module
-        for k in (self.line, self.init, module.defs[self.body[1]], self.body[3], module.defs[self.condition[1]]):
-            typed = lines[k].index(" = ") + 3
-            lines[k] = _hlo_permute_at(lines[k], typed, moves)
-        for k in (self.init, self.body[3]):  # the operands of the tuples built
-            lines[k] = _hlo_permute_at(lines[k], lines[k].rindex(" tuple(") + 6, moves)
-        for computation, returns in ((self.body[0], True), (self.condition[0], False)):
-            k = module.computations[computation][0]
-            param = lines[k].index(": (") + 2
-            lines[k] = _hlo_permute_at(lines[k], param, moves)
-            if returns:
-                lines[k] = _hlo_permute_at(lines[k], lines[k].rindex(" -> (") + 4, moves)
+        for k, at in reversed(self.lists(lines)):  # right to left within a line: earlier lists keep their place
+            lines[k] = _hlo_permute_at(lines[k], at, moves)
         for k, index in (*self.body[2], *self.condition[2], *self.results):
             if index in moves:
                 lines[k] = lines[k][: lines[k].rindex("index=") + 6] + str(moves[index])
@@ -275,7 +297,7 @@ def _hlo_loop(module: _HloModule, k: int, line: str) -> _HloLoop | None:
     invariant = [j for j, output in enumerate(outputs) if read_at.get(output) == j]
     if len(operands) != len(outputs) or len(invariant) < 2:
         return None
-    return _HloLoop(
+    loop = _HloLoop(
         module,
         k,
         built[0],
@@ -285,6 +307,13 @@ def _hlo_loop(module: _HloModule, k: int, line: str) -> _HloLoop | None:
         (condition, *cond_param),
         results,
     )
+    return loop if all(_hlo_length(module.lines[j], at) == len(operands) for j, at in loop.lists()) else None
+
+
+def _hlo_length(line: str, start: int) -> int:
+    """How many items the bracketed list that opens at ``start`` holds; -1 if none opens there."""
+    stop = matching(line, start) if line[start : start + 1] == "(" else -1
+    return len(split_top(line[start + 1 : stop])) if stop > 0 else -1
 
 
 def _hlo_root_tuple(module: _HloModule, computation: str) -> tuple[int, int] | None:
@@ -345,26 +374,43 @@ class _MlirCall:
     header: int
 
     def __call__(self, lines: list[str], probes: Probes) -> None:
-        call = lines[self.at]
-        opened = _MLIR_CALL.match(call).end() - 1  # type: ignore[union-attr]
-        closed = matching(call, opened)
+        call, header = lines[self.at], lines[self.header]
+        parts = _mlir_call_parts(call, header)
+        if parts is None:
+            return
+        (opened, closed), (typed, typed_end), (params_open, params_close) = parts
         operands = split_top(call[opened + 1 : closed])
         hashes = probes.get(self.at, {})
         moves = order([hashes.get(operand, operand) for operand in operands], range(len(operands)))
         if not moves:
             return
-        typed = call.index(" : (", closed) + 3
-        typed_end = matching(call, typed)
         types = split_top(call[typed + 1 : typed_end], *_MLIR_TYPES)
+        params = split_top(header[params_open + 1 : params_close], *_MLIR_TYPES)
         lines[self.at] = (
             f"{call[: opened + 1]}{', '.join(permuted(operands, moves))}{call[closed : typed + 1]}"
             f"{', '.join(permuted(types, moves))}{call[typed_end:]}"
         )
-        header = lines[self.header]
-        opened = _MLIR_PRIVATE.match(header).end() - 1  # type: ignore[union-attr]
-        closed = matching(header, opened)
-        params = split_top(header[opened + 1 : closed], *_MLIR_TYPES)
-        lines[self.header] = f"{header[: opened + 1]}{', '.join(permuted(params, moves))}{header[closed:]}"
+        lines[self.header] = f"{header[: params_open + 1]}{', '.join(permuted(params, moves))}{header[params_close:]}"
+
+
+def _mlir_call_parts(call: str, header: str) -> tuple[tuple[int, int], ...] | None:
+    """Where a call's operands and their types, and its callee's parameters, open and close; None unless
+    the three lists are there and as long (more than one each)."""
+    found, defined = _MLIR_CALL.match(call), _MLIR_PRIVATE.match(header)
+    if found is None or defined is None:
+        return None
+    spans = [(found.end() - 1, matching(call, found.end() - 1))]
+    typed = call.find(" : (", spans[0][1]) + 3
+    spans.append((typed, matching(call, typed) if typed > 2 else -1))
+    spans.append((defined.end() - 1, matching(header, defined.end() - 1)))
+    if any(close < 0 for _, close in spans):
+        return None
+    lengths = {
+        len(split_top(call[spans[0][0] + 1 : spans[0][1]])),
+        len(split_top(call[spans[1][0] + 1 : spans[1][1]], *_MLIR_TYPES)),
+        len(split_top(header[spans[2][0] + 1 : spans[2][1]], *_MLIR_TYPES)),
+    }
+    return tuple(spans) if len(lengths) == 1 and lengths.pop() > 1 else None
 
 
 def _mlir_calls(text: str, lines: list[str]) -> list[_MlirCall]:
@@ -375,18 +421,13 @@ def _mlir_calls(text: str, lines: list[str]) -> list[_MlirCall]:
         found = _MLIR_CALL.match(line) if "call @" in line else None
         if found is not None and found[1] in headers:
             calls.setdefault(found[1], []).append(k)
-    out = []
-    for name, at in calls.items():
-        if len(at) != 1 or len(re.findall(re.escape(name) + r"(?![\w$\-])", text)) != 2:
-            continue
-        call, header = lines[at[0]], lines[headers[name]]
-        opened = _MLIR_CALL.match(call).end() - 1  # type: ignore[union-attr]
-        operands = split_top(call[opened + 1 : matching(call, opened)])
-        opened = _MLIR_PRIVATE.match(header).end() - 1  # type: ignore[union-attr]
-        params = split_top(header[opened + 1 : matching(header, opened)], *_MLIR_TYPES)
-        if len(operands) > 1 and len(operands) == len(params) and " : (" in call:
-            out.append(_MlirCall(at[0], headers[name]))
-    return out
+    return [
+        _MlirCall(at[0], headers[name])
+        for name, at in calls.items()
+        if len(at) == 1
+        and len(re.findall(re.escape(name) + r"(?![\w$\-])", text)) == 2
+        and _mlir_call_parts(lines[at[0]], lines[headers[name]]) is not None
+    ]
 
 
 @dataclass(frozen=True)
@@ -402,7 +443,8 @@ class _MlirLoop:
     def __call__(self, lines: list[str], probes: Probes) -> None:
         at, returned, end, invariant = self.at, self.returned, self.end, self.invariant
         found = _MLIR_WHILE.match(lines[at])
-        assert found is not None
+        if found is None:
+            return
         indent, name, _, pairs_text, types_text = found.groups()
         pairs = split_top(pairs_text)
         hashes = probes.get(at, {})
