@@ -177,3 +177,21 @@ def test_a_jaxpr_with_its_binders_wrapped_otherwise_is_one_program(staged):
     assert equivalent("jaxpr", staged["fori", "swapped"]["jaxpr"], wrapped)
     assert not equivalent("jaxpr", plain, wrapped.replace("tanh", "sin"))
     assert not equivalent("jaxpr", staged["fori", "roles"]["jaxpr"], wrapped)
+
+
+MARKERS = ("while", "tuple(", "lambda", "stablehlo.return", "call @", "get-tuple-element", "nconsts", "] ")
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_loop_text_cut_or_garbled_is_a_drift_never_an_error(staged, dialect):
+    """Each line a permutation would read or rewrite, cut in half or with its first ``%``, ``(`` or ``=``
+    changed: compare answers (a drift), it does not raise."""
+    plain, swapped = staged["fori", "plain"][dialect], staged["fori", "swapped"][dialect]
+    lines = swapped.split("\n")
+    marked = [k for k, line in enumerate(lines) if any(marker in line for marker in MARKERS)]
+    assert len(marked) > 3
+    for k in marked:
+        line = lines[k]
+        for changed in (line[: len(line) // 2], *(line.replace(c, "#", 1) for c in "%(=" if c in line)):
+            text = "\n".join([*lines[:k], changed, *lines[k + 1 :]])
+            assert not equivalent(dialect, plain, text)

@@ -293,9 +293,10 @@ def _hlo_loop(module: _HloModule, k: int, line: str) -> _HloLoop | None:
         return None
     operands = _hlo_items(module.lines[built[0]][built[2] + 1 : -1])
     outputs = _hlo_items(module.lines[root[0]][root[1] + 1 : -1])
-    read_at = {f"%{_HLO_DEF.match(module.lines[j])[1]}": index for j, index in body_param[1]}  # type: ignore[index]
+    defined = [(_HLO_DEF.match(module.lines[j]), index) for j, index in body_param[1]]
+    read_at = {f"%{found[1]}": index for found, index in defined if found is not None}
     invariant = [j for j, output in enumerate(outputs) if read_at.get(output) == j]
-    if len(operands) != len(outputs) or len(invariant) < 2:
+    if len(operands) != len(outputs) or len(invariant) < 2 or len(read_at) != len(defined):
         return None
     loop = _HloLoop(
         module,
@@ -322,7 +323,8 @@ def _hlo_root_tuple(module: _HloModule, computation: str) -> tuple[int, int] | N
     root = next((j for j in range(start + 1, stop) if module.lines[j].startswith("  ROOT ")), None)
     if root is None:
         return None
-    returned = module.tuple_line(_HLO_DEF.match(module.lines[root])[1], "tuple")  # type: ignore[index]
+    found = _HLO_DEF.match(module.lines[root])
+    returned = module.tuple_line(found[1], "tuple") if found is not None else None
     return None if returned is None else (root, returned[2])
 
 
