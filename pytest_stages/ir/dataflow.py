@@ -19,9 +19,11 @@ function (among the others of its module). Fixed in place, and so in their order
 and token-ordered ops (collectives, send/recv, infeed/outfeed, custom calls, callbacks, state),
 calls and loops whose regions or callees (and theirs) have such an op (a call of a StableHLO
 function whose name is quoted, ``@"<lambda>"``, always), terminators, and every line not known
-to be an operation. Not covered: a loop's state in another order (its operands, parameters and
-results permuted), which is another text, not another order of the same lines. Where two operations hash equal (the
-same expression twice) they keep their order.
+to be an operation. Where two operations hash equal (the same expression twice) they keep their
+order. A loop's or a call's state in another order (its operands, parameters and results
+permuted) is another text, not another order of the same lines: :mod:`pytest_stages.ir.loopstate`
+rewrites it into a canonical order from the hashes of the values passed in, and the text is
+ordered again, until it stays the same.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pytest_stages.ir import loopstate
+
 
 @dataclass(frozen=True)
 class Order:
@@ -38,13 +42,16 @@ class Order:
     and ``blocks`` (computations, functions: their place among their siblings never matters). A ``glued``
     line continues the unit before it (a region's label, a closing brace, a blank line). ``callers_first``:
     a block may be called above its definition (StableHLO's ``@main`` first), so blocks are read callees
-    first, and each call knows its callee's hash and whether it has a side effect."""
+    first, and each call knows its callee's hash and whether it has a side effect. ``continued``: a line
+    indented deeper than its unit's first line continues it (a jaxpr eqn's outputs or operands wrapped
+    over lines), and ``movable`` is matched on the unit's lines joined."""
 
     movable: re.Pattern[str]
     glued: re.Pattern[str]
     effects: Callable[[str], bool]
     blocks: re.Pattern[str]
     callers_first: bool = False
+    continued: bool = False
 
 
 def _any_of(*needles: str) -> Callable[[str], bool]:
@@ -107,13 +114,15 @@ ORDERS = {
         callers_first=True,
     ),
     "jaxpr": Order(
-        movable=re.compile(r"[ \t]*+(?:[a-z_]+:\S+[ \t]+)+=[ \t]"),
-        glued=re.compile(r"[ \t]*+(?:in\b|[\]\)\}]|$)"),
+        movable=re.compile(r"[ \t]*+(?:[a-z_]+:\S+\s+)+=[ \t]"),
+        # "in (" ends a jaxpr; "in:f32[8] = ..." defines a variable JAX happened to name "in"
+        glued=re.compile(r"[ \t]*+(?:in\b(?!:)|[\]\)\}]|$)"),
         effects=_search(
             r"callback|print|infeed|outfeed|token|effect|\bget\b|\bswap\b|addupdate|<-|mutable|\bref|"
             r"rng_uniform|random_seed|barrier"
         ),
         blocks=re.compile(r"(?!)"),
+        continued=True,
     ),
 }
 # A function's name as StableHLO defines it ("func.func private @inner(") and calls it ("call @inner(").
@@ -148,16 +157,46 @@ def reordered(
     order = ORDERS.get(dialect)
     if order is None:
         return None
-    lines = text.split("\n")
+    state = loopstate.plan(dialect, text)
+    if state is not None:  # where the text changes, the lines it shares with the other text may not
+        common = (0, 0)
+    for _ in range(_PASSES):
+        graph = _graph(dialect, order, text, (split, defined, key), common)
+        graph.wanted = state.wanted if state is not None else set()
+        out = "\n".join(graph.level(text.split("\n"), 0)[0])
+        if state is None:
+            break
+        rewritten = state.apply(graph.probes)
+        if rewritten == text:
+            break
+        text, state = rewritten, loopstate.plan(dialect, rewritten)
+    return out
+
+
+# How many times at most a loop's or call's state is put in order, each time one level further in
+# (the keys inside a loop are the values passed in by position): deeper nests keep the rest.
+_PASSES = 8
+
+
+def _graph(
+    dialect: str,
+    order: Order,
+    text: str,
+    naming: tuple[re.Pattern[str], Callable[[str], Sequence[str]], Callable[[str], str]],
+    common: tuple[int, int],
+) -> _Graph:
+    """A fresh graph for one pass over ``text``."""
+    split, defined, key = naming
+    lines_count = text.count("\n") + 1
     # Compiled HLO (headers "%name (" or "ENTRY %name (") writes every name of an instruction line with "%".
-    header = next((line for line in lines if order.blocks.match(line)), "")
+    header = next((line for line in text.split("\n") if order.blocks.match(line)), "")
     fast = dialect == "hlo" and header.startswith(("%", "ENTRY %"))
     graph = _Graph(order, (_PERCENT_SPLIT if fast else split, split), defined, key)
     graph.nets = [b.count("(") - b.count(")") for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
-    graph.same = (common[0], len(lines) - common[1])
+    graph.same = (common[0], lines_count - common[1])
     if dialect == "jaxpr":
         graph.calls = _effectful_jaxprs(text, order.effects)
-    return "\n".join(graph.level(lines, 0)[0])
+    return graph
 
 
 class _Graph:
@@ -183,6 +222,9 @@ class _Graph:
         self.nets: list[int] = []
         # lines before the first and from the second index on are the same in both texts
         self.same = (0, 0)
+        # lines whose names' hashes a loop's rewrite reads (:mod:`pytest_stages.ir.loopstate`), and those hashes
+        self.wanted: set[int] = set()
+        self.probes: dict[int, dict[str, str]] = {}
 
     def level(self, lines: Sequence[str], offset: int, *, shared: bool = True) -> tuple[list[str], list[str], bool]:
         """``lines`` (a block's inside, from line ``offset`` of the text) with every run of movable units
@@ -200,7 +242,8 @@ class _Graph:
                 done[index] = self.same_unit(found), found, False
                 same += found
                 continue
-            operation = self.order.movable.match(found[0]) is not None
+            head = "\n".join(found) if self.order.continued and len(found) > 1 else found[0]
+            operation = self.order.movable.match(head) is not None
             block = self.order.blocks.match(found[0]) is not None
             digest, unit, pure = self.unit(found, first, shared=shared and not (operation or block))
             pure_level = pure_level and pure
@@ -246,14 +289,16 @@ class _Graph:
         return ordered
 
     def units(self, lines: Sequence[str], offset: int) -> list[list[str]]:
-        """``lines`` cut into units: a line and the lines its open brackets hold; a glued line joins the unit before."""
+        """``lines`` cut into units: a line and the lines its open brackets hold; a glued line (or, where lines
+        are ``continued``, a line indented deeper than the unit's first) joins the unit before."""
         units: list[list[str]] = []
         depth = 0
         glued = self.order.glued.match
+        continued = self.order.continued
         for line, net in zip(lines, self.nets[offset : offset + len(lines)], strict=True):
             if depth > 0:
                 units[-1].append(line)
-            elif units and glued(line) is not None:
+            elif units and (glued(line) is not None or (continued and _deeper(line, units[-1][0]))):
                 units[-1].append(line)
                 depth = 0
             else:
@@ -293,6 +338,8 @@ class _Graph:
         tokens = parts[1::2]
         defs = self._own_defs(parts, own_text)
         hashes = self.hashes
+        if self.wanted:
+            self._probe(lines, own, offset)
         outer = self._bind_parameters(defs, "".join(parts[::2])) if bodies else {}
         out = list(lines)
         pure = self._own_pure(own_text)
@@ -306,10 +353,19 @@ class _Graph:
         for k, name in enumerate(defs):
             hashes[name] = f"{digest}\0{k}"
         if bodies:
-            self.restore(lines[0], defs, outer)
+            self.restore(own_text, defs, outer)
         if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
             self.effectful.update(defs[:1])
         return digest, out, pure
+
+    def _probe(self, lines: list[str], own: Sequence[int], offset: int) -> None:
+        """Keep the hashes of the names on a unit's own lines that :attr:`wanted` names, read where the
+        unit is (before its regions bind their parameters)."""
+        for k in own:
+            if offset + k in self.wanted:
+                line = lines[k]
+                tokens = self.splits[line[:1] not in " \t" or len(lines) > 1].split(line)[1::2]
+                self.probes[offset + k] = {token: self.hashes.get(token, token) for token in tokens}
 
     def _bind_parameters(self, defs: Sequence[str], head: str) -> dict[str, str | None]:
         """Hash a block's parameters, read inside it, by the block's head and their index; their hashes before, out."""
@@ -346,7 +402,8 @@ class _Graph:
         """Give the names a unit's regions bind (a jaxpr's binders, a region's or a computation's
         parameters) back the hashes they had before it: a jaxpr's nested ``{ lambda ; h:f32[] ...``
         may reuse an outer name, which still means the outer value after it. What the unit itself
-        defines (left of its first `` = ``; a block's name) keeps its new hash."""
+        defines (left of the first `` = `` of its own text ``first``, outputs wrapped over lines
+        included; a block's name) keeps its new hash."""
         cut = first.find(" = ")
         block = self.order.blocks.match(first) is not None
         results = set(defs[:1]) if block or cut < 0 else set(map(self.key, self.defined(first[: cut + 3])))
@@ -358,6 +415,12 @@ class _Graph:
                 self.hashes.pop(name, None)
             else:
                 self.hashes[name] = before
+
+
+def _deeper(line: str, first: str) -> bool:
+    """Whether ``line`` is indented deeper than ``first`` (a blank line is not)."""
+    indent = len(line) - len(line.lstrip(" "))
+    return indent < len(line) and indent > len(first) - len(first.lstrip(" "))
 
 
 def _effectful_jaxprs(text: str, effects: Callable[[str], bool]) -> re.Pattern[str] | None:
@@ -417,7 +480,7 @@ def _bodies(lines: Sequence[str], nets: Sequence[int]) -> tuple[list[int], list[
         if base is None:
             own.append(k)
             stripped = stripped.rstrip()
-            if k + 1 < len(lines) and (stripped.endswith("{") or stripped.endswith(" let") or stripped == "let"):
+            if k + 1 < len(lines) and (stripped.endswith("{") or stripped.endswith(". let") or stripped == "let"):
                 base, start = depth, k + 1
     if base is not None:
         bodies.append((start, len(lines)))

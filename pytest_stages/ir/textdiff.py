@@ -43,7 +43,11 @@ _GONE = "\0gone"
 
 # The names each dialect prints, and where it defines them (shared with alpha and rename).
 # jaxpr: a bare lowercase word ("b" in "b:f32[] = add a 1.0:f32[]"); a name where some "b:type[" binds it.
-JAXPR_NAME = r"(?<![\w.=])(?<!= )[a-z]+\b(?![=\[.(])"
+# The jaxpr's keywords where they are keywords: "lambda", "let" after the binders' "." or at a line's
+# start ("let f = { lambda"), "in" before its "(" or after "}" at a line's end. JAX names variables
+# "in" or "let" too ("in:f32[8] = ...", "add in let"): there they are names.
+_JAXPR_KEYWORD = r"lambda\b(?![:,)])|(?:(?<=\. )|(?<![^\n]))let\b(?![:,)])|in(?= \()|(?<=\} )in(?![^\n])"
+JAXPR_NAME = rf"(?<![\w.=])(?<!= )(?!{_JAXPR_KEYWORD})[a-z]+\b(?![=\[.(])"
 JAXPR_DEF = r"(?<![\w.])([a-z]+):(?=[a-z][\w<>,]*\[)"
 # HLO: "%add.3" (compiled), "add.3" (lowered, or a decimal literal "1.5")
 HLO_BARE = r"(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])"
