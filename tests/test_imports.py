@@ -2,7 +2,7 @@
 
 Start-up is a fixed cost of every session (benchmarks/README.md); a run whose calls all match
 their snapshots never imports the comparison families, the renumbering-proof diff, the message
-renderer or the syrupy extensions.
+renderer or the syrupy extensions; nor does it import ``jax.extend`` (and with it Pallas).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ CONFTEST = """
 import json, sys
 
 def pytest_unconfigure(config):
-    loaded = sorted(name for name in sys.modules if name.startswith("pytest_stages"))
+    loaded = sorted(name for name in sys.modules if name.startswith(("pytest_stages", "jax.extend")))
     (config.rootpath / "loaded.json").write_text(json.dumps(loaded))
 """
 
@@ -47,6 +47,9 @@ def test_a_passing_run_never_loads_what_only_a_difference_needs(project):
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 0
     assert "pytest_stages.run.runner" in loaded(project)
     assert loaded(project) & ON_DEMAND == set()
+    # Nor JAX's public extension modules: importing jax.extend imports Pallas, 55-80 ms a process
+    # that the same calls by hand never pay (the kernels analysis reads JAX's core module instead).
+    assert "jax.extend" not in loaded(project)
     # A difference loads them: the same suite with the function changed fails with a diff.
     project.write("test_m.py", SIMPLE_TEST.replace("jnp.tanh", "jnp.sin"))
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 1
