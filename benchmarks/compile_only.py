@@ -1,14 +1,16 @@
 """Compile-only configs, cold and warm: the example suite's real model calls on v5e and h100 against a CPU config.
 
-Usage: python benchmarks/compile_only.py [--repeat 3]
+Usage: python benchmarks/compile_only.py [--repeat 3] [--attached]
 
 The example suite (examples/: Flax NNX and Linen, Equinox, Haiku and the JAX models, 11 calls a
 config) is copied to a scratch folder with one more config, ``cpu4``: 4 CPU devices under the
 same ``data = 2, model = 2`` mesh as ``v5e`` and ``h100``, so that the three stage the same
-programs. Every run is a fresh pytest process in compare mode; "tests" is the sum of the JUnit
-test times (staging and comparing), "calls" the same without each config's first test (whose
-setup also loads libtpu or the CUDA plugin and makes the topology, once a process), "process"
-the whole run. Runs per round, in alternating order:
+programs (the two tests limited to ``cpu8, v5e, h100`` run on ``cpu4`` too: before issue #48's
+second round they did not, and ``v5e`` staged 11 calls against ``cpu4``'s 9). Every run is a
+fresh pytest process in compare mode; "tests" is the sum of the JUnit test times (staging and
+comparing), "calls" the same without each config's first test (whose setup also loads libtpu or
+the CUDA plugin and makes the topology, once a process), "process" the whole run. Runs per
+round, in alternating order:
 
 - ``cpu4``, ``v5e``, ``h100`` warm: each config alone, its cache filled by an earlier run (JAX's
   persistent cache for ``cpu4``; the compile-only cache for the topologies, which JAX's cannot
@@ -17,6 +19,11 @@ the whole run. Runs per round, in alternating order:
   call compiles, as before the compile-only cache);
 - ``without`` and ``with``: the suite's own configs, warm, without the compile-only ones
   (cpu1, cpu8, tpu) and with them (cpu1, cpu8, tpu, v5e, h100).
+
+``--attached`` is for a host with one TPU v5e chip (.ci/tpu_small_suite.sh runs it there): the
+added config is ``v5e1``, compile-only for one v5e chip (``v5e:1x1``), and the runs are ``tpu``
+(the attached chip, JAX's persistent cache warm), ``v5e1`` warm (the compile-only cache) and
+``v5e1 cold``: the same calls, compile-only against the chip.
 
 Ratios are taken per round and summed up by their median (their range below 6 rounds). The
 goals: a warm compile-only call at most 1.2x the same program's on a CPU config (tests of ``v5e``
@@ -69,18 +76,47 @@ RATIOS = (
     ("with", "without", 1.1, "process"),
     ("with", "without", None, "tests"),
 )
+# --attached, on a host with one TPU v5e chip: ``v5e1`` compiles compile-only for one v5e chip
+# (topology v5e:1x1, as the kernels example does) what the attached ``tpu`` config compiles on the
+# chip, the same calls: the compile-only cache against JAX's persistent cache, both warm.
+V5E1 = """
+[[tool.pytest_stages.configs]]
+name = "v5e1"
+platform = "tpu"
+topology = "v5e:1x1"
+chips_per_host_bounds = [1, 1, 1]
+"""
+ATTACHED_RUNS = {"tpu": "tpu", "v5e1": "v5e1", "v5e1 cold": "v5e1"}
+ATTACHED_RATIOS = (
+    ("v5e1", "tpu", 1.2, "calls"),
+    ("v5e1", "tpu", None, "tests"),
+    ("v5e1 cold", "tpu", None, "tests"),
+    ("v5e1", "v5e1 cold", None, "tests"),
+)
 
 
-def scratch_project(root: Path) -> Path:
-    """The example suite and its configs with ``cpu4`` added; its ``cpu4`` snapshots recorded."""
+def scratch_project(root: Path, attached: bool = False) -> Path:
+    """The example suite and its configs with ``cpu4`` (``v5e1`` where ``attached``) added, its snapshots recorded.
+
+    The tests limited to some configs are opened to the added one where its baseline runs them,
+    so that both stage the same calls.
+    """
     shutil.copytree(ROOT / "examples", root / "examples", ignore=shutil.ignore_patterns("__pycache__", "pods"))
     shutil.copytree(ROOT / "snapshots", root / "snapshots")
+    added, baseline = ("v5e1", "tpu") if attached else ("cpu4", "v5e")
+    limited = {
+        root / "examples" / "test_models.py": 'configs=["cpu8", "v5e", "h100"]',
+        root / "examples" / "entry_points.py": 'configs=["cpu1", "tpu"]',
+    }
+    for path, configs in limited.items():
+        if f'"{baseline}"' in configs:
+            path.write_text(path.read_text().replace(configs, configs.replace("]", f', "{added}"]')))
     (root / "pyproject.toml").write_text(
         (ROOT / "pyproject.toml")
         .read_text()
-        .replace("# The layers, top to bottom", CPU4 + "\n# The layers, top to bottom", 1)
+        .replace("# The layers, top to bottom", (V5E1 if attached else CPU4) + "\n# The layers, top to bottom", 1)
     )
-    run(root, "cpu4", "--stages-update")
+    run(root, added, "--stages-update")
     return root
 
 
@@ -116,23 +152,25 @@ def run(root: Path, configs: str, *extra: str) -> tuple[float, float, dict[str, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--attached", action="store_true", help="on a TPU v5e host: v5e1 (compile-only) against tpu")
     options = parser.parse_args()
     benchmark_environment()
+    runs, ratios = (ATTACHED_RUNS, ATTACHED_RATIOS) if options.attached else (RUNS, RATIOS)
     scratch = Path(tempfile.mkdtemp(prefix="stages-compile-only-"))
-    root = scratch_project(scratch)
+    root = scratch_project(scratch, options.attached)
     compile_only = root / "pytest-cache" / "d" / "pytest-stages-jax" / "compile-only"
-    run(root, "cpu1,cpu8,tpu,cpu4,v5e,h100")  # fills both caches
+    run(root, ",".join(dict.fromkeys(",".join(runs.values()).split(","))))  # fills both caches
     measured: dict[str, dict[str, list[float]]] = {
-        kind: {n: [] for n in RUNS} for kind in ("process", "tests", "calls")
+        kind: {n: [] for n in runs} for kind in ("process", "tests", "calls")
     }
-    names = list(RUNS)
+    names = list(runs)
     steps: dict[str, dict[str, float]] = {}  # of the last round
     for round_ in range(options.repeat):
         for name in names if round_ % 2 == 0 else reversed(names):
             if name.endswith("cold"):
                 saved = scratch / "saved"
                 shutil.move(compile_only, saved)
-            whole, tests, steps[name], first = run(root, RUNS[name])
+            whole, tests, steps[name], first = run(root, runs[name])
             if name.endswith("cold"):
                 shutil.rmtree(compile_only)
                 shutil.move(saved, compile_only)
@@ -140,13 +178,13 @@ def main() -> None:
             measured["tests"][name].append(tests)
             measured["calls"][name].append(tests - first)
     print(f"the example suite per config, fresh processes, compare mode, {options.repeat} rounds (median s)")
-    for name, configs in RUNS.items():
+    for name, configs in runs.items():
         process, tests, calls = (statistics.median(measured[kind][name]) for kind in ("process", "tests", "calls"))
         print(f"  {name:<10} {configs:<24} calls {calls:6.2f} s   tests {tests:6.2f} s   process {process:6.2f} s")
     print("where the tests' time goes (the last round; seconds summed over the calls)")
-    for name in RUNS:
+    for name in runs:
         print(f"  {name:<10} " + "   ".join(f"{step} {seconds:6.2f}" for step, seconds in steps[name].items()))
-    for name, base, goal, kind in RATIOS:
+    for name, base, goal, kind in ratios:
         low, middle, high = paired_interval(measured[kind][name], measured[kind][base])
         print(
             f"  {kind} {name} / {base}: median {middle:.3f}x ({low:.3f}-{high:.3f}x)"

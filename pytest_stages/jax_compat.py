@@ -136,14 +136,16 @@ def decode_mosaic(body: bytes) -> tuple[str, str]:
 def jaxprs_in_params(params: Any) -> Any:
     """The jaxprs an equation's parameters hold (a jit's, a scan's body, a cond's branches).
 
-    Public as ``jax.extend.core.jaxprs_in_params`` from JAX 0.9; JAX 0.8 has it only as
-    ``jax._src.core.jaxprs_in_params`` (private). Gone from both, every staged call's kernels
-    analysis fails: the oldest-JAX subset of .ci/run fails on every test that stages.
+    Read as ``jax._src.core.jaxprs_in_params`` (private, JAX 0.8 to 0.10), which JAX imports with
+    itself; the public ``jax.extend.core.jaxprs_in_params`` (the same function, from JAX 0.9) is
+    only the fallback, because importing ``jax.extend`` imports Pallas too: 55-80 ms a process that
+    hand-written staging never pays (benchmarks/README.md, issue #48). Gone from both, every staged
+    call's kernels analysis fails: the oldest-JAX subset of .ci/run fails on every test that stages.
     """
     try:
-        found = extend_core.jaxprs_in_params
-    except (ImportError, AttributeError):  # JAX 0.8
         found = private_core.jaxprs_in_params
+    except AttributeError:  # moved out of JAX's core module: the public name
+        found = extend_core.jaxprs_in_params
     return found(params)
 
 

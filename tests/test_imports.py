@@ -2,8 +2,9 @@
 
 Start-up is a fixed cost of every session (benchmarks/README.md); a run whose calls all match
 their snapshots never imports the comparison families, the renumbering-proof diff, the message
-renderer or the syrupy extensions. Each layer names what it imports late in its hub
-(``pytest_stages/core/lazy.py``; tests/test_layout.py holds where).
+renderer or the syrupy extensions; nor does it import ``jax.extend`` (and with it Pallas). Each
+layer names what it imports late in its hub (``pytest_stages/core/lazy.py``; tests/test_layout.py
+holds where).
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ CONFTEST = """
 import json, sys
 
 def pytest_unconfigure(config):
-    loaded = sorted(name for name in sys.modules if name.startswith("pytest_stages") or name == "deepdiff")
+    loaded = sorted(
+        name for name in sys.modules if name.startswith(("pytest_stages", "jax.extend")) or name == "deepdiff"
+    )
     (config.rootpath / "loaded.json").write_text(json.dumps(loaded))
 """
 
@@ -54,6 +57,9 @@ def test_a_passing_run_never_loads_what_only_a_difference_needs(project):
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 0
     assert "pytest_stages.run.runner" in loaded(project)
     assert loaded(project) & ON_DEMAND == set()
+    # Nor JAX's public extension modules: importing jax.extend imports Pallas, 55-80 ms a process
+    # that the same calls by hand never pay (the kernels analysis reads JAX's core module instead).
+    assert "jax.extend" not in loaded(project)
     # A difference loads them: the same suite with the function changed fails with a diff.
     project.write("test_m.py", SIMPLE_TEST.replace("jnp.tanh", "jnp.sin"))
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 1

@@ -92,6 +92,21 @@ def test_an_unchanged_program_is_served_from_the_cache_with_what_a_fresh_compile
 
 
 @pytest.mark.extras("tpu")
+def test_a_hit_serves_the_compiled_text_normalized_as_cached(cache):
+    """The entry keeps the compiled snapshot text normalized: a hit takes it as it is (no second normalization)."""
+    first, _ = run_stage(V5E, matmul, *arguments(), cache=cache)
+    (path,) = cache.folder.iterdir()
+    data = json.loads(path.read_text())
+    assert data["texts"] == {"compiled": first.texts["compiled"]} != {"compiled": data["compiled_text"]}
+    data["texts"]["compiled"] += "// as cached\n"
+    path.write_text(json.dumps(data))
+    second, counts = run_stage(V5E, matmul, *arguments(), cache=cache)
+    assert counts == (1, 1)
+    assert second.texts["compiled"] == first.texts["compiled"] + "// as cached\n"
+    assert list(second.texts) == list(first.texts)  # in their place: the snapshot files' order
+
+
+@pytest.mark.extras("tpu")
 def test_a_changed_lowered_module_misses(cache):
     import jax.numpy as jnp
 
@@ -170,7 +185,8 @@ def test_renamed_arguments_miss(cache):
 
 def _entry(folder: Path, parts: dict[str, str], text: str = "HloModule m") -> Path:
     cache = StagedCache(folder, 1 << 30, folder)
-    cache.write(parts, {"compiled_text": text, "analyses": {"memory": {"temp_size_in_bytes": 0}}, "unavailable": {}})
+    entry = {"compiled_text": text, "texts": {"compiled": text}, "analyses": {"memory": {"temp_size_in_bytes": 0}}}
+    cache.write(parts, {**entry, "unavailable": {}})
     return folder / entry_name(parts)
 
 
@@ -198,6 +214,7 @@ def test_an_entry_is_read_back_as_written(tmp_path):
         ("analyses", "its analyses are malformed"),
         ("unavailable", "its unavailable analyses are malformed"),
         ("text", "its compiled text is not text"),
+        ("texts", "its normalized texts are malformed"),
     ],
 )
 def test_a_corrupted_or_foreign_entry_is_ignored_with_a_warning(tmp_path, content, why):
@@ -214,6 +231,8 @@ def test_a_corrupted_or_foreign_entry_is_ignored_with_a_warning(tmp_path, conten
             data["analyses"] = {"memory": [1, 2]}
         elif content == "unavailable":
             data["unavailable"] = {"sharding": {"reason": 3, "partial": None}}
+        elif content == "texts":
+            data["texts"] = {"compiled": None}
         else:
             data["compiled_text"] = None
         path.write_text(json.dumps(data))

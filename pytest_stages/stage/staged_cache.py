@@ -4,10 +4,13 @@ JAX cannot load back an executable compiled for a topology without its hardware,
 compiled each compile-only call again (seconds to minutes for a real model on a pod). This cache
 keeps what the plugin needs of such a compile instead: the compiled text and the analyses built
 from the executable (cost, memory, op structure, sharding, layout), as plain JSON, one file per
-compile, in the ``compile-only`` folder beside JAX's cache. The key is every part that shapes them:
-the lowered module (its StableHLO text), the names the analyses give its leaves, the compile
-options and XLA flags JAX would pass, the topology and its devices, and the versions of
-jax/jaxlib, the accelerator plugin, its backend and pytest-stages itself (:func:`key_parts`).
+compile, in the ``compile-only`` folder beside JAX's cache. The compiled text is kept twice, as
+XLA printed it (``result.compiled.as_text()``) and normalized as its snapshot holds it, so that a
+hit does not normalize it again (a few ms a call for a TPU module's backend configs). The key is
+every part that shapes them: the lowered module (its StableHLO text), the names the analyses give
+its leaves, the compile options and XLA flags JAX would pass, the topology and its devices, and
+the versions of jax/jaxlib, the accelerator plugin, its backend and pytest-stages itself
+(:func:`key_parts`).
 
 Entries are written atomically and bounded in size (least recently used go first, by mtime);
 a corrupted or foreign entry is ignored with a :class:`StagedCacheWarning`, never trusted. What
@@ -36,7 +39,7 @@ from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.persistent_cache import compile_only
 from pytest_stages.stage.topology import gpu_spec
 
-FORMAT = 1
+FORMAT = 2  # 2: the normalized compiled text (``texts``) beside XLA's
 # The artifacts read from the executable: what an entry holds. The others come from the trace and lowering.
 CACHED = tuple(a.name for a in ARTIFACTS if a.stage == "compiled")
 KEY_PARTS = ("module", "names", "compile_options", "xla_flags", "topology", "versions")
@@ -118,16 +121,28 @@ def entry_name(parts: dict[str, str]) -> str:
 
 def validate(data: Any, parts: dict[str, str]) -> str | None:
     """Why ``data`` is not an entry of the key ``parts`` (None: it is one). Nothing of an entry is trusted unchecked."""
-    if not isinstance(data, dict) or set(data) != {"format", "key", "compiled_text", "analyses", "unavailable"}:
+    if not isinstance(data, dict) or set(data) != {
+        "format",
+        "key",
+        "compiled_text",
+        "texts",
+        "analyses",
+        "unavailable",
+    }:
         return "not a compile-only cache entry"
     checks = (
         (data["format"] == FORMAT, f"written in format {data['format']!r}, this version reads {FORMAT}"),
         (data["key"] == parts, "written for another key (a foreign or moved file)"),
         (isinstance(data["compiled_text"], str), "its compiled text is not text"),
+        (_texts(data["texts"]), "its normalized texts are malformed"),
         (_analyses(data["analyses"]), "its analyses are malformed"),
         (_unavailable(data["unavailable"]), "its unavailable analyses are malformed"),
     )
     return next((why for fine, why in checks if not fine), None)
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, dict) and all(k in CACHED and isinstance(v, str) for k, v in value.items())
 
 
 def _analyses(value: Any) -> bool:
@@ -203,7 +218,7 @@ class StagedCache:
         return data
 
     def write(self, parts: dict[str, str], entry: dict[str, Any]) -> None:
-        """Store ``entry`` (compiled text, analyses, unavailable ones) under ``parts``, atomically; then evict.
+        """Store ``entry`` (compiled texts, analyses, unavailable ones) under ``parts``, atomically; then evict.
 
         A folder that cannot be written is a warning: the run goes on without the cache's help.
         """

@@ -8,7 +8,7 @@ import os
 import sysconfig
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -297,9 +297,10 @@ def stage(
         seconds=seconds,
         _lowered_text=lookup.module_text,
     )
+    served: dict[str, str] = {}
     if lookup.entry is not None:
-        _fill(result, lookup.entry)
-    _build(result, (*stages, *analyses))
+        served = _fill(result, lookup.entry)
+    _build(result, (*stages, *analyses), served)
     if lookup.parts is not None and lookup.entry is None and cache is not None:
         cache.write(lookup.parts, _entry(result, wanted))
     scalars.warn_constants(name, result.texts.get("stablehlo") or result.lowered_text, constants_warn_bytes)
@@ -372,15 +373,17 @@ def _leaf_names(adapter: Adapter, lowered: Any) -> list[str]:
     return [*inputs, "->", *outputs]
 
 
-def _fill(result: StageResult, entry: dict[str, Any]) -> None:
-    """A compile-only cache hit: the entry's analyses; the unavailable ones degraded again."""
+def _fill(result: StageResult, entry: dict[str, Any]) -> dict[str, str]:
+    """A compile-only cache hit: the entry's analyses, the unavailable ones degraded again; its normalized texts."""
     result.analyses.update(entry["analyses"])
     for name, missing in entry["unavailable"].items():
         _degrade(result, name, analyses_.Unavailable(missing["reason"], missing["partial"]))
+    return dict(entry["texts"])
 
 
 def _entry(result: StageResult, wanted: tuple[str, ...]) -> dict[str, Any]:
-    """What the compile-only cache keeps of a compile: the compiled text and every wanted analysis of the executable."""
+    """What the compile-only cache keeps of a compile: the compiled text (as XLA printed it and normalized) and
+    every wanted analysis of the executable."""
     unavailable = {
         name: {"reason": result.unavailable[name], "partial": result.analyses.get(name)}
         for name in wanted
@@ -388,6 +391,7 @@ def _entry(result: StageResult, wanted: tuple[str, ...]) -> dict[str, Any]:
     }
     return {
         "compiled_text": result.compiled_text,
+        "texts": {name: result.texts[name] for name in wanted if name in result.texts},
         "analyses": {n: result.analyses[n] for n in wanted if n in result.analyses and n not in unavailable},
         "unavailable": unavailable,
     }
@@ -432,8 +436,11 @@ def _step(name: str, doing: str, seconds: dict[str, float] | None = None, step: 
         seconds[step] = time.perf_counter() - start
 
 
-def _build(result: StageResult, wanted: tuple[str, ...]) -> None:
-    """Build every wanted artifact; without a compiled executable those that need one are skipped."""
+def _build(result: StageResult, wanted: tuple[str, ...], served: Mapping[str, str]) -> None:
+    """Build every wanted artifact; without a compiled executable those that need one are skipped.
+
+    ``served`` holds the normalized texts a compile-only cache hit gave: kept as they are, in their place.
+    """
     reason = (
         f"platform {result.config.platform!r} is not attached: lowered for it, never compiled "
         "(compiling would silently build code for the local backend)"
@@ -444,6 +451,8 @@ def _build(result: StageResult, wanted: tuple[str, ...]) -> None:
             continue
         if artifact.needs_compile and result.compiled is None:
             result.skipped[name] = reason
+        elif name in served:  # normalized when it was cached
+            result.texts[name] = served[name]
         elif artifact.is_text:
             text = artifact.build(result)
             if text is not None or not artifact.optional:
