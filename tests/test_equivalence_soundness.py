@@ -1,0 +1,312 @@
+"""Soundness of :func:`pytest_stages.ir.alpha.equivalent` on real JAX texts: one semantic edit is never "equal".
+
+A false "equal" hides a real regression, so each real program (an MLP with special-float
+literals, ``fori_loop``/``while_loop``/``scan`` with captured constants, a ``custom_jvp``
+function) is staged to jaxpr, StableHLO and compiled HLO (CPU), normalized as the plugin
+stores it, then edited once at every site a mutation applies to (a literal's value, the
+operands of a non-commutative op, an op's name, a dtype or a shape, a loop's trip count, a
+``get-tuple-element`` index, a comparison's direction): every edit must compare unequal.
+A consistent renaming of all names (JAX's own printer with its names permuted, or every
+``%name`` permuted) must compare equal.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import jax
+import jax.numpy as jnp
+import pytest
+from jax._src import core
+
+from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
+from pytest_stages.ir.rename import keep_names
+
+
+def _mlp(x: jax.Array, w: jax.Array) -> jax.Array:
+    h = jnp.tanh(x @ w - 0.5) / (jnp.abs(x @ w) + 2.0)
+    h = jnp.maximum(h, -jnp.inf) + jnp.where(h > 0, h, jnp.nan) - jnp.minimum(h, jnp.inf)
+    return (h @ w.T - x) * -3.0
+
+
+def _fori(x: jax.Array, w: jax.Array) -> jax.Array:
+    return jax.lax.fori_loop(0, 7, lambda i, c: (c - w[0] * 1.5) / (i + 2.0), x)
+
+
+def _while(x: jax.Array, w: jax.Array) -> jax.Array:
+    def body(state: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        k, c = state
+        return k + 1, c * w[1] - k
+
+    return jax.lax.while_loop(lambda s: s[0] < 5, body, (jnp.int32(0), x))[1]
+
+
+def _scan(x: jax.Array, w: jax.Array) -> jax.Array:
+    def step(c: jax.Array, row: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return c - row / w[2], c * 2.0
+
+    carry, ys = jax.lax.scan(step, x, w)
+    return carry - ys.sum(0)
+
+
+@jax.custom_jvp
+def _soft(x: jax.Array) -> jax.Array:
+    return jnp.log1p(jnp.exp(x)) - x / 4.0
+
+
+@_soft.defjvp
+def _soft_jvp(primals: tuple[jax.Array], tangents: tuple[jax.Array]) -> tuple[jax.Array, jax.Array]:
+    (x,), (t,) = primals, tangents
+    return _soft(x), t / (1.0 + jnp.exp(-x))
+
+
+def _custom(x: jax.Array, w: jax.Array) -> jax.Array:
+    return _soft(x - w[3]) / w[0]
+
+
+def _masked(x: jax.Array, w: jax.Array) -> jax.Array:
+    return jnp.where(w > 0, x, jnp.nan) + w
+
+
+PROGRAMS: dict[str, Callable[[jax.Array, jax.Array], jax.Array]] = {
+    "mlp": _mlp,
+    "masked": _masked,
+    "fori": _fori,
+    "while": _while,
+    "scan": _scan,
+    "custom_jvp": _custom,
+}
+ARGS = (jnp.ones((4, 4), jnp.float32), jnp.ones((4, 4), jnp.float32))
+
+
+@contextmanager
+def _permuted_jaxpr_names(seed: int) -> Iterator[None]:
+    """JAX's jaxpr printer with its fresh names permuted among the names of the same length, so the
+    layout (line breaks) stays and ``inf``/``nan`` may name variables."""
+    encode = core._encode_digits_alphabetic
+    rng = random.Random(seed)
+    cache: dict[int, str] = {}
+    pools: dict[int, list[int]] = {}
+
+    def permuted(n: int) -> str:
+        if n not in cache:
+            width = len(encode(n))
+            if width not in pools:
+                pool = [k for k in range(26 ** (width - 1) if width > 1 else 0, 26**width) if len(encode(k)) == width]
+                rng.shuffle(pool)
+                pools[width] = pool
+            cache[n] = encode(pools[width][n - (26 ** (width - 1) if width > 1 else 0)])
+        return cache[n]
+
+    core._encode_digits_alphabetic = permuted  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        core._encode_digits_alphabetic = encode  # type: ignore[assignment]
+
+
+def _texts(fn: Callable[[jax.Array, jax.Array], jax.Array]) -> dict[str, str]:
+    jitted = jax.jit(fn)
+    lowered = jitted.lower(*ARGS)
+    return {
+        "jaxpr": normalize_jaxpr(str(jax.make_jaxpr(fn)(*ARGS))),
+        "mlir": normalize_mlir(lowered.as_text()),
+        "hlo": normalize_hlo(lowered.compile().as_text()),
+    }
+
+
+@pytest.fixture(scope="module")
+def texts() -> dict[tuple[str, str], str]:
+    return {(name, dialect): text for name, fn in PROGRAMS.items() for dialect, text in _texts(fn).items()}
+
+
+# Each mutation: a pattern and how one match is rewritten (a different program every time).
+_FLIP = {"inf": "-inf", "-inf": "nan", "nan": "inf", "True": "False", "False": "True"}
+_SPECIAL = r"(?<![\w.])-?(?:inf|nan)(?=:[a-z]\w*\[)"
+
+
+def _other_value(value: str) -> str:
+    if value in _FLIP:
+        return _FLIP[value]
+    if value.startswith("-"):
+        return value[1:]
+    return "-" + value if value not in ("0", "0.0") else "1"
+
+
+_SWAPPABLE = r"(?:sub|div|dot_general|pow|atan2|rem)"
+MUTATIONS: dict[str, dict[str, tuple[str, Callable[[re.Match[str]], str]]]] = {
+    "jaxpr": {
+        "literal": (
+            r"(?<![\w.])(-?(?:[\d.]+(?:e[-+]?\d+)?|inf|nan)|True|False)(?=:[a-z]\w*\[)",
+            lambda m: _other_value(m[1]),
+        ),
+        "special": (_SPECIAL, lambda m: {"inf": "nan", "nan": "-inf", "-inf": "inf"}[m[0]]),
+        "swap": (rf"(= {_SWAPPABLE}(?:\[[^\]\n]*\])? )([a-z]+) ([a-z]+)$", lambda m: f"{m[1]}{m[3]} {m[2]}"),
+        "op": (
+            r"(?<= = )(sub|div|tanh|exp|log1p|mul|lt|max|min|dot_general)\b",
+            lambda m: {"lt": "gt"}.get(m[1], "add"),
+        ),
+        "dtype": (r"(?<=:)f32(?=\[)", lambda m: "f16"),
+        "trip": (r"(?<=length=)\d+", lambda m: str(int(m[0]) + 1)),
+        "count": (r"\b(num_consts|num_carry|body_nconsts|cond_nconsts)=(\d+)", lambda m: f"{m[1]}={int(m[2]) + 1}"),
+        "operands": (r"(?<= )([a-z]+) ([a-z]+)$", lambda m: f"{m[2]} {m[1]}"),
+        "binders": (r"(?<=[ ;])([a-z]+):(\S+) ([a-z]+):(?=\2[ .])", lambda m: f"{m[3]}:{m[2]} {m[1]}:"),
+    },
+    "mlir": {
+        "literal": (r"(?<=dense<)([^>]+)(?=>)", lambda m: "1.250000e+00" if m[1] != "1.250000e+00" else "0.0"),
+        "swap": (
+            r"(stablehlo\.(?:subtract|divide|power|remainder|dot_general) )(%[\w#]+), (%[\w#]+)",
+            lambda m: f"{m[1]}{m[3]}, {m[2]}",
+        ),
+        "op": (r"stablehlo\.(subtract|divide|tanh|exponential|multiply|maximum|minimum)\b", lambda m: "stablehlo.add"),
+        "dtype": (r"(?<=x)f32(?=>)", lambda m: "f16"),
+        "shape": (r"(?<=tensor<)4(?=x)", lambda m: "5"),
+        "operands": (r"(%[\w#]+), (%[\w#]+)", lambda m: f"{m[2]}, {m[1]}"),
+        "inits": (r"(%\w+ = )(%[\w#]+), (%\w+ = )(%[\w#]+)", lambda m: f"{m[1]}{m[4]}, {m[3]}{m[2]}"),
+        "compare": (r"(?<=compare )(LT|GT)", lambda m: {"LT": "LE", "GT": "GE"}[m[1]]),
+    },
+    "hlo": {
+        "literal": (r"(?<=constant\()([^)]+)(?=\))", lambda m: _other_value(m[1])),
+        "swap": (
+            r"((?:subtract|divide|power|remainder|dot)\()(%[\w.\-]+), (%[\w.\-]+)",
+            lambda m: f"{m[1]}{m[3]}, {m[2]}",
+        ),
+        "op": (r"(?<= )(subtract|divide|tanh|exponential|multiply|maximum|minimum)(?=\()", lambda m: "add"),
+        "dtype": (r"(?<= )f32(?=\[)", lambda m: "f16"),
+        "shape": (r"(?<=f32\[)4(?=[,\]])", lambda m: "5"),
+        "operands": (r"(%[\w.\-]+), (%[\w.\-]+)", lambda m: f"{m[2]}, {m[1]}"),
+        "calls": (
+            r"(?<=calls=)%[\w.\-]+",
+            lambda m: "%fused_computation" if m[0] != "%fused_computation" else "%fused_computation.1",
+        ),
+        "parameter": (r"(?<=parameter\()\d+", lambda m: str(int(m[0]) ^ 1)),
+        "gte": (r"(?<=index=)(\d+)", lambda m: str(int(m[1]) ^ 1)),
+        "trip": (r'(?<="n":")\d+', lambda m: str(int(m[0]) + 1)),
+        "compare": (r"direction=(LT|GT)", lambda m: "direction=" + {"LT": "GE", "GT": "LE"}[m[1]]),
+    },
+}
+
+
+def _mutants(text: str, pattern: str, rewrite: Callable[[re.Match[str]], str]) -> Iterator[str]:
+    for match in re.finditer(pattern, text, re.MULTILINE):
+        mutant = text[: match.start()] + rewrite(match) + text[match.end() :]
+        if mutant != text:
+            yield mutant
+
+
+@pytest.mark.parametrize("dialect", ["jaxpr", "mlir", "hlo"])
+@pytest.mark.parametrize("program", list(PROGRAMS))
+def test_every_single_edit_compares_unequal(texts: dict[tuple[str, str], str], program: str, dialect: str) -> None:
+    text = texts[program, dialect]
+    tried, equal, lost = 0, [], []
+    for kind, (pattern, rewrite) in MUTATIONS[dialect].items():
+        for mutant in _mutants(text, pattern, rewrite):
+            tried += 1
+            if equivalent(dialect, text, mutant) or equivalent(dialect, mutant, text):
+                equal.append(
+                    (kind, next(a + " -> " + b for a, b in zip(text.split("\n"), mutant.split("\n")) if a != b))
+                )
+            if not equivalent(
+                dialect, mutant, keep_names(dialect, text, mutant)
+            ):  # an update writes the staged program
+                lost.append(kind)
+    assert tried > 5
+    assert (equal, lost) == ([], [])
+
+
+def _permute_percent_names(text: str, seed: int) -> str:
+    """``text`` with its ``%`` names (and a compiled header's bare parameters) permuted: a consistent renaming."""
+    names = sorted(set(re.findall(r"%([\w.\-]+)", text)))
+    shuffled = names[:]
+    random.Random(seed).shuffle(shuffled)
+    mapping = dict(zip(names, shuffled))
+    renamed = re.sub(r"%([\w.\-]+)", lambda m: "%" + mapping[m[1]], text)
+    return re.sub(r"(?<=[(, ])([\w.\-]+)(?=: )", lambda m: mapping.get(m[1], m[1]), renamed)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("program", list(PROGRAMS))
+def test_a_consistent_renaming_compares_equal(texts: dict[tuple[str, str], str], program: str, seed: int) -> None:
+    for dialect in ("mlir", "hlo"):
+        text = texts[program, dialect]
+        renamed = _permute_percent_names(text, seed)
+        assert renamed != text
+        assert equivalent(dialect, text, renamed)
+    with _permuted_jaxpr_names(seed):
+        renamed = normalize_jaxpr(str(jax.make_jaxpr(PROGRAMS[program])(*ARGS)))
+    assert renamed != texts[program, "jaxpr"]
+    assert equivalent("jaxpr", texts[program, "jaxpr"], renamed)
+
+
+def _long(x: jax.Array) -> jax.Array:
+    """Enough variables that JAX names some ``inf`` and ``nan`` (the 5752nd and the 8802nd), next to
+    the literals ``-inf:f32[]``, ``nan:f32[]`` and ``inf:f32[]``."""
+    for _ in range(4401):
+        x = jnp.sin(x) * 2.0
+    return jnp.maximum(x, -jnp.inf) + jnp.where(x > 0, x, jnp.nan) + jnp.minimum(x, jnp.inf)
+
+
+def test_special_float_literals_are_values_and_variables_so_named_are_names() -> None:
+    text = normalize_jaxpr(str(jax.make_jaxpr(_long)(jnp.ones(3))))
+    assert re.search(r"^ +inf:f32\[3\] = ", text, re.MULTILINE) and re.search(r"^ +nan:f32\[3\] = ", text, re.MULTILINE)
+    for literal in (r" = max [a-z]+ -inf:f32\[\]$", r" [a-z]+ nan:f32\[\]$", r" = min [a-z]+ inf:f32\[\]$"):
+        assert re.search(literal, text, re.MULTILINE)
+    for old, new in [("-inf:f32[]", "-nan:f32[]"), ("-inf:f32[]", "inf:f32[]"), ("nan:f32[]\n", "inf:f32[]\n")]:
+        mutant = text.replace(old, new, 1)
+        assert mutant != text
+        assert not equivalent("jaxpr", text, mutant)
+    with _permuted_jaxpr_names(3):
+        renamed = normalize_jaxpr(str(jax.make_jaxpr(_long)(jnp.ones(3))))
+    assert renamed != text
+    assert equivalent("jaxpr", text, renamed)
+
+
+def test_pure_literal_edits_on_jaxpr_lines() -> None:
+    """The shapes JAX prints a special float in: after an op, after a call's parameters, as an output."""
+    for old, new in [
+        ("eq -inf:f32[] a", "eq -nan:f32[] a"),
+        ("    b:f32[] = max a inf:f32[]", "    b:f32[] = max a nan:f32[]"),
+        ("    ] c a nan:f32[]", "    ] c a inf:f32[]"),
+        ("  in (nan:f32[],) }", "  in (inf:f32[],) }"),
+    ]:
+        assert not equivalent("jaxpr", old, new)
+    binders = "{ lambda ; a:f32[]. let\n    inf:f32[] nan:f32[] = f a\n    b:f32[] = max inf nan\n  in (b,) }"
+    assert equivalent("jaxpr", binders, binders.replace("inf", "c").replace("nan", "d"))
+
+
+def _clip_old(x: jax.Array) -> jax.Array:
+    return jnp.minimum(jnp.maximum(x, -jnp.inf), jnp.nan)
+
+
+def _clip_new(x: jax.Array) -> jax.Array:
+    return jnp.minimum(jnp.maximum(x, jnp.nan), -jnp.inf)
+
+
+def test_an_update_keeps_the_new_special_floats() -> None:
+    """Name keeping maps the staged text's names to the snapshot's: a literal is no name to map."""
+    old, new = (normalize_jaxpr(str(jax.make_jaxpr(fn)(jnp.ones(3)))) for fn in (_clip_old, _clip_new))
+    assert "-inf:f32[]" in old and "nan:f32[]" in new
+    assert keep_names("jaxpr", old, new) == new
+    assert not equivalent("jaxpr", old, new)
+
+
+def _first_then(x: jax.Array, w: jax.Array) -> jax.Array:
+    a = jnp.tanh(x @ w)
+    b = jnp.exp(w - 1.0)
+    return a / b
+
+
+def _second_then(x: jax.Array, w: jax.Array) -> jax.Array:
+    b = jnp.exp(w - 1.0)
+    a = jnp.tanh(x @ w)
+    return a / b
+
+
+@pytest.mark.parametrize("dialect", ["jaxpr", "mlir", "hlo"])
+def test_independent_operations_in_another_order_compare_equal(dialect: str) -> None:
+    first, second = _texts(_first_then)[dialect], _texts(_second_then)[dialect]
+    assert equivalent(dialect, first, second.replace("_second_then", "_first_then"))
