@@ -208,7 +208,12 @@ def test_every_single_edit_compares_unequal(texts: dict[tuple[str, str], str], p
             tried += 1
             if equivalent(dialect, text, mutant) or equivalent(dialect, mutant, text):
                 equal.append(
-                    (kind, next(a + " -> " + b for a, b in zip(text.split("\n"), mutant.split("\n")) if a != b))
+                    (
+                        kind,
+                        next(
+                            a + " -> " + b for a, b in zip(text.split("\n"), mutant.split("\n"), strict=True) if a != b
+                        ),
+                    )
                 )
             if not equivalent(
                 dialect, mutant, keep_names(dialect, text, mutant)
@@ -223,7 +228,7 @@ def _permute_percent_names(text: str, seed: int) -> str:
     names = sorted(set(re.findall(r"%([\w.\-]+)", text)))
     shuffled = names[:]
     random.Random(seed).shuffle(shuffled)
-    mapping = dict(zip(names, shuffled))
+    mapping = dict(zip(names, shuffled, strict=True))
     renamed = re.sub(r"%([\w.\-]+)", lambda m: "%" + mapping[m[1]], text)
     return re.sub(r"(?<=[(, ])([\w.\-]+)(?=: )", lambda m: mapping.get(m[1], m[1]), renamed)
 
