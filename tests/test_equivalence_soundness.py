@@ -68,6 +68,10 @@ def _custom(x: jax.Array, w: jax.Array) -> jax.Array:
     return _soft(x - w[3]) / w[0]
 
 
+def _cond(x: jax.Array, w: jax.Array) -> jax.Array:
+    return jax.lax.cond(x[0, 0] > w[0, 1], lambda a: a - w * 2.0, lambda a: a / w + 1.0, x)
+
+
 def _masked(x: jax.Array, w: jax.Array) -> jax.Array:
     return jnp.where(w > 0, x, jnp.nan) + w
 
@@ -78,6 +82,7 @@ PROGRAMS: dict[str, Callable[[jax.Array, jax.Array], jax.Array]] = {
     "fori": _fori,
     "while": _while,
     "scan": _scan,
+    "cond": _cond,
     "custom_jvp": _custom,
 }
 ARGS = (jnp.ones((4, 4), jnp.float32), jnp.ones((4, 4), jnp.float32))
@@ -312,6 +317,11 @@ def _second_then(x: jax.Array, w: jax.Array) -> jax.Array:
 
 
 @pytest.mark.parametrize("dialect", ["jaxpr", "mlir", "hlo"])
-def test_independent_operations_in_another_order_compare_equal(dialect: str) -> None:
-    first, second = _texts(_first_then)[dialect], _texts(_second_then)[dialect]
-    assert equivalent(dialect, first, second.replace("_second_then", "_first_then"))
+def test_independent_operations_in_another_order_compare_equal_and_no_edit_of_them_does(dialect: str) -> None:
+    first, second = _texts(_first_then)[dialect], _texts(_second_then)[dialect].replace("_second_then", "_first_then")
+    assert equivalent(dialect, first, second)
+    mutants = [
+        mutant for pattern, rewrite in MUTATIONS[dialect].values() for mutant in _mutants(second, pattern, rewrite)
+    ]
+    assert len(mutants) > 5
+    assert not any(equivalent(dialect, first, mutant) for mutant in mutants)  # reordered and edited: unequal
