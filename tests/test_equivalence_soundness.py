@@ -120,6 +120,7 @@ def _texts(fn: Callable[[jax.Array, jax.Array], jax.Array]) -> dict[str, str]:
     return {
         "jaxpr": normalize_jaxpr(str(jax.make_jaxpr(fn)(*ARGS))),
         "mlir": normalize_mlir(lowered.as_text()),
+        "lowered": normalize_hlo(lowered.as_text(dialect="hlo")),
         "hlo": normalize_hlo(lowered.compile().as_text()),
     }
 
@@ -177,13 +178,14 @@ MUTATIONS: dict[str, dict[str, tuple[str, Callable[[re.Match[str]], str]]]] = {
     "hlo": {
         "literal": (r"(?<=constant\()([^)]+)(?=\))", lambda m: _other_value(m[1])),
         "swap": (
-            r"((?:subtract|divide|power|remainder|dot)\()(%[\w.\-]+), (%[\w.\-]+)",
+            r"((?:subtract|divide|power|remainder|dot)\()(%?[\w.\-]+), (%?[\w.\-]+)",
             lambda m: f"{m[1]}{m[3]}, {m[2]}",
         ),
         "op": (r"(?<= )(subtract|divide|tanh|exponential|multiply|maximum|minimum)(?=\()", lambda m: "add"),
         "dtype": (r"(?<= )f32(?=\[)", lambda m: "f16"),
         "shape": (r"(?<=f32\[)4(?=[,\]])", lambda m: "5"),
-        "operands": (r"(%[\w.\-]+), (%[\w.\-]+)", lambda m: f"{m[2]}, {m[1]}"),
+        "operands": (r"(?<=[(, ])(%?[\w.\-]+), (%?[\w.\-]+)(?=[,)])", lambda m: f"{m[2]}, {m[1]}"),
+        "callees": (r"condition=(%?[\w.\-]+), body=(%?[\w.\-]+)", lambda m: f"condition={m[2]}, body={m[1]}"),
         "calls": (
             r"(?<=calls=)%[\w.\-]+",
             lambda m: "%fused_computation" if m[0] != "%fused_computation" else "%fused_computation.1",
@@ -203,10 +205,10 @@ def _mutants(text: str, pattern: str, rewrite: Callable[[re.Match[str]], str]) -
             yield mutant
 
 
-@pytest.mark.parametrize("dialect", ["jaxpr", "mlir", "hlo"])
+@pytest.mark.parametrize("stage", ["jaxpr", "mlir", "lowered", "hlo"])
 @pytest.mark.parametrize("program", list(PROGRAMS))
-def test_every_single_edit_compares_unequal(texts: dict[tuple[str, str], str], program: str, dialect: str) -> None:
-    text = texts[program, dialect]
+def test_every_single_edit_compares_unequal(texts: dict[tuple[str, str], str], program: str, stage: str) -> None:
+    text, dialect = texts[program, stage], "hlo" if stage == "lowered" else stage
     tried, equal, lost = 0, [], []
     for kind, (pattern, rewrite) in MUTATIONS[dialect].items():
         for mutant in _mutants(text, pattern, rewrite):
@@ -238,12 +240,26 @@ def _permute_percent_names(text: str, seed: int) -> str:
     return re.sub(r"(?<=[(, ])([\w.\-]+)(?=: )", lambda m: mapping.get(m[1], m[1]), renamed)
 
 
+def _permute_bare_names(text: str, seed: int) -> str:
+    """Lowered HLO with the names it defines (left of `` = ``, a computation's header) permuted."""
+    found = re.finditer(r"^(?:ENTRY )?([\w.\-]+) \{$|^ +(?:ROOT )?([\w.\-]+) = ", text, re.MULTILINE)
+    names = sorted({match[1] or match[2] for match in found})
+    shuffled = names[:]
+    random.Random(seed).shuffle(shuffled)
+    mapping = dict(zip(names, shuffled, strict=True))
+    return re.sub(r"(?<![\w.\-])[A-Za-z_][\w.\-]*", lambda m: mapping.get(m[0], m[0]), text)
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("program", list(PROGRAMS))
 def test_a_consistent_renaming_compares_equal(texts: dict[tuple[str, str], str], program: str, seed: int) -> None:
-    for dialect in ("mlir", "hlo"):
-        text = texts[program, dialect]
-        renamed = _permute_percent_names(text, seed)
+    for stage, dialect, rename in [
+        ("mlir", "mlir", _permute_percent_names),
+        ("hlo", "hlo", _permute_percent_names),
+        ("lowered", "hlo", _permute_bare_names),
+    ]:
+        text = texts[program, stage]
+        renamed = rename(text, seed)
         assert renamed != text
         assert equivalent(dialect, text, renamed)
     with _permuted_jaxpr_names(seed):
