@@ -12,6 +12,8 @@ A consistent renaming of all names (JAX's own printer with its names permuted, o
 
 from __future__ import annotations
 
+import functools
+import itertools
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -341,3 +343,50 @@ def test_independent_operations_in_another_order_compare_equal_and_no_edit_of_th
     ]
     assert len(mutants) > 5
     assert not any(equivalent(dialect, first, mutant) for mutant in mutants)  # reordered and edited: unequal
+
+
+def _two_constants(x: jax.Array, w: jax.Array, v: jax.Array) -> jax.Array:
+    return jax.lax.fori_loop(0, 5, lambda i, c: jnp.sin(c) * w - v, x)
+
+
+def _in_body(text: str, edit: Callable[[str], str]) -> str:
+    """``text`` with ``edit`` applied to the loop body's computation only (``%region_0.2``)."""
+    start = text.index("%region_0.2 (")
+    end = text.index("\n}\n", start)
+    return text[:start] + edit(text[start:end]) + text[end:]
+
+
+def _swap_indexes(block: str) -> str:
+    return re.sub(r"index=([23])\b", lambda m: "index=" + ("3" if m[1] == "2" else "2"), block)
+
+
+def test_a_loop_state_permuted_in_some_places_only_compares_unequal() -> None:
+    """Loop state compares up to a permutation applied at every place that reads it by position: one
+    applied at only some of them (the loop's operands but not its body's binders, the tuple built
+    but not the indexes read) swaps the two constants' roles, and is a drift."""
+    args = (jnp.ones((4, 4)), jnp.ones((4, 4)), jnp.ones((4, 4)))
+    jaxpr = normalize_jaxpr(str(jax.make_jaxpr(_two_constants)(*args)))
+    in_jaxpr = [
+        ("] b c 0:i32[] a", "] c b 0:i32[] a"),
+        ("{ lambda ; e:f32[4,4] f:f32[4,4] g", "{ lambda ; f:f32[4,4] e:f32[4,4] g"),
+    ]
+    assert all(old in jaxpr for old, _ in in_jaxpr)
+    for old, new in in_jaxpr:
+        assert not equivalent("jaxpr", jaxpr, jaxpr.replace(old, new))
+    assert equivalent("jaxpr", jaxpr, jaxpr.replace(*in_jaxpr[0]).replace(*in_jaxpr[1]))  # at every place: one program
+
+    compiled = normalize_hlo(jax.jit(_two_constants).lower(*args).compile().as_text())
+    places: list[Callable[[str], str]] = [
+        lambda t: t.replace("tuple(%copy.7, %copy.6, %w.1, %v.1)", "tuple(%copy.7, %copy.6, %v.1, %w.1)"),
+        lambda t: _in_body(t, _swap_indexes),
+        lambda t: _in_body(
+            t,
+            lambda b: b.replace(
+                "%get-tuple-element.18, %get-tuple-element.19)", "%get-tuple-element.19, %get-tuple-element.18)"
+            ),
+        ),
+    ]
+    for some in itertools.chain(itertools.combinations(places, 1), itertools.combinations(places, 2)):
+        mutant = functools.reduce(lambda text, place: place(text), some, compiled)
+        assert mutant != compiled
+        assert not equivalent("hlo", compiled, mutant)
