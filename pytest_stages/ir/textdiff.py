@@ -47,8 +47,15 @@ _GONE = "\0gone"
 # start ("let f = { lambda"), "in" before its "(" or after "}" at a line's end. JAX names variables
 # "in" or "let" too ("in:f32[8] = ...", "add in let"): there they are names.
 _JAXPR_KEYWORD = r"lambda\b(?![:,)])|(?:(?<=\. )|(?<![^\n]))let\b(?![:,)])|in(?= \()|(?<=\} )in(?![^\n])"
-JAXPR_NAME = rf"(?<![\w.=])(?<!= )(?!{_JAXPR_KEYWORD})[a-z]+\b(?![=\[.(])"
-JAXPR_DEF = r"(?<![\w.])([a-z]+):(?=[a-z][\w<>,]*\[)"
+# A literal is "value:type" among an eqn's operands or a jaxpr's outputs ("max a -inf:f32[]",
+# "] b a nan:f32[]", "in (inf:f32[],)"); a binder is "name:type" with its eqn's " = " or its jaxpr's
+# ". let" after it on its line ("inf:f32[] nan:f32[] = ..."; JAX names the 5752nd variable "inf", the
+# 8802nd "nan"). So a typed "inf" or "nan" not so followed is a special float, never a name (a binder
+# so named that ends a wrapped line, or a constant before "; ", is then compared by its spelling).
+_JAXPR_BINDER_TAIL = r"[^\s;.]++(?: [a-z_]+:[^\s;.]++)*+(?: = |\. let\b)"
+_JAXPR_LITERAL = rf"(?:inf|nan):(?!{_JAXPR_BINDER_TAIL})"
+JAXPR_NAME = rf"(?<![\w.=])(?<!= )(?!{_JAXPR_KEYWORD}|{_JAXPR_LITERAL})[a-z]+\b(?![=\[.(])"
+JAXPR_DEF = rf"(?<![\w.])(?!{_JAXPR_LITERAL})([a-z]+):(?=[a-z][\w<>,]*\[)"
 # HLO: "%add.3" (compiled), "add.3" (lowered, or a decimal literal "1.5")
 HLO_BARE = r"(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])"
 HLO_NAME = rf"%[\w.\-]++|{HLO_BARE}"
