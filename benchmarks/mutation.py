@@ -7,6 +7,7 @@ tree, so the tool never rewrites the project's own files:
     python benchmarks/mutation.py --max-children 2 --work /tmp/mutwork
     python benchmarks/mutation.py --survivors       # also list every surviving mutant
     python benchmarks/mutation.py --work /tmp/mutwork2 --recheck /tmp/mutwork   # only the survivors of a full run
+    python benchmarks/mutation.py --modules check/ops.py check/drift.py   # only these modules
 
 Steps: a scratch venv (``--venv``, default /tmp/mutvenv) gets ``mutmut==MUTMUT`` and sees this
 interpreter's packages through a ``.pth`` file; the tree (tracked and untracked, not ignored
@@ -130,11 +131,11 @@ def fast_tests(work: Path, env: dict[str, str]) -> list[str]:
     return json.loads(selected.read_text(encoding="utf-8"))
 
 
-def configure(work: Path, tests: list[str]) -> None:
+def configure(work: Path, tests: list[str], modules: tuple[str, ...]) -> None:
     """Append the ``[tool.mutmut]`` table to the copy's pyproject.toml."""
     table = {
         "source_paths": ["pytest_stages"],
-        "only_mutate": list(MODULES),
+        "only_mutate": list(modules),
         "also_copy": ["examples", "snapshots"],
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-p", "no:randomly", "-q"],
         "pytest_add_cli_args_test_selection": tests,
@@ -152,7 +153,9 @@ def exit_codes(work: Path, module: str) -> dict[str, int | None]:
     return dict(meta["exit_code_by_key"])
 
 
-def tally(work: Path, earlier: Path | None = None) -> tuple[dict[str, Counter[str]], list[str]]:
+def tally(
+    work: Path, modules: tuple[str, ...], earlier: Path | None = None
+) -> tuple[dict[str, Counter[str]], list[str]]:
     """Per module: generated, killed, timeout, survived, other; and the names of the survivors.
 
     With ``earlier`` (a run that checked every mutant), a mutant this run did not check keeps
@@ -160,7 +163,7 @@ def tally(work: Path, earlier: Path | None = None) -> tuple[dict[str, Counter[st
     """
     counts: dict[str, Counter[str]] = {}
     survivors = []
-    for module in MODULES:
+    for module in modules:
         codes = exit_codes(work, module)
         if earlier is not None:
             codes = {
@@ -196,7 +199,15 @@ def main() -> None:
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     parser.add_argument("--report-only", action="store_true", help="tally an earlier run in --work")
     parser.add_argument("--recheck", type=Path, help="a full earlier run's --work: run only its survivors")
+    parser.add_argument(
+        "--modules", nargs="+", metavar="PATH", help="only these of MODULES (paths under pytest_stages/)"
+    )
     args = parser.parse_args()
+    modules = MODULES
+    if args.modules:
+        modules = tuple(f"pytest_stages/{name.removeprefix('pytest_stages/')}" for name in args.modules)
+        if unknown := sorted(set(modules) - set(MODULES)):
+            parser.error(f"not in MODULES: {', '.join(unknown)}")
     work = args.work.resolve()
     if work == ROOT or ROOT in work.parents:
         parser.error("--work must lie outside the project: mutmut writes there")
@@ -206,15 +217,15 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         tests = fast_tests(work, env)
         print(f"{len(tests)} tests selected", flush=True)
-        configure(work, tests)
+        configure(work, tests, modules)
         with (work / "mutmut.log").open("w", encoding="utf-8") as log:
             command = [str(mutmut), "run", "--max-children", str(args.max_children)]
             if args.recheck:
                 command += [
-                    n for m in MODULES for n, c in exit_codes(args.recheck, m).items() if STATUS.get(c) == "survived"
+                    n for m in modules for n, c in exit_codes(args.recheck, m).items() if STATUS.get(c) == "survived"
                 ]
             subprocess.run(command, cwd=work, env=env, check=True, stdout=log, stderr=subprocess.STDOUT)
-    counts, survivors = tally(work, args.recheck)
+    counts, survivors = tally(work, modules, args.recheck)
     report(counts)
     if args.survivors:
         print("\n".join(survivors))
