@@ -203,7 +203,7 @@ def main() -> None:
         "--modules", nargs="+", metavar="PATH", help="only these of MODULES (paths under pytest_stages/)"
     )
     args = parser.parse_args()
-    modules = MODULES
+    modules: tuple[str, ...] = MODULES
     if args.modules:
         modules = tuple(f"pytest_stages/{name.removeprefix('pytest_stages/')}" for name in args.modules)
         if unknown := sorted(set(modules) - set(MODULES)):
