@@ -43,12 +43,15 @@ MODULES = (
     "pytest_stages/check/structure.py",
     "pytest_stages/check/changed_paths.py",
     "pytest_stages/check/budgets.py",
+    "pytest_stages/check/kernels.py",
+    "pytest_stages/check/message.py",
     "pytest_stages/store/names.py",
     "pytest_stages/store/prune.py",
     "pytest_stages/store/storage.py",
     "pytest_stages/store/inventory.py",
     "pytest_stages/ir/textdiff.py",
     "pytest_stages/ir/normalize.py",
+    "pytest_stages/ir/literals.py",
     "pytest_stages/core/units.py",
 )
 TEST_FILES = (
