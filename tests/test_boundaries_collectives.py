@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from pytest_stages.check.collectives import (
     collective_deltas,
@@ -15,36 +16,7 @@ from pytest_stages.check.collectives import (
 )
 
 # A two-slice program: one all-reduce before a 12-trip loop, none inside it (the body passes x on).
-LOOP = """HloModule m
-
-%add (x: f32[], y: f32[]) -> f32[] {
-  %x = f32[] parameter(0)
-  %y = f32[] parameter(1)
-  ROOT %s = f32[] add(%x, %y)
-}
-
-%body (p: (s32[], f32[8])) -> (s32[], f32[8]) {
-  %p = (s32[], f32[8]{0}) parameter(0)
-  %x = f32[8]{0} get-tuple-element(%p), index=1
-  %r = f32[8]{0} negate(%x)
-  %i = s32[] get-tuple-element(%p), index=0
-  ROOT %t = (s32[], f32[8]{0}) tuple(%i, %r)
-}
-
-%cond (q: (s32[], f32[8])) -> pred[] {
-  %q = (s32[], f32[8]{0}) parameter(0)
-  ROOT %c = pred[] constant(true)
-}
-
-ENTRY %main (a: f32[8]) -> f32[8] {
-  %a = f32[8]{0} parameter(0)
-  %s = f32[8]{0} all-reduce(%a), channel_id=2, replica_groups={{0,1},{2,3}}, to_apply=%add
-  %z = s32[] constant(0)
-  %init = (s32[], f32[8]{0}) tuple(%z, %s)
-  %w = (s32[], f32[8]{0}) while(%init), condition=%cond, body=%body, backend_config={"known_trip_count":{"n":"12"}}
-  ROOT %o = f32[8]{0} get-tuple-element(%w), index=1
-}
-"""
+LOOP = (Path(__file__).resolve().parent / "data" / "two_slice_loop.hlo.txt").read_text()
 IN_BODY = "  %r = f32[8]{0} all-reduce(%x), channel_id=1, replica_groups={{0,2},{1,3}}, to_apply=%add"
 OUTSIDE = "  %s = f32[8]{0} all-reduce(%a), channel_id=2, replica_groups={{0,1},{2,3}}, to_apply=%add"
 # The same program with the all-reduce inside the loop as well, and with it moved there.

@@ -96,3 +96,92 @@ def test_constant_and_removed_texts():
     assert constant_text({"old": "2", "new": "3", "lines": 1, "at": None}) == "2 -> 3"
     assert constant_text({"old": "2", "new": "3", "lines": 2, "at": ""}) == "2 -> 3 (2 lines)"
     assert removed_line(3) == "removed: 3 line(s), whose source lines the snapshot does not keep"
+
+
+HLO = (
+    Path(__file__).resolve().parent.parent / "snapshots/stages/rnn_decode/cpu1/rnn_decode.compiled.hlo.txt"
+).read_text()
+JAXPR = (Path(__file__).resolve().parent.parent / "snapshots/stages/rnn_decode/cpu1/rnn_decode.jaxpr.txt").read_text()
+
+
+def test_at_most_three_changed_constants_are_named_each_with_its_lines_and_first_users_place():
+    new = (
+        HLO.replace("s32[] constant(0)", "s32[] constant(7)")
+        .replace("s32[] constant(1)", "s32[] constant(2)")
+        .replace("constant(12)", "constant(13)")
+        .replace("constant(-inf)", "constant(-1e+30)")
+    )
+    where = [None if "constant(" in line else f"h.py:{k + 1}" for k, line in enumerate(new.splitlines())]
+    found = compare_text("compiled", HLO, new, diff_lines=5, locations=lambda: where)
+    assert found.detail["constants"] == [
+        {"old": "0", "new": "7", "lines": 4, "at": "h.py:21"},
+        {"old": "1", "new": "2", "lines": 1, "at": "h.py:56"},
+        {"old": "12", "new": "13", "lines": 1, "at": "h.py:74"},
+    ]
+    assert found.detail["summary"] == ["constants: 0 -> 7 (4 lines) at h.py:21; 1 -> 2 at h.py:56; 12 -> 13 at h.py:74"]
+    assert (found.subject, found.before, found.after) == ("constant", "0", "7")
+    assert found.locations == ("h.py:21", "h.py:56", "h.py:74")
+    assert found.ops == {} and found.moves == ()
+
+
+def test_a_constant_whose_users_have_no_location_is_placed_nowhere():
+    new = HLO.replace("constant(12)", "constant(13)")
+    short = [f"h.py:{k + 1}" for k in range(40)]  # locations of the first 40 lines only
+    found = compare_text("compiled", HLO, new, diff_lines=5, locations=lambda: short)
+    assert found.detail["constants"] == [{"old": "12", "new": "13", "lines": 1, "at": None}]
+
+
+def test_a_jaxpr_counts_its_primitives_and_its_inline_literals():
+    found = compare_text(
+        "jaxpr", JAXPR, JAXPR.replace("= tanh l", "= sin l").replace("0.0:f32[]", "1.0:f32[]"), diff_lines=5
+    )
+    assert found.detail["summary"] == ["ops: +1 sin, -1 tanh", "constants: 0 -> 1"]
+    assert found.ops == {"sin": 1, "tanh": -1}
+
+
+def test_a_collective_leaving_a_loop_of_compiled_hlo_names_the_loop():
+    """The two-slice loop of test_boundaries_collectives.py, with an all-reduce in its body (``both``) and without."""
+    loop = (Path(__file__).resolve().parent / "data" / "two_slice_loop.hlo.txt").read_text()
+    both = loop.replace(
+        "  %r = f32[8]{0} negate(%x)",
+        "  %r = f32[8]{0} all-reduce(%x), channel_id=1, replica_groups={{0,2},{1,3}}, to_apply=%add",
+    )
+    found = compare_text("compiled", both, loop, diff_lines=5)
+    assert found.detail["summary"] == [
+        "ops: -1 all-reduce, +1 negate",
+        "collectives: -1 all-reduce f32[8] (32 B)",
+        "loops: -1 all-reduce f32[8] (32 B) out of the while body of loop 1",
+    ]
+    assert found.moves == tuple(found.detail["summary"][1:])
+    added = compare_text("compiled", loop, both, diff_lines=5)
+    assert added.detail["summary"][1:] == [
+        "collectives: +1 all-reduce f32[8] (32 B)",
+        "loops: +1 all-reduce f32[8] (32 B) in the while body of loop 1 (x 12 iterations)",
+    ]
+    unlooped = compare_text(
+        "compiled", both.replace(" while(", " call("), loop.replace(" while(", " call("), diff_lines=5
+    )
+    assert unlooped.detail["summary"][1:] == ["collectives: -1 all-reduce f32[8] (32 B)"], "no loop, no loop line"
+
+
+def test_two_values_merged_under_one_name_is_a_drift_of_names_alone():
+    old = (
+        "func.func @main(%a: tensor<f32>, %b: tensor<f32>) {\n  %0 = stablehlo.add %a, %b : tensor<f32>\n"
+        "  %1 = stablehlo.add %a, %b : tensor<f32>\n  return %0, %1 : tensor<f32>\n}\n"
+    )
+    found = compare_text("stablehlo", old, old.replace("%1", "%0"), diff_lines=5)
+    assert found.detail["summary"] == [
+        "only names changed, but not one-to-one: two values now share a name, or one has two"
+    ]
+
+
+def test_the_report_diff_is_marked_truncated_beyond_400_rows():
+    lines = MLIR.splitlines()
+    at = next(k for k, line in enumerate(lines) if line.strip().startswith("%3 = call @argmax"))
+
+    def added(n: int) -> str:
+        extra = [f"    %x{j} = stablehlo.add %arg0, %arg0 : tensor<32x32xf32>" for j in range(n)]
+        return "\n".join(lines[:at] + extra + lines[at:]) + "\n"
+
+    assert compare_text("stablehlo", MLIR, added(394), diff_lines=5).detail["truncated"] is False  # 394 + 6 context
+    assert compare_text("stablehlo", MLIR, added(395), diff_lines=5).detail["truncated"] is True
