@@ -6,7 +6,7 @@ tree, so the tool never rewrites the project's own files:
     python benchmarks/mutation.py                   # all modules, 1 worker
     python benchmarks/mutation.py --max-children 2 --work /tmp/mutwork
     python benchmarks/mutation.py --survivors       # also list every surviving mutant
-    python benchmarks/mutation.py --work /tmp/mutwork2 --recheck /tmp/mutwork   # only the survivors of a full run
+    python benchmarks/mutation.py --work /tmp/mutwork2 --recheck /tmp/mutwork   # only the survivors of an earlier run
     python benchmarks/mutation.py --modules check/ops.py check/drift.py   # only these modules
 
 Steps: a scratch venv (``--venv``, default /tmp/mutvenv) gets ``mutmut==MUTMUT`` and sees this
@@ -65,6 +65,8 @@ TEST_FILES = (
     "tests/test_drift.py",
     "tests/test_upgrade.py",
 )
+# In a recheck's --work: the run whose survivors it re-ran.
+RECHECK_OF = "recheck_of.txt"
 # Fixtures that start inner pytest sessions or stage whole programs: seconds per mutant, not milliseconds.
 SLOW_FIXTURES = frozenset({"pytester", "project", "drifted", "staged", "testdir"})
 # mutmut's exit codes, as its mutmut.stats.status_by_exit_code reads them. A mutant no selected test
@@ -151,27 +153,26 @@ def configure(work: Path, tests: list[str], modules: tuple[str, ...]) -> None:
 
 
 def exit_codes(work: Path, module: str) -> dict[str, int | None]:
-    """mutmut's exit code of each mutant of ``module`` in a run under ``work`` (None: not checked)."""
-    meta = json.loads((work / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
-    return dict(meta["exit_code_by_key"])
+    """mutmut's exit code of each mutant of ``module`` in a run under ``work`` (None: not checked).
 
-
-def tally(
-    work: Path, modules: tuple[str, ...], earlier: Path | None = None
-) -> tuple[dict[str, Counter[str]], list[str]]:
-    """Per module: generated, killed, timeout, survived, other; and the names of the survivors.
-
-    With ``earlier`` (a run that checked every mutant), a mutant this run did not check keeps
-    its earlier status: added tests cannot revive a mutant they did not reach.
+    A recheck's unchecked mutants keep their code in the run it rechecked (``RECHECK_OF`` names
+    it), and so on down a chain of rechecks: added tests cannot revive a mutant they did not reach.
     """
+    meta = json.loads((work / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
+    codes: dict[str, int | None] = dict(meta["exit_code_by_key"])
+    earlier = work / RECHECK_OF
+    if earlier.exists() and None in codes.values():
+        before = exit_codes(Path(earlier.read_text(encoding="utf-8").strip()), module)
+        codes = {name: code if code is not None else before[name] for name, code in codes.items()}
+    return codes
+
+
+def tally(work: Path, modules: tuple[str, ...]) -> tuple[dict[str, Counter[str]], list[str]]:
+    """Per module: generated, killed, timeout, survived, other; and the names of the survivors."""
     counts: dict[str, Counter[str]] = {}
     survivors = []
     for module in modules:
         codes = exit_codes(work, module)
-        if earlier is not None:
-            codes = {
-                name: code if code is not None else exit_codes(earlier, module)[name] for name, code in codes.items()
-            }
         count = counts.setdefault(module, Counter())
         for name, code in codes.items():
             count["generated"] += 1
@@ -201,7 +202,9 @@ def main() -> None:
     parser.add_argument("--max-children", type=int, default=1, help="parallel mutant runs")
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     parser.add_argument("--report-only", action="store_true", help="tally an earlier run in --work")
-    parser.add_argument("--recheck", type=Path, help="a full earlier run's --work: run only its survivors")
+    parser.add_argument(
+        "--recheck", type=Path, help="an earlier run's --work (a full run or a recheck): run only its survivors"
+    )
     parser.add_argument(
         "--modules", nargs="+", metavar="PATH", help="only these of MODULES (paths under pytest_stages/)"
     )
@@ -224,11 +227,12 @@ def main() -> None:
         with (work / "mutmut.log").open("w", encoding="utf-8") as log:
             command = [str(mutmut), "run", "--max-children", str(args.max_children)]
             if args.recheck:
+                (work / RECHECK_OF).write_text(f"{args.recheck.resolve()}\n", encoding="utf-8")
                 command += [
                     n for m in modules for n, c in exit_codes(args.recheck, m).items() if STATUS.get(c) == "survived"
                 ]
             subprocess.run(command, cwd=work, env=env, check=True, stdout=log, stderr=subprocess.STDOUT)
-    counts, survivors = tally(work, modules, args.recheck)
+    counts, survivors = tally(work, modules)
     report(counts)
     if args.survivors:
         print("\n".join(survivors))
