@@ -203,7 +203,9 @@ def main() -> None:
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     parser.add_argument("--report-only", action="store_true", help="tally an earlier run in --work")
     parser.add_argument(
-        "--recheck", type=Path, help="an earlier run's --work (a full run or a recheck): run only its survivors"
+        "--recheck",
+        type=Path,
+        help="an earlier run's --work (a full run, a recheck, an interrupted run): run only what it did not kill",
     )
     parser.add_argument(
         "--modules", nargs="+", metavar="PATH", help="only these of MODULES (paths under pytest_stages/)"
@@ -229,7 +231,10 @@ def main() -> None:
             if args.recheck:
                 (work / RECHECK_OF).write_text(f"{args.recheck.resolve()}\n", encoding="utf-8")
                 command += [
-                    n for m in modules for n, c in exit_codes(args.recheck, m).items() if STATUS.get(c) == "survived"
+                    n
+                    for m in modules
+                    for n, c in exit_codes(args.recheck, m).items()
+                    if STATUS.get(c) not in ("killed", "timeout")  # survived, or not run: an interrupted run resumes
                 ]
             subprocess.run(command, cwd=work, env=env, check=True, stdout=log, stderr=subprocess.STDOUT)
     counts, survivors = tally(work, modules)
