@@ -126,7 +126,8 @@ def test_at_most_three_changed_constants_are_named_each_with_its_lines_and_first
 
 def test_a_constant_whose_users_have_no_location_is_placed_nowhere():
     new = HLO.replace("constant(12)", "constant(13)")
-    short = [f"h.py:{k + 1}" for k in range(40)]  # locations of the first 40 lines only
+    line = next(k for k, text in enumerate(new.splitlines()) if "constant(13)" in text)
+    short = [f"h.py:{k + 1}" for k in range(line)]  # locations of the lines before the constant only
     found = compare_text("compiled", HLO, new, diff_lines=5, locations=lambda: short)
     assert found.detail["constants"] == [{"old": "12", "new": "13", "lines": 1, "at": None}]
 
@@ -185,3 +186,18 @@ def test_the_report_diff_is_marked_truncated_beyond_400_rows():
 
     assert compare_text("stablehlo", MLIR, added(394), diff_lines=5).detail["truncated"] is False  # 394 + 6 context
     assert compare_text("stablehlo", MLIR, added(395), diff_lines=5).detail["truncated"] is True
+
+
+def test_a_constant_removed_then_added_among_new_lines_is_still_a_changed_value():
+    head = "HloModule m\n\nENTRY %main (a: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n"
+    old = head + (
+        "  %c = f32[] constant(1)\n  %d = f32[] multiply(%a, %c)\n  %e = f32[] add(%d, %a)\n"
+        "  ROOT %r = f32[] exponential(%e)\n}\n"
+    )
+    new = head + (
+        "  %c = f32[] constant(2)\n  %x = f32[] negate(%a)\n  %y = f32[] tanh(%x)\n"
+        "  %d = f32[] multiply(%y, %c)\n  ROOT %r = f32[] exponential(%d)\n}\n"
+    )
+    found = compare_text("compiled", old, new, diff_lines=9)
+    assert found.detail["summary"] == ["ops: -1 add, +1 negate, +1 tanh", "constants: 1 -> 2"]
+    assert found.detail["constants"] == [{"old": "1", "new": "2", "lines": 1, "at": None}]

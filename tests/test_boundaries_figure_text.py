@@ -87,6 +87,7 @@ def test_figure_values_print_enough_digits_to_differ():
         ("flops", 10000, 10005, "+0.05%"),
         ("flops", 10000, 9995, "-0.05%"),
         ("flops", 100000, 100004, "+4"),
+        ("flops", 100000, 100001, "+1"),
         ("flops", 100000, 99996, "-4"),
         ("temp_size_in_bytes", 100000, 100004, "+4 B"),
         ("temp_size_in_bytes", 2**30, 2**30 - 4096, "-4.0 KiB"),

@@ -105,6 +105,8 @@ def test_op_structure_takes_the_loop_places_of_the_pair_on_demand():
     (unplaced,) = op_structure(Pair("ops", dump(before), dump(after), before, after)).findings
     assert unplaced.moves == ("+1 all-reduce f32[8] (32 B) in the while body of loop 1 (x 12 iterations)",)
     assert op_structure(Pair("ops", dump(before), dump(before), before, before)).findings == []
+    (cut,) = op_structure(Pair("ops", dump(before), dump(after), before, after, diff_lines=3)).findings
+    assert (len(cut.diff), cut.omitted) == (3, len(unplaced.diff) - 3), "the pair's diff_lines cut the diff"
 
 
 def test_a_side_without_op_structure_reads_as_empty_both_ways():
@@ -119,6 +121,8 @@ def test_a_side_without_op_structure_reads_as_empty_both_ways():
         "op structure changed: +2 add, +1 all-reduce f32[8] (32 B), +1 custom-call tpu_custom_call, "
         "entry shapes changed"
     )
+    assert title({}, {"opcodes": {"add": 1}}) == "op structure changed: +1 add", "no entry on either side: no change"
+    assert title({"opcodes": {"add": 1}}, {}) == "op structure changed: -1 add"
     assert title(full, {}) == (
         "op structure changed: -2 add, -1 all-reduce f32[8] (32 B), -1 custom-call tpu_custom_call, "
         "entry shapes changed"
