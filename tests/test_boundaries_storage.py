@@ -308,3 +308,16 @@ def test_an_interrupted_accept_stops_the_run_until_it_is_recovered(tmp_path):
         "folders may be half-way through its swap. Run `pytest-stages accept --recover` to put them back as they "
         "were, then run again."
     )
+
+
+def test_a_prune_leaves_a_symlinked_metadata_file_and_its_target_alone(tmp_path):
+    folder = SnapshotFolder(tmp_path, "m", "t", "cpu1")
+    store = SnapshotStore(tmp_path)
+    store.write_all([(folder.artifact("f", "cost"), COST), (folder.artifact("g", "cost"), COST)])
+    target = tmp_path / "elsewhere.json"
+    target.write_text(folder.meta.read_text())
+    folder.meta.unlink()
+    folder.meta.symlink_to(target)
+    before = target.read_text()
+    store.prune([folder.artifact("g", "cost")])
+    assert folder.meta.is_symlink() and target.read_text() == before
