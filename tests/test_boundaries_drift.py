@@ -201,3 +201,36 @@ def test_a_constant_removed_then_added_among_new_lines_is_still_a_changed_value(
     found = compare_text("compiled", old, new, diff_lines=9)
     assert found.detail["summary"] == ["ops: -1 add, +1 negate, +1 tanh", "constants: 1 -> 2"]
     assert found.detail["constants"] == [{"old": "1", "new": "2", "lines": 1, "at": None}]
+
+
+def loop_text() -> str:
+    return (Path(__file__).resolve().parent / "data" / "two_slice_loop.hlo.txt").read_text()
+
+
+def test_a_collective_added_outside_the_loop_says_nothing_of_loops():
+    outside = "  %s = f32[8]{0} all-reduce(%a), channel_id=2, replica_groups={{0,1},{2,3}}, to_apply=%add"
+    again = outside + "\n" + outside.replace("%s = ", "%s2 = ").replace("(%a)", "(%s)").replace("=2,", "=4,")
+    found = compare_text("compiled", loop_text(), loop_text().replace(outside, again), diff_lines=5)
+    assert found.detail["summary"] == ["ops: +1 all-reduce", "collectives: +1 all-reduce f32[8] (32 B)"]
+
+
+def test_two_collectives_added_to_a_loop_are_one_loops_line():
+    body = "  %r = f32[8]{0} negate(%x)"
+    two = (
+        "  %r = f32[8]{0} all-reduce(%x), channel_id=1, replica_groups={{0,2},{1,3}}, to_apply=%add\n"
+        "  %g = f32[16]{0} all-gather(%x), channel_id=3, replica_groups={{0,2},{1,3}}, dimensions={0}"
+    )
+    where = [f"m.py:{k}" for k in range(60)]
+    found = compare_text("compiled", loop_text(), loop_text().replace(body, two), diff_lines=5, locations=lambda: where)
+    assert found.detail["summary"][2] == (
+        "loops: +1 all-gather f32[16] (64 B) in the while body of loop 1 (x 12 iterations), "
+        "+1 all-reduce f32[8] (32 B) in the while body of loop 1 (x 12 iterations)"
+    )
+    rows = [row for hunk in found.detail["hunks"] for row in hunk]
+    assert ["+", None, "", 13, two.splitlines()[1], "m.py:12"] in rows, "rows number lines from 1, locations from 0"
+
+
+def test_a_fusion_changed_in_place_moves_no_fusion_total():
+    line = next(text for text in HLO.splitlines() if " fusion(" in text and "kind=kLoop" in text)
+    found = compare_text("compiled", HLO, HLO.replace(line, line.replace("kind=kLoop", "kind=kInput")), diff_lines=5)
+    assert (found.detail["summary"], found.moves, found.ops) == ([], (), {})

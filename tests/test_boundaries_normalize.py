@@ -54,3 +54,9 @@ def test_analyses_are_json_with_sorted_keys_two_space_indent_and_text_as_written
         to_json({"b": [1, 2], "a": {"ré": "µs"}})
         == '{\n  "a": {\n    "ré": "µs"\n  },\n  "b": [\n    1,\n    2\n  ]\n}\n'
     )
+
+
+def test_a_config_that_is_not_json_leaves_the_next_one_still_made_canonical():
+    bad = '  %a = f32[8]{0} fusion(%x), backend_config={"b" 1}\n'
+    text = bad + '  %c = f32[8]{0} fusion(%x), backend_config={"b":1,"a":2}\n'
+    assert canonical_backend_configs(text) == bad + '  %c = f32[8]{0} fusion(%x), backend_config={"a":2,"b":1}\n'
