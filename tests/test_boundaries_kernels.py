@@ -76,9 +76,9 @@ def test_a_gpu_kernel_has_no_vmem_estimate_to_move():
 def test_a_kernel_added_or_removed_is_one_finding_each_and_other_fields_are_paths():
     renamed = copy.deepcopy(SPECS)
     renamed["kernels"]["scale_add_v2"] = renamed["kernels"].pop("scale_add_kernel")
-    assert [(f.message, f.subject) for f in findings(SPECS, renamed).findings] == [
-        ("kernel scale_add_kernel removed", "scale_add_kernel"),
-        ("kernel scale_add_v2 added", "scale_add_v2"),
+    assert [(f.kind, f.artifact, f.message, f.subject) for f in findings(SPECS, renamed).findings] == [
+        ("kernels", "kernels", "kernel scale_add_kernel removed", "scale_add_kernel"),
+        ("kernels", "kernels", "kernel scale_add_v2 added", "scale_add_v2"),
     ]
     semantics = findings(SPECS, with_kernel(dimension_semantics=["parallel", "arbitrary"]))
     assert len(semantics.findings) == 1 and "dimension_semantics" in semantics.findings[0].message
@@ -88,6 +88,25 @@ def test_a_kernel_added_or_removed_is_one_finding_each_and_other_fields_are_path
     block_and_map[1]["index_map"] = "{ lambda ; a:i32[] b:i32[]. let in (b, a) }"
     both = findings(SPECS, with_kernel(blocks=block_and_map))
     assert both.findings[0].message == "kernel scale_add_kernel: block (128, 128) -> (64, 64)"
-    assert len(both.findings) == 2 and "index_map" in both.findings[1].message
+    assert len(both.findings) == 2
+    assert both.findings[1].message == (
+        "['kernels']['scale_add_kernel']['blocks'][1]['index_map']: "
+        '"{ lambda ; a:i32[] b:i32[]. let in (a, b) }" -> "{ lambda ; a:i32[] b:i32[]. let in (b, a) }"'
+    )
     assert "bytes" not in both.findings[1].message, "a block's bytes move with its shape, named once"
     assert findings(SPECS, SPECS).findings == []
+
+
+def test_a_kernel_removed_before_a_kept_one_leaves_the_kept_ones_changes_named():
+    before = copy.deepcopy(SPECS)
+    before["kernels"] = {"a_gone": KERNEL, "scale_add_kernel": KERNEL}
+    after = with_kernel(dimension_semantics=["parallel", "arbitrary"])
+    assert [f.message for f in findings(before, after).findings] == [
+        "kernel a_gone removed",
+        "['kernels']['scale_add_kernel']['dimension_semantics'][1]: \"parallel\" -> \"arbitrary\"",
+    ]
+
+
+def test_a_side_without_kernels_has_none():
+    assert [f.message for f in findings({}, SPECS).findings][:1] == ["kernel scale_add_kernel added"]
+    assert [f.message for f in findings(SPECS, {}).findings][:1] == ["kernel scale_add_kernel removed"]
