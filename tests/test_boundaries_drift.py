@@ -234,3 +234,12 @@ def test_a_fusion_changed_in_place_moves_no_fusion_total():
     line = next(text for text in HLO.splitlines() if " fusion(" in text and "kind=kLoop" in text)
     found = compare_text("compiled", HLO, HLO.replace(line, line.replace("kind=kLoop", "kind=kInput")), diff_lines=5)
     assert (found.detail["summary"], found.moves, found.ops) == ([], (), {})
+
+
+def test_a_jaxpr_equation_that_now_reads_a_new_value_is_paired_with_its_old_self():
+    new = JAXPR.replace(
+        "          l:f32[4,32] = add j k\n", "          z:f32[4,32] = neg k\n          l:f32[4,32] = add j z\n"
+    )
+    found = compare_text("jaxpr", JAXPR, new, diff_lines=20)
+    assert found.detail["summary"] == ["ops: +1 neg"]
+    assert [row[0] for hunk in found.detail["hunks"] for row in hunk if row[0] != "="] == ["+", "~"]
