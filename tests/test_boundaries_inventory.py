@@ -55,3 +55,26 @@ def test_links_are_named_not_followed_and_a_fifo_named_as_metadata_is_not_read(t
     assert tree_digest(root) == sha(b"_stages.json\0", b"m/link\0")
     (root / "m" / "_stages.json").mkdir()
     assert tree_digest(root) == sha(b"_stages.json\0", b"m/link\0"), "a folder is known by what it holds"
+
+
+def test_without_git_installed_the_commit_is_empty(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert git_commit(tmp_path) == ""
+
+
+def test_a_file_name_that_is_not_utf8_is_digested_and_told_apart(tmp_path):
+    root = tmp_path / "snapshots"
+    root.mkdir()
+    (root / os.fsdecode(b"\xff.json")).write_text("{}")
+    first = tree_digest(root)
+    assert first == sha(b"\xff.json\0")
+    (root / os.fsdecode(b"\xff.json")).rename(root / os.fsdecode(b"\xfe.json"))
+    assert tree_digest(root) == sha(b"\xfe.json\0") != first
+
+
+def test_a_symlinked_metadata_file_counts_by_its_name_not_its_targets_bytes(tmp_path):
+    root = tmp_path / "snapshots"
+    root.mkdir()
+    (tmp_path / "meta.json").write_text('{"format": 3}')
+    (root / "_stages.json").symlink_to(tmp_path / "meta.json")
+    assert tree_digest(root) == sha(b"_stages.json\0")
