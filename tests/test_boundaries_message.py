@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pytest_stages.check.budgets import check_budget
 from pytest_stages.check.decide import Verdict
+from pytest_stages.check.drift import compare_text
 from pytest_stages.check.figures import compare_metrics
 from pytest_stages.check.message import Call, call_message
 from pytest_stages.check.ops import compare_ops
@@ -129,3 +130,44 @@ def test_a_few_short_budget_breaches_are_said_whole_in_the_headline_more_get_det
         "    argument_bytes 9.0 KiB exceeds the ceiling 1 B",
         CEILINGS,
     ]
+
+
+def ir_texts() -> tuple[str, str, str]:
+    stages = RNN
+    return tuple(
+        (stages / f"rnn_decode{suffix}").read_text()
+        for suffix in (".stablehlo.mlir", ".jaxpr.txt", ".compiled.hlo.txt")
+    )
+
+
+def test_an_ir_headline_names_the_texts_the_ops_and_the_place_and_the_diffs_share_one_budget():
+    mlir, jaxpr, _ = ir_texts()
+    edited = mlir.replace("dense<12>", "dense<13>").replace("      %7 = stablehlo.add", "      %7 = stablehlo.subtract")
+    where = [None if "constant" in line else f"m.py:{k + 1}" for k, line in enumerate(edited.splitlines())]
+    stablehlo = compare_text("stablehlo", mlir, edited, diff_lines=8, locations=lambda: where)
+    jx = compare_text(
+        "jaxpr", jaxpr, jaxpr.replace("= tanh l", "= sin l"), diff_lines=8, locations=lambda: ["jx.py:1"] * 40
+    )
+    call = Call("f", "cpu1", "snapshots/x/", {"stablehlo": "f.stablehlo.mlir", "jaxpr": "f.jaxpr.txt"})
+    lines = call_message(call, Verdict(failing=(jx, stablehlo)), notes=[], diff_lines=6, full=False).splitlines()
+    assert lines[1] == "  IR: jaxpr, stablehlo changed; jaxpr: +1 sin, -1 tanh at m.py:11"
+    assert lines[2:4] == ["- jaxpr (f.jaxpr.txt): IR drift", "    ops: +1 sin, -1 tanh"]
+    assert "    ... 3 more diff lines (see -vv or --stages-report)" in lines
+    assert lines[-2].startswith("    ... ") and lines[-2].endswith(" more diff lines (see -vv or --stages-report)")
+
+
+def test_a_constant_alone_heads_with_its_values_and_removed_ops_with_no_place():
+    mlir, _, hlo = ir_texts()
+    constant = compare_text(
+        "compiled",
+        hlo,
+        hlo.replace("constant(12)", "constant(13)"),
+        diff_lines=5,
+        locations=lambda: [f"h.py:{k}" for k in range(200)],
+    )
+    assert message([constant])[1] == "  IR: compiled changed; compiled: 12 -> 13 at h.py:71"
+    gone = "    %1 = stablehlo.reshape %0 : (tensor<1x4x16xf32>) -> tensor<4x16xf32>\n"
+    removed = compare_text("stablehlo", mlir, mlir.replace(gone, ""), diff_lines=8, locations=lambda: ["m.py:1"] * 100)
+    assert message([removed])[1] == (
+        "  IR: stablehlo changed; stablehlo: -1 stablehlo.reshape (removed; the snapshot keeps no source lines)"
+    )
