@@ -6,7 +6,8 @@ tree, so the tool never rewrites the project's own files:
     python benchmarks/mutation.py                   # all modules, 1 worker
     python benchmarks/mutation.py --max-children 2 --work /tmp/mutwork
     python benchmarks/mutation.py --survivors       # also list every surviving mutant
-    python benchmarks/mutation.py --work /tmp/mutwork2 --recheck /tmp/mutwork   # only the survivors of a full run
+    python benchmarks/mutation.py --work /tmp/mutwork2 --recheck /tmp/mutwork   # only the survivors of an earlier run
+    python benchmarks/mutation.py --modules check/ops.py check/drift.py   # only these modules
 
 Steps: a scratch venv (``--venv``, default /tmp/mutvenv) gets ``mutmut==MUTMUT`` and sees this
 interpreter's packages through a ``.pth`` file; the tree (tracked and untracked, not ignored
@@ -41,12 +42,15 @@ MODULES = (
     "pytest_stages/check/placement.py",
     "pytest_stages/check/changed_paths.py",
     "pytest_stages/check/budgets.py",
+    "pytest_stages/check/kernels.py",
+    "pytest_stages/check/message.py",
     "pytest_stages/store/names.py",
     "pytest_stages/store/prune.py",
     "pytest_stages/store/storage.py",
     "pytest_stages/store/inventory.py",
     "pytest_stages/ir/textdiff.py",
     "pytest_stages/ir/normalize.py",
+    "pytest_stages/ir/literals.py",
     "pytest_stages/core/units.py",
 )
 TEST_FILES = (
@@ -60,6 +64,8 @@ TEST_FILES = (
     "tests/test_drift.py",
     "tests/test_upgrade.py",
 )
+# In a recheck's --work: the run whose survivors it re-ran.
+RECHECK_OF = "recheck_of.txt"
 # Fixtures that start inner pytest sessions or stage whole programs: seconds per mutant, not milliseconds.
 SLOW_FIXTURES = frozenset({"pytester", "project", "drifted", "staged", "testdir"})
 # mutmut's exit codes, as its mutmut.stats.status_by_exit_code reads them. A mutant no selected test
@@ -129,11 +135,11 @@ def fast_tests(work: Path, env: dict[str, str]) -> list[str]:
     return json.loads(selected.read_text(encoding="utf-8"))
 
 
-def configure(work: Path, tests: list[str]) -> None:
+def configure(work: Path, tests: list[str], modules: tuple[str, ...]) -> None:
     """Append the ``[tool.mutmut]`` table to the copy's pyproject.toml."""
     table = {
         "source_paths": ["pytest_stages"],
-        "only_mutate": list(MODULES),
+        "only_mutate": list(modules),
         "also_copy": ["examples", "snapshots"],
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-p", "no:randomly", "-q"],
         "pytest_add_cli_args_test_selection": tests,
@@ -146,25 +152,26 @@ def configure(work: Path, tests: list[str]) -> None:
 
 
 def exit_codes(work: Path, module: str) -> dict[str, int | None]:
-    """mutmut's exit code of each mutant of ``module`` in a run under ``work`` (None: not checked)."""
-    meta = json.loads((work / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
-    return dict(meta["exit_code_by_key"])
+    """mutmut's exit code of each mutant of ``module`` in a run under ``work`` (None: not checked).
 
-
-def tally(work: Path, earlier: Path | None = None) -> tuple[dict[str, Counter[str]], list[str]]:
-    """Per module: generated, killed, timeout, survived, other; and the names of the survivors.
-
-    With ``earlier`` (a run that checked every mutant), a mutant this run did not check keeps
-    its earlier status: added tests cannot revive a mutant they did not reach.
+    A recheck's unchecked mutants keep their code in the run it rechecked (``RECHECK_OF`` names
+    it), and so on down a chain of rechecks: added tests cannot revive a mutant they did not reach.
     """
+    meta = json.loads((work / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
+    codes: dict[str, int | None] = dict(meta["exit_code_by_key"])
+    earlier = work / RECHECK_OF
+    if earlier.exists() and None in codes.values():
+        before = exit_codes(Path(earlier.read_text(encoding="utf-8").strip()), module)
+        codes = {name: code if code is not None else before[name] for name, code in codes.items()}
+    return codes
+
+
+def tally(work: Path, modules: tuple[str, ...]) -> tuple[dict[str, Counter[str]], list[str]]:
+    """Per module: generated, killed, timeout, survived, other; and the names of the survivors."""
     counts: dict[str, Counter[str]] = {}
     survivors = []
-    for module in MODULES:
+    for module in modules:
         codes = exit_codes(work, module)
-        if earlier is not None:
-            codes = {
-                name: code if code is not None else exit_codes(earlier, module)[name] for name, code in codes.items()
-            }
         count = counts.setdefault(module, Counter())
         for name, code in codes.items():
             count["generated"] += 1
@@ -194,8 +201,20 @@ def main() -> None:
     parser.add_argument("--max-children", type=int, default=1, help="parallel mutant runs")
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     parser.add_argument("--report-only", action="store_true", help="tally an earlier run in --work")
-    parser.add_argument("--recheck", type=Path, help="a full earlier run's --work: run only its survivors")
+    parser.add_argument(
+        "--recheck",
+        type=Path,
+        help="an earlier run's --work (a full run, a recheck, an interrupted run): run only what it did not kill",
+    )
+    parser.add_argument(
+        "--modules", nargs="+", metavar="PATH", help="only these of MODULES (paths under pytest_stages/)"
+    )
     args = parser.parse_args()
+    modules: tuple[str, ...] = MODULES
+    if args.modules:
+        modules = tuple(f"pytest_stages/{name.removeprefix('pytest_stages/')}" for name in args.modules)
+        if unknown := sorted(set(modules) - set(MODULES)):
+            parser.error(f"not in MODULES: {', '.join(unknown)}")
     work = args.work.resolve()
     if work == ROOT or ROOT in work.parents:
         parser.error("--work must lie outside the project: mutmut writes there")
@@ -205,15 +224,19 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         tests = fast_tests(work, env)
         print(f"{len(tests)} tests selected", flush=True)
-        configure(work, tests)
+        configure(work, tests, modules)
         with (work / "mutmut.log").open("w", encoding="utf-8") as log:
             command = [str(mutmut), "run", "--max-children", str(args.max_children)]
             if args.recheck:
+                (work / RECHECK_OF).write_text(f"{args.recheck.resolve()}\n", encoding="utf-8")
                 command += [
-                    n for m in MODULES for n, c in exit_codes(args.recheck, m).items() if STATUS.get(c) == "survived"
+                    n
+                    for m in modules
+                    for n, c in exit_codes(args.recheck, m).items()
+                    if STATUS.get(c) not in ("killed", "timeout")  # survived, or not run: an interrupted run resumes
                 ]
             subprocess.run(command, cwd=work, env=env, check=True, stdout=log, stderr=subprocess.STDOUT)
-    counts, survivors = tally(work, args.recheck)
+    counts, survivors = tally(work, modules)
     report(counts)
     if args.survivors:
         print("\n".join(survivors))

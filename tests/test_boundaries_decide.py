@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pytest_stages.check.compare import no_snapshot
-from pytest_stages.check.decide import Policy, Verdict, decide
+from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.core.records import Finding
 
 ALL_KINDS = ("text", "cost", "memory", "sharding", "layout", "budget")
@@ -97,3 +97,22 @@ def test_a_text_file_never_recorded_fails_under_every_version_policy():
         assert missing in verdict.failing, mode
         assert "hlo" not in verdict.churn, mode
     assert decide((missing, TEXT), policy("semantic"), NOTE).churn == ("compiled",)
+
+
+def test_the_reports_call_failing_exactly_what_the_verdict_failed():
+    unchecked = policy(enforced=("budget",))
+    verdict = decide(FINDINGS, unchecked, "")
+    reported = judged(FINDINGS, verdict)
+    assert [(f.message, f.failing) for f in reported] == [
+        ("Compiled HLO changed", False),
+        ("Compiled HLO changed (second hunk)", False),
+        ("Jaxpr changed", False),
+        ("flops 100 -> 120 (+20.0%, tolerance exact)", False),
+        ("flops 120 exceeds the ceiling 100", True),
+        ("temp_size_in_bytes 10 -> 5 (-50.0%): improved", False),
+        ("flops: not measured on this backend", False),
+    ]
+    assert reported[4] is BUDGET and reported[5] is FASTER, "a finding the verdict agrees with is passed on as it is"
+    assert judged(FINDINGS, decide(FINDINGS, policy(), "")) == list(FINDINGS)
+    twin = Finding("text", "compiled", "Compiled HLO changed")
+    assert [f.failing for f in judged([twin, TEXT], Verdict((TEXT,)))] == [False, True], "by identity, not equality"

@@ -17,6 +17,7 @@ from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import (
     Disagreement,
     Evidence,
+    Facet,
     Foreign,
     Gap,
     Incomplete,
@@ -25,6 +26,7 @@ from pytest_stages.store.prune import (
     Inventory,
     Listing,
     Mismatch,
+    OtherState,
     SplitShard,
     Tree,
     Unreadable,
@@ -269,6 +271,7 @@ COLLECTED = CollectionView(
 CHECKOUT = {"tests/test_a": "aa", "tests/test_b": "bb"}
 FOREIGN = Listing(own=[P("m/t/c", META)], foreign=[P("input.csv")])
 UNREADABLE = Listing(foreign=[P("input.csv")], unreadable=[P("m/locked")])
+HERE = ("c1", "t1")  # the commit and snapshot tree digest of the checkout a merge runs in
 
 REFUSALS = [
     # (case, evidence, refusal)
@@ -305,6 +308,28 @@ REFUSALS = [
     ("foreign files, listing only", Evidence(prune=False, listing=FOREIGN), None),
     ("unreadable folders before foreign files", Evidence(prune=True, listing=UNREADABLE), Unreadable((P("m/locked"),))),
     ("unreadable folders, listing only", Evidence(prune=False, listing=UNREADABLE), None),
+    ("shards of the checkout's commit and tree",
+     Evidence(prune=True, states=[("a.json", "c1", "t1")], here=HERE), None),
+    ("a shard of another commit, the first by name",
+     Evidence(prune=True, states=[("b.json", "c2", "t1"), ("a.json", "c1", "t1")], here=HERE),
+     OtherState("b.json", Facet.COMMIT, "c2", "c1")),
+    ("a shard of another snapshot tree", Evidence(prune=False, states=[("a.json", "c1", "t2")], here=HERE),
+     OtherState("a.json", Facet.SNAPSHOTS, "t2", "t1")),
+    ("another tree, from shards that wrote snapshots",
+     Evidence(prune=True, states=[("a.json", "c1", "t2")], here=HERE, wrote=True), None),
+    ("another commit, from shards that wrote snapshots",
+     Evidence(prune=True, states=[("a.json", "c2", "t2")], here=HERE, wrote=True),
+     OtherState("a.json", Facet.COMMIT, "c2", "c1")),
+    ("a shard that recorded no state", Evidence(prune=True, states=[("a.json", "", "")], here=HERE),
+     OtherState("a.json", Facet.COMMIT, "", "c1")),
+    ("outside git, the same tree", Evidence(prune=True, states=[("a.json", "", "t1")], here=("", "t1")), None),
+    ("shards sorted by name, not by what differs",
+     Evidence(prune=True, states=[("z.json", "c9", "t1"), ("b.json", "c1", "t9")], here=HERE),
+     OtherState("b.json", Facet.SNAPSHOTS, "t9", "t1")),
+    ("a run judges its own checkout", Evidence(prune=True, states=[("a.json", "c2", "t2")]), None),
+    ("another state before a disagreement",
+     Evidence(prune=True, states=[("a.json", "c2", "t1")], here=HERE, collected=COLLECTED, checkout={}),
+     OtherState("a.json", Facet.COMMIT, "c2", "c1")),
 ]  # fmt: skip
 
 

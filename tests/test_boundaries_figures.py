@@ -1,0 +1,78 @@
+"""check.figures at its edges: each finding's fields as the reports read them, on the committed example snapshots."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from pytest_stages.check.figures import compare_metrics
+from pytest_stages.core.records import Change, Finding
+
+SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots" / "stages"
+COST = json.loads((SNAPSHOTS / "rnn_decode/cpu1/rnn_decode.cost.json").read_text())
+MEMORY = json.loads((SNAPSHOTS / "rnn_decode/cpu1/rnn_decode.memory.json").read_text())
+LOWERED_ONLY = json.loads((SNAPSHOTS / "train_step/tpu/train_step.cost.json").read_text())
+
+
+def test_a_lowered_snapshot_against_a_compiled_run_is_one_incomparable_finding():
+    assert compare_metrics("cost", LOWERED_ONLY, COST, {}) == [
+        Finding(
+            "cost",
+            "cost",
+            "the snapshot counts the lowered program, this run the compiled one (only an attached platform has a "
+            "compiled cost): the figures do not compare; run `pytest --stages-update` to record them",
+            change=Change.INCOMPARABLE,
+            before="lowered",
+            after="compiled",
+        )
+    ]
+
+
+def test_a_figure_that_is_no_number_any_more_is_incomparable():
+    assert compare_metrics("memory", MEMORY, dict(MEMORY, temp_size_in_bytes="n/a"), {}) == [
+        Finding(
+            "memory",
+            "memory",
+            'temp_size_in_bytes: 7856 -> "n/a"',
+            change=Change.INCOMPARABLE,
+            subject="temp_size_in_bytes",
+            before=7856,
+            after="n/a",
+        )
+    ]
+
+
+def test_more_aliased_bytes_is_an_improvement_and_a_rise_fails_with_its_fields():
+    more = compare_metrics("memory", dict(MEMORY, alias_size_in_bytes=100), dict(MEMORY, alias_size_in_bytes=150), {})
+    assert more == [
+        Finding(
+            "memory",
+            "memory",
+            "alias_size_in_bytes 100 -> 150 (+50.0%): improved; run `pytest --stages-update` to accept it",
+            failing=False,
+            change=Change.FIGURE,
+            subject="alias_size_in_bytes",
+            before=100,
+            after=150,
+        )
+    ]
+    risen = copy.deepcopy(COST)
+    risen["compiled"]["flops"] = 30000.0
+    assert compare_metrics("cost", COST, risen, {}) == [
+        Finding(
+            "cost",
+            "cost",
+            "flops 25810 -> 30000 (+16.2%, tolerance 0.1%)",
+            change=Change.FIGURE,
+            subject="flops",
+            before=25810.0,
+            after=30000.0,
+        )
+    ]
+
+
+def test_an_integer_written_for_the_same_float_is_no_change():
+    same = copy.deepcopy(COST)
+    same["compiled"]["flops"] = 25810
+    assert compare_metrics("cost", COST, same, {}) == []

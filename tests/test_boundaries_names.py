@@ -1,0 +1,38 @@
+"""store.names at its edges: the snapshot module folder of each test module, and back, apart from the plugin's own."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_stages.store.names import module_folder, module_source
+
+FOLDERS = [
+    # (the module's steps from the rootdir, its snapshot folder, the file it maps back to)
+    (("tests", "test_a"), "tests/test_a", "tests/test_a.py"),
+    (("test_a",), "test_a", "test_a.py"),
+    (("stages",), "stages_", "stages.py"),
+    (("stages_",), "stages__", "stages_.py"),
+    (("stages", "test_a"), "stages/test_a", "stages/test_a.py"),
+    (("tests", "stages"), "tests/stages", "tests/stages.py"),
+    (("_outside_rootdir", "test_a"), "_outside_rootdir_/test_a", "_outside_rootdir/test_a.py"),
+    (("_outside_rootdir__", "test_a"), "_outside_rootdir___/test_a", "_outside_rootdir__/test_a.py"),
+    (("_outside_rootdir",), "_outside_rootdir_", "_outside_rootdir.py"),
+    (("tests", "_outside_rootdir"), "tests/_outside_rootdir", "tests/_outside_rootdir.py"),
+    (("__stages",), "__stages", "__stages.py"),
+    (("..", "x", "test_a"), "_outside_rootdir/_up/x/test_a", None),
+    (("..", "..", "_up", "test_a"), "_outside_rootdir/_up/_up/_up_/test_a", None),
+    (("..", "_up__", "stages"), "_outside_rootdir/_up/_up___/stages", None),
+    (("x", "..", "test_a"), "x/../test_a", "x/../test_a.py"),
+]
+
+
+@pytest.mark.parametrize(("steps", "folder", "source"), FOLDERS, ids=["/".join(case[0]) for case in FOLDERS])
+def test_a_module_folder_and_back(steps, folder, source):
+    assert module_folder(steps) == folder
+    assert module_source(folder) == source
+
+
+def test_the_registered_functions_folder_has_no_module_file():
+    assert module_folder(()) == ""
+    assert module_source("stages") is None
+    assert module_source("_outside_rootdir/_up/test_a") is None
