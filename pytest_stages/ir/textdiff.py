@@ -382,7 +382,8 @@ def _matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
     """Pairs ``(i, j)`` of equal lines, in order on both sides: the alignment of the whole texts.
 
     Each stretch still to align first gives its common head and tail; a small one (old x new
-    lines at most ``SMALL``) is aligned by difflib, a larger one is cut at :func:`_anchors`
+    lines at most ``SMALL``) is aligned by difflib without autojunk (repeated layers are lines
+    in over 1% of a stretch, which autojunk would never match), a larger one is cut at :func:`_anchors`
     and each stretch between two anchors is aligned the same way. A stretch with no anchor
     stays unaligned (removed and added lines). Each pass costs about n log n; anchors are dense
     in stage texts, so the stretches shrink fast.
@@ -400,7 +401,7 @@ def _matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
         if alo == ahi or blo == bhi:
             continue
         if (ahi - alo) * (bhi - blo) <= SMALL:
-            blocks = difflib.SequenceMatcher(None, old[alo:ahi], new[blo:bhi]).get_matching_blocks()
+            blocks = difflib.SequenceMatcher(None, old[alo:ahi], new[blo:bhi], autojunk=False).get_matching_blocks()
             pairs += ((alo + i + k, blo + j + k) for i, j, n in blocks for k in range(n))
             continue
         anchors = _anchors(old, new, (alo, ahi), (blo, bhi))
