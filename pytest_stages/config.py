@@ -259,7 +259,7 @@ class Settings:
     diff_lines: int = _setting(DEFAULT_DIFF_LINES, _positive_int)
     clear_caches: bool | str = _setting("auto", _clearing)
     compilation_cache: bool | str = _setting(True, _cache_setting)
-    # The compile-only cache's bound (stage/staged_cache.py), beside JAX's cache; 0 turns it off.
+    # The compile-only cache's bound (stage/compile_only_cache.py), beside JAX's cache; 0 turns it off.
     compile_only_cache_size: int = _setting(1 << 30, _size)
     modules: tuple[str, ...] = _setting((), _module_names)
     static_scalars: bool = _setting(False, _flag)

@@ -197,13 +197,13 @@ def _decode_kernel(body: bytes, register_dialect: Any, pipeline: str | None) -> 
 
 
 # --- 7. What JAX's persistent cache key hashes beside the module (jax/_src/cache_key.py, pxla.py) --
-# The compile-only cache (stage/staged_cache.py) keys a compile on the same parts as JAX's own
+# The compile-only cache (stage/compile_only_cache.py) keys a compile on the same parts as JAX's own
 # cache: the compile options JAX would pass to XLA (with the debug options JAX clears), the XLA
 # flags it reads, the backend's version and the accelerator topology's fingerprint. Private:
 # ``pxla.create_compile_options``, ``maybe_concretize_mesh``, ``get_prop_to_input_output``,
 # ``Lowered._lowering.compile_args``/``_compiler_options_kvs``/``_device_list`` and
 # ``cache_key._hash_*``. Changed, the key cannot be made: the compile-only cache turns itself off
-# with a warning and every compile-only call compiles (tests/test_staged_cache.py fails on its hits).
+# with a warning and every compile-only call compiles (tests/test_compile_only_cache.py fails on its hits).
 def compile_options_digest(lowered: Any) -> str:
     """sha256 of the ``CompileOptions`` a ``lowered.compile()`` passes to XLA, as JAX's cache key hashes them."""
     lowering = lowered._lowering

@@ -37,13 +37,13 @@ from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage import chip, persistent_cache
 from pytest_stages.stage.compile_events import CompileLog
+from pytest_stages.stage.compile_only_cache import CompileOnlyCache
 from pytest_stages.stage.devices import (
     ActiveConfig,
     arrange_cpu_devices,
     cpu_devices_needed,
 )
 from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
-from pytest_stages.stage.staged_cache import StagedCache
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.inventory import checkout_state
@@ -314,7 +314,7 @@ def _activate(config: pytest.Config) -> None:
         persistent_cache.enable(cache.path, config.stash[CHANGES])
     staged = persistent_cache.staged_folder(settings.compilation_cache, default, config.rootpath)
     if staged is not None and settings.compile_only_cache_size > 0:
-        session.staged_cache = StagedCache(staged, settings.compile_only_cache_size, config.rootpath)
+        session.compile_only_cache = CompileOnlyCache(staged, settings.compile_only_cache_size, config.rootpath)
     observer = Observer(config, lambda path: safe_path(per_test.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")

@@ -40,8 +40,8 @@ from pytest_stages.stage import plan
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.cache_clearing import CacheClearing
 from pytest_stages.stage.compile_events import CompileEvents
+from pytest_stages.stage.compile_only_cache import CompileOnlyCache
 from pytest_stages.stage.devices import ActiveConfig, activate
-from pytest_stages.stage.staged_cache import StagedCache
 from pytest_stages.stage.staging import StageResult, stage
 from pytest_stages.store import pending as pending_
 from pytest_stages.store.storage import (
@@ -108,8 +108,8 @@ class StagesSession:
         self.caches = CacheClearing(settings.clear_caches)
         # The one listener to JAX's compile events: registered at first use, closed when the run ends.
         self.events = CompileEvents()
-        # The compile-only cache (stage/staged_cache.py), set when the plugin starts work; None: off.
-        self.staged_cache: StagedCache | None = None
+        # The compile-only cache (stage/compile_only_cache.py), set when the plugin starts work; None: off.
+        self.compile_only_cache: CompileOnlyCache | None = None
         self._active: dict[str, ActiveConfig] = {}
         self._environment: dict[str, str] | None = None
         # What was said of snapshot formats this version cannot compare (each said once a session).
@@ -418,7 +418,7 @@ class StageSnapshot:
                 events=self.session.events,
                 static_scalars=settings.static_scalars if static_scalars is None else static_scalars,
                 constants_warn_bytes=settings.constants_warn_bytes,
-                cache=self.session.staged_cache,
+                cache=self.session.compile_only_cache,
             )
         except Unsupported as exc:
             raise StagesSkip(f"stage_snapshot({call_name}): {exc}") from None

@@ -184,7 +184,7 @@ class CompileEvents:
             self._counting = False
 
     def served(self, *, hit: bool) -> None:
-        """A compile-only call looked up in the compile-only cache (:mod:`.staged_cache`): counted as JAX's are."""
+        """A compile-only call looked up in the compile-only cache (:mod:`.compile_only_cache`), counted as JAX's."""
         self.requests += 1
         self.hits += hit
 

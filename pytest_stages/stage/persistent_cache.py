@@ -87,7 +87,7 @@ def enable(path: Path, changes: ProcessChanges) -> None:
 
 
 DEFAULT_FOLDER = "pytest-stages-jax"
-# The compile-only cache's subfolder (stage/staged_cache.py): JAX's cache reads only its own files.
+# The compile-only cache's subfolder (stage/compile_only_cache.py): JAX's cache reads only its own files.
 COMPILE_ONLY_FOLDER = "compile-only"
 
 

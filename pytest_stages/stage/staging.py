@@ -20,7 +20,7 @@ from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import Located, describe_all, loop_locations
-from pytest_stages.stage import jax, jax_options, persistent_cache, scalars, staged_cache
+from pytest_stages.stage import compile_only_cache, jax, jax_options, persistent_cache, scalars
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt, returned_leaves
 from pytest_stages.stage.chip import held_elsewhere, held_message
 from pytest_stages.stage.compile_events import CompileEvents
@@ -256,7 +256,7 @@ def stage(
     events: CompileEvents,
     static_scalars: bool = False,
     constants_warn_bytes: int = scalars.CONSTANTS_WARN_BYTES,
-    cache: staged_cache.StagedCache | None = None,
+    cache: compile_only_cache.CompileOnlyCache | None = None,
 ) -> StageResult:
     """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
 
@@ -264,7 +264,7 @@ def stage(
     On a compile-only topology, arguments are placed as ``jax.jit`` places them on that hardware
     (:func:`~pytest_stages.stage.topology.place_unsharded`): a call with no sharded argument is
     staged on its first device, outside the config's mesh. There, ``cache`` (the compile-only
-    cache, :mod:`~pytest_stages.stage.staged_cache`) serves an unchanged program without compiling it.
+    cache, :mod:`~pytest_stages.stage.compile_only_cache`) serves an unchanged program without compiling it.
     """
     use_mesh = True
     if active.compile_only:
@@ -277,7 +277,7 @@ def stage(
             traced = adapter.trace()
         with _step(name, "lowering", seconds, "lower"):
             lowered = adapter.lower(traced, None if active.attached else (active.platform,))
-        wanted = tuple(n for n in (*stages, *analyses) if n in staged_cache.CACHED)
+        wanted = tuple(n for n in (*stages, *analyses) if n in compile_only_cache.CACHED)
         compiled, lookup, from_cache = _compile(
             name, lowered, active=active, events=events, seconds=seconds, cache=cache, adapter=adapter, wanted=wanted
         )
@@ -323,7 +323,7 @@ def _compile(
     active: ActiveConfig,
     events: CompileEvents,
     seconds: dict[str, float],
-    cache: staged_cache.StagedCache | None,
+    cache: compile_only_cache.CompileOnlyCache | None,
     adapter: Adapter,
     wanted: tuple[str, ...],
 ) -> tuple[Any, _Lookup, bool]:
@@ -337,7 +337,7 @@ def _compile(
         with _step(name, "compiling", seconds, "compile"):
             lookup = _look_up(cache, adapter, lowered, active=active, wanted=wanted, events=events)
     if lookup.entry is not None:
-        compiled = staged_cache.CachedCompiled(lowered, lookup.entry["compiled_text"])
+        compiled = compile_only_cache.CachedCompiled(lowered, lookup.entry["compiled_text"])
     with persistent_cache.compile_only() if active.compile_only else events.staged():
         if active.attached and compiled is None:
             with _step(name, "compiling", seconds, "compile"):
@@ -346,7 +346,7 @@ def _compile(
 
 
 def _look_up(
-    cache: staged_cache.StagedCache,
+    cache: compile_only_cache.CompileOnlyCache,
     adapter: Adapter,
     lowered: Any,
     *,

@@ -16,9 +16,9 @@ from conftest import ONE_CONFIG, SIMPLE_TEST
 
 from pytest_stages.analyse.artifacts import ANALYSES
 from pytest_stages.config import DeviceConfig
-from pytest_stages.stage import plan, staged_cache
+from pytest_stages.stage import compile_only_cache, plan
 from pytest_stages.stage.compile_events import CompileEvents
-from pytest_stages.stage.staged_cache import CachedCompiled, StagedCache, StagedCacheWarning, entry_name
+from pytest_stages.stage.compile_only_cache import CachedCompiled, CompileOnlyCache, CompileOnlyCacheWarning, entry_name
 from pytest_stages.stage.staging import stage
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +68,7 @@ def arguments(config=V5E):
 
 @pytest.fixture
 def cache(tmp_path):
-    return StagedCache(tmp_path / "compile-only", 1 << 30, tmp_path)
+    return CompileOnlyCache(tmp_path / "compile-only", 1 << 30, tmp_path)
 
 
 def served(result) -> dict:
@@ -184,22 +184,22 @@ def test_renamed_arguments_miss(cache):
 
 
 def _entry(folder: Path, parts: dict[str, str], text: str = "HloModule m") -> Path:
-    cache = StagedCache(folder, 1 << 30, folder)
+    cache = CompileOnlyCache(folder, 1 << 30, folder)
     entry = {"compiled_text": text, "texts": {"compiled": text}, "analyses": {"memory": {"temp_size_in_bytes": 0}}}
     cache.write(parts, {**entry, "unavailable": {}})
     return folder / entry_name(parts)
 
 
-PARTS = dict.fromkeys(staged_cache.KEY_PARTS, "0" * 64)
+PARTS = dict.fromkeys(compile_only_cache.KEY_PARTS, "0" * 64)
 
 
 def test_an_entry_is_read_back_as_written(tmp_path):
     path = _entry(tmp_path, PARTS)
-    read = StagedCache(tmp_path, 1 << 30, tmp_path).read(PARTS, ("compiled", "memory"))
+    read = CompileOnlyCache(tmp_path, 1 << 30, tmp_path).read(PARTS, ("compiled", "memory"))
     assert read is not None and read["compiled_text"] == "HloModule m"
     assert read["analyses"] == {"memory": {"temp_size_in_bytes": 0}}
     # Built with fewer analyses than wanted now: a miss (compiled again, and rewritten), never a warning.
-    assert StagedCache(tmp_path, 1 << 30, tmp_path).read(PARTS, ("compiled", "memory", "cost")) is None
+    assert CompileOnlyCache(tmp_path, 1 << 30, tmp_path).read(PARTS, ("compiled", "memory", "cost")) is None
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
 
 
@@ -236,8 +236,10 @@ def test_a_corrupted_or_foreign_entry_is_ignored_with_a_warning(tmp_path, conten
         else:
             data["compiled_text"] = None
         path.write_text(json.dumps(data))
-    with pytest.warns(StagedCacheWarning, match=f"ignored the compile-only cache entry .*: {why}.*compiled afresh"):
-        assert StagedCache(tmp_path, 1 << 30, tmp_path).read(PARTS, ("compiled",)) is None
+    with pytest.warns(
+        CompileOnlyCacheWarning, match=f"ignored the compile-only cache entry .*: {why}.*compiled afresh"
+    ):
+        assert CompileOnlyCache(tmp_path, 1 << 30, tmp_path).read(PARTS, ("compiled",)) is None
 
 
 def test_eviction_removes_the_least_recently_used_entries_and_nothing_else(tmp_path):
@@ -249,13 +251,13 @@ def test_eviction_removes_the_least_recently_used_entries_and_nothing_else(tmp_p
     for other in others:
         other.write_text("y" * 5000)
     size = paths[0].stat().st_size
-    StagedCache(tmp_path, 2 * size, tmp_path).evict()
+    CompileOnlyCache(tmp_path, 2 * size, tmp_path).evict()
     assert [p.exists() for p in paths] == [True, True, False, False]
     assert all(other.exists() for other in others)
     # A hit marks its entry used: it outlives the entries used before it.
-    assert StagedCache(tmp_path, 2 * size, tmp_path).read(keys[1], ("compiled",)) is not None
+    assert CompileOnlyCache(tmp_path, 2 * size, tmp_path).read(keys[1], ("compiled",)) is not None
     _entry(tmp_path, keys[2], "x" * 1000)  # written last, evicting with its writer's bound of 1 GiB: nothing
-    StagedCache(tmp_path, 2 * size, tmp_path).evict()
+    CompileOnlyCache(tmp_path, 2 * size, tmp_path).evict()
     assert [p.exists() for p in paths] == [False, True, True, False]
 
 
@@ -266,8 +268,10 @@ def test_a_failed_write_leaves_the_previous_entry_whole(tmp_path, monkeypatch):
     def full(*_):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(staged_cache.os, "replace", full)
-    with pytest.warns(StagedCacheWarning, match="could not write the compile-only cache .*No space left on device"):
+    monkeypatch.setattr(compile_only_cache.os, "replace", full)
+    with pytest.warns(
+        CompileOnlyCacheWarning, match="could not write the compile-only cache .*No space left on device"
+    ):
         _entry(tmp_path, PARTS, "new" * 10000)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
@@ -350,8 +354,10 @@ def test_the_size_setting():
 
 def test_a_key_jax_cannot_make_turns_the_cache_off_with_one_warning(tmp_path):
     """A JAX whose private interfaces moved (jax_compat, section 5): no key, no cache, never a failed test."""
-    cache = StagedCache(tmp_path, 1 << 30, tmp_path)
-    with pytest.warns(StagedCacheWarning, match="the compile-only cache is off: its key cannot be made with this JAX"):
+    cache = CompileOnlyCache(tmp_path, 1 << 30, tmp_path)
+    with pytest.warns(
+        CompileOnlyCacheWarning, match="the compile-only cache is off: its key cannot be made with this JAX"
+    ):
         assert cache.key("module", [], object(), None) is None
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -13,7 +13,7 @@ the versions of jax/jaxlib, the accelerator plugin, its backend and pytest-stage
 (:func:`key_parts`).
 
 Entries are written atomically and bounded in size (least recently used go first, by mtime);
-a corrupted or foreign entry is ignored with a :class:`StagedCacheWarning`, never trusted. What
+a corrupted or foreign entry is ignored with a :class:`CompileOnlyCacheWarning`, never trusted. What
 ``result.compiled`` is on a hit is :class:`CachedCompiled`.
 """
 
@@ -47,7 +47,7 @@ KEY_PARTS = ("module", "names", "compile_options", "xla_flags", "topology", "ver
 ENTRY = re.compile(r"^[0-9a-f]{64}\.json$")
 
 
-class StagedCacheWarning(UserWarning):
+class CompileOnlyCacheWarning(UserWarning):
     """A compile-only cache entry was ignored (unreadable, corrupted or not this key's), or the cache is off."""
 
 
@@ -160,7 +160,7 @@ def _unavailable(value: Any) -> bool:
     )
 
 
-class StagedCache:
+class CompileOnlyCache:
     """The compile-only cache of one session: a folder of entries, at most ``max_bytes`` together."""
 
     def __init__(self, folder: Path, max_bytes: int, rootpath: Path) -> None:
@@ -179,7 +179,7 @@ class StagedCache:
         except Exception as exc:  # noqa: BLE001
             self._broken = f"{type(exc).__name__}: {exc}"
             warnings.warn(
-                StagedCacheWarning(
+                CompileOnlyCacheWarning(
                     f"{PREFIX}the compile-only cache is off: its key cannot be made with this JAX "
                     f"({self._broken}). Compile-only calls compile every run; report this with your jax version."
                 ),
@@ -232,7 +232,7 @@ class StagedCache:
             self.evict()
         except OSError as exc:
             warnings.warn(
-                StagedCacheWarning(
+                CompileOnlyCacheWarning(
                     f"{PREFIX}could not write the compile-only cache in {self.folder} ({exc.strerror or exc}); "
                     "this call compiles again next run. Free disk space or fix the folder's permissions."
                 ),
@@ -255,7 +255,7 @@ class StagedCache:
 
     def _ignore(self, path: Path, why: str) -> None:
         warnings.warn(
-            StagedCacheWarning(
+            CompileOnlyCacheWarning(
                 f"{PREFIX}ignored the compile-only cache entry {path}: {why}. Nothing of it was used: the call "
                 "was compiled afresh and the entry rewritten."
             ),
