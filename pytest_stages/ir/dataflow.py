@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_stages.ir import loopstate
@@ -232,6 +232,16 @@ class _Graph:
         side effect. ``shared``: a unit in the lines both texts share is read as itself (not inside a
         unit that may move, whose hash must not depend on where it is)."""
         units = self.units(lines, offset)
+        done, same, pure_level = self.hash_units(units, offset, shared=shared)
+        out, digests = _sorted_runs(done, len(units))
+        return out, digests, pure_level and not self.has_effect("\n".join(same))
+
+    def hash_units(
+        self, units: Sequence[list[str]], offset: int, *, shared: bool
+    ) -> tuple[dict[int, tuple[str, list[str], bool]], list[str], bool]:
+        """Per unit (by index, callees first where the order says so): its hash, its lines as rewritten,
+        and whether it may move (a block, or a pure movable operation); the lines of the units read as
+        themselves (``shared``, see :meth:`level`), and whether no other unit has a side effect."""
         starts = list(itertools.accumulate((len(unit) for unit in units), initial=offset))
         done: dict[int, tuple[str, list[str], bool]] = {}
         same: list[str] = []
@@ -242,25 +252,20 @@ class _Graph:
                 done[index] = self.same_unit(found), found, False
                 same += found
                 continue
-            head = "\n".join(found) if self.order.continued and len(found) > 1 else found[0]
-            operation = self.order.movable.match(head) is not None
-            block = self.order.blocks.match(found[0]) is not None
-            digest, unit, pure = self.unit(found, first, shared=shared and not (operation or block))
+            digest, unit, movable, pure = self.hash_unit(found, first, shared=shared)
             pure_level = pure_level and pure
-            done[index] = digest, unit, block or (operation and pure)
-        out: list[str] = []
-        digests: list[str] = []
-        run: list[tuple[str, int, list[str]]] = []
-        for index in range(len(units)):
-            digest, unit, movable = done[index]
-            if movable:
-                run.append((digest, index, unit))
-                continue
-            out += _flush(run, digests)
-            out += unit
-            digests.append(digest)
-        out += _flush(run, digests)
-        return out, digests, pure_level and not self.has_effect("\n".join(same))
+            done[index] = digest, unit, movable
+        return done, same, pure_level
+
+    def hash_unit(self, found: list[str], first: int, *, shared: bool) -> tuple[str, list[str], bool, bool]:
+        """A unit's hash, its lines as rewritten, whether it may move (a block, or a movable operation
+        without a side effect), and whether it has no side effect. A unit that may move reads no shared
+        lines as themselves."""
+        head = "\n".join(found) if self.order.continued and len(found) > 1 else found[0]
+        operation = self.order.movable.match(head) is not None
+        block = self.order.blocks.match(found[0]) is not None
+        digest, unit, pure = self.unit(found, first, shared=shared and not (operation or block))
+        return digest, unit, block or (operation and pure), pure
 
     def callees_first(self, units: Sequence[list[str]]) -> list[int]:
         """The indexes of ``units``, each block after the blocks it calls (``@name``) among them, so that
@@ -451,6 +456,24 @@ def _jaxpr_calls(names: list[str]) -> re.Pattern[str] | None:
 # Where a jaxpr's top-level jaxprs start (a line at column 0), and a shared one's name.
 _JAXPR_TOP = re.compile(r"^(?=\S)", re.MULTILINE)
 _JAXPR_LET = re.compile(r"let (\w+) = \{")
+
+
+def _sorted_runs(done: Mapping[int, tuple[str, list[str], bool]], count: int) -> tuple[list[str], list[str]]:
+    """The ``count`` units of ``done`` (hash, lines, movable) as lines, each run of movable units between
+    fixed ones sorted by hash; the units' hashes in that order."""
+    out: list[str] = []
+    digests: list[str] = []
+    run: list[tuple[str, int, list[str]]] = []
+    for index in range(count):
+        digest, unit, movable = done[index]
+        if movable:
+            run.append((digest, index, unit))
+            continue
+        out += _flush(run, digests)
+        out += unit
+        digests.append(digest)
+    out += _flush(run, digests)
+    return out, digests
 
 
 def _flush(run: list[tuple[str, int, list[str]]], digests: list[str]) -> list[str]:

@@ -282,21 +282,14 @@ def _hlo_loop(module: _HloModule, k: int, line: str) -> _HloLoop | None:
     if found is None:
         return None
     name, init, condition, body = found.groups()
-    built = module.tuple_line(init, "tuple")
-    body_param = module.parameter(body)
-    cond_param = module.parameter(condition)
-    results = module.reads.get(name, [])
-    if built is None or body_param is None or cond_param is None or module.counts[init] != 2:
+    parts = _hlo_loop_parts(module, name, init, condition, body)
+    if parts is None:
         return None
-    root = _hlo_root_tuple(module, body)
-    if root is None or module.counts[name] != 1 + len(results):
-        return None
+    built, body_param, cond_param, results, root = parts
     operands = _hlo_items(module.lines[built[0]][built[2] + 1 : -1])
     outputs = _hlo_items(module.lines[root[0]][root[1] + 1 : -1])
-    defined = [(_HLO_DEF.match(module.lines[j]), index) for j, index in body_param[1]]
-    read_at = {f"%{found[1]}": index for found, index in defined if found is not None}
-    invariant = [j for j, output in enumerate(outputs) if read_at.get(output) == j]
-    if len(operands) != len(outputs) or len(invariant) < 2 or len(read_at) != len(defined):
+    invariant = _hlo_invariant(module, body_param[1], outputs)
+    if invariant is None or len(operands) != len(outputs) or len(invariant) < 2:
         return None
     loop = _HloLoop(
         module,
@@ -309,6 +302,45 @@ def _hlo_loop(module: _HloModule, k: int, line: str) -> _HloLoop | None:
         results,
     )
     return loop if all(_hlo_length(module.lines[j], at) == len(operands) for j, at in loop.lists()) else None
+
+
+def _hlo_loop_parts(
+    module: _HloModule, name: str, init: str, condition: str, body: str
+) -> (
+    tuple[
+        tuple[int, int, int],
+        tuple[str, list[tuple[int, int]]],
+        tuple[str, list[tuple[int, int]]],
+        list[tuple[int, int]],
+        tuple[int, int],
+    ]
+    | None
+):
+    """A ``while`` loop's parts: its init tuple's line, its body's and condition's parameter and their
+    reads, the reads of its result, its body's ``ROOT`` tuple. None unless the init tuple is read by the
+    loop alone, each computation's parameter only through ``get-tuple-element`` (:meth:`_HloModule.parameter`),
+    the body returns a tuple and the loop's result is read only through ``get-tuple-element``."""
+    built = module.tuple_line(init, "tuple")
+    body_param = module.parameter(body)
+    cond_param = module.parameter(condition)
+    results = module.reads.get(name, [])
+    if built is None or body_param is None or cond_param is None or module.counts[init] != 2:
+        return None
+    root = _hlo_root_tuple(module, body)
+    if root is None or module.counts[name] != 1 + len(results):
+        return None
+    return built, body_param, cond_param, results, root
+
+
+def _hlo_invariant(module: _HloModule, reads: list[tuple[int, int]], outputs: list[str]) -> list[int] | None:
+    """The positions whose value the body returns as it read it (``outputs``: the body's ``ROOT`` tuple;
+    ``reads``: the lines reading its parameter, with the index each reads). None unless every read
+    defines a name of its own."""
+    defined = [(_HLO_DEF.match(module.lines[j]), index) for j, index in reads]
+    read_at = {f"%{found[1]}": index for found, index in defined if found is not None}
+    if len(read_at) != len(defined):
+        return None
+    return [j for j, output in enumerate(outputs) if read_at.get(output) == j]
 
 
 def _hlo_length(line: str, start: int) -> int:
@@ -471,6 +503,9 @@ class _MlirLoop:
 
 
 def _mlir_loop(lines: list[str], at: int) -> _MlirLoop | None:
+    """The ``stablehlo.while`` on line ``at``, if its state may be permuted: its ``cond`` region opens on
+    the next line, it has as many types as state pairs, its ``do`` region ends in a return of as many
+    values, of which at least two are the region's own arguments unchanged."""
     found = _MLIR_WHILE.match(lines[at])
     if found is None or lines[at + 1 : at + 2] != [f"{found[1]}cond {{"]:
         return None
@@ -478,6 +513,19 @@ def _mlir_loop(lines: list[str], at: int) -> _MlirLoop | None:
     pairs = split_top(found[4])
     if len(pairs) != int(found[3]) or len(split_top(found[5], "(<[{", ")>]}")) != len(pairs):
         return None
+    returned = _mlir_return_line(lines, at, indent)
+    if returned is None:
+        return None
+    invariant = _mlir_invariant(lines[returned], pairs)
+    if invariant is None or len(invariant) < 2:
+        return None
+    end = next((k for k in range(returned + 1, len(lines)) if _MLIR_FUNC.match(lines[k])), len(lines))
+    return _MlirLoop(at, returned, end, invariant)
+
+
+def _mlir_return_line(lines: list[str], at: int, indent: str) -> int | None:
+    """The line of the ``stablehlo.return`` that ends the ``do`` region of the loop on line ``at`` (the
+    line before the region's ``}`` at the loop's ``indent``); None if there is none."""
     stop = at + 1
     while stop < len(lines) and lines[stop] != f"{indent}}} do {{":
         stop += 1
@@ -486,15 +534,17 @@ def _mlir_loop(lines: list[str], at: int) -> _MlirLoop | None:
     returned = stop - 1
     if stop >= len(lines) or not lines[returned].startswith(f"{indent}  stablehlo.return "):
         return None
-    values = split_top(lines[returned].partition("stablehlo.return ")[2].partition(" : ")[0])
+    return returned
+
+
+def _mlir_invariant(returned: str, pairs: list[str]) -> list[int] | None:
+    """The positions whose region argument the ``do`` region returns unchanged (``returned``: its return
+    line; ``pairs``: the loop's ``%arg = %init`` pairs); None unless it returns one value per pair."""
+    values = split_top(returned.partition("stablehlo.return ")[2].partition(" : ")[0])
     names = [pair.split(" = ", 1)[0] for pair in pairs]
     if len(values) != len(names):
         return None
-    invariant = [k for k, (value, own) in enumerate(zip(values, names, strict=True)) if value == own]
-    if len(invariant) < 2:
-        return None
-    end = next((k for k in range(stop, len(lines)) if _MLIR_FUNC.match(lines[k])), len(lines))
-    return _MlirLoop(at, returned, end, invariant)
+    return [k for k, (value, own) in enumerate(zip(values, names, strict=True)) if value == own]
 
 
 # --- jaxpr -----------------------------------------------------------------------------------------
@@ -613,28 +663,44 @@ def _jaxpr_eqn(text: str, lines: list[str], at: int, lets: Mapping[str, int]) ->
     def jaxpr(name: str) -> _Lambda | None:
         return _jaxpr_param(text, lines, params.get(name), lets)
 
+    groups = _jaxpr_groups(_jaxpr_consts(found[1], jaxpr, lines, params, len(operands)), len(operands))
+    if not groups:
+        return None
+    return _JaxprEqn((close, stop), operands, groups)
+
+
+def _jaxpr_consts(
+    primitive: str, jaxpr: Callable[[str], _Lambda | None], lines: list[str], params: Mapping[str, int], operands: int
+) -> list[tuple[_Lambda | None, int, int]]:
+    """Per group of an eqn's operands that a jaxpr takes as its first binders: that jaxpr (``jaxpr`` reads
+    the one a parameter names), how many (-1 if unknown), where they start among the ``operands``."""
+
     def number(name: str) -> int:
         value = lines[params[name]].partition("=")[2] if name in params else ""
         return int(value) if value.isdigit() else -1
 
-    # (the jaxpr that takes the constants, how many, where they start among the operands)
-    if found[1] == "while":
+    if primitive == "while":
         cond = number("cond_nconsts")
-        consts = [(jaxpr("cond_jaxpr"), cond, 0), (jaxpr("body_jaxpr"), number("body_nconsts"), cond)]
-    elif found[1] == "scan":
-        consts = [(jaxpr("jaxpr"), number("num_consts"), 0)]
-    else:  # a custom-derivative call: every operand is its jaxpr's parameter
-        called = jaxpr("call_jaxpr")
-        consts = [(called, len(operands) if called is not None and len(called.binders) == len(operands) else -1, 0)]
+        return [(jaxpr("cond_jaxpr"), cond, 0), (jaxpr("body_jaxpr"), number("body_nconsts"), cond)]
+    if primitive == "scan":
+        return [(jaxpr("jaxpr"), number("num_consts"), 0)]
+    # a custom-derivative call: every operand is its jaxpr's parameter
+    called = jaxpr("call_jaxpr")
+    return [(called, operands if called is not None and len(called.binders) == operands else -1, 0)]
+
+
+def _jaxpr_groups(
+    consts: list[tuple[_Lambda | None, int, int]], operands: int
+) -> list[tuple[_Lambda, int, int]] | None:
+    """The groups of more than one operand that may be permuted (``(jaxpr, first, count)``); None unless
+    every group's jaxpr is known and the group fits both its binders and the eqn's ``operands``."""
     groups: list[tuple[_Lambda, int, int]] = []
     for called, count, first in consts:
-        if called is None or count < 0 or count > len(called.binders) or first + count > len(operands):
+        if called is None or count < 0 or count > len(called.binders) or first + count > operands:
             return None
         if count > 1:
             groups.append((called, first, count))
-    if not groups:
-        return None
-    return _JaxprEqn((close, stop), operands, groups)
+    return groups
 
 
 def _jaxpr_span(lines: list[str], at: int) -> tuple[int, int, dict[str, int]] | None:
