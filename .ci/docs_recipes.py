@@ -16,8 +16,10 @@ Usage: python .ci/docs_recipes.py DIST_FOLDER   (the folder holding the built wh
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -124,6 +126,7 @@ def main() -> None:
     gate = blocks(section("docs/budgets.md", "A CI gate on budgets (GitHub Actions)"), "yaml")[0]
     workflow = blocks(section("docs/sharded-ci.md", "A GitHub Actions recipe"), "yaml")[0]
     scratch = Path(tempfile.mkdtemp(prefix="stages-recipes-"))
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # its venvs take gigabytes
     project = scratch / "project"
     (project / "tests" / "models").mkdir(parents=True)
     (project / "pyproject.toml").write_text(blocks(budgets, "toml")[0], encoding="utf-8")
