@@ -127,6 +127,32 @@ def test_reading_a_folders_files_at_once_refuses_what_reading_each_refuses(tmp_p
         store.read_all({"cost": root / "u/f.cost.json"})
 
 
+def test_a_link_at_any_depth_below_the_root_is_judged_by_where_it_resolves(tmp_path):
+    """The quick check (no link among the parts below the root) never lets a deeper link out."""
+    root = tmp_path / "snapshots"
+    (root / "a/b").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside/f.cost.json").write_text("{}")
+    (root / "a/b/f.cost.json").write_text("{}")
+    store = SnapshotStore(root)
+    (root / "a/b/c").symlink_to(tmp_path / "outside", target_is_directory=True)
+    with pytest.raises(SnapshotError, match="outside the snapshot folder"):
+        store.read_all({"cost": root / "a/b/c/f.cost.json"})
+    with pytest.raises(SnapshotError, match="outside the snapshot folder"):
+        store.read_all({"cost": root / "a/../../outside/f.cost.json"})
+    (root / "inside").symlink_to(root / "a", target_is_directory=True)
+    assert store.read_all({"cost": root / "inside/b/f.cost.json"}) == {"cost": "{}"}
+    assert store.read_all({"cost": root / "a/missing/deeper/f.cost.json"}) == {"cost": None}
+
+
+def test_a_linked_snapshot_root_reads_its_files(tmp_path):
+    (tmp_path / "real/t").mkdir(parents=True)
+    (tmp_path / "real/t/f.cost.json").write_text("{}")
+    (tmp_path / "snapshots").symlink_to(tmp_path / "real", target_is_directory=True)
+    store = SnapshotStore(tmp_path / "snapshots")
+    assert store.read_all({"cost": tmp_path / "snapshots/t/f.cost.json"}) == {"cost": "{}"}
+
+
 def test_a_snapshot_checked_out_with_windows_line_endings_reads_as_written(tmp_path):
     """Read as syrupy reads text (universal newlines): a checkout with CRLF endings compares unchanged."""
     store = SnapshotStore(tmp_path)

@@ -345,7 +345,14 @@ class SnapshotStore:
         self._check_file(path)
 
     def _check_folder(self, folder: Path) -> None:
-        """Refuse a folder that resolves outside the snapshot root."""
+        """Refuse a folder that resolves outside the snapshot root.
+
+        A folder under the root whose own parts are no links and no ``..`` resolves inside it,
+        which one ``lstat`` per part below the root shows; only otherwise is the whole path
+        resolved (an ``lstat`` per part from ``/``, slow on some hosts: docs/performance.md).
+        """
+        if _plainly_below(folder, self.root):
+            return
         root = self._resolved_root
         resolved = folder.resolve()
         if not resolved.is_relative_to(root):
@@ -358,6 +365,25 @@ class SnapshotStore:
         """Refuse a file that is a symlink (its folder is checked by :meth:`_check_folder`)."""
         if path.is_symlink():
             raise _symlink(path)
+
+
+def _plainly_below(folder: Path, root: Path) -> bool:
+    """Whether ``folder`` is ``root`` joined with parts that are neither ``..`` nor links (missing is fine)."""
+    try:
+        parts = folder.relative_to(root).parts
+    except ValueError:
+        return False
+    if ".." in parts:
+        return False
+    for depth in range(len(parts)):
+        try:
+            if stat.S_ISLNK(root.joinpath(*parts[: depth + 1]).lstat().st_mode):
+                return False
+        except FileNotFoundError:
+            return True  # nothing below a missing part exists, so no link either
+        except OSError:
+            return False  # unreadable: the full resolve says what is wrong
+    return True
 
 
 def _check_readable(path: Path, text: str) -> None:
