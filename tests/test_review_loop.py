@@ -218,6 +218,7 @@ def test_a_run_starts_its_pending_set_afresh(pytester: pytest.Pytester) -> None:
     )
     folder = project.path / "p"
     assert len(read_set(folder).entries) == 3
+    assert {entry.manifest["commit"] for entry in read_set(folder).entries} == {None}, "no git checkout here"
     project.run("--stages-pending=p", "--stages-configs", "cpu1").assert_outcomes(passed=4)  # the change reverted
     assert not [path for path in folder.rglob("*") if path.is_file()]  # no older call left to accept by mistake
     (folder / "notes.txt").write_text("mine")
@@ -225,6 +226,17 @@ def test_a_run_starts_its_pending_set_afresh(pytester: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (folder / "notes.txt").read_text() == "mine"
     assert "holds files that are not a pending set pytest-stages wrote" in "\n".join(result.errlines)
+
+
+def test_a_pending_set_records_the_commit_its_run_compared_against(pytester: pytest.Pytester) -> None:
+    project = make_project(pytester)
+    git = ["git", "-C", str(project.path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "record"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    folder = pending(project, "p", "--stages-configs", "cpu1")
+    assert {entry.manifest["commit"] for entry in read_set(folder).entries} == {head}
 
 
 def test_selection_by_node_id_keyword_and_config(pytester: pytest.Pytester) -> None:

@@ -43,6 +43,7 @@ from pytest_stages.stage.compile_events import CompileEvents
 from pytest_stages.stage.compile_only_cache import CompileOnlyCache
 from pytest_stages.stage.devices import ActiveConfig, activate
 from pytest_stages.stage.staging import StageResult, stage
+from pytest_stages.store import inventory
 from pytest_stages.store import pending as pending_
 from pytest_stages.store.storage import (
     SnapshotError,
@@ -126,7 +127,7 @@ class StagesSession:
             "project": pending_.project_name(pyproject),
             "snapshot_dir": self.settings.snapshot_dir,
             "plugin": plan.installed_version("pytest-stages"),
-            "commit": pending_.git_commit(self.rootpath),
+            "commit": inventory.git_commit(self.rootpath) or None,
         }
 
     @property

@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -80,18 +79,6 @@ def disk_digest(path: Path) -> str | None:
         return digest(path.read_bytes())
     except FileNotFoundError:
         return None
-
-
-def git_commit(rootpath: Path) -> str | None:
-    """The commit checked out at ``rootpath`` (None outside git, or without git): recorded, never trusted."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=rootpath, capture_output=True, text=True, timeout=10, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    out = done.stdout.strip()
-    return out if done.returncode == 0 and len(out) == 40 else None
 
 
 def project_name(pyproject: Mapping[str, Any]) -> str | None:
