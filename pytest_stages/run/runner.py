@@ -36,7 +36,7 @@ from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Fi
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.sources import describe_all
 from pytest_stages.run import alpha, compare, drift, message_, rename
-from pytest_stages.stage import plan
+from pytest_stages.stage import frame_stack, plan
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.cache_clearing import CacheClearing
 from pytest_stages.stage.compile_events import CompileEvents
@@ -408,7 +408,8 @@ class StageSnapshot:
         settings = self.session.settings
         self.session.caches.before_staging(fn, args, kwargs, self.active.abstract_mesh)
         try:
-            result = stage(
+            result = frame_stack.call(
+                stage,
                 fn,
                 args,
                 kwargs,

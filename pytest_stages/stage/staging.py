@@ -421,9 +421,7 @@ def _step(name: str, doing: str, seconds: dict[str, float] | None = None, step: 
     """Run a staging step in the caller's frame: its wall time kept as ``seconds[step]``, its error as a StageError.
 
     A context manager rather than a wrapper taking a callable: JAX traces, lowers and compiles
-    from :func:`stage`'s own frame, with no wrapper frames under its deep recursion (each shifts
-    where that recursion crosses CPython's frame-stack chunks, an mmap and munmap per crossing;
-    see benchmarks/README.md).
+    from :func:`stage`'s own frame (which :mod:`~pytest_stages.stage.frame_stack` places).
     """
     start = time.perf_counter()
     try:
