@@ -10,61 +10,23 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"  # this tree's pytest_stages
 unset PYTHONDONTWRITEBYTECODE  # as on a user's machine: bytecode cached (the benchmarks unset it too)
 python -c "import jax, pytest_stages; print(jax.devices(), pytest_stages.__file__)"
 git log --oneline -1
-# 1. The small suite's ratios (goal: cold, warm and -n 2 each <= 1.10x here); last time cold 1.112x,
-#    warm 1.180x, -n 2 1.136x.
+# 1. The small suite's ratios (goal: cold, warm and -n 2 each <= 1.10x here); last time (3 rounds, with
+#    stage/frame_stack.py) cold 0.940x, warm 0.974x, -n 2 1.037x; before it 1.108x, 1.162x and 1.132x.
 [[ $STEPS == *1* ]] && python benchmarks/small_suite.py --repeat 5 2>&1 | tee "$OUT/small_suite.txt"
-# 2. Where a warm compare's time goes against the hand-written tests with JAX's cache warm: each run three
-#    times under cProfile, the medians of a few phases side by side, and the plugin's own Python time.
+# 2. Where a warm compare's extra time goes against the hand-written tests with JAX's cache warm: the phases and
+#    steps of each run, timed by a probe plugin without a profiler (cProfile hid the frame-stack chunk thrash).
 if [[ $STEPS == *2* ]]; then
+python benchmarks/warm_phases.py --repeat 5 2>&1 | tee "$OUT/warm_phases.txt"
 d=$(mktemp -d)
-python - "$d" "$OUT" <<'EOF' 2>&1 | tee "$OUT/small_suite_profile.txt"
-import pstats, statistics, subprocess, sys
+python - "$d" <<'EOF' > /dev/null
+import sys
 from pathlib import Path
 
 sys.path.insert(0, "benchmarks")
-from small_suite import WARM_RUNS, commands, make_project
-from suite import run_measured
+from small_suite import make_project
 
-scratch, out = Path(sys.argv[1]), Path(sys.argv[2])
-planned = commands(
-    make_project(scratch / "cold", 20, "false"),
-    make_project(scratch / "warm", 20, '"jaxcache"'),
-    make_project(scratch / "plain-warm", 20, "false", jax_cache=True),
-)
-for name in WARM_RUNS:
-    run_measured(*planned[name])  # fills the caches
-PHASES = {  # (file suffix, function name) -> label
-    ("_pytest/config/__init__.py", "_main"): "session (after start-up)",
-    ("_pytest/main.py", "pytest_collection"): "collection",
-    ("_pytest/main.py", "pytest_runtestloop"): "running the tests",
-    ("pytest_stages/stage/staging.py", "stage"): "  staging (trace, lower, compile, build)",
-    ("pytest_stages/stage/staging.py", "_build"): "    building the artifacts",
-    ("pytest_stages/run/runner.py", "_judge"): "  reading and comparing snapshots",
-    ("jax/_src/pjit.py", "jit_trace"): "  JAX tracing",
-    ("jax/_src/stages.py", "lower"): "  JAX lowering",
-    ("jax/_src/stages.py", "compile"): "  JAX compile (cache read)",
-}
-seconds = {name: {label: [] for label in [*PHASES.values(), "plugin's own Python"]} for name in WARM_RUNS}
-for round_ in range(3):
-    for name in WARM_RUNS:
-        command, folder = planned[name]
-        profile = out / f"{name.replace(' ', '_')}{round_}.prof"
-        subprocess.run([command[0], "-m", "cProfile", "-o", str(profile), *command[1:]], cwd=folder, check=True,
-                       stdout=subprocess.DEVNULL)
-        stats = pstats.Stats(str(profile)).stats
-        found = dict.fromkeys(seconds[name], 0.0)
-        for (path, _, function), (_, _, own, cumulative, _) in stats.items():
-            for (suffix, wanted), label in PHASES.items():
-                if path.endswith(suffix) and function == wanted:
-                    found[label] += cumulative
-            if "/pytest_stages/" in path:
-                found["plugin's own Python"] += own
-        for label, value in found.items():
-            seconds[name][label].append(value)
-print("median of 3 runs under cProfile (its overhead inflates Python-heavy work), seconds")
-print(f"  {'phase':<44}" + "".join(f"{name:>14}" for name in WARM_RUNS))
-for label in seconds[WARM_RUNS[0]]:
-    print(f"  {label:<44}" + "".join(f"{statistics.median(seconds[n][label]):14.3f}" for n in WARM_RUNS))
+make_project(Path(sys.argv[1]) / "warm", 20, '"jaxcache"')
+make_project(Path(sys.argv[1]) / "plain-warm", 20, "false", jax_cache=True)
 EOF
 # The modules a warm compare imports that the hand-written tests do not (python -X importtime, -s so that
 # imports during the tests are printed too), with their own microseconds, largest first.
