@@ -140,6 +140,13 @@ def test_a_link_at_any_depth_below_the_root_is_judged_by_where_it_resolves(tmp_p
         store.read_all({"cost": root / "a/b/c/f.cost.json"})
     with pytest.raises(SnapshotError, match="outside the snapshot folder"):
         store.read_all({"cost": root / "a/../../outside/f.cost.json"})
+    (tmp_path / "outside/t").mkdir()
+    (tmp_path / "outside/t/f.cost.json").write_text("{}")
+    (root / "u").symlink_to(tmp_path / "outside", target_is_directory=True)
+    with pytest.raises(SnapshotError, match="outside the snapshot folder"):
+        store.read_all({"cost": root / "u/t/f.cost.json"})  # the link is the first part of two
+    with pytest.raises(SnapshotError, match="outside the snapshot folder"):
+        store.read_all({"cost": tmp_path / "outside/t/f.cost.json"})  # not under the root at all
     (root / "inside").symlink_to(root / "a", target_is_directory=True)
     assert store.read_all({"cost": root / "inside/b/f.cost.json"}) == {"cost": "{}"}
     assert store.read_all({"cost": root / "a/missing/deeper/f.cost.json"}) == {"cost": None}
