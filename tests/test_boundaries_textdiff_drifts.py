@@ -67,7 +67,8 @@ def test_a_renumbered_hlo_module_whose_root_reads_another_value_changes_the_root
     renamed too) and the other lines are unchanged; only the root line is shown."""
     assert changed_rows("hlo", entry(1, 2), entry(1, 2)) == []
     assert changed_rows("hlo", entry(1, 2), entry(2, 2)) == []
-    assert changed_rows("hlo", entry(1, 2), entry(2, 1)) == [("~", 6, 6)]
+    # the two leading lines are equal as text, the next four under the renaming
+    assert rows("hlo", entry(1, 2), entry(2, 1)) == [("=", 0, 0, 2), ("=", 2, 2, 4), ("~", 6, 6, 1), ("=", 7, 7, 1)]
 
 
 def test_a_renumbered_lowered_hlo_module_is_renamed_by_its_bare_names():
@@ -162,3 +163,32 @@ def test_a_json_line_that_became_two_is_removed_and_both_added():
         ("=", 2, 3, 1),
     ]
     assert rows(None, "\n", "a\nb\n") == [("-", 0, None, 1), ("+", None, 0, 1), ("+", None, 1, 1)]
+
+
+def test_a_plain_text_line_changed_in_place_is_one_changed_row():
+    assert rows(None, "a\nb\n", "a\nc\n") == [("=", 0, 0, 1), ("~", 1, 1, 1)]
+
+
+def test_an_op_replaced_by_one_that_defines_nothing_leaves_its_readers_changed():
+    """The negate becomes a custom call with no result: its name is gone, so the return that read it
+    is changed even though its text is the same."""
+    old = program("mlir", "add negate:1")
+    new = old.replace(
+        "    %1 = stablehlo.negate %0, %arg0 : tensor<f32>", "    stablehlo.custom_call @log(%0) : (tensor<f32>) -> ()"
+    )
+    assert old.splitlines()[4] == new.splitlines()[4] == "    return %1 : tensor<f32>"
+    assert rows("mlir", old, new) == [("=", 0, 0, 3), ("~", 3, 3, 1), ("~", 4, 4, 1), ("=", 5, 5, 2)]
+
+
+def test_a_mesh_axis_is_part_of_the_op_not_a_name():
+    """``f32[8@data]``: ``data`` is a mesh axis, never renamed. An op moved to another axis is another
+    op: it is not paired with its old self, and a jaxpr with such words is aligned without error."""
+    old = "{ lambda ; a:f32[8@data]. let\n    b:f32[8@data] = sin a\n    c:f32[8@data] = cos b\n  in (c,) }\n"
+    new = "{ lambda ; a:f32[8@data]. let\n    b:f32[8@model] = cos a\n  in (b,) }\n"
+    assert rows("jaxpr", old, new) == [
+        ("=", 0, 0, 1),
+        ("-", 1, None, 1),
+        ("-", 2, None, 1),
+        ("+", None, 1, 1),
+        ("~", 3, 2, 1),
+    ]
