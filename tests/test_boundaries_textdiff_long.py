@@ -60,3 +60,38 @@ def test_an_insert_near_the_start_and_a_removal_far_from_it_are_three_rows():
     """Between two anchors, a stretch of repeated layers is aligned line by line: difflib's autojunk
     (lines in over 1% of a stretch ignored) left it no match, and 1,792 rows showed as changed."""
     assert changed_rows(module(), module(insert=5, drop=900)) == [("+", None, 11), ("-", 1802, None), ("~", 1803, 1803)]
+
+
+def each_line_once(old: str, new: str, dialect: str | None = "mlir") -> bool:
+    """Whether the edit script holds every line of each side in exactly one row (its contract)."""
+    script = edit_script(dialect, old, new)
+    olds = [r.old + k for r in script.rows if r.old is not None for k in range(r.count)]
+    news = [r.new + k for r in script.rows if r.new is not None for k in range(r.count)]
+    return olds == list(range(len(script.old))) and news == list(range(len(script.new)))
+
+
+def test_every_line_of_a_long_drift_is_in_one_row_in_order():
+    """Anchors are chained in order on both sides and the stretches between them aligned once: no
+    line is left out or shown twice, however many anchors the drift has."""
+    assert each_line_once(module(), module(insert=5, change=1000))
+    assert each_line_once(module(), module(change=3, drop=1045))
+    assert each_line_once(module(), module(insert=5, drop=900))
+    assert each_line_once(module(insert=700), module(change=3, drop=1045), dialect=None)
+
+
+def lines(prefix: str, shared_at: int) -> str:
+    return "".join("shared\n" if k == shared_at else f"{prefix} {k}\n" for k in range(2100))
+
+
+def test_long_texts_with_one_line_in_common_are_aligned_at_it():
+    """One anchor: the shared line is unchanged; what lies either side is removed and added."""
+    script = edit_script(None, lines("old", 1000), lines("new", 1200))
+    assert [(row.tag, row.old, row.new) for row in script.rows if row.tag == "="] == [("=", 1000, 1200)]
+    tags = [row.tag for row in script.rows]
+    assert (tags.count("-"), tags.count("+"), tags.count("~")) == (2099, 2099, 0)
+
+
+def test_long_texts_with_no_line_in_common_are_changed_line_for_line():
+    """No anchor at all: the stretch stays unaligned, each line changed into the one at its place."""
+    script = edit_script(None, lines("old", -1), lines("new", -1))
+    assert [(row.tag, row.old, row.new) for row in script.rows] == [("~", k, k) for k in range(2100)]
