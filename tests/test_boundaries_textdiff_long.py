@@ -6,7 +6,7 @@ aligned at anchors (lines counted from the start and from the end); what differs
 
 from __future__ import annotations
 
-from pytest_stages.ir.textdiff import SMALL, edit_script, unified
+from pytest_stages.ir.textdiff import BLOCK, SMALL, edit_script, unified
 
 LAYERS = 1050
 
@@ -95,3 +95,38 @@ def test_long_texts_with_no_line_in_common_are_changed_line_for_line():
     """No anchor at all: the stretch stays unaligned, each line changed into the one at its place."""
     script = edit_script(None, lines("old", -1), lines("new", -1))
     assert [(row.tag, row.old, row.new) for row in script.rows] == [("~", k, k) for k in range(2100)]
+
+
+def hlo_chain(*, insert: int | None = None, change: int | None = None, ops: int = 600) -> str:
+    """Compiled HLO of ``ops`` chained adds; ``insert`` puts an unused negate before that op (renumbering
+    every later name), ``change`` makes that op a multiply."""
+    lines = ["HloModule m", "", "ENTRY %main (p: f32[8]) -> f32[8] {", "  %p = f32[8]{0} parameter(0)"]
+    previous, number = "%p", 1
+    for k in range(ops):
+        if k == insert:
+            lines.append(f"  %negate.{number} = f32[8]{{0}} negate(%p)")
+            number += 1
+        op = "multiply" if k == change else "add"
+        lines.append(f"  %{op}.{number} = f32[8]{{0}} {op}({previous}, %p)")
+        previous, number = f"%{op}.{number}", number + 1
+    lines += [f"  ROOT %copy.{number} = f32[8]{{0}} copy({previous})", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_renumbered_hlo_module_longer_than_a_block_is_checked_block_after_block():
+    """HLO is checked ``BLOCK`` (256) aligned lines at a time under the renaming: an insert near the
+    start renames the 600 lines after it; a change near the end and the add that reads it (now the
+    value of a multiply) are the other rows."""
+    assert BLOCK == 256
+    old, new = hlo_chain(), hlo_chain(insert=3, change=500)
+    script = edit_script("hlo", old, new)
+    assert [(row.tag, row.old, row.new, row.count) for row in script.rows] == [
+        ("=", 0, 0, 7),
+        ("+", None, 7, 1),
+        ("=", 7, 8, 497),
+        ("~", 504, 505, 1),
+        ("~", 505, 506, 1),
+        ("=", 506, 507, 99),
+        ("=", 605, 606, 1),
+    ]
+    assert each_line_once(old, new, dialect="hlo")
