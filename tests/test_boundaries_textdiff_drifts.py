@@ -192,3 +192,24 @@ def test_a_mesh_axis_is_part_of_the_op_not_a_name():
         ("+", None, 1, 1),
         ("~", 3, 2, 1),
     ]
+
+
+def constants(*values: int) -> str:
+    lines = ["HloModule m", "", "ENTRY %main () -> f32[] {"]
+    lines += [f"  %constant.{k} = f32[] constant({value})" for k, value in enumerate(values, 1)]
+    return "\n".join([*lines, "}"]) + "\n"
+
+
+def test_a_constant_removed_among_look_alikes_is_the_one_shown_removed():
+    """Without digits the constants' lines are all alike, so pairing from the end puts ``constant(2)``
+    beside ``constant(1)``; a changed line whose canonical form differs puts that pairing in doubt,
+    and the lines are aligned again on the canonical form: the first constant changed (7 -> 8), the
+    ``constant(2)`` removed, the others unchanged."""
+    assert rows("hlo", constants(7, 1, 2, 3), constants(8, 1, 3)) == [
+        ("=", 0, 0, 3),
+        ("~", 3, 3, 1),
+        ("=", 4, 4, 1),
+        ("-", 5, None, 1),
+        ("=", 6, 5, 1),
+        ("=", 7, 6, 1),
+    ]
