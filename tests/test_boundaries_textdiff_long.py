@@ -130,3 +130,12 @@ def test_a_renumbered_hlo_module_longer_than_a_block_is_checked_block_after_bloc
         ("=", 605, 606, 1),
     ]
     assert each_line_once(old, new, dialect="hlo")
+
+
+def test_a_long_drift_with_its_argument_renamed_is_anchored_inside_the_differing_stretch():
+    """Every line names the argument (``%arg0`` -> ``%arg7``), so no line is common as text; the
+    leading lines equal up to names are paired first, and the anchors are looked for only in what
+    remains (not among those lines): the same three rows as without the renaming."""
+    old, new = module(), module(change=3, drop=1045).replace("%arg0", "%arg7")
+    assert changed_rows(old, new) == [("~", 7, 7), ("-", 2092, None), ("~", 2093, 2092)]
+    assert each_line_once(old, new)
