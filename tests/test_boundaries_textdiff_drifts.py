@@ -213,3 +213,11 @@ def test_a_constant_removed_among_look_alikes_is_the_one_shown_removed():
         ("=", 6, 5, 1),
         ("=", 7, 6, 1),
     ]
+
+
+def test_a_jaxpr_output_no_longer_read_is_the_same_op_with_its_name_dropped():
+    """JAX prints an output nothing reads as ``_``: ``b:f32[] = sin a`` -> ``_:f32[] = sin a`` is the
+    sin changed in place (its name gone), beside the exp added before it."""
+    old = "{ lambda ; a:f32[]. let\n    b:f32[] = sin a\n    c:f32[] = cos a\n  in (c,) }\n"
+    new = "{ lambda ; a:f32[]. let\n    b:f32[] = exp a\n    _:f32[] = sin a\n    c:f32[] = cos a\n  in (c,) }\n"
+    assert rows("jaxpr", old, new) == [("=", 0, 0, 1), ("+", None, 1, 1), ("~", 1, 2, 1), ("=", 2, 3, 2)]
