@@ -55,18 +55,22 @@ def read_meta_file(path: Path) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class SnapshotFolder:
-    """The folder of one (test, config): ``<root>/<module path>/<test>/<config>/``."""
+    """The folder of one (test, config): ``<root>/<module path>/<test>/<config>/``.
+
+    Its paths are made once (a call asks for them a dozen times, each ``pathlib`` join a few
+    microseconds); the fields are frozen, so they never go stale.
+    """
 
     root: Path
     module: str
     test: str
     config: str
 
-    @property
+    @functools.cached_property
     def relative(self) -> PurePosixPath:
         return safe_path(self.module) / safe_component(self.test) / safe_component(self.config)
 
-    @property
+    @functools.cached_property
     def path(self) -> Path:
         return self.root / self.relative
 
