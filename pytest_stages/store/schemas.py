@@ -55,20 +55,32 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
+# The data of a snapshot that was not parsed: a text artifact, or JSON that does not parse.
+UNPARSED = object()
+
+
 def invalid_snapshot(name: str, text: str) -> str | None:
     """What is wrong with the JSON snapshot file ``name`` holding ``text``, or None when it is well formed.
 
     Text artifacts, and JSON that does not parse (the comparison reports that with its own
     message), are not judged here.
     """
+    return judge_snapshot(name, text)[1]
+
+
+def judge_snapshot(name: str, text: str) -> tuple[Any, str | None]:
+    """:func:`invalid_snapshot`'s verdict, with the data it parsed (:data:`UNPARSED` where it parsed none).
+
+    The reader keeps the data, so that comparing a JSON snapshot does not parse its text again.
+    """
     schema = next((schema for suffix, schema in SCHEMAS.items() if name.endswith(suffix)), None)
     if schema is None:
-        return None
+        return UNPARSED, None
     try:
         data = parse_json(text)
     except ValueError:
-        return None
-    return mismatch(data, schema, "the file")
+        return UNPARSED, None
+    return data, mismatch(data, schema, "the file")
 
 
 def mismatch(data: Any, schema: Any, where: str) -> str | None:
