@@ -34,8 +34,7 @@ from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Pair, Status
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.ir.sources import describe_all
-from pytest_stages.run import alpha, compare, drift, message_, rename
+from pytest_stages.run import alpha, compare, drift, message_, pending_, rename, sources
 from pytest_stages.stage import plan
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.cache_clearing import CacheClearing
@@ -43,7 +42,6 @@ from pytest_stages.stage.compile_events import CompileEvents
 from pytest_stages.stage.compile_only_cache import CompileOnlyCache
 from pytest_stages.stage.devices import ActiveConfig, activate
 from pytest_stages.stage.staging import StageResult, stage
-from pytest_stages.store import pending as pending_
 from pytest_stages.store.schemas import UNPARSED
 from pytest_stages.store.storage import (
     SnapshotError,
@@ -317,7 +315,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
                 expected,
                 actual,
                 diff_lines=context.diff_lines,
-                locations=lambda: describe_all(result.source_lines(name) or (), context.rootpath),
+                locations=lambda: sources.describe_all(result.source_lines(name) or (), context.rootpath),
             )
         )
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
