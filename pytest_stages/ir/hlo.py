@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
+# The opcodes of a collective, sync or an async start (``Instruction.collective`` is None for any other).
+COLLECTIVE_OPCODES = frozenset([*COLLECTIVES, *(f"{op}-start" for op in COLLECTIVES)])
 # Async starts whose tuple holds their operands before their result (an all-reduce-start's shape is its result's)
 _OPERANDS_FIRST = frozenset({"all-gather", "reduce-scatter", "collective-permute"})
 TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
