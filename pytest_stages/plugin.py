@@ -48,7 +48,6 @@ from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
-from pytest_stages.store.pending import PendingError, start_set
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder, snapshot_root
 
 
@@ -252,8 +251,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
         try:  # the controller (not an xdist worker) starts the run's pending set afresh
-            start_set(options.pending)
-        except PendingError as exc:
+            hooks.pending.start_set(options.pending)
+        except hooks.pending.PendingError as exc:
             raise per_test.as_pytest(exc, configuring=True) from None
     for path in ini_tables(config.inipath, config.rootpath):
         config.issue_config_time_warning(pytest.PytestConfigWarning(_ini_table(config, path)), stacklevel=2)

@@ -26,11 +26,13 @@ ON_DEMAND = {
     "pytest_stages.hooks.chip_schedule",
     "pytest_stages.ir.alpha",
     "pytest_stages.ir.rename",
+    "pytest_stages.ir.sources",
     "pytest_stages.ir.textdiff",
     "pytest_stages.report.baseline",
     "pytest_stages.report.html_report",
     "pytest_stages.report.merge",
     "pytest_stages.store.extensions",
+    "pytest_stages.store.pending",
     "deepdiff",
 }
 

@@ -135,18 +135,21 @@ def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, Any]:
     entry_parameters: list[str] = []
     entry_output = ""
     for instruction in hlo.instructions(hlo_text):
-        opcodes[instruction.opcode] += 1
-        if instruction.opcode == "fusion":
+        opcode = instruction.opcode
+        opcodes[opcode] += 1
+        if opcode == "fusion":
             fusions[instruction.fusion_kind or "unknown"] += 1
-        elif instruction.opcode == "custom-call":
+        elif opcode == "custom-call":
             custom_calls[instruction.custom_call_target or "unknown"] += 1
-        collective = instruction.collective
-        if collective is not None:
-            collectives.append(asdict(collective))
-        if instruction.entry and instruction.opcode == "parameter":
-            entry_parameters.append(instruction.shape)
-        if instruction.entry and instruction.root:
-            entry_output = instruction.shape
+        elif opcode in hlo.COLLECTIVE_OPCODES:  # only these are collectives: the property is read for them alone
+            collective = instruction.collective
+            if collective is not None:
+                collectives.append(asdict(collective))
+        if instruction.entry:
+            if opcode == "parameter":
+                entry_parameters.append(instruction.shape)
+            if instruction.root:
+                entry_output = instruction.shape
     found = {
         "opcodes": dict(sorted(opcodes.items())),
         "fusions": dict(sorted(fusions.items())),

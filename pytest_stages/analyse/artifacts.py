@@ -18,9 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_stages.analyse import analyses, kernels
+from pytest_stages.analyse import analyses, kernels, sources
 from pytest_stages.core.records import Kind
-from pytest_stages.ir import sources
 from pytest_stages.ir.kernels import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
 

@@ -7,17 +7,19 @@ from pytest_stages.core.lazy import lazy_module
 # What this layer and ``plugin.py`` import late, named once (core/lazy.py says how): JAX, for a
 # registered function's jit options and its arguments' shapes, so that a session that never stages
 # imports none of it; the xdist scheduler, which needs xdist and only an xdist controller asks
-# for; the reader of ``--stages-baseline``. ``plugin.py`` reads them here
-# (``hooks.chip_schedule``) and binds none itself: pytest reads every name of a plugin module,
-# which would import them.
+# for; the reader of ``--stages-baseline``; the pending sets, which only ``--stages-pending``
+# starts. ``plugin.py`` reads them here (``hooks.chip_schedule``) and binds none itself: pytest
+# reads every name of a plugin module, which would import them.
 if TYPE_CHECKING:
     import jax
 
     from pytest_stages.hooks import chip_schedule
     from pytest_stages.report import baseline as report_baseline
+    from pytest_stages.store import pending
 else:
     jax = lazy_module("jax")
     chip_schedule = lazy_module("pytest_stages.hooks.chip_schedule")
     report_baseline = lazy_module("pytest_stages.report.baseline")
+    pending = lazy_module("pytest_stages.store.pending")
 
-__all__ = ["chip_schedule", "jax", "report_baseline"]
+__all__ = ["chip_schedule", "jax", "pending", "report_baseline"]

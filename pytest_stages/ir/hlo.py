@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
+# The opcodes of a collective, sync or an async start (``Instruction.collective`` is None for any other).
+COLLECTIVE_OPCODES = frozenset([*COLLECTIVES, *(f"{op}-start" for op in COLLECTIVES)])
 # Async starts whose tuple holds their operands before their result (an all-reduce-start's shape is its result's)
 _OPERANDS_FIRST = frozenset({"all-gather", "reduce-scatter", "collective-permute"})
 TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
@@ -156,6 +158,9 @@ class Instruction(NamedTuple):
         return Collective(op, shape, shape_bytes(shape))
 
 
+_new_instruction = tuple.__new__
+
+
 @dataclass(frozen=True)
 class LoopCollective:
     """A collective run on each iteration of a loop: what it produces, its bytes, and who takes part.
@@ -218,10 +223,14 @@ class Frame:
 def parse_instruction(line: str, computation: str = "", entry: bool = False) -> Instruction | None:
     """The instruction on ``line``, None for any other line (headers, ``}``, tables, blank)."""
     head = _DEFINITION.match(line)
-    if head is None:
-        return None
-    if head["opcode"]:
-        shape, opcode, end = head["shape"], head["opcode"], head.end()
+    return None if head is None else _instruction(head, line, computation, entry)
+
+
+def _instruction(head: re.Match[str], line: str, computation: str, entry: bool) -> Instruction | None:
+    """The instruction whose definition ``head`` matched at the start of ``line`` (None: no opcode follows it)."""
+    root, name, shape, opcode = head.groups()
+    if opcode:
+        end = head.end()
     else:
         start = head.end()
         close = _balanced_end(line, start) if line.startswith("(", start) else -1
@@ -229,7 +238,12 @@ def parse_instruction(line: str, computation: str = "", entry: bool = False) -> 
         if tail is None:
             return None
         shape, opcode, end = line[start:close], tail["opcode"], tail.end()
-    return Instruction(head["name"], strip_layouts(shape), opcode, line[end:], bool(head["root"]), computation, entry)
+    # tuple.__new__ builds the named tuple without the Python-level __new__ a call to the class runs
+    # (one instruction per line of a module: docs/performance.md).
+    return _new_instruction(
+        Instruction,
+        (name, _LAYOUT.sub("", shape) if "{" in shape else shape, opcode, line[end:], bool(root), computation, entry),
+    )
 
 
 def _balanced_end(text: str, start: int) -> int:
@@ -253,8 +267,10 @@ def parse_computation(line: str) -> Computation | None:
 def instructions(text: str) -> Iterator[Instruction]:
     """Every instruction of an HLO text, in order, each knowing its computation."""
     computation, entry = "", False
+    match = _DEFINITION.match
     for line in text.splitlines():
-        instruction = parse_instruction(line, computation, entry)
+        head = match(line)
+        instruction = None if head is None else _instruction(head, line, computation, entry)
         if instruction is not None:
             yield instruction
         elif line.startswith("}"):

@@ -34,8 +34,7 @@ from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Pair, Status
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.ir.sources import describe_all
-from pytest_stages.run import alpha, compare, drift, message_, rename
+from pytest_stages.run import alpha, compare, drift, message_, pending_, rename, sources
 from pytest_stages.stage import frame_stack, plan
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.cache_clearing import CacheClearing
@@ -44,7 +43,7 @@ from pytest_stages.stage.compile_only_cache import CompileOnlyCache
 from pytest_stages.stage.devices import ActiveConfig, activate
 from pytest_stages.stage.staging import StageResult, stage
 from pytest_stages.store import inventory
-from pytest_stages.store import pending as pending_
+from pytest_stages.store.schemas import UNPARSED
 from pytest_stages.store.storage import (
     SnapshotError,
     SnapshotFolder,
@@ -153,10 +152,15 @@ class StagesSession:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """One artifact's snapshot file and its text (None when there is none yet)."""
+    """One artifact's snapshot file and its text (None when there is none yet).
+
+    ``data`` is what the reader parsed of a JSON snapshot's text when it checked it
+    (:data:`~pytest_stages.store.schemas.UNPARSED`: not parsed).
+    """
 
     path: Path
     text: str | None
+    data: Any = UNPARSED
 
 
 @dataclass
@@ -256,7 +260,7 @@ def conclude(
 def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result: StageResult, context: Context) -> None:
     """One artifact's status, findings and deltas; whether its file must be written."""
     expected = snapshot.text
-    if expected is not None and _unchanged(name, expected, result):
+    if expected is not None and _unchanged(name, expected, result, snapshot.data):
         out.status[name] = Status.OK
         return
 
@@ -286,17 +290,18 @@ def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result:
         out.signature = drift.signature_change(list(placed.get("inputs", {})), expected, actual)
 
 
-def _unchanged(name: str, expected: str, result: StageResult) -> bool:
+def _unchanged(name: str, expected: str, result: StageResult, data: Any = UNPARSED) -> bool:
     """Whether a snapshot holds exactly what was just built: the same text, or JSON of the same data.
 
     Then there is nothing to compare, and an analysis need not be printed as JSON (the indented
     printing runs in pure Python). A JSON snapshot that holds the same data printed otherwise (by
-    hand) is unchanged too, and an update leaves it as it is.
+    hand) is unchanged too, and an update leaves it as it is. ``data`` is ``expected`` as the
+    reader parsed it, where it did.
     """
     if BY_NAME[name].is_text:
         return expected == result.texts[name]
     try:
-        return bool(parse_json(expected) == result.analyses[name])
+        return bool((parse_json(expected) if data is UNPARSED else data) == result.analyses[name])
     except ValueError:
         return False
 
@@ -311,7 +316,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
                 expected,
                 actual,
                 diff_lines=context.diff_lines,
-                locations=lambda: describe_all(result.source_lines(name) or (), context.rootpath),
+                locations=lambda: sources.describe_all(result.source_lines(name) or (), context.rootpath),
             )
         )
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
@@ -667,8 +672,12 @@ class StageSnapshot:
     def _snapshots(self, name: str, *, read: bool = True) -> dict[str, Snapshot]:
         """The call's snapshot files and their texts (all None, unread, where ``read`` is False)."""
         paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
-        texts = self.session.store.read_all(paths) if read else dict.fromkeys(paths)
-        return {artifact: Snapshot(path, texts[artifact]) for artifact, path in paths.items()}
+        parsed: dict[str, Any] = {}
+        texts = self.session.store.read_all(paths, parsed) if read else dict.fromkeys(paths)
+        return {
+            artifact: Snapshot(path, texts[artifact], parsed.get(artifact, UNPARSED))
+            for artifact, path in paths.items()
+        }
 
     def _read_meta(self) -> dict[str, Any] | None:
         """The folder's metadata; a folder with snapshots but none is an error outside update mode."""

@@ -19,8 +19,7 @@ from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.ir.sources import Located, describe_all, loop_locations
-from pytest_stages.stage import compile_only_cache, jax, jax_options, persistent_cache, scalars
+from pytest_stages.stage import compile_only_cache, jax, jax_options, persistent_cache, scalars, sources
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt, returned_leaves
 from pytest_stages.stage.chip import held_elsewhere, held_message
 from pytest_stages.stage.compile_events import CompileEvents
@@ -204,7 +203,7 @@ class StageResult:
         slices = analyses_.slice_indices(self.compiled) if self.config.config.num_slices > 1 else None
         return analyses_.ops(self.compiled_text, slices)
 
-    def source_lines(self, artifact: str) -> Located | None:
+    def source_lines(self, artifact: str) -> sources.Located | None:
         """Where each line of ``texts[artifact]`` came from, read from JAX's debug info.
 
         Built only when asked (a drift message wants it): the debug texts cost
@@ -224,7 +223,7 @@ class StageResult:
         """
         if self.compiled is None or self.from_cache:
             return []
-        return list(describe_all(loop_locations(self.compiled_text), root))
+        return list(sources.describe_all(sources.loop_locations(self.compiled_text), root))
 
     @property
     def built(self) -> list[str]:

@@ -55,24 +55,81 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
+# The data of a snapshot that was not parsed: a text artifact, or JSON that does not parse.
+UNPARSED = object()
+
+
 def invalid_snapshot(name: str, text: str) -> str | None:
     """What is wrong with the JSON snapshot file ``name`` holding ``text``, or None when it is well formed.
 
     Text artifacts, and JSON that does not parse (the comparison reports that with its own
     message), are not judged here.
     """
+    return judge_snapshot(name, text)[1]
+
+
+def judge_snapshot(name: str, text: str) -> tuple[Any, str | None]:
+    """:func:`invalid_snapshot`'s verdict, with the data it parsed (:data:`UNPARSED` where it parsed none).
+
+    The reader keeps the data, so that comparing a JSON snapshot does not parse its text again.
+    """
     schema = next((schema for suffix, schema in SCHEMAS.items() if name.endswith(suffix)), None)
     if schema is None:
-        return None
+        return UNPARSED, None
     try:
         data = parse_json(text)
     except ValueError:
-        return None
-    return mismatch(data, schema, "the file")
+        return UNPARSED, None
+    return data, mismatch(data, schema, "the file")
 
 
 def mismatch(data: Any, schema: Any, where: str) -> str | None:
-    """The first place where ``data`` differs from ``schema`` (``the file['opcodes'] is null, not an object``)."""
+    """The first place where ``data`` differs from ``schema`` (``the file['opcodes'] is null, not an object``).
+
+    Judged first by :func:`_conforms`, which names nothing: the place of a mismatch, a path
+    formatted at each step, is worked out only for data that has one.
+    """
+    return None if _conforms(data, schema) else _mismatch(data, schema, where)
+
+
+def _conforms(data: Any, schema: Any) -> bool:
+    """Whether ``data`` fits ``schema``: the same rules as :func:`_mismatch`, with no message made on the way."""
+    if isinstance(schema, list):
+        return isinstance(data, list) and _values_conform(data, schema[0])
+    if isinstance(schema, dict):
+        return isinstance(data, dict) and _items_conform(data, schema)
+    if isinstance(schema, tuple) and not isinstance(schema[-1], type):  # (type(None), {...}): null or that
+        return data is None or _conforms(data, schema[-1])
+    kinds = schema if isinstance(schema, tuple) else (schema,)
+    return isinstance(data, kinds) and (bool in kinds or not isinstance(data, bool))
+
+
+# Loops, not all() over a generator: these run for every value of every JSON snapshot read, and a
+# generator costs a third more there.
+
+
+def _values_conform(values: list[Any], schema: Any) -> bool:
+    """Whether every item of a list fits ``schema`` (a list of no schema, or of ``ANY``, always does)."""
+    if schema is None or schema is ANY:
+        return True
+    for value in values:  # noqa: SIM110
+        if not _conforms(value, schema):
+            return False
+    return True
+
+
+def _items_conform(data: dict[str, Any], schema: dict[str, Any]) -> bool:
+    """Whether every value of an object fits its key's schema, else the ``"*"`` one (none, or ``ANY``: not judged)."""
+    other = schema.get("*")
+    for key, value in data.items():
+        part = schema.get(key, other)
+        if part is not None and part is not ANY and not _conforms(value, part):
+            return False
+    return True
+
+
+def _mismatch(data: Any, schema: Any, where: str) -> str | None:
+    """The first place where ``data`` differs from ``schema``, with the path to it."""
     if isinstance(schema, list):
         if not isinstance(data, list):
             return f"{where} is {_kind(data)}, not a list"
@@ -82,7 +139,7 @@ def mismatch(data: Any, schema: Any, where: str) -> str | None:
             return f"{where} is {_kind(data)}, not an object"
         return _first((value, schema.get(key, schema.get("*")), f"{where}[{key!r}]") for key, value in data.items())
     if isinstance(schema, tuple) and not isinstance(schema[-1], type):  # (type(None), {...}): null or that
-        return None if data is None else mismatch(data, schema[-1], where)
+        return None if data is None else _mismatch(data, schema[-1], where)
     return _scalar(data, schema if isinstance(schema, tuple) else (schema,), where)
 
 
@@ -98,7 +155,7 @@ def _first(parts: Iterable[tuple[Any, Any, str]]) -> str | None:
         (
             found
             for data, schema, where in parts
-            if schema not in (None, ANY) and (found := mismatch(data, schema, where))
+            if schema not in (None, ANY) and (found := _mismatch(data, schema, where))
         ),
         None,
     )

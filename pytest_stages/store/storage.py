@@ -26,7 +26,7 @@ from pytest_stages.core.inputs import parse_json
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names, temporary_of
-from pytest_stages.store.schemas import invalid_snapshot
+from pytest_stages.store.schemas import UNPARSED, invalid_snapshot, judge_snapshot
 
 # The folders where version control keeps its own data: no snapshot is ever written inside one.
 VCS_FOLDERS = (".git", ".hg", ".svn", ".bzr", ".jj", "_darcs")
@@ -55,18 +55,22 @@ def read_meta_file(path: Path) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class SnapshotFolder:
-    """The folder of one (test, config): ``<root>/<module path>/<test>/<config>/``."""
+    """The folder of one (test, config): ``<root>/<module path>/<test>/<config>/``.
+
+    Its paths are made once (a call asks for them a dozen times, each ``pathlib`` join a few
+    microseconds); the fields are frozen, so they never go stale.
+    """
 
     root: Path
     module: str
     test: str
     config: str
 
-    @property
+    @functools.cached_property
     def relative(self) -> PurePosixPath:
         return safe_path(self.module) / safe_component(self.test) / safe_component(self.config)
 
-    @property
+    @functools.cached_property
     def path(self) -> Path:
         return self.root / self.relative
 
@@ -133,20 +137,33 @@ class SnapshotStore:
         self._check_folder(path.parent)
         return self._validated(path, self._read_checked(path))
 
-    def read_all(self, paths: Mapping[str, Path]) -> dict[str, str | None]:
-        """:meth:`read` of each path, resolving each distinct folder once (a test reads nine files of one)."""
+    def read_all(self, paths: Mapping[str, Path], parsed: dict[str, Any] | None = None) -> dict[str, str | None]:
+        """:meth:`read` of each path, resolving each distinct folder once (a test reads nine files of one).
+
+        ``parsed``, where given, receives the data of each JSON file the check parsed, by key (the
+        comparison then reads the data instead of parsing the text a second time).
+        """
         folders = {path.parent for path in paths.values()}
         for folder in folders:
             self._check_folder(folder)
-        return {key: self._validated(path, self._read_checked(path)) for key, path in paths.items()}
+        texts = {}
+        for key, path in paths.items():
+            data, texts[key] = self._judged(path, self._read_checked(path))
+            if parsed is not None and data is not UNPARSED:
+                parsed[key] = data
+        return texts
 
     def _validated(self, path: Path, text: str | None) -> str | None:
         """``text``, checked against what pytest-stages writes in a file of ``path``'s kind (None to repair it)."""
-        problem = invalid_snapshot(path.name, text) if text is not None else None
+        return self._judged(path, text)[1]
+
+    def _judged(self, path: Path, text: str | None) -> tuple[Any, str | None]:
+        """:meth:`_validated`'s text, after the data the check parsed (:data:`UNPARSED` where none, or repaired)."""
+        data, problem = judge_snapshot(path.name, text) if text is not None else (UNPARSED, None)
         if problem is None:
-            return text
+            return data, text
         if self.repair:
-            return None
+            return UNPARSED, None
         raise SnapshotError(
             f"snapshot {path} does not hold what pytest-stages writes there ({problem}): it was edited or "
             "corrupted. Restore it from version control, or run `pytest --stages-update` for its test to record "
