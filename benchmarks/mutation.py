@@ -51,6 +51,7 @@ MODULES = (
     "pytest_stages/ir/textdiff.py",
     "pytest_stages/ir/normalize.py",
     "pytest_stages/ir/literals.py",
+    "pytest_stages/ir/loopstate.py",
     "pytest_stages/core/units.py",
 )
 TEST_FILES = (

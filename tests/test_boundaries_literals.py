@@ -73,3 +73,20 @@ def test_a_line_before_the_constants_block_is_never_its_user():
         "}",
     ]
     assert list(users("mlir", lines, 4)) == [5]
+
+
+def test_a_literal_changed_on_a_name_that_gained_its_first_suffix_is_found():
+    """XLA names the first constant ``%constant`` and later ones ``%constant.1``: a drift that adds a
+    constant before it renames it so, and the pair is still a changed literal, not a changed line."""
+    pair = ("  %constant = f32[] constant(0.001)", "  %constant.1 = f32[] constant(0.01)", 4)
+    assert changed("hlo", [pair]) == [LiteralChange("0.001", "0.01", 4)]
+    assert changed(
+        "mlir",
+        [
+            (
+                "    %cst = stablehlo.constant dense<1.0> : tensor<f32>",
+                "    %cst_0 = stablehlo.constant dense<2.0> : tensor<f32>",
+                2,
+            )
+        ],
+    ) == [LiteralChange("1", "2", 2)]

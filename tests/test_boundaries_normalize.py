@@ -60,3 +60,22 @@ def test_a_config_that_is_not_json_leaves_the_next_one_still_made_canonical():
     bad = '  %a = f32[8]{0} fusion(%x), backend_config={"b" 1}\n'
     text = bad + '  %c = f32[8]{0} fusion(%x), backend_config={"b":1,"a":2}\n'
     assert canonical_backend_configs(text) == bad + '  %c = f32[8]{0} fusion(%x), backend_config={"a":2,"b":1}\n'
+
+
+def test_a_config_whose_text_holds_backend_config_is_one_config_and_the_next_still_canonical():
+    """The search finds ``, backend_config={`` inside a config's own string too: that match lies within
+    the config already rewritten, so it is skipped, and the configs of later lines are still sorted."""
+    first = '  %a = f32[8]{0} custom-call(%x), backend_config={"note":", backend_config={\\"z\\":1}","b":1,"a":2}\n'
+    text = first + '  %c = f32[8]{0} fusion(%x), backend_config={"b":1,"a":2}\n'
+    assert canonical_backend_configs(text) == (
+        '  %a = f32[8]{0} custom-call(%x), backend_config={"a":2,"b":1,"note":", backend_config={\\"z\\":1}"}\n'
+        '  %c = f32[8]{0} fusion(%x), backend_config={"a":2,"b":1}\n'
+    )
+
+
+def test_a_config_right_after_another_is_made_canonical_too():
+    """A match that starts where the previous config ends is a config of its own, not inside that one."""
+    line = '  %a = f32[8]{0} fusion(%x), backend_config={"b":1,"a":2}, backend_config={"d":1,"c":2}'
+    assert canonical_backend_configs(line) == (
+        '  %a = f32[8]{0} fusion(%x), backend_config={"a":2,"b":1}, backend_config={"c":2,"d":1}'
+    )

@@ -5,7 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir, strip_addresses, tidy_kept
-from pytest_stages.ir.textdiff import Row, describe_sources, edit_script, hunks, side_by_side, sources, unified
+from pytest_stages.ir.textdiff import (
+    EditScript,
+    Row,
+    common_prefix,
+    describe_sources,
+    edit_script,
+    hunks,
+    side_by_side,
+    sources,
+    unified,
+)
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots" / "stages"
 COMPILED = (SNAPSHOTS / "rnn_decode/cpu1/rnn_decode.compiled.hlo.txt").read_text(encoding="utf-8")
@@ -171,3 +181,61 @@ def test_tidy_keeps_one_blank_line_between_blocks_and_none_at_the_ends():
     assert tidy_kept(["", ""]) == []
     assert normalize_jaxpr("  \n\na  \n\n\n\nb\n\n") == "a\n\nb\n"
     assert normalize_jaxpr("") == ""
+
+
+# --- rows in, hunks and sources out (scripts written by hand) ----------------------------------
+
+
+def script(rows: list[Row], old: int, new: int) -> EditScript:
+    """An edit script over ``old`` and ``new`` numbered lines (``o0``.., ``n0``..) with the given rows."""
+    return EditScript([f"o{k}" for k in range(old)], [f"n{k}" for k in range(new)], rows)
+
+
+def test_a_change_on_the_first_line_has_no_context_before_it():
+    """The first row has no row before it: the unchanged run at the end of the module is not its context."""
+    assert hunks(script([Row("~", 0, 0), Row("=", 1, 1, 5)], 6, 6)) == [
+        [Row("~", 0, 0), Row("=", 1, 1), Row("=", 2, 2)]
+    ]
+
+
+def test_a_short_unchanged_run_at_the_end_is_cut_to_the_context():
+    """Three lines after the last change: two are shown (the run is not between two changes)."""
+    assert hunks(script([Row("=", 0, 0, 3), Row("~", 3, 3), Row("=", 4, 4, 3)], 7, 7)) == [
+        [Row("=", 1, 1), Row("=", 2, 2), Row("~", 3, 3), Row("=", 4, 4), Row("=", 5, 5)]
+    ]
+
+
+def test_a_short_unchanged_run_before_the_last_change_joins_the_two_hunks():
+    """Three unchanged lines between two changes, the second one last in the script: one hunk."""
+    rows = [Row("~", 0, 0), Row("=", 1, 1, 3), Row("~", 4, 4)]
+    assert hunks(script(rows, 5, 5)) == [
+        [Row("~", 0, 0), Row("=", 1, 1), Row("=", 2, 2), Row("=", 3, 3), Row("~", 4, 4)]
+    ]
+
+
+def test_side_by_side_shows_one_row_of_a_hunk_when_one_is_left_of_the_budget():
+    rows = side_by_side(script([Row("~", 0, 0), Row("=", 1, 1, 10), Row("~", 11, 11)], 12, 12), 5)
+    assert [[row[:2] for row in group] for group in rows] == [[["~", 1], ["=", 2], ["=", 3], ["=", 4]], [["=", 9]]]
+
+
+def test_sources_add_up_each_kind_over_rows_and_removals_at_one_location():
+    """Two changed lines, one added, and removals of one and then two lines, all charged to one place."""
+    rows = [
+        Row("-", 0, None),
+        Row("~", 1, 0),
+        Row("-", 2, None),
+        Row("-", 3, None),
+        Row("~", 4, 1),
+        Row("+", None, 2),
+    ]
+    found = sources(script(rows, 5, 3), ["m.py:1"] * 3)
+    assert found == [("m.py:1", {"changed": 2, "removed": 3, "added": 1})]
+
+
+def test_common_prefix_counts_past_the_first_slice():
+    """Compared 1,024 items at a time, then item by item: a prefix longer than one slice is counted whole."""
+    first = list(range(3000))
+    assert common_prefix(first, [*range(2500), -1]) == 2500
+    assert common_prefix(first, first[:1500]) == 1500
+    assert common_prefix(first, [*range(1024), -1]) == 1024
+    assert common_prefix([], first) == 0
