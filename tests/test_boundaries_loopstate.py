@@ -212,3 +212,13 @@ def test_jaxpr_eqn_with_a_parameter_outside_the_known_set_is_left_as_written():
     plain, swapped = jaxpr(extra=extra), jaxpr(swapped=True, extra=extra)
     assert loopstate.plan("jaxpr", plain) is None
     assert not equivalent("jaxpr", plain, swapped)
+
+
+@pytest.mark.parametrize("count", ["n", "-1"])
+def test_jaxpr_while_with_condition_constants_not_a_count_is_left_as_written(count):
+    """The body's constants start after the condition's: with ``cond_nconsts`` not a count, where
+    they start is unknown and the operands keep their order (not a guessed start permuted)."""
+    plain = jaxpr().replace("cond_nconsts=0", f"cond_nconsts={count}")
+    swapped = jaxpr(swapped=True).replace("cond_nconsts=0", f"cond_nconsts={count}")
+    assert loopstate.plan("jaxpr", plain) is None
+    assert not equivalent("jaxpr", plain, swapped)

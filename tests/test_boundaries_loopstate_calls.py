@@ -299,6 +299,7 @@ def test_jaxpr_scan_rewrite_moves_only_the_constants():
 
 BROKEN_SCAN = {
     "constants count unknown": {"consts": "num_consts=n"},
+    "constants count not printed": {"consts": "_split_transpose=False"},
     "more constants than binders": {"consts": "num_consts=4"},
     "parameter outside the known set": {
         "extra": (),
