@@ -138,6 +138,35 @@ def test_mlir_call_with_fewer_callee_parameters_is_left_as_written():
     assert not equivalent("mlir", plain, swapped)
 
 
+def mlir_call2(*, swapped: bool = False, body: str = "tanh") -> str:
+    """``main`` calls ``@g(w1, w2)``, which returns tanh(w1) * w2; ``swapped``: w1 and w2 exchanged in
+    the call's operands and in ``g``'s parameters (one program)."""
+    operands, w1, w2 = ("%arg1, %arg0", "%arg1", "%arg0") if swapped else ("%arg0, %arg1", "%arg0", "%arg1")
+    return "\n".join(
+        [
+            "module @jit_f {",
+            f"  func.func public @main(%arg0: {T8}, %arg1: {T8}) -> ({T8}) {{",
+            f"    %0 = call @g({operands}) : ({T8}, {T8}) -> {T8}",
+            f"    return %0 : {T8}",
+            "  }",
+            f"  func.func private @g(%arg0: {T8}, %arg1: {T8}) -> {T8} {{",
+            f"    %0 = stablehlo.{body} {w1} : {T8}",
+            f"    %1 = stablehlo.multiply %0, {w2} : {T8}",
+            f"    return %1 : {T8}",
+            "  }",
+            "}",
+            "",
+        ]
+    )
+
+
+def test_mlir_call_with_two_operands_is_permuted():
+    """Two operands are the smallest list with an order to put right."""
+    assert loopstate.plan("mlir", mlir_call2()) is not None
+    assert equivalent("mlir", mlir_call2(), mlir_call2(swapped=True))
+    assert not equivalent("mlir", mlir_call2(), mlir_call2(swapped=True, body="sine"))
+
+
 def test_mlir_call_with_one_operand_has_nothing_to_permute():
     """One operand, one order: no plan."""
     text = "\n".join(

@@ -193,3 +193,51 @@ def test_jaxpr_while_condition_constants_move_with_the_condition_binders():
     assert "cond_jaxpr={ lambda ; q:f32[] p:f32[] o:i32[] r:f32[8]. let\n" in rewritten
     assert equivalent("jaxpr", plain, swapped)
     assert not equivalent("jaxpr", plain, while_loop(swapped=True, compare="gt"))
+
+
+def two_groups(*, swapped: bool = False, body: str = "mul h f") -> str:
+    """A ``while`` with two condition constants and two body constants (operands 0-1 and 2-3);
+    ``swapped``: each pair passed in the other order, each jaxpr's binders with it (one program)."""
+    cond = "q:f32[] p:f32[]" if swapped else "p:f32[] q:f32[]"
+    body_binders = "f:f32[8] e:f32[8]" if swapped else "e:f32[8] f:f32[8]"
+    return "\n".join(
+        [
+            "{ lambda ; a:f32[8] b:f32[] c:f32[] w:f32[8] x:f32[8]. let",
+            "    _:i32[] d:f32[8] = while[",
+            f"      body_jaxpr={{ lambda ; {body_binders} g:i32[] h:f32[8]. let",
+            "          i:i32[] = add g 1:i32[]",
+            "          j:f32[8] = tanh e",
+            f"          k:f32[8] = {body}",
+            "          l:f32[8] = mul j k",
+            "        in (i, l) }",
+            "      body_nconsts=2",
+            f"      cond_jaxpr={{ lambda ; {cond} o:i32[] r:f32[8]. let",
+            "          s:f32[] = convert_element_type[new_dtype=float32 weak_type=False] o",
+            "          t:f32[] = mul s q",
+            "          u:bool[] = lt t p",
+            "        in (u,) }",
+            "      cond_nconsts=2",
+            "    ] c b x w 0:i32[] a" if swapped else "    ] b c w x 0:i32[] a",
+            "  in (d,) }",
+            "",
+        ]
+    )
+
+
+def test_jaxpr_while_condition_and_body_constants_each_move_with_their_own_binders():
+    """Two groups in one eqn: the condition's constants (operands 0-1) and the body's (2-3, counted
+    from where the condition's end) are each ordered by their keys and each jaxpr's binders follow."""
+    out = []
+    for swapped in (False, True):
+        text = two_groups(swapped=swapped)
+        found = loopstate.plan("jaxpr", text)
+        assert found is not None
+        (at,) = found.wanted
+        assert found.apply({}) == two_groups()  # no hashes: ordered by the names, b c and w x
+        out.append(found.apply({at: {"a": "0", "b": "4", "c": "3", "w": "2", "x": "1"}}))
+    assert out[0] == out[1]
+    assert "    ] c b x w 0:i32[] a\n" in out[0]
+    assert "body_jaxpr={ lambda ; f:f32[8] e:f32[8] g:i32[] h:f32[8]. let\n" in out[0]
+    assert "cond_jaxpr={ lambda ; q:f32[] p:f32[] o:i32[] r:f32[8]. let\n" in out[0]
+    assert equivalent("jaxpr", two_groups(), two_groups(swapped=True))
+    assert not equivalent("jaxpr", two_groups(), two_groups(swapped=True, body="mul h e"))
