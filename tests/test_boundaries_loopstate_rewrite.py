@@ -241,3 +241,56 @@ def test_jaxpr_while_condition_and_body_constants_each_move_with_their_own_binde
     assert "cond_jaxpr={ lambda ; q:f32[] p:f32[] o:i32[] r:f32[8]. let\n" in out[0]
     assert equivalent("jaxpr", two_groups(), two_groups(swapped=True))
     assert not equivalent("jaxpr", two_groups(), two_groups(swapped=True, body="mul h e"))
+
+
+def nested(*, swapped: bool = False, inner: str = "max l 0.0:f32[]") -> str:
+    """A ``scan`` printed right after another bracketed eqn (a one-operand ``custom_jvp_call``), its
+    inline body holding a bracketed eqn of its own (a ``jit``); ``swapped``: the constants in the
+    other order, the body's binders with them (one program)."""
+    binders = "f:f32[8] e:f32[8] g:f32[8]" if swapped else "e:f32[8] f:f32[8] g:f32[8]"
+    return "\n".join(
+        [
+            "{ lambda ; a:f32[8] b:f32[8] c:f32[8]. let",
+            "    y:f32[8] = custom_jvp_call[",
+            "      name=relu",
+            "      call_jaxpr={ lambda ; k:f32[8]. let",
+            "          l:f32[8] = max k 0.0:f32[]",
+            "        in (l,) }",
+            "      jvp=jvp",
+            "      symbolic_zeros=False",
+            "    ] a",
+            "    d:f32[8] = scan[",
+            f"      jaxpr={{ lambda ; {binders}. let",
+            "          h:f32[8] = tanh e",
+            "          i:f32[8] = jit[",
+            "            name=relu",
+            "            jaxpr={ lambda ; l:f32[8]. let",
+            f"                m:f32[8] = {inner}",
+            "              in (m,) }",
+            "          ] h",
+            "          j:f32[8] = mul i f",
+            "          k:f32[8] = mul j g",
+            "        in (k,) }",
+            "      length=3",
+            "      num_carry=1",
+            "      num_consts=2",
+            "      reverse=False",
+            "      unroll=1",
+            "    ] c b y" if swapped else "    ] b c y",
+            "  in (d,) }",
+            "",
+        ]
+    )
+
+
+def test_jaxpr_scan_after_a_bracketed_eqn_with_one_nested_in_its_body_is_found_whole():
+    """The scan's operands are its own ``]`` line at its indent: not the ``] a`` of the eqn printed
+    just before it, nor the ``] h`` of the eqn nested in its body."""
+    plain = nested()
+    found = loopstate.plan("jaxpr", plain)
+    assert found is not None
+    (at,) = found.wanted
+    assert plain.split("\n")[at] == "    ] b c y"
+    assert found.apply({at: {"b": "1", "c": "0", "y": "2"}}) == nested(swapped=True)
+    assert equivalent("jaxpr", plain, nested(swapped=True))
+    assert not equivalent("jaxpr", plain, nested(swapped=True, inner="min l 0.0:f32[]"))
