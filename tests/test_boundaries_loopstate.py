@@ -74,6 +74,23 @@ def test_hlo_loop_state_exchanged_with_all_its_readers_is_one_program():
     assert not equivalent("hlo", hlo(), hlo(swapped=True).replace("tanh(%a)", "tanh(%b)"))
 
 
+def test_hlo_loop_with_exactly_two_unchanged_positions_is_permuted():
+    """With the counter counting, only the two weights come back unchanged: two positions are enough
+    to permute (and the body reading the other weight is another program)."""
+
+    def counting(text: str) -> str:
+        return text.replace(
+            "  %t = f32[8]{0} tanh(%a)",
+            "  %one = s32[] constant(1)\n  %j = s32[] add(%i, %one)\n  %t = f32[8]{0} tanh(%a)",
+        ).replace(f"ROOT %r = {STATE} tuple(%i, ", f"ROOT %r = {STATE} tuple(%j, ")
+
+    plain, swapped = counting(hlo()), counting(hlo(swapped=True))
+    assert "tuple(%j, " in plain and "tuple(%j, " in swapped
+    assert loopstate.plan("hlo", plain) is not None
+    assert equivalent("hlo", plain, swapped)
+    assert not equivalent("hlo", plain, swapped.replace("tanh(%a)", "tanh(%b)"))
+
+
 def test_hlo_init_tuple_read_outside_the_loop_is_left_as_written():
     """The entry reads position 2 of the init tuple too: w1 in one text, w2 in the other. The rewrite
     permutes the loop's places only, so applied here it would make the two programs look one."""

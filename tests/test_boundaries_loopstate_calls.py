@@ -244,13 +244,28 @@ def test_jaxpr_custom_call_rewrite_moves_operands_and_binders_alike(primitive):
     assert "call_jaxpr={ lambda ; f:f32[8] g:f32[8] e:f32[8]. let\n" in out[0]
 
 
+@pytest.mark.parametrize("binders", ["e:f32[8] f:f32[8]", "e:f32[8] f:f32[8] g:f32[8] z:f32[8]"], ids=["fewer", "more"])
 @pytest.mark.parametrize("primitive", ["custom_jvp_call", "custom_vjp_call"])
-def test_jaxpr_custom_call_with_fewer_binders_than_operands_is_left_as_written(primitive):
-    """A ``call_jaxpr`` with fewer binders than the call has operands is not read by position."""
-    plain = custom_call(primitive, binders="e:f32[8] f:f32[8]")
-    swapped = custom_call(primitive, swapped=True, binders="e:f32[8] f:f32[8]")
+def test_jaxpr_custom_call_with_binders_not_one_per_operand_is_left_as_written(primitive, binders):
+    """A ``call_jaxpr`` with fewer or more binders than the call has operands is not read by position."""
+    plain = custom_call(primitive, binders=binders)
+    swapped = custom_call(primitive, swapped=True, binders=binders)
     assert loopstate.plan("jaxpr", plain) is None
     assert not equivalent("jaxpr", plain, swapped)
+
+
+@pytest.mark.parametrize("primitive", ["custom_jvp_call", "custom_vjp_call"])
+def test_jaxpr_custom_call_binders_wrapped_over_two_lines_are_read_whole(primitive):
+    """JAX wraps a long binder list; the rewrite reads it over its lines and prints it on one."""
+    wrapped = {False: "e:f32[8] f:f32[8]\n          g:f32[8]", True: "e:f32[8] g:f32[8]\n          f:f32[8]"}
+    plain = custom_call(primitive, binders=wrapped[False])
+    swapped = custom_call(primitive, swapped=True, binders=wrapped[True])
+    found = loopstate.plan("jaxpr", plain)
+    assert found is not None
+    (at,) = found.wanted
+    assert found.apply({at: {"a": "0", "b": "2", "c": "1"}}) == custom_call(primitive, swapped=True)
+    assert equivalent("jaxpr", plain, swapped)
+    assert not equivalent("jaxpr", plain, swapped.replace("tanh f", "tanh g"))
 
 
 def scan(
@@ -260,11 +275,12 @@ def scan(
     consts: str = "num_consts=2",
     extra: tuple[str, ...] = (),
     let_consts: str = "",
+    operands: str = "",
 ) -> str:
     """A ``scan`` whose constants are two weights, the first through ``tanh``, as JAX 0.10.2 prints it;
     ``swapped``: the constants passed in the other order and the body's binders with them (one
     program). ``named``: the body printed as ``let jaxpr1`` before the jaxpr; ``extra``: lines at the
-    end of the outer jaxpr's eqns."""
+    end of the outer jaxpr's eqns; ``operands``: more operands after the three."""
     binders = "f:f32[8] e:f32[8] g:f32[8]" if swapped else "e:f32[8] f:f32[8] g:f32[8]"
     body = [
         "          h:f32[8] = tanh e",
@@ -291,7 +307,7 @@ def scan(
         f"      {consts}",
         "      reverse=False",
         "      unroll=1",
-        "    ] c b a" if swapped else "    ] b c a",
+        ("    ] c b a" if swapped else "    ] b c a") + (f" {operands}" if operands else ""),
         *extra,
         "  in (d,) }",
         "",
@@ -336,7 +352,13 @@ BROKEN_SCAN = {
     },
     "let body named by another eqn": {"named": True, "extra": ("    k:f32[8] = pjit[name=jaxpr1] a",)},
     "let body with constants of its own": {"named": True, "let_consts": "z:f32[8] "},
+    "more constants than binders, as many operands": {"consts": "num_consts=4", "operands": "a"},
 }
+
+
+def test_jaxpr_scan_with_one_constant_has_nothing_to_permute():
+    """One constant, one order: no plan (not a rewrite that only reprints the body's binders)."""
+    assert loopstate.plan("jaxpr", scan(consts="num_consts=1")) is None
 
 
 @pytest.mark.parametrize("broken", list(BROKEN_SCAN))

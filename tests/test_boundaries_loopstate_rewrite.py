@@ -294,3 +294,21 @@ def test_jaxpr_scan_after_a_bracketed_eqn_with_one_nested_in_its_body_is_found_w
     assert found.apply({at: {"b": "1", "c": "0", "y": "2"}}) == nested(swapped=True)
     assert equivalent("jaxpr", plain, nested(swapped=True))
     assert not equivalent("jaxpr", plain, nested(swapped=True, inner="min l 0.0:f32[]"))
+
+
+def test_jaxpr_while_with_fewer_operands_than_its_constants_is_left_as_written():
+    """Two condition and two body constants need four operands: with three, the body's would be read
+    past the end; the eqn keeps its order."""
+    plain = two_groups().replace("    ] b c w x 0:i32[] a", "    ] b c w")
+    assert loopstate.plan("jaxpr", plain) is None
+
+
+def test_jaxpr_operands_wrapped_over_two_lines_are_read_whole():
+    """Operands printed over two lines (the second deeper) are one list, printed back on one line."""
+    plain = scan().replace("    ] b c a", "    ] b c\n      a")
+    found = loopstate.plan("jaxpr", plain)
+    assert found is not None
+    assert found.wanted == {15, 16}
+    one_line = scan(swapped=True).replace("f32[128,128,8]\n    g:f32[8]. let", "f32[128,128,8] g:f32[8]. let")
+    assert found.apply({15: {"b": "1", "c": "0"}, 16: {"a": "2"}}) == one_line
+    assert equivalent("jaxpr", plain, scan(swapped=True))
