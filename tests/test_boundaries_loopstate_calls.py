@@ -368,3 +368,36 @@ def test_jaxpr_scan_read_otherwise_than_planned_is_left_as_written(broken):
     plain, swapped = scan(**parts), scan(swapped=True, **parts)
     assert loopstate.plan("jaxpr", plain) is None
     assert not equivalent("jaxpr", plain, swapped)
+
+
+def test_jaxpr_with_all_four_primitives_plans_each_eqn():
+    """A text holding a ``while``, a ``scan`` and both custom-derivative calls: each eqn's operand
+    line is planned (the quick test for these primitives lets such a text through)."""
+    loop = [
+        "    _:i32[] d:f32[8] = while[",
+        "      body_jaxpr={ lambda ; e:f32[8] f:f32[8] g:i32[] h:f32[8]. let",
+        "          i:i32[] = add g 1:i32[]",
+        "          j:f32[8] = tanh e",
+        "          k:f32[8] = mul j f",
+        "          l:f32[8] = mul h k",
+        "        in (i, l) }",
+        "      body_nconsts=2",
+        "      cond_jaxpr={ lambda ; o:i32[] p:f32[8]. let",
+        "          q:bool[] = lt o 5:i32[]",
+        "        in (q,) }",
+        "      cond_nconsts=0",
+        "    ] b c 0:i32[] a",
+    ]
+    parts = [
+        loop,
+        scan().split("\n")[1:-2],
+        custom_call("custom_jvp_call").split("\n")[1:-2],
+        custom_call("custom_vjp_call").split("\n")[1:-2],
+    ]
+    eqns = [line.replace(" d:f32[8] = ", f" d{k}:f32[8] = ") for k, part in enumerate(parts) for line in part]
+    text = "\n".join(["{ lambda ; a:f32[8] b:f32[8] c:f32[8]. let", *eqns, "  in (d3,) }", ""])
+    found = loopstate.plan("jaxpr", text)
+    assert found is not None
+    lines = text.split("\n")
+    assert {lines[k] for k in found.wanted} == {"    ] b c 0:i32[] a", "    ] b c a", "    ] a b c"}
+    assert len(found.wanted) == 4
