@@ -244,9 +244,9 @@ def test_jaxpr_while_condition_and_body_constants_each_move_with_their_own_binde
 
 
 def nested(*, swapped: bool = False, inner: str = "max l 0.0:f32[]") -> str:
-    """A ``scan`` printed right after another bracketed eqn (a one-operand ``custom_jvp_call``), its
-    inline body holding a bracketed eqn of its own (a ``jit``); ``swapped``: the constants in the
-    other order, the body's binders with them (one program)."""
+    """A ``scan`` printed right after another bracketed eqn (a one-operand ``custom_jvp_call``) and
+    before another eqn, its inline body holding a bracketed eqn of its own (a ``jit``); ``swapped``:
+    the constants in the other order, the body's binders with them (one program)."""
     binders = "f:f32[8] e:f32[8] g:f32[8]" if swapped else "e:f32[8] f:f32[8] g:f32[8]"
     return "\n".join(
         [
@@ -277,7 +277,8 @@ def nested(*, swapped: bool = False, inner: str = "max l 0.0:f32[]") -> str:
             "      reverse=False",
             "      unroll=1",
             "    ] c b y" if swapped else "    ] b c y",
-            "  in (d,) }",
+            "    z:f32[8] = sin d",
+            "  in (z,) }",
             "",
         ]
     )
@@ -285,7 +286,7 @@ def nested(*, swapped: bool = False, inner: str = "max l 0.0:f32[]") -> str:
 
 def test_jaxpr_scan_after_a_bracketed_eqn_with_one_nested_in_its_body_is_found_whole():
     """The scan's operands are its own ``]`` line at its indent: not the ``] a`` of the eqn printed
-    just before it, nor the ``] h`` of the eqn nested in its body."""
+    just before it, nor the ``] h`` of the eqn nested in its body, nor the eqn after it."""
     plain = nested()
     found = loopstate.plan("jaxpr", plain)
     assert found is not None
