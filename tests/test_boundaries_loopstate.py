@@ -74,6 +74,23 @@ def test_hlo_loop_state_exchanged_with_all_its_readers_is_one_program():
     assert not equivalent("hlo", hlo(), hlo(swapped=True).replace("tanh(%a)", "tanh(%b)"))
 
 
+def test_hlo_loop_with_exactly_two_unchanged_positions_is_permuted():
+    """With the counter counting, only the two weights come back unchanged: two positions are enough
+    to permute (and the body reading the other weight is another program)."""
+
+    def counting(text: str) -> str:
+        return text.replace(
+            "  %t = f32[8]{0} tanh(%a)",
+            "  %one = s32[] constant(1)\n  %j = s32[] add(%i, %one)\n  %t = f32[8]{0} tanh(%a)",
+        ).replace(f"ROOT %r = {STATE} tuple(%i, ", f"ROOT %r = {STATE} tuple(%j, ")
+
+    plain, swapped = counting(hlo()), counting(hlo(swapped=True))
+    assert "tuple(%j, " in plain and "tuple(%j, " in swapped
+    assert loopstate.plan("hlo", plain) is not None
+    assert equivalent("hlo", plain, swapped)
+    assert not equivalent("hlo", plain, swapped.replace("tanh(%a)", "tanh(%b)"))
+
+
 def test_hlo_init_tuple_read_outside_the_loop_is_left_as_written():
     """The entry reads position 2 of the init tuple too: w1 in one text, w2 in the other. The rewrite
     permutes the loop's places only, so applied here it would make the two programs look one."""
@@ -210,5 +227,15 @@ def test_jaxpr_eqn_with_a_parameter_outside_the_known_set_is_left_as_written():
     would leave as they are: such an eqn's operands keep their order."""
     extra = ("      carry_order=1",)
     plain, swapped = jaxpr(extra=extra), jaxpr(swapped=True, extra=extra)
+    assert loopstate.plan("jaxpr", plain) is None
+    assert not equivalent("jaxpr", plain, swapped)
+
+
+@pytest.mark.parametrize("count", ["n", "-1"])
+def test_jaxpr_while_with_condition_constants_not_a_count_is_left_as_written(count):
+    """The body's constants start after the condition's: with ``cond_nconsts`` not a count, where
+    they start is unknown and the operands keep their order (not a guessed start permuted)."""
+    plain = jaxpr().replace("cond_nconsts=0", f"cond_nconsts={count}")
+    swapped = jaxpr(swapped=True).replace("cond_nconsts=0", f"cond_nconsts={count}")
     assert loopstate.plan("jaxpr", plain) is None
     assert not equivalent("jaxpr", plain, swapped)
