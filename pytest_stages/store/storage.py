@@ -392,9 +392,11 @@ def _plainly_below(folder: Path, root: Path) -> bool:
         return False
     if ".." in parts:
         return False
-    for depth in range(len(parts)):
+    below = root
+    for part in parts:
+        below /= part
         try:
-            if stat.S_ISLNK(root.joinpath(*parts[: depth + 1]).lstat().st_mode):
+            if stat.S_ISLNK(below.lstat().st_mode):
                 return False
         except FileNotFoundError:
             return True  # nothing below a missing part exists, so no link either
