@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import jax  # imported once here: pytester's in-process runs must not re-import jaxlib
+import jax.numpy as jnp
 import pytest
 
 from pytest_stages.stage.topology import PLUGINS
@@ -59,6 +60,17 @@ def test_f(stage_snapshot):
 
 
 # CI installs every extra and sets this: a test that needs one fails there instead of skipping.
+def projections(y, w1, w2, *, swapped):
+    """Two independent lines of a loop body, in either order; the first weight goes through ``tanh``, the other not."""
+    if swapped:
+        b = y @ w2
+        a = jnp.tanh(y @ w1)
+    else:
+        a = jnp.tanh(y @ w1)
+        b = y @ w2
+    return a * b + y
+
+
 REQUIRE_EXTRAS = "STAGES_REQUIRE_EXTRAS"
 
 

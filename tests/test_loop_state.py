@@ -13,6 +13,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import pytest
+from conftest import projections
 
 from pytest_stages.ir import loopstate
 from pytest_stages.ir.alpha import equivalent
@@ -22,23 +23,12 @@ ARGS = [jax.ShapeDtypeStruct((8, 64), jnp.float32)] + [jax.ShapeDtypeStruct((64,
 DIALECTS = ["jaxpr", "mlir", "hlo"]
 
 
-def body(y, w1, w2, *, swapped):
-    """Two independent lines, in either order; the first weight goes through ``tanh``, the other not."""
-    if swapped:
-        b = y @ w2
-        a = jnp.tanh(y @ w1)
-    else:
-        a = jnp.tanh(y @ w1)
-        b = y @ w2
-    return a * b + y
-
-
 def texts(kind: str, *, swapped: bool = False, roles: bool = False) -> dict[str, str]:
-    """The three stage texts of a loop over ``body``: ``fori`` closes over the weights (constants),
+    """The three stage texts of a loop over ``projections``: ``fori`` closes over the weights (constants),
     ``while`` carries them (invariant positions). ``roles``: the weights' roles exchanged (another program)."""
 
     def step(y, w1, w2):
-        return body(y, *((w2, w1) if roles else (w1, w2)), swapped=swapped)
+        return projections(y, *((w2, w1) if roles else (w1, w2)), swapped=swapped)
 
     def fori(x, w1, w2):
         return jax.lax.fori_loop(0, 5, lambda i, y: step(y, w1, w2), x)
@@ -126,7 +116,7 @@ def test_a_position_the_body_changes_keeps_its_place():
     """Only positions the body returns unchanged move: a loop whose two weights are updated has none."""
 
     def f(x, w1, w2):
-        step = lambda c: (c[0] + 1, body(c[1], c[2], c[3], swapped=False), c[2] * 2, c[3] * 3)  # noqa: E731
+        step = lambda c: (c[0] + 1, projections(c[1], c[2], c[3], swapped=False), c[2] * 2, c[3] * 3)  # noqa: E731
         return jax.lax.while_loop(lambda c: c[0] < 5, step, (0, x, w1, w2))[1]
 
     lowered = jax.jit(f).trace(*ARGS).lower()

@@ -13,6 +13,7 @@ import re
 import jax
 import jax.numpy as jnp
 import pytest
+from conftest import projections
 
 from pytest_stages.check.drift import compare_text
 from pytest_stages.check.message import details
@@ -225,17 +226,6 @@ def test_side_effects_keep_their_order_and_pure_ops_may_move(dialect):
 
 
 # --- inside loops and called functions ----------------------------------------------------------
-
-
-def projections(y, w1, w2, *, swapped):
-    """Two independent lines of a loop body, in either order."""
-    if swapped:
-        b = y @ w2
-        a = jnp.tanh(y @ w1)
-    else:
-        a = jnp.tanh(y @ w1)
-        b = y @ w2
-    return a * b + y
 
 
 @jax.jit
