@@ -411,7 +411,6 @@ class StageSnapshot:
         call_name = self._claim_name(fn, name)
         built = tuple(sorted(set(self.analyses) | budgets_.needed_analyses(self.budget)))
         settings = self.session.settings
-        self.session.caches.before_staging(fn, args, kwargs, self.active.abstract_mesh)
         try:
             result = frame_stack.call(
                 stage,
@@ -426,6 +425,7 @@ class StageSnapshot:
                 static_scalars=settings.static_scalars if static_scalars is None else static_scalars,
                 constants_warn_bytes=settings.constants_warn_bytes,
                 cache=self.session.compile_only_cache,
+                caches=self.session.caches,
             )
         except Unsupported as exc:
             raise StagesSkip(f"stage_snapshot({call_name}): {exc}") from None

@@ -26,20 +26,20 @@ def trace_key(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
-    mesh: Hashable | None = None,
+    context: Hashable = None,
 ) -> Hashable | None:
     """What JAX's trace cache would at least have to match to reuse a trace of ``fn(*args, **kwargs)``.
 
     JAX keys a trace on the function (by its hash and equality; ``jax.jit(f)`` made afresh
     still reuses ``f``'s trace), on the shape and dtype of every array argument and on the
-    abstract ``mesh`` it runs under, so two stagings with different keys here never share a
-    trace. The key is coarser than JAX's: it takes the innermost wrapped function
-    (``__wrapped__``, as ``jax.jit`` and ``functools.wraps`` set it) and leaves out static
-    values, weak types, shardings and the rest of the context, which can only cause an
-    unneeded drop, never a missed one. The key holds the function itself, not its hash: a
-    function's hash is its ``id``, which a function made after this one died may take, and
-    the two would then look like one. None when the function cannot be hashed or its
-    arguments not flattened: then every staging drops.
+    ``context`` it runs under (the default device and abstract mesh, which JAX's trace context
+    holds), so two stagings with different keys here never share a trace. The key is coarser
+    than JAX's: it takes the innermost wrapped function (``__wrapped__``, as ``jax.jit`` and
+    ``functools.wraps`` set it) and leaves out static values, weak types, shardings and the
+    rest of the context, which can only cause an unneeded drop, never a missed one. The key
+    holds the function itself, not its hash: a function's hash is its ``id``, which a function
+    made after this one died may take, and the two would then look like one. None when the
+    function cannot be hashed or its arguments not flattened: then every staging drops.
 
     >>> import numpy as np
     >>> trace_key(abs, (np.zeros((2, 3)),), {})[2]
@@ -47,7 +47,7 @@ def trace_key(
     """
     try:
         leaves = jax.tree.leaves((args, kwargs))
-        key = inspect.unwrap(fn), mesh, tuple(_abstract(leaf) for leaf in leaves)
+        key = inspect.unwrap(fn), context, tuple(_abstract(leaf) for leaf in leaves)
         hash(key)
         return key
     # hash and flatten run user code: an unhashable callable, a cycle of __wrapped__, a pytree node that
@@ -81,12 +81,12 @@ class CacheClearing:
         fn: Callable[..., Any],
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
-        mesh: Hashable | None = None,
+        context: Hashable = None,
     ) -> None:
         """In "auto" mode, drop the caches if this staging could reuse a trace kept since the last drop."""
         if self.mode != "auto":
             return
-        key = trace_key(fn, args, kwargs, mesh)
+        key = trace_key(fn, args, kwargs, context)
         if key is None or _kept(key, self._keys):
             self._drop()
         self._keys.add(key)  # None too: something was staged since the last drop; kept alive until the next drop

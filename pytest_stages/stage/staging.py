@@ -21,6 +21,7 @@ from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.stage import compile_only_cache, jax, jax_options, persistent_cache, scalars, sources
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt, returned_leaves
+from pytest_stages.stage.cache_clearing import CacheClearing
 from pytest_stages.stage.chip import held_elsewhere, held_message
 from pytest_stages.stage.compile_events import CompileEvents
 from pytest_stages.stage.devices import ActiveConfig
@@ -256,6 +257,7 @@ def stage(
     static_scalars: bool = False,
     constants_warn_bytes: int = scalars.CONSTANTS_WARN_BYTES,
     cache: compile_only_cache.CompileOnlyCache | None = None,
+    caches: CacheClearing | None = None,
 ) -> StageResult:
     """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
 
@@ -264,10 +266,13 @@ def stage(
     (:func:`~pytest_stages.stage.topology.place_unsharded`): a call with no sharded argument is
     staged on its first device, outside the config's mesh. There, ``cache`` (the compile-only
     cache, :mod:`~pytest_stages.stage.compile_only_cache`) serves an unchanged program without compiling it.
+    ``caches`` drops JAX's in-memory caches first where JAX could answer the trace from them.
     """
     use_mesh = True
     if active.compile_only:
         (args, kwargs), use_mesh = place_unsharded((args, kwargs))
+    if caches is not None:
+        caches.before_staging(fn, args, kwargs, trace_context(active, use_mesh))
     adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
     seconds: dict[str, float] = {}
     jaxpr = None
@@ -400,15 +405,26 @@ def _leaves(tree: Any) -> list[Any]:
     return list(jax.tree_util.tree_leaves(tree))
 
 
+def trace_context(active: ActiveConfig, use_mesh: bool = True) -> tuple[Any, Any]:
+    """``(default device, abstract mesh)``: what a staging on ``active`` runs under (None: not set).
+
+    :func:`_placement` sets them; both are in JAX's trace-cache key, so stagings that differ in
+    either never share a trace.
+    """
+    device = active.devices[0] if active.attached and not (active.compile_only and use_mesh) else None
+    return device, (active.abstract_mesh if use_mesh else None)
+
+
 @contextlib.contextmanager
 def _placement(active: ActiveConfig, use_mesh: bool = True) -> Iterator[None]:
     """Stage on the config's devices: under its mesh when it declares one and ``use_mesh``, else on its first."""
+    device, _ = trace_context(active, use_mesh)
     with contextlib.ExitStack() as stack:
         if active.config.partitioner is not None:
             shardy = active.config.partitioner == "shardy"
             stack.enter_context(jax_options.option_set("jax_use_shardy_partitioner", shardy))
-        if active.attached and not (active.compile_only and use_mesh):
-            stack.enter_context(jax.default_device(active.devices[0]))
+        if device is not None:
+            stack.enter_context(jax.default_device(device))
         if active.declares_mesh and use_mesh:
             use = jax.set_mesh if active.attached else jax.sharding.use_abstract_mesh
             stack.enter_context(use(active.mesh))
