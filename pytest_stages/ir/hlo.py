@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from pytest_stages.core.lazy import lazy_pattern
+
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
 # The opcodes of a collective, sync or an async start (``Instruction.collective`` is None for any other).
 COLLECTIVE_OPCODES = frozenset([*COLLECTIVES, *(f"{op}-start" for op in COLLECTIVES)])
@@ -58,7 +60,7 @@ _DEFINITION = re.compile(
 # "\n%fused.1 (p.1: f32[]) -> f32[] {" or "\nENTRY main.2 {" -> the whole header line (it has a space,
 # a name has none). Led by "\n" rather than a multiline "^": a literal first character makes the scan
 # faster (docs/performance.md), and one group makes ``findall`` give strings, not tuples.
-_DEFINED = re.compile(rf"\n[ \t]*+(?:ROOT[ \t]++)?({NAME}(?= = )|(?<=\n)(?:ENTRY[ \t]+)?{NAME} [({{][^\n]*)")
+_DEFINED = lazy_pattern(rf"\n[ \t]*+(?:ROOT[ \t]++)?({NAME}(?= = )|(?<=\n)(?:ENTRY[ \t]+)?{NAME} [({{][^\n]*)")
 # " tuple(" after a tuple shape -> opcode tuple
 _OPCODE = re.compile(r"\s+(?P<opcode>[a-z][\w-]*)\(")
 # "ENTRY %main.2 (p: f32[8]) -> f32[8] {" or lowered "region_0.1 {" -> entry, name
@@ -68,35 +70,35 @@ _PARAMETER = re.compile(rf"(?:\(|, )({NAME}): ")
 # "{1,0:T(8,128)S(1)}" in "f32[16,128]{1,0:T(8,128)S(1)}"
 _LAYOUT = re.compile(r"\{[^{}]*\}")
 # "bf16[8,<=16]" -> dtype bf16, dims "8,<=16"; "f8e4m3fn[4]" -> dtype f8e4m3fn
-_ARRAY = re.compile(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[^\]]*)\]")
+_ARRAY = lazy_pattern(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[^\]]*)\]")
 _KIND = re.compile(r"\bkind=(\w+)")
-_TARGET = re.compile(r'custom_call_target="([^"]*)"')
+_TARGET = lazy_pattern(r'custom_call_target="([^"]*)"')
 # "{0}: (1, {}, may-alias)" -> output "0", parameter 1, parameter index "", kind may-alias
-_ALIAS = re.compile(r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<parameter>\d+)(?:,\s*\{[\d,\s]*\})?(?:,\s*(?P<kind>[\w-]+))?")
+_ALIAS = lazy_pattern(r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<parameter>\d+)(?:,\s*\{[\d,\s]*\})?(?:,\s*(?P<kind>[\w-]+))?")
 _ALIAS_HEADER = "input_output_alias={"
 # "3 {file_location_id=2 parent_frame_id=1}" -> id 3, the rest
-_TABLE_ROW = re.compile(r"^(\d+) (.*)$")
+_TABLE_ROW = lazy_pattern(r"^(\d+) (.*)$")
 # "file_location_id=2" -> file_location_id, 2
-_FIELD = re.compile(r"(\w+)=(\d+)")
-_FRAME_ID = re.compile(r"stack_frame_id=(\d+)")
+_FIELD = lazy_pattern(r"(\w+)=(\d+)")
+_FRAME_ID = lazy_pattern(r"stack_frame_id=(\d+)")
 # source_file="/x/model.py" source_line=42 (older JAX's metadata, no tables)
-_SOURCE = re.compile(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
+_SOURCE = lazy_pattern(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
 _METADATA = ", metadata={"
 # "body=%region_0.1, condition=%region_1.2", "calls=%fused_computation.2", "to_apply=%add" -> the computations called
-_CALLED = re.compile(rf"\b(?:calls|to_apply|body|condition|true_computation|false_computation)=({NAME})")
+_CALLED = lazy_pattern(rf"\b(?:calls|to_apply|body|condition|true_computation|false_computation)=({NAME})")
 # "branch_computations={%branch_0, %branch_1}" -> "%branch_0, %branch_1"
-_BRANCHES = re.compile(r"\bbranch_computations=\{([^{}]*)\}")
+_BRANCHES = lazy_pattern(r"\bbranch_computations=\{([^{}]*)\}")
 # 'backend_config={..."known_trip_count":{"n":"12"}...}' -> 12 (compiled HLO, where XLA knows it)
-_TRIP_COUNT = re.compile(r'"known_trip_count":\{"n":"(\d+)"\}')
+_TRIP_COUNT = lazy_pattern(r'"known_trip_count":\{"n":"(\d+)"\}')
 _REPLICA_GROUPS = "replica_groups="
 # The iota form of replica groups: "[2,4]<=[8]", "[4,2]<=[2,4]T(1,0)" (groups x size <= dims, transposed).
-_IOTA = re.compile(r"\[(?P<groups>[\d,]+)\]<=\[(?P<dims>[\d,]+)\](?:T\((?P<perm>[\d,]+)\))?")
+_IOTA = lazy_pattern(r"\[(?P<groups>[\d,]+)\]<=\[(?P<dims>[\d,]+)\](?:T\((?P<perm>[\d,]+)\))?")
 # One explicit group: "{0,1,2,3}" of "{{0,1,2,3},{4,5,6,7}}".
-_GROUP = re.compile(r"\{([\d,\s]*)\}")
+_GROUP = lazy_pattern(r"\{([\d,\s]*)\}")
 # The cross-slice half of a collective on TPU: 'send(...), ..., _xla_megascale_transfer_type="ALL_REDUCE"'.
-_MEGASCALE = re.compile(r'_xla_megascale_transfer_type="(\w+)"')
+_MEGASCALE = lazy_pattern(r'_xla_megascale_transfer_type="(\w+)"')
 # "condition=%region_1.2, body=%region_0.1" -> ("condition", "%region_1.2"), ("body", "%region_0.1")
-_LOOP_PARTS = re.compile(rf"\b(body|condition)=({NAME})")
+_LOOP_PARTS = lazy_pattern(rf"\b(body|condition)=({NAME})")
 _BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]")}
 
 
