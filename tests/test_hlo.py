@@ -12,6 +12,7 @@ from jax.sharding import PartitionSpec as P
 
 from pytest_stages.check.drift import compare_text
 from pytest_stages.check.message import details
+from pytest_stages.ir import frames as debug_frames
 from pytest_stages.ir import hlo
 from pytest_stages.ir.normalize import normalize_hlo
 from pytest_stages.ir.textdiff import edit_script
@@ -109,12 +110,12 @@ def test_lowered_hlo_names_have_no_percent_sign():
 def test_stack_frames_lead_back_to_the_traced_line():
     text = jax.jit(_scaled).trace(jax.ShapeDtypeStruct((8,), F32)).lower().compile().as_text()
     body, tables = hlo.split_tables(text.splitlines())
-    frames = hlo.StackFrames.parse(tables)
+    table = debug_frames.StackFrames.parse(tables)
     assert not set(hlo.TABLES) & {line.strip() for line in body}
     sine = next(line for line in body if " sine(" in line)
-    innermost = next(frames.chain(hlo.stack_frame_id(sine)))
-    assert innermost == hlo.Frame(__file__, _scaled.__code__.co_firstlineno + 1, "_scaled")
-    assert hlo.stack_frame_id("  %p = f32[8]{0} parameter(0)") is None
+    innermost = next(table.chain(debug_frames.stack_frame_id(sine)))
+    assert innermost == debug_frames.Frame(__file__, _scaled.__code__.co_firstlineno + 1, "_scaled")
+    assert debug_frames.stack_frame_id("  %p = f32[8]{0} parameter(0)") is None
 
 
 def test_hand_written_stack_frames_follow_parents_and_stop_at_cycles():
@@ -133,14 +134,17 @@ def test_hand_written_stack_frames_follow_parents_and_stop_at_cycles():
             "4 {file_location_id=1 parent_frame_id=4}",
         ],
     }
-    frames = hlo.StackFrames.parse(tables)
+    table = debug_frames.StackFrames.parse(tables)
     # A parent is printed as its id + 1: frame 2 is called from frame 1; frames 3 and 4 call each other.
-    assert list(frames.chain(2)) == [hlo.Frame("/src/model.py", 7, "layer"), hlo.Frame('/src/a "b".py', 3, "main")]
-    assert list(frames.chain(3)) == [None, hlo.Frame("/src/model.py", 7, "layer")]
-    assert list(frames.chain(9)) == []
+    assert list(table.chain(2)) == [
+        debug_frames.Frame("/src/model.py", 7, "layer"),
+        debug_frames.Frame('/src/a "b".py', 3, "main"),
+    ]
+    assert list(table.chain(3)) == [None, debug_frames.Frame("/src/model.py", 7, "layer")]
+    assert list(table.chain(9)) == []
     line = '  %x = f32[] add(%a, %b), metadata={op_name="add" source_file="/src/m.py" source_line=12}'
-    assert hlo.source_position(line) == hlo.Frame("/src/m.py", 12)
-    assert hlo.stack_frame_id(line) is None
+    assert debug_frames.source_position(line) == debug_frames.Frame("/src/m.py", 12)
+    assert debug_frames.stack_frame_id(line) is None
 
 
 def test_tuple_shapes_at_any_depth_keep_their_opcode():
