@@ -13,7 +13,7 @@ from jax.sharding import PartitionSpec as P
 from pytest_stages.check.drift import compare_text
 from pytest_stages.check.message import details
 from pytest_stages.ir import frames as debug_frames
-from pytest_stages.ir import hlo
+from pytest_stages.ir import hlo, hlo_records
 from pytest_stages.ir.normalize import normalize_hlo
 from pytest_stages.ir.textdiff import edit_script
 
@@ -84,16 +84,16 @@ def test_a_compiled_module_gives_each_instruction_its_computation():
 
 def test_donated_inputs_show_in_the_aliasing_header():
     assert hlo.aliases(_donating_text()) == (
-        hlo.Alias((0,), 0, "may-alias"),
-        hlo.Alias((1,), 1, "may-alias"),
+        hlo_records.Alias((0,), 0, "may-alias"),
+        hlo_records.Alias((1,), 1, "may-alias"),
     )
 
 
 def test_a_sharded_module_has_its_collectives_with_bytes():
     text = _sharded_text()
     assert hlo.collectives(text) == [
-        hlo.Collective("all-reduce", "f32[16]", 64),
-        hlo.Collective("all-gather", "f32[64]", 256),
+        hlo_records.Collective("all-reduce", "f32[16]", 64),
+        hlo_records.Collective("all-gather", "f32[64]", 256),
     ]
     assert hlo.opcode_counts(text)["all-reduce"] == hlo.opcode_counts(text)["all-gather"] == 1
     assert hlo.count_opcode(text, "fusion") == hlo.opcode_counts(text)["fusion"]
@@ -164,9 +164,9 @@ def test_async_collectives_count_once_with_what_they_produce():
     """The result in a start's tuple, as its ``-done`` returns it: the async form reads as the sync one."""
     text = "\n".join([ASYNC_REDUCE_SCATTER, REDUCE_SCATTER_DONE, TPU_ALL_GATHER, TPU_ASYNC_ALL_GATHER])
     assert hlo.collectives(text) == [
-        hlo.Collective("reduce-scatter", "f32[16,128]", 16 * 128 * 4),
-        hlo.Collective("all-gather", "bf16[16,256]", 16 * 256 * 2),
-        hlo.Collective("all-gather", "f32[64]", 64 * 4),
+        hlo_records.Collective("reduce-scatter", "f32[16,128]", 16 * 128 * 4),
+        hlo_records.Collective("all-gather", "bf16[16,256]", 16 * 256 * 2),
+        hlo_records.Collective("all-gather", "f32[64]", 64 * 4),
     ]
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).collective is None
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).shape == "f32[16,128]"
@@ -174,7 +174,7 @@ def test_async_collectives_count_once_with_what_they_produce():
     combined = hlo.parse_instruction(
         "  %all-reduce-start = (f32[8]{0}, f32[4]{0}) all-reduce-start(%a, %b), to_apply=%add"
     )
-    assert combined.collective == hlo.Collective("all-reduce", "(f32[8], f32[4])", 8 * 4 + 4 * 4)
+    assert combined.collective == hlo_records.Collective("all-reduce", "(f32[8], f32[4])", 8 * 4 + 4 * 4)
 
 
 def test_tuple_elements_split_at_the_top_level_only():
@@ -197,9 +197,9 @@ def test_several_aliases_in_the_module_header():
         " entry_computation_layout={(f32[4]{0})->f32[4]{0}}\n\nENTRY %main (p: f32[4]) -> f32[4] {\n"
     )
     assert hlo.aliases(header) == (
-        hlo.Alias((0,), 0, "may-alias"),
-        hlo.Alias((1, 2), 3, "must-alias"),
-        hlo.Alias((), 1, ""),
+        hlo_records.Alias((0,), 0, "may-alias"),
+        hlo_records.Alias((1, 2), 3, "must-alias"),
+        hlo_records.Alias((), 1, ""),
     )
     assert hlo.aliases("HloModule m, entry_computation_layout={()->f32[]}\n") == ()
 

@@ -27,6 +27,7 @@ ON_DEMAND = {
     "pytest_stages.hooks.chip_schedule",
     "pytest_stages.ir.alpha",
     "pytest_stages.ir.frames",
+    "pytest_stages.ir.hlo_records",
     "pytest_stages.ir.rename",
     "pytest_stages.ir.sources",
     "pytest_stages.ir.textdiff",

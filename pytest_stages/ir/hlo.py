@@ -7,7 +7,8 @@ module's ``input_output_alias`` header and where the debug info's stack-frame ta
 (:mod:`~pytest_stages.ir.frames` reads them, apart: only source attribution needs it). The
 op analysis, the drift summary, the renumbering-proof diff and source attribution all
 read HLO through it, so that they agree on what a line means. Pure functions over text;
-results are immutable plain data (frozen dataclasses, a named tuple per instruction).
+results are immutable plain data (frozen dataclasses, in :mod:`~pytest_stages.ir.hlo_records`; a named
+tuple per instruction).
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from pytest_stages.core.lazy import lazy_pattern
+from pytest_stages.ir import hlo_records_
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
 # The opcodes of a collective, sync or an async start (``Instruction.collective`` is None for any other).
@@ -95,15 +96,6 @@ _LOOP_PARTS = lazy_pattern(rf"\b(body|condition)=({NAME})")
 _BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]")}
 
 
-@dataclass(frozen=True)
-class Collective:
-    """A collective op with the shape it produces and that shape's bytes."""
-
-    op: str
-    shape: str
-    bytes: int
-
-
 class Instruction(NamedTuple):
     """One instruction line: ``ROOT %t = (f32[4]{0}, f32[]) tuple(%a, %b)``.
 
@@ -135,7 +127,7 @@ class Instruction(NamedTuple):
         return target[1] if target else None
 
     @property
-    def collective(self) -> Collective | None:
+    def collective(self) -> hlo_records_.Collective | None:
         """The collective this is, else None: an async ``all-gather-start`` is one, its ``-done`` not.
 
         Its shape and bytes are those of what it produces, so that the async and the sync form
@@ -150,39 +142,10 @@ class Instruction(NamedTuple):
         if op != self.opcode and op in _OPERANDS_FIRST and shape.startswith("("):
             elements = tuple_elements(shape)
             shape = elements[1] if len(elements) > 1 else shape
-        return Collective(op, shape, shape_bytes(shape))
+        return hlo_records_.Collective(op, shape, shape_bytes(shape))
 
 
 _new_instruction = tuple.__new__
-
-
-@dataclass(frozen=True)
-class LoopCollective:
-    """A collective run on each iteration of a loop: what it produces, its bytes, and who takes part.
-
-    ``replica_groups`` is the instruction's text for it (``{{0,1},{2,3}}``, ``[4,2]<=[8]``, or
-    ``mesh[...]`` with the mesh axes), "" where it has none.
-    """
-
-    op: str
-    shape: str
-    bytes: int
-    replica_groups: str
-
-
-@dataclass(frozen=True)
-class Loop:
-    """A ``while`` (a ``lax.scan``, ``fori_loop`` or ``while_loop``) and the collectives of its iterations.
-
-    ``collectives`` are those of its body and condition and of every computation they reach, except
-    those of a loop nested inside it (listed under that loop). ``trip_count`` is XLA's
-    ``known_trip_count``, None where XLA does not know it (a ``while_loop``, lowered HLO).
-    """
-
-    name: str
-    body: str
-    trip_count: int | None
-    collectives: tuple[LoopCollective, ...]
 
 
 class Computation(NamedTuple):
@@ -195,15 +158,6 @@ class Computation(NamedTuple):
     name: str
     entry: bool
     parameters: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Alias:
-    """One entry of ``input_output_alias={ {1}: (0, {}, may-alias) }``: output ``(1,)`` reuses parameter 0."""
-
-    output: tuple[int, ...]
-    parameter: int
-    kind: str
 
 
 def parse_instruction(line: str, computation: str = "", entry: bool = False) -> Instruction | None:
@@ -294,7 +248,7 @@ def count_opcode(text: str, opcode: str) -> int:
     return text.count(f" {opcode}(")
 
 
-def collectives(text: str) -> list[Collective]:
+def collectives(text: str) -> list[hlo_records_.Collective]:
     """The collectives of an HLO text, in order (a text naming none is not parsed)."""
     if not any(op in text for op in COLLECTIVES):
         return []
@@ -304,7 +258,7 @@ def collectives(text: str) -> list[Collective]:
 class NetworkCollective(NamedTuple):
     """A collective, whether it crosses slices, and how often it runs per call (the trip counts of its loops)."""
 
-    collective: Collective
+    collective: hlo_records_.Collective
     crosses: bool
     iterations: int = 1
 
@@ -328,7 +282,7 @@ def network_collectives(text: str, slices: Sequence[int]) -> list[NetworkCollect
             if kind:
                 shape = tuple_elements(instruction.shape)[0] if instruction.shape.startswith("(") else instruction.shape
                 op = kind[1].lower().replace("_", "-")
-                found.append(NetworkCollective(Collective(op, shape, shape_bytes(shape)), True, times))
+                found.append(NetworkCollective(hlo_records_.Collective(op, shape, shape_bytes(shape)), True, times))
             continue
         collective = instruction.collective
         if collective is not None:
@@ -384,7 +338,7 @@ def _crosses(groups: tuple[tuple[int, ...], ...], slices: Sequence[int]) -> bool
     return any(len({slices[k] for k in group if k < len(slices)}) > 1 for group in groups)
 
 
-def loops(text: str) -> tuple[Loop, ...]:
+def loops(text: str) -> tuple[hlo_records_.Loop, ...]:
     """The while loops of an HLO text, in order, each with the collectives that run on every iteration.
 
     A collective belongs to the innermost loop whose body (or condition) reaches its computation
@@ -400,7 +354,9 @@ def loops(text: str) -> tuple[Loop, ...]:
         body = next((name for key, name in _LOOP_PARTS.findall(loop.rest) if key == "body"), "")
         trip = _TRIP_COUNT.search(loop.rest)
         members = [i for computation, kept in placed.items() if owner[computation] == k for i in kept]
-        found.append(Loop(loop.name, body, int(trip[1]) if trip else None, tuple(map(_loop_collective, members))))
+        found.append(
+            hlo_records_.Loop(loop.name, body, int(trip[1]) if trip else None, tuple(map(_loop_collective, members)))
+        )
     return tuple(found)
 
 
@@ -439,10 +395,10 @@ def _reached(start: Iterable[str], calls: Mapping[str, set[str]]) -> set[str]:
     return seen
 
 
-def _loop_collective(instruction: Instruction) -> LoopCollective:
+def _loop_collective(instruction: Instruction) -> hlo_records_.LoopCollective:
     collective = instruction.collective
     assert collective is not None
-    return LoopCollective(
+    return hlo_records_.LoopCollective(
         collective.op, collective.shape, collective.bytes, _attribute(instruction.rest, _REPLICA_GROUPS)
     )
 
@@ -491,7 +447,7 @@ def shape_bytes(shape: str) -> int:
     return (total_bits + 7) // 8
 
 
-def aliases(text: str) -> tuple[Alias, ...]:
+def aliases(text: str) -> tuple[hlo_records_.Alias, ...]:
     """The entries of the module header's ``input_output_alias={...}`` (its first line)."""
     header = text.split("\n", 1)[0]
     start = header.find(_ALIAS_HEADER)
@@ -500,7 +456,7 @@ def aliases(text: str) -> tuple[Alias, ...]:
     start += len(_ALIAS_HEADER) - 1
     end = _balanced_end(header, start)
     return tuple(
-        Alias(_indexes(match["output"]), int(match["parameter"]), match["kind"] or "")
+        hlo_records_.Alias(_indexes(match["output"]), int(match["parameter"]), match["kind"] or "")
         for match in _ALIAS.finditer(header, start + 1, end if end > 0 else len(header))
     )
 
