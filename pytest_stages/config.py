@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from pytest_stages.analyse.analyses import MEMORY_FIELDS
 from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
 from pytest_stages.core.errors import ConfigError as ConfigError  # noqa: PLC0414  (re-exported: callers catch it from here)
+from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.core.units import parse_size
 
 # Staged tests between two drops of JAX's caches under clear_caches = "auto": it bounds the memory
@@ -35,7 +36,7 @@ DEFAULT_DIFF_LINES = 60
 # Metrics a tolerance can name: the judged cost figures, every memory figure, or "default".
 TOLERANCE_METRICS = ("default", "flops", "transcendentals", "bytes accessed", *MEMORY_FIELDS)
 # The per-operand part of a cost figure: ``bytes accessed0{}``, ``bytes accessedout{1}`` -> ``bytes accessed``.
-OPERAND_PART = re.compile(r"(?:\d+|out)\{[^{}]*\}$")
+OPERAND_PART = lazy_pattern(r"(?:\d+|out)\{[^{}]*\}$")
 _T = TypeVar("_T")
 _D = TypeVar("_D")
 # pytest's INI configuration files, and a pytest-stages section in one (which is never read).

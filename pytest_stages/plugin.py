@@ -31,7 +31,7 @@ from pytest_stages.hooks import collection, per_test, reporter
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
-from pytest_stages.hooks.stash import CHIP, COMPILES, OBSERVER, SESSION, SNAPSHOT
+from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, OBSERVER, SESSION, SNAPSHOT
 from pytest_stages.report import render
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
@@ -464,9 +464,7 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     """
     session = request.config.stash[SESSION]
     item = request.node
-    snapshot = per_test.make_snapshot(
-        session, item, stage_config, per_test.folder_for(session, item, stage_config.name)
-    )
+    snapshot = per_test.make_snapshot(session, item, stage_config, per_test.folder_of(session, item, stage_config.name))
 
     def call(
         fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any
@@ -594,7 +592,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
     def folder_of(item: pytest.Item) -> str | None:
         folder = item_folder(stages, item)
-        return folder.relative.as_posix() if folder is not None else None
+        if folder is None:
+            return None
+        item.stash[FOLDER] = folder  # the stage_snapshot fixture reads it back (per_test.folder_of)
+        return folder.relative.as_posix()
 
     observer = session.config.stash.get(OBSERVER, None)
     if observer is None:  # inert: nothing collected stages

@@ -12,7 +12,8 @@ from jax.sharding import PartitionSpec as P
 
 from pytest_stages.check.drift import compare_text
 from pytest_stages.check.message import details
-from pytest_stages.ir import hlo
+from pytest_stages.ir import frames as debug_frames
+from pytest_stages.ir import hlo, hlo_records
 from pytest_stages.ir.normalize import normalize_hlo
 from pytest_stages.ir.textdiff import edit_script
 
@@ -83,16 +84,16 @@ def test_a_compiled_module_gives_each_instruction_its_computation():
 
 def test_donated_inputs_show_in_the_aliasing_header():
     assert hlo.aliases(_donating_text()) == (
-        hlo.Alias((0,), 0, "may-alias"),
-        hlo.Alias((1,), 1, "may-alias"),
+        hlo_records.Alias((0,), 0, "may-alias"),
+        hlo_records.Alias((1,), 1, "may-alias"),
     )
 
 
 def test_a_sharded_module_has_its_collectives_with_bytes():
     text = _sharded_text()
     assert hlo.collectives(text) == [
-        hlo.Collective("all-reduce", "f32[16]", 64),
-        hlo.Collective("all-gather", "f32[64]", 256),
+        hlo_records.Collective("all-reduce", "f32[16]", 64),
+        hlo_records.Collective("all-gather", "f32[64]", 256),
     ]
     assert hlo.opcode_counts(text)["all-reduce"] == hlo.opcode_counts(text)["all-gather"] == 1
     assert hlo.count_opcode(text, "fusion") == hlo.opcode_counts(text)["fusion"]
@@ -109,12 +110,12 @@ def test_lowered_hlo_names_have_no_percent_sign():
 def test_stack_frames_lead_back_to_the_traced_line():
     text = jax.jit(_scaled).trace(jax.ShapeDtypeStruct((8,), F32)).lower().compile().as_text()
     body, tables = hlo.split_tables(text.splitlines())
-    frames = hlo.StackFrames.parse(tables)
+    table = debug_frames.StackFrames.parse(tables)
     assert not set(hlo.TABLES) & {line.strip() for line in body}
     sine = next(line for line in body if " sine(" in line)
-    innermost = next(frames.chain(hlo.stack_frame_id(sine)))
-    assert innermost == hlo.Frame(__file__, _scaled.__code__.co_firstlineno + 1, "_scaled")
-    assert hlo.stack_frame_id("  %p = f32[8]{0} parameter(0)") is None
+    innermost = next(table.chain(debug_frames.stack_frame_id(sine)))
+    assert innermost == debug_frames.Frame(__file__, _scaled.__code__.co_firstlineno + 1, "_scaled")
+    assert debug_frames.stack_frame_id("  %p = f32[8]{0} parameter(0)") is None
 
 
 def test_hand_written_stack_frames_follow_parents_and_stop_at_cycles():
@@ -133,14 +134,17 @@ def test_hand_written_stack_frames_follow_parents_and_stop_at_cycles():
             "4 {file_location_id=1 parent_frame_id=4}",
         ],
     }
-    frames = hlo.StackFrames.parse(tables)
+    table = debug_frames.StackFrames.parse(tables)
     # A parent is printed as its id + 1: frame 2 is called from frame 1; frames 3 and 4 call each other.
-    assert list(frames.chain(2)) == [hlo.Frame("/src/model.py", 7, "layer"), hlo.Frame('/src/a "b".py', 3, "main")]
-    assert list(frames.chain(3)) == [None, hlo.Frame("/src/model.py", 7, "layer")]
-    assert list(frames.chain(9)) == []
+    assert list(table.chain(2)) == [
+        debug_frames.Frame("/src/model.py", 7, "layer"),
+        debug_frames.Frame('/src/a "b".py', 3, "main"),
+    ]
+    assert list(table.chain(3)) == [None, debug_frames.Frame("/src/model.py", 7, "layer")]
+    assert list(table.chain(9)) == []
     line = '  %x = f32[] add(%a, %b), metadata={op_name="add" source_file="/src/m.py" source_line=12}'
-    assert hlo.source_position(line) == hlo.Frame("/src/m.py", 12)
-    assert hlo.stack_frame_id(line) is None
+    assert debug_frames.source_position(line) == debug_frames.Frame("/src/m.py", 12)
+    assert debug_frames.stack_frame_id(line) is None
 
 
 def test_tuple_shapes_at_any_depth_keep_their_opcode():
@@ -160,9 +164,9 @@ def test_async_collectives_count_once_with_what_they_produce():
     """The result in a start's tuple, as its ``-done`` returns it: the async form reads as the sync one."""
     text = "\n".join([ASYNC_REDUCE_SCATTER, REDUCE_SCATTER_DONE, TPU_ALL_GATHER, TPU_ASYNC_ALL_GATHER])
     assert hlo.collectives(text) == [
-        hlo.Collective("reduce-scatter", "f32[16,128]", 16 * 128 * 4),
-        hlo.Collective("all-gather", "bf16[16,256]", 16 * 256 * 2),
-        hlo.Collective("all-gather", "f32[64]", 64 * 4),
+        hlo_records.Collective("reduce-scatter", "f32[16,128]", 16 * 128 * 4),
+        hlo_records.Collective("all-gather", "bf16[16,256]", 16 * 256 * 2),
+        hlo_records.Collective("all-gather", "f32[64]", 64 * 4),
     ]
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).collective is None
     assert hlo.parse_instruction(REDUCE_SCATTER_DONE).shape == "f32[16,128]"
@@ -170,7 +174,7 @@ def test_async_collectives_count_once_with_what_they_produce():
     combined = hlo.parse_instruction(
         "  %all-reduce-start = (f32[8]{0}, f32[4]{0}) all-reduce-start(%a, %b), to_apply=%add"
     )
-    assert combined.collective == hlo.Collective("all-reduce", "(f32[8], f32[4])", 8 * 4 + 4 * 4)
+    assert combined.collective == hlo_records.Collective("all-reduce", "(f32[8], f32[4])", 8 * 4 + 4 * 4)
 
 
 def test_tuple_elements_split_at_the_top_level_only():
@@ -193,9 +197,9 @@ def test_several_aliases_in_the_module_header():
         " entry_computation_layout={(f32[4]{0})->f32[4]{0}}\n\nENTRY %main (p: f32[4]) -> f32[4] {\n"
     )
     assert hlo.aliases(header) == (
-        hlo.Alias((0,), 0, "may-alias"),
-        hlo.Alias((1, 2), 3, "must-alias"),
-        hlo.Alias((), 1, ""),
+        hlo_records.Alias((0,), 0, "may-alias"),
+        hlo_records.Alias((1, 2), 3, "must-alias"),
+        hlo_records.Alias((), 1, ""),
     )
     assert hlo.aliases("HloModule m, entry_computation_layout={()->f32[]}\n") == ()
 

@@ -10,12 +10,13 @@ holds where).
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
 from conftest import SIMPLE_TEST
 
-from pytest_stages.core.lazy import lazy_module
+from pytest_stages.core.lazy import lazy_module, lazy_pattern
 
 # Imported only when an artifact differs, a test fails or a report or extension asks for them.
 ON_DEMAND = {
@@ -25,14 +26,18 @@ ON_DEMAND = {
     "pytest_stages.check.message",
     "pytest_stages.hooks.chip_schedule",
     "pytest_stages.ir.alpha",
+    "pytest_stages.ir.frames",
+    "pytest_stages.ir.hlo_records",
     "pytest_stages.ir.rename",
     "pytest_stages.ir.sources",
     "pytest_stages.ir.textdiff",
     "pytest_stages.report.baseline",
     "pytest_stages.report.html_report",
     "pytest_stages.report.merge",
+    "pytest_stages.report.refusal_text",
     "pytest_stages.store.extensions",
     "pytest_stages.store.pending",
+    "pytest_stages.store.refusals",
     "deepdiff",
 }
 
@@ -87,3 +92,20 @@ def test_a_late_module_that_is_not_installed_fails_at_its_first_read():
     late = lazy_module("pytest_stages_no_such_module")
     with pytest.raises(ModuleNotFoundError, match="pytest_stages_no_such_module"):
         _ = late.anything
+
+
+def test_a_late_pattern_is_compiled_at_its_first_use_and_then_matches_as_re_compile_does():
+    late = lazy_pattern(r"(?P<name>[a-z]+\d*)\[(?P<dims>[^\]]*)\]", re.ASCII)
+    assert repr(late).startswith("<lazy pattern ")
+    compiled = re.compile(r"(?P<name>[a-z]+\d*)\[(?P<dims>[^\]]*)\]", re.ASCII)
+    text = "f32[8,4] s32[] x"
+    assert late.search(text)[0] == compiled.search(text)[0] == "f32[8,4]"
+    assert late.findall(text) == compiled.findall(text)
+    assert late.sub("T", text) == compiled.sub("T", text)
+    assert late.flags == compiled.flags and late.groupindex == compiled.groupindex
+
+
+def test_a_late_pattern_is_not_compiled_before_its_first_use():
+    broken = lazy_pattern("(unclosed")  # compiling it raises: made eagerly, this line would
+    with pytest.raises(re.error, match="missing \\)"):
+        broken.search("x")

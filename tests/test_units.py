@@ -26,7 +26,7 @@ from pytest_stages.check.message import details
 from pytest_stages.check.placement import compare_placement
 from pytest_stages.config import ConfigError, parse_configs, parse_settings
 from pytest_stages.core.units import format_bytes
-from pytest_stages.ir import hlo
+from pytest_stages.ir import hlo, hlo_records
 from pytest_stages.ir.normalize import normalize_jaxpr, tidy_kept
 from pytest_stages.ir.sources import Location, describe_all, preferred
 from pytest_stages.stage.cache_clearing import AUTO_PERIOD, CacheClearing, trace_key
@@ -210,7 +210,7 @@ def test_ops_parses_real_shapes_and_collectives():
     assert result["fusions"] == {"kLoop": 1} and result["fusion_count"] == 1
     assert result["entry"] == {"parameters": ["f32[16,512]"], "output": "(f32[64,512], f32[])"}
     assert hlo.parse_instruction("  %cc = (f32[2]{0}, s32[]) custom-call(%p)").shape == "(f32[2], s32[])"
-    assert hlo.aliases(text) == (hlo.Alias((0,), 1, "may-alias"),)
+    assert hlo.aliases(text) == (hlo_records.Alias((0,), 1, "may-alias"),)
     assert hlo.shape_bytes("(bf16[8,8], pred[3])") == 131 and format_bytes(2048) == "2.0 KiB"
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pytest_stages import jax_compat
 from pytest_stages.analyse import jax
-from pytest_stages.ir import hlo
+from pytest_stages.ir import hlo, hlo_records_
 
 MEMORY_FIELDS = (
     "argument_size_in_bytes",
@@ -203,7 +203,7 @@ def slice_indices(compiled: Any) -> tuple[int, ...] | None:
     return None
 
 
-def loop_entry(loop: hlo.Loop) -> dict[str, Any]:
+def loop_entry(loop: hlo_records_.Loop) -> dict[str, Any]:
     """One while loop of ``ops.json``: XLA's trip count (None where unknown) and the collectives of each iteration.
 
     No names: a loop is known by its place in the module, so that renumbering does not drift it.

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pytest_stages import jax_compat
+from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.ir.kernels import kernels
 
 SOURCE = "the jaxpr's pallas_call equations (grid_mapping, compiler_params, cost_estimate)"
@@ -26,7 +27,7 @@ VMEM_RULE = (
 )
 # Kernel custom calls in StableHLO: Mosaic TPU, Triton (Pallas GPU) and Mosaic GPU.
 KERNEL_CALL = re.compile(r"stablehlo\.custom_call @(tpu_custom_call|__gpu\$xla\.gpu\.triton|mosaic_gpu\w*)\(.*$", re.M)
-_KERNEL_NAME = re.compile(r'\b(?:kernel_)?name = "([^"]*)"')
+_KERNEL_NAME = lazy_pattern(r'\b(?:kernel_)?name = "([^"]*)"')
 NOT_IN_VMEM = ("any", "hbm", "smem", "semaphore")
 
 

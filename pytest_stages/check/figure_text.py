@@ -7,12 +7,11 @@ for a program input, and the raw key stays beside the name in the details and in
 
 from __future__ import annotations
 
-import re
-
+from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.core.units import format_bytes, format_number, relative_change
 
 # A per-operand cost key: ``bytes accessed1{}`` -> ``1``; ``bytes accessedout{}`` -> ``out``.
-_OPERAND_KEY = re.compile(r"^bytes accessed(?P<operand>\d+|out)\{(?P<index>[^{}]*)\}$")
+_OPERAND_KEY = lazy_pattern(r"^bytes accessed(?P<operand>\d+|out)\{(?P<index>[^{}]*)\}$")
 # The prefix of a pre-optimization figure standing in for a compiled one: ``lowered flops``.
 LOWERED = "lowered "
 # Changes that round to nothing as a percentage are shown as absolute amounts.

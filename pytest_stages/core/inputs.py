@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import sys
 from pathlib import Path
 from typing import Any
+
+from pytest_stages.core.lazy import lazy_pattern
 
 # Deeper JSON than any file pytest-stages writes (a report nests about 6 levels) is refused.
 MAX_DEPTH = 100
@@ -28,8 +29,8 @@ MAX_BYTES = 1 << 30
 _FLOAT_MAX = int(sys.float_info.max)
 _FLOAT_DIGITS = 309
 # A JSON string (in text that parsed), and a run of characters that are no brackets.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STRING = lazy_pattern(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = lazy_pattern(r"[^\[\]{}]+")
 
 
 class InputError(ValueError):

@@ -14,13 +14,16 @@ their top), written as::
 and the layer's modules import that name (``from pytest_stages.stage import jax``) and use its
 attributes. No function body imports (tests/test_layout.py holds both rules, and that each
 ``lazy_module`` name matches its ``TYPE_CHECKING`` import); docs/architecture.md, "Lazy imports".
+Its kin :func:`lazy_pattern` compiles a module's regular expression at its first use.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from types import ModuleType
+from typing import cast
 
 
 class _LazyModule(ModuleType):
@@ -43,3 +46,37 @@ class _LazyModule(ModuleType):
 def lazy_module(name: str) -> ModuleType:
     """The module ``name``, imported when one of its attributes is first read (an ImportError is raised then)."""
     return _LazyModule(name)
+
+
+class _LazyPattern:
+    """Stands for ``re.compile(pattern, flags)``, compiled at its first use (see :func:`lazy_pattern`).
+
+    The first attribute read compiles it and keeps its matching methods on this object, so that
+    every later ``search``/``match``/``sub``... is a plain attribute read of the compiled pattern's.
+    """
+
+    _METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._pattern = pattern
+        self._flags = flags
+
+    def __getattr__(self, attribute: str) -> object:
+        compiled = re.compile(self._pattern, self._flags)
+        for method in self._METHODS:
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, attribute)
+
+    def __repr__(self) -> str:
+        return f"<lazy pattern {self._pattern!r}>"
+
+
+def lazy_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, compiled when first used: for a module's patterns that a run may never use.
+
+    Compiling a regular expression is Python code (``re._compiler``), ~0.5 M instructions for one of
+    the HLO reader's; a compare whose calls match their snapshots uses few of the patterns the
+    failure paths (drift, source lines, kernels) need. Use it through its methods only (``re.sub``
+    and the like want a real pattern).
+    """
+    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))

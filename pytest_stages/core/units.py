@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from pytest_stages.core.errors import ConfigError
+from pytest_stages.core.lazy import lazy_pattern
 
 _UNITS = {
     "b": 1,
@@ -19,7 +20,7 @@ _UNITS = {
     "gib": 2**30,
     "tib": 2**40,
 }
-_SIZE = re.compile(r"^\s*(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[a-z]*)\s*$", re.IGNORECASE)
+_SIZE = lazy_pattern(r"^\s*(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[a-z]*)\s*$", re.IGNORECASE)
 
 
 def relative_change(old: float, new: float) -> float:

@@ -18,7 +18,7 @@ from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.budgets import budget_for, parse_budget
 from pytest_stages.config import ConfigError, parse_choices, parse_tolerances
 from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.hooks.stash import CHIP, COMPILES, SNAPSHOT
+from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, SNAPSHOT
 from pytest_stages.run.runner import StageSnapshot, StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage.chip import ChipHeld
@@ -177,6 +177,12 @@ def folder_for(session: StagesSession, item: pytest.Item, config_name: str) -> S
         if ident:
             test += f"[{ident}]"
     return SnapshotFolder(session.store.root, module, test, config_name)
+
+
+def folder_of(session: StagesSession, item: pytest.Item, config_name: str) -> SnapshotFolder:
+    """:func:`folder_for`, read back where collection already worked it out for this config (same fields)."""
+    found = item.stash.get(FOLDER, None)
+    return found if found is not None and found.config == config_name else folder_for(session, item, config_name)
 
 
 def check_chip(config: pytest.Config, config_name: str) -> None:

@@ -8,9 +8,11 @@ from pytest_stages.hooks.observe import Observer
 from pytest_stages.run.runner import StageSnapshot, StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage.chip import ChipPlan
+from pytest_stages.store.storage import SnapshotFolder
 
 SESSION = pytest.StashKey[StagesSession]()
 SNAPSHOT = pytest.StashKey[StageSnapshot]()
 OBSERVER = pytest.StashKey[Observer]()
 COMPILES = pytest.StashKey[StageCompiles]()
+FOLDER = pytest.StashKey[SnapshotFolder]()  # an item's snapshot folder, as collection worked it out
 CHIP = pytest.StashKey[ChipPlan]()  # what this process decided about an attached accelerator

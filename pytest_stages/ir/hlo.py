@@ -3,10 +3,12 @@
 Lowered (``Lowered.as_text(dialect="hlo")``) and compiled (``Compiled.as_text()``) HLO
 are read here and nowhere else: instruction lines (name, shape, opcode), shapes with
 tuples at any depth, layouts, bytes, fusion kinds, custom-call targets, collectives, the
-module's ``input_output_alias`` header and the stack-frame tables of the debug info. The
+module's ``input_output_alias`` header and where the debug info's stack-frame tables are
+(:mod:`~pytest_stages.ir.frames` reads them, apart: only source attribution needs it). The
 op analysis, the drift summary, the renumbering-proof diff and source attribution all
 read HLO through it, so that they agree on what a line means. Pure functions over text;
-results are immutable plain data (frozen dataclasses, a named tuple per instruction).
+results are immutable plain data (frozen dataclasses, in :mod:`~pytest_stages.ir.hlo_records`; a named
+tuple per instruction).
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
+
+from pytest_stages.core.lazy import lazy_pattern
+from pytest_stages.ir import hlo_records_
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
 # The opcodes of a collective, sync or an async start (``Instruction.collective`` is None for any other).
@@ -58,7 +62,7 @@ _DEFINITION = re.compile(
 # "\n%fused.1 (p.1: f32[]) -> f32[] {" or "\nENTRY main.2 {" -> the whole header line (it has a space,
 # a name has none). Led by "\n" rather than a multiline "^": a literal first character makes the scan
 # faster (docs/performance.md), and one group makes ``findall`` give strings, not tuples.
-_DEFINED = re.compile(rf"\n[ \t]*+(?:ROOT[ \t]++)?({NAME}(?= = )|(?<=\n)(?:ENTRY[ \t]+)?{NAME} [({{][^\n]*)")
+_DEFINED = lazy_pattern(rf"\n[ \t]*+(?:ROOT[ \t]++)?({NAME}(?= = )|(?<=\n)(?:ENTRY[ \t]+)?{NAME} [({{][^\n]*)")
 # " tuple(" after a tuple shape -> opcode tuple
 _OPCODE = re.compile(r"\s+(?P<opcode>[a-z][\w-]*)\(")
 # "ENTRY %main.2 (p: f32[8]) -> f32[8] {" or lowered "region_0.1 {" -> entry, name
@@ -68,45 +72,28 @@ _PARAMETER = re.compile(rf"(?:\(|, )({NAME}): ")
 # "{1,0:T(8,128)S(1)}" in "f32[16,128]{1,0:T(8,128)S(1)}"
 _LAYOUT = re.compile(r"\{[^{}]*\}")
 # "bf16[8,<=16]" -> dtype bf16, dims "8,<=16"; "f8e4m3fn[4]" -> dtype f8e4m3fn
-_ARRAY = re.compile(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[^\]]*)\]")
+_ARRAY = lazy_pattern(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[^\]]*)\]")
 _KIND = re.compile(r"\bkind=(\w+)")
-_TARGET = re.compile(r'custom_call_target="([^"]*)"')
+_TARGET = lazy_pattern(r'custom_call_target="([^"]*)"')
 # "{0}: (1, {}, may-alias)" -> output "0", parameter 1, parameter index "", kind may-alias
-_ALIAS = re.compile(r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<parameter>\d+)(?:,\s*\{[\d,\s]*\})?(?:,\s*(?P<kind>[\w-]+))?")
+_ALIAS = lazy_pattern(r"\{(?P<output>[\d,\s]*)\}:\s*\((?P<parameter>\d+)(?:,\s*\{[\d,\s]*\})?(?:,\s*(?P<kind>[\w-]+))?")
 _ALIAS_HEADER = "input_output_alias={"
-# "3 {file_location_id=2 parent_frame_id=1}" -> id 3, the rest
-_TABLE_ROW = re.compile(r"^(\d+) (.*)$")
-# "file_location_id=2" -> file_location_id, 2
-_FIELD = re.compile(r"(\w+)=(\d+)")
-_FRAME_ID = re.compile(r"stack_frame_id=(\d+)")
-# source_file="/x/model.py" source_line=42 (older JAX's metadata, no tables)
-_SOURCE = re.compile(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
-_METADATA = ", metadata={"
 # "body=%region_0.1, condition=%region_1.2", "calls=%fused_computation.2", "to_apply=%add" -> the computations called
-_CALLED = re.compile(rf"\b(?:calls|to_apply|body|condition|true_computation|false_computation)=({NAME})")
+_CALLED = lazy_pattern(rf"\b(?:calls|to_apply|body|condition|true_computation|false_computation)=({NAME})")
 # "branch_computations={%branch_0, %branch_1}" -> "%branch_0, %branch_1"
-_BRANCHES = re.compile(r"\bbranch_computations=\{([^{}]*)\}")
+_BRANCHES = lazy_pattern(r"\bbranch_computations=\{([^{}]*)\}")
 # 'backend_config={..."known_trip_count":{"n":"12"}...}' -> 12 (compiled HLO, where XLA knows it)
-_TRIP_COUNT = re.compile(r'"known_trip_count":\{"n":"(\d+)"\}')
+_TRIP_COUNT = lazy_pattern(r'"known_trip_count":\{"n":"(\d+)"\}')
 _REPLICA_GROUPS = "replica_groups="
 # The iota form of replica groups: "[2,4]<=[8]", "[4,2]<=[2,4]T(1,0)" (groups x size <= dims, transposed).
-_IOTA = re.compile(r"\[(?P<groups>[\d,]+)\]<=\[(?P<dims>[\d,]+)\](?:T\((?P<perm>[\d,]+)\))?")
+_IOTA = lazy_pattern(r"\[(?P<groups>[\d,]+)\]<=\[(?P<dims>[\d,]+)\](?:T\((?P<perm>[\d,]+)\))?")
 # One explicit group: "{0,1,2,3}" of "{{0,1,2,3},{4,5,6,7}}".
-_GROUP = re.compile(r"\{([\d,\s]*)\}")
+_GROUP = lazy_pattern(r"\{([\d,\s]*)\}")
 # The cross-slice half of a collective on TPU: 'send(...), ..., _xla_megascale_transfer_type="ALL_REDUCE"'.
-_MEGASCALE = re.compile(r'_xla_megascale_transfer_type="(\w+)"')
+_MEGASCALE = lazy_pattern(r'_xla_megascale_transfer_type="(\w+)"')
 # "condition=%region_1.2, body=%region_0.1" -> ("condition", "%region_1.2"), ("body", "%region_0.1")
-_LOOP_PARTS = re.compile(rf"\b(body|condition)=({NAME})")
+_LOOP_PARTS = lazy_pattern(rf"\b(body|condition)=({NAME})")
 _BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]")}
-
-
-@dataclass(frozen=True)
-class Collective:
-    """A collective op with the shape it produces and that shape's bytes."""
-
-    op: str
-    shape: str
-    bytes: int
 
 
 class Instruction(NamedTuple):
@@ -140,7 +127,7 @@ class Instruction(NamedTuple):
         return target[1] if target else None
 
     @property
-    def collective(self) -> Collective | None:
+    def collective(self) -> hlo_records_.Collective | None:
         """The collective this is, else None: an async ``all-gather-start`` is one, its ``-done`` not.
 
         Its shape and bytes are those of what it produces, so that the async and the sync form
@@ -155,39 +142,10 @@ class Instruction(NamedTuple):
         if op != self.opcode and op in _OPERANDS_FIRST and shape.startswith("("):
             elements = tuple_elements(shape)
             shape = elements[1] if len(elements) > 1 else shape
-        return Collective(op, shape, shape_bytes(shape))
+        return hlo_records_.Collective(op, shape, shape_bytes(shape))
 
 
 _new_instruction = tuple.__new__
-
-
-@dataclass(frozen=True)
-class LoopCollective:
-    """A collective run on each iteration of a loop: what it produces, its bytes, and who takes part.
-
-    ``replica_groups`` is the instruction's text for it (``{{0,1},{2,3}}``, ``[4,2]<=[8]``, or
-    ``mesh[...]`` with the mesh axes), "" where it has none.
-    """
-
-    op: str
-    shape: str
-    bytes: int
-    replica_groups: str
-
-
-@dataclass(frozen=True)
-class Loop:
-    """A ``while`` (a ``lax.scan``, ``fori_loop`` or ``while_loop``) and the collectives of its iterations.
-
-    ``collectives`` are those of its body and condition and of every computation they reach, except
-    those of a loop nested inside it (listed under that loop). ``trip_count`` is XLA's
-    ``known_trip_count``, None where XLA does not know it (a ``while_loop``, lowered HLO).
-    """
-
-    name: str
-    body: str
-    trip_count: int | None
-    collectives: tuple[LoopCollective, ...]
 
 
 class Computation(NamedTuple):
@@ -200,24 +158,6 @@ class Computation(NamedTuple):
     name: str
     entry: bool
     parameters: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Alias:
-    """One entry of ``input_output_alias={ {1}: (0, {}, may-alias) }``: output ``(1,)`` reuses parameter 0."""
-
-    output: tuple[int, ...]
-    parameter: int
-    kind: str
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A source position of the debug info; ``function`` is None where not recorded."""
-
-    file: str
-    line: int
-    function: str | None = None
 
 
 def parse_instruction(line: str, computation: str = "", entry: bool = False) -> Instruction | None:
@@ -308,7 +248,7 @@ def count_opcode(text: str, opcode: str) -> int:
     return text.count(f" {opcode}(")
 
 
-def collectives(text: str) -> list[Collective]:
+def collectives(text: str) -> list[hlo_records_.Collective]:
     """The collectives of an HLO text, in order (a text naming none is not parsed)."""
     if not any(op in text for op in COLLECTIVES):
         return []
@@ -318,7 +258,7 @@ def collectives(text: str) -> list[Collective]:
 class NetworkCollective(NamedTuple):
     """A collective, whether it crosses slices, and how often it runs per call (the trip counts of its loops)."""
 
-    collective: Collective
+    collective: hlo_records_.Collective
     crosses: bool
     iterations: int = 1
 
@@ -342,7 +282,7 @@ def network_collectives(text: str, slices: Sequence[int]) -> list[NetworkCollect
             if kind:
                 shape = tuple_elements(instruction.shape)[0] if instruction.shape.startswith("(") else instruction.shape
                 op = kind[1].lower().replace("_", "-")
-                found.append(NetworkCollective(Collective(op, shape, shape_bytes(shape)), True, times))
+                found.append(NetworkCollective(hlo_records_.Collective(op, shape, shape_bytes(shape)), True, times))
             continue
         collective = instruction.collective
         if collective is not None:
@@ -398,7 +338,7 @@ def _crosses(groups: tuple[tuple[int, ...], ...], slices: Sequence[int]) -> bool
     return any(len({slices[k] for k in group if k < len(slices)}) > 1 for group in groups)
 
 
-def loops(text: str) -> tuple[Loop, ...]:
+def loops(text: str) -> tuple[hlo_records_.Loop, ...]:
     """The while loops of an HLO text, in order, each with the collectives that run on every iteration.
 
     A collective belongs to the innermost loop whose body (or condition) reaches its computation
@@ -414,7 +354,9 @@ def loops(text: str) -> tuple[Loop, ...]:
         body = next((name for key, name in _LOOP_PARTS.findall(loop.rest) if key == "body"), "")
         trip = _TRIP_COUNT.search(loop.rest)
         members = [i for computation, kept in placed.items() if owner[computation] == k for i in kept]
-        found.append(Loop(loop.name, body, int(trip[1]) if trip else None, tuple(map(_loop_collective, members))))
+        found.append(
+            hlo_records_.Loop(loop.name, body, int(trip[1]) if trip else None, tuple(map(_loop_collective, members)))
+        )
     return tuple(found)
 
 
@@ -453,10 +395,10 @@ def _reached(start: Iterable[str], calls: Mapping[str, set[str]]) -> set[str]:
     return seen
 
 
-def _loop_collective(instruction: Instruction) -> LoopCollective:
+def _loop_collective(instruction: Instruction) -> hlo_records_.LoopCollective:
     collective = instruction.collective
     assert collective is not None
-    return LoopCollective(
+    return hlo_records_.LoopCollective(
         collective.op, collective.shape, collective.bytes, _attribute(instruction.rest, _REPLICA_GROUPS)
     )
 
@@ -505,7 +447,7 @@ def shape_bytes(shape: str) -> int:
     return (total_bits + 7) // 8
 
 
-def aliases(text: str) -> tuple[Alias, ...]:
+def aliases(text: str) -> tuple[hlo_records_.Alias, ...]:
     """The entries of the module header's ``input_output_alias={...}`` (its first line)."""
     header = text.split("\n", 1)[0]
     start = header.find(_ALIAS_HEADER)
@@ -514,7 +456,7 @@ def aliases(text: str) -> tuple[Alias, ...]:
     start += len(_ALIAS_HEADER) - 1
     end = _balanced_end(header, start)
     return tuple(
-        Alias(_indexes(match["output"]), int(match["parameter"]), match["kind"] or "")
+        hlo_records_.Alias(_indexes(match["output"]), int(match["parameter"]), match["kind"] or "")
         for match in _ALIAS.finditer(header, start + 1, end if end > 0 else len(header))
     )
 
@@ -545,67 +487,3 @@ def split_tables(lines: Iterable[str]) -> tuple[list[str], dict[str, list[str]]]
         else:
             body.append(line)
     return body, tables
-
-
-@dataclass(frozen=True)
-class StackFrames:
-    """The debug info's tables, each row by id.
-
-    A frame names a file location and its parent frame; a file location names a file, a
-    function and a line.
-    """
-
-    files: Mapping[int, str]
-    functions: Mapping[int, str]
-    locations: Mapping[int, str]
-    frames: Mapping[int, str]
-
-    @classmethod
-    def parse(cls, tables: Mapping[str, list[str]]) -> StackFrames:
-        """From :func:`split_tables`' rows (``1 "model.py"``, ``2 {file_location_id=2 parent_frame_id=1}``)."""
-        rows = {
-            name: {int(match[1]): match[2] for match in map(_TABLE_ROW.match, tables.get(name, [])) if match}
-            for name in TABLES
-        }
-        return cls(rows["FileNames"], rows["FunctionNames"], rows["FileLocations"], rows["StackFrames"])
-
-    def chain(self, frame_id: int) -> Iterator[Frame | None]:
-        """The frame ``frame_id`` and its callers, innermost first (None where a location is incomplete)."""
-        seen = set()
-        while frame_id in self.frames and frame_id not in seen:
-            seen.add(frame_id)
-            frame = _fields(self.frames[frame_id])
-            yield self._frame(frame.get("file_location_id", -1))
-            # The table prints each parent as its id + 1 (1 for a frame without parent).
-            frame_id = frame.get("parent_frame_id", 1) - 1
-
-    def _frame(self, location_id: int) -> Frame | None:
-        place = _fields(self.locations.get(location_id, ""))
-        if "file_name_id" not in place or "line" not in place:
-            return None
-        function = self.functions.get(place.get("function_name_id", -1))
-        file = _unquote(self.files.get(place["file_name_id"], '"?"'))
-        return Frame(file, place["line"], _unquote(function) if function else None)
-
-
-def _fields(row: str) -> dict[str, int]:
-    """``{file_location_id=2 parent_frame_id=1}`` -> ``{"file_location_id": 2, "parent_frame_id": 1}``."""
-    return {key: int(value) for key, value in _FIELD.findall(row)}
-
-
-def stack_frame_id(line: str) -> int | None:
-    """The ``stack_frame_id`` in a line's ``metadata={...}``, None without one."""
-    frame = _FRAME_ID.search(line) if _METADATA in line else None
-    return int(frame[1]) if frame else None
-
-
-def source_position(line: str) -> Frame | None:
-    """The ``source_file``/``source_line`` in a line's ``metadata={...}`` (no function), None without."""
-    source = _SOURCE.search(line) if _METADATA in line else None
-    return Frame(_unquote(source[1]), int(source[2])) if source else None
-
-
-def _unquote(text: str) -> str:
-    """``"a \\"b\\""`` -> ``a "b"``: a table's quoted string; other text only stripped."""
-    text = text.strip()
-    return text[1:-1].replace('\\"', '"') if len(text) >= 2 and text[0] == text[-1] == '"' else text

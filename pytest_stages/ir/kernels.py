@@ -23,28 +23,29 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_stages import jax_compat
+from pytest_stages.core.lazy import lazy_pattern
 
 if TYPE_CHECKING:  # only a difference loads the diff machinery (tests/test_imports.py)
     from pytest_stages.ir.textdiff import EditScript
 
 # Mosaic TPU: ``\22body\22: \22TUzvUgFN...\22`` in StableHLO's escaped attribute, ``"body":"TUzvUgFN..."`` in HLO.
-PAYLOAD = re.compile(r'(?P<head>(?P<q>\\22|")body(?P=q):\s?(?P=q))(?P<body>[A-Za-z0-9+/]{16,}={0,2})(?P=q)')
+PAYLOAD = lazy_pattern(r'(?P<head>(?P<q>\\22|")body(?P=q):\s?(?P=q))(?P<body>[A-Za-z0-9+/]{16,}={0,2})(?P=q)')
 # Pallas on GPU: Mosaic GPU's ``module = "ML\EFR\01MLIR..."`` (beside ``kernel_hash = "..."``, a hash of
 # that bytecode, locations included) or Triton's ``ir = "ML\EFR..."``: bytecode in MLIR's string escapes.
-GPU_PAYLOAD = re.compile(r'(?P<head>\b(?P<key>module|ir) = ")(?P<body>ML\\EFR(?:[^"\\\n]|\\.)*)"')
-GPU_HASH = re.compile(r'\bkernel_hash = "(?:[^"\\\n]|\\.)*"')
+GPU_PAYLOAD = lazy_pattern(r'(?P<head>\b(?P<key>module|ir) = ")(?P<body>ML\\EFR(?:[^"\\\n]|\\.)*)"')
+GPU_HASH = lazy_pattern(r'\bkernel_hash = "(?:[^"\\\n]|\\.)*"')
 # What every text holding a payload contains: cheap tests before the patterns run.
 MARKERS = ("body", "ML\\EFR")
 # A kernel's name: its module's (Mosaic GPU), else its first function's: ``func.func @add_kernel(``.
-_NAME = re.compile(r"\Amodule @([\w$.-]+)|^\s*func\.func (?:\w+ )?@([\w$.-]+)\(", re.MULTILINE)
+_NAME = lazy_pattern(r"\Amodule @([\w$.-]+)|^\s*func\.func (?:\w+ )?@([\w$.-]+)\(", re.MULTILINE)
 DIGEST_CHARS = 12
-_RESULTS = re.compile(r"^%[^=]*= ")
-_TOKEN = re.compile(r"[\w.+%-]")
+_RESULTS = lazy_pattern(r"^%[^=]*= ")
+_TOKEN = lazy_pattern(r"[\w.+%-]")
 # The Mosaic serialization version a payload was written in: JAX picks it from the libtpu it can see
 # (15 compile-only or on a chip, 11 lowering for TPU on a host without either), not from the kernel.
-_VERSION = re.compile(r"stable_mosaic(?:_gpu)?\.version = \d+ : i64(?:, )?")
-_EMPTY_ATTRIBUTES = re.compile(r" attributes \{\}")
-_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2}|.)")
+_VERSION = lazy_pattern(r"stable_mosaic(?:_gpu)?\.version = \d+ : i64(?:, )?")
+_EMPTY_ATTRIBUTES = lazy_pattern(r" attributes \{\}")
+_ESCAPE = lazy_pattern(r"\\([0-9A-Fa-f]{2}|.)")
 _ESCAPED = {"n": 10, "t": 9, '"': 34, "\\": 92}
 REFERENCE = "kernel:"
 SECTION = "// kernel "

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar, overload
 
+from pytest_stages.ir import frames as debug_frames
 from pytest_stages.ir import hlo
 from pytest_stages.ir.normalize import (
     LOC,
@@ -241,7 +242,7 @@ def hlo_locations(debug_text: str, normalized: str) -> Located | None:
     kept = tidy_kept(list(map(str.rstrip, body)))
     if len(kept) != len(lines):
         return None
-    frames = hlo.StackFrames.parse(tables)
+    frames = debug_frames.StackFrames.parse(tables)
     found: dict[int, Location | None] = {}
 
     def where(k: int) -> Location | None:
@@ -249,9 +250,9 @@ def hlo_locations(debug_text: str, normalized: str) -> Located | None:
         line = body[kept[k]]
         if canonical_backend_configs(remove_all(METADATA, line)).rstrip() != lines[k]:
             return None
-        frame_id = hlo.stack_frame_id(line)
+        frame_id = debug_frames.stack_frame_id(line)
         if frame_id is None:
-            return _location(hlo.source_position(line))
+            return _location(debug_frames.source_position(line))
         if frame_id not in found:
             found[frame_id] = preferred(_location(frame) for frame in frames.chain(frame_id))
         return found[frame_id]
@@ -262,21 +263,21 @@ def hlo_locations(debug_text: str, normalized: str) -> Located | None:
 def loop_locations(debug_text: str) -> Located:
     """Where each while loop of an HLO text was written, in the order of :func:`hlo.loops` (None where unknown)."""
     body, tables = hlo.split_tables(debug_text.splitlines())
-    frames = hlo.StackFrames.parse(tables)
+    frames = debug_frames.StackFrames.parse(tables)
     found = []
     for line in body:
         instruction = hlo.parse_instruction(line) if " while(" in line else None
         if instruction is None or instruction.opcode != "while":
             continue
-        frame_id = hlo.stack_frame_id(line)
+        frame_id = debug_frames.stack_frame_id(line)
         if frame_id is None:
-            found.append(_location(hlo.source_position(line)))
+            found.append(_location(debug_frames.source_position(line)))
         else:
             found.append(preferred(_location(frame) for frame in frames.chain(frame_id)))
     return found
 
 
-def _location(frame: hlo.Frame | None) -> Location | None:
+def _location(frame: debug_frames.Frame | None) -> Location | None:
     return None if frame is None else Location(frame.file, frame.line, frame.function)
 
 

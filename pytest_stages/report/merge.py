@@ -17,7 +17,8 @@ from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.run_view import OUTCOMES, CollectionView, RunFacts, worse, worse_exit
 from pytest_stages.report.render import REPORT_SCHEMA, STATUS_RANK, RunReport
 from pytest_stages.store.names import safe_path
-from pytest_stages.store.prune import Incomplete, merge_gaps
+from pytest_stages.store.prune import merge_gaps
+from pytest_stages.store.refusals import Incomplete
 from pytest_stages.store.schemas import ANY, NUMBER, mismatch
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from pytest_stages.config import DeviceConfig
 from pytest_stages.core.errors import StagesError
+from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.stage.plan import host_dependent, platform_of
 
 # Device nodes of an attached accelerator, and the platform each means.
@@ -95,7 +96,7 @@ def item_needs_chip(nodeid: str, names: Collection[str]) -> bool:
     return any(f"-{name}-" in parameters for name in names)
 
 
-_BUSY = re.compile(r"Unable to initialize backend '(\w+)'.*(busy|in use)", re.IGNORECASE | re.DOTALL)
+_BUSY = lazy_pattern(r"Unable to initialize backend '(\w+)'.*(busy|in use)", re.IGNORECASE | re.DOTALL)
 
 
 def held_elsewhere(text: str) -> str | None:

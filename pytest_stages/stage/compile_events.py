@@ -15,19 +15,19 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_stages import jax_compat
+from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.stage import jax
 
 STEPS = {jax_compat.TRACE_EVENT: "traces", jax_compat.LOWER_EVENT: "lowerings", jax_compat.COMPILE_EVENT: "compiles"}
 # "jit(step)" -> step; "pjit(step)" -> step; "step" stays
-_WRAPPED = re.compile(r"^\w+\((?P<name>.*)\)$")
+_WRAPPED = lazy_pattern(r"^\w+\((?P<name>.*)\)$")
 # "  for step defined at /x/test_a.py:11" or "    step id=1403 defined at /x/test_a.py:11" -> step
-_EXPLAINED = re.compile(r"^\s+(?:for )?(?P<name>\S+)(?: id=\d+)? defined at ")
+_EXPLAINED = lazy_pattern(r"^\s+(?:for )?(?P<name>\S+)(?: id=\d+)? defined at ")
 
 
 def function_name(fun_name: str) -> str:

@@ -24,7 +24,6 @@ import functools
 import hashlib
 import json
 import os
-import re
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -34,6 +33,7 @@ from typing import Any
 from pytest_stages import jax_compat
 from pytest_stages.analyse.artifacts import ARTIFACTS
 from pytest_stages.core.errors import PREFIX
+from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.stage import plan
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.persistent_cache import compile_only
@@ -44,7 +44,7 @@ FORMAT = 2  # 2: the normalized compiled text (``texts``) beside XLA's
 CACHED = tuple(a.name for a in ARTIFACTS if a.stage == "compiled")
 KEY_PARTS = ("module", "names", "compile_options", "xla_flags", "topology", "versions")
 # The only files this cache writes (and so the only ones its eviction deletes): ``<sha256>.json``.
-ENTRY = re.compile(r"^[0-9a-f]{64}\.json$")
+ENTRY = lazy_pattern(r"^[0-9a-f]{64}\.json$")
 
 
 class CompileOnlyCacheWarning(UserWarning):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.config import ConfigError, DeviceConfig
+from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.stage import chip, jax, jax_options, mesh_utils
 from pytest_stages.stage import plan as plan_
 from pytest_stages.stage.process_env import ProcessChanges
@@ -213,7 +213,7 @@ TPU_MEMORY = {
     ("TPU v4", None): _refused_at(15.25, "TPU v4 (one core)"),
     ("TPU v4", "megacore"): _refused_at(30.75, "TPU v4 megacore"),
 }
-_SPEC_MEMORY = re.compile(r"\bdevice_memory_size:\s*(\d+)")
+_SPEC_MEMORY = lazy_pattern(r"\bdevice_memory_size:\s*(\d+)")
 
 
 def device_memory(device: Any, spec: str | None = None, chip_config: str | None = None) -> DeviceMemory | None:

@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
+from pytest_stages.core.lazy import lazy_pattern
+
 # A folder's metadata file; its ``"files"`` key is the folder's manifest.
 META_FILE = "_stages.json"
 # The folder of a stage_compiles block that stages on no config: ``<module>/<test>/_compiles/``.
@@ -29,7 +31,7 @@ _SAFE_CHARACTERS = r"A-Za-z0-9_.+=,@\[\]-"
 _SAFE = re.compile(f"[^{_SAFE_CHARACTERS}]")
 # A name safe_component had to change: its cleaned start (no leading dot), "~" and 10 hex digits
 # of the original's hash, ``_lambda_~a15349b880`` for ``<lambda>``.
-_HASHED = re.compile(rf"(?!\.)[{_SAFE_CHARACTERS}]{{1,{MAX_COMPONENT - 11}}}~[0-9a-f]{{10}}")
+_HASHED = lazy_pattern(rf"(?!\.)[{_SAFE_CHARACTERS}]{{1,{MAX_COMPONENT - 11}}}~[0-9a-f]{{10}}")
 
 
 def safe_component(text: str) -> str:
