@@ -271,12 +271,13 @@ def stage(
     use_mesh = True
     if active.compile_only:
         (args, kwargs), use_mesh = place_unsharded((args, kwargs))
+    context = trace_context(active, use_mesh)
     if caches is not None:
-        caches.before_staging(fn, args, kwargs, trace_context(active, use_mesh))
+        caches.before_staging(fn, args, kwargs, context)
     adapter = adapt(fn, args, kwargs, static_scalars=static_scalars)
     seconds: dict[str, float] = {}
     jaxpr = None
-    with _placement(active, use_mesh):
+    with _placement(active, context):
         with _step(name, "tracing", seconds, "trace"):
             traced = adapter.trace()
         with _step(name, "lowering", seconds, "lower"):
@@ -408,7 +409,7 @@ def _leaves(tree: Any) -> list[Any]:
 def trace_context(active: ActiveConfig, use_mesh: bool = True) -> tuple[Any, Any]:
     """``(default device, abstract mesh)``: what a staging on ``active`` runs under (None: not set).
 
-    :func:`_placement` sets them; both are in JAX's trace-cache key, so stagings that differ in
+    :func:`_placement` enters them; both are in JAX's trace-cache key, so stagings that differ in
     either never share a trace.
     """
     device = active.devices[0] if active.attached and not (active.compile_only and use_mesh) else None
@@ -416,16 +417,16 @@ def trace_context(active: ActiveConfig, use_mesh: bool = True) -> tuple[Any, Any
 
 
 @contextlib.contextmanager
-def _placement(active: ActiveConfig, use_mesh: bool = True) -> Iterator[None]:
-    """Stage on the config's devices: under its mesh when it declares one and ``use_mesh``, else on its first."""
-    device, _ = trace_context(active, use_mesh)
+def _placement(active: ActiveConfig, context: tuple[Any, Any]) -> Iterator[None]:
+    """Stage under ``context`` (:func:`trace_context`): its default device, its config's mesh where it has one."""
+    device, abstract_mesh = context
     with contextlib.ExitStack() as stack:
         if active.config.partitioner is not None:
             shardy = active.config.partitioner == "shardy"
             stack.enter_context(jax_options.option_set("jax_use_shardy_partitioner", shardy))
         if device is not None:
             stack.enter_context(jax.default_device(device))
-        if active.declares_mesh and use_mesh:
+        if abstract_mesh is not None:
             use = jax.set_mesh if active.attached else jax.sharding.use_abstract_mesh
             stack.enter_context(use(active.mesh))
         yield
