@@ -355,27 +355,20 @@ def _opcodes(
     raw: tuple[Sequence[str], Sequence[str]],
     key: Callable[[str], str] | None,
 ) -> Iterator[tuple[str, int, int, int, int]]:
-    """The opcodes of :func:`_matches`, with each small uneven replace block aligned again, finer each time.
+    """The opcodes of :func:`_matches`, with each small uneven replace block aligned again on ``key``.
 
-    Canonical lines repeat a lot (sixty ``% = stablehlo.dot_general ...``), and difflib's
-    autojunk refuses to anchor on lines that common; inside a small block that costs little.
-    What is still uneven is aligned on ``key`` of the ``raw`` lines (their real text
-    without its names): a line that
-    now reads another value (``dot_general %arg0`` -> ``dot_general %0``) is paired with
-    its old self as changed, so that the names it defines are known renamed.
+    :func:`_matches` leaves no equal line inside a replace block; a small uneven one is aligned
+    on ``key`` of the ``raw`` lines (their real text without its names): a line that now reads
+    another value (``dot_general %arg0`` -> ``dot_general %0``) is paired with its old self as
+    changed, so that the names it defines are known renamed.
     """
     for tag, i1, i2, j1, j2 in _opcodes_of(_matches(old, new), len(old), len(new)):
-        if tag != "replace" or i2 - i1 == j2 - j1 or (i2 - i1) * (j2 - j1) > SMALL:
+        if tag != "replace" or i2 - i1 == j2 - j1 or (i2 - i1) * (j2 - j1) > SMALL or key is None:
             yield tag, i1, i2, j1, j2
             continue
-        inner = difflib.SequenceMatcher(None, old[i1:i2], new[j1:j2], autojunk=False)
-        for sub, a1, a2, b1, b2 in inner.get_opcodes():
-            if sub != "replace" or a2 - a1 == b2 - b1 or key is None:
-                yield sub, i1 + a1, i1 + a2, j1 + b1, j1 + b2
-                continue
-            keys = [key(line) for line in raw[0][i1 + a1 : i1 + a2]], [key(line) for line in raw[1][j1 + b1 : j1 + b2]]
-            for part, c1, c2, d1, d2 in difflib.SequenceMatcher(None, *keys, autojunk=False).get_opcodes():
-                yield "replace" if part == "equal" else part, i1 + a1 + c1, i1 + a1 + c2, j1 + b1 + d1, j1 + b1 + d2
+        keys = [key(line) for line in raw[0][i1:i2]], [key(line) for line in raw[1][j1:j2]]
+        for part, c1, c2, d1, d2 in difflib.SequenceMatcher(None, *keys, autojunk=False).get_opcodes():
+            yield "replace" if part == "equal" else part, i1 + c1, i1 + c2, j1 + d1, j1 + d2
 
 
 def _matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
