@@ -21,9 +21,10 @@ Ratios are taken per round (this machine's speed drifts between rounds more than
 and summed up by their median with a distribution-free 95% interval.
 
 ``--instructions`` counts work instead of time: each round runs ``plain``, ``cold``, ``warm`` and
-``plain warm`` at once, each under valgrind's cachegrind (about 40 times slower), and prints the instructions
-each executed, which do not depend on the machine's speed or load. The warm folders' caches are
-filled under valgrind too (JAX's cache key describes the CPU, which valgrind changes).
+``plain warm`` at once, each under valgrind's cachegrind (about 40 times slower), then ``plain -n 2``
+and ``stages -n 2``, each counted over its controller and both workers, and prints the instructions
+each executed, which do not depend on the machine's speed or load (``--only`` narrows them). The warm
+folders' caches are filled under valgrind too (JAX's cache key describes the CPU, which valgrind changes).
 """
 
 from __future__ import annotations
@@ -127,6 +128,7 @@ def test_plain(mesh, index):
 
 RUNS = ("plain", "cold", "warm", "plain warm", "plain -n 2", "stages -n 2")
 WARM_RUNS = ("warm", "plain warm")  # their caches are filled before the first round
+XDIST_RUNS = ("plain -n 2", "stages -n 2")
 # The ratios the issue's goals are stated in (run, its baseline, goal), then the warm floor.
 RATIOS = (
     ("cold", "plain", 1.05),
@@ -168,16 +170,28 @@ def commands(cold: Path, warm: Path, plain_warm: Path) -> dict[str, tuple[list[s
     }
 
 
-def count_work(planned: dict[str, tuple[list[str], Path]], repeat: int) -> None:
-    """The --instructions mode: plain, cold, warm and plain warm at once under cachegrind, ``repeat`` times."""
-    counted = {name: planned[name] for name in ("plain", "cold", *WARM_RUNS)}
+def count_work(planned: dict[str, tuple[list[str], Path]], chosen: list[str], repeat: int) -> None:
+    """The --instructions mode: the ``chosen`` runs under cachegrind, ``repeat`` times.
+
+    The serial runs go at once, then the pytest-xdist pair, each counted over its controller
+    and workers.
+    """
+    counted = {name: planned[name] for name in chosen}
     for name in WARM_RUNS:  # the warm folder's recording run filled its cache natively
-        shutil.rmtree(counted[name][1] / "jaxcache", ignore_errors=True)
-    instructions({name: counted[name] for name in WARM_RUNS})  # fills the caches under valgrind
+        if name in counted:
+            shutil.rmtree(counted[name][1] / "jaxcache", ignore_errors=True)
+    instructions({name: counted[name] for name in WARM_RUNS if name in counted})  # fills the caches under valgrind
+    batches = [
+        {name: command for name, command in counted.items() if name not in XDIST_RUNS},
+        {name: command for name, command in counted.items() if name in XDIST_RUNS},
+    ]
     pairs = [(name, base) for name, base, _ in RATIOS if name in counted and base in counted]
     ratios: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
     for _ in range(repeat):
-        counts = instructions(counted)
+        counts: dict[str, int] = {}
+        for batch in batches:
+            if batch:
+                counts |= instructions(batch, children=XDIST_RUNS)
         print("  instructions: " + ", ".join(f"{name} {count / 1e9:.3f} G" for name, count in counts.items()))
         for (name, base), values in ratios.items():
             values.append(counts[name] / counts[base])
@@ -201,7 +215,7 @@ def main() -> None:
     planned = commands(cold, warm, plain_warm)
     if options.instructions:
         print(f"{options.functions} small functions on 8 CPU devices, whole processes under cachegrind")
-        count_work(planned, options.repeat)
+        count_work(planned, chosen, options.repeat)
         shutil.rmtree(scratch)
         return
     for name in WARM_RUNS:

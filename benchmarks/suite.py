@@ -276,20 +276,28 @@ def describe(label: str, samples: list[float]) -> str:
     )
 
 
-def instructions(commands: dict[str, tuple[list[str], Path]]) -> dict[str, int]:
-    """Instructions each ``(command, folder)`` executes, counted by cachegrind, all run at once."""
+def instructions(commands: dict[str, tuple[list[str], Path]], children: tuple[str, ...] = ()) -> dict[str, int]:
+    """Instructions each ``(command, folder)`` executes, counted by cachegrind, all run at once.
+
+    The runs named in ``children`` (pytest-xdist's) are counted with every process they start
+    (the controller and its workers), summed.
+    """
     counting = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     running = {
         name: subprocess.Popen(
-            [*counting, *command], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            [*counting, *(["--trace-children=yes"] if name in children else []), *command],
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for name, (command, root) in commands.items()
     }
     counts = {}
     for name, process in running.items():
         errors = process.communicate()[1]
-        total = re.search(r"I\s+refs:\s+([\d,]+)", errors)  # "==123== I   refs:      30,796,201,255"
-        if process.returncode or total is None:
+        totals = re.findall(r"I\s+refs:\s+([\d,]+)", errors)  # "==123== I   refs:      30,796,201,255", a process each
+        if process.returncode or not totals:
             sys.exit(f"{name} failed under valgrind:\n{errors[-2000:]}")
-        counts[name] = int(total.group(1).replace(",", ""))
+        counts[name] = sum(int(total.replace(",", "")) for total in totals)
     return counts
