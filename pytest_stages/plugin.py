@@ -193,7 +193,8 @@ def _role(config: pytest.Config, early: bool) -> chip.Role:
     A worker parses the controller's arguments (``-n 2`` too) and, before configure (``early``),
     knows its id only from xdist's variable; from configure on, from its ``workerinput``. A
     controller started inside another session's worker inherits that variable: it has no
-    ``workerinput`` at configure.
+    ``workerinput`` at configure. Whether a worker holds the chip, it reads from the variable
+    its controller set (:func:`pytest_xdist_setupnodes`).
     """
     namespace = config.known_args_namespace
     distributed = bool(getattr(namespace, "numprocesses", None)) or bool(getattr(namespace, "tx", None))
@@ -202,7 +203,23 @@ def _role(config: pytest.Config, early: bool) -> chip.Role:
         worker = workerinput.get("workerid")
     else:
         worker = os.environ.get(chip.WORKER_VARIABLE) if early else None
-    return chip.Role(worker=str(worker) if worker is not None else None, distributed=distributed)
+    worker = str(worker) if worker is not None else None
+    holder = chip.holds_chip(worker, os.environ.get(chip.HOLDER_VARIABLE))
+    return chip.Role(worker=worker, distributed=distributed, holder=holder)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
+    """xdist controller: name the first worker the chip's holder in each worker's environment (execnet's ``env:``).
+
+    xdist starts the replacement of a crashed worker from the same spec, so the holder's
+    replacement holds the chip after it. Only where a selected config needs the chip.
+    """
+    plan = config.stash.get(CHIP, None)
+    if plan is None or not plan.needed:
+        return
+    for index, spec in enumerate(specs):
+        spec.env[chip.HOLDER_VARIABLE] = "1" if index == 0 else "0"
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -104,7 +104,23 @@ def test_on_the_tpu_host_the_examples_tpu_config_needs_the_chip_and_the_others_d
     ],
 )
 def test_which_process_starts_jax_on_the_cpu(worker, distributed, attached, needed, on_cpu):
-    assert chip.keep_on_cpu(chip.Role(worker, distributed), attached, needed) is on_cpu
+    role = chip.Role(worker, distributed, holder=chip.holds_chip(worker, None))
+    assert chip.keep_on_cpu(role, attached, needed) is on_cpu
+
+
+@pytest.mark.parametrize(
+    ("worker", "flag", "holder"),
+    [
+        ("gw0", None, True),  # no flag (a controller that set none): gw0 holds the chip
+        ("gw1", None, False),
+        ("gw0", "1", True),
+        ("gw2", "1", True),  # the worker xdist started in place of a crashed holder
+        ("gw0", "0", False),  # the flag decides where the controller set it
+        (None, "1", False),  # not a worker: a serial run or a controller that inherited the flag
+    ],
+)
+def test_the_chip_holder_is_the_worker_its_controller_named(worker, flag, holder):
+    assert chip.holds_chip(worker, flag) is holder
 
 
 @pytest.mark.parametrize(
@@ -131,9 +147,10 @@ def test_a_held_chip_is_recognised_in_jaxs_error_and_explained():
     assert chip.held_elsewhere("Unable to initialize backend 'cuda': no CUDA-capable device") is None
     assert chip.held_message("tpu", ("cpu1", "cpu8")) == (
         "JAX cannot open the attached TPU: another process holds it, and only one process can hold a TPU at a "
-        "time. Under pytest-xdist, pytest-stages lets worker gw0 alone open it and sends it the configs that need "
-        "it (with the default --dist load); stop the other process that holds it (a notebook, another pytest), or "
-        "run serially with `-n 0`, or only the CPU configs with `--stages-configs=cpu1,cpu8`."
+        "time. Under pytest-xdist, pytest-stages lets one worker alone open it (gw0, or the worker that replaced it "
+        "after a crash) and sends it the configs that need it (with the default --dist load); stop the other "
+        "process that holds it (a notebook, another pytest), or run serially with `-n 0`, or only the CPU configs "
+        "with `--stages-configs=cpu1,cpu8`."
     )
 
 
@@ -171,6 +188,37 @@ def test_under_xdist_the_chip_configs_run_on_gw0_and_the_other_workers_stay_on_t
     assert {name for worker, name, _ in log if worker == "gw1"} == {"cpu1"}
 
 
+# The first chip item: the worker holding the chip dies in it, once (the marker file says it did).
+CRASH = """
+import os
+
+def test_crash(stage_config):
+    marker = os.path.join({root!r}, "crashed")
+    if stage_config.name == "tpu" and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+"""
+
+
+def test_when_the_chip_holder_crashes_the_worker_started_in_its_place_holds_the_chip(project, monkeypatch):
+    attached_project(project, monkeypatch)
+    project.write("test_a_crash.py", CRASH.format(root=str(project.path)))
+    (project.path / "crashed").touch()
+    run(project, "--stages-update", "--stages-configs=cpu1,tpu").assert_outcomes(passed=16)
+    (project.path / "crashed").unlink()
+    ran(project)
+    result = run(project, "-p", "xdist", "-n", "2", "-v", "--stages-configs=cpu1,tpu")
+    result.assert_outcomes(passed=15, failed=1)
+    result.stdout.fnmatch_lines(["*FAILED test_a_crash.py::test_crash[[]tpu[]]*", "replacing crashed worker gw0"])
+    assert "INTERNALERROR" not in result.stdout.str()
+    chip_workers = {line.split("]")[0][1:] for line in result.outlines if line.startswith("[gw") and "[tpu]" in line}
+    assert "gw1" not in chip_workers and "gw2" in chip_workers  # gw2: xdist's replacement of gw0
+    log = ran(project)
+    holders = {(worker, platforms) for worker, name, platforms in log if name == "tpu"}
+    assert holders <= {("gw0", "None"), ("gw2", "None")}
+    assert {platforms for worker, _, platforms in log if worker == "gw1"} == {"cpu"}
+
+
 def test_without_a_chip_config_selected_no_worker_opens_the_chip(project, monkeypatch):
     attached_project(project, monkeypatch)
     result = run(project, "--stages-update", "-p", "xdist", "-n", "2", "--stages-configs=cpu1")
@@ -186,9 +234,10 @@ def test_a_chip_config_sent_to_another_worker_fails_saying_why(project, monkeypa
     result.stdout.fnmatch_lines(
         [
             "pytest-stages: config 'tpu' needs the attached TPU, and only one process can hold a TPU at a time: "
-            "pytest-stages keeps pytest-xdist worker gw1 on the CPU and lets gw0 alone open it, sending it such "
-            "configs under xdist's default --dist load; this run's --dist mode sent it here. Run with `--dist load` "
-            "(the default of -n), serially with `-n 0`, or only the CPU configs with `--stages-configs=cpu1`."
+            "pytest-stages keeps pytest-xdist worker gw1 on the CPU and lets one worker alone open it (gw0, or the "
+            "worker that replaced it after a crash), sending it such configs under xdist's default --dist load; this "
+            "run's --dist mode sent it here. Run with `--dist load` (the default of -n), serially with `-n 0`, or "
+            "only the CPU configs with `--stages-configs=cpu1`."
         ]
     )
 

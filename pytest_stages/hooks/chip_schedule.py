@@ -2,8 +2,9 @@
 
 Imported only by an xdist controller (``pytest_xdist_make_scheduler``): it subclasses xdist's
 :class:`~xdist.scheduler.LoadScheduling`, which hands each worker chunks of the pending items.
-Here a worker other than :data:`~pytest_stages.stage.chip.HOLDER` is handed only items that do
-not need the chip, and shuts down once none is left for it; the holder takes any item.
+Here a worker other than the holder (:func:`~pytest_stages.stage.chip.holds_chip`: ``gw0``, or the
+worker xdist started in its place after a crash) is handed only items that do not need the chip,
+and shuts down once none is left for it; the holder takes any item.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from xdist.scheduler import LoadScheduling  # type: ignore[import-untyped]
 
-from pytest_stages.stage.chip import HOLDER, item_needs_chip
+from pytest_stages.stage.chip import HOLDER_VARIABLE, holds_chip, item_needs_chip
 
 
 class ChipScheduling(LoadScheduling):  # type: ignore[misc]
@@ -48,7 +49,7 @@ class ChipScheduling(LoadScheduling):  # type: ignore[misc]
 
     def _available(self, node: Any) -> list[int]:
         """The pending items ``node`` may run: all on the holder, those not needing the chip elsewhere."""
-        if node.gateway.id == HOLDER:
+        if holds_chip(node.gateway.id, node.gateway.spec.env.get(HOLDER_VARIABLE)):
             return list(self.pending)
         return [index for index in self.pending if index not in self.pinned]
 

@@ -3,9 +3,10 @@
 Only one process can hold a TPU chip: a second one that starts JAX's TPU backend fails with
 ``Unable to initialize backend 'tpu': ... Device or resource busy`` (docs/safety.md). Under
 pytest-xdist every worker would start JAX's default backends, so the plugin lets one worker
-(:data:`HOLDER`, ``gw0``) open the chip, keeps every other process on the CPU
-(``JAX_PLATFORMS=cpu``), and sends the items of the configs that need the chip to the holder.
-The decisions are pure functions of the configs, the attached platforms and the process's role.
+(the holder: ``gw0``, then the worker xdist starts in its place if it crashes) open the chip,
+keeps every other process on the CPU (``JAX_PLATFORMS=cpu``), and sends the items of the
+configs that need the chip to the holder. The decisions are pure functions of the configs, the
+attached platforms and the process's role.
 """
 
 from __future__ import annotations
@@ -29,9 +30,21 @@ ACCELERATOR_NODES = {
 }
 # Overrides the detection: the platforms attached here, comma-separated ("" for none).
 ATTACHED_VARIABLE = "PYTEST_STAGES_ATTACHED"
-# The xdist worker that may hold the chip; set by xdist in each worker's environment.
+# The xdist worker that holds the chip at first; set by xdist in each worker's environment.
 HOLDER = "gw0"
 WORKER_VARIABLE = "PYTEST_XDIST_WORKER"
+# "1" in the holder's environment, "0" in the other workers': the controller writes it into each
+# worker's execnet spec, which xdist reuses for the worker it starts in place of a crashed one,
+# so that the replacement of the holder holds the chip after it. Where it is absent (the session
+# does not need the chip, a controller that set nothing), the holder is HOLDER.
+HOLDER_VARIABLE = "PYTEST_STAGES_CHIP_HOLDER"
+
+
+def holds_chip(worker: str | None, holder_flag: str | None) -> bool:
+    """Whether the xdist worker ``worker`` (its id; None: no worker) holds the chip, by its :data:`HOLDER_VARIABLE`."""
+    if worker is None:
+        return False
+    return holder_flag == "1" if holder_flag is not None else worker == HOLDER
 
 
 def attached_platforms(environ: Mapping[str, str], exists: Callable[[str], bool]) -> frozenset[str]:
@@ -57,15 +70,17 @@ def chip_configs(configs: Iterable[DeviceConfig], attached: Collection[str]) -> 
 
 @dataclass(frozen=True)
 class Role:
-    """This process in its session: ``worker`` is xdist's id (None outside a worker); ``distributed``, a controller."""
+    """This process in its session: ``worker`` is xdist's id (None outside a worker); ``distributed``, a controller;
+    ``holder``, a worker that holds the chip (:func:`holds_chip`)."""
 
     worker: str | None
     distributed: bool
+    holder: bool = False
 
     @property
     def may_hold_chip(self) -> bool:
         """A serial run or the holder worker may open the accelerator; a controller and other workers may not."""
-        return self.worker == HOLDER if self.worker is not None else not self.distributed
+        return self.holder if self.worker is not None else not self.distributed
 
 
 def keep_on_cpu(role: Role, attached: Collection[str], chip_needed: bool) -> bool:
@@ -112,9 +127,10 @@ def held_message(platform: str, cpu_configs: Iterable[str] = ()) -> str:
     chip = platform.upper()
     return (
         f"JAX cannot open the attached {chip}: another process holds it, and only one process can hold a {chip} "
-        f"at a time. Under pytest-xdist, pytest-stages lets worker {HOLDER} alone open it and sends it the "
-        f"configs that need it (with the default --dist load); stop the other process that holds it (a "
-        f"notebook, another pytest), or run serially with `-n 0`, or only the CPU configs with {select}."
+        f"at a time. Under pytest-xdist, pytest-stages lets one worker alone open it ({HOLDER}, or the "
+        "worker that replaced it after a crash) and sends it the configs that need it (with the default "
+        "--dist load); stop the other process that holds it (a notebook, another pytest), or run serially "
+        f"with `-n 0`, or only the CPU configs with {select}."
     )
 
 
@@ -144,7 +160,8 @@ class ChipPlan:
         chip = next(iter(sorted(self.attached)), "accelerator").upper()
         return (
             f"config {config_name!r} needs the attached {chip}, and only one process can hold a {chip} at a time: "
-            f"pytest-stages keeps pytest-xdist worker {self.role.worker} on the CPU and lets {HOLDER} alone open "
-            f"it, sending it such configs under xdist's default --dist load; this run's --dist mode sent it here. "
-            f"Run with `--dist load` (the default of -n), serially with `-n 0`, or only the CPU configs with {select}."
+            f"pytest-stages keeps pytest-xdist worker {self.role.worker} on the CPU and lets one worker alone open "
+            f"it ({HOLDER}, or the worker that replaced it after a crash), sending it such configs under xdist's "
+            "default --dist load; this run's --dist mode sent it here. Run with `--dist load` (the default of -n), "
+            f"serially with `-n 0`, or only the CPU configs with {select}."
         )
