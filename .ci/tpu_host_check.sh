@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The TPU-host check of xdist (docs/sharded-ci.md, "On a host with an attached accelerator") and of a
-# registered function whose args fail there. Not run by CI (no accelerator there).
+# The TPU-host check of xdist (docs/sharded-ci.md, "On a host with an attached accelerator"), of a
+# registered function whose args fail there, and of a crash of the worker holding the chip. Not run by
+# CI (no accelerator there).
 # Run from the repository root on the TPU v5e host, in the environment where `pytest examples` runs
 # (pytest-stages from this tree installed or on PYTHONPATH, with the tpu extra). OUT=${OUT:-/tmp}.
 set -u; OUT=${OUT:-/tmp}
@@ -43,3 +44,38 @@ EOF
 rm -rf "$d/snapshots"
 (cd "$d" && python -m pytest -p no:cacheprovider --stages-update -n 2 -rA -v 2>&1 | grep -E "pytest-stages: the args|^\[gw|^(PASSED|FAILED|ERROR)|INTERNALERROR|wrote|passed|failed")
 find "$d/snapshots" -name '_stages.json' | sort
+# 3. The worker holding the chip dies in the first chip item (once): the worker xdist starts in its
+# place (gw2) opens the chip and runs the chip items left; no INTERNALERROR.
+c=$(mktemp -d)
+cat > "$c/pyproject.toml" <<'EOF'
+[tool.pytest_stages]
+[[tool.pytest_stages.configs]]
+name = "cpu1"
+devices = 1
+[[tool.pytest_stages.configs]]
+name = "tpu"
+platform = "tpu"
+EOF
+cat > "$c/test_a_crash.py" <<EOF
+import os
+
+def test_crash(stage_config):
+    if stage_config.name == "tpu" and not os.path.exists("$c/crashed"):
+        open("$c/crashed", "w").close()
+        os._exit(1)
+EOF
+cat > "$c/test_models.py" <<EOF
+import os, jax, jax.numpy as jnp
+
+def log(stage_config):  # worker, config, JAX_PLATFORMS, the platform JAX opened
+    with open("$c/ran.log", "a") as out:
+        out.write(f"{os.environ.get('PYTEST_XDIST_WORKER')} {stage_config.name} {os.environ.get('JAX_PLATFORMS')} {jax.devices()[0].platform}\\n")
+EOF
+for i in 0 1 2 3 4 5; do
+    printf '\ndef test_f%s(stage_snapshot, stage_config):\n    log(stage_config)\n    stage_snapshot(lambda x: jnp.tanh(x) * %s, jax.ShapeDtypeStruct((8,), jnp.float32), name="f")\n' "$i" "$i" >> "$c/test_models.py"
+done
+touch "$c/crashed"
+(cd "$c" && python -m pytest -q -p no:cacheprovider --stages-update 2>&1 | tail -1)
+rm -f "$c/crashed" "$c/ran.log"
+(cd "$c" && python -m pytest -p no:cacheprovider -n 2 -v 2>&1 | grep -E "^\[gw|INTERNALERROR|passed|failed|replacing")
+echo "worker config JAX_PLATFORMS platform:"; sort "$c/ran.log" | uniq -c
