@@ -151,7 +151,7 @@ def run(root: Path, configs: str, *extra: str) -> tuple[float, float, dict[str, 
     start = time.perf_counter()
     subprocess.run(command, cwd=root, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     whole = time.perf_counter() - start
-    tests, first = 0.0, {}
+    tests, first = 0.0, dict[str, float]()
     for case in ET.parse(junit).getroot().iter("testcase"):
         tests += float(case.get("time", 0))
         name = case.get("name", "")

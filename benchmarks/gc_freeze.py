@@ -20,12 +20,12 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from suite import benchmark_environment, paired_interval, run_measured
+import compile_only
+from suite import benchmark_environment, paired_interval
 
 ROOT = Path(__file__).resolve().parent.parent
 # Loaded with -p in every run: times the collector's passes; with STAGES_GC_FREEZE set, freezes
@@ -76,11 +76,9 @@ def main() -> None:
     shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
     (root / "gc_probe.py").write_text(PROBE)
     out = scratch / "gc.json"
-    # pytest's cache stays on: the compilation cache lives in its folder
-    command = [sys.executable, "-m", "pytest", "examples", "-q", "-p", "no:randomly", "-p", "no:hypothesispytest"]
-    command += ["-W", "ignore", "-p", "gc_probe", "-o", f"cache_dir={root / 'pytest-cache'}"]
     os.environ["STAGES_GC_OUT"] = str(out)
-    run_measured(command, root)  # fills the compilation cache
+    configs = compile_only.RUNS["with"]  # every config of the suite
+    compile_only.run(root, configs, "-p", "gc_probe")  # fills the compilation cache
     wall: dict[str, list[float]] = {way: [] for way in WAYS}
     collector: dict[str, list[float]] = {way: [] for way in WAYS}
     exit_: dict[str, list[float]] = {way: [] for way in WAYS}
@@ -90,7 +88,7 @@ def main() -> None:
                 os.environ["STAGES_GC_FREEZE"] = "1"
             else:
                 os.environ.pop("STAGES_GC_FREEZE", None)
-            seconds, _ = run_measured(command, root)
+            seconds = compile_only.run(root, configs, "-p", "gc_probe")[0]
             ended = time.time()
             probe = json.loads(out.read_text())
             wall[way].append(seconds)
