@@ -219,7 +219,7 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
     if plan is None or not plan.needed:
         return
     for index, spec in enumerate(specs):
-        spec.env[chip.HOLDER_VARIABLE] = "1" if index == 0 else "0"
+        spec.env[chip.HOLDER_VARIABLE] = chip.holder_flag(index == 0)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -40,11 +40,16 @@ WORKER_VARIABLE = "PYTEST_XDIST_WORKER"
 HOLDER_VARIABLE = "PYTEST_STAGES_CHIP_HOLDER"
 
 
-def holds_chip(worker: str | None, holder_flag: str | None) -> bool:
+def holder_flag(first: bool) -> str:
+    """A worker's :data:`HOLDER_VARIABLE`, as its controller writes it: the ``first`` of its workers holds the chip."""
+    return "1" if first else "0"
+
+
+def holds_chip(worker: str | None, flag: str | None) -> bool:
     """Whether the xdist worker ``worker`` (its id; None: no worker) holds the chip, by its :data:`HOLDER_VARIABLE`."""
     if worker is None:
         return False
-    return holder_flag == "1" if holder_flag is not None else worker == HOLDER
+    return flag == holder_flag(True) if flag is not None else worker == HOLDER
 
 
 def attached_platforms(environ: Mapping[str, str], exists: Callable[[str], bool]) -> frozenset[str]:
