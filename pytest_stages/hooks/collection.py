@@ -64,10 +64,10 @@ class RegisteredItem(pytest.Item):
         finally:
             per_test.finish(session, snapshot)
 
-    def reportinfo(self) -> tuple[Any, int | None, str]:
-        code = getattr(self.registration.fn, "__code__", None)
-        path = code.co_filename if code is not None else self.path
-        return path, code.co_firstlineno - 1 if code is not None else None, self.nodeid
+    def reportinfo(self) -> tuple[Any, int, str]:
+        """The user's ``register()`` call: every callable (jitted, partial, object) has one, not all have code."""
+        registration = self.registration
+        return (registration.origin or self.path), max(registration.line - 1, 0), self.nodeid
 
     def describe_args(self) -> str:
         """Shapes, dtypes and shardings of the staged arguments, for ``--stages-list``."""
