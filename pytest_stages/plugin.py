@@ -25,6 +25,7 @@ from pytest_stages.config import (
     parse_choices,
     parse_selection,
     parse_settings,
+    respellings,
 )
 from pytest_stages.core.errors import PREFIX, StagesError
 from pytest_stages.hooks import collection, per_test, reporter
@@ -266,6 +267,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise per_test.as_pytest(exc, configuring=True) from None
     for path in found.unread:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
+    if wanted:
+        for message in _respelled(found.table or {}):
+            config.issue_config_time_warning(pytest.PytestConfigWarning(PREFIX + message), stacklevel=2)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
         try:  # the controller (not an xdist worker) starts the run's pending set afresh
             hooks.pending.start_set(options.pending)
@@ -281,6 +285,14 @@ def pytest_configure(config: pytest.Config) -> None:
         _activate(config)
     if config.getoption("stages_list"):
         config.option.collectonly = True
+
+
+def _respelled(table: dict[str, Any]) -> list[str]:
+    """The warnings for figures the tolerance and budget tables write in JAX's spelling (parsed already)."""
+    found = respellings("[tool.pytest_stages.tolerance]", table.get("tolerance", {}))
+    for pattern, budget in table.get("budgets", {}).items():
+        found += respellings(f"[tool.pytest_stages.budgets] {pattern!r}", budget)
+    return found
 
 
 def _unread_table(config: pytest.Config, path: Path) -> str:
@@ -425,14 +437,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     session = metafunc.config.stash[SESSION]
     names = list(session.settings.configs_for(metafunc.definition.nodeid))
-    marker = per_test.marker_kwargs(metafunc.definition, "stages")
-    if marker.get("configs") is not None:
-        try:
+    bad = "bad-marker"
+    try:
+        marker = per_test.stages_marker(metafunc.definition, metafunc.definition.nodeid)
+        if marker.get("configs") is not None:
+            bad = "bad-configs"
             names = list(_marker_configs(metafunc.definition.nodeid, marker["configs"], session.settings))
-        except ConfigError as exc:
-            # Fails this test alone (in its stage_config fixture); the module's other tests run.
-            metafunc.parametrize("stage_config", [pytest.param(exc, id="bad-configs")], indirect=True)
-            return
+    except ConfigError as exc:
+        # Fails this test alone (in its stage_config fixture); the module's other tests run.
+        metafunc.parametrize("stage_config", [pytest.param(exc, id=bad)], indirect=True)
+        return
     if session.options.configs is not None:
         names = [n for n in names if n in session.options.configs]
     if not names:

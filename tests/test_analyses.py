@@ -40,16 +40,16 @@ def test_a_cost_regression_fails_with_the_figures(project):
     result.stdout.fnmatch_lines(
         [
             "pytest-stages: 'looped' on config cpu1 differs from its snapshots in snapshots/test_cost/test_loop/cpu1/",
-            "  memory: peak +26.6%; temp +26.5%; argument +26.6%; +1 more",
-            "  cost: flops +42.4%; bytes accessed +26.6%; transcendentals +26.6%; +3 more",
+            "  memory: xla_peak_bytes +26.6%; temp_bytes +26.5%; argument_bytes +26.6%; +1 more",
+            "  cost: flops +42.4%; bytes_accessed +26.6%; transcendentals +26.6%; +3 more",
             "- memory (looped.memory.json):",
-            "    peak_memory_in_bytes 32780 -> 41484 (+26.6%, tolerance exact)",
-            "    temp_size_in_bytes 32836 -> 41540 (+26.5%, tolerance exact)",
-            "    argument_size_in_bytes 16384 -> 20736 (+26.6%, tolerance exact)",
+            "    xla_peak_bytes 32780 -> 41484 (+26.6%, tolerance exact)",
+            "    temp_bytes 32836 -> 41540 (+26.5%, tolerance exact)",
+            "    argument_bytes 16384 -> 20736 (+26.6%, tolerance exact)",
             "*",
             "- cost (looped.cost.json):",
             "    flops 524290 -> 746498 (+42.4%, tolerance 0.1%)",
-            "    bytes accessed 147517 -> 186685 (+26.6%, tolerance 0.1%)",
+            "    bytes_accessed 147517 -> 186685 (+26.6%, tolerance 0.1%)",
             "    transcendentals 4096 -> 5184 (+26.6%, tolerance 0.1%)",
             "    bytes read as operand 0 of the ops [bytes accessed0{}] 65548 -> 82956 (+26.6%, tolerance 0.1%)",
             "*also changed, but not checked in this run: jaxpr, stablehlo, compiled, ops",
@@ -94,8 +94,10 @@ def test_bf16_instead_of_f32_changes_bytes_and_text(project):
             "    +{ lambda ; a:bf16?64,64?. let",
         ]
     )
-    assert "    argument_size_in_bytes" not in result.stdout.str()
-    result.stdout.fnmatch_lines(["  also memory improved (not failing): peak -50.0%; argument -50.0%; output -50.0%"])
+    assert "    argument_bytes" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["  also memory improved (not failing): xla_peak_bytes -50.0%; argument_bytes -50.0%; output_bytes -50.0%"]
+    )
 
 
 def test_a_tolerance_lets_small_changes_pass(project):
@@ -151,7 +153,7 @@ def test_a_bad_budget_marker_is_one_paragraph_printed_once(project):
     assert len(paragraphs) == 1, output  # pytest's short summary line aside (its width varies)
     assert "During handling of the above exception" not in output
     marker = "pytest-stages: @pytest.mark.stages_budget on test_b.py::test_f[cpu1]"
-    assert f"{marker}: unknown budget metric 'flopz'; " in output
+    assert f"{marker}: unknown budget metric 'flopz' (did you mean 'flops'?); " in output
 
 
 def test_budgets_fail_over_and_pass_under_also_during_update(project):

@@ -80,7 +80,9 @@ def test_table_errors_name_the_metric_and_an_example():
     assert str(raised.value) == ('marker collectives must be a table of name = maximum count, e.g. {"all-gather": 0}.')
     with pytest.raises(ConfigError) as raised:
         parse_budget("marker", {"collectives": {"zz": 0, "all-gathr": 0, "all-gather": 1}})
-    assert str(raised.value).startswith("marker collectives: unknown collective 'all-gathr'; use one of [")
+    assert str(raised.value).startswith(
+        "marker collectives: unknown collective 'all-gathr' (did you mean 'all-gather'?); use one of all-reduce, "
+    )
     with pytest.raises(ConfigError) as raised:
         parse_budget("marker", {"ops": {"add": "x"}})
     assert str(raised.value) == "marker ops.add: 'x' is not a non-negative number; write e.g. 2.2e9."

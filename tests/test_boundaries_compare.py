@@ -48,10 +48,10 @@ def test_a_rise_of_exactly_the_tolerance_passes_and_one_byte_more_fails():
     assert compare_metrics("memory", memory, risen, at_limit) == []
     beyond = dict(memory, temp_size_in_bytes=8001)
     assert messages(compare_metrics("memory", memory, beyond, at_limit)) == [
-        ("temp_size_in_bytes 7856 -> 8001 (+1.8%, tolerance 1.83299%)", True)
+        ("temp_bytes 7856 -> 8001 (+1.8%, tolerance 1.83299%)", True)
     ]
     assert messages(compare_metrics("memory", memory, risen, {})) == [
-        ("temp_size_in_bytes 7856 -> 8000 (+1.8%, tolerance exact)", True)
+        ("temp_bytes 7856 -> 8000 (+1.8%, tolerance exact)", True)
     ]
 
 
@@ -136,18 +136,18 @@ def test_fewer_aliased_bytes_is_a_regression_and_more_is_an_improvement():
     memory = dict(load(RNN, "memory"), alias_size_in_bytes=100)
     less, more = dict(memory, alias_size_in_bytes=50), dict(memory, alias_size_in_bytes=200)
     assert messages(compare_metrics("memory", memory, less, {})) == [
-        ("alias_size_in_bytes 100 -> 50 (-50.0%, tolerance exact): fewer bytes shared between inputs and outputs", True)
+        ("alias_bytes 100 -> 50 (-50.0%, tolerance exact): fewer bytes shared between inputs and outputs", True)
     ]
     assert messages(compare_metrics("memory", memory, more, {})) == [
-        ("alias_size_in_bytes 100 -> 200 (+100.0%): improved; run `pytest --stages-update` to accept it", False)
+        ("alias_bytes 100 -> 200 (+100.0%): improved; run `pytest --stages-update` to accept it", False)
     ]
 
 
 def test_a_memory_figure_that_appears_or_disappears_is_a_failing_finding():
     memory = load(RNN, "memory")
     gone = {k: v for k, v in memory.items() if k != "temp_size_in_bytes"}
-    assert messages(compare_metrics("memory", memory, gone, {})) == [("temp_size_in_bytes: 7856 -> absent", True)]
-    assert messages(compare_metrics("memory", gone, memory, {})) == [("temp_size_in_bytes: absent -> 7856", True)]
+    assert messages(compare_metrics("memory", memory, gone, {})) == [("temp_bytes: 7856 -> absent", True)]
+    assert messages(compare_metrics("memory", gone, memory, {})) == [("temp_bytes: absent -> 7856", True)]
     assert compare_metrics("memory", memory, dict(memory), {}) == []
 
 

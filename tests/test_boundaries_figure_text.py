@@ -43,7 +43,7 @@ def test_lowered_utilization_estimates_and_unknown_calls_are_never_judged(metric
         ("bytes accessedout{0}", "bytes written by the ops, output 0 [bytes accessedout{0}]"),
         ("lowered bytes accessedout{}", "lowered bytes written by the ops [bytes accessedout{}]"),
         ("lowered flops", "lowered flops"),
-        ("bytes accessed", "bytes accessed"),
+        ("bytes accessed", "bytes_accessed"),
         ("bytes accessed1{}x", "bytes accessed1{}x"),
         ("total bytes accessed1{}", "total bytes accessed1{}"),
         ("bytes accessedo{}", "bytes accessedo{}"),
@@ -58,15 +58,15 @@ def test_per_operand_cost_keys_are_named_for_what_they_count_and_keep_the_raw_ke
 @pytest.mark.parametrize(
     ("metric", "short"),
     [
-        ("peak_memory_in_bytes", "peak"),
-        ("temp_size_in_bytes", "temp"),
-        ("lowered temp_size_in_bytes", "lowered temp"),
+        ("peak_memory_in_bytes", "xla_peak_bytes"),
+        ("temp_size_in_bytes", "temp_bytes"),
+        ("lowered temp_size_in_bytes", "lowered temp_bytes"),
         ("flops", "flops"),
         ("size_in_bytes_total", "size_in_bytes_total"),
-        ("bytes accessed", "bytes accessed"),
+        ("bytes accessed", "bytes_accessed"),
     ],
 )
-def test_a_headline_names_a_figure_by_its_short_name(metric, short):
+def test_a_headline_names_a_figure_as_budgets_and_tolerances_do(metric, short):
     assert metric_short(metric) == short
 
 

@@ -34,7 +34,7 @@ def test_a_figure_that_is_no_number_any_more_is_incomparable():
         Finding(
             "memory",
             "memory",
-            'temp_size_in_bytes: 7856 -> "n/a"',
+            'temp_bytes: 7856 -> "n/a"',
             change=Change.INCOMPARABLE,
             subject="temp_size_in_bytes",
             before=7856,
@@ -49,7 +49,7 @@ def test_more_aliased_bytes_is_an_improvement_and_a_rise_fails_with_its_fields()
         Finding(
             "memory",
             "memory",
-            "alias_size_in_bytes 100 -> 150 (+50.0%): improved; run `pytest --stages-update` to accept it",
+            "alias_bytes 100 -> 150 (+50.0%): improved; run `pytest --stages-update` to accept it",
             failing=False,
             change=Change.FIGURE,
             subject="alias_size_in_bytes",

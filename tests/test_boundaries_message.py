@@ -60,10 +60,10 @@ def test_named_figures_lead_key_ones_first_per_operand_ones_counted_and_improvem
     assert message(moved, notes=("a note",)) == [
         "'f' on config cpu1 differs from its snapshots in snapshots/x/",
         "  a note",
-        "  cost: flops +100.0%; bytes accessed +4.1%; +2 more",
+        "  cost: flops +100.0%; bytes_accessed +4.1%; +2 more",
         "- cost (f.cost.json):",
         "    flops 25810 -> 51620 (+100.0%, tolerance 0.1%)",
-        "    bytes accessed 24341 -> 25341 (+4.1%, tolerance 0.1%)",
+        "    bytes_accessed 24341 -> 25341 (+4.1%, tolerance 0.1%)",
         "    bytes read as operand 1 of the ops [bytes accessed1{}] 12816 -> 12916 (+0.78%, tolerance 0.1%)",
         "    bytes read as operand 2 of the ops [bytes accessed2{}] 520 -> 620 (+19.2%, tolerance 0.1%)",
         "  also cost improved (not failing): transcendentals -100.0%",
@@ -76,15 +76,15 @@ def test_memory_figures_are_named_peak_temp_alias_first_with_small_moves_in_byte
     after = dict(memory, temp_size_in_bytes=15712, argument_size_in_bytes=9220, peak_memory_in_bytes=9428)
     assert message(compare_metrics("memory", memory, after, {})) == [
         "'f' on config cpu1 differs from its snapshots in snapshots/x/",
-        "  memory: peak +4 B; temp +100.0%; argument +4 B",
+        "  memory: xla_peak_bytes +4 B; temp_bytes +100.0%; argument_bytes +4 B",
         "- memory (f.memory.json):",
-        "    peak_memory_in_bytes 9424 -> 9428 (+4 B, tolerance exact)",
-        "    temp_size_in_bytes 7856 -> 15712 (+100.0%, tolerance exact)",
-        "    argument_size_in_bytes 9216 -> 9220 (+4 B, tolerance exact)",
+        "    xla_peak_bytes 9424 -> 9428 (+4 B, tolerance exact)",
+        "    temp_bytes 7856 -> 15712 (+100.0%, tolerance exact)",
+        "    argument_bytes 9216 -> 9220 (+4 B, tolerance exact)",
         UPDATE,
     ]
     incomparable = compare_metrics("memory", memory, dict(memory, temp_size_in_bytes="n/a"), {})
-    assert message(incomparable)[1] == '  memory: temp_size_in_bytes: 7856 -> "n/a"'
+    assert message(incomparable)[1] == '  memory: temp_bytes: 7856 -> "n/a"'
 
 
 def ops_moved(**deltas: int) -> list[Finding]:

@@ -142,7 +142,10 @@ def test_parse_budget_reads_each_family_and_refuses_unknown_names():
         parse_budget("marker", {"flopz": 1})
     with pytest.raises(ConfigError, match=r"^marker ops must be a table of name = maximum count"):
         parse_budget("marker", {"ops": 3})
-    with pytest.raises(ConfigError, match=r"^marker collectives: unknown collective 'all-gathr'; use one of \["):
+    with pytest.raises(
+        ConfigError,
+        match=r"^marker collectives: unknown collective 'all-gathr' \(did you mean 'all-gather'\?\); use one of all-",
+    ):
         parse_budget("marker", {"collectives": {"all-gathr": 0, "zzz": 1}})
     with pytest.raises(ConfigError, match=r"^marker ops.fusion: -1 is not a non-negative number"):
         parse_budget("marker", {"ops": {"fusion": -1}})
@@ -163,8 +166,10 @@ def test_an_unknown_metric_lists_every_metric():
         parse_budget("[tool.pytest_stages.budgets] 'tests/*'", {"peak": 1})
     assert (
         str(raised.value)
-        == f"[tool.pytest_stages.budgets] 'tests/*': unknown budget metric 'peak'; use one of {list(METRICS)}."
+        == f"[tool.pytest_stages.budgets] 'tests/*': unknown budget metric 'peak'; use one of {', '.join(METRICS)}."
     )
+    with pytest.raises(ConfigError, match=r"unknown budget metric 'temp_byte' \(did you mean 'temp_bytes'\?\); use"):
+        parse_budget("marker", {"temp_byte": 1})
 
 
 def test_budget_patterns_match_whole_node_ids_case_sensitively_then_the_marker_wins():

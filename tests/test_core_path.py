@@ -281,12 +281,10 @@ def test_bad_config_key_is_a_usage_error(project):
     result = project.run()
     assert result.ret == 4
     assert (
-        "ERROR: pytest-stages: [tool.pytest_stages]: unknown key 'snapshot_folder'; the known keys are "
-        "['analyses', 'budgets', 'check', 'clear_caches', 'compilation_cache', 'compile_only_cache_size', 'configs', "
-        "'constants_warn_bytes', "
-        "'diff_lines', 'modules', "
-        "'on_version_mismatch', 'pending_dir', 'snapshot_dir', "
-        "'stages', 'static_scalars', 'test_configs', 'tolerance']."
+        "ERROR: pytest-stages: [tool.pytest_stages]: unknown key 'snapshot_folder' (did you mean 'snapshot_dir'?); "
+        "the known keys are analyses, budgets, check, clear_caches, compilation_cache, compile_only_cache_size, "
+        "configs, constants_warn_bytes, diff_lines, modules, on_version_mismatch, pending_dir, snapshot_dir, "
+        "stages, static_scalars, test_configs, tolerance."
     ) in result.stderr.str()
 
 
@@ -296,7 +294,7 @@ def test_bad_config_type_is_a_usage_error(project):
     assert result.ret == 4
     assert (
         "ERROR: pytest-stages: stages: unknown name 'optimized'; "
-        "choose from ['jaxpr', 'stablehlo', 'kernel_ir', 'hlo', 'compiled']."
+        "choose from jaxpr, stablehlo, kernel_ir, hlo, compiled."
     ) in result.stderr.str()
 
 

@@ -266,4 +266,4 @@ def test_a_failure_opens_with_the_staging_it_was_recorded_under(recorded):
     assert lines[title + 1] == (
         f"  environment: recorded compile-only for cpu ({machine()}), now on cpu ({machine()})"
     ), "the environment first, before any figure"
-    assert lines[title + 2].startswith("  memory: temp +")
+    assert lines[title + 2].startswith("  memory: temp_bytes +")

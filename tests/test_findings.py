@@ -100,7 +100,7 @@ def test_less_aliasing_is_a_regression_not_an_improvement():
     (finding,) = compare_metrics("memory", {"alias_size_in_bytes": 8192}, {"alias_size_in_bytes": 0}, {})
     assert finding.failing
     assert finding.message == (
-        "alias_size_in_bytes 8192 -> 0 (-100.0%, tolerance exact): fewer bytes shared between inputs and outputs"
+        "alias_bytes 8192 -> 0 (-100.0%, tolerance exact): fewer bytes shared between inputs and outputs"
     )
     (finding,) = compare_metrics("memory", {"alias_size_in_bytes": 0}, {"alias_size_in_bytes": 8192}, {})
     assert not finding.failing
@@ -131,8 +131,8 @@ def test_an_unknown_tolerance_metric_names_the_choices():
     with pytest.raises(ConfigError) as info:
         parse_settings({"tolerance": {"flop": 0.1}})
     assert str(info.value).startswith(
-        "[tool.pytest_stages.tolerance]: unknown metric 'flop'; choose from ['default', 'flops', "
-        "'transcendentals', 'bytes accessed', 'argument_size_in_bytes',"
+        "[tool.pytest_stages.tolerance]: unknown metric 'flop' (did you mean 'flops'?); choose from default, flops, "
+        "transcendentals, bytes_accessed, argument_bytes,"
     )
     assert parse_settings({"tolerance": {"bytes accessedout{}": 0.1}}).tolerance == {"bytes accessedout{}": 0.1}
     with pytest.raises(ConfigError, match=re.escape("unknown metric 'flops0{}'")):
@@ -228,8 +228,8 @@ def test_a_failure_opens_with_one_headline_line_per_kind_in_order(project):
     assert message[1:6] == [
         "  sharding: input b: P('model') -> P(None); input w: P(None, 'model') -> P(None, None); "
         "output output: P('data', 'model') -> P('data', None)",
-        "  memory: peak +94.3%; argument +94.1%; output +100.0%",
-        "  cost: flops +100.0%; bytes accessed +94.6%; transcendentals +100.0%; +3 more",
+        "  memory: xla_peak_bytes +94.3%; argument_bytes +94.1%; output_bytes +100.0%",
+        "  cost: flops +100.0%; bytes_accessed +94.6%; transcendentals +100.0%; +3 more",
         "  op structure: entry shapes changed",
         "  IR: jaxpr, stablehlo, compiled changed at test_layer.py:11 in layer (6 changed)",
     ]

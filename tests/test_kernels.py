@@ -172,7 +172,7 @@ def test_costs_say_unknown_without_an_estimate_and_count_it_with_one(project):
     project.write("kern.py", kernel(estimate="pl.CostEstimate(flops=131072, transcendentals=0, bytes_accessed=786432)"))
     result = project.run()
     result.assert_outcomes(failed=1)
-    assert "  cost: flops 0 -> 131072; bytes accessed 0 -> 768.0 KiB" in result.outlines
+    assert "  cost: flops 0 -> 131072; bytes_accessed 0 -> 768.0 KiB" in result.outlines
     assert "unknown for" not in project.output(result)
 
 

@@ -157,7 +157,7 @@ def test_a_test_configs_entry_naming_an_unknown_config_is_a_usage_error(project)
     result = project.run()
     assert result.ret == 4
     assert (
-        "pytest-stages: [tool.pytest_stages.test_configs] 'models/*': unknown name 'tpu'; choose from ['cpu1', 'cpu8']."
+        "pytest-stages: [tool.pytest_stages.test_configs] 'models/*': unknown name 'tpu'; choose from cpu1, cpu8."
         in "\n".join(result.errlines)
     )
 
@@ -175,7 +175,7 @@ def test_a_figure_that_rounds_to_nothing_or_starts_at_zero_reads_as_an_amount():
         {},
     )
     headline = _message(memory).splitlines()[1]
-    assert headline == "  memory: peak +4 B; temp 0 -> 1.2 MiB"
+    assert headline == "  memory: xla_peak_bytes +4 B; temp_bytes 0 -> 1.2 MiB"
     assert "%" not in headline
 
 

@@ -194,7 +194,7 @@ def test_an_unknown_config_of_a_registration_fails_its_item(project):
     result.stdout.fnmatch_lines(
         [
             "pytest-stages: register('colsum', configs=...) at conftest.py:* names unknown config 'tpu9'; "
-            "choose from [[]'cpu1', 'cpu8'[]]."
+            "choose from cpu1, cpu8."
         ]
     )
 

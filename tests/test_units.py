@@ -144,7 +144,7 @@ def test_metric_regression_improvement_and_tolerance():
 
 def test_integer_memory_figures_are_exact_by_default():
     (finding,) = compare_metrics("memory", {"temp_size_in_bytes": 1000}, {"temp_size_in_bytes": 1001}, {})
-    assert finding.message == "temp_size_in_bytes 1000 -> 1001 (+0.10%, tolerance exact)"
+    assert finding.message == "temp_bytes 1000 -> 1001 (+0.10%, tolerance exact)"
 
 
 def test_placement_changes_name_the_leaf():

@@ -256,7 +256,7 @@ def test_upgrade_section_orders_figures_by_relative_change_and_skips_information
         f"versions: {OLD} -> jax 0.10.2, jaxlib 0.10.2",
         "calls drifted: 4 of 5 (0 frontend, 2 compiler, 2 both)",
         "figures moved: 3, largest first:",
-        "  t.py::test_b[cpu1] b: temp_size_in_bytes 1000 -> 500 (-50.0%)",
+        "  t.py::test_b[cpu1] b: temp_bytes 1000 -> 500 (-50.0%)",
         "  t.py::test_a[cpu1] a: flops 100 -> 101 (+1.0%)",
         "  t.py::test_f[cpu1] f: flops 34112000 -> 34111000 (-0.0029%)",
         "text-only churn: 1 call(s) drifted in IR text or op structure only",

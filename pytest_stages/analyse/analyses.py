@@ -31,6 +31,40 @@ MEMORY_FIELDS = (
     "host_generated_code_size_in_bytes",
     "peak_memory_in_bytes",
 )
+# The one name of each cost and memory figure in settings and messages (budgets, tolerances, reports), with its
+# key in cost.json or memory.json (JAX's spelling, which the files keep).
+FIGURE_KEYS = {
+    "flops": "flops",
+    "transcendentals": "transcendentals",
+    "bytes_accessed": "bytes accessed",
+    "argument_bytes": "argument_size_in_bytes",
+    "output_bytes": "output_size_in_bytes",
+    "alias_bytes": "alias_size_in_bytes",
+    "temp_bytes": "temp_size_in_bytes",
+    "code_bytes": "generated_code_size_in_bytes",
+    "host_argument_bytes": "host_argument_size_in_bytes",
+    "host_output_bytes": "host_output_size_in_bytes",
+    "host_alias_bytes": "host_alias_size_in_bytes",
+    "host_temp_bytes": "host_temp_size_in_bytes",
+    "host_code_bytes": "host_generated_code_size_in_bytes",
+    "xla_peak_bytes": "peak_memory_in_bytes",
+}
+FIGURE_NAMES = {key: name for name, key in FIGURE_KEYS.items()}
+
+
+def figure_name(key: str) -> str:
+    """A file's figure key as pytest-stages names it: ``temp_size_in_bytes`` -> ``temp_bytes``.
+
+    Any other key is its own name (XLA's per-operand ``bytes accessed0{}`` keeps its raw key).
+    """
+    return FIGURE_NAMES.get(key, key)
+
+
+def figure_key(name: str) -> str:
+    """The file's key of a figure written either way: ``temp_bytes`` or ``temp_size_in_bytes``."""
+    return FIGURE_KEYS.get(name, name)
+
+
 UNAVAILABLE = {"unavailable": True}
 # What XLA's cost analysis reports for a figure it could not count: recorded as null (unavailable), never as a number.
 XLA_UNAVAILABLE = -1

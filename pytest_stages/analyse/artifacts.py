@@ -59,7 +59,7 @@ class Staged(Protocol):
     def named_outputs(self, tree: Any) -> list[tuple[str, Any]]: ...
 
 
-BUDGET = "budget"
+BUDGET = Kind.BUDGET
 # Failure-message headlines, in the order a message lists them (budget first, IR last).
 HEADLINES = ("budget", "compiles", "kernels", "sharding", "layout", "memory", "cost", "op structure", "IR")
 # The ``stage`` of an artifact that no staged call builds: ``stage_compiles`` records it around user code.

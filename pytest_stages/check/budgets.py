@@ -9,9 +9,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_stages.analyse.analyses import cost_source, staged_cost
+from pytest_stages.analyse.analyses import FIGURE_KEYS, cost_source, figure_name, staged_cost
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import Change, Finding, Kind
+from pytest_stages.core.text import close_match, listing
 from pytest_stages.core.units import (
     format_bytes,
     format_number,
@@ -22,13 +23,10 @@ from pytest_stages.ir.hlo import COLLECTIVES
 from pytest_stages.stage.devices import DeviceMemory
 
 SIZE_METRICS = {
-    "temp_bytes": "temp_size_in_bytes",
+    "temp_bytes": FIGURE_KEYS["temp_bytes"],
     "peak_bytes": "peak_bytes",  # arguments + outputs + generated code + temp - aliased: what the chip holds
-    "xla_peak_bytes": "peak_memory_in_bytes",  # XLA's own estimate, above the chip's peak (docs, Budgets)
-    "argument_bytes": "argument_size_in_bytes",
-    "output_bytes": "output_size_in_bytes",
-    "alias_bytes": "alias_size_in_bytes",
-    "code_bytes": "generated_code_size_in_bytes",
+    "xla_peak_bytes": FIGURE_KEYS["xla_peak_bytes"],  # XLA's own estimate, above the chip's peak (docs, Budgets)
+    **{name: FIGURE_KEYS[name] for name in ("argument_bytes", "output_bytes", "alias_bytes", "code_bytes")},
 }
 # The parts of ``peak_bytes``, with their sign: their sum is the peak a chip holds (as measured on a
 # TPU v5e chip: docs/budgets.md).
@@ -41,7 +39,7 @@ PEAK_PARTS = {
 }
 # Bytes the cross-slice collectives produce on one device per call (ops.json's networks.dcn.bytes).
 DCN_METRIC = "dcn_bytes"
-COST_METRICS = {"flops": "flops", "transcendentals": "transcendentals", "bytes_accessed": "bytes accessed"}
+COST_METRICS = {name: FIGURE_KEYS[name] for name in ("flops", "transcendentals", "bytes_accessed")}
 TABLE_METRICS = ("collectives", "ops")
 # Backend compiles per function inside ``stage_compiles`` (a number, or a table of function = maximum).
 COMPILES_METRIC = "compiles"
@@ -74,12 +72,20 @@ def peak_bytes(memory: Mapping[str, Any]) -> int | None:
 
 
 def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate one budget table (marker kwargs or a ``[tool.pytest_stages.budgets]`` entry)."""
+    """Validate one budget table (marker kwargs or a ``[tool.pytest_stages.budgets]`` entry).
+
+    A figure in JAX's spelling (``temp_size_in_bytes``) is read as its one name (``temp_bytes``):
+    :func:`~pytest_stages.config.respellings` says which to write.
+    """
     budget: dict[str, Any] = {}
-    for metric, value in raw.items():
+    for written, value in raw.items():
+        metric = figure_name(str(written))
         parse = _PARSERS.get(metric)
         if parse is None:
-            raise ConfigError(f"{where}: unknown budget metric {metric!r}; use one of {list(METRICS)}.")
+            raise ConfigError(
+                f"{where}: unknown budget metric {written!r}{close_match(str(written), METRICS)}; use one of "
+                f"{listing(METRICS)}."
+            )
         budget[metric] = parse(f"{where} {metric}", value)
     return budget
 
@@ -105,7 +111,10 @@ def _table(where: str, value: Any, known: Sequence[str] | None = None) -> dict[s
     if known is not None:
         unknown = sorted(set(value) - set(known))
         if unknown:
-            raise ConfigError(f"{where}: unknown collective {unknown[0]!r}; use one of {list(known)}.")
+            raise ConfigError(
+                f"{where}: unknown collective {unknown[0]!r}{close_match(unknown[0], known)}; use one of "
+                f"{listing(known)}."
+            )
     return {str(k): parse_count(f"{where}.{k}", v) for k, v in value.items()}
 
 

@@ -7,6 +7,7 @@ for a program input, and the raw key stays beside the name in the details and in
 
 from __future__ import annotations
 
+from pytest_stages.analyse.analyses import figure_name
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.core.units import format_bytes, format_number, relative_change
 
@@ -33,7 +34,7 @@ def per_operand(metric: str) -> bool:
 
 
 def metric_label(metric: str) -> str:
-    """A figure as people name it; XLA's per-operand keys keep their raw key in brackets.
+    """A figure as people name it (:func:`metric_short`); XLA's per-operand keys keep their raw key in brackets.
 
     ``bytes accessed1{}`` -> ``bytes read as operand 1 of the ops [bytes accessed1{}]``; a lowered
     figure keeps its prefix (``lowered bytes read as operand 1 ...``).
@@ -42,7 +43,7 @@ def metric_label(metric: str) -> str:
         return LOWERED + metric_label(metric.removeprefix(LOWERED))
     match = _OPERAND_KEY.match(metric)
     if match is None:
-        return metric
+        return metric_short(metric)
     index = f", output {match['index']}" if match["index"] else ""
     if match["operand"] == "out":
         return f"bytes written by the ops{index} [{metric}]"
@@ -50,13 +51,11 @@ def metric_label(metric: str) -> str:
 
 
 def metric_short(metric: str) -> str:
-    """A headline's name of a figure: ``peak``, ``temp``, ``flops``, ``lowered flops``."""
+    """A figure's key in the file as budgets and tolerances name it: ``temp_bytes``, ``bytes_accessed``,
+    ``lowered flops`` (:data:`~pytest_stages.analyse.analyses.FIGURE_KEYS`)."""
     if metric.startswith(LOWERED):
         return LOWERED + metric_short(metric.removeprefix(LOWERED))
-    for suffix in ("_size_in_bytes", "_memory_in_bytes"):
-        if metric.endswith(suffix):
-            return metric.removesuffix(suffix)
-    return metric
+    return figure_name(metric)
 
 
 def figure_values(old: float, new: float) -> str:

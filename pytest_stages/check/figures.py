@@ -71,7 +71,7 @@ def _metric_finding(artifact: str, metric: str, old: Any, new: Any, tolerances: 
         return Finding(
             check_kind(artifact),
             artifact,
-            f"{metric}: {show(old)} -> {show(new)}",
+            f"{metric_label(metric)}: {show(old)} -> {show(new)}",
             change=Change.INCOMPARABLE,
             subject=metric,
             before=old,

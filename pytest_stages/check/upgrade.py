@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_stages.analyse.artifacts import ARTIFACTS
-from pytest_stages.check.figure_text import informational
+from pytest_stages.check.figure_text import informational, metric_short
 from pytest_stages.core.units import format_number, relative_change
 
 FRONTEND_ARTIFACTS = tuple(a.name for a in ARTIFACTS if a.frontend)
@@ -138,7 +138,10 @@ def _moved_figures(calls: Sequence[Mapping[str, Any]]) -> list[str]:
     ]
     figures.sort(key=lambda item: (-abs(relative_change(item[2], item[3])), _label(item[0]), item[1]))
     lines = [f"figures moved: {len(figures)}" + (", largest first:" if figures else "")]
-    lines += [f"  {_label(call)}: {metric} {_figures(old, new)}" for call, metric, old, new in figures[:MAX_FIGURES]]
+    lines += [
+        f"  {_label(call)}: {metric_short(metric)} {_figures(old, new)}"
+        for call, metric, old, new in figures[:MAX_FIGURES]
+    ]
     if len(figures) > MAX_FIGURES:
         lines.append(f"  ... {len(figures) - MAX_FIGURES} more")
     return lines

@@ -7,7 +7,9 @@ or a report shows such characters as escapes and cuts such lines, saying how muc
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 
 # The widest line shown; longer ones are cut with a marker (an HLO line of a big fusion is ~500).
 MAX_WIDTH = 1000
@@ -30,3 +32,14 @@ def clip(line: str, width: int = MAX_WIDTH) -> str:
 def shown(text: str, width: int = MAX_WIDTH) -> str:
     """Each line of ``text`` made :func:`visible` and :func:`clip`-ped: what a terminal or report may print."""
     return "\n".join(clip(visible(line), width) for line in text.split("\n"))
+
+
+def listing(choices: Iterable[object]) -> str:
+    """A closed set as people read it: ``text, cost, memory`` (an enum member shows its value)."""
+    return ", ".join(str(choice) for choice in choices)
+
+
+def close_match(word: str, choices: Iterable[object]) -> str:
+    """`` (did you mean 'configs'?)`` when ``word`` is a near miss of one of ``choices``; "" when none is close."""
+    found = difflib.get_close_matches(word, [str(choice) for choice in choices], n=1)
+    return f" (did you mean {found[0]!r}?)" if found else ""

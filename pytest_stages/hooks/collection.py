@@ -12,6 +12,7 @@ import pytest
 
 from pytest_stages.analyse.analyses import format_spec
 from pytest_stages.core.errors import StagesError
+from pytest_stages.core.text import close_match, listing
 from pytest_stages.hooks import jax, per_test
 from pytest_stages.hooks.registry import RegisteredFunctionError, Registration, registrations
 from pytest_stages.hooks.stash import SESSION
@@ -138,7 +139,7 @@ class RegisteredFunctions(pytest.Collector):
         elif config_name not in known:
             problem = RegisteredFunctionError(
                 f"register({registration.name!r}, configs=...) at {registration.where} names unknown config "
-                f"{config_name!r}; choose from {known}."
+                f"{config_name!r}{close_match(config_name, known)}; choose from {listing(known)}."
             )
         else:
             try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,8 @@ import pytest
 
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.budgets import budget_for, parse_budget
-from pytest_stages.config import ConfigError, parse_choices, parse_tolerances
-from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.config import ConfigError, check_marker, parse_choices, parse_tolerances, respellings
+from pytest_stages.core.errors import PREFIX, Outcome, StagesError
 from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, SNAPSHOT
 from pytest_stages.run.runner import StageSnapshot, StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
@@ -36,8 +37,8 @@ def make_snapshot(
     budget: dict[str, Any] | None = None,
 ) -> StageSnapshot:
     """The per-test :class:`StageSnapshot`: settings narrowed by the item's markers."""
-    marker = marker_kwargs(item, "stages")
     try:
+        marker = stages_marker(item, item.nodeid)
         tolerance = {
             **session.settings.tolerance,
             **parse_tolerances(marker.get("tolerance") or {}, "@pytest.mark.stages(tolerance=...)"),
@@ -50,6 +51,12 @@ def make_snapshot(
         analyses = _narrowed(marker, "analyses", session.settings.analyses, ANALYSES)
     except ConfigError as exc:
         raise as_pytest(exc) from None
+    for message in [
+        *respellings("@pytest.mark.stages(tolerance=...)", marker.get("tolerance") or {}),
+        *respellings(f"budget= of {item.nodeid}", budget or {}),
+        *respellings(f"@pytest.mark.stages_budget on {item.nodeid}", marker_kwargs(item, "stages_budget")),
+    ]:
+        warnings.warn(pytest.PytestConfigWarning(PREFIX + message), stacklevel=1)
     snapshot = StageSnapshot(
         session,
         nodeid=item.nodeid,
@@ -141,6 +148,13 @@ def _narrowed(marker: dict[str, Any], key: str, default: tuple[str, ...], allowe
     if marker.get(key) is None:
         return default
     return parse_choices(f"@pytest.mark.stages({key}=...)", marker[key], allowed)
+
+
+def stages_marker(node: Any, nodeid: str) -> dict[str, Any]:
+    """The ``stages`` markers' keywords on ``node`` (closest last), each marker checked: a typo is an error."""
+    for mark in node.iter_markers("stages"):
+        check_marker(f"@pytest.mark.stages on {nodeid}", mark.args, mark.kwargs)
+    return marker_kwargs(node, "stages")
 
 
 def marker_kwargs(node: Any, name: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 from pytest_stages.analyse.artifacts import headline_rank
 from pytest_stages.check.compile_counts import explanation_lines
 from pytest_stages.check.drift import REPORT_ROWS, removed_line
+from pytest_stages.check.figure_text import metric_short
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
@@ -172,7 +173,7 @@ def _deltas(deltas: Mapping[str, Sequence[float]]) -> str:
     rows = ["<tr><th>metric</th><th>snapshot</th><th>staged</th><th>change</th></tr>"]
     for metric, (old, new) in sorted(deltas.items()):
         rows.append(
-            f"<tr><td>{_e(metric)}</td><td>{format_number(old)}</td><td>{format_number(new)}</td>"
+            f"<tr><td>{_e(metric_short(metric))}</td><td>{format_number(old)}</td><td>{format_number(new)}</td>"
             f"<td>{relative_change(old, new):+.1%}</td></tr>"
         )
     return '<h3>cost and memory</h3><table class="deltas">' + "".join(rows) + "</table>"

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
+from pytest_stages.check.figure_text import metric_short
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding
@@ -118,7 +119,9 @@ def key_deltas(record: CallRecord) -> str:
     for metric in KEY_DELTAS:
         if metric in record.deltas:
             old, new = record.deltas[metric]
-            parts.append(f"{metric} {format_number(old)}->{format_number(new)} ({relative_change(old, new):+.1%})")
+            parts.append(
+                f"{metric_short(metric)} {format_number(old)}->{format_number(new)} ({relative_change(old, new):+.1%})"
+            )
     for finding in record.findings:  # a memory share within its ceiling: how much the program may still grow
         if finding.change == Change.HEADROOM:
             parts.append(f"{finding.subject} headroom {format_bytes(finding.before - finding.after)}")
