@@ -226,8 +226,7 @@ def test_lost_donation_fails_as_a_donation_change(multi):
             "  IR: stablehlo, compiled changed",
             "- sharding (scale.sharding.json): input x no longer donated (XLA had reused its buffer)",
             "- memory (scale.memory.json):",
-            "    alias_bytes 32768 -> 0 (-100.0%, tolerance exact): "
-            "fewer bytes shared between inputs and outputs",
+            "    alias_bytes 32768 -> 0 (-100.0%, tolerance exact): fewer bytes shared between inputs and outputs",
         ]
     )
     assert "improved" not in result.stdout.str()
