@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,6 +152,12 @@ def budget_for(nodeid: str, patterns: Mapping[str, Mapping[str, Any]], marker: M
             merged.update(budget)
     merged.update(marker)
     return merged
+
+
+def unmatched_patterns(patterns: Iterable[str], nodeids: Iterable[str]) -> list[str]:
+    """The ``[tool.pytest_stages.budgets]`` patterns matching none of ``nodeids``: a typo, or tests since renamed."""
+    ids = list(nodeids)
+    return [pattern for pattern in patterns if not any(fnmatch.fnmatchcase(nodeid, pattern) for nodeid in ids)]
 
 
 def needed_analyses(budget: Mapping[str, Any]) -> set[str]:

@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
+from pytest_stages.check.budgets import unmatched_patterns
 from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.run_view import RunFacts
-from pytest_stages.hooks.observe import Observer
+from pytest_stages.hooks.observe import Observer, collection_roots
 from pytest_stages.report.render import (
     RunReport,
     append_step_summary,
@@ -76,6 +77,13 @@ class StagesReporter:
         facts.commit, facts.snapshots = self.state
         if not session.config.getoption("stages_list"):
             self.lines = self._inventory(facts, session.config.pluginmanager.get_plugin("terminalreporter"))
+        if self.session.options.configs is None and _collected_whole(session.config, facts):
+            self.lines += [
+                f"{PREFIX}[tool.pytest_stages.budgets] {pattern!r} matches no test this run collected, so its ceilings "
+                "apply to nothing: correct the pattern (it is matched against test ids such as "
+                "tests/test_model.py::test_step[cpu1]) or remove it."
+                for pattern in unmatched_patterns(self.session.budget_patterns, facts.collection.items)
+            ]
         report = self.report(facts)
         if self.session.options.report:
             path = Path(self.session.options.report)
@@ -136,6 +144,17 @@ class StagesReporter:
             prefix=settings.snapshot_dir,
             announce=_announcer(terminal),
         ).lines
+
+
+def _collected_whole(config: pytest.Config, facts: RunFacts) -> bool:
+    """Whether the run collected every test: from the rootdir or testpaths, none deselected, no error or lost worker."""
+    view = facts.collection
+    if view.errors or view.removed or facts.lost_workers:
+        return False
+    rootpath = config.rootpath.resolve()
+    return config.args_source == pytest.Config.ArgsSource.TESTPATHS or any(
+        rootpath.is_relative_to(root) for root in collection_roots(config)
+    )
 
 
 def _announcer(terminal: Any) -> Callable[[list[str]], None] | None:
