@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import sysconfig
 import time
 import traceback
@@ -37,7 +38,7 @@ class StageError(StagesError):
     apply_rope``), "" when there is none; ``traceback`` the whole traceback, for ``--tb=long``.
     """
 
-    def __init__(self, name: str, stage: str, cause: BaseException) -> None:
+    def __init__(self, name: str, stage: str, cause: BaseException, kwargs: Mapping[str, Any] | None = None) -> None:
         lines = [line for line in str(cause).strip().splitlines() if line.strip()]
         if len(lines) > MAX_ERROR_LINES:
             lines = [*lines[:MAX_ERROR_LINES], "..."]
@@ -45,16 +46,60 @@ class StageError(StagesError):
         self.where = user_frame(cause.__traceback__)
         at = f" at {self.where}" if self.where else ""
         held = held_elsewhere(str(cause))
-        fix = (
-            f"{held_message(held)} Its snapshots were left untouched."
-            if held is not None
-            else "Fix the function or its arguments; its snapshots were left untouched."
-        )
+        static = traced_keywords(cause, kwargs or {})
+        if held is not None:
+            fix = f"{held_message(held)} Its snapshots were left untouched."
+        elif static:
+            fix = f"{static_keywords_fix(name, static)} Its snapshots were left untouched."
+        else:
+            fix = "Fix the function or its arguments; its snapshots were left untouched."
         super().__init__(
             f"stage_snapshot({name}): {stage} failed with {type(cause).__name__}{at}:\n    {detail}\n{fix}"
         )
         self.stage = stage
         self.traceback = "".join(traceback.format_exception(cause)).rstrip()
+
+
+def traced_keywords(cause: BaseException, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments with Python values that tracing made abstract where the function needs them concrete.
+
+    JAX traces keyword arguments as it does positional ones: ``stage_snapshot(jnp.sum, x, axis=0)``
+    hands ``sum`` a traced ``axis`` (a ConcretizationTypeError, or a TracerIntegerConversionError for
+    ``axis=(0, 1)``), and a string is no JAX type at all (a TypeError). Only keywords JAX's message
+    names count: a traced positional argument is not theirs.
+    """
+    errors = jax.errors
+    traced = (errors.ConcretizationTypeError, errors.TracerIntegerConversionError, errors.TracerArrayConversionError)
+    no_jax_type = isinstance(cause, TypeError) and (
+        "not marked as static" in str(cause) or "valid JAX type" in str(cause)
+    )
+    if not isinstance(cause, traced) and not no_jax_type:
+        return {}
+    python = {key: value for key, value in kwargs.items() if _python_values(value)}
+    return {key: value for key, value in python.items() if re.search(rf"\b{re.escape(key)}\b", str(cause))}
+
+
+def _python_values(value: Any) -> bool:
+    """A Python scalar or string, or a tuple or list of them (``axis=(0, 1)``)."""
+    items = value if isinstance(value, tuple | list) else (value,)
+    return bool(items) and all(type(item) in (bool, int, float, complex, str) for item in items)
+
+
+def static_keywords_fix(name: str, static: Mapping[str, Any]) -> str:
+    """How to keep keyword arguments static: ``functools.partial``, ``jax.jit(static_argnames=...)``, static_scalars."""
+    shown = ", ".join(f"{key}={value!r}" for key, value in static.items())
+    keys = tuple(static)
+    argnames = repr(keys[0]) if len(keys) == 1 else repr(keys)
+    return (
+        f"stage_snapshot traces keyword arguments as jax.jit does, so {shown} reached {name} as a traced value "
+        f"where it needs a Python value. Keep it static: stage_snapshot(functools.partial({name}, {shown}), ...), "
+        f"or stage jax.jit({name}, static_argnames={argnames}) with the same keywords"
+        + (
+            " (Python scalars also stay static with static_scalars=True)."
+            if all(type(v) in (bool, int, float, complex) for v in static.values())
+            else "."
+        )
+    )
 
 
 def _library_folders() -> tuple[str, ...]:
@@ -278,7 +323,7 @@ def stage(
     seconds: dict[str, float] = {}
     jaxpr = None
     with _placement(active, context):
-        with _step(name, "tracing", seconds, "trace"):
+        with _step(name, "tracing", seconds, "trace", kwargs):
             traced = adapter.trace()
         with _step(name, "lowering", seconds, "lower"):
             lowered = adapter.lower(traced, None if active.attached else (active.platform,))
@@ -433,7 +478,13 @@ def _placement(active: ActiveConfig, context: tuple[Any, Any]) -> Iterator[None]
 
 
 @contextlib.contextmanager
-def _step(name: str, doing: str, seconds: dict[str, float] | None = None, step: str = "") -> Iterator[None]:
+def _step(
+    name: str,
+    doing: str,
+    seconds: dict[str, float] | None = None,
+    step: str = "",
+    kwargs: Mapping[str, Any] | None = None,
+) -> Iterator[None]:
     """Run a staging step in the caller's frame: its wall time kept as ``seconds[step]``, its error as a StageError.
 
     A context manager rather than a wrapper taking a callable: JAX traces, lowers and compiles
@@ -445,7 +496,7 @@ def _step(name: str, doing: str, seconds: dict[str, float] | None = None, step: 
     except Unsupported:
         raise
     except Exception as exc:
-        raise StageError(name, doing, exc) from exc
+        raise StageError(name, doing, exc, kwargs) from exc
     if seconds is not None:
         seconds[step] = time.perf_counter() - start
 
