@@ -89,8 +89,14 @@ CACHE_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 EXPLAIN_PREFIX = "TRACING CACHE MISS"
 # "Compiling %s with global shapes and types %s. Argument mapping: %s." (args: name, types, ...)
 LOWER_PREFIX = "Compiling "
-# Records JAX logs at WARNING only because explanations are on; dropped while watching.
-EXPLAIN_ONLY = ("PERSISTENT COMPILATION CACHE MISS", "Not writing persistent cache entry", EXPLAIN_PREFIX)
+# Records JAX logs at WARNING only because explanations are on; dropped while watching. With the persistent
+# cache on, "Writing %s to persistent compilation cache with key %r" is one per compile of the block.
+EXPLAIN_ONLY = (
+    "PERSISTENT COMPILATION CACHE MISS",
+    "Not writing persistent cache entry",
+    "Writing ",
+    EXPLAIN_PREFIX,
+)
 
 
 # --- 3. The HLO module of a lowering, and the CPU client's cost analysis of it ---------------------

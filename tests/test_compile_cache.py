@@ -125,3 +125,24 @@ def test_compile_only_topologies_stay_out_of_the_cache(project):
         result.assert_outcomes(passed=2)
         assert hits(result) == expected
         assert "Error reading persistent compilation cache" not in result.stdout.str() + result.stderr.str()
+
+
+RECOMPILES = """
+import jax, jax.numpy as jnp
+
+def test_recompiles(stage_compiles):
+    double = jax.jit(lambda x: x * 2)
+    with stage_compiles(double):
+        for n in range(1, 4):
+            double(jnp.ones(n))
+"""
+
+
+def test_jax_cache_writes_inside_stage_compiles_stay_out_of_the_users_report(project):
+    """Watching turns JAX's cache-miss explanations on, which logs each cache write at WARNING: not the user's."""
+    project.configure('compilation_cache = "jaxcache"')
+    project.write("test_recompiles.py", RECOMPILES)
+    result = run(project, "--stages-update", "-rA")
+    result.assert_outcomes(passed=1)
+    assert any((project.path / "jaxcache").iterdir())  # the cache was written to
+    assert "persistent compilation cache" not in project.output(result)
