@@ -30,6 +30,7 @@ from pytest_stages.report.render import (
     write_report,
 )
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
+from pytest_stages.stage.plan import installed_version
 from pytest_stages.store import refusals_
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.prune import Evidence, module_file
@@ -59,9 +60,18 @@ class _Writer:
         self.stream.flush()
 
 
+def version_line() -> str:
+    """``pytest-stages 0.2.0 (jax 0.10.2, jaxlib 0.10.2)``: the installed versions, as the JSON report records them."""
+    plugin, *found = [
+        f"{name} {installed_version(name) or '(not installed)'}" for name in ("pytest-stages", "jax", "jaxlib")
+    ]
+    return f"{plugin} ({', '.join(found)})"
+
+
 def parser(prog: str = "pytest-stages") -> argparse.ArgumentParser:
     """The command line, named ``prog`` in its usage line (the console script's name by default)."""
     top = argparse.ArgumentParser(prog=prog, description="pytest-stages tools")
+    top.add_argument("--version", action="version", version=version_line())
     commands = top.add_subparsers(dest="command", required=True)
     merge = commands.add_parser(
         "merge",
