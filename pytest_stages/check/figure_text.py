@@ -51,8 +51,8 @@ def metric_label(metric: str) -> str:
 
 
 def metric_short(metric: str) -> str:
-    """A figure's key in the file as budgets and tolerances name it: ``temp_bytes``, ``bytes_accessed``,
-    ``lowered flops`` (:data:`~pytest_stages.analyse.analyses.FIGURE_KEYS`)."""
+    """A figure by the name budgets and tolerances give it: ``temp_size_in_bytes`` -> ``temp_bytes``, ``lowered
+    bytes accessed`` -> ``lowered bytes_accessed`` (:data:`~pytest_stages.analyse.analyses.FIGURE_KEYS`)."""
     if metric.startswith(LOWERED):
         return LOWERED + metric_short(metric.removeprefix(LOWERED))
     return figure_name(metric)
