@@ -50,9 +50,9 @@ def main() -> int:
             file.write_text(text, encoding="utf-8")
             print(f"docs_workflows: {name} -> {file.name}")
         zizmor = shutil.which("zizmor") or str(Path(sys.executable).parent / "zizmor")
-        settings = ROOT / ".ci" / "zizmor.yml"
-        command = [zizmor, "--offline", "--strict-collection", "--no-progress", "--color=never", "--config", str(settings)]
-        return subprocess.run([*command, str(scratch)], check=False).returncode
+        options = ["--offline", "--strict-collection", "--no-progress", "--color=never"]
+        command = [zizmor, *options, "--config", str(ROOT / ".ci" / "zizmor.yml"), str(scratch)]
+        return subprocess.run(command, check=False).returncode
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
