@@ -1,4 +1,4 @@
-"""The docs' samples and references against the program: a changed table or option group fails here, not in a reader's hands.
+"""The docs' samples and references against the program: a changed table or option group fails here.
 
 README.md holds the one sample of the summary table (docs/index.md points to it); its header,
 its rows' alignment and the lines below it are checked against a real run of a tiny suite.
@@ -65,7 +65,8 @@ def test_readme_sample_table_has_the_header_and_alignment_the_plugin_prints(pyte
     sample_header = next(line for line in sample if HEADER.match(line))
     assert [cell for _, cell in columns(sample_header)] == [cell for _, cell in columns(real_header)]
     starts = [start for start, _ in columns(sample_header)]
-    rows = sample[sample.index(sample_header) + 1 : next(i for i, line in enumerate(sample) if line.startswith("pytest-stages: "))]
+    below = next(i for i, line in enumerate(sample) if line.startswith("pytest-stages: "))
+    rows = sample[sample.index(sample_header) + 1 : below]
     assert rows, "README.md's sample has no table rows"
     for row in (row for row in rows if row != "..."):
         cells = columns(row)
@@ -111,7 +112,7 @@ def test_links_to_readme_sections_are_checked_against_its_headings(tmp_path: Pat
     links = check_links()
     readme = "# pytest-stages\n\n## Example\n\n```bash\n# not a heading\n```\n\n## `stage_snapshot` and friends\n"
     assert links.readme_anchors(readme) == {"pytest-stages", "example", "stage_snapshot-and-friends"}
-    page = "See [the example](../README.md#example), [gone](../README.md#compilation-cache), [x](README.md#not-a-heading)."
+    page = "[the example](../README.md#example), [gone](../README.md#compilation-cache), [x](README.md#not-a-heading)"
     assert links.broken_readme_anchors(page, readme) == [
         "README.md#compilation-cache: README.md has no such section",
         "README.md#not-a-heading: README.md has no such section",
