@@ -50,7 +50,8 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 def run_steps(workflow: str) -> dict[str, list[str]]:
-    """Each job's ``run:`` commands in a GitHub Actions workflow (a one-line ``run:`` or a ``run: |`` block)."""
+    """Each job's ``run:`` commands in a GitHub Actions workflow: a one-line ``run:``, each line of a
+    ``run: |`` block, or a ``run: >`` block folded into one line."""
     jobs: dict[str, list[str]] = {}
     job = ""
     lines = workflow.splitlines()
@@ -63,15 +64,17 @@ def run_steps(workflow: str) -> dict[str, list[str]]:
         if step is None:
             continue
         command = step.group(2).strip()
-        if command != "|":
+        if command not in ("|", ">"):
             jobs.setdefault(job, []).append(command)
             continue
         key = len(step.group(1))  # the column of ``run``: the block's lines are indented deeper
+        block = []
         for body in lines[index + 1 :]:
             if body.strip() and len(body) - len(body.lstrip()) <= key:
                 break
             if body.strip():
-                jobs.setdefault(job, []).append(body.strip())
+                block.append(body.strip())
+        jobs.setdefault(job, []).extend(block if command == "|" else [" ".join(block)])
     return jobs
 
 
