@@ -1,15 +1,20 @@
 """CI: the docs' CI recipes work in a user's project, as written.
 
 Builds a scratch project from the docs' own snippets (read from the markdown, never copied
-here): the README's example test, the budgets page's marker example and its budgets table.
-Then runs, each in a fresh venv with this checkout's wheel as the only pytest-stages (found
-through pip's find-links, jax pinned by constraints.txt through PIP_CONSTRAINT, so the commands
-stay as the docs print them):
+here): the README's example test, the budgets page's marker example and its budgets table, with
+this checkout's wheel under ``wheels/``, where the docs' workflows install it from
+(``pip install --find-links wheels pytest-stages``; jax pinned by constraints.txt through
+PIP_CONSTRAINT, so the commands stay as the docs print them). Then runs, each in a fresh venv:
 
-1. the README example's commands (install, record, compare);
-2. the budgets gate's ``run:`` commands (docs/budgets.md);
+1. the README example's commands (install, with the checkout's path ``/path/to/pytest-stages``
+   read as the wheel; record; compare);
+2. the budgets workflow's ``run:`` commands (docs/budgets.md);
 3. the sharded recipe's shard job once per matrix group, then its merge job in another venv
-   (docs/sharded-ci.md), which must pass and write the reports and the step summary.
+   (docs/sharded-ci.md), which must pass and write the reports and the step summary;
+4. the review workflow (docs/review.md): its CPU job once per matrix group, its TPU job (the
+   ``tpu`` config lowered only: no chip here), then its merge job's commands, which must write
+   the comment and the pull request's number. The comment workflow's one step posts with ``gh``
+   to GitHub, which a scratch project has not: its number check runs, the post does not.
 
 Usage: python .ci/docs_recipes.py DIST_FOLDER   (the folder holding the built wheel)
 """
@@ -45,7 +50,8 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 def run_steps(workflow: str) -> dict[str, list[str]]:
-    """Each job's ``run:`` commands in a GitHub Actions workflow (a one-line ``run:`` or a ``run: |`` block)."""
+    """Each job's ``run:`` commands in a GitHub Actions workflow: a one-line ``run:``, each line of a
+    ``run: |`` block, or a ``run: >`` block folded into one line."""
     jobs: dict[str, list[str]] = {}
     job = ""
     lines = workflow.splitlines()
@@ -58,15 +64,17 @@ def run_steps(workflow: str) -> dict[str, list[str]]:
         if step is None:
             continue
         command = step.group(2).strip()
-        if command != "|":
+        if command not in ("|", ">"):
             jobs.setdefault(job, []).append(command)
             continue
         key = len(step.group(1))  # the column of ``run``: the block's lines are indented deeper
+        block = []
         for body in lines[index + 1 :]:
             if body.strip() and len(body) - len(body.lstrip()) <= key:
                 break
             if body.strip():
-                jobs.setdefault(job, []).append(body.strip())
+                block.append(body.strip())
+        jobs.setdefault(job, []).extend(block if command == "|" else [" ".join(block)])
     return jobs
 
 
@@ -77,19 +85,17 @@ def matrix_groups(workflow: str) -> list[str]:
     return [group.strip() for group in found.group(1).split(",")]
 
 
-def venv(folder: Path, dist: Path) -> dict[str, str]:
-    """A fresh venv; the environment its commands run in (this checkout's wheel as pytest-stages)."""
+def venv(folder: Path) -> dict[str, str]:
+    """A fresh venv; the environment its commands run in (jax pinned by constraints.txt)."""
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
     env = {
         key: value
         for key, value in os.environ.items()
         if not key.startswith(("STAGES_", "PYTEST_", "JAX_")) and key != "PYTHONPATH"
     }
-    links = " ".join(filter(None, [os.environ.get("PIP_FIND_LINKS", ""), str(dist)]))
     env.update(
         PATH=f"{folder / 'bin'}{os.pathsep}{env.get('PATH', '')}",
         VIRTUAL_ENV=str(folder),
-        PIP_FIND_LINKS=links,
         PIP_CONSTRAINT=str(ROOT / "constraints.txt"),
         PIP_QUIET="1",
     )
@@ -125,42 +131,84 @@ def main() -> None:
     budgets = section("docs/budgets.md", "Budgets")
     gate = blocks(section("docs/budgets.md", "A CI gate on budgets (GitHub Actions)"), "yaml")[0]
     workflow = blocks(section("docs/sharded-ci.md", "A GitHub Actions recipe"), "yaml")[0]
+    review, comment = blocks(section("docs/review.md", "A GitHub Actions workflow"), "yaml")
     scratch = Path(tempfile.mkdtemp(prefix="stages-recipes-"))
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # its venvs take gigabytes
     project = scratch / "project"
     (project / "tests" / "models").mkdir(parents=True)
+    (project / "wheels").mkdir()
+    shutil.copy(wheel, project / "wheels")
     (project / "pyproject.toml").write_text(blocks(budgets, "toml")[0], encoding="utf-8")
     (project / "tests" / "test_example.py").write_text(blocks(example, "python")[0], encoding="utf-8")
     # The budgets page shows the marker on a test stub: it needs its import to be a module.
     stub = "import pytest\n\n\n" + blocks(budgets, "python")[0]
     (project / "tests" / "models" / "test_step.py").write_text(stub, encoding="utf-8")
-    commands = [line for block in blocks(example, "bash") for line in block.splitlines() if line.strip()]
+    commands = [
+        line.replace("/path/to/pytest-stages", str(wheel))
+        for block in blocks(example, "bash")
+        for line in block.splitlines()
+        if line.strip()
+    ]
 
     print("== the README example, then the budgets gate (docs/budgets.md)", flush=True)
-    env = venv(scratch / "user", dist)
+    env = venv(scratch / "user")
     for command in commands:
         sh(command, project, env)
     installed_version(env, project, wheel)
-    for command in run_steps(gate)[""]:
+    for command in run_steps(gate)["budgets"]:
         sh(command, project, env)
     if not (project / "stages.md").is_file():
         raise SystemExit("docs_recipes: the budgets gate wrote no stages.md")
 
     print("== the sharded recipe (docs/sharded-ci.md): each shard, then the merge", flush=True)
     jobs = run_steps(workflow)
-    shard = venv(scratch / "shard", dist)
+    shard = venv(scratch / "shard")
     for group in matrix_groups(workflow):
         for command in jobs["shard"]:
             sh(command.replace("${{ matrix.group }}", group), project, shard)
     installed_version(shard, project, wheel)
-    merge = venv(scratch / "merge", dist)
+    merge = venv(scratch / "merge")
     merge["GITHUB_STEP_SUMMARY"] = str(scratch / "summary.md")
     for command in jobs["merge"]:
         sh(command, project, merge)
     missing = [name for name in ("stages.html", "stages.json") if not (project / name).is_file()]
     if missing or not (scratch / "summary.md").read_text(encoding="utf-8").strip():
         raise SystemExit(f"docs_recipes: the merge wrote no {missing or 'step summary'}")
-    print("docs_recipes: the README example, the budgets gate and the sharded recipe ran as written")
+    review_workflow(project, scratch, wheel, review, comment)
+    print(
+        "docs_recipes: the README example, the budgets gate, the sharded recipe and the review workflow ran as written"
+    )
+
+
+def review_workflow(project: Path, scratch: Path, wheel: Path, workflow: str, comment: str) -> None:
+    """docs/review.md's workflow: each CPU shard, the TPU job, then the merge and the comment's number check."""
+    print("== the review workflow (docs/review.md): the CPU shards, the TPU job, the merge", flush=True)
+    jobs = run_steps(workflow)
+    for report in project.glob("shard-*.json"):  # the sharded recipe's: this workflow's merge reads its own
+        report.unlink()
+    for name in ("cpu8", "tpu"):  # the configs the workflow names, in the scratch project
+        settings = (project / "pyproject.toml").read_text(encoding="utf-8")
+        if f'name = "{name}"' not in settings:
+            platform = 'platform = "tpu"' if name == "tpu" else "devices = 8"
+            settings += f'\n[[tool.pytest_stages.configs]]\nname = "{name}"\n{platform}\n'
+            (project / "pyproject.toml").write_text(settings, encoding="utf-8")
+    cpu = venv(scratch / "review-cpu")
+    for group in matrix_groups(workflow):
+        for command in jobs["cpu"]:
+            sh(command.replace("${{ matrix.group }}", group), project, cpu)
+    installed_version(cpu, project, wheel)
+    tpu = venv(scratch / "review-tpu")
+    for command in jobs["tpu"]:
+        sh(command, project, tpu)
+    merge = venv(scratch / "review-merge")
+    merge["NUMBER"] = "1"  # the pull request's number, as the workflow passes it
+    for command in jobs["merge"]:
+        sh(command, project, merge, allowed=(0, 1))  # the merge is the gate: a drift fails it
+    if not (project / "comment" / "stages.md").is_file() or (project / "comment" / "number").read_text() != "1\n":
+        raise SystemExit("docs_recipes: the review workflow's merge left no comment and number")
+    check = next(line for line in run_steps(comment)["comment"] if line.startswith("[["))
+    sh(f"number=$(cat comment/number); {check}", project, merge)
+    sh(f"number='1; echo injected'; {check}", project, merge, allowed=(1,))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Check README.md's links into this repository (files, and #anchors into docs/*.md) against a built site.
+"""Check README.md's links into this repository (files, and #anchors into docs/*.md) against a built site,
+and every link to a README.md section (from README.md itself or from a docs page) against its headings.
 
 The project has no public address yet, so README.md links into the repository relatively
 (``docs/configs.md#...``): the links work in a checkout and on the repository's web view, and
@@ -22,6 +23,10 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 FENCE = re.compile(r"```.*?```", re.S)
 # An absolute URL's scheme: https:, mailto:
 SCHEME = re.compile(r"[a-z]+:")
+# A Markdown heading: ## Example
+HEADING = re.compile(r"^#{1,6} (.+?)\s*$", re.M)
+# A link to a section of README.md from a docs page: (../README.md#example)
+README_ANCHOR = re.compile(r"\]\((?:\.\./)?README\.md#([^)\s]+)\)")
 # A link into a code host: the project has no repository there yet.
 REPOSITORY_HOST = re.compile(r"https?://(www\.)?(github\.com|gitlab\.com)/")
 
@@ -45,12 +50,31 @@ def page_ids(site: pathlib.Path, page: str) -> set[str]:
     return parser.ids
 
 
+def readme_anchors(readme: str) -> set[str]:
+    """The ids GitHub gives README.md's headings: lower case, punctuation dropped, spaces as hyphens."""
+    return {
+        re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in HEADING.findall(FENCE.sub("", readme))
+    }
+
+
+def broken_readme_anchors(page: str, readme: str) -> list[str]:
+    """Every link of a docs ``page`` to a README.md section that README.md has no heading for."""
+    anchors = readme_anchors(readme)
+    return [
+        f"README.md#{anchor}: README.md has no such section"
+        for anchor in README_ANCHOR.findall(FENCE.sub("", page))
+        if anchor not in anchors
+    ]
+
+
 def broken_links(readme: str, root: pathlib.Path, site: pathlib.Path) -> list[str]:
-    """Every relative link of ``readme`` whose file is missing or whose anchor its built page lacks,
-    and every link to a repository host (the project has no public address to link)."""
+    """Every relative link of ``readme`` whose file is missing or whose anchor its built page (or README.md's
+    own headings) lacks, and every link to a repository host (the project has no public address to link)."""
     broken = []
     for target in LINK.findall(FENCE.sub("", readme)):
         if target.startswith("#"):
+            if target[1:] not in readme_anchors(readme):
+                broken.append(f"{target}: README.md has no such section")
             continue
         if SCHEME.match(target):
             if REPOSITORY_HOST.match(target):
@@ -70,9 +94,13 @@ def main() -> int:
     root = pathlib.Path(__file__).resolve().parent.parent
     site = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else root / "site"
     readme = (root / "README.md").read_text(encoding="utf-8")
-    broken = broken_links(readme, root, site)
+    broken = [f"README.md: {line}" for line in broken_links(readme, root, site)]
+    for page in sorted((root / "docs").glob("*.md")):
+        broken += [
+            f"docs/{page.name}: {line}" for line in broken_readme_anchors(page.read_text(encoding="utf-8"), readme)
+        ]
     for line in broken:
-        print(f"README.md: {line}")
+        print(line)
     return 1 if broken else 0
 
 

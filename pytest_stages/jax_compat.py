@@ -1,7 +1,7 @@
 """Every private or unstable JAX interface pytest-stages relies on, in one place, each with how it breaks.
 
-The supported range is jax/jaxlib 0.8 to 0.10 (``pyproject.toml``, docs/dependencies.md); CI runs
-the tests at both ends (``.ci/run``). Each item below says what JAX could change, what the user
+The supported range is jax/jaxlib 0.8 to 0.12 (``pyproject.toml``, docs/dependencies.md); CI runs
+the tests at the pins and both ends (``.ci/run``). Each item below says what JAX could change, what the user
 would then see, and which test notices it first. Everything else the plugin calls is JAX's
 public API (``jax.jit(...).trace/lower/compile``, ``Compiled.cost_analysis``/``memory_analysis``,
 ``jax.monitoring``'s listener registration, ``jax.config`` options by name). What it imports is
@@ -142,7 +142,7 @@ def decode_mosaic(body: bytes) -> tuple[str, str]:
 def jaxprs_in_params(params: Any) -> Any:
     """The jaxprs an equation's parameters hold (a jit's, a scan's body, a cond's branches).
 
-    Read as ``jax._src.core.jaxprs_in_params`` (private, JAX 0.8 to 0.10), which JAX imports with
+    Read as ``jax._src.core.jaxprs_in_params`` (private, JAX 0.8 to 0.12), which JAX imports with
     itself; the public ``jax.extend.core.jaxprs_in_params`` (the same function, from JAX 0.9) is
     only the fallback, because importing ``jax.extend`` imports Pallas too: 55-80 ms a process that
     hand-written staging never pays (benchmarks/README.md, issue #48). Gone from both, every staged

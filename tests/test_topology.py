@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+import jax
 import pytest
 
 from pytest_stages.config import ConfigError, parse_configs
@@ -328,7 +329,7 @@ def test_without_the_plugin_a_topology_config_is_skipped_with_the_install_comman
     result.stdout.fnmatch_lines(
         [
             "SKIPPED * pytest-stages: config 'v5e' compiles for a tpu topology, which needs libtpu; "
-            'install it with `pip install "pytest-stages?tpu?"`',
+            f'install it with `pip install "jax?tpu?=={jax.__version__}"`',
         ]
     )
 

@@ -50,7 +50,8 @@ def drift_cause(status: Mapping[str, str]) -> str:
 
     A changed StableHLO with a changed compiled program is ``both``: telling whether the
     compiler also changed would need the old program compiled by the new compiler (a
-    ``jax.export`` artifact; the README's "Upgrading JAX" says why none is stored).
+    ``jax.export`` artifact; docs/upgrades.md, "`both`, and why no `jax.export` artifact is
+    stored", says why none is).
     """
     drifted = {artifact for artifact, state in status.items() if state in DRIFTED}
     frontend = bool(drifted & set(FRONTEND_ARTIFACTS))

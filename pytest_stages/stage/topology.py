@@ -23,7 +23,9 @@ from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.stage import jax, topologies
 
 SPEC_DIR = Path(__file__).parent / "gpu_specs"
-PLUGINS = {"tpu": ("libtpu", "tpu"), "cuda": ("jax_plugins.xla_cuda12", "cuda")}
+# platform -> the module its compile-only plugin provides, and the extra of JAX that installs it
+# (what pytest-stages' own `tpu`/`cuda` extras bring).
+PLUGINS = {"tpu": ("libtpu", "tpu"), "cuda": ("jax_plugins.xla_cuda12", "cuda12")}
 
 
 class TopologyUnavailable(StagesError):
@@ -59,7 +61,7 @@ def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
     ):
         raise TopologyUnavailable(
             f"config {config.name!r} compiles for a {config.platform} topology, which needs "
-            f'{module.split(".")[-1]}; install it with `pip install "pytest-stages[{extra}]"`'
+            f'{module.split(".")[-1]}; install it with `pip install "jax[{extra}]=={jax.__version__}"`'
         )
     spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
     try:
