@@ -16,7 +16,7 @@ from typing import Any
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.run_view import OUTCOMES, CollectionView, RunFacts, worse, worse_exit
 from pytest_stages.report.render import REPORT_SCHEMA, STATUS_RANK, RunReport
-from pytest_stages.store.names import safe_path
+from pytest_stages.store.names import snapshot_folder
 from pytest_stages.store.prune import merge_gaps
 from pytest_stages.store.refusals import Incomplete
 from pytest_stages.store.schemas import ANY, NUMBER, mismatch
@@ -149,14 +149,6 @@ def _bad_value(data: Mapping[str, Any]) -> str | None:
     )
     bad = next((folder for folder in folders if not snapshot_folder(folder)), None)
     return None if bad is None else f"the snapshot folder {bad!r} is not one pytest-stages names"
-
-
-def snapshot_folder(folder: str) -> bool:
-    """Whether ``folder`` is a snapshot folder path as pytest-stages names them: ``<module>/<test>/<config>``.
-
-    Relative, of safe components only (``../../x/y`` and ``/etc/a/b`` are not), three deep at least.
-    """
-    return len(folder.split("/")) >= 3 and safe_path(folder).as_posix() == folder
 
 
 def merge_reports(shards: Sequence[Shard]) -> Merged:

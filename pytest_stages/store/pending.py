@@ -27,7 +27,7 @@ from typing import Any
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import InputError, read_json
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store.names import META_FILE, safe_component, safe_path
+from pytest_stages.store.names import META_FILE, safe_component, snapshot_folder
 from pytest_stages.store.prune import own_name
 from pytest_stages.store.schemas import ANY, mismatch
 from pytest_stages.store.storage import write_atomically
@@ -242,7 +242,7 @@ def _manifest(root: Path, path: Path) -> dict[str, Any]:
     if problem or missing:
         raise _edited(root, path, problem or f"it has no {missing[0]!r}")
     folder = data["folder"]
-    if len(folder.split("/")) < 3 or safe_path(folder).as_posix() != folder:
+    if not snapshot_folder(folder):
         raise _edited(root, path, f"its folder {folder!r} is not a snapshot folder pytest-stages names")
     return data
 
