@@ -129,6 +129,8 @@ STAGES_OPTIONS = (
 )
 CHANGES = pytest.StashKey[ProcessChanges]()
 ACTIVE = pytest.StashKey[bool]()
+# Whether this run started its pending set afresh (it does so once, when it has tests to run).
+_PENDING = pytest.StashKey[bool]()
 
 
 def _found(config: pytest.Config) -> FoundTable:
@@ -223,6 +225,25 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """On the xdist controller, which collects nothing itself: the workers' selection, before any test runs."""
+    if ids:
+        _start_pending_set(node.config)
+
+
+def _start_pending_set(config: pytest.Config) -> None:
+    """A compare run that will run tests replaces the earlier run's pending set (once; not on --collect-only)."""
+    options = config.stash[SESSION].options
+    if options.pending is None or options.update or config.option.collectonly or config.stash.get(_PENDING, False):
+        return
+    config.stash[_PENDING] = True
+    try:
+        hooks.pending.start_set(options.pending)
+    except hooks.pending.PendingError as exc:
+        pytest.exit(exc.shown(), returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """xdist controller: send the items of configs that need the attached accelerator to the worker that holds it.
 
@@ -267,8 +288,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for path in found.unread:
         config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
-        try:  # the controller (not an xdist worker) starts the run's pending set afresh
-            hooks.pending.start_set(options.pending)
+        try:  # checked now; the controller (not an xdist worker) starts it afresh once tests are selected
+            hooks.pending.earlier_set(options.pending)
         except hooks.pending.PendingError as exc:
             raise per_test.as_pytest(exc, configuring=True) from None
     for path in ini_tables(config.inipath, config.rootpath):
@@ -606,6 +627,8 @@ def _user_ignored(config: pytest.Config, paths: list[str]) -> list[str]:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     stages = session.config.stash[SESSION]
+    if session.items and not hasattr(session.config, "workerinput"):
+        _start_pending_set(session.config)
 
     def folder_of(item: pytest.Item) -> str | None:
         folder = item_folder(stages, item)

@@ -59,7 +59,7 @@ def shard_report(test_id: str) -> dict:
     facts = RunFacts(CollectionView({"tests/test_a"}, items={nodeid: folder}), ["tests"], {nodeid: "failed"}, [nodeid])
     record = CallRecord(nodeid, "cpu1", "f", folder, status={"jaxpr": "changed"}, pending="p")
     settings_ = {"snapshot_dir": "snapshots", "configs": ["cpu1"], "selected": ["cpu1"]}
-    data = report_data(RunReport([record], False, {"jax": "0"}, facts.to_json(), settings_))
+    data = report_data(RunReport([record], False, {"jax": "0", "jaxlib": "0"}, facts.to_json(), settings_))
     return json.loads(json.dumps(data))
 
 
@@ -76,7 +76,8 @@ def test_a_pending_call_of_any_id_reads_back(test_id):
     files = {"f.jaxpr.txt": "{ lambda ; a:f32[]. let  in (a,) }\n"}
     call = {"nodeid": nodeid, "config": "cpu1", "name": "f", "folder": folder, "config_record": {}, "environment": {}}
     identity = {"project": "demo", "snapshot_dir": "snapshots", "plugin": "0", "commit": None}
-    data = manifest(identity=identity, call=call, base={"f.jaxpr.txt": None}, files=files, record={})
+    record = CallRecord(nodeid, "cpu1", "f", folder, status={"jaxpr": "new"}, pending="p").to_dict()
+    data = manifest(identity=identity, call=call, base={"f.jaxpr.txt": None}, files=files, record=record)
     with tempfile.TemporaryDirectory() as directory:
         write_call(Path(directory), PendingCall(Path(folder), files, data))  # type: ignore[arg-type]
         [entry] = read_set(Path(directory)).entries

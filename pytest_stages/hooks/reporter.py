@@ -120,6 +120,7 @@ class StagesReporter:
                 "selected": list(session.options.configs or all_configs),
             },
             baseline=session.baseline,
+            pending_path=_as_typed(session.options.pending),
         )
 
     def _inventory(self, facts: RunFacts, terminal: Any = None) -> list[str]:
@@ -136,6 +137,16 @@ class StagesReporter:
             prefix=settings.snapshot_dir,
             announce=_announcer(terminal),
         ).lines
+
+
+def _as_typed(path: Path | None) -> str:
+    """The pending folder as a command typed here names it: relative to the current folder when inside it."""
+    if path is None:
+        return ""
+    try:
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return str(path)
 
 
 def _announcer(terminal: Any) -> Callable[[list[str]], None] | None:

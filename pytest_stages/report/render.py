@@ -7,6 +7,7 @@ import html
 import json
 import os
 import re
+import shlex
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,9 @@ class RunReport:
     shards: Sequence[Mapping[str, Any]] = field(default_factory=list)
     # The calls of an earlier JSON report (``--stages-baseline``): the "before" compile times.
     baseline: Sequence[Mapping[str, Any]] = ()
+    # This run's pending folder as the summary's commands name it (relative to the current folder); "" for a merge,
+    # whose sets are named by the CI artifacts that hold them.
+    pending_path: str = ""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunReport:
@@ -175,7 +179,7 @@ def _closing_lines(report: RunReport) -> list[str]:
     lines += _improved_lines(report)
     lines += _skip_lines(records)
     lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
-    lines += _pending_lines(records)
+    lines += _pending_lines(records, report.pending_path)
     return lines
 
 
@@ -190,16 +194,20 @@ def _improved_lines(report: RunReport) -> list[str]:
     ]
 
 
-def _pending_lines(records: Sequence[CallRecord]) -> list[str]:
-    """How many calls left pending updates, in which sets, and the commands that review and accept them."""
-    sets = sorted({r.pending for r in records if r.pending})
-    if not sets:
+def _pending_lines(records: Sequence[CallRecord], path: str) -> list[str]:
+    """How many calls left pending updates, in which sets, and the commands that review and accept them.
+
+    The commands name this run's pending folder by ``path`` (as it works from the current folder), or a merge's
+    sets by their names; quoted, so that they run as printed.
+    """
+    sets = [path] if path else sorted({r.pending for r in records if r.pending})
+    if not any(r.pending for r in records):
         return []
-    names = " ".join(sets)
+    names = shlex.join(sets)
     return [
         f"{PREFIX}{sum(1 for r in records if r.pending)} call(s) left what --stages-update would write in the "
-        f"pending set(s) {names}: `pytest-stages review {names}` walks them, `pytest-stages accept {names}` "
-        "applies them"
+        f"pending set(s) {names}: `{shlex.join(['pytest-stages', 'review', *sets])}` walks them, "
+        f"`{shlex.join(['pytest-stages', 'accept', *sets])}` applies them"
     ]
 
 
@@ -288,7 +296,7 @@ def _md_upgrades(report: RunReport) -> list[str]:
     return [
         f"### {SECTION_TITLE}",
         "",
-        *(f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded),
+        *(f"  - {_md_text(line.strip())}" if line.startswith(" ") else f"- {_md_text(line)}" for line in upgraded),
         "",
     ]
 
@@ -337,7 +345,7 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
         accept_command(sets),
         "```",
         "",
-        "or walk them one by one with `pytest-stages review " + " ".join(f"{DOWNLOAD_FOLDER}/{n}" for n in sets) + "`.",
+        f"or walk them one by one with {_md_code(shlex.join(['pytest-stages', 'review', *_downloaded(sets)]))}.",
         "",
     ]
     size += sum(map(len, lines))
@@ -369,13 +377,19 @@ def accept_command(sets: Sequence[str], environ: Mapping[str, str] | None = None
 
     ``gh run download`` with ``-p`` puts each artifact in a folder of its name under ``-D``.
     The run and repository come from GitHub's ``GITHUB_RUN_ID`` and ``GITHUB_REPOSITORY`` where set.
+    Each argument is quoted (``shlex.join``): a set named ``p $(touch x)`` pastes as a name, and runs nothing.
     """
     env = os.environ if environ is None else environ
-    run = env.get("GITHUB_RUN_ID") or "<run-id>"
-    repo = f" -R {env['GITHUB_REPOSITORY']}" if env.get("GITHUB_REPOSITORY") else ""
-    patterns = " ".join(f"-p {name}" for name in sets)
-    folders = " ".join(f"{DOWNLOAD_FOLDER}/{name}" for name in sets)
-    return f"gh run download {run}{repo} {patterns} -D {DOWNLOAD_FOLDER} && pytest-stages accept {folders}"
+    run = env.get("GITHUB_RUN_ID") or "RUN_ID"
+    repo = ["-R", env["GITHUB_REPOSITORY"]] if env.get("GITHUB_REPOSITORY") else []
+    patterns = [part for name in sets for part in ("-p", name)]
+    download = shlex.join(["gh", "run", "download", run, *repo, *patterns, "-D", DOWNLOAD_FOLDER])
+    return f"{download} && {shlex.join(['pytest-stages', 'accept', *_downloaded(sets)])}"
+
+
+def _downloaded(sets: Sequence[str]) -> list[str]:
+    """Where ``gh run download -p NAME -D stages-pending`` puts each set."""
+    return [f"{DOWNLOAD_FOLDER}/{name}" for name in sets]
 
 
 def _fit(lines: list[str], limit: int) -> list[str]:

@@ -13,7 +13,10 @@ accepts whatever JSON holds. Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from pytest_stages.core.inputs import parse_json
@@ -172,3 +175,129 @@ def _kind(data: Any) -> str:
     if isinstance(data, str):
         return "a string"
     return "a list" if isinstance(data, list) else "an object"
+
+
+# --- JSON Schema ----------------------------------------------------------------------------------
+# The JSON report's schema (pytest_stages/report.schema.json) is the one description of a report and
+# of a call record: the merge reads shard reports by it, --stages-baseline an earlier report's calls,
+# and a pending manifest's record is one of its calls. These keywords of JSON Schema 2020-12 are all
+# it uses; :func:`schema_mismatch` judges them (a test checks that the file uses no other).
+JSON_SCHEMA_KEYWORDS = frozenset(
+    {
+        "$schema",
+        "title",
+        "description",
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "anyOf",
+    }
+)
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+_A = {
+    "object": "an object",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+REPORT_SCHEMA_FILE = Path(__file__).resolve().parents[1] / "report.schema.json"
+
+
+@functools.cache
+def report_schema() -> dict[str, Any]:
+    """The JSON report's schema, as shipped in the package."""
+    data: dict[str, Any] = json.loads(REPORT_SCHEMA_FILE.read_text(encoding="utf-8"))
+    return data
+
+
+def call_schema() -> dict[str, Any]:
+    """The schema of one call record (a report's ``calls`` item, a pending manifest's ``record``)."""
+    calls: dict[str, Any] = report_schema()["properties"]["calls"]["items"]
+    return calls
+
+
+def schema_mismatch(data: Any, schema: Mapping[str, Any], where: str) -> str | None:
+    """The first place where ``data`` breaks the JSON Schema ``schema`` (``the report['calls'][0] has no 'name'``)."""
+    return _breaks(data, schema, (where,))
+
+
+def _breaks(data: Any, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+    found = _value_breaks(data, schema, path)
+    if found is None and isinstance(data, dict):
+        return _object_breaks(data, schema, path)
+    if found is None and isinstance(data, list):
+        return _array_breaks(data, schema, path)
+    return found
+
+
+def _value_breaks(data: Any, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+    """What ``type``, ``const``, ``enum``, ``minimum`` and ``anyOf`` say of ``data`` itself."""
+    kinds = schema.get("type")
+    names = [kinds] if isinstance(kinds, str) else kinds
+    if names is not None and not any(_is(data, name) for name in names):
+        return f"{_where(path)} is {_kind(data)}, not {' or '.join(_A[name] for name in names)}"
+    if "const" in schema and data != schema["const"]:
+        return f"{_where(path)} is not {schema['const']!r}"
+    if "enum" in schema and not any(data == v and type(data) is type(v) for v in schema["enum"]):
+        return (
+            f"{_where(path)} is {data!r}, not one of {schema['enum']}"
+            if isinstance(data, str)
+            else f"{_where(path)} is {_kind(data)}, not one of {schema['enum']}"
+        )
+    if "minimum" in schema and _is(data, "number") and data < schema["minimum"]:
+        return f"{_where(path)} is below {schema['minimum']}"
+    if "anyOf" in schema and all(_breaks(data, part, path) for part in schema["anyOf"]):
+        return f"{_where(path)} fits none of the forms it may take"
+    return None
+
+
+def _object_breaks(data: dict[str, Any], schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+    properties, other = schema.get("properties", {}), schema.get("additionalProperties", True)
+    for key, value in data.items():
+        part = properties.get(key, other)
+        if part is False:
+            return f"{_where(path)} has {key!r}, which a report never holds there"
+        if part is not True and (found := _breaks(value, part, (*path, f"[{key!r}]"))):
+            return found
+    missing = next((key for key in schema.get("required", ()) if key not in data), None)
+    return None if missing is None else f"{_where(path)} has no {missing!r}"
+
+
+def _array_breaks(data: list[Any], schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+    low, high = schema.get("minItems", 0), schema.get("maxItems")
+    if len(data) < low or (high is not None and len(data) > high):
+        return f"{_where(path)} has {len(data)} item(s), not {low if high == low else f'{low} to {high}'}"
+    prefix, items = schema.get("prefixItems", []), schema.get("items")
+    for index, value in enumerate(data):
+        part = prefix[index] if index < len(prefix) else items
+        if part is not None and (found := _breaks(value, part, (*path, f"[{index}]"))):
+            return found
+    return None
+
+
+def _is(data: Any, name: str) -> bool:
+    """Whether ``data`` is of the JSON type ``name`` (a bool is no integer or number, as in JSON)."""
+    return isinstance(data, _JSON_TYPES[name]) and (name == "boolean" or not isinstance(data, bool))
+
+
+def _where(path: tuple[str, ...]) -> str:
+    return "".join(path)
