@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -210,6 +210,8 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "boolean": (bool,),
     "null": (type(None),),
 }
+# The types of JSON's scalars as parsed: hashable, and exact (a bool is of type bool, not int).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 _A = {
     "object": "an object",
     "array": "a list",
@@ -236,8 +238,110 @@ def call_schema() -> dict[str, Any]:
 
 
 def schema_mismatch(data: Any, schema: Mapping[str, Any], where: str) -> str | None:
-    """The first place where ``data`` breaks the JSON Schema ``schema`` (``the report['calls'][0] has no 'name'``)."""
-    return _breaks(data, schema, (where,))
+    """The first place where ``data`` breaks the JSON Schema ``schema`` (``the report['calls'][0] has no 'name'``).
+
+    Judged first by the schema's compiled check (:func:`_compiled`), which names nothing: the walk that
+    names the place runs only for data that breaks it (a merge reads every value of every call).
+    """
+    key = id(schema)
+    if key not in _CHECKS:
+        _CHECKS[key] = (schema, _compiled(schema))
+    return None if _CHECKS[key][1](data) else _breaks(data, schema, (where,))
+
+
+Check = Callable[[Any], bool]
+# Each schema judged, by id, with its check (the schema kept, so that its id is not reused).
+_CHECKS: dict[int, tuple[Mapping[str, Any], Check]] = {}
+
+
+def _compiled(schema: Mapping[str, Any]) -> Check:
+    """Whether data fits ``schema``, as one closure per schema node: the rules of :func:`_breaks`, no messages."""
+    checks = [_value_check(schema)]
+    if "anyOf" in schema:
+        forms = [_compiled(part) for part in schema["anyOf"]]
+        checks.append(lambda data: any(form(data) for form in forms))
+    checks.append(_object_check(schema))
+    checks.append(_array_check(schema))
+    used = [check for check in checks if check is not None]
+
+    def fits(data: Any) -> bool:
+        for check in used:  # noqa: SIM110 (a loop: this runs for every value a report holds)
+            if not check(data):
+                return False
+        return True
+
+    return used[0] if len(used) == 1 else fits
+
+
+def _value_check(schema: Mapping[str, Any]) -> Check | None:
+    """``type``, ``enum``, ``const``, ``minimum`` of one node, on parsed JSON (whose values are of exact types)."""
+    kinds = schema.get("type")
+    names = [kinds] if isinstance(kinds, str) else kinds or []
+    types = frozenset(kind for name in names for kind in _JSON_TYPES[name])
+    allowed = {(type(value), value) for value in schema.get("enum", ())}
+    has_const, const = "const" in schema, schema.get("const")
+    low = schema.get("minimum")
+    if types and not (allowed or has_const or low is not None):
+        return lambda data: type(data) in types
+    if allowed and not (types or has_const or low is not None):
+        return lambda data: type(data) in _SCALARS and (type(data), data) in allowed
+    if not (types or allowed or has_const or low is not None):
+        return None
+
+    def fits(data: Any) -> bool:
+        if types and type(data) not in types:
+            return False
+        if allowed and (type(data) not in _SCALARS or (type(data), data) not in allowed):
+            return False
+        if has_const and data != const:
+            return False
+        return low is None or type(data) not in (int, float) or data >= low
+
+    return fits
+
+
+def _object_check(schema: Mapping[str, Any]) -> Check | None:
+    if not {"properties", "additionalProperties", "required"} & set(schema):
+        return None
+    properties = {key: _compiled(part) for key, part in schema.get("properties", {}).items()}
+    extra = schema.get("additionalProperties", True)
+    other: Check | bool = extra if isinstance(extra, bool) else _compiled(extra)
+    required = tuple(schema.get("required", ()))
+
+    def fits(data: Any) -> bool:
+        if not isinstance(data, dict):
+            return True
+        for key, value in data.items():
+            check = properties.get(key, other)
+            if check is False or (check is not True and not check(value)):
+                return False
+        for key in required:  # noqa: SIM110
+            if key not in data:
+                return False
+        return True
+
+    return fits
+
+
+def _array_check(schema: Mapping[str, Any]) -> Check | None:
+    if not {"items", "prefixItems", "minItems", "maxItems"} & set(schema):
+        return None
+    prefix = [_compiled(part) for part in schema.get("prefixItems", ())]
+    items = _compiled(schema["items"]) if "items" in schema else None
+    low, high = schema.get("minItems", 0), schema.get("maxItems")
+
+    def fits(data: Any) -> bool:
+        if not isinstance(data, list):
+            return True
+        if len(data) < low or (high is not None and len(data) > high):
+            return False
+        for index, value in enumerate(data):
+            check = prefix[index] if index < len(prefix) else items
+            if check is not None and not check(value):
+                return False
+        return True
+
+    return fits
 
 
 def _breaks(data: Any, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
