@@ -430,6 +430,11 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         )
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise ConfigError(f"{name}={path} is not a folder (a file or a link); name a folder for the pending set.")
+    try:  # each call's manifest records the set's name as text
+        path.name.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
+        raise ConfigError(f"{name}={shown} is not a UTF-8 name; name the pending folder in UTF-8.") from None
     return path
 
 

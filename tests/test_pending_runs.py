@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ONE_CONFIG, SIMPLE_TEST, Project
 from test_review_loop import ROOT, make_project, pending
 
 from pytest_stages.report import cli
@@ -66,3 +67,15 @@ def test_pending_writes_that_fail_are_not_claimed_as_pending(pytester: pytest.Py
     )
     assert "could not write the pending set" in process.stdout, process.stdout[-3000:]
     assert "left what --stages-update would write" not in process.stdout, process.stdout[-3000:]
+
+
+def test_a_pending_folder_name_that_is_not_utf8_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    project = Project(pytester)
+    project.configure(configs=ONE_CONFIG)
+    project.write("test_f.py", SIMPLE_TEST)
+    result = project.run("--stages-pending=" + os.fsdecode(b"p\xff"))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert f"ERROR: pytest-stages: --stages-pending={project.path}/p\\udcff is not a UTF-8 name; name the pending " in (
+        result.stderr.str()
+    )
