@@ -7,6 +7,7 @@ pytest printed; Ctrl-C keeps the answers given; a set accepted twice says so.
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import json
 import os
@@ -78,11 +79,12 @@ def test_review_shows_the_headline_pytest_printed_and_each_files_diff(pytester: 
     project = make_project(pytester)
     os.environ["STAGES_CHANGE"] = "1"
     try:
-        result = project.run("--stages-pending=p", "--stages-configs", "cpu1", "-k", "two")
+        result = project.run("--stages-pending=p", "--stages-configs", "cpu1", "-k", "two", "--stages-report=r.md")
     finally:
         del os.environ["STAGES_CHANGE"]
     [headline] = [line.strip() for line in result.outlines if line.startswith("  IR: ")]
     assert " -> " in headline and "tests/test_a.py:" in headline, headline
+    assert f"(`p`): {html.escape(headline, quote=False)}" in (project.path / "r.md").read_text()  # the PR comment
     status, output = in_a_terminal(project, ["s"])
     assert status == 0, output
     assert f"\n  {headline}" in output.replace("\r\n", "\n"), output

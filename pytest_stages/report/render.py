@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
+from pytest_stages.check.message import Labels, headline_lines
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding
@@ -359,7 +360,8 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
 def _pending_entry(record: CallRecord, size: int) -> list[str]:
     """One pending call: its headline and key deltas, then each finding's collapsed diff while under ``MD_BUDGET``."""
     failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != SKIPPED]
-    headline = "; ".join(f"{f.artifact}: {f.message}" for f in failing) or "snapshots to write"
+    lines = headline_lines(failing, Labels({})) if any(f.failing for f in failing) else []
+    headline = "; ".join(lines or [f"{f.artifact}: {f.message}" for f in failing]) or "snapshots to write"
     deltas = key_deltas(record)
     entry = [
         f"- {_md_code(record.nodeid)} {_md_text(record.name)} on {_md_text(record.config)} "
