@@ -7,6 +7,7 @@ pytest printed; Ctrl-C keeps the answers given; a set accepted twice says so.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import html
 import io
 import json
@@ -180,6 +181,7 @@ def test_an_edited_record_or_odd_bytes_are_one_paragraph(pytester: pytest.Pytest
     project = make_project(pytester)
     folder = pending(project, "p", "--stages-configs", "cpu1", "-k", "one")
     [entry] = read_set(folder).entries
+    recorded = project.snapshots()
     manifest_path = folder / entry.folder / "act.pending.json"
     original = manifest_path.read_text()
     edits = {
@@ -197,6 +199,20 @@ def test_an_edited_record_or_odd_bytes_are_one_paragraph(pytester: pytest.Pytest
             status, output = command(project, str(folder), *(["--accept-all"] if command is review else []))
             assert status == 2, output
             assert "does not read as pytest-stages wrote it (the manifest['record']" in one_paragraph(output), output
+    # A pending file that is not UTF-8 text, with its digest in the manifest.
+    data = json.loads(original)
+    data["files"]["act.jaxpr.txt"] = hashlib.sha256(b"\xff\xfe not text\n").hexdigest()
+    manifest_path.write_text(json.dumps(data))
+    (folder / entry.folder / "act.jaxpr.txt").write_bytes(b"\xff\xfe not text\n")
+    for command in (review, accept):
+        status, output = command(project, str(folder), *(["--accept-all"] if command is review else []))
+        assert (
+            status == 2
+            and "act.jaxpr.txt does not read as pytest-stages wrote it (it is not UTF-8 text: byte 0)"
+            in (one_paragraph(output))
+        ), output
+    assert project.snapshots() == recorded
+    (folder / entry.folder / "act.jaxpr.txt").write_bytes(entry.texts["act.jaxpr.txt"])
     manifest_path.write_text(original)
     # A snapshot that is not UTF-8 text: its diff shown, and said so.
     snapshot = project.path / "snapshots" / entry.folder / "act.jaxpr.txt"

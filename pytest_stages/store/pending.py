@@ -220,6 +220,10 @@ def _read_folder(root: Path, folder: Path, names: list[str]) -> list[PendingEntr
             content = (folder / file).read_bytes()
             if digest(content) != expected:
                 raise _edited(root, folder / file, "its bytes are not those its manifest's digest says")
+            try:  # every file of a set is a snapshot text, written as UTF-8
+                content.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _edited(root, folder / file, f"it is not UTF-8 text: byte {exc.start}") from None
             texts[file] = content
         named |= set(data["files"])
         entries.append(PendingEntry(str(root), data, texts))
