@@ -34,8 +34,6 @@ from pytest_stages.store.storage import SnapshotStore, snapshot_root
 
 # Exit statuses: done; bad input (nothing written); Ctrl-C at review's prompt (the answers given applied).
 OK, USAGE, INTERRUPTED = 0, 2, 130
-# pytest's -k parser raises SyntaxError; pytest 8's own ParseError before that.
-_KEYWORD_ERRORS = (SyntaxError, getattr(expression, "ParseError", SyntaxError))
 _CHOICES = {"a": "accept", "r": "reject", "s": "skip", "q": "quit"}
 
 
@@ -106,7 +104,7 @@ def _split(args: argparse.Namespace, project: accept_.Project) -> tuple[list[str
     if args.keyword is not None:
         try:
             expression.Expression.compile(args.keyword)
-        except _KEYWORD_ERRORS as exc:
+        except (SyntaxError, getattr(expression, "ParseError", SyntaxError)) as exc:  # pytest 8.0-8.3: ParseError
             raise ConfigError(
                 f"-k {args.keyword!r} is not an expression pytest's -k takes ({exc}); write it as for pytest, "
                 "e.g. -k 'test_a and not cpu8'."
