@@ -15,13 +15,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
-from pytest_stages.check.message import Labels, headline_lines
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, relative_change
-from pytest_stages.report import drift, html_report_
+from pytest_stages.report import drift, html_report_, message_
 from pytest_stages.run.runner import StagesSession
 from pytest_stages.store.storage import write_atomically
 
@@ -360,7 +359,7 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
 def _pending_entry(record: CallRecord, size: int) -> list[str]:
     """One pending call: its headline and key deltas, then each finding's collapsed diff while under ``MD_BUDGET``."""
     failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != SKIPPED]
-    lines = headline_lines(failing, Labels({})) if any(f.failing for f in failing) else []
+    lines = message_.headline_lines(failing, message_.Labels({})) if any(f.failing for f in failing) else []
     headline = "; ".join(lines or [f"{f.artifact}: {f.message}" for f in failing]) or "snapshots to write"
     deltas = key_deltas(record)
     entry = [
