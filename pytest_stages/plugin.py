@@ -632,7 +632,9 @@ def _user_ignored(config: pytest.Config, paths: list[str]) -> list[str]:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     stages = session.config.stash[SESSION]
-    if session.items and not hasattr(session.config, "workerinput"):
+    # pytest runs no test after a collection error (unless --continue-on-collection-errors)
+    stopped = session.testsfailed and not session.config.option.continue_on_collection_errors
+    if session.items and not stopped and not hasattr(session.config, "workerinput"):
         _start_pending_set(session.config)
 
     def folder_of(item: pytest.Item) -> str | None:

@@ -24,6 +24,10 @@ def test_a_run_that_runs_no_test_keeps_the_earlier_set(pytester: pytest.Pytester
     for args in (["--collect-only"], ["--stages-list"], ["-k", "no_such_test"]):
         pending(project, "p", "--stages-configs", "cpu1", *args)
         assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before, args
+    broken = project.write("tests/test_broken.py", "def test_x(:\n")  # a collection error: pytest runs nothing
+    pending(project, "p", "--stages-configs", "cpu1")
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+    broken.unlink()
     # A run that runs tests replaces it: here the change is gone, so the set is empty; under xdist too.
     project.run("--stages-pending=p", "--stages-configs", "cpu1").assert_outcomes(passed=4)
     assert not [p for p in folder.rglob("*") if p.is_file()]

@@ -238,7 +238,7 @@ def run_review(args: argparse.Namespace, stream: TextIO) -> int:
             decisions[choice].append((found, entry))
     except KeyboardInterrupt:
         stream.write("\npytest-stages review: interrupted: the answers given are applied, the rest stay pending\n")
-        decisions["skip"] = chosen[sum(map(len, decisions.values())) :]
+        decisions["skip"] += chosen[sum(map(len, decisions.values())) :]
         status = _conclude(decisions, project, stream)
         return INTERRUPTED if status == OK else status
     decisions["skip"] += chosen[sum(map(len, decisions.values())) :]
