@@ -130,6 +130,8 @@ STAGES_OPTIONS = (
 )
 CHANGES = pytest.StashKey[ProcessChanges]()
 ACTIVE = pytest.StashKey[bool]()
+# Whether this run started its pending set afresh (it does so once, when it has tests to run).
+_PENDING = pytest.StashKey[bool]()
 
 
 def _found(config: pytest.Config) -> FoundTable:
@@ -224,6 +226,25 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """On the xdist controller, which collects nothing itself: the workers' selection, before any test runs."""
+    if ids:
+        _start_pending_set(node.config)
+
+
+def _start_pending_set(config: pytest.Config) -> None:
+    """A compare run that will run tests replaces the earlier run's pending set (once; not on --collect-only)."""
+    options = config.stash[SESSION].options
+    if options.pending is None or options.update or config.option.collectonly or config.stash.get(_PENDING, False):
+        return
+    config.stash[_PENDING] = True
+    try:
+        hooks.pending.start_set(options.pending)
+    except hooks.pending.PendingError as exc:
+        pytest.exit(exc.shown(), returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """xdist controller: send the items of configs that need the attached accelerator to the worker that holds it.
 
@@ -271,8 +292,8 @@ def pytest_configure(config: pytest.Config) -> None:
         for message in _respelled(found.table or {}):
             config.issue_config_time_warning(pytest.PytestConfigWarning(PREFIX + message), stacklevel=2)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
-        try:  # the controller (not an xdist worker) starts the run's pending set afresh
-            hooks.pending.start_set(options.pending)
+        try:  # checked now; the controller (not an xdist worker) starts it afresh once tests are selected
+            hooks.pending.earlier_set(options.pending)
         except hooks.pending.PendingError as exc:
             raise per_test.as_pytest(exc, configuring=True) from None
     for path in ini_tables(config.inipath, config.rootpath):
@@ -421,6 +442,11 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         )
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise ConfigError(f"{name}={path} is not a folder (a file or a link); name a folder for the pending set.")
+    try:  # each call's manifest records the set's name as text
+        path.name.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
+        raise ConfigError(f"{name}={shown} is not a UTF-8 name; name the pending folder in UTF-8.") from None
     return path
 
 
@@ -620,6 +646,10 @@ def _user_ignored(config: pytest.Config, paths: list[str]) -> list[str]:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     stages = session.config.stash[SESSION]
+    # pytest runs no test after a collection error (unless --continue-on-collection-errors)
+    stopped = session.testsfailed and not session.config.option.continue_on_collection_errors
+    if session.items and not stopped and not hasattr(session.config, "workerinput"):
+        _start_pending_set(session.config)
 
     def folder_of(item: pytest.Item) -> str | None:
         folder = item_folder(stages, item)

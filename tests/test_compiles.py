@@ -278,7 +278,7 @@ def test_a_bad_baseline_is_a_usage_error_naming_it(project, tmp_path):
         (
             '{"schema": "pytest-stages-report/1", "calls": [{"nodeid": "t::a", "compile_seconds": {"trace": "1"}}]}',
             " is not a report as pytest-stages writes it (the report['calls'][0]['compile_seconds']['trace'] is a "
-            "string): it was edited, cut off, or written by another pytest-stages version; ",
+            "string, not a number): it was edited, cut off, or written by another pytest-stages version; ",
         ),
         (
             '{"schema": "pytest-stages-report/1", "calls": [7]}',

@@ -296,7 +296,8 @@ def test_a_merge_of_unrelated_reports_is_refused_with_the_reason(project, tmp_pa
     (tmp_path / "cut.json").write_text(json.dumps(cut))
     status, lines = merge(str(tmp_path / "cut.json"), "--rootdir", str(project.path))
     assert status == cli.USAGE and lines == [
-        f"pytest-stages merge: {tmp_path / 'cut.json'} is not a whole pytest-stages report (KeyError: 'collection'): "
+        f"pytest-stages merge: {tmp_path / 'cut.json'} is not a pytest-stages report as pytest-stages writes it "
+        "(the report['run'] has no 'collection'): "
         "it was edited, cut off, or written by another pytest-stages version. Merge the JSON reports "
         "(--stages-report=PATH.json) that the shards of one run wrote."
     ]
@@ -428,7 +429,8 @@ def test_a_merge_prunes_only_what_the_checkout_agrees_with(project, tree, tmp_pa
         ),
         "null.json": (
             lambda d: d["calls"][0]["status"].update(jaxpr=None),
-            "the report['calls'][0]['status']['jaxpr'] is null",
+            "the report['calls'][0]['status']['jaxpr'] is null, not one of ['ok', 'new', 'changed', 'improved', "
+            "'skipped', 'over', '-']",
         ),
         "folder.json": (
             lambda d: d["run"]["collection"]["items"].update({"tests/test_a.py::x": "../../sentinel/x/y"}),

@@ -60,14 +60,21 @@ def failure_message(
     full: bool = False,
 ) -> str:
     """Title, notes, the headline, the details (IR diffs last and bounded), then the footer."""
-    new = [labels(f.artifact) for f in failing if not f.recorded]
     ordered = _ordered([f for f in failing if f.recorded])
     lines = [title, *(f"  {note}" for note in notes)]
-    lines += [f"  {headline}: {_headline(group)}" for headline, group in ordered]
-    if new:
-        lines.append(f"  {NO_SNAPSHOT}: {', '.join(new)}")
+    lines += [f"  {line}" for line in headline_lines(failing, labels)]
     lines += _details(ordered, labels, diff_lines, full)
     return shown("\n".join([*lines, *footer]))  # escaped, bounded in width: a snapshot may be one 200 MB line
+
+
+def headline_lines(failing: Sequence[Finding], labels: Labels) -> list[str]:
+    """The headline of a failure: one line per failing kind (``IR: 0.25 -> 0.5 at gemma/modules.py:201``).
+
+    ``pytest-stages review`` shows a pending call's headline from its recorded findings with it.
+    """
+    new = [labels(f.artifact) for f in failing if not f.recorded]
+    lines = [f"{headline}: {_headline(group)}" for headline, group in _ordered([f for f in failing if f.recorded])]
+    return [*lines, f"{NO_SNAPSHOT}: {', '.join(new)}"] if new else lines
 
 
 def _details(ordered: Sequence[tuple[str, list[Finding]]], labels: Labels, diff_lines: int, full: bool) -> list[str]:

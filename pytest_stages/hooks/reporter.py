@@ -128,6 +128,7 @@ class StagesReporter:
                 "selected": list(session.options.configs or all_configs),
             },
             baseline=session.baseline,
+            pending_path=_as_typed(session.options.pending),
         )
 
     def _inventory(self, facts: RunFacts, terminal: Any = None) -> list[str]:
@@ -155,6 +156,16 @@ def _collected_whole(config: pytest.Config, facts: RunFacts) -> bool:
     return config.args_source == pytest.Config.ArgsSource.TESTPATHS or any(
         rootpath.is_relative_to(root) for root in collection_roots(config)
     )
+
+
+def _as_typed(path: Path | None) -> str:
+    """The pending folder as a command typed here names it: relative to the current folder when inside it."""
+    if path is None:
+        return ""
+    try:
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return str(path)
 
 
 def _announcer(terminal: Any) -> Callable[[list[str]], None] | None:

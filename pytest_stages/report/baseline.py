@@ -7,12 +7,9 @@ from typing import Any
 
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.inputs import read_json
-from pytest_stages.report.merge import SHARD_SCHEMA
 from pytest_stages.report.render import REPORT_SCHEMA
-from pytest_stages.store.schemas import mismatch
+from pytest_stages.store.schemas import call_schema, schema_mismatch
 
-# The part of a report a baseline is read for: its calls (their compile times).
-BASELINE_SCHEMA = {"calls": SHARD_SCHEMA["calls"]}
 _FIX = "name a report an earlier run wrote with --stages-report=PATH.json."
 
 
@@ -26,7 +23,8 @@ def read_baseline(path: Path) -> list[dict[str, Any]]:
         raise ConfigError(
             f"--stages-baseline={path} is not a pytest-stages JSON report (schema {REPORT_SCHEMA}); {_FIX}"
         )
-    problem = mismatch(data, BASELINE_SCHEMA, "the report")
+    # The part of a report a baseline is read for: its calls (their compile times).
+    problem = schema_mismatch(data["calls"], {"type": "array", "items": call_schema()}, "the report['calls']")
     if problem:
         raise ConfigError(
             f"--stages-baseline={path} is not a report as pytest-stages writes it ({problem}): it was edited, "

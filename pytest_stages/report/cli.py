@@ -8,6 +8,7 @@ the whole tree, and with ``--prune`` deletes them. Its exit status is the gate o
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -98,8 +99,29 @@ def parser(prog: str = "pytest-stages") -> argparse.ArgumentParser:
     return top
 
 
-def main(argv: Sequence[str] | None = None, stream: TextIO = sys.stdout, prog: str = "pytest-stages") -> int:
-    """Run a command; returns the exit status (see ``OK``, ``FAILED``, ``USAGE``, ``INCOMPLETE``)."""
+def main(argv: Sequence[str] | None = None, stream: TextIO | None = None, prog: str = "pytest-stages") -> int:
+    """Run a command; returns the exit status (see ``OK``, ``FAILED``, ``USAGE``, ``INCOMPLETE``).
+
+    On standard output, what the terminal cannot encode (a file name that is not UTF-8) is written escaped; a
+    reader that goes away (``pytest-stages accept p | head``) ends the output quietly, as CPython's docs on
+    SIGPIPE recommend: standard output is pointed at devnull and the exit status is 1 (the command's work,
+    such as an accept's writes, is done by then: it prints after).
+    """
+    if stream is None:
+        stream = sys.stdout
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        status = _command(argv, stream, prog)
+        stream.flush()
+    except BrokenPipeError:
+        if stream is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return FAILED
+    return status
+
+
+def _command(argv: Sequence[str] | None, stream: TextIO, prog: str) -> int:
     args = parser(prog).parse_args(argv)
     if args.command == "diff":
         return diff_driver.run(args, stream)

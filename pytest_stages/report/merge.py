@@ -14,60 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.core.run_view import OUTCOMES, CollectionView, RunFacts, worse, worse_exit
-from pytest_stages.report.render import REPORT_SCHEMA, STATUS_RANK, RunReport
-from pytest_stages.store.names import safe_path
+from pytest_stages.core.run_view import CollectionView, RunFacts, worse, worse_exit
+from pytest_stages.report.render import REPORT_SCHEMA, RunReport
+from pytest_stages.store.names import snapshot_folder
 from pytest_stages.store.prune import merge_gaps
 from pytest_stages.store.refusals import Incomplete
-from pytest_stages.store.schemas import ANY, NUMBER, mismatch
+from pytest_stages.store.schemas import report_schema, schema_mismatch
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."
-
-
-# What a shard's report holds (the fields a merge reads; report.schema.json documents them all).
-_STRINGS = [str]
-SHARD_SCHEMA = {
-    "environment": {"*": str},
-    "mode": str,
-    "settings": {"snapshot_dir": str, "configs": _STRINGS, "selected": _STRINGS},
-    "run": {
-        "collection": {
-            "modules": _STRINGS,
-            "ignored": _STRINGS,
-            "items": {"*": (str, type(None))},
-            "removed": _STRINGS,
-            "errors": _STRINGS,
-            "digests": {"*": str},
-        },
-        "roots": _STRINGS,
-        "outcomes": {"*": str},
-        "finished": _STRINGS,
-        "lost_workers": _STRINGS,
-        "collect_only": bool,
-        "stopped_early": bool,
-        "exit_status": int,
-        "commit": str,
-        "snapshots": str,
-        "split": (type(None), {"splits": int, "group": int}),
-    },
-    "calls": [
-        {
-            "nodeid": str,
-            "config": str,
-            "name": str,
-            "folder": str,
-            "status": {"*": str},
-            "deltas": {"*": [NUMBER]},
-            "findings": [{"kind": str, "artifact": str, "message": str, "failing": bool, "detail": ANY}],
-            "written": _STRINGS,
-            "versions": str,
-            "drift_cause": (str, type(None)),
-            "compile_seconds": {"*": NUMBER},
-            "cached": bool,
-            "pending": str,
-        }
-    ],
-}
 
 
 class MergeError(StagesError):
@@ -113,9 +67,9 @@ def read_shard(name: str, data: Mapping[str, Any]) -> Shard:
             f'{name} has no run facts of its own ("run", "settings"): it is a merged report or was written by an '
             f"older pytest-stages. {_FIX}"
         )
-    problem = mismatch(data, SHARD_SCHEMA, "the report")
-    try:  # the schema leaves every field optional: a missing one is named here
-        problem = problem or _bad_value(data)
+    problem = schema_mismatch(data, report_schema(), "the report")
+    try:
+        problem = problem or _bad_folder(data)
         shard = (
             None
             if problem
@@ -134,29 +88,15 @@ def read_shard(name: str, data: Mapping[str, Any]) -> Shard:
     return shard
 
 
-def _bad_value(data: Mapping[str, Any]) -> str | None:
-    """A value of the right type that pytest-stages never writes: an unknown outcome or status, an unsafe folder."""
+def _bad_folder(data: Mapping[str, Any]) -> str | None:
+    """A snapshot folder the schema cannot judge: one pytest-stages never names (``../../x/y``)."""
     run = data["run"]
-    outcome = next((o for o in run["outcomes"].values() if o not in OUTCOMES), None)
-    if outcome is not None:
-        return f"an item's outcome is {outcome!r}, not one of {list(OUTCOMES)}"
-    status = next((v for call in data["calls"] for v in call["status"].values() if v not in STATUS_RANK), None)
-    if status is not None:
-        return f"a call's status is {status!r}, not one of {list(STATUS_RANK)}"
     # Each distinct folder once, in order: an item's calls and its collection entry share one.
     folders = dict.fromkeys(
         [*(f for f in run["collection"]["items"].values() if f is not None), *(c["folder"] for c in data["calls"])]
     )
     bad = next((folder for folder in folders if not snapshot_folder(folder)), None)
     return None if bad is None else f"the snapshot folder {bad!r} is not one pytest-stages names"
-
-
-def snapshot_folder(folder: str) -> bool:
-    """Whether ``folder`` is a snapshot folder path as pytest-stages names them: ``<module>/<test>/<config>``.
-
-    Relative, of safe components only (``../../x/y`` and ``/etc/a/b`` are not), three deep at least.
-    """
-    return len(folder.split("/")) >= 3 and safe_path(folder).as_posix() == folder
 
 
 def merge_reports(shards: Sequence[Shard]) -> Merged:

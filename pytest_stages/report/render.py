@@ -7,6 +7,7 @@ import html
 import json
 import os
 import re
+import shlex
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, relative_change
-from pytest_stages.report import drift, html_report_
+from pytest_stages.report import drift, html_report_, message_
 from pytest_stages.run.runner import StagesSession
 from pytest_stages.store.storage import write_atomically
 
@@ -50,6 +51,9 @@ class RunReport:
     shards: Sequence[Mapping[str, Any]] = field(default_factory=list)
     # The calls of an earlier JSON report (``--stages-baseline``): the "before" compile times.
     baseline: Sequence[Mapping[str, Any]] = ()
+    # This run's pending folder as the summary's commands name it (relative to the current folder); "" for a merge,
+    # whose sets are named by the CI artifacts that hold them.
+    pending_path: str = ""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunReport:
@@ -178,7 +182,7 @@ def _closing_lines(report: RunReport) -> list[str]:
     lines += _improved_lines(report)
     lines += _skip_lines(records)
     lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
-    lines += _pending_lines(records)
+    lines += _pending_lines(records, report.pending_path)
     return lines
 
 
@@ -193,16 +197,20 @@ def _improved_lines(report: RunReport) -> list[str]:
     ]
 
 
-def _pending_lines(records: Sequence[CallRecord]) -> list[str]:
-    """How many calls left pending updates, in which sets, and the commands that review and accept them."""
-    sets = sorted({r.pending for r in records if r.pending})
-    if not sets:
+def _pending_lines(records: Sequence[CallRecord], path: str) -> list[str]:
+    """How many calls left pending updates, in which sets, and the commands that review and accept them.
+
+    The commands name this run's pending folder by ``path`` (as it works from the current folder), or a merge's
+    sets by their names; quoted, so that they run as printed.
+    """
+    sets = [path] if path else sorted({r.pending for r in records if r.pending})
+    if not any(r.pending for r in records):
         return []
-    names = " ".join(sets)
+    names = shlex.join(sets)
     return [
         f"{PREFIX}{sum(1 for r in records if r.pending)} call(s) left what --stages-update would write in the "
-        f"pending set(s) {names}: `pytest-stages review {names}` walks them, `pytest-stages accept {names}` "
-        "applies them"
+        f"pending set(s) {names}: `{shlex.join(['pytest-stages', 'review', *sets])}` walks them, "
+        f"`{shlex.join(['pytest-stages', 'accept', *sets])}` applies them"
     ]
 
 
@@ -291,7 +299,7 @@ def _md_upgrades(report: RunReport) -> list[str]:
     return [
         f"### {SECTION_TITLE}",
         "",
-        *(f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in upgraded),
+        *(f"  - {_md_text(line.strip())}" if line.startswith(" ") else f"- {_md_text(line)}" for line in upgraded),
         "",
     ]
 
@@ -340,7 +348,7 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
         accept_command(sets),
         "```",
         "",
-        "or walk them one by one with `pytest-stages review " + " ".join(f"{DOWNLOAD_FOLDER}/{n}" for n in sets) + "`.",
+        f"or walk them one by one with {_md_code(shlex.join(['pytest-stages', 'review', *_downloaded(sets)]))}.",
         "",
     ]
     size += sum(map(len, lines))
@@ -354,7 +362,8 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
 def _pending_entry(record: CallRecord, size: int) -> list[str]:
     """One pending call: its headline and key deltas, then each finding's collapsed diff while under ``MD_BUDGET``."""
     failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != SKIPPED]
-    headline = "; ".join(f"{f.artifact}: {f.message}" for f in failing) or "snapshots to write"
+    lines = message_.headline_lines(failing, message_.Labels({})) if any(f.failing for f in failing) else []
+    headline = "; ".join(lines or [f"{f.artifact}: {f.message}" for f in failing]) or "snapshots to write"
     deltas = key_deltas(record)
     entry = [
         f"- {_md_code(record.nodeid)} {_md_text(record.name)} on {_md_text(record.config)} "
@@ -372,13 +381,19 @@ def accept_command(sets: Sequence[str], environ: Mapping[str, str] | None = None
 
     ``gh run download`` with ``-p`` puts each artifact in a folder of its name under ``-D``.
     The run and repository come from GitHub's ``GITHUB_RUN_ID`` and ``GITHUB_REPOSITORY`` where set.
+    Each argument is quoted (``shlex.join``): a set named ``p $(touch x)`` pastes as a name, and runs nothing.
     """
     env = os.environ if environ is None else environ
-    run = env.get("GITHUB_RUN_ID") or "<run-id>"
-    repo = f" -R {env['GITHUB_REPOSITORY']}" if env.get("GITHUB_REPOSITORY") else ""
-    patterns = " ".join(f"-p {name}" for name in sets)
-    folders = " ".join(f"{DOWNLOAD_FOLDER}/{name}" for name in sets)
-    return f"gh run download {run}{repo} {patterns} -D {DOWNLOAD_FOLDER} && pytest-stages accept {folders}"
+    run = env.get("GITHUB_RUN_ID") or "RUN_ID"
+    repo = ["-R", env["GITHUB_REPOSITORY"]] if env.get("GITHUB_REPOSITORY") else []
+    patterns = [part for name in sets for part in ("-p", name)]
+    download = shlex.join(["gh", "run", "download", run, *repo, *patterns, "-D", DOWNLOAD_FOLDER])
+    return f"{download} && {shlex.join(['pytest-stages', 'accept', *_downloaded(sets)])}"
+
+
+def _downloaded(sets: Sequence[str]) -> list[str]:
+    """Where ``gh run download -p NAME -D stages-pending`` puts each set."""
+    return [f"{DOWNLOAD_FOLDER}/{name}" for name in sets]
 
 
 def _fit(lines: list[str], limit: int) -> list[str]:

@@ -19,17 +19,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from pytest_stages.check.message import Labels, headline_lines
 from pytest_stages.config import ConfigError, load_pyproject, parse_selection, parse_settings
 from pytest_stages.core.errors import StagesError
 from pytest_stages.core.records import CallRecord
+from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
 from pytest_stages.report.diff_driver import diff_lines
 from pytest_stages.store import accept as accept_
+from pytest_stages.store import expression
 from pytest_stages.store.names import META_FILE
-from pytest_stages.store.pending import PendingEntry, PendingSet, discard, project_name
+from pytest_stages.store.pending import PendingEntry, PendingError, PendingSet, discard, project_name, unwritable
 from pytest_stages.store.storage import SnapshotStore, snapshot_root
 
-OK, USAGE = 0, 2
+# Exit statuses: done; bad input (nothing written); Ctrl-C at review's prompt (the answers given applied).
+OK, USAGE, INTERRUPTED = 0, 2, 130
 _CHOICES = {"a": "accept", "r": "reject", "s": "skip", "q": "quit"}
 
 
@@ -96,7 +100,15 @@ def _split(args: argparse.Namespace, project: accept_.Project) -> tuple[list[str
             "or set pending_dir in [tool.pytest_stages]."
         )
     configs = tuple(c.name for c in project.settings.configs)
-    chosen = parse_selection("--configs", args.configs, configs) if args.configs else ()
+    chosen = parse_selection("--configs", args.configs, configs) if args.configs is not None else ()
+    if args.keyword is not None:
+        try:
+            expression.Expression.compile(args.keyword)
+        except (SyntaxError, getattr(expression, "ParseError", SyntaxError)) as exc:  # pytest 8.0-8.3: ParseError
+            raise ConfigError(
+                f"-k {args.keyword!r} is not an expression pytest's -k takes ({exc}); write it as for pytest, "
+                "e.g. -k 'test_a and not cpu8'."
+            ) from None
     nodes = tuple(n.removesuffix("::") for n in nodeids)
     return folders, accept_.Selection(nodes, args.keyword, tuple(chosen or ()))
 
@@ -142,11 +154,18 @@ def describe_plan(plan: accept_.Plan, prefix: str) -> list[str]:
 
 
 def call_text(entry: PendingEntry, snapshots: Path, *, colour: bool = False) -> list[str]:
-    """One pending call as review shows it: the headline, the figures that moved, each file's diff."""
+    """One pending call as review shows it: the headline pytest printed, the figures that moved, each file's diff.
+
+    The headline is rendered from the findings the run recorded in the call's manifest; a file that is not
+    UTF-8 text is shown with replacement characters, and said so.
+    """
     record = CallRecord.from_dict(entry.manifest["record"])
-    lines = [_paint(f"{entry.label}  [{entry.source}]", "1", colour)]
-    failing = [f for f in record.findings if f.failing] or record.findings
-    lines += [f"  {finding.artifact}: {finding.message}" for finding in failing]
+    lines = [_paint(shown(f"{entry.label}  [{entry.source}]"), "1", colour)]
+    failing = [f for f in record.findings if f.failing]
+    headline = (
+        headline_lines(failing, Labels({})) if failing else [f"{f.artifact}: {f.message}" for f in record.findings]
+    )
+    lines += [f"  {shown(line)}" for line in headline]
     for metric, (before, after) in record.deltas.items():
         moved = relative_change(before, after)
         lines.append(f"  {metric}: {format_number(before)} -> {format_number(after)} ({moved:+.1%})")
@@ -154,11 +173,24 @@ def call_text(entry: PendingEntry, snapshots: Path, *, colour: bool = False) -> 
         if name == META_FILE:
             continue
         path = snapshots / entry.folder / name
-        old = path.read_text(encoding="utf-8") if path.is_file() else ""
-        shown = (f"{snapshots.name}/{entry.folder}/{name}", f"{Path(entry.source).name}/{entry.folder}/{name}")
-        for line in diff_lines(name, shown, old, data.decode("utf-8")):
+        names = (f"{snapshots.name}/{entry.folder}/{name}", f"{Path(entry.source).name}/{entry.folder}/{name}")
+        raws = (path.read_bytes() if path.is_file() else b"", data)
+        lines += [
+            f"  {shown(where)} is not UTF-8 text: the bytes that are not are shown as U+FFFD"
+            for where, raw in zip(names, raws, strict=True)
+            if not _is_text(raw)
+        ]
+        for line in diff_lines(name, names, *(raw.decode("utf-8", "replace") for raw in raws)):
             lines.append(_paint(line, _colour_of(line), colour))
     return lines
+
+
+def _is_text(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _colour_of(line: str) -> str:
@@ -172,7 +204,11 @@ def _paint(line: str, code: str, colour: bool) -> str:
 
 
 def run_review(args: argparse.Namespace, stream: TextIO) -> int:
-    """``pytest-stages review``: each selected call shown, then accepted, rejected, skipped; or quit."""
+    """``pytest-stages review``: each selected call shown, then accepted, rejected, skipped; or quit.
+
+    Ctrl-C at the prompt ends the walk as quit does: the answers given are applied, the calls not answered stay
+    pending, and the exit status is 130.
+    """
     terminal = stream.isatty() and sys.stdin.isatty()
     try:
         project = _project(args)
@@ -189,43 +225,66 @@ def run_review(args: argparse.Namespace, stream: TextIO) -> int:
         )
         return USAGE
     decisions: dict[str, list[tuple[PendingSet, PendingEntry]]] = {"accept": [], "reject": [], "skip": []}
-    for position, (found, entry) in enumerate(chosen, 1):
-        if args.accept_all or args.reject_all:
-            decisions["accept" if args.accept_all else "reject"].append((found, entry))
-            continue
-        text = call_text(entry, project.snapshots, colour=_colour(terminal))
-        _show([f"({position}/{len(chosen)}) {text[0]}", *text[1:]], stream, terminal)
-        choice = _ask(_prompt(stream), stream)
-        if choice == "quit":
-            decisions["skip"] += chosen[position - 1 :]
-            break
-        decisions[choice].append((found, entry))
+    if args.accept_all or args.reject_all:
+        decisions["accept" if args.accept_all else "reject"] = chosen
+        return _conclude(decisions, project, stream)
+    try:
+        for position, (found, entry) in enumerate(chosen, 1):
+            text = call_text(entry, project.snapshots, colour=_colour(terminal))
+            _show([f"({position}/{len(chosen)}) {text[0]}", *text[1:]], stream, terminal)
+            choice = _ask(_prompt(stream), stream)
+            if choice == "quit":
+                break
+            decisions[choice].append((found, entry))
+    except KeyboardInterrupt:
+        stream.write("\npytest-stages review: interrupted: the answers given are applied, the rest stay pending\n")
+        decisions["skip"] += chosen[sum(map(len, decisions.values())) :]
+        status = _conclude(decisions, project, stream)
+        return INTERRUPTED if status == OK else status
+    decisions["skip"] += chosen[sum(map(len, decisions.values())) :]
     return _conclude(decisions, project, stream)
 
 
 def _conclude(
     decisions: dict[str, list[tuple[PendingSet, PendingEntry]]], project: accept_.Project, stream: TextIO
 ) -> int:
-    """Apply the accepted calls all or nothing, then drop the accepted and rejected ones from their sets."""
-    accepted = decisions["accept"]
-    if accepted:
-        by_set: dict[Path, PendingSet] = {found.path: found for found, _ in accepted}
-        sets = [PendingSet(path, [e for f, e in accepted if f.path == path]) for path in by_set]
-        try:
-            plan = accept_.plan(sets, project, accept_.Selection(), accept_.current_digests(project.snapshots))
+    """Apply the accepted calls all or nothing, then drop the accepted and rejected ones from their sets.
+
+    A pending folder those calls cannot be removed from is refused first, with nothing written.
+    """
+    answered = {kind: _by_set(decisions[kind]) for kind in ("accept", "reject")}
+    try:
+        for kind in answered.values():
+            for found, entries in kind:
+                if (folder := unwritable(found, entries)) is not None:
+                    raise PendingError(
+                        f"the pending set {found.path} cannot drop the calls answered: {folder} is not writable. "
+                        "Nothing was written; make it writable (or copy the set to a writable folder) and review again."
+                    )
+        accepted = [PendingSet(found.path, entries) for found, entries in answered["accept"]]
+        if accepted:
+            plan = accept_.plan(accepted, project, accept_.Selection(), accept_.current_digests(project.snapshots))
             written = accept_.apply(plan, SnapshotStore(project.snapshots))
-        except (StagesError, OSError) as exc:
-            stream.write(f"pytest-stages review: {exc}\n")
-            return USAGE
-        _wrote(stream, written, project.rootdir, len(plan.calls))
-    for kind in ("accept", "reject"):
-        for found in {f.path: f for f, _ in decisions[kind]}.values():
-            discard(found, [e for f, e in decisions[kind] if f.path == found.path])
+            _wrote(stream, written, project.rootdir, len(plan.calls))
+        for kind in answered.values():
+            for found, entries in kind:
+                discard(found, entries)
+    except (StagesError, OSError) as exc:
+        stream.write(f"pytest-stages review: {exc}\n")
+        return USAGE
     stream.write(
-        f"pytest-stages review: {len(accepted)} accepted, {len(decisions['reject'])} rejected, "
+        f"pytest-stages review: {len(decisions['accept'])} accepted, {len(decisions['reject'])} rejected, "
         f"{len(decisions['skip'])} skipped (left in their pending sets)\n"
     )
     return OK
+
+
+def _by_set(calls: Sequence[tuple[PendingSet, PendingEntry]]) -> list[tuple[PendingSet, list[PendingEntry]]]:
+    """The calls grouped by the set they come from, in order."""
+    sets: dict[Path, tuple[PendingSet, list[PendingEntry]]] = {}
+    for found, entry in calls:
+        sets.setdefault(found.path, (found, []))[1].append(entry)
+    return list(sets.values())
 
 
 def _colour(terminal: bool) -> bool:
@@ -236,10 +295,10 @@ def _show(lines: list[str], stream: TextIO, terminal: bool) -> None:
     """The call's text: through ``$PAGER`` on a terminal where one is set, else written out."""
     text = "".join(f"{line}\n" for line in lines)
     pager = os.environ.get("PAGER", "").strip()
-    if terminal and pager:
+    if terminal and pager:  # a pager that fails (missing, exits non-zero) may not have shown it: printed then
         try:
-            subprocess.run(pager, shell=True, input=text, text=True, check=False)
-            return
+            if subprocess.run(pager, shell=True, input=text, text=True, check=False).returncode == 0:
+                return
         except OSError:
             pass
     stream.write(text)

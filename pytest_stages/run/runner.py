@@ -592,10 +592,13 @@ class StageSnapshot:
         directory = self.session.options.pending
         if directory is None:
             return
-        for call in self.pending_set(directory):
+        calls = self.pending_set(directory)
+        for index, call in enumerate(calls):
             try:
                 pending_.write_call(directory, call)
             except OSError as exc:
+                for record, _, _ in self.pending_calls[index:]:  # the summary counts only the calls written
+                    record.pending = ""
                 raise SnapshotError(
                     f"could not write the pending set {directory} ({exc.strerror or exc}); the snapshots are "
                     "untouched. Free disk space or name a writable folder with --stages-pending."

@@ -217,6 +217,12 @@ def _check_base(entry: PendingEntry, snapshot_dir: str, on_disk: Callable[[str],
         now = on_disk(f"{entry.folder}/{name}")
         if now == recorded:
             continue
+        if all(on_disk(f"{entry.folder}/{file}") == digest for file, digest in entry.manifest["files"].items()):
+            raise AcceptError(
+                f"{entry.source}: {entry.label} is already applied: {snapshot_dir}/{entry.folder} holds every file "
+                f"it writes, as it writes them. {NOTHING_WRITTEN} Nothing is left to accept for it; leave it out "
+                "(select the other calls), or delete the set."
+            )
         commit = entry.manifest["commit"]
         then = "absent" if recorded is None else f"SHA-256 {recorded[:12]}"
         found = "is gone" if now is None else "exists now" if recorded is None else f"is now {now[:12]}"

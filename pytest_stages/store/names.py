@@ -60,6 +60,17 @@ def safe_path(path: str) -> PurePosixPath:
     return PurePosixPath(*[safe_component(part) for part in PurePosixPath(path).parts])
 
 
+def snapshot_folder(folder: str) -> bool:
+    """Whether ``folder`` is a snapshot folder path as pytest-stages names them: ``<module>/<test>/<config>``.
+
+    Relative, three deep at least, each component one :func:`safe_component` gives, a hashed one
+    (``test_s_small_model_~fc169971aa`` for a test id with a space) included; ``../../x/y``,
+    ``/etc/a/b`` and ``a//b/c`` are not.
+    """
+    parts = folder.split("/")
+    return len(parts) >= 3 and all(is_safe_component(part) for part in parts)
+
+
 def _escaped(name: str, reserved: str) -> str:
     """``name``, with one more trailing ``_`` when it is ``reserved`` followed by any number of ``_``.
 

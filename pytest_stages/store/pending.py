@@ -27,9 +27,9 @@ from typing import Any
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import InputError, read_json
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store.names import META_FILE, safe_component, safe_path
+from pytest_stages.store.names import META_FILE, safe_component, snapshot_folder
 from pytest_stages.store.prune import own_name
-from pytest_stages.store.schemas import ANY, mismatch
+from pytest_stages.store.schemas import ANY, call_schema, mismatch, schema_mismatch
 from pytest_stages.store.storage import write_atomically
 
 PENDING_SCHEMA = "pytest-stages-pending/1"
@@ -220,6 +220,10 @@ def _read_folder(root: Path, folder: Path, names: list[str]) -> list[PendingEntr
             content = (folder / file).read_bytes()
             if digest(content) != expected:
                 raise _edited(root, folder / file, "its bytes are not those its manifest's digest says")
+            try:  # every file of a set is a snapshot text, written as UTF-8
+                content.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _edited(root, folder / file, f"it is not UTF-8 text: byte {exc.start}") from None
             texts[file] = content
         named |= set(data["files"])
         entries.append(PendingEntry(str(root), data, texts))
@@ -241,8 +245,12 @@ def _manifest(root: Path, path: Path) -> dict[str, Any]:
     missing = [key for key in _REQUIRED if key not in data]
     if problem or missing:
         raise _edited(root, path, problem or f"it has no {missing[0]!r}")
+    # The call's record, as the JSON report holds a call: review shows it.
+    problem = schema_mismatch(data["record"], call_schema(), "the manifest['record']")
+    if problem:
+        raise _edited(root, path, problem)
     folder = data["folder"]
-    if len(folder.split("/")) < 3 or safe_path(folder).as_posix() != folder:
+    if not snapshot_folder(folder):
         raise _edited(root, path, f"its folder {folder!r} is not a snapshot folder pytest-stages names")
     return data
 
@@ -279,17 +287,24 @@ def discard(found: PendingSet, entries: Sequence[PendingEntry]) -> None:
                 break
 
 
-def start_set(path: Path) -> None:
-    """Make ``path`` ready for a run's pending set: the calls an earlier run left there are removed.
+def unwritable(found: PendingSet, entries: Sequence[PendingEntry]) -> Path | None:
+    """The first folder of ``found`` that :func:`discard` cannot remove ``entries``' files from (None: all can)."""
+    for folder in dict.fromkeys(found.path / entry.folder for entry in entries):
+        if not os.access(folder, os.W_OK):
+            return folder
+    return None
 
-    A set holds one run's calls: a call that passes now must not keep an older run's pending files
-    (accepting them would write a change the code no longer makes). Only files a manifest of the set
-    names are removed; a folder holding anything else is refused (:class:`PendingError`).
+
+def earlier_set(path: Path) -> PendingSet | None:
+    """The set an earlier run left in ``path`` (None where there is none), checked before a run starts.
+
+    A set holds one run's calls, so a run replaces it (:func:`start_set`). Refused (:class:`PendingError`): a
+    folder holding anything but a pending set pytest-stages wrote, and a set whose folders cannot be written.
     """
     if not path.exists() and not path.is_symlink():
-        return
+        return None
     if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
-        return
+        return None
     try:
         found = read_set(path)
     except PendingError as exc:
@@ -298,4 +313,29 @@ def start_set(path: Path) -> None:
             f"writes its set afresh (removing only the files an earlier run's manifests name): {exc} Name a new or "
             "empty folder, or remove this one."
         ) from None
-    discard(found, found.entries)
+    folder = unwritable(found, found.entries)
+    if folder is not None:
+        raise PendingError(
+            f"the pending folder {path} holds an earlier run's set, which this run replaces, but {folder} is not "
+            "writable. Make it writable, or name another folder with --stages-pending."
+        )
+    return found
+
+
+def start_set(path: Path) -> None:
+    """Make ``path`` ready for a run's pending set: the calls an earlier run left there are removed.
+
+    A call that passes now must not keep an older run's pending files (accepting them would write a
+    change the code no longer makes). Only files a manifest of the set names are removed. Called once
+    the run has selected tests to run: ``--collect-only``, or ``-k`` selecting nothing, keeps the set.
+    """
+    found = earlier_set(path)
+    if found is None:
+        return
+    try:
+        discard(found, found.entries)
+    except OSError as exc:
+        raise PendingError(
+            f"could not remove the earlier run's set from the pending folder {path} ({exc.strerror or exc}); "
+            "make it writable, or name another folder with --stages-pending."
+        ) from None

@@ -13,7 +13,10 @@ accepts whatever JSON holds. Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import json
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from pytest_stages.core.inputs import parse_json
@@ -172,3 +175,233 @@ def _kind(data: Any) -> str:
     if isinstance(data, str):
         return "a string"
     return "a list" if isinstance(data, list) else "an object"
+
+
+# --- JSON Schema ----------------------------------------------------------------------------------
+# The JSON report's schema (pytest_stages/report.schema.json) is the one description of a report and
+# of a call record: the merge reads shard reports by it, --stages-baseline an earlier report's calls,
+# and a pending manifest's record is one of its calls. These keywords of JSON Schema 2020-12 are all
+# it uses; :func:`schema_mismatch` judges them (a test checks that the file uses no other).
+JSON_SCHEMA_KEYWORDS = frozenset(
+    {
+        "$schema",
+        "title",
+        "description",
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "anyOf",
+    }
+)
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+# The types of JSON's scalars as parsed: hashable, and exact (a bool is of type bool, not int).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_A = {
+    "object": "an object",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+REPORT_SCHEMA_FILE = Path(__file__).resolve().parents[1] / "report.schema.json"
+
+
+@functools.cache
+def report_schema() -> dict[str, Any]:
+    """The JSON report's schema, as shipped in the package."""
+    data: dict[str, Any] = json.loads(REPORT_SCHEMA_FILE.read_text(encoding="utf-8"))
+    return data
+
+
+def call_schema() -> dict[str, Any]:
+    """The schema of one call record (a report's ``calls`` item, a pending manifest's ``record``)."""
+    calls: dict[str, Any] = report_schema()["properties"]["calls"]["items"]
+    return calls
+
+
+def schema_mismatch(data: Any, schema: Mapping[str, Any], where: str) -> str | None:
+    """The first place where ``data`` breaks the JSON Schema ``schema`` (``the report['calls'][0] has no 'name'``).
+
+    Judged first by the schema's compiled check (:func:`_compiled`), which names nothing: the walk that
+    names the place runs only for data that breaks it (a merge reads every value of every call).
+    """
+    key = id(schema)
+    if key not in _CHECKS:
+        _CHECKS[key] = (schema, _compiled(schema))
+    return None if _CHECKS[key][1](data) else _breaks(data, schema, (where,))
+
+
+Check = Callable[[Any], bool]
+# Each schema judged, by id, with its check (the schema kept, so that its id is not reused).
+_CHECKS: dict[int, tuple[Mapping[str, Any], Check]] = {}
+
+
+def _compiled(schema: Mapping[str, Any]) -> Check:
+    """Whether data fits ``schema``, as one closure per schema node: the rules of :func:`_breaks`, no messages."""
+    checks = [_value_check(schema)]
+    if "anyOf" in schema:
+        forms = [_compiled(part) for part in schema["anyOf"]]
+        checks.append(lambda data: any(form(data) for form in forms))
+    checks.append(_object_check(schema))
+    checks.append(_array_check(schema))
+    used = [check for check in checks if check is not None]
+
+    def fits(data: Any) -> bool:
+        for check in used:  # noqa: SIM110 (a loop: this runs for every value a report holds)
+            if not check(data):
+                return False
+        return True
+
+    return used[0] if len(used) == 1 else fits
+
+
+def _value_check(schema: Mapping[str, Any]) -> Check | None:
+    """``type``, ``enum``, ``const``, ``minimum`` of one node, on parsed JSON (whose values are of exact types)."""
+    kinds = schema.get("type")
+    names = [kinds] if isinstance(kinds, str) else kinds or []
+    types = frozenset(kind for name in names for kind in _JSON_TYPES[name])
+    allowed = {(type(value), value) for value in schema.get("enum", ())}
+    has_const, const = "const" in schema, schema.get("const")
+    low = schema.get("minimum")
+    if types and not (allowed or has_const or low is not None):
+        return lambda data: type(data) in types
+    if allowed and not (types or has_const or low is not None):
+        return lambda data: type(data) in _SCALARS and (type(data), data) in allowed
+    if not (types or allowed or has_const or low is not None):
+        return None
+
+    def fits(data: Any) -> bool:
+        if types and type(data) not in types:
+            return False
+        if allowed and (type(data) not in _SCALARS or (type(data), data) not in allowed):
+            return False
+        if has_const and data != const:
+            return False
+        return low is None or type(data) not in (int, float) or data >= low
+
+    return fits
+
+
+def _object_check(schema: Mapping[str, Any]) -> Check | None:
+    if not {"properties", "additionalProperties", "required"} & set(schema):
+        return None
+    properties = {key: _compiled(part) for key, part in schema.get("properties", {}).items()}
+    extra = schema.get("additionalProperties", True)
+    other: Check | bool = extra if isinstance(extra, bool) else _compiled(extra)
+    required = tuple(schema.get("required", ()))
+
+    def fits(data: Any) -> bool:
+        if not isinstance(data, dict):
+            return True
+        for key, value in data.items():
+            check = properties.get(key, other)
+            if check is False or (check is not True and not check(value)):
+                return False
+        for key in required:  # noqa: SIM110
+            if key not in data:
+                return False
+        return True
+
+    return fits
+
+
+def _array_check(schema: Mapping[str, Any]) -> Check | None:
+    if not {"items", "prefixItems", "minItems", "maxItems"} & set(schema):
+        return None
+    prefix = [_compiled(part) for part in schema.get("prefixItems", ())]
+    items = _compiled(schema["items"]) if "items" in schema else None
+    low, high = schema.get("minItems", 0), schema.get("maxItems")
+
+    def fits(data: Any) -> bool:
+        if not isinstance(data, list):
+            return True
+        if len(data) < low or (high is not None and len(data) > high):
+            return False
+        for index, value in enumerate(data):
+            check = prefix[index] if index < len(prefix) else items
+            if check is not None and not check(value):
+                return False
+        return True
+
+    return fits
+
+
+def _breaks(data: Any, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+    found = _value_breaks(data, schema, path)
+    if found is None and isinstance(data, dict):
+        return _object_breaks(data, schema, path)
+    if found is None and isinstance(data, list):
+        return _array_breaks(data, schema, path)
+    return found
+
+
+def _value_breaks(data: Any, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+    """What ``type``, ``const``, ``enum``, ``minimum`` and ``anyOf`` say of ``data`` itself."""
+    kinds = schema.get("type")
+    names = [kinds] if isinstance(kinds, str) else kinds
+    if names is not None and not any(_is(data, name) for name in names):
+        return f"{_where(path)} is {_kind(data)}, not {' or '.join(_A[name] for name in names)}"
+    if "const" in schema and data != schema["const"]:
+        return f"{_where(path)} is not {schema['const']!r}"
+    if "enum" in schema and not any(data == v and type(data) is type(v) for v in schema["enum"]):
+        return (
+            f"{_where(path)} is {data!r}, not one of {schema['enum']}"
+            if isinstance(data, str)
+            else f"{_where(path)} is {_kind(data)}, not one of {schema['enum']}"
+        )
+    if "minimum" in schema and _is(data, "number") and data < schema["minimum"]:
+        return f"{_where(path)} is below {schema['minimum']}"
+    if "anyOf" in schema and all(_breaks(data, part, path) for part in schema["anyOf"]):
+        return f"{_where(path)} fits none of the forms it may take"
+    return None
+
+
+def _object_breaks(data: dict[str, Any], schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+    properties, other = schema.get("properties", {}), schema.get("additionalProperties", True)
+    for key, value in data.items():
+        part = properties.get(key, other)
+        if part is False:
+            return f"{_where(path)} has {key!r}, which a report never holds there"
+        if part is not True and (found := _breaks(value, part, (*path, f"[{key!r}]"))):
+            return found
+    missing = next((key for key in schema.get("required", ()) if key not in data), None)
+    return None if missing is None else f"{_where(path)} has no {missing!r}"
+
+
+def _array_breaks(data: list[Any], schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+    low, high = schema.get("minItems", 0), schema.get("maxItems")
+    if len(data) < low or (high is not None and len(data) > high):
+        return f"{_where(path)} has {len(data)} item(s), not {low if high == low else f'{low} to {high}'}"
+    prefix, items = schema.get("prefixItems", []), schema.get("items")
+    for index, value in enumerate(data):
+        part = prefix[index] if index < len(prefix) else items
+        if part is not None and (found := _breaks(value, part, (*path, f"[{index}]"))):
+            return found
+    return None
+
+
+def _is(data: Any, name: str) -> bool:
+    """Whether ``data`` is of the JSON type ``name`` (a bool is no integer or number, as in JSON)."""
+    return isinstance(data, _JSON_TYPES[name]) and (name == "boolean" or not isinstance(data, bool))
+
+
+def _where(path: tuple[str, ...]) -> str:
+    return "".join(path)
