@@ -31,12 +31,13 @@ from pytest_stages.check.environment import compare_environments, describe
 from pytest_stages.config import Settings
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import read_json
+from pytest_stages.core.paths import temporary_of, write_atomically
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store import expression
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet, disk_digest, read_set
-from pytest_stages.store.prune import module_file, temporary_of
-from pytest_stages.store.storage import SnapshotStore, parse_meta, write_atomically
+from pytest_stages.store.prune import module_file
+from pytest_stages.store.storage import SnapshotStore, parse_meta
 
 JOURNAL_SCHEMA = "pytest-stages-accept/1"
 NOTHING_WRITTEN = "Nothing was written."

@@ -26,11 +26,11 @@ from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import InputError, read_json
+from pytest_stages.core.paths import write_atomically
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import own_name
 from pytest_stages.store.schemas import ANY, mismatch
-from pytest_stages.store.storage import write_atomically
 
 PENDING_SCHEMA = "pytest-stages-pending/1"
 # A call's manifest: ``<safe call name>.pending.json`` (no artifact suffix ends so).

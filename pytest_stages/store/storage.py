@@ -13,8 +13,7 @@ import functools
 import hashlib
 import os
 import stat
-import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -23,13 +22,19 @@ from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.core.errors import StagesError
 from pytest_stages.core.inputs import parse_json
+from pytest_stages.core.paths import (
+    PathError,
+    Use,
+    checked_path,
+    plainly_below,
+    shown_path,
+    temporary_of,
+    write_atomically,
+)
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE, safe_component, safe_path
-from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names, temporary_of
+from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names
 from pytest_stages.store.schemas import UNPARSED, invalid_snapshot, judge_snapshot
-
-# The folders where version control keeps its own data: no snapshot is ever written inside one.
-VCS_FOLDERS = (".git", ".hg", ".svn", ".bzr", ".jj", "_darcs")
 
 
 class SnapshotError(StagesError):
@@ -80,39 +85,6 @@ class SnapshotFolder:
     @property
     def meta(self) -> Path:
         return self.path / META_FILE
-
-
-def write_atomically(path: Path, text: str | Iterable[str]) -> None:
-    """Replace ``path`` with ``text`` through a fsynced temporary file in its folder: old or new, never half.
-
-    Snapshots and the ``--stages-report`` files are written this way; ``text`` in pieces (a large
-    JSON report) is written as they come, never joined.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(handle, _file_mode(path))
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.writelines([text] if isinstance(text, str) else text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _file_mode(path: Path) -> int:
-    """The mode a replaced file keeps, or that of a normally created file (0644 under umask 022).
-
-    ``mkstemp`` creates its file 0600; without this every new snapshot would be private.
-    """
-    try:
-        return path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 class SnapshotStore:
@@ -368,7 +340,7 @@ class SnapshotStore:
         which one ``lstat`` per part below the root shows; only otherwise is the whole path
         resolved (an ``lstat`` per part from ``/``, slow on some hosts: docs/performance.md).
         """
-        if _plainly_below(folder, self.root):
+        if plainly_below(folder, self.root):
             return
         root = self._resolved_root
         resolved = folder.resolve()
@@ -382,27 +354,6 @@ class SnapshotStore:
         """Refuse a file that is a symlink (its folder is checked by :meth:`_check_folder`)."""
         if path.is_symlink():
             raise _symlink(path)
-
-
-def _plainly_below(folder: Path, root: Path) -> bool:
-    """Whether ``folder`` is ``root`` joined with parts that are neither ``..`` nor links (missing is fine)."""
-    try:
-        parts = folder.relative_to(root).parts
-    except ValueError:
-        return False
-    if ".." in parts:
-        return False
-    below = root
-    for part in parts:
-        below /= part
-        try:
-            if stat.S_ISLNK(below.lstat().st_mode):
-                return False
-        except FileNotFoundError:
-            return True  # nothing below a missing part exists, so no link either
-        except OSError:
-            return False  # unreadable: the full resolve says what is wrong
-    return True
 
 
 def _check_readable(path: Path, text: str) -> None:
@@ -456,27 +407,16 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
     """
     root = rootpath / snapshot_dir
     fix = 'Give snapshots a folder of their own inside the project (snapshot_dir = "snapshots").'
-    project, resolved = rootpath.resolve(), root.resolve()
-    if resolved == project or resolved in project.parents:
+    try:  # first: a path too long to resolve, inside .git, out of the project, not a folder
+        checked_path(root, Use(f"snapshot_dir = {shown_path(snapshot_dir)!r}", fix, folder=True, inside=rootpath))
+    except PathError as exc:
+        raise SnapshotError(str(exc)) from None
+    project = rootpath.resolve()
+    if root.resolve() == project:
         raise SnapshotError(
             f"snapshot_dir = {snapshot_dir!r} is the project root {project}: pytest-stages writes and prunes only "
             f"in a folder of its own. {fix}"
         )
-    internal = next((part for part in resolved.parts if part in VCS_FOLDERS), None)
-    if internal is not None:
-        raise SnapshotError(
-            f"snapshot_dir = {snapshot_dir!r} resolves to {resolved}, inside {internal}, version control's own "
-            f"folder: files written there corrupt the repository. {fix} Run pytest from the project's root (not "
-            f"with --rootdir inside {internal})."
-        )
-    if not resolved.is_relative_to(project):
-        raise SnapshotError(
-            f"snapshot_dir = {snapshot_dir!r} resolves to {resolved}, outside the project {project} (through a "
-            f"symlink): snapshots live in the project, where reviews and --stages-prune see them. Remove the link. "
-            f"{fix}"
-        )
-    if root.exists() and not root.is_dir():
-        raise SnapshotError(f"snapshot_dir = {snapshot_dir!r} is a file, not a folder. {fix}")
     if (root / ACCEPT_JOURNAL).exists():
         raise SnapshotError(
             f"an interrupted `pytest-stages accept` left {root / ACCEPT_JOURNAL}: some snapshot folders may be "
