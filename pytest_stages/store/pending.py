@@ -241,6 +241,9 @@ def _manifest(root: Path, path: Path) -> dict[str, Any]:
     missing = [key for key in _REQUIRED if key not in data]
     if problem or missing:
         raise _edited(root, path, problem or f"it has no {missing[0]!r}")
+    if set(data["base"]) != set(data["files"]):
+        named = sorted(set(data["base"]) ^ set(data["files"]))[0]
+        raise _edited(root, path, f"its base and its files do not name the same files ({named!r})")
     folder = data["folder"]
     if len(folder.split("/")) < 3 or safe_path(folder).as_posix() != folder:
         raise _edited(root, path, f"its folder {folder!r} is not a snapshot folder pytest-stages names")

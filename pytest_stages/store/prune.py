@@ -27,6 +27,7 @@ from pytest_stages.core.run_view import PASSED_EXIT, CollectionView, RunFacts, R
 from pytest_stages.store import refusals_
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
+    LOCK_FILE,
     META_FILE,
     is_safe_component,
     module_source,
@@ -63,6 +64,8 @@ def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) ->
     temporary file of an interrupted write is owned with the file it was to become.
     """
     owned = _legacy_compiles(folder, names) if meta is None else _manifest_owned(names, meta)
+    if not folder:  # the snapshot root: its lock (kept, as nothing at the root is judged)
+        owned |= {LOCK_FILE}
     return (owned & names) | {n for n in names if temporary_of(n) in owned}
 
 

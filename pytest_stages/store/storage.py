@@ -9,14 +9,17 @@ is the extensions of :mod:`pytest_stages.store.extensions`, for syrupy's own ``s
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+import filelock
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
@@ -32,7 +35,8 @@ from pytest_stages.core.paths import (
     write_atomically,
 )
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE, safe_component, safe_path
+from pytest_stages.store.journal import JournalError, read_journal
+from pytest_stages.store.names import ACCEPT_JOURNAL, LOCK_FILE, META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names
 from pytest_stages.store.schemas import UNPARSED, invalid_snapshot, judge_snapshot
 
@@ -99,6 +103,10 @@ class SnapshotStore:
     def __init__(self, root: Path, *, repair: bool = False) -> None:
         self.root = root
         self.repair = repair
+
+    def locked(self) -> contextlib.AbstractContextManager[None]:
+        """The snapshot tree's inter-process lock (:func:`tree_lock`), held around every write and prune."""
+        return tree_lock(self.root)
 
     @functools.cached_property
     def _resolved_root(self) -> Path:
@@ -193,6 +201,11 @@ class SnapshotStore:
         for path, text in files:
             self._check_inside(path)
             _check_readable(path, text)
+        with self.locked():
+            self._write_all(files, written)
+
+    def _write_all(self, files: Sequence[tuple[Path, str]], written: list[Path]) -> None:
+        """:meth:`write_all` once checked, under the lock."""
         folders: dict[Path, dict[Path, str]] = {}
         for path, text in files:
             folders.setdefault(path.parent, {})[path] = text
@@ -258,7 +271,8 @@ class SnapshotStore:
         """
         deleted: list[Path] = []
         try:
-            return self._prune(paths, empty, deleted)
+            with self.locked():
+                return self._prune(paths, empty, deleted)
         except OSError as exc:
             raise SnapshotError(
                 f"could not delete {exc.filename or 'a snapshot file'} ({exc.strerror or exc}); {len(deleted)} of "
@@ -366,6 +380,26 @@ def _check_readable(path: Path, text: str) -> None:
         )
 
 
+def unreadable_snapshot(name: str, data: bytes) -> str | None:
+    """Why the compare would refuse a snapshot file ``name`` holding ``data`` (None: it reads it as written).
+
+    Text that is not UTF-8, a JSON artifact or metadata that does not parse, metadata without an
+    integer ``format``, and JSON that breaks its artifact's schema are each refused on read.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte {exc.start})"
+    if name.endswith(".json"):
+        try:
+            parsed = parse_json(text)
+        except ValueError as exc:
+            return f"not valid JSON: {exc}"
+        if name == META_FILE and not is_meta(parsed):
+            return 'metadata without an integer "format" field'
+    return invalid_snapshot(name, text)
+
+
 def _symlink(path: Path) -> SnapshotError:
     return SnapshotError(f"refusing to use {path}: it is a symlink, and snapshots are plain files; remove the link.")
 
@@ -417,10 +451,42 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
             f"snapshot_dir = {snapshot_dir!r} is the project root {project}: pytest-stages writes and prunes only "
             f"in a folder of its own. {fix}"
         )
-    if (root / ACCEPT_JOURNAL).exists():
+    try:
+        journal = read_journal(root) if root.is_dir() else None
+    except JournalError as exc:  # the same paragraph as --recover's: the file to remove once the tree is checked
+        raise SnapshotError(str(exc)) from None
+    if journal is not None:
         raise SnapshotError(
             f"an interrupted `pytest-stages accept` left {root / ACCEPT_JOURNAL}: some snapshot folders may be "
             "half-way through its swap. Run `pytest-stages accept --recover` to put them back as they were, then "
             "run again."
         )
     return root
+
+
+# How long a writer waits for another process's hold of the snapshot tree's lock (an accept takes seconds).
+LOCK_TIMEOUT = 60.0
+
+
+@contextlib.contextmanager
+def tree_lock(root: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the inter-process lock of the snapshot tree at ``root`` (``<root>/.stages.lock``) around a write.
+
+    One lock object per file in a process (``is_singleton``), so a writer that holds it may take it
+    again (an accept's writes, its recovery); another process waits up to ``timeout`` seconds, then
+    gets a :class:`SnapshotError` naming the lock. The file is never deleted.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(root / LOCK_FILE, is_singleton=True)
+    try:
+        lock.acquire(timeout=timeout)
+    except filelock.Timeout:
+        raise SnapshotError(
+            f"another pytest-stages process (an accept, a prune or an update) has held the snapshot folder's lock "
+            f"{root / LOCK_FILE} for over {timeout:.0f} s; nothing was written. Let it finish (or stop it), then run "
+            "again."
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
