@@ -62,7 +62,7 @@ def _usage_error(project: Project, result: pytest.RunResult) -> str:
             'compilation_cache = ".git/refs/tags"',
             "",
             "[tool.pytest_stages] compilation_cache = '.git/refs/tags'",
-            "Name a folder of its own (compilation_cache = \".jax_cache\"), or true for pytest's cache.",
+            'Name a folder of its own (compilation_cache = ".jax_cache"), or true for pytest\'s cache.',
         ),
         (
             "",
