@@ -35,7 +35,7 @@ from pytest_stages.core.paths import (
     write_atomically,
 )
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store.journal import JournalError, read_journal
+from pytest_stages.store.journal import Journal, JournalError, read_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, LOCK_FILE, META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names
 from pytest_stages.store.schemas import UNPARSED, invalid_snapshot, judge_snapshot
@@ -451,10 +451,10 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
             f"snapshot_dir = {snapshot_dir!r} is the project root {project}: pytest-stages writes and prunes only "
             f"in a folder of its own. {fix}"
         )
-    try:
-        journal = read_journal(root) if root.is_dir() else None
-    except JournalError as exc:  # the same paragraph as --recover's: the file to remove once the tree is checked
-        raise SnapshotError(str(exc)) from None
+    journal = _journal(root)
+    if journal is not None:
+        with tree_lock(root):  # an accept under way holds the lock: once it has finished, its journal is gone
+            journal = _journal(root)
     if journal is not None:
         raise SnapshotError(
             f"an interrupted `pytest-stages accept` left {root / ACCEPT_JOURNAL}: some snapshot folders may be "
@@ -462,6 +462,14 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
             "run again."
         )
     return root
+
+
+def _journal(root: Path) -> Journal | None:
+    """The accept journal in ``root`` (None: none); one that is not valid is --recover's paragraph, word for word."""
+    try:
+        return read_journal(root) if root.is_dir() else None
+    except JournalError as exc:
+        raise SnapshotError(str(exc)) from None
 
 
 # How long a writer waits for another process's hold of the snapshot tree's lock (an accept takes seconds).
