@@ -86,7 +86,7 @@ def read_journal(root: Path) -> Journal | None:
     problem = _problem(data) or next(filter(None, (_swap_problem(root, s) for s in data["swaps"])), None)
     if problem is not None:
         raise _invalid(path, problem)
-    tokens = {s["staged"].rsplit("-", 1)[1] for s in data["swaps"]}
+    tokens = {s["staged"].rsplit("-", 1)[-1] for s in data["swaps"]}
     if len(tokens) > 1:
         raise _invalid(path, "its swaps are of more than one accept")
     swaps = tuple(Swap(**{**s, "created": tuple(s["created"])}) for s in data["swaps"])
