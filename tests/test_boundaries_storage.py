@@ -14,6 +14,7 @@ import pytest
 
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.core.paths import temporary_of
+from pytest_stages.store.journal import Swap, write_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
 from pytest_stages.store.storage import (
     SnapshotError,
@@ -301,7 +302,9 @@ def test_the_snapshot_root_must_be_a_folder_of_its_own_inside_the_project(tmp_pa
 
 def test_an_interrupted_accept_stops_the_run_until_it_is_recovered(tmp_path):
     (tmp_path / "snapshots").mkdir()
-    (tmp_path / "snapshots" / ACCEPT_JOURNAL).write_text("{}")
+    write_journal(
+        tmp_path / "snapshots", "swapping", [Swap("m/t/cpu1", ".cpu1.accept-0a1b2c3d", ".cpu1.accepted-0a1b2c3d", True)]
+    )
     assert refusal(snapshot_root, tmp_path, "snapshots") == (
         f"an interrupted `pytest-stages accept` left {tmp_path / 'snapshots' / ACCEPT_JOURNAL}: some snapshot "
         "folders may be half-way through its swap. Run `pytest-stages accept --recover` to put them back as they "
