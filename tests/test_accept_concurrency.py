@@ -19,6 +19,8 @@ import pytest
 from conftest import Project
 from test_review_loop import ROOT
 
+from pytest_stages.store.storage import SnapshotError, SnapshotStore
+
 PYPROJECT = """
 [project]
 name = "race"
@@ -122,3 +124,18 @@ def test_an_accept_waits_while_another_process_holds_the_lock(pytester: pytest.P
     assert waiting.returncode == 0, output
     assert "pytest-stages accept: wrote " in output
     assert (root / ".stages.lock").exists()  # never deleted: a waiting process would lock a file nobody else sees
+
+
+@pytest.mark.parametrize("kind", ["folder", "link"])
+def test_a_lock_file_that_is_not_a_file_stops_a_write_with_one_paragraph(tmp_path, kind):
+    root = tmp_path / "snapshots"
+    root.mkdir()
+    (root / ".stages.lock").mkdir() if kind == "folder" else (root / ".stages.lock").symlink_to("/dev/zero")
+    with pytest.raises(SnapshotError) as caught:
+        SnapshotStore(root).write(root / "m/t/cpu1/f.jaxpr.txt", "x\n")
+    assert str(caught.value).startswith(f"cannot take the snapshot folder's lock {root / '.stages.lock'} (")
+    assert str(caught.value).endswith(
+        "); nothing was written. It is an empty file pytest-stages makes: remove what is there in its place, then "
+        "run again."
+    )
+    assert not (root / "m").exists()

@@ -494,6 +494,11 @@ def tree_lock(root: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
             f"{root / LOCK_FILE} for over {timeout:.0f} s; nothing was written. Let it finish (or stop it), then run "
             "again."
         ) from None
+    except OSError as exc:  # a folder or a link put in its place
+        raise SnapshotError(
+            f"cannot take the snapshot folder's lock {root / LOCK_FILE} ({exc.strerror or exc}); nothing was "
+            "written. It is an empty file pytest-stages makes: remove what is there in its place, then run again."
+        ) from None
     try:
         yield
     finally:
