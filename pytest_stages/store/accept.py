@@ -269,8 +269,9 @@ def apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
     """
     with store.locked():
         recover(store.root)
+        on_disk = current_digests(store.root)
         for entry in plan_.calls:
-            _check_base(entry, plan_.snapshot_dir, current_digests(store.root))
+            _check_base(entry, plan_.snapshot_dir, on_disk)
         return _apply(plan_, store)
 
 
