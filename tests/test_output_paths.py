@@ -149,6 +149,9 @@ def test_special_files_and_the_wrong_kind_are_refused(tmp_path):
     (tmp_path / "link").symlink_to(tmp_path / "fifo")
     assert "is a FIFO, socket or device" in _refused(tmp_path / "link")  # followed to what it names
     assert "has a name of 256 bytes; file systems take at most 255 a name." in _refused(tmp_path / ("n" * 256))
+    assert _refused(tmp_path / "a\0b") == (
+        "--stages-report=r.json holds a NUL character, which no file system takes. Write it elsewhere."
+    )
 
 
 def test_outputs_outside_the_project_are_fine_but_not_what_must_lie_inside(tmp_path):

@@ -59,7 +59,7 @@ class Use:
 def checked_path(path: Path, use: Use) -> Path:
     """``path`` made absolute, or :class:`PathError` where pytest-stages must not use it (see the module)."""
     absolute = path.absolute()
-    problem = _too_long(absolute)
+    problem = _impossible(absolute)
     resolved = absolute
     if problem is None:
         try:
@@ -77,7 +77,10 @@ def shown_path(path: str, width: int = 80) -> str:
     return path if len(path) <= width else f"{path[: width // 2]}...{path[-width // 2 :]}"
 
 
-def _too_long(path: Path) -> str | None:
+def _impossible(path: Path) -> str | None:
+    """Why no file system takes ``path`` (a NUL, a path or a name too long), checked before any system call."""
+    if "\0" in str(path):
+        return "holds a NUL character, which no file system takes"
     size = len(os.fsencode(str(path)))
     if size >= MAX_PATH:
         return f"is {size} bytes long once absolute; file systems take a path of fewer than {MAX_PATH}"
