@@ -21,6 +21,7 @@ from pytest_stages.analyse.analyses import FIGURE_KEYS, FIGURE_NAMES, figure_key
 from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
 from pytest_stages.core.errors import ConfigError as ConfigError  # noqa: PLC0414  (re-exported: callers catch it from here)
 from pytest_stages.core.lazy import lazy_pattern
+from pytest_stages.core.paths import MAX_NAME, Use, checked_path, shown_path
 from pytest_stages.core.text import close_match, listing
 from pytest_stages.core.units import parse_size
 
@@ -43,8 +44,6 @@ _D = TypeVar("_D")
 # pytest's INI configuration files, and a pytest-stages section in one (which is never read).
 INI_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
 _INI_SECTION = re.compile(r"^[ \t]*\[[ \t]*(?:tool[.:])?pytest[_-]stages\b", re.MULTILINE)
-# The longest name of a file or folder (bytes) that common file systems take.
-MAX_NAME = 255
 # The most chips along one axis of a TPU slice that libtpu compiles for, by chip: it aborts the
 # process beyond them (where found: docs/performance.md). Chips not listed are bounded by MAX_DEVICES alone.
 TPU_AXIS_BOUNDS = {"v5e": 16}
@@ -414,11 +413,6 @@ def _path_setting(key: str, path: str) -> None:
         )
 
 
-def shown_path(path: str, width: int = 80) -> str:
-    """``path``, cut in the middle when longer than ``width`` characters (a message names it, not prints it whole)."""
-    return path if len(path) <= width else f"{path[: width // 2]}...{path[-width // 2 :]}"
-
-
 def check_cache_folder(setting: bool | str, rootpath: Path, snapshot_dir: str) -> None:
     """``compilation_cache = "path"`` must name a folder (or nothing yet), apart from the snapshot folder.
 
@@ -429,11 +423,8 @@ def check_cache_folder(setting: bool | str, rootpath: Path, snapshot_dir: str) -
     if not isinstance(setting, str):
         return
     cache = rootpath / setting
-    if cache.exists() and not cache.is_dir():
-        raise ConfigError(
-            f"[tool.pytest_stages] compilation_cache = {setting!r} is a file, not a folder: JAX writes one file per "
-            'compiled program there. Name a folder (compilation_cache = ".jax_cache") or true for pytest\'s cache.'
-        )
+    fix = 'Name a folder of its own (compilation_cache = ".jax_cache"), or true for pytest\'s cache.'
+    checked_path(cache, Use(f"[tool.pytest_stages] compilation_cache = {shown_path(setting)!r}", fix, folder=True))
     snapshots, resolved = (rootpath / snapshot_dir).resolve(), cache.resolve()
     if resolved == snapshots or snapshots in resolved.parents or resolved in snapshots.parents:
         where = (

@@ -28,6 +28,7 @@ from pytest_stages.config import (
     respellings,
 )
 from pytest_stages.core.errors import PREFIX, StagesError
+from pytest_stages.core.paths import Use, checked_path, shown_path
 from pytest_stages.hooks import collection, per_test, reporter
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.observe import Observer
@@ -427,9 +428,12 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         return None
     name = "--stages-pending" if option is not None else "[tool.pytest_stages] pending_dir"
     base = config.invocation_params.dir if option is not None else config.rootpath
-    path = (base / (option if option is not None else settings.pending_dir)).absolute()
-    if not str(option if option is not None else settings.pending_dir).strip():
+    value = option if option is not None else settings.pending_dir
+    if not str(value).strip():
         raise ConfigError(f"{name} is empty: name the folder a compare run leaves its pending snapshots in.")
+    named = f"--stages-pending={shown_path(value)}" if option is not None else f"{name} = {shown_path(value)!r}"
+    fix = "Name a folder of its own for the pending set, e.g. --stages-pending=stages-pending."
+    path = checked_path(base / value, Use(named, fix, folder=True))
     if option is not None and config.getoption("stages_update"):
         raise ConfigError(
             "--stages-pending keeps what an update would write, on a compare run; --stages-update writes it into the "

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
+from pytest_stages.core.paths import temporary_of
+from pytest_stages.store.journal import Swap, write_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
-from pytest_stages.store.prune import temporary_of
 from pytest_stages.store.storage import (
     SnapshotError,
     SnapshotFolder,
@@ -282,19 +283,18 @@ def test_the_snapshot_root_must_be_a_folder_of_its_own_inside_the_project(tmp_pa
         f"its own. {FIX}"
     )
     assert refusal(snapshot_root, project, "..") == (
-        f"snapshot_dir = '..' is the project root {project}: pytest-stages writes and prunes only in a folder of "
-        f"its own. {FIX}"
+        f"snapshot_dir = '..' resolves to {tmp_path}, outside the project {project}: it must lie inside the "
+        f"project. {FIX}"
     )
     assert refusal(snapshot_root, project, ".git/refs") == (
         f"snapshot_dir = '.git/refs' resolves to {project / '.git' / 'refs'}, inside .git, version control's own "
-        f"folder: files written there corrupt the repository. {FIX} Run pytest from the project's root (not with "
-        "--rootdir inside .git)."
+        f"folder: files written there corrupt the repository. {FIX}"
     )
     (tmp_path / "outside").mkdir()
     (project / "linked").symlink_to(tmp_path / "outside")
     assert refusal(snapshot_root, project, "linked") == (
         f"snapshot_dir = 'linked' resolves to {tmp_path / 'outside'}, outside the project {project} (through a "
-        f"symlink): snapshots live in the project, where reviews and --stages-prune see them. Remove the link. {FIX}"
+        f"symlink): remove the link. {FIX}"
     )
     (project / "file").write_text("")
     assert refusal(snapshot_root, project, "file") == f"snapshot_dir = 'file' is a file, not a folder. {FIX}"
@@ -302,7 +302,9 @@ def test_the_snapshot_root_must_be_a_folder_of_its_own_inside_the_project(tmp_pa
 
 def test_an_interrupted_accept_stops_the_run_until_it_is_recovered(tmp_path):
     (tmp_path / "snapshots").mkdir()
-    (tmp_path / "snapshots" / ACCEPT_JOURNAL).write_text("{}")
+    write_journal(
+        tmp_path / "snapshots", "swapping", [Swap("m/t/cpu1", ".cpu1.accept-0a1b2c3d", ".cpu1.accepted-0a1b2c3d", True)]
+    )
     assert refusal(snapshot_root, tmp_path, "snapshots") == (
         f"an interrupted `pytest-stages accept` left {tmp_path / 'snapshots' / ACCEPT_JOURNAL}: some snapshot "
         "folders may be half-way through its swap. Run `pytest-stages accept --recover` to put them back as they "

@@ -187,7 +187,9 @@ def test_a_failed_write_names_the_file_leaves_what_was_there_and_no_temporary(tm
     with pytest.raises(SnapshotError, match=r"could not write snapshot .*f.cost.json .*it keeps its previous content"):
         store.write(path, "new\n")
     assert (path / "inside.txt").read_text() == "kept"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["_stages.json", "f.cost.json"], "the temporary is removed"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".stages.lock", "_stages.json", "f.cost.json"], (
+        "the temporary is removed (the lock of the tree, its root here, stays)"
+    )
 
 
 def write_meta(tmp_path: Path, text: str) -> tuple[SnapshotStore, SnapshotFolder]:
@@ -235,6 +237,7 @@ def test_prune_deletes_the_files_then_only_the_folders_left_empty(tmp_path):
     assert emptied[-1] == root / "m/u", "deepest first: a parent empties once its children are gone"
     assert kept.exists() and root.is_dir()
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == [
+        ".stages.lock",
         "m",
         "m/t",
         "m/t/cpu1",

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import warnings
 from pathlib import Path
 
@@ -240,6 +241,40 @@ def test_a_corrupted_or_foreign_entry_is_ignored_with_a_warning(tmp_path, conten
         CompileOnlyCacheWarning, match=f"ignored the compile-only cache entry .*: {why}.*compiled afresh"
     ):
         assert CompileOnlyCache(tmp_path, 1 << 30, tmp_path).read(PARTS, ("compiled",)) is None
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero", "link to an entry"])
+def test_an_entry_that_is_no_plain_file_is_a_miss_never_opened(tmp_path, kind):
+    """A FIFO would block the read, ``/dev/zero`` never ends, a link may lead anywhere: none is opened."""
+    elsewhere = _entry(tmp_path / "elsewhere", PARTS)
+    path = tmp_path / "cache" / entry_name(PARTS)
+    path.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero" if kind == "link to /dev/zero" else elsewhere)
+    outcome: list[object] = []
+
+    def read() -> None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outcome.append(CompileOnlyCache(path.parent, 1 << 30, tmp_path).read(PARTS, ("compiled",)))
+        outcome.append([str(w.message) for w in caught])
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=20)
+    assert not reader.is_alive(), f"reading a {kind} entry hung"
+    assert outcome[0] is None
+    assert outcome[1] == [
+        f"pytest-stages: ignored the compile-only cache entry {path}: not a plain file (a symlink, FIFO, socket or "
+        "device), which this cache never writes. Nothing of it was used: the call was compiled afresh and the entry "
+        "rewritten."
+    ]
+    _entry(path.parent, PARTS)  # the compile that follows replaces it with a plain file; what it named is untouched
+    assert path.is_file() and not path.is_symlink()
+    assert CompileOnlyCache(path.parent, 1 << 30, tmp_path).read(PARTS, ("compiled",)) is not None
+    assert elsewhere.is_file()
 
 
 def test_eviction_removes_the_least_recently_used_entries_and_nothing_else(tmp_path):

@@ -37,14 +37,16 @@ class InputError(ValueError):
     """A file or JSON text pytest-stages refuses to read; the message says what is wrong (not the path or a fix)."""
 
 
-def read_bytes(path: Path | str, limit: int = MAX_BYTES) -> bytes:
+def read_bytes(path: Path | str, limit: int = MAX_BYTES, *, follow_links: bool = True) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them; raises :class:`InputError` or ``OSError``.
 
     The file is opened without blocking and checked before the first read: a FIFO (whose open
     or read would wait for a writer), a device (``/dev/zero``: a read without end), a socket or
-    a folder is refused.
+    a folder is refused. Without ``follow_links`` a symlink is refused too (``OSError`` ``ELOOP``):
+    for the plugin's own files, which are never links.
     """
-    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
+    handle = os.open(path, flags)
     try:
         if not stat.S_ISREG(os.fstat(handle).st_mode):
             raise InputError("not a regular file (a folder, FIFO, socket or device)")

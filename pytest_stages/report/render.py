@@ -18,12 +18,12 @@ from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.check.figure_text import metric_short
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
+from pytest_stages.core.paths import PathError, Use, checked_path, shown_path, write_atomically
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, relative_change
 from pytest_stages.report import drift, html_report_, message_
 from pytest_stages.run.runner import StagesSession
-from pytest_stages.store.storage import write_atomically
 
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = CHECK_KINDS
@@ -475,6 +475,8 @@ def check_output(option: str, path: Path, snapshots: Path) -> None:
     """
     if path.suffix not in REPORT_FORMATS:
         raise ConfigError(f"{option}={path}: name a .json, .md or .html file.")
+    fix = f"Write it elsewhere, e.g. {option}=stages-report{path.suffix}."
+    checked_path(path, Use(f"{option}={shown_path(str(path))}", fix, folder=False))
     if inside(path, snapshots):
         raise ConfigError(
             f"{option}={path} is inside the snapshot folder {snapshots}, where only snapshots live (a report "
@@ -518,6 +520,10 @@ def append_step_summary(path: Path, report: RunReport) -> None:
     not_regular = OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device); point it at a file")
     if path.exists() and not path.is_file():
         raise not_regular
+    try:
+        checked_path(path, Use("it", "Point it at a file outside version control's folders.", folder=False))
+    except PathError as exc:
+        raise OSError(errno.EINVAL, str(exc)) from None
     handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
     with os.fdopen(handle, "a", encoding="utf-8") as stream:
         if not stat.S_ISREG(os.fstat(handle).st_mode):

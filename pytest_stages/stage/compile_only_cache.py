@@ -20,11 +20,11 @@ a corrupted or foreign entry is ignored with a :class:`CompileOnlyCacheWarning`,
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,7 +33,9 @@ from typing import Any
 from pytest_stages import jax_compat
 from pytest_stages.analyse.artifacts import ARTIFACTS
 from pytest_stages.core.errors import PREFIX
+from pytest_stages.core.inputs import InputError, read_bytes
 from pytest_stages.core.lazy import lazy_pattern
+from pytest_stages.core.paths import write_atomically
 from pytest_stages.stage import plan
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.persistent_cache import compile_only
@@ -194,12 +196,12 @@ class CompileOnlyCache:
         foreign file is a miss with a warning; the compile that follows replaces it.
         """
         path = self.folder / entry_name(parts)
-        try:
-            raw = path.read_bytes()
+        try:  # a link, FIFO or device is refused unopened: never followed, never blocking, never read without end
+            raw = read_bytes(path, follow_links=False)
         except FileNotFoundError:
             return None
-        except OSError as exc:
-            self._ignore(path, f"unreadable ({exc.strerror or exc})")
+        except (InputError, OSError) as exc:
+            self._ignore(path, _unreadable(exc))
             return None
         try:
             data: dict[str, Any] = json.loads(raw.decode("utf-8"))
@@ -228,7 +230,7 @@ class CompileOnlyCache:
         except (TypeError, ValueError):  # a figure JSON cannot hold: not cached (never stored inexactly)
             return
         try:
-            _write_atomically(self.folder / entry_name(parts), text)
+            write_atomically(self.folder / entry_name(parts), text, sync=False)  # a lost entry is a miss
             self.evict()
         except OSError as exc:
             warnings.warn(
@@ -263,6 +265,13 @@ class CompileOnlyCache:
         )
 
 
+def _unreadable(exc: InputError | OSError) -> str:
+    """Why an entry could not be read: a link, FIFO or device (never written by this cache), or the OS's reason."""
+    if isinstance(exc, InputError) or exc.errno == errno.ELOOP:
+        return "not a plain file (a symlink, FIFO, socket or device), which this cache never writes"
+    return f"unreadable ({exc.strerror or exc})"
+
+
 def _entries(folder: Path) -> Iterator[Path]:
     """The files of ``folder`` this cache wrote (named ``<sha256>.json``); nothing else is ever deleted."""
     try:
@@ -272,22 +281,6 @@ def _entries(folder: Path) -> Iterator[Path]:
     for name in names:
         if ENTRY.match(name):
             yield folder / name
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` through a temporary file in its folder: a reader sees the old entry or the new, never half.
-
-    Not fsynced: a cache entry lost to a crash is a miss, and one cut short fails validation.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class CachedCompiled:

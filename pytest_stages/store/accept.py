@@ -30,15 +30,15 @@ from typing import Any
 from pytest_stages.check.environment import compare_environments, describe
 from pytest_stages.config import Settings
 from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.core.inputs import read_json
+from pytest_stages.core.paths import temporary_of
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store import expression
+from pytest_stages.store.journal import Swap, read_journal, staged_names, write_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet, disk_digest, read_set
-from pytest_stages.store.prune import module_file, temporary_of
-from pytest_stages.store.storage import SnapshotStore, parse_meta, write_atomically
+from pytest_stages.store.prune import module_file
+from pytest_stages.store.storage import SnapshotStore, parse_meta, tree_lock, unreadable_snapshot
 
-JOURNAL_SCHEMA = "pytest-stages-accept/1"
 NOTHING_WRITTEN = "Nothing was written."
 
 
@@ -92,6 +92,7 @@ class Project:
 class Plan:
     """The files to write, per snapshot folder (relative to the snapshot root), and the calls they come from."""
 
+    snapshot_dir: str
     folders: dict[str, dict[str, bytes]] = field(default_factory=dict)
     calls: list[PendingEntry] = field(default_factory=list)
 
@@ -120,7 +121,8 @@ def plan(
     for entry in chosen:
         _check_project(entry, project)
         _check_environment(entry, project, on_disk)
-    out = Plan()
+        _check_readable(entry, project.settings.snapshot_dir)
+    out = Plan(project.settings.snapshot_dir)
     givers: dict[str, PendingEntry] = {}
     for entry in chosen:
         files = out.folders.setdefault(entry.folder, {})
@@ -211,9 +213,26 @@ def _recorded(path: Path, present: str | None) -> dict[str, Any] | None:
         return None
 
 
+def _check_readable(entry: PendingEntry, snapshot_dir: str) -> None:
+    """Every file the call writes must read back as the compare reads it: accept never writes what it refuses."""
+    for name, data in entry.texts.items():
+        problem = unreadable_snapshot(name, data)
+        if problem is not None:
+            raise AcceptError(
+                f"{entry.source}: {entry.label} would write {snapshot_dir}/{entry.folder}/{name}, which the compare "
+                f"would refuse to read ({problem}): the set was edited or corrupted after its run. {NOTHING_WRITTEN} "
+                "Download the CI artifact again, or rerun the compare with --stages-pending."
+            )
+
+
 def _check_base(entry: PendingEntry, snapshot_dir: str, on_disk: Callable[[str], str | None]) -> None:
-    """Every file the call writes must still be as the set's run found it (its digest, or absent)."""
-    for name, recorded in entry.manifest["base"].items():
+    """Every file the call writes must still be as the set's run found it (its digest, or absent).
+
+    The manifest's base names every file the call writes (:func:`~pytest_stages.store.pending.read_set`
+    refuses one that does not), so no file is written unchecked.
+    """
+    for name in entry.texts:
+        recorded = entry.manifest["base"][name]
         now = on_disk(f"{entry.folder}/{name}")
         if now == recorded:
             continue
@@ -245,25 +264,25 @@ def _conflict(first: PendingEntry, second: PendingEntry, path: str, snapshot_dir
 # --- applying a plan, all or nothing ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Swap:
-    """One folder's swap: the folder, its staged copy, where the old one waits, whether it existed."""
-
-    folder: str
-    staged: str
-    old: str
-    existed: bool
-    created: tuple[str, ...] = ()
-
-
 def apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
     """Write the plan all or nothing: staged copies beside each folder, then swapped in under a journal.
 
-    Returns the files written. A kill at any moment leaves the journal, from which
-    :func:`recover` restores the old tree (or, once every folder was swapped, finishes).
+    Returns the files written. The whole accept holds the snapshot tree's lock, and checks again
+    under it that every file is still as each set's run found it: of concurrent accepts of
+    conflicting sets, the first writes and the others are refused as stale. A kill at any moment
+    leaves the journal, from which :func:`recover` restores the old tree (or, once every folder
+    was swapped, finishes).
     """
+    with store.locked():
+        recover(store.root)
+        on_disk = current_digests(store.root)
+        for entry in plan_.calls:
+            _check_base(entry, plan_.snapshot_dir, on_disk)
+        return _apply(plan_, store)
+
+
+def _apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
     root = store.root
-    recover(root)
     token = secrets.token_hex(4)
     swaps = []
     for folder in plan_.folders:
@@ -271,19 +290,12 @@ def apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
         if path.is_symlink() or (path.exists() and not path.is_dir()):
             raise AcceptError(f"{path} is not a folder (a link or a file); remove it. {NOTHING_WRITTEN}")
         missing = [p for p in reversed(path.parents) if p.is_relative_to(root) and not p.exists()]
-        swaps.append(
-            Swap(
-                folder,
-                f".{path.name}.accept-{token}",
-                f".{path.name}.accepted-{token}",
-                path.exists(),
-                tuple(p.relative_to(root).as_posix() for p in missing),
-            )
-        )
-    _journal(root, "staging", swaps)
+        staged, old = staged_names(folder, token)
+        swaps.append(Swap(folder, staged, old, path.exists(), tuple(p.relative_to(root).as_posix() for p in missing)))
+    write_journal(root, "staging", swaps)
     try:  # anything that stops it before the commit (a refusal, a full disk) puts the old tree back
         written = _stage(plan_, swaps, store)
-        _journal(root, "swapping", swaps)
+        write_journal(root, "swapping", swaps)
         for swap in swaps:
             path = root / swap.folder
             if swap.existed:
@@ -292,7 +304,7 @@ def apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
     except BaseException:
         recover(root)
         raise
-    _journal(root, "committed", swaps)
+    write_journal(root, "committed", swaps)
     _finish(root, swaps)
     return written
 
@@ -332,36 +344,35 @@ def _copy_folder(source: Path, target: Path) -> None:
             )
 
 
-def _journal(root: Path, phase: str, swaps: Sequence[Swap]) -> None:
-    data = {"schema": JOURNAL_SCHEMA, "phase": phase, "swaps": [dataclasses.asdict(s) for s in swaps]}
-    write_atomically(root / ACCEPT_JOURNAL, to_json(data))
-
-
 def recover(root: Path) -> str | None:
     """Put back what an interrupted accept left (its journal says how far it got); what was done, or None.
 
-    Before the swaps: the staged copies are removed. During them: each folder swapped in is
-    swapped back out and the old one returned. After them (committed): the old folders are removed.
+    The journal is checked in full first (:func:`~pytest_stages.store.journal.read_journal`: a
+    :class:`~pytest_stages.store.journal.JournalError` touches nothing). Before the swaps: the
+    staged copies are removed. During them: each folder swapped in is swapped back out and the
+    old one returned. After them (committed): the old folders are removed. Under the tree's lock.
     """
-    journal = root / ACCEPT_JOURNAL
-    _remove_torn_journals(root)
-    if not journal.is_file():
+    if not root.is_dir() or root.is_symlink():
         return None
-    data = read_json(journal)
-    swaps = [Swap(**{**s, "created": tuple(s.get("created", ()))}) for s in data["swaps"]]
-    if data["phase"] == "committed":
-        _finish(root, swaps)
-        return f"finished an interrupted accept of {len(swaps)} folder(s) (it had written them all)"
-    if data["phase"] == "swapping":
-        _swap_back(root, swaps)
-    _remove_staged(root, swaps)
-    journal.unlink()
+    with tree_lock(root):
+        _remove_torn_journals(root)
+        journal = read_journal(root)
+        if journal is None:
+            return None
+        swaps = journal.swaps
+        if journal.phase == "committed":
+            _finish(root, swaps)
+            return f"finished an interrupted accept of {len(swaps)} folder(s) (it had written them all)"
+        if journal.phase == "swapping":
+            _swap_back(root, swaps)
+        _remove_staged(root, swaps)
+        (root / ACCEPT_JOURNAL).unlink()
     return f"rolled back an interrupted accept of {len(swaps)} folder(s): the snapshot folder is as it was before it"
 
 
 def _remove_torn_journals(root: Path) -> None:
     """Remove the temporaries of journal writes killed before their rename."""
-    for entry in os.scandir(root) if root.is_dir() else ():
+    for entry in os.scandir(root):
         if temporary_of(entry.name) == ACCEPT_JOURNAL and entry.is_file(follow_symlinks=False):
             os.unlink(entry.path)
 

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from pytest_stages.store.names import META_FILE
+from pytest_stages.store.names import LOCK_FILE, META_FILE
 from pytest_stages.store.prune import Listing, owned_names
 from pytest_stages.store.storage import read_meta_file
 
@@ -90,12 +90,16 @@ def tree_digest(root: Path) -> str:
 
     The metadata files hold the manifests, which say what a prune may delete; a tree that
     differs in them, or in any file's name, digests differently. Links are not followed; a
-    folder that cannot be listed or a metadata file that cannot be read counts by its name.
+    folder that cannot be listed or a metadata file that cannot be read counts by its name. The
+    tree's lock file is left out: a writer makes it, and it is never committed (a fresh checkout
+    has none), so it must not tell two checkouts of one commit apart.
     """
     digest = hashlib.sha256()
     found: list[tuple[PurePosixPath, bool]] = []
     for folder, entries in _folders(root):
         for entry in entries or ():
+            if folder == PurePosixPath() and entry.name == LOCK_FILE:
+                continue
             if not entry.is_dir(follow_symlinks=False):  # a metadata file is read only when regular (a FIFO blocks)
                 found.append((folder / entry.name, entry.name == META_FILE and entry.is_file(follow_symlinks=False)))
     for path, is_meta in sorted(found):

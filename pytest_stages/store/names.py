@@ -24,6 +24,10 @@ OUTSIDE_ROOTDIR = "_outside_rootdir"
 # The journal of a ``pytest-stages accept`` under way, in the snapshot root (never a name of pytest-stages' own
 # files, so a prune is refused while one is left).
 ACCEPT_JOURNAL = ".stages-accept.json"
+# The snapshot tree's inter-process lock, in the snapshot root: held by every writer (an update's writes, a
+# prune, an accept, a recovery). pytest-stages' own file, never deleted (a lock file deleted while another
+# process waits on it would let two writers in).
+LOCK_FILE = ".stages.lock"
 # What stands for each ``..`` in the path of a module outside the rootdir.
 UP = "_up"
 MAX_COMPONENT = 96

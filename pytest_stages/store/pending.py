@@ -26,11 +26,11 @@ from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import InputError, read_json
+from pytest_stages.core.paths import write_atomically
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.names import META_FILE, safe_component, snapshot_folder
 from pytest_stages.store.prune import own_name
 from pytest_stages.store.schemas import ANY, call_schema, mismatch, schema_mismatch
-from pytest_stages.store.storage import write_atomically
 
 PENDING_SCHEMA = "pytest-stages-pending/1"
 # A call's manifest: ``<safe call name>.pending.json`` (no artifact suffix ends so).
@@ -245,6 +245,9 @@ def _manifest(root: Path, path: Path) -> dict[str, Any]:
     missing = [key for key in _REQUIRED if key not in data]
     if problem or missing:
         raise _edited(root, path, problem or f"it has no {missing[0]!r}")
+    if set(data["base"]) != set(data["files"]):
+        named = sorted(set(data["base"]) ^ set(data["files"]))[0]
+        raise _edited(root, path, f"its base and its files do not name the same files ({named!r})")
     # The call's record, as the JSON report holds a call: review shows it.
     problem = schema_mismatch(data["record"], call_schema(), "the manifest['record']")
     if problem:

@@ -16,17 +16,18 @@ lives in :mod:`~pytest_stages.store.inventory`, :mod:`~pytest_stages.store.stora
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import SUFFIXES
+from pytest_stages.core.paths import temporary_of
 from pytest_stages.core.run_view import PASSED_EXIT, CollectionView, RunFacts, RunView
 from pytest_stages.store import refusals_
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
+    LOCK_FILE,
     META_FILE,
     is_safe_component,
     module_source,
@@ -37,8 +38,6 @@ from pytest_stages.store.names import (
 
 # The key of a folder's metadata that lists the files pytest-stages wrote there (its manifest).
 MANIFEST_KEY = "files"
-# A temporary file of an atomic write: ``.<file name>.<mkstemp's 8 characters>.tmp``.
-_TEMPORARY = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
 
 
 def own_name(name: str) -> bool:
@@ -48,15 +47,6 @@ def own_name(name: str) -> bool:
     ``input.csv``, ``a b.cost.json`` and ``.cost.json`` are not.
     """
     return any(name.endswith(suffix) and is_safe_component(name[: -len(suffix)]) for suffix in SUFFIXES.values())
-
-
-def temporary_of(name: str) -> str | None:
-    """The file a temporary file of an interrupted write was to become.
-
-    ``.f.cost.json.ab12cd34.tmp`` -> ``f.cost.json``; ``f.cost.json`` -> None.
-    """
-    match = _TEMPORARY.fullmatch(name)
-    return match["name"] if match else None
 
 
 def is_meta(data: Any) -> bool:
@@ -74,6 +64,8 @@ def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) ->
     temporary file of an interrupted write is owned with the file it was to become.
     """
     owned = _legacy_compiles(folder, names) if meta is None else _manifest_owned(names, meta)
+    if not folder:  # the snapshot root: its lock (kept, as nothing at the root is judged)
+        owned |= {LOCK_FILE}
     return (owned & names) | {n for n in names if temporary_of(n) in owned}
 
 

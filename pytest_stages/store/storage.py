@@ -9,27 +9,36 @@ is the extensions of :mod:`pytest_stages.store.extensions`, for syrupy's own ``s
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import stat
-import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+import filelock
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.core.errors import StagesError
 from pytest_stages.core.inputs import parse_json
+from pytest_stages.core.paths import (
+    PathError,
+    Use,
+    checked_path,
+    plainly_below,
+    shown_path,
+    temporary_of,
+    write_atomically,
+)
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE, safe_component, safe_path
-from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names, temporary_of
+from pytest_stages.store.journal import Journal, JournalError, read_journal
+from pytest_stages.store.names import ACCEPT_JOURNAL, LOCK_FILE, META_FILE, safe_component, safe_path
+from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names
 from pytest_stages.store.schemas import UNPARSED, invalid_snapshot, judge_snapshot
-
-# The folders where version control keeps its own data: no snapshot is ever written inside one.
-VCS_FOLDERS = (".git", ".hg", ".svn", ".bzr", ".jj", "_darcs")
 
 
 class SnapshotError(StagesError):
@@ -82,39 +91,6 @@ class SnapshotFolder:
         return self.path / META_FILE
 
 
-def write_atomically(path: Path, text: str | Iterable[str]) -> None:
-    """Replace ``path`` with ``text`` through a fsynced temporary file in its folder: old or new, never half.
-
-    Snapshots and the ``--stages-report`` files are written this way; ``text`` in pieces (a large
-    JSON report) is written as they come, never joined.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(handle, _file_mode(path))
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.writelines([text] if isinstance(text, str) else text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _file_mode(path: Path) -> int:
-    """The mode a replaced file keeps, or that of a normally created file (0644 under umask 022).
-
-    ``mkstemp`` creates its file 0600; without this every new snapshot would be private.
-    """
-    try:
-        return path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 class SnapshotStore:
     """Reads and writes artifact files under one snapshot root.
 
@@ -127,6 +103,10 @@ class SnapshotStore:
     def __init__(self, root: Path, *, repair: bool = False) -> None:
         self.root = root
         self.repair = repair
+
+    def locked(self) -> contextlib.AbstractContextManager[None]:
+        """The snapshot tree's inter-process lock (:func:`tree_lock`), held around every write and prune."""
+        return tree_lock(self.root)
 
     @functools.cached_property
     def _resolved_root(self) -> Path:
@@ -221,6 +201,11 @@ class SnapshotStore:
         for path, text in files:
             self._check_inside(path)
             _check_readable(path, text)
+        with self.locked():
+            self._write_all(files, written)
+
+    def _write_all(self, files: Sequence[tuple[Path, str]], written: list[Path]) -> None:
+        """:meth:`write_all` once checked, under the lock."""
         folders: dict[Path, dict[Path, str]] = {}
         for path, text in files:
             folders.setdefault(path.parent, {})[path] = text
@@ -286,7 +271,8 @@ class SnapshotStore:
         """
         deleted: list[Path] = []
         try:
-            return self._prune(paths, empty, deleted)
+            with self.locked():
+                return self._prune(paths, empty, deleted)
         except OSError as exc:
             raise SnapshotError(
                 f"could not delete {exc.filename or 'a snapshot file'} ({exc.strerror or exc}); {len(deleted)} of "
@@ -368,7 +354,7 @@ class SnapshotStore:
         which one ``lstat`` per part below the root shows; only otherwise is the whole path
         resolved (an ``lstat`` per part from ``/``, slow on some hosts: docs/performance.md).
         """
-        if _plainly_below(folder, self.root):
+        if plainly_below(folder, self.root):
             return
         root = self._resolved_root
         resolved = folder.resolve()
@@ -384,27 +370,6 @@ class SnapshotStore:
             raise _symlink(path)
 
 
-def _plainly_below(folder: Path, root: Path) -> bool:
-    """Whether ``folder`` is ``root`` joined with parts that are neither ``..`` nor links (missing is fine)."""
-    try:
-        parts = folder.relative_to(root).parts
-    except ValueError:
-        return False
-    if ".." in parts:
-        return False
-    below = root
-    for part in parts:
-        below /= part
-        try:
-            if stat.S_ISLNK(below.lstat().st_mode):
-                return False
-        except FileNotFoundError:
-            return True  # nothing below a missing part exists, so no link either
-        except OSError:
-            return False  # unreadable: the full resolve says what is wrong
-    return True
-
-
 def _check_readable(path: Path, text: str) -> None:
     """Refuse to write a snapshot the reader would refuse: both hold it to the one schema of its kind."""
     problem = invalid_snapshot(path.name, text)
@@ -413,6 +378,26 @@ def _check_readable(path: Path, text: str) -> None:
             f"the snapshot built for {path} would be refused when read back ({problem}); nothing was written. "
             "This is a bug in pytest-stages; please report it with the function staged."
         )
+
+
+def unreadable_snapshot(name: str, data: bytes) -> str | None:
+    """Why the compare would refuse a snapshot file ``name`` holding ``data`` (None: it reads it as written).
+
+    Text that is not UTF-8, a JSON artifact or metadata that does not parse, metadata without an
+    integer ``format``, and JSON that breaks its artifact's schema are each refused on read.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte {exc.start})"
+    if name.endswith(".json"):
+        try:
+            parsed = parse_json(text)
+        except ValueError as exc:
+            return f"not valid JSON: {exc}"
+        if name == META_FILE and not is_meta(parsed):
+            return 'metadata without an integer "format" field'
+    return invalid_snapshot(name, text)
 
 
 def _symlink(path: Path) -> SnapshotError:
@@ -456,31 +441,65 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
     """
     root = rootpath / snapshot_dir
     fix = 'Give snapshots a folder of their own inside the project (snapshot_dir = "snapshots").'
-    project, resolved = rootpath.resolve(), root.resolve()
-    if resolved == project or resolved in project.parents:
+    try:  # first: a path too long to resolve, inside .git, out of the project, not a folder
+        checked_path(root, Use(f"snapshot_dir = {shown_path(snapshot_dir)!r}", fix, folder=True, inside=rootpath))
+    except PathError as exc:
+        raise SnapshotError(str(exc)) from None
+    project = rootpath.resolve()
+    if root.resolve() == project:
         raise SnapshotError(
             f"snapshot_dir = {snapshot_dir!r} is the project root {project}: pytest-stages writes and prunes only "
             f"in a folder of its own. {fix}"
         )
-    internal = next((part for part in resolved.parts if part in VCS_FOLDERS), None)
-    if internal is not None:
-        raise SnapshotError(
-            f"snapshot_dir = {snapshot_dir!r} resolves to {resolved}, inside {internal}, version control's own "
-            f"folder: files written there corrupt the repository. {fix} Run pytest from the project's root (not "
-            f"with --rootdir inside {internal})."
-        )
-    if not resolved.is_relative_to(project):
-        raise SnapshotError(
-            f"snapshot_dir = {snapshot_dir!r} resolves to {resolved}, outside the project {project} (through a "
-            f"symlink): snapshots live in the project, where reviews and --stages-prune see them. Remove the link. "
-            f"{fix}"
-        )
-    if root.exists() and not root.is_dir():
-        raise SnapshotError(f"snapshot_dir = {snapshot_dir!r} is a file, not a folder. {fix}")
-    if (root / ACCEPT_JOURNAL).exists():
+    journal = _journal(root)
+    if journal is not None:
+        with tree_lock(root):  # an accept under way holds the lock: once it has finished, its journal is gone
+            journal = _journal(root)
+    if journal is not None:
         raise SnapshotError(
             f"an interrupted `pytest-stages accept` left {root / ACCEPT_JOURNAL}: some snapshot folders may be "
             "half-way through its swap. Run `pytest-stages accept --recover` to put them back as they were, then "
             "run again."
         )
     return root
+
+
+def _journal(root: Path) -> Journal | None:
+    """The accept journal in ``root`` (None: none); one that is not valid is --recover's paragraph, word for word."""
+    try:
+        return read_journal(root) if root.is_dir() else None
+    except JournalError as exc:
+        raise SnapshotError(str(exc)) from None
+
+
+# How long a writer waits for another process's hold of the snapshot tree's lock (an accept takes seconds).
+LOCK_TIMEOUT = 60.0
+
+
+@contextlib.contextmanager
+def tree_lock(root: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the inter-process lock of the snapshot tree at ``root`` (``<root>/.stages.lock``) around a write.
+
+    One lock object per file in a process (``is_singleton``), so a writer that holds it may take it
+    again (an accept's writes, its recovery); another process waits up to ``timeout`` seconds, then
+    gets a :class:`SnapshotError` naming the lock. The file is never deleted.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(root / LOCK_FILE, is_singleton=True)
+    try:
+        lock.acquire(timeout=timeout)
+    except filelock.Timeout:
+        raise SnapshotError(
+            f"another pytest-stages process (an accept, a prune or an update) has held the snapshot folder's lock "
+            f"{root / LOCK_FILE} for over {timeout:.0f} s; nothing was written. Let it finish (or stop it), then run "
+            "again."
+        ) from None
+    except OSError as exc:  # a folder or a link put in its place
+        raise SnapshotError(
+            f"cannot take the snapshot folder's lock {root / LOCK_FILE} ({exc.strerror or exc}); nothing was "
+            "written. It is an empty file pytest-stages makes: remove what is there in its place, then run again."
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
