@@ -150,7 +150,6 @@ THREE = "tests/test_b/test_three/cpu1"
     [
         ("red.cost.json", b"{not json", "not valid JSON: "),
         ("red.cost.json", b'{"compiled": 3}', "the file['compiled'] is the number 3, not an object"),
-        ("red.jaxpr.txt", b"\xff\xfe not utf-8", "not UTF-8 text (byte 0)"),
     ],
 )
 def test_accept_writes_nothing_its_own_reader_refuses(pytester, name, data, why):
@@ -164,6 +163,20 @@ def test_accept_writes_nothing_its_own_reader_refuses(pytester, name, data, why)
         message = one_paragraph(output)
         assert f"would write snapshots/{THREE}/{name}, which the compare would refuse to read ({why}" in message
         assert "Nothing was written." in message
+
+
+def test_accept_refuses_pending_text_that_is_not_utf8_before_planning(pytester):
+    """The pending reader refuses such bytes first, naming the file; nothing is written."""
+    project = make_project(pytester)
+    good = pending(project, "p", "tests/test_b.py::test_three", "--stages-configs", "cpu1")
+    before = project.snapshots()
+    _rewrite(good, "red.jaxpr.txt", b"\xff\xfe not utf-8")
+    for command in ("accept", "review"):
+        status, output = accept(project, str(good)) if command == "accept" else _review_all(project, good)
+        assert status == 2 and project.snapshots() == before, output
+        message = one_paragraph(output)
+        assert "red.jaxpr.txt does not read as pytest-stages wrote it (it is not UTF-8 text: byte 0)" in message
+        assert "nothing was written" in message
 
 
 def _review_all(project: Project, pending_set: Path) -> tuple[int, str]:
