@@ -42,7 +42,10 @@ EDITS = (
 )
 
 
-def _programs() -> list[tuple[str, str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]]]:
+Builder = Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]
+
+
+def _programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder per program)
     import jax
     import jax.numpy as jnp
 
@@ -75,6 +78,12 @@ def _programs() -> list[tuple[str, str, Callable[[], tuple[Callable[..., Any], t
     def fori(steps: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return (lambda x: jax.lax.fori_loop(0, steps, lambda i, y: jnp.sin(y) * 1.01, x)), (arr(8, 128),)
 
+    def scan_matmul(steps: int) -> Callable[..., Any]:
+        def run(h: Any, w: Any) -> Any:
+            return jax.lax.scan(lambda c, _: (jnp.tanh(c @ w), None), h, None, length=steps)[0]
+
+        return run
+
     def chain(x: Any) -> Any:
         for _ in range(12):
             x = jnp.cumsum(x, axis=0)  # a reduce-window each: no fusion joins two of them
@@ -85,6 +94,11 @@ def _programs() -> list[tuple[str, str, Callable[[], tuple[Callable[..., Any], t
 
         block = (512, 512) if n >= 512 else (128, 128)
         return functools.partial(test_kernels.scale_add, block=block), (arr(n, n), arr(n, n))
+
+    def kernel_scale_add_rect() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        import test_kernels
+
+        return test_kernels.scale_add, (arr(1024, 256), arr(1024, 256))
 
     def field_train_step() -> tuple[Callable[..., Any], tuple[Any, ...]]:
         import lm
@@ -125,6 +139,23 @@ def _programs() -> list[tuple[str, str, Callable[[], tuple[Callable[..., Any], t
         ("fori sin 1000 steps", lambda: fori(1000)),
         ("cumsum chain f32 64x1024", lambda: (chain, (arr(64, 1024),))),
         ("mlp forward f32 3 x 1024^2, batch 512", lambda: (models.mlp, (mlp(1024, 3, f32), arr(512, 1024)))),
+        ("sum of 16 inputs f32 8x128", lambda: (sum, ([arr(8, 128) for _ in range(16)],))),
+        ("sum of 64 inputs f32 8x128", lambda: (sum, ([arr(8, 128) for _ in range(64)],))),
+        ("16 outputs f32 8x128", lambda: (lambda x: [x[k] + 1 for k in range(16)], (arr(16, 8, 128),))),
+        ("64 outputs f32 8x128", lambda: (lambda x: [x[k] + 1 for k in range(64)], (arr(64, 8, 128),))),
+        (
+            "scan tanh matmul f32 256 wide, batch 32, 1000 steps",
+            lambda: (scan_matmul(1000), (arr(32, 256), arr(256, 256))),
+        ),
+        (
+            "scan tanh matmul bf16 1024 wide, batch 128, 200 steps",
+            lambda: (scan_matmul(200), (arr(128, 1024, dtype=bf16), arr(1024, 1024, dtype=bf16))),
+        ),
+        (
+            "batched matmul bf16 64 x (256x64 @ 64x256)",
+            lambda: (jnp.matmul, (arr(64, 256, 64, dtype=bf16), arr(64, 64, 256, dtype=bf16))),
+        ),
+        ("matmul bf16 64x8192 @ 8192x8192", lambda: matmul(64, 8192, 8192, bf16)),
     ]
     report = [
         ("matmul bf16 4096^2", lambda: matmul(4096, 4096, 4096, bf16)),
@@ -149,7 +180,10 @@ def _programs() -> list[tuple[str, str, Callable[[], tuple[Callable[..., Any], t
         ),
         (
             "layernorm + matmul bf16",
-            lambda: (layernorm_matmul, (arr(4096, 8192, dtype=bf16), arr(8192, dtype=bf16), arr(8192, 8192, dtype=bf16))),
+            lambda: (
+                layernorm_matmul,
+                (arr(4096, 8192, dtype=bf16), arr(8192, dtype=bf16), arr(8192, 8192, dtype=bf16)),
+            ),
         ),
         ("scan RNN f32, 256 steps", lambda: rnn(256, 512)),
         ("scan RNN f32, 512 steps", lambda: rnn(512, 512)),
@@ -162,17 +196,12 @@ def _programs() -> list[tuple[str, str, Callable[[], tuple[Callable[..., Any], t
         ("examples: rnn_scan", lambda: (models.rnn, ({"wh": arr(64, 64), "wx": arr(32, 64)}, arr(10, 8, 32)))),
         ("examples: mlp_bf16", lambda: (models.mlp, (mlp(256, 2, bf16), arr(16, 256, dtype=bf16)))),
         ("examples: scan_layers", lambda: (models.scan_layers, (arr(6, 128, 128), arr(32, 128)))),
-        ("kernels: scale_add 1024x256", lambda: kernel_scale_add_rect()),
+        ("kernels: scale_add 1024x256", kernel_scale_add_rect),
         ("kernels: scale_add 8192^2", lambda: kernel_scale_add(8192)),
         ("field: train_step", field_train_step),
         ("field: forward", field_forward),
         ("field: ode solve", field_ode),
     ]
-
-    def kernel_scale_add_rect() -> tuple[Callable[..., Any], tuple[Any, ...]]:
-        import test_kernels
-
-        return test_kernels.scale_add, (arr(1024, 256), arr(1024, 256))
 
     return [(name, CALIBRATION, build) for name, build in calibration] + [
         (name, REPORT, build) for name, build in report
@@ -212,18 +241,19 @@ def measure(out: Path, repeats: int, only: str | None) -> None:
             queued = []
             for _ in range(5):
                 start = time.perf_counter()
-                outs = [compiled(*args) for _ in range(repeats)]
-                jax.block_until_ready(outs)
+                for _ in range(repeats):
+                    last = compiled(*args)  # queued back to back; each result freed once the next is queued
+                jax.block_until_ready(last)
                 queued.append((time.perf_counter() - start) / repeats)
-                del outs
             entry["blocking"] = {
                 "median": statistics.median(blocking),
                 "p10": _percentile(blocking, 0.1),
                 "p90": _percentile(blocking, 0.9),
             }
             entry["queued"] = {"median": statistics.median(queued), "min": min(queued), "max": max(queued)}
-            print(f"{name}: blocking {entry['blocking']['median'] * 1e3:.3f} ms, queued {entry['queued']['median'] * 1e3:.3f} ms", flush=True)
-        except Exception as exc:  # one program that does not run here must not lose the others' figures
+            blocked, queued_median = entry["blocking"]["median"] * 1e3, entry["queued"]["median"] * 1e3
+            print(f"{name}: blocking {blocked:.3f} ms, queued {queued_median:.3f} ms", flush=True)
+        except Exception as exc:  # noqa: BLE001  (a program that fails here must not lose the others' figures)
             entry["error"] = f"{type(exc).__name__}: {exc}"[:2000]
             print(f"{name}: {entry['error'][:300]}", flush=True)
         results.append(entry)
@@ -260,7 +290,6 @@ def estimates(results: list[dict[str, Any]], chip: str | None) -> list[dict[str,
             {"compiled": entry["cost"]},
             entry["compiled_text"],
             entry["device_kind"],
-            "tpu",
             {"name": chip} if chip else None,
         )
         measured = entry["queued"]["median"]
@@ -280,7 +309,8 @@ def report(results: Path, chip: str | None) -> None:
     rows = estimates(json.loads(results.read_text()), chip)
     by_name = {row["name"]: row for row in rows}
     for group in (CALIBRATION, REPORT):
-        print(f"\n{group}\n| program | measured (ms, min-max) | estimate (ms) | binding | estimate / measured | XLA / measured |")
+        print(f"\n{group}")
+        print("| program | measured (ms, min-max) | estimate (ms) | binding | estimate / measured | XLA / measured |")
         print("|---|---|---|---|---|---|")
         ratios = []
         for row in (r for r in rows if r["group"] == group):
@@ -296,7 +326,9 @@ def report(results: Path, chip: str | None) -> None:
                 continue
             ratios.append(row["ratio"])
             estimate = row[step_time_seconds()] * 1e3
-            print(f"| {row['name']} | {measured} | {estimate:.3f} | {row['binding']} | {row['ratio']:.2f} | {xla_text} |")
+            print(
+                f"| {row['name']} | {measured} | {estimate:.3f} | {row['binding']} | {row['ratio']:.2f} | {xla_text} |"
+            )
         if ratios:
             within = sum(1 for r in ratios if 1 / 1.5 <= r <= 1.5)
             worst = max(ratios, key=lambda r: max(r, 1 / r))

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_stages.analyse import analyses, kernels, sources
+from pytest_stages.analyse import analyses, kernels, sources, step_time
 from pytest_stages.core.records import Kind
 from pytest_stages.ir.kernels import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
@@ -50,6 +50,9 @@ class Staged(Protocol):
 
     @property
     def compiled_text(self) -> str: ...
+
+    @property
+    def chip_overrides(self) -> dict[str, Any]: ...
 
     @property
     def compiled_ops(self) -> dict[str, Any]: ...
@@ -124,6 +127,19 @@ class Artifact:
 
 def _recorded_by_context(result: Staged) -> Any:
     raise TypeError("the compiles artifact is recorded by the stage_compiles fixture, not built from a staged call")
+
+
+def _cost(result: Staged) -> dict[str, Any]:
+    """XLA's cost analysis, with the step-time estimate on the config's chip (``step``)."""
+    found = analyses.cost(
+        result.compiled,
+        result.lowered,
+        via_cpu=result.compile_only,
+        lowered_only=result.host_dependent,
+        uncosted=kernels.uncosted_calls(result.lowered_text),
+    )
+    text = result.compiled_text if result.compiled is not None else None
+    return {**found, step_time.KEY: step_time.estimate(found, text, result.device_kind, result.chip_overrides)}
 
 
 def _compiled_locations(result: Staged) -> sources.Located | None:
@@ -211,13 +227,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ".cost.json",
         "compiled",
         False,
-        build=lambda r: analyses.cost(
-            r.compiled,
-            r.lowered,
-            via_cpu=r.compile_only,
-            lowered_only=r.host_dependent,
-            uncosted=kernels.uncosted_calls(r.lowered_text),
-        ),
+        build=_cost,
         family="figures",
         headline="cost",
         is_text=False,

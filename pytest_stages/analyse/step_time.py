@@ -21,7 +21,6 @@ cost (a Pallas kernel without ``pl.CostEstimate``): a number would count them as
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -34,6 +33,10 @@ from pytest_stages.ir import hlo
 KEY = "step"
 SECONDS = "estimated_seconds"
 TERMS = ("compute", "HBM", "collectives", "launch")
+# The estimate as the cost comparison names it (the ``step`` table flattened), and the cost figure
+# behind each term a headline names.
+METRIC = f"{KEY} {SECONDS}"
+DRIVERS = {"compute": "flops", "HBM": "bytes accessed"}
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,8 @@ def chip_for(device_kind: str | None, overrides: Mapping[str, Any] | None = None
         base = next((CHIPS[chip] for key, chip in _KINDS if key in kind), None)
     if base is None:
         return None
-    return replace(base, **{OVERRIDES[key][0]: float(value) * OVERRIDES[key][1] for key, value in table.items()})
+    figures: dict[str, Any] = {OVERRIDES[key][0]: float(value) * OVERRIDES[key][1] for key, value in table.items()}
+    return replace(base, **figures)
 
 
 def parse_chip(where: str, raw: Any) -> tuple[tuple[str, Any], ...]:
@@ -146,15 +150,14 @@ def estimate(
     cost: Mapping[str, Any],
     compiled_text: str | None,
     device_kind: str | None,
-    platform: str,
     overrides: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The cost snapshot's ``step`` entry: the estimate and its terms, or ``{"unknown": reason}``."""
     chip = chip_for(device_kind, overrides)
     if chip is None:
         return {
-            "unknown": f"no chip figures for platform {platform} ({device_kind or 'no device kind'}): "
-            'name one in the config (chip = { name = "v5e" }) to estimate for it'
+            "unknown": f"no chip figures for device kind {device_kind!r} (a CPU's time depends on its host); "
+            'name a chip in the config (chip = { name = "v5e" }) to estimate for it'
         }
     if cost.get("unknown"):
         names = ", ".join(dict.fromkeys(cost["unknown"]["kernels"]))
@@ -190,7 +193,7 @@ def estimate(
     if isinstance(optimal, (int, float)) and optimal > 0:  # XLA's own figure, where it is a time
         entry["xla_optimal_seconds"] = optimal
     if notes:
-        entry["notes"] = notes
+        entry["notes"] = "; ".join(notes)
     return entry
 
 

@@ -19,7 +19,7 @@ from pytest_stages.report.render import REPORT_SCHEMA, STATUS_RANK, RunReport
 from pytest_stages.store.names import safe_path
 from pytest_stages.store.prune import merge_gaps
 from pytest_stages.store.refusals import Incomplete
-from pytest_stages.store.schemas import ANY, NUMBER, mismatch
+from pytest_stages.store.schemas import ANY, NUMBER, SCALAR, mismatch
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."
 
@@ -64,6 +64,7 @@ SHARD_SCHEMA = {
             "drift_cause": (str, type(None)),
             "compile_seconds": {"*": NUMBER},
             "cached": bool,
+            "step": {"*": SCALAR},
             "pending": str,
         }
     ],

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
+from pytest_stages.analyse.step_time import KEY as STEP
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
@@ -460,6 +461,7 @@ class StageSnapshot:
             folder=str(self.folder.relative),
             compile_seconds={step: round(t, 6) for step, t in result.seconds.items()},
             cached=result.from_cache,
+            step=dict(result.analyses.get("cost", {}).get(STEP, {})),
         )
         self.records.append(record)
         meta = self._read_meta()
