@@ -344,7 +344,12 @@ def report(results: Path, chip: str | None) -> None:
             continue
         measured = two["measured"] / one["measured"] - 1
         estimated = two[step_time_seconds()] / one[step_time_seconds()] - 1
-        agree = "right" if (measured > 0) == (estimated > 0) else "WRONG"
+        # A change within either side's run-to-run spread (min to max of the queued runs) is no direction.
+        noise = max((r["spread"]["max"] - r["spread"]["min"]) / r["measured"] for r in (one, two))
+        if abs(measured) <= noise or estimated == 0:
+            agree = f"flat (spread {noise:.1%}; estimate {'unmoved' if estimated == 0 else 'moved'})"
+        else:
+            agree = "right" if (measured > 0) == (estimated > 0) else "WRONG"
         print(f"- {before} -> {after}: measured {measured:+.1%}, estimated {estimated:+.1%}: {agree}")
 
 

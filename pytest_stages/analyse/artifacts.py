@@ -84,7 +84,9 @@ class Artifact:
     lowered program's beside them, which stand in where nothing was compiled.
     ``absent_is_zero``: a figure it leaves out is 0 (XLA's cost analysis omits zero figures).
     ``optional``: only some programs have it (custom kernels); ``build`` returns None for the
-    others, and they get no file.
+    others, and they get no file. ``added``: top-level keys a later pytest-stages added to it (the
+    cost's ``step`` estimate): a snapshot written without one is still current, neither changed nor
+    rewritten for it, until it is written for another reason.
     """
 
     name: str
@@ -103,6 +105,7 @@ class Artifact:
     lowered_stand_in: bool = False
     absent_is_zero: bool = False
     optional: bool = False
+    added: tuple[str, ...] = ()
 
     @property
     def normalize(self) -> Callable[[str], str]:
@@ -233,6 +236,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         is_text=False,
         lowered_stand_in=True,
         absent_is_zero=True,
+        added=(step_time.KEY,),
     ),
     Artifact(
         "memory",
@@ -323,6 +327,14 @@ STAGES = tuple(a.name for a in ARTIFACTS if a.is_text and a.staged)
 ANALYSES = tuple(a.name for a in ARTIFACTS if not a.is_text and a.staged)
 CHECK_KINDS = (*dict.fromkeys(a.kind for a in ARTIFACTS), BUDGET)
 SUFFIXES = {a.name: a.suffix for a in ARTIFACTS}
+
+
+def as_recorded(name: str, stored: Any, built: Any) -> Any:
+    """``built`` less the keys added to the artifact since ``stored`` was written (:attr:`Artifact.added`)."""
+    added = BY_NAME[name].added
+    if not added or not isinstance(stored, dict) or not isinstance(built, dict) or all(k in stored for k in added):
+        return built
+    return {key: value for key, value in built.items() if key in stored or key not in added}
 
 
 def check_kind(name: str) -> Kind:

@@ -68,9 +68,9 @@ T, G = 1e12, 1e9
 # Achievable shares and the launch time of TPU v5e: measured on the chip (docs/step-time.md,
 # calibration set); the other chips take v5e's shares until measured, GPUs NVIDIA's usual ones.
 _TPU = {
-    "launch_seconds": 116e-6,
-    "input_seconds": 2e-6,
-    "output_seconds": 12e-6,
+    "launch_seconds": 120e-6,
+    "input_seconds": 1.1e-6,
+    "output_seconds": 9e-6,
     "compute_fraction": 0.95,
     "hbm_fraction": 0.8,
     "interconnect_fraction": 0.7,
@@ -175,14 +175,22 @@ def estimate(
         notes.append("counted on the lowered program (before XLA fuses it; no loop trip counts, padding or buffers)")
     if program.unknown_trips:
         notes.append(f"{program.unknown_trips} loop(s) of unknown trip count: each body counted once")
-    rate = 1 / ((1 - program.f32_share) / chip.bf16_flops + program.f32_share / chip.f32_flops)
+    rate = chip.compute_fraction / ((1 - program.f32_share) / chip.bf16_flops + program.f32_share / chip.f32_flops)
+    bandwidth = chip.hbm_bytes_per_s * chip.hbm_fraction
+    # Outside loops compute and memory traffic overlap; a loop body's small ops run one after another,
+    # so each iteration pays its products and its traffic in turn.
+    outside = (
+        (flops - program.loop_flops_once + program.padding_flops) / rate,
+        max(0.0, hbm - program.loop_bytes_once) / bandwidth,
+    )
+    loops = (program.loop_flops / rate, program.loop_bytes / bandwidth)
     terms = {
-        "compute": (flops + program.loop_flops + program.padding_flops) / (rate * chip.compute_fraction),
-        "HBM": (hbm + program.loop_bytes) / (chip.hbm_bytes_per_s * chip.hbm_fraction),
+        "compute": outside[0] + loops[0],
+        "HBM": outside[1] + loops[1],
         "collectives": program.collective_bytes / (chip.interconnect_bytes_per_s * chip.interconnect_fraction),
         "launch": chip.launch_seconds + chip.input_seconds * program.inputs + chip.output_seconds * program.outputs,
     }
-    device = max(terms["compute"], terms["HBM"]) + terms["collectives"]
+    device = max(outside) + sum(loops) + terms["collectives"]
     entry: dict[str, Any] = {
         SECONDS: max(terms["launch"], device),
         "binding": max(TERMS, key=lambda term: terms[term]),
@@ -233,14 +241,17 @@ class Op:
 class Program:
     """What the estimate reads of a compiled module beyond XLA's cost analysis.
 
-    ``loop_flops`` and ``loop_bytes``: the matrix flops and HBM bytes of the loop bodies' further
-    iterations (XLA counts each body once); ``padding_flops``: what padding each matrix product
-    to the matrix unit adds; ``f32_share``: the share of matrix flops on operands wider than 16
-    bits; the collectives' bytes; the entry's input and output buffers.
+    ``loop_flops`` and ``loop_bytes``: the matrix flops (padded to the matrix unit) and the HBM
+    bytes of every iteration of the loop bodies; ``..._once``: one iteration's, as XLA's cost
+    analysis counts them; ``padding_flops``: what padding the products outside loops to the
+    matrix unit adds; ``f32_share``: the share of matrix flops on operands wider than 16 bits;
+    the collectives' bytes; the entry's input and output buffers.
     """
 
     loop_flops: float = 0.0
+    loop_flops_once: float = 0.0
     loop_bytes: float = 0.0
+    loop_bytes_once: float = 0.0
     padding_flops: float = 0.0
     f32_share: float = 0.0
     collective_bytes: float = 0.0
@@ -290,19 +301,22 @@ class Module:
     def program(self, tile: int) -> Program:
         """The module's :class:`Program` figures, matrix dimensions padded to ``tile``."""
         counts, unknown = self._multiplicities()
-        loop_flops = loop_bytes = padding = wide = matrix = collectives = 0.0
+        loop_flops = loop_flops_once = loop_bytes = loop_bytes_once = 0.0
+        padding = wide = matrix = collectives = 0.0
         for name, ops in self.computations.items():
             count = counts.get(name, 0)
-            extra = count - 1 if name in self._bodies else 0
-            if extra > 0:
-                loop_bytes += extra * self._iteration_bytes(name)
+            if name in self._bodies and count > 1:
+                once = self._iteration_bytes(name)
+                loop_bytes, loop_bytes_once = loop_bytes + count * once, loop_bytes_once + once
             for op in ops.values():
                 if op.opcode in _MATRIX:
                     raw, padded, wide_operands = _matrix_flops(op, ops, tile)
                     matrix += count * raw
                     wide += count * raw if wide_operands else 0.0
-                    padding += count * (padded - raw)
-                    loop_flops += (count - 1) * raw if count > 1 else 0.0
+                    if count > 1:  # in a loop: every iteration's product, padded
+                        loop_flops, loop_flops_once = loop_flops + count * padded, loop_flops_once + raw
+                    else:
+                        padding += padded - raw
                 base = op.opcode.removesuffix("-start")
                 if base in hlo.COLLECTIVES and op.opcode != base + "-done":
                     # an all-reduce moves its bytes twice (reduce, then gather)
@@ -312,7 +326,9 @@ class Module:
         outputs = len(hlo.tuple_elements(hlo.strip_layouts(root.shape))) if root and root.shape.startswith("(") else 1
         return Program(
             loop_flops=loop_flops,
+            loop_flops_once=loop_flops_once,
             loop_bytes=loop_bytes,
+            loop_bytes_once=loop_bytes_once,
             padding_flops=padding,
             f32_share=wide / matrix if matrix else 0.0,
             collective_bytes=collectives,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
+from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, as_recorded, check_kind
 from pytest_stages.analyse.step_time import KEY as STEP
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
@@ -302,7 +302,8 @@ def _unchanged(name: str, expected: str, result: StageResult, data: Any = UNPARS
     if BY_NAME[name].is_text:
         return expected == result.texts[name]
     try:
-        return bool((parse_json(expected) if data is UNPARSED else data) == result.analyses[name])
+        stored = parse_json(expected) if data is UNPARSED else data
+        return bool(stored == as_recorded(name, stored, result.analyses[name]))
     except ValueError:
         return False
 
