@@ -113,15 +113,23 @@ def test_a_tolerance_on_estimated_seconds_lets_a_slower_step_pass_or_fail(projec
 
 
 @pytest.mark.extras("tpu")
-def test_a_budget_on_estimated_seconds_fails_above_it_and_says_where_there_is_no_estimate(project):
+def test_a_budget_on_estimated_seconds_fails_above_it_and_says_where_there_is_no_estimate(project, tmp_path):
     project.configure(configs=V5E + CPU)
     staged(project, PROGRAMS["compute"], marker='@pytest.mark.stages_budget(estimated_seconds="100 us")')
-    result = project.run("--stages-update", "-rA")
+    report = tmp_path / "report.json"
+    result = project.run("--stages-update", f"--stages-report={report}")
     result.assert_outcomes(passed=1, failed=1)
-    out = project.output(result)
-    assert "estimated_seconds " in out
-    assert "on TPU v5e (compute-bound) exceeds the ceiling 100 µs" in out
-    assert "estimated_seconds: no estimate: no chip figures for device kind 'cpu'" in out
+    assert "  budget: estimated_seconds 734 µs on TPU v5e (compute-bound) exceeds the ceiling 100 µs" in (
+        project.output(result)
+    )
+    notes = {
+        call["config"]: [f["message"] for f in call["findings"] if f["kind"] == "budget"]
+        for call in json.loads(report.read_text())["calls"]
+    }
+    assert notes["cpu1"] == [
+        "estimated_seconds: no estimate: no chip figures for device kind 'cpu' (a CPU's time depends on its host); "
+        'name a chip in the config (chip = { name = "v5e" }) to estimate for it'
+    ]
 
 
 @pytest.mark.extras("tpu")
@@ -156,7 +164,7 @@ def test_every_config_has_an_estimate_or_says_why_not_and_the_summary_shows_it(p
     assert "lowered program" in gpu["notes"]
     assert "no chip figures for device kind 'cpu'" in cost_file(project, "cpu1")["step"]["unknown"]
     rows = [line for line in result.outlines if "test_step.py::test_step[" in line]
-    assert any("v5e1" in row and " ms HBM" in row for row in rows)
+    assert any("v5e1" in row and " µs HBM " in row for row in rows)
     assert any("cpu1" in row and " n/a " in row for row in rows)
 
 
@@ -287,16 +295,18 @@ def test_a_loop_counts_its_body_once_per_iteration_from_the_counter_it_compares(
     """XLA's cost analysis counts the body once; the estimate adds 255 more products and slices."""
     program = step_time.Module(SCAN).program(128)
     product = 2 * 64 * 512 * 512
-    assert program.loop_flops == 255 * product
+    assert program.loop_flops_once == product  # what XLA's cost analysis counts
+    assert program.loop_flops == 256 * 2 * product  # 64 rows fill half of a 128-row matrix unit: padded to 128
     # Each iteration reads one 64 x 512 float32 slice of xs (not all of xs), writes it to HBM, and the
     # product reads it back: 3 x 128 KiB, and the counter's 16 bytes. The weights and the carried state
     # live on chip (S(1)) and are not counted.
-    assert program.loop_bytes == 255 * (3 * 64 * 512 * 4 + 16)
-    assert program.padding_flops == 256 * 2 * (128 - 64) * 512 * 512  # 64 rows fill half of a 128-row unit
+    assert program.loop_bytes_once == 3 * 64 * 512 * 4 + 16
+    assert program.loop_bytes == 256 * program.loop_bytes_once
+    assert program.padding_flops == 0  # no product outside the loop
     assert (program.inputs, program.outputs) == (2, 1)
     once = step_time.estimate(_figures(product, 1e6), None, "TPU v5 lite")
     looped = step_time.estimate(_figures(product, 1e6), SCAN, "TPU v5 lite")
-    assert looped["compute_seconds"] > 255 * once["compute_seconds"]
+    assert looped["compute_seconds"] == pytest.approx(512 * once["compute_seconds"])
 
 
 def test_a_loop_whose_trip_count_is_unknown_says_so():
