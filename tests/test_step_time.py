@@ -14,6 +14,7 @@ import pytest
 
 from pytest_stages.analyse import step_time
 from pytest_stages.check.budgets import check_budget, parse_budget
+from pytest_stages.check.figures import compare_metrics
 from pytest_stages.config import ConfigError, parse_configs
 
 V5E = """
@@ -316,3 +317,11 @@ def test_a_loop_whose_trip_count_is_unknown_says_so():
     assert program.loop_flops == 0
     found = step_time.estimate(_figures(1, 1), unknown, "TPU v5 lite")
     assert found["notes"] == "1 loop(s) of unknown trip count: each body counted once"
+
+
+def test_a_snapshot_without_the_estimate_is_judged_on_its_other_figures_alone():
+    """A cost compared for another reason (a figure within its tolerance) does not read the missing estimate as 0."""
+    older = _figures(1000.0, 2000.0)
+    now = {**_figures(1000.5, 2000.0), "step": step_time.estimate(_figures(1000.5, 2000.0), None, "TPU v5 lite")}
+    assert compare_metrics("cost", older, now, {"flops": 0.01}) == []
+    assert compare_metrics("cost", now, older, {"flops": 0.01}) == []
