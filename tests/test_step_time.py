@@ -325,3 +325,21 @@ def test_a_snapshot_without_the_estimate_is_judged_on_its_other_figures_alone():
     now = {**_figures(1000.5, 2000.0), "step": step_time.estimate(_figures(1000.5, 2000.0), None, "TPU v5 lite")}
     assert compare_metrics("cost", older, now, {"flops": 0.01}) == []
     assert compare_metrics("cost", now, older, {"flops": 0.01}) == []
+
+
+def test_stages_measure_times_the_compiled_call_on_its_device_beside_the_estimate(project, tmp_path):
+    """On the attached CPU (named a v5e for its estimate): the reports get the measured time and the ratio;
+    the snapshot does not (a host's time must not drift a file)."""
+    project.configure(configs=CPU + 'chip = { name = "v5e" }\n')
+    staged(project, PROGRAMS["compute"], n=256)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    before = project.snapshots()
+    report = tmp_path / "report.json"
+    result = project.run("--stages-measure", f"--stages-report={report}")
+    result.assert_outcomes(passed=1)
+    step = json.loads(report.read_text())["calls"][0]["step"]
+    assert step["measured_min"] <= step["measured_seconds"] <= step["measured_max"]
+    assert step["estimate_over_measured"] == pytest.approx(step["estimated_seconds"] / step["measured_seconds"])
+    assert step["measured_calls"] == "20 queued"
+    assert any("test_step[cpu1]" in line and "; measured " in line for line in result.outlines)
+    assert project.snapshots() == before

@@ -137,11 +137,15 @@ def compile_time(record: CallRecord) -> str:
 
 
 def estimated_step(record: CallRecord) -> str:
-    """``1.23 ms HBM``: the estimated step time on the config's chip and its binding term; ``n/a`` without one."""
+    """``1.23 ms HBM``: the estimated step time on the config's chip and its binding term; ``n/a`` without one;
+    ``--stages-measure`` adds the measured time and the estimate's ratio to it: ``; measured 1.25 ms (0.98x)``."""
     seconds = record.step.get(SECONDS)
-    if seconds is None:
-        return "n/a" if record.step else "-"
-    return f"{format_seconds(seconds)} {record.step.get('binding', '')}".rstrip()
+    text = ("n/a" if record.step else "-") if seconds is None else f"{format_seconds(seconds)} {record.step['binding']}"
+    measured = record.step.get("measured_seconds")
+    if measured is not None:
+        ratio = record.step.get("estimate_over_measured")
+        text += f"; measured {format_seconds(measured)}" + (f" ({ratio:.2f}x)" if ratio is not None else "")
+    return text
 
 
 def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
