@@ -243,13 +243,17 @@ def test_kernels_without_a_cost_make_the_estimate_unknown_never_free():
 # A scan's compiled HLO as a v5e compile gives it (trimmed): a body with one product, run from 0 while < 256;
 # the counter's start is a copy of a constant, the stacked input is sliced in a fusion, the weights live in
 # on-chip memory (S(1)).
-SCAN = """HloModule jit_rnn, entry_computation_layout={(bf16[512,512]{1,0}, f32[256,64,512]{2,1,0})->f32[64,512]{1,0}}
+# The loop state, with its layouts (``S(1)``: on-chip memory) and without.
+STATE = "(s32[]{:T(128)}, f32[64,512]{1,0:T(8,128)S(1)}, bf16[512,512"
+STATE += "]{1,0:T(8,128)(2,1)S(1)}, f32[256,64,512]{2,1,0:T(8,128)})"
+PLAIN = "(s32[], f32[64,512], bf16[512,512], f32[256,64,512])"
+SCAN = """HloModule jit_rnn
 
 %fused_slice (param_0: f32[256,64,512], param_1: s32[]) -> f32[64,512] {
   %param_0 = f32[256,64,512]{2,1,0:T(8,128)} parameter(0)
   %param_1 = s32[]{:T(128)} parameter(1)
   %constant.1 = s32[]{:T(128)} constant(0)
-  %dynamic-slice.1 = f32[1,64,512]{2,1,0:T(8,128)} dynamic-slice(%param_0, %param_1, %constant.1, %constant.1), dynamic_slice_sizes={1,64,512}
+  %dynamic-slice.1 = f32[1,64,512]{2,1,0:T(8,128)} dynamic-slice(%param_0, %param_1, %constant.1, %constant.1)
   ROOT %bitcast.1 = f32[64,512]{1,0:T(8,128)} bitcast(%dynamic-slice.1)
 }
 
@@ -260,8 +264,8 @@ SCAN = """HloModule jit_rnn, entry_computation_layout={(bf16[512,512]{1,0}, f32[
   ROOT %convolution.1 = f32[64,512]{1,0:T(8,128)S(1)} convolution(%convert.1, %param_1.1), dim_labels=bf_io->bf
 }
 
-%body (arg: (s32[], f32[64,512], bf16[512,512], f32[256,64,512])) -> (s32[], f32[64,512], bf16[512,512], f32[256,64,512]) {
-  %arg = (s32[]{:T(128)}, f32[64,512]{1,0:T(8,128)S(1)}, bf16[512,512]{1,0:T(8,128)(2,1)S(1)}, f32[256,64,512]{2,1,0:T(8,128)}) parameter(0)
+%body (arg: PLAIN) -> PLAIN {
+  %arg = STATE parameter(0)
   %gte.0 = s32[]{:T(128)} get-tuple-element(%arg), index=0
   %gte.2 = bf16[512,512]{1,0:T(8,128)(2,1)S(1)} get-tuple-element(%arg), index=2
   %gte.3 = f32[256,64,512]{2,1,0:T(8,128)} get-tuple-element(%arg), index=3
@@ -269,12 +273,12 @@ SCAN = """HloModule jit_rnn, entry_computation_layout={(bf16[512,512]{1,0}, f32[
   %next = s32[]{:T(128)} add(%gte.0, %one)
   %slice = f32[64,512]{1,0:T(8,128)} fusion(%gte.3, %gte.0), kind=kLoop, calls=%fused_slice
   %product = f32[64,512]{1,0:T(8,128)S(1)} fusion(%slice, %gte.2), kind=kOutput, calls=%fused_product
-  ROOT %tuple.1 = (s32[]{:T(128)}, f32[64,512]{1,0:T(8,128)S(1)}, bf16[512,512]{1,0:T(8,128)(2,1)S(1)}, f32[256,64,512]{2,1,0:T(8,128)}) tuple(%next, %product, %gte.2, %gte.3)
+  ROOT %tuple.1 = STATE tuple(%next, %product, %gte.2, %gte.3)
 }
 
-%condition (arg.1: (s32[], f32[64,512], bf16[512,512], f32[256,64,512])) -> pred[] {
+%condition (arg.1: PLAIN) -> pred[] {
   %limit = s32[]{:T(128)} constant(256)
-  %arg.1 = (s32[]{:T(128)}, f32[64,512]{1,0:T(8,128)S(1)}, bf16[512,512]{1,0:T(8,128)(2,1)S(1)}, f32[256,64,512]{2,1,0:T(8,128)}) parameter(0)
+  %arg.1 = STATE parameter(0)
   %counter = s32[]{:T(128)} get-tuple-element(%arg.1), index=0
   ROOT %lt = pred[]{:T(512)} compare(%counter, %limit), direction=LT
 }
@@ -285,11 +289,11 @@ ENTRY %main (w: bf16[512,512], xs: f32[256,64,512]) -> f32[64,512] {
   %zero = s32[]{:T(128)} constant(0)
   %start = s32[]{:T(128)} copy(%zero)
   %h0 = f32[64,512]{1,0:T(8,128)S(1)} custom-call(), custom_call_target="AllocateBuffer"
-  %init = (s32[]{:T(128)}, f32[64,512]{1,0:T(8,128)S(1)}, bf16[512,512]{1,0:T(8,128)(2,1)S(1)}, f32[256,64,512]{2,1,0:T(8,128)}) tuple(%start, %h0, %w, %xs)
-  %while.1 = (s32[]{:T(128)}, f32[64,512]{1,0:T(8,128)S(1)}, bf16[512,512]{1,0:T(8,128)(2,1)S(1)}, f32[256,64,512]{2,1,0:T(8,128)}) while(%init), condition=%condition, body=%body
+  %init = STATE tuple(%start, %h0, %w, %xs)
+  %while.1 = STATE while(%init), condition=%condition, body=%body
   ROOT %out = f32[64,512]{1,0:T(8,128)} get-tuple-element(%while.1), index=1
 }
-"""
+""".replace("STATE", STATE).replace("PLAIN", PLAIN)
 
 
 def test_a_loop_counts_its_body_once_per_iteration_from_the_counter_it_compares():
