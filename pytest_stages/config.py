@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from pytest_stages.analyse.analyses import FIGURE_KEYS, FIGURE_NAMES, figure_key, figure_name
 from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
+from pytest_stages.analyse.step_time import SECONDS, parse_chip
 from pytest_stages.core.errors import ConfigError as ConfigError  # noqa: PLC0414  (re-exported: callers catch it from here)
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.core.paths import MAX_NAME, Use, checked_path, shown_path
@@ -36,7 +37,7 @@ TOPOLOGY_PLATFORMS = ("tpu", "cuda")
 DEFAULT_STAGES = ("jaxpr", "stablehlo", "compiled", "kernel_ir")
 DEFAULT_DIFF_LINES = 60
 # Metrics a tolerance can name: the judged cost figures, every memory figure, or "default".
-TOLERANCE_METRICS = ("default", *FIGURE_KEYS)
+TOLERANCE_METRICS = ("default", *FIGURE_KEYS, SECONDS)
 # The per-operand part of a cost figure: ``bytes accessed0{}``, ``bytes accessedout{1}`` -> ``bytes accessed``.
 OPERAND_PART = lazy_pattern(r"(?:\d+|out)\{[^{}]*\}$")
 _T = TypeVar("_T")
@@ -69,6 +70,8 @@ class DeviceConfig:
     chip_config_name: str | None = None
     # Each axis's size across slices (a hybrid mesh); ``mesh`` then gives the sizes within a slice.
     dcn_mesh: tuple[tuple[str, int], ...] = ()
+    # The chip figures of the step-time estimate: a chip of the table and figures overriding its own.
+    chip: tuple[tuple[str, Any], ...] = ()
 
     @property
     def mesh_shape(self) -> dict[str, int]:
@@ -545,6 +548,7 @@ def _parse_config(index: int, entry: Any) -> DeviceConfig:
         num_slices=slices.num_slices,
         chip_config_name=slices.chip_config_name,
         dcn_mesh=slices.dcn_mesh,
+        chip=parse_chip(where, entry["chip"]) if "chip" in entry else (),
     )
 
 

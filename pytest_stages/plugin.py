@@ -109,6 +109,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "manifest per call), for `pytest-stages accept DIR` or `review DIR`; snapshot_dir is not changed",
     )
     group.addoption(
+        "--stages-measure",
+        action="store_true",
+        default=False,
+        help="time each compiled call on its attached device (not compile-only topologies) and report the "
+        "measured step time beside the estimate; the reports only, never a snapshot",
+    )
+    group.addoption(
         "--stages-report",
         metavar="PATH",
         action="append",
@@ -418,6 +425,7 @@ def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Opti
         prune=config.getoption("stages_prune"),
         verbosity=config.getoption("verbose", 0),
         long_tracebacks=config.getoption("tbstyle", "auto") == "long",
+        measure=config.getoption("stages_measure"),
     )
 
 

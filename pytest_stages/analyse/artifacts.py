@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_stages.analyse import analyses, kernels, sources
+from pytest_stages.analyse import analyses, kernels, sources, step_time
 from pytest_stages.core.records import Kind
 from pytest_stages.ir.kernels import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
@@ -52,6 +52,9 @@ class Staged(Protocol):
     def compiled_text(self) -> str: ...
 
     @property
+    def chip_overrides(self) -> dict[str, Any]: ...
+
+    @property
     def compiled_ops(self) -> dict[str, Any]: ...
 
     def named_leaves(self, avals: Any) -> list[tuple[str, Any]]: ...
@@ -81,7 +84,9 @@ class Artifact:
     lowered program's beside them, which stand in where nothing was compiled.
     ``absent_is_zero``: a figure it leaves out is 0 (XLA's cost analysis omits zero figures).
     ``optional``: only some programs have it (custom kernels); ``build`` returns None for the
-    others, and they get no file.
+    others, and they get no file. ``added``: top-level keys a later pytest-stages added to it (the
+    cost's ``step`` estimate): a snapshot written without one is still current, neither changed nor
+    rewritten for it, until it is written for another reason.
     """
 
     name: str
@@ -100,6 +105,7 @@ class Artifact:
     lowered_stand_in: bool = False
     absent_is_zero: bool = False
     optional: bool = False
+    added: tuple[str, ...] = ()
 
     @property
     def normalize(self) -> Callable[[str], str]:
@@ -124,6 +130,19 @@ class Artifact:
 
 def _recorded_by_context(result: Staged) -> Any:
     raise TypeError("the compiles artifact is recorded by the stage_compiles fixture, not built from a staged call")
+
+
+def _cost(result: Staged) -> dict[str, Any]:
+    """XLA's cost analysis, with the step-time estimate on the config's chip (``step``)."""
+    found = analyses.cost(
+        result.compiled,
+        result.lowered,
+        via_cpu=result.compile_only,
+        lowered_only=result.host_dependent,
+        uncosted=kernels.uncosted_calls(result.lowered_text),
+    )
+    text = result.compiled_text if result.compiled is not None else None
+    return {**found, step_time.KEY: step_time.estimate(found, text, result.device_kind, result.chip_overrides)}
 
 
 def _compiled_locations(result: Staged) -> sources.Located | None:
@@ -211,18 +230,13 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ".cost.json",
         "compiled",
         False,
-        build=lambda r: analyses.cost(
-            r.compiled,
-            r.lowered,
-            via_cpu=r.compile_only,
-            lowered_only=r.host_dependent,
-            uncosted=kernels.uncosted_calls(r.lowered_text),
-        ),
+        build=_cost,
         family="figures",
         headline="cost",
         is_text=False,
         lowered_stand_in=True,
         absent_is_zero=True,
+        added=(step_time.KEY,),
     ),
     Artifact(
         "memory",
@@ -313,6 +327,14 @@ STAGES = tuple(a.name for a in ARTIFACTS if a.is_text and a.staged)
 ANALYSES = tuple(a.name for a in ARTIFACTS if not a.is_text and a.staged)
 CHECK_KINDS = (*dict.fromkeys(a.kind for a in ARTIFACTS), BUDGET)
 SUFFIXES = {a.name: a.suffix for a in ARTIFACTS}
+
+
+def as_recorded(name: str, stored: Any, built: Any) -> Any:
+    """``built`` less the keys added to the artifact since ``stored`` was written (:attr:`Artifact.added`)."""
+    added = BY_NAME[name].added
+    if not added or not isinstance(stored, dict) or not isinstance(built, dict) or all(k in stored for k in added):
+        return built
+    return {key: value for key, value in built.items() if key in stored or key not in added}
 
 
 def check_kind(name: str) -> Kind:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_stages.analyse import step_time
 from pytest_stages.analyse.analyses import FIGURE_KEYS, cost_source, figure_name, staged_cost
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import Change, Finding, Kind
@@ -16,6 +17,7 @@ from pytest_stages.core.text import close_match, listing
 from pytest_stages.core.units import (
     format_bytes,
     format_number,
+    format_seconds,
     parse_count,
     parse_size,
 )
@@ -51,7 +53,19 @@ SECONDS_METRIC = "compile_seconds"
 COMPILE_SECONDS_MARGIN = 0.5
 # Each Pallas kernel's VMEM estimate (kernels.json): bytes, or a share of the TPU generation's VMEM.
 VMEM_METRIC = "vmem_bytes"
-METRICS = (*COST_METRICS, *SIZE_METRICS, VMEM_METRIC, DCN_METRIC, *TABLE_METRICS, COMPILES_METRIC, SECONDS_METRIC)
+# The step-time estimate on the config's chip (cost.json's ``step``): seconds, or "2 ms", "150 us".
+STEP_METRIC = step_time.SECONDS
+METRICS = (
+    *COST_METRICS,
+    STEP_METRIC,
+    *SIZE_METRICS,
+    VMEM_METRIC,
+    DCN_METRIC,
+    *TABLE_METRICS,
+    COMPILES_METRIC,
+    SECONDS_METRIC,
+)
+_DURATION = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6}
 
 
 @dataclass(frozen=True)
@@ -131,12 +145,28 @@ def _share(where: str, value: str) -> Share:
     return Share(fraction)
 
 
+def _duration(where: str, value: Any) -> float:
+    """A time ceiling: seconds as a number, or a number and a unit (``"2 ms"``, ``"150 us"``, ``"1.5 s"``)."""
+    number, unit = (value, "s") if isinstance(value, (int, float)) and not isinstance(value, bool) else (None, "")
+    if isinstance(value, str):
+        parts = value.strip().split()
+        text, unit = (parts[0], parts[1]) if len(parts) == 2 else (value.strip(), "s")
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+    if number is None or unit not in _DURATION or not math.isfinite(number) or number <= 0:
+        raise ConfigError(f'{where}: {value!r} is not a time; write seconds (0.002) or with a unit ("2 ms", "150 us").')
+    return float(number) * _DURATION[unit]
+
+
 # How each metric's ceiling is read (``where``, ``value``): bytes (or a share), a count, or a table.
 _PARSERS: dict[str, Callable[[str, Any], Any]] = {
     **dict.fromkeys(SIZE_METRICS, _size_or_share),
     VMEM_METRIC: _size_or_share,
     DCN_METRIC: parse_size,
     **dict.fromkeys(COST_METRICS, parse_count),
+    STEP_METRIC: _duration,
     COMPILES_METRIC: _compiles,
     SECONDS_METRIC: parse_count,
     "collectives": lambda where, value: _table(where, value, COLLECTIVES),
@@ -169,7 +199,8 @@ def needed_analyses(budget: Mapping[str, Any]) -> set[str]:
         if metric == VMEM_METRIC:
             needed.add("kernels")
             continue
-        needed.add("cost" if metric in COST_METRICS else "memory" if metric in SIZE_METRICS else "ops")  # dcn: ops
+        costed = metric in COST_METRICS or metric == STEP_METRIC
+        needed.add("cost" if costed else "memory" if metric in SIZE_METRICS else "ops")  # dcn: ops
     return needed
 
 
@@ -200,6 +231,8 @@ def check_budget(
             _check(
                 findings, metric + counted, cost.get(COST_METRICS[metric], 0 if cost else None), ceiling, format_number
             )
+        elif metric == STEP_METRIC:
+            _check_step(findings, analyses.get("cost", {}).get(step_time.KEY), ceiling)
         elif metric in SIZE_METRICS:
             _check_size(findings, metric, memory, ceiling, device_memory)
         elif metric == VMEM_METRIC:
@@ -211,6 +244,26 @@ def check_budget(
         else:
             _check_table(findings, metric, ops, ceiling)
     return findings
+
+
+def _check_step(findings: list[Finding], step: Mapping[str, Any] | None, ceiling: float) -> None:
+    """``estimated_seconds 1.3 ms on TPU v5e (HBM-bound) exceeds the ceiling 1 ms``; an estimate that
+    is unknown says why (a note, not a failure)."""
+    if not step or step_time.SECONDS not in step:
+        reason = (step or {}).get("unknown", "the cost analysis was not built")
+        findings.append(Finding(Kind.BUDGET, "budget", f"{STEP_METRIC}: no estimate: {reason}", failing=False))
+        return
+    value = step[step_time.SECONDS]
+    if value > ceiling:
+        message = (
+            f"{STEP_METRIC} {format_seconds(value)} on {step.get('chip')} ({step.get('binding')}-bound) "
+            f"exceeds the ceiling {format_seconds(ceiling)}"
+        )
+        findings.append(
+            Finding(
+                Kind.BUDGET, "budget", message, change=Change.BREACH, subject=STEP_METRIC, before=ceiling, after=value
+            )
+        )
 
 
 def _check_size(

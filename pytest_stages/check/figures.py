@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_stages.analyse import step_time
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.changed_paths import deep_diff, levels, show
 from pytest_stages.check.figure_text import LOWERED, figure_change, figure_values, informational, metric_label
 from pytest_stages.config import OPERAND_PART
 from pytest_stages.core.records import Change, Compared, Finding, Pair
-from pytest_stages.core.units import format_tolerance, relative_change
+from pytest_stages.core.units import format_seconds, format_tolerance, relative_change
 
 DEFAULT_FLOAT_TOLERANCE = 0.001
 IMPROVEMENT_HINT = "run `pytest --stages-update` to accept it"
@@ -49,13 +50,47 @@ def compare_metrics(
     no_compiled = not compiled(expected) and not compiled(actual)
     findings = []
     for metric in sorted({level.path(output_format="list")[0] for level in levels(diff)}):
-        if _judged(metric, no_compiled):
+        if metric == step_time.METRIC:
+            findings += _step_finding(artifact, before, after, tolerances)
+        elif _judged(metric, no_compiled):
             old, new = before.get(metric), after.get(metric)
             if entry.absent_is_zero and (_is_number(old) or _is_number(new)):
                 old, new = old if old is not None else 0, new if new is not None else 0
             found = _metric_finding(artifact, metric, old, new, tolerances)
             findings += [found] if found else []
     return findings
+
+
+def _step_finding(
+    artifact: str, before: Mapping[str, Any], after: Mapping[str, Any], tolerances: Mapping[str, float]
+) -> list[Finding]:
+    """The estimated step time against its tolerance, named with its binding term and what drove it:
+    ``estimated step on TPU v5e +7.2% (HBM-bound: bytes accessed +9.8%)``.
+
+    Judged only where both sides hold an estimate: a snapshot from before the estimate (or a
+    program whose estimate is unknown) is judged on its other figures alone.
+    """
+    old, new = before.get(step_time.METRIC), after.get(step_time.METRIC)
+    if not isinstance(old, (int, float)) or not isinstance(new, (int, float)) or old <= 0:
+        return []
+    tolerance = metric_tolerance(step_time.SECONDS, old, new, tolerances)
+    change = relative_change(old, new)
+    if abs(change) <= tolerance:
+        return []
+    binding = after.get(step_time.KEY + " binding")
+    driver = step_time.DRIVERS.get(str(binding))
+    drove = f"{binding}-bound" if binding else "binding term unknown"
+    if driver and _is_number(before.get(driver)) and _is_number(after.get(driver)) and before[driver]:
+        drove += f": {driver} {figure_change(driver, before[driver], after[driver])}"
+    chip = after.get(step_time.KEY + " chip", "its chip")
+    headline = f"estimated step on {chip} {change:+.1%} ({drove})"
+    values = f"{format_seconds(old)} -> {format_seconds(new)}"
+    fields: dict[str, Any] = {"change": Change.FIGURE, "subject": step_time.METRIC, "before": old, "after": new}
+    if change > 0:
+        message = f"{headline}: {values}, tolerance {format_tolerance(tolerance)}"
+        return [Finding(check_kind(artifact), artifact, message, **fields)]
+    message = f"{headline}: {values}; improved; {IMPROVEMENT_HINT}"
+    return [Finding(check_kind(artifact), artifact, message, failing=False, **fields)]
 
 
 def _judged(metric: str, no_compiled: bool) -> bool:

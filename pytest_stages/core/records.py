@@ -159,6 +159,9 @@ class CallRecord:
     # the reports, never of a snapshot; ``cached`` when the persistent cache answered the compile.
     compile_seconds: dict[str, float] = field(default_factory=dict)
     cached: bool = False
+    # The estimated step time on the config's chip (cost.json's ``step``: its seconds, binding term
+    # and chip, or ``unknown`` and why); {} where no cost analysis was built.
+    step: dict[str, Any] = field(default_factory=dict)
     # ``--stages-pending``: the name of the pending set that holds what an update would write for this call.
     pending: str = ""
 
@@ -176,6 +179,7 @@ class CallRecord:
             "written": list(self.written),
             "version_change": list(self.version_change),
             "compile_seconds": dict(self.compile_seconds),
+            "step": dict(self.step),
         }
 
     @classmethod

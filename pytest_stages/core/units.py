@@ -38,6 +38,14 @@ def format_number(value: float) -> str:
     return text.replace("e+0", "e").replace("e+", "e")
 
 
+def format_seconds(seconds: float) -> str:
+    """``1.2e-4`` -> ``120 µs``, ``0.0031`` -> ``3.1 ms``, ``2.5`` -> ``2.5 s``: three significant digits."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3)):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-6:.3g} µs"
+
+
 def format_tolerance(tolerance: float) -> str:
     """``0.02`` -> ``2%``; ``0`` -> ``exact``."""
     return "exact" if tolerance == 0 else f"{tolerance * 100:g}%"

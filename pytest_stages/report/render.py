@@ -15,13 +15,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
+from pytest_stages.analyse.step_time import SECONDS
 from pytest_stages.check.figure_text import metric_short
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import PathError, Use, checked_path, shown_path, write_atomically
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding
 from pytest_stages.core.text import shown
-from pytest_stages.core.units import format_bytes, format_number, relative_change
+from pytest_stages.core.units import format_bytes, format_number, format_seconds, relative_change
 from pytest_stages.report import drift, html_report_, message_
 from pytest_stages.run.runner import StagesSession
 
@@ -32,6 +33,7 @@ STATUS_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipp
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 REPORT_FORMATS = (".json", ".md", ".html")
 TIME_COLUMN = "seconds (trace/lower/compile)"
+STEP_COLUMN = "est. step"
 PRUNE_HINT = "`pytest --stages-prune` deletes them"
 
 
@@ -141,8 +143,20 @@ def compile_time(record: CallRecord) -> str:
     return text + (" cached" if record.cached else "")
 
 
+def estimated_step(record: CallRecord) -> str:
+    """``1.23 ms HBM``: the estimated step time on the config's chip and its binding term; ``n/a`` without one;
+    ``--stages-measure`` adds the measured time and the estimate's ratio to it: ``; measured 1.25 ms (0.98x)``."""
+    seconds = record.step.get(SECONDS)
+    text = ("n/a" if record.step else "-") if seconds is None else f"{format_seconds(seconds)} {record.step['binding']}"
+    measured = record.step.get("measured_seconds")
+    if measured is not None:
+        ratio = record.step.get("estimate_over_measured")
+        text += f"; measured {format_seconds(measured)}" + (f" ({ratio:.2f}x)" if ratio is not None else "")
+    return text
+
+
 def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
-    rows = [["test", "config", "name", *COLUMNS, "deltas", TIME_COLUMN]]
+    rows = [["test", "config", "name", *COLUMNS, "deltas", STEP_COLUMN, TIME_COLUMN]]
     for record in records:
         rows.append(
             [
@@ -151,6 +165,7 @@ def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
                 shown(record.name),
                 *(column_status(record, c) for c in COLUMNS),
                 key_deltas(record),
+                estimated_step(record),
                 compile_time(record),
             ]
         )

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, check_kind
+from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, as_recorded, check_kind
+from pytest_stages.analyse.step_time import KEY as STEP
+from pytest_stages.analyse.step_time import SECONDS
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
@@ -35,7 +37,7 @@ from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Pair, Status
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.run import alpha, compare, drift, message_, pending_, rename, sources
-from pytest_stages.stage import frame_stack, plan
+from pytest_stages.stage import frame_stack, measure, plan
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.cache_clearing import CacheClearing
 from pytest_stages.stage.compile_events import CompileEvents
@@ -80,6 +82,8 @@ class Options:
     long_tracebacks: bool = False
     # ``--stages-pending DIR`` (or ``pending_dir``), resolved: where a compare run leaves what an update would write.
     pending: Path | None = None
+    # ``--stages-measure``: time each compiled call on its attached device, beside its estimated step time.
+    measure: bool = False
 
 
 def environment() -> dict[str, str]:
@@ -301,7 +305,8 @@ def _unchanged(name: str, expected: str, result: StageResult, data: Any = UNPARS
     if BY_NAME[name].is_text:
         return expected == result.texts[name]
     try:
-        return bool((parse_json(expected) if data is UNPARSED else data) == result.analyses[name])
+        stored = parse_json(expected) if data is UNPARSED else data
+        return bool(stored == as_recorded(name, stored, result.analyses[name]))
     except ValueError:
         return False
 
@@ -460,7 +465,11 @@ class StageSnapshot:
             folder=str(self.folder.relative),
             compile_seconds={step: round(t, 6) for step, t in result.seconds.items()},
             cached=result.from_cache,
+            step=dict(result.analyses.get("cost", {}).get(STEP, {})),
         )
+        on_device = self.active.attached and not self.active.compile_only  # a topology has no device to run on
+        if session.options.measure and result.compiled is not None and on_device:
+            record.step.update(measure.measured(result.compiled, result.lowered, record.step.get(SECONDS)))
         self.records.append(record)
         meta = self._read_meta()
         rerecord = self._refuse_format(meta, record)

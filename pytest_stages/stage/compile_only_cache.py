@@ -78,7 +78,7 @@ def versions(active: ActiveConfig, lowered: Any) -> dict[str, str | None]:
 
 
 def topology(active: ActiveConfig, rootpath: Path) -> dict[str, Any]:
-    """The config's hardware (topology, chips per host, slices, chip config, GPU spec), and its devices."""
+    """The config's hardware (topology, chips per host, slices, chip config, GPU spec, chip figures), its devices."""
     config = active.config
     spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
     return {
@@ -91,6 +91,7 @@ def topology(active: ActiveConfig, rootpath: Path) -> dict[str, Any]:
         "device_kinds": sorted({str(d.device_kind) for d in active.devices}),
         "devices": len(active.devices),
         "accelerator": jax_compat.accelerator_digest(active.devices),
+        "chip": dict(config.chip),  # the figures of the step-time estimate, which the cost entry holds
     }
 
 

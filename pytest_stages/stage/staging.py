@@ -227,6 +227,11 @@ class StageResult:
         return str(devices[0].device_kind) if devices else None
 
     @property
+    def chip_overrides(self) -> dict[str, Any]:
+        """The config's ``chip`` table: the chip figures the step-time estimate uses ({}: the device kind's)."""
+        return dict(self.config.config.chip)
+
+    @property
     def lowered_text(self) -> str:
         """``Lowered.as_text()``, asked of JAX once (the StableHLO text, the kernels' IR, the cost and the
         compile-only cache's key read it)."""

@@ -1,0 +1,82 @@
+"""``--stages-measure``: the compiled program's step time on the attached device, beside its estimate.
+
+Arrays of the staged shapes, dtypes and input shardings (small random floats, zeros otherwise) are
+put on the devices; after a warm-up, ``ROUNDS`` rounds of ``CALLS`` calls are queued back to back
+with one wait at the end of each (the step time of a loop that does not wait on every step), and
+the median round gives the seconds per call, with the fastest and slowest round beside it. A
+program that donates its inputs is timed one call at a time (fresh inputs before each, then a
+wait), which adds the wait to each call. Measured only where the config's platform is attached
+(a compile-only topology has no device to run on); the figures go to the reports, never to a
+snapshot: they are the host's and the chip's, not the program's.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pytest_stages.stage import jax
+
+WARM_UP = 3
+ROUNDS = 5
+CALLS = 20
+
+
+def measured(compiled: Any, lowered: Any, estimated: float | None) -> dict[str, Any]:
+    """``measured_seconds`` (median), ``measured_min``/``measured_max`` (rounds) and ``estimate_over_measured``."""
+    infos = lowered.args_info
+    shardings = compiled.input_shardings
+    donated = any(getattr(info, "donated", False) for info in jax.tree.leaves(infos))
+    keys = iter(jax.random.split(jax.random.key(0), len(jax.tree.leaves(infos)) * (WARM_UP + ROUNDS * CALLS + 1)))
+
+    def inputs() -> tuple[Any, Any]:
+        args, kwargs = jax.tree.map(lambda info, sharding: _array(info, sharding, next(keys)), infos, shardings)
+        return args, kwargs
+
+    args, kwargs = inputs()
+    for _ in range(WARM_UP):
+        jax.block_until_ready(compiled(*args, **kwargs))
+        if donated:
+            args, kwargs = inputs()
+    rounds = [_one_at_a_time(compiled, inputs) if donated else _queued(compiled, args, kwargs) for _ in range(ROUNDS)]
+    seconds = statistics.median(rounds)
+    found: dict[str, Any] = {
+        "measured_seconds": seconds,
+        "measured_min": min(rounds),
+        "measured_max": max(rounds),
+        "measured_calls": "one at a time (donated inputs)" if donated else f"{CALLS} queued",
+    }
+    if estimated is not None and seconds > 0:
+        found["estimate_over_measured"] = estimated / seconds
+    return found
+
+
+def _array(info: Any, sharding: Any, key: Any) -> Any:
+    aval = info._aval if hasattr(info, "_aval") else info  # JAX's ArgInfo keeps its abstract value private
+    if jax.numpy.issubdtype(aval.dtype, jax.numpy.floating):
+        value = (jax.random.normal(key, aval.shape) * 0.05).astype(aval.dtype)
+    else:
+        value = jax.numpy.zeros(aval.shape, aval.dtype)
+    return value if sharding is None else jax.device_put(value, sharding)
+
+
+def _queued(compiled: Any, args: Any, kwargs: Any) -> float:
+    start = time.perf_counter()
+    last = None
+    for _ in range(CALLS):
+        last = compiled(*args, **kwargs)
+    jax.block_until_ready(last)
+    return (time.perf_counter() - start) / CALLS
+
+
+def _one_at_a_time(compiled: Any, inputs: Callable[[], tuple[Any, Any]]) -> float:
+    total = 0.0
+    for _ in range(CALLS):
+        args, kwargs = inputs()
+        jax.block_until_ready((args, kwargs))
+        start = time.perf_counter()
+        jax.block_until_ready(compiled(*args, **kwargs))
+        total += time.perf_counter() - start
+    return total / CALLS
