@@ -35,6 +35,7 @@ HEADLINE_METRICS = (
     "transcendentals",
 )
 HEADLINE_WIDTH = 160
+SAME_PROGRAM = "the program is the same up to the order of independent operations"
 # Op kinds a reviewer must see even when many others changed: rematerialization, custom calls.
 NOTABLE_OPS = ("remat", "checkpoint", "custom", "opt-barrier", "optimization_barrier")
 
@@ -330,15 +331,34 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
             if artifact in call.files
         }
     )
+    same = _same_program(call, verdict)
     return failure_message(
         title,
         verdict.failing,
         labels=labels,
-        notes=notes,
+        notes=[*notes, *same],
         footer=footer,
         diff_lines=diff_lines,
         full=full,
     )
+
+
+def _same_program(call: Call, verdict: Verdict) -> list[str]:
+    """``the program is the same ...``, where only what XLA compiled failed and the texts before it (jaxpr,
+    StableHLO) were compared and matched: the same program up to names and the order of independent
+    operations (a reorder of independent lines), compiled otherwise. Nothing where a text before XLA changed."""
+    failing = {f.artifact for f in verdict.failing}
+    if not failing or any(artifact not in BY_NAME or BY_NAME[artifact].stage != "compiled" for artifact in failing):
+        return []
+    skipped = {*verdict.churn, *verdict.unenforced}
+    front = [
+        artifact
+        for artifact in call.files
+        if artifact in BY_NAME and BY_NAME[artifact].is_text and BY_NAME[artifact].stage in ("jaxpr", "lowered")
+    ]
+    if not front or not skipped.isdisjoint(front):
+        return []
+    return [f"{SAME_PROGRAM} ({', '.join(front)} unchanged up to it); XLA compiled it otherwise"]
 
 
 def _also(passing: Sequence[Finding]) -> list[str]:
