@@ -130,22 +130,39 @@ def changed_constants(
 ) -> list[dict[str, Any]]:
     """The scalar literals the drift changed, by value: ``{"old", "new", "lines", "at"}``, at most ``limit``.
 
-    ``at`` is the source line of the first changed line, or of the first line using its value,
-    that has one (constants have none of their own).
+    Lines paired with others that differ only in their literal are read by value: counted over the
+    differing lines, an old value the new text holds fewer of was removed, a new value it holds more
+    of was added, and only those are paired, removed with added in the order of their lines. Literals
+    that only moved (two independent lines swapped, their constants with them) are paired by position,
+    not by meaning, and are never reported. ``at`` is the source line of the first line holding the new
+    value, or of the first line using it, that has one (constants have none of their own).
     """
+    removed, added = (literals.values(dialect, text.split("\n")) for text in script.differing())
+    gone, new = removed - added, added - removed
+    changes = literals.changed(dialect, _replaced(script))
+    olds = [change.old for change in changes if _take(gone, change.old)]
+    news = [change for change in changes if _take(new, change.new)]
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    for change in literals.changed(dialect, _replaced(script)):
-        key = (change.old, change.new)
+    for old, change in zip(olds, news, strict=False):
+        key = (old, change.new)
         if key not in found:
             if len(found) == limit:
                 continue
-            found[key] = {"old": change.old, "new": change.new, "lines": 0, "at": None}
+            found[key] = {"old": old, "new": change.new, "lines": 0, "at": None}
         entry = found[key]
         entry["lines"] += 1
         if entry["at"] is None and where:
             candidates = [change.line, *literals.users(dialect, script.new, change.line)]
             entry["at"] = next((where[k] for k in candidates if k < len(where) and where[k]), None)
     return list(found.values())
+
+
+def _take(counts: Counter[str], value: str) -> bool:
+    """Whether ``counts`` holds ``value`` still; if so, one is taken."""
+    if counts[value] <= 0:
+        return False
+    counts[value] -= 1
+    return True
 
 
 def _replaced(script: EditScript) -> list[tuple[str, str, int]]:
