@@ -25,7 +25,8 @@ from pytest_stages.check.collectives import (
 )
 from pytest_stages.core.records import Change, Compared, Finding, Pair
 from pytest_stages.ir import hlo, literals
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir import sources as sources_
+from pytest_stages.ir.alpha import equivalent, naming
 from pytest_stages.ir.kernels import changed_lines
 from pytest_stages.ir.textdiff import (
     EditScript,
@@ -87,6 +88,7 @@ def compare_text(
     where = (locations() if locations else None) or []
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     constants = changed_constants(dialect, script, where)
+    new_kinds = _new_kinds(artifact, (expected, actual), counts)
     detail = {
         "summary": _summary_head(summary, structure, constants, script),
         "constants": constants,
@@ -94,7 +96,11 @@ def compare_text(
         "removed": removed,
         "hunks": side_by_side(script, REPORT_ROWS, where),
         "truncated": sum(map(len, hunks(script, context=3))) > REPORT_ROWS,
+        "new_kinds": new_kinds,
     }
+    own, holding = _changed_places(artifact, script, where, set(new_kinds)) if found else (set(), set())
+    headline_places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
+    headline_places += [describe_sources([place]) for place in _headline_order(found, own, holding)]
     diff, omitted = unified_cut(script, diff_lines)
     return Finding(
         check_kind(artifact),
@@ -105,14 +111,59 @@ def compare_text(
         subject=CONSTANT if constants else "",
         before=constants[0]["old"] if constants else None,
         after=constants[0]["new"] if constants else None,
-        locations=tuple(
-            dict.fromkeys([*(c["at"] for c in constants if c["at"]), *(describe_sources([place]) for place in found)])
-        ),
+        locations=tuple(dict.fromkeys(headline_places)),
         ops=op_deltas(*counts),
         moves=tuple(structure),
         diff=tuple(diff),
         omitted=omitted,
     )
+
+
+def _new_kinds(artifact: str, texts: tuple[str, str], counts: tuple[Counter[str], Counter[str]]) -> list[str]:
+    """The op kinds the drift made appear (none in the old text) or disappear (none in the new one):
+    ``counts`` are those of the differing lines, ``texts`` the whole old and new text."""
+    changed = {kind for kind in {*counts[0], *counts[1]} if counts[0][kind] != counts[1][kind]}
+    if not changed:
+        return []
+    whole = op_counts(artifact, texts[0]), op_counts(artifact, texts[1])
+    return sorted(kind for kind in changed if not whole[0][kind] or not whole[1][kind])
+
+
+def _changed_places(
+    artifact: str, script: EditScript, where: Sequence[str | None], kinds: set[str]
+) -> tuple[set[str], set[str]]:
+    """The places of the lines whose op itself is new or changed (added, or changed in more than which
+    values it reads: its op, type or attributes), and of those that hold an op of one of ``kinds``.
+
+    A line that only reads another value now is downstream of the edit (the sum that no longer adds
+    the weight decay), not where it was made.
+    """
+    naming_ = naming(BY_NAME[artifact].dialect)
+    own: set[str] = set()
+    holding: set[str] = set()
+    for row in script.rows:
+        if row.tag not in "+~" or row.new is None or row.new >= len(where):
+            continue
+        place, line = where[row.new], script.new[row.new]
+        if not place or place in own:
+            continue
+        old = script.old[row.old] if row.tag == "~" and row.old is not None else None
+        if old is not None and naming_ is not None and naming_.split.sub("", old) == naming_.split.sub("", line):
+            continue
+        own.add(place)
+        if kinds and not kinds.isdisjoint(op_counts(artifact, line)):
+            holding.add(place)
+    return own, holding
+
+
+def _headline_order(
+    found: Sequence[tuple[str, dict[str, int]]], own: set[str], holding: set[str]
+) -> list[tuple[str, dict[str, int]]]:
+    """The source lines a headline may name, best first: those of ops that are new or changed themselves
+    (:func:`_changed_places`), the project's own lines before test files (an installed library's never),
+    those holding an op kind that appeared or disappeared first, then in the text's order."""
+    named = [(place, counts) for place, counts in found if place in own and sources_.rank(place) < sources_.ELSEWHERE]
+    return sorted(named, key=lambda item: (sources_.rank(item[0]), item[0] not in holding))
 
 
 def _summary_head(summary: str, structure: list[str], constants: list[dict[str, Any]], script: EditScript) -> list[str]:

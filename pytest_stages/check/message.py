@@ -167,10 +167,13 @@ def _ir_headline(group: Sequence[Finding]) -> str:
     """``jaxpr, compiled changed; compiled: +1 multiply at model.py:12 in block``.
 
     A changed constant and nothing else: ``compiled: 1e-06 -> 1e-12 at model.py:30 in forward``.
-    The location is the one of the text whose locations walk the whole call stack (compiled
-    HLO first, the jaxpr last: it records one frame, often a library's), and the headline is
-    cut before it, never through it. Removed lines have no source line (the snapshot keeps
-    none): ops only removed are never charged to a line, and the headline says so.
+    The location is the user's own line of an op the edit made or changed (never an installed
+    library's, a test file's only where no other is), from the text before XLA whose locations walk
+    the whole call stack (StableHLO first: what XLA did in consequence, the collectives a sharding
+    constraint adds at the optimizer, lands elsewhere; the jaxpr last: it records one frame, often a
+    library's), and the headline is cut before it, never through it. Removed lines have no source
+    line (the snapshot keeps none): ops only removed are never charged to a line, and the headline
+    says so.
     """
     names = ", ".join(dict.fromkeys(f.artifact for f in group))
     described = next((f for f in group if f.ops or f.moves), None)
@@ -184,7 +187,7 @@ def _ir_summary(group: Sequence[Finding], described: Finding | None) -> tuple[st
     constant = _first_located([f for f in group if f.subject == CONSTANT])
     located = _first_located(group)
     if described is not None:
-        summary = ", ".join(_ranked_ops(described.ops)) or described.moves[0]
+        summary = ", ".join(_ranked_ops(described.ops, _new_kinds(described))) or described.moves[0]
         return f"; {described.artifact}: {summary}", located
     if constant is not None:
         return f"; {constant.artifact}: {constant.before} -> {constant.after}", (
@@ -194,16 +197,17 @@ def _ir_summary(group: Sequence[Finding], described: Finding | None) -> tuple[st
 
 
 def _ir_where(described: Finding | None, located: Finding | None) -> str:
-    """Where the headline's change is: its first source location, or that removed ops have none."""
-    if described is not None and described.ops and all(delta < 0 for delta in described.ops.values()):
-        return " (removed; the snapshot keeps no source lines)"
+    """Where the headline's change is: its first source location (the user's own line of a changed or
+    added op, :func:`pytest_stages.check.drift.compare_text` orders them), else that removed ops have none."""
     if located is not None and located.locations:
         return f" at {located.locations[0]}"
+    if described is not None and described.ops and all(delta < 0 for delta in described.ops.values()):
+        return " (removed; the snapshot keeps no source lines)"
     return ""
 
 
-# The texts whose source locations a headline names first: those that keep the whole call stack.
-LOCATION_ORDER = ("compiled", "hlo", "stablehlo", "jaxpr")
+# The texts whose source locations a headline names first: those before XLA that keep the whole call stack.
+LOCATION_ORDER = ("stablehlo", "hlo", "compiled", "jaxpr")
 
 
 def _first_located(findings: Sequence[Finding]) -> Finding | None:
@@ -216,7 +220,7 @@ def _first_located(findings: Sequence[Finding]) -> Finding | None:
 
 def _ops_headline(finding: Finding) -> str:
     """Moves into loops and collectives first, then op counts, largest first, then fusions and entry shapes."""
-    parts = [*finding.moves, *_ranked_ops(finding.ops)]
+    parts = [*finding.moves, *_ranked_ops(finding.ops, _new_kinds(finding))]
     if finding.before is not None:
         parts.append(f"fusions {finding.before} -> {finding.after}")
     if finding.subject:
@@ -224,9 +228,17 @@ def _ops_headline(finding: Finding) -> str:
     return ", ".join(parts)
 
 
-def _ranked_ops(ops: Mapping[str, int]) -> list[str]:
-    """``+2 remat, -31 b, +1 a, ...``: notable op kinds (remat, custom calls) first, then the largest changes."""
-    ranked = sorted(ops.items(), key=lambda item: (not _notable(item[0]), -abs(item[1]), item[0]))
+def _new_kinds(finding: Finding) -> frozenset[str]:
+    """The op kinds a drift made appear or disappear (its ``detail``'s ``new_kinds``)."""
+    return frozenset(finding.detail.get("new_kinds", ())) if finding.detail else frozenset()
+
+
+def _ranked_ops(ops: Mapping[str, int], new_kinds: frozenset[str] = frozenset()) -> list[str]:
+    """``+2 remat, +1 logistic, -1 tanh, -31 b, ...``: notable op kinds (remat, custom calls) first, then the
+    kinds that appeared or disappeared (``new_kinds``: ``erf`` replaced by ``tanh``), then the largest changes."""
+    ranked = sorted(
+        ops.items(), key=lambda item: (not _notable(item[0]), item[0] not in new_kinds, -abs(item[1]), item[0])
+    )
     shown = [f"{delta:+d} {name}" for name, delta in ranked[:HEADLINE_OPS]]
     if len(ranked) > HEADLINE_OPS:
         shown.append(f"{len(ranked) - HEADLINE_OPS} more op kinds")

@@ -1,0 +1,136 @@
+"""Headlines name the edit (issue #58): the user's edited line, never an installed library's, the
+optimizer's or the test file's when a user line exists; op kinds that appear or disappear first."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import TWO_CONFIGS
+from test_boundaries_drift import MLIR
+
+from pytest_stages.check.drift import compare_text
+from pytest_stages.ir.sources import ELSEWHERE, PROJECT, TEST_FILE, Location, describe_all, rank
+
+pytest.importorskip("flax.nnx")
+pytest.importorskip("optax")
+
+# The user's model (model.py), its train step in a file of its own (train.py, where the optimizer's
+# update is the user's line too) and the test. ``{...}`` are the lines the edits change.
+MODEL = """
+import jax, jax.numpy as jnp
+from functools import partial
+from flax import nnx
+class Block(nnx.Module):
+    def __init__(self, rngs):
+        self.qk = nnx.Linear(16, 32, rngs=rngs)
+        self.up = nnx.Linear(16, 64, rngs=rngs)
+        self.down = nnx.Linear(64, 16, rngs=rngs)
+        self.out = nnx.Linear(16, 8, rngs=rngs)
+
+    def __call__(self, x):
+        q, k = jnp.split(self.qk(x), 2, axis=-1)
+        probs = jax.nn.softmax(q @ k.T / 4.0, axis=-1){probs}
+        x = x + probs @ x
+        h = {activation}(self.up(x))
+        h = {constraint}
+        x = x + self.down(h)
+        return jnp.einsum("bd,dv->bv", x.astype(jnp.bfloat16), self.out.kernel.value.astype(jnp.bfloat16){logits})
+"""
+EDIT_LINE = {"probs": 14, "activation": 16, "constraint": 17, "logits": 19}
+ORIGINAL = {"probs": "", "activation": "partial(jax.nn.gelu, approximate=False)", "constraint": "h", "logits": ""}
+EDITS = {
+    "activation": "jax.nn.silu",
+    "logits": ", preferred_element_type=jnp.float32",
+    "probs": ".astype(jnp.bfloat16).astype(jnp.float32)",
+    "constraint": "jax.sharding.reshard(h, jax.sharding.PartitionSpec('data'))",
+}
+TRAIN = """
+import jax, jax.numpy as jnp, optax
+from flax import nnx
+
+@nnx.jit
+def train_step(model, optimizer, x, y):
+    def loss(model):
+        return ((model(x) - y) ** 2).mean()
+    value, grads = nnx.value_and_grad(loss)(model)
+    optimizer.update(model, grads)
+    return value
+"""
+TEST = """
+import contextlib
+import jax, jax.numpy as jnp, optax
+from flax import nnx
+from model import Block
+from train import train_step
+
+def test_step(stage_snapshot, stage_config):
+    model = Block(nnx.Rngs(0))
+    optimizer = nnx.Optimizer(model, optax.adamw(1e-3), wrt=nnx.Param)
+    mesh = stage_config.mesh
+    with jax.set_mesh(mesh) if mesh is not None else contextlib.nullcontext():
+        stage_snapshot(train_step, model, optimizer, jnp.ones((8, 16)), jnp.ones((8, 8)))
+"""
+
+
+def _headline(project, edit: str, config: str) -> str:
+    """The IR headline after ``edit`` of the model, staged on ``config``."""
+    project.configure('stages = ["jaxpr", "stablehlo", "compiled"]\nanalyses = []', configs=TWO_CONFIGS)
+    project.write("model.py", MODEL.format(**ORIGINAL))
+    project.write("train.py", TRAIN)
+    project.write("test_model.py", TEST)
+    project.run("--stages-update", f"--stages-configs={config}").assert_outcomes(passed=1)
+    project.write("model.py", MODEL.format(**{**ORIGINAL, edit: EDITS[edit]}))
+    result = project.run(f"--stages-configs={config}")
+    result.assert_outcomes(failed=1)
+    return next(line for line in result.outlines if line.startswith("  IR: "))
+
+
+@pytest.mark.parametrize(
+    ("edit", "config"), [("activation", "cpu1"), ("logits", "cpu1"), ("probs", "cpu1"), ("constraint", "cpu8")]
+)
+def test_the_headline_names_the_edited_line(project, edit: str, config: str) -> None:
+    headline = _headline(project, edit, config)
+    assert f" at model.py:{EDIT_LINE[edit]} in Block.__call__ (" in headline, headline
+    assert "train.py" not in headline and "test_model.py" not in headline and "site-packages" not in headline
+
+
+def test_op_kinds_that_appear_or_disappear_come_before_count_changes(project) -> None:
+    headline = _headline(project, "activation", "cpu1")
+    ops = headline.split("; jaxpr: ", 1)[1].split(" at ", 1)[0].split(", ")
+    # exact gelu's erfc replaced by silu's logistic: named first, before the counts of kinds that stay
+    assert {"-1 erfc", "+1 logistic"} <= set(ops[:4]), headline
+    assert not any(op.endswith((" mul", " add")) for op in ops[:4]), headline
+
+
+def test_a_headline_names_the_projects_own_line_before_a_test_files_and_never_a_librarys(tmp_path) -> None:
+    """Places of changed lines, in the order of the text: an installed library's (flax), the test
+    file's, the project's. The headline's places: the project's first, the test file's after, the
+    library's never; the details keep them all, in the text's order."""
+    (tmp_path / "model.py").write_text("")
+    site = tmp_path.parent / "venv" / "lib" / "python3.11" / "site-packages" / "flax" / "nnx" / "nn" / "linear.py"
+    frames = [
+        Location(str(site), 422, "__call__"),
+        Location(str(tmp_path / "test_model.py"), 9, "test_step"),
+        Location(str(tmp_path / "model.py"), 14, "Block.__call__"),
+    ]
+    places = describe_all(frames, tmp_path)
+    assert [(str(p), rank(p)) for p in places] == [
+        ("flax/nnx/nn/linear.py:422 in __call__", ELSEWHERE),
+        ("test_model.py:9 in test_step", TEST_FILE),
+        ("model.py:14 in Block.__call__", PROJECT),
+    ]
+    # three ops changed in place: the first a library's, the second the test file's, the third the project's
+    edits = [
+        ("precision = [DEFAULT, DEFAULT] : (tensor<4x32xf32>", "precision = [HIGHEST, DEFAULT] : (tensor<4x32xf32>"),
+        ("%2 = stablehlo.add %0, %1", "%2 = stablehlo.subtract %0, %1"),
+        ("%3 = stablehlo.tanh %2", "%3 = stablehlo.logistic %2"),
+    ]
+    lines = MLIR.splitlines()
+    located: list[str | None] = [None] * len(lines)
+    for (old, new), place in zip(edits, places, strict=True):
+        k = next(k for k, line in enumerate(lines) if old in line)
+        lines[k], located[k] = lines[k].replace(old, new), place
+    found = compare_text("stablehlo", MLIR, "\n".join(lines) + "\n", diff_lines=8, locations=lambda: located)
+    assert found is not None
+    assert [place for place, _ in found.detail["sources"]] == [str(p) for p in places]
+    # the project's line first (it also holds logistic, a kind that appeared), then the test file's
+    assert [text.split(" (")[0] for text in found.locations] == [str(places[2]), str(places[1])]
