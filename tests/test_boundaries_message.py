@@ -153,7 +153,8 @@ def test_an_ir_headline_names_the_texts_the_ops_and_the_place_and_the_diffs_shar
     )
     call = Call("f", "cpu1", "snapshots/x/", {"stablehlo": "f.stablehlo.mlir", "jaxpr": "f.jaxpr.txt"})
     lines = call_message(call, Verdict(failing=(jx, stablehlo)), notes=[], diff_lines=6, full=False).splitlines()
-    assert lines[1] == "  IR: jaxpr, stablehlo changed; jaxpr: +1 sin, -1 tanh at m.py:11"
+    # the jaxpr's changed line is the user's own (plain text: nothing says otherwise), first in program order
+    assert lines[1] == "  IR: jaxpr, stablehlo changed; jaxpr: +1 sin, -1 tanh at jx.py:1 (1 changed)"
     assert lines[2:4] == ["- jaxpr (f.jaxpr.txt): IR drift", "    ops: +1 sin, -1 tanh"]
     assert "    ... 3 more diff lines (see -vv or --stages-report)" in lines
     assert lines[-2].startswith("    ... ") and lines[-2].endswith(" more diff lines (see -vv or --stages-report)")

@@ -231,7 +231,7 @@ def test_a_failure_opens_with_one_headline_line_per_kind_in_order(project):
         "  memory: peak +94.3%; argument +94.1%; output +100.0%",
         "  cost: flops +100.0%; bytes accessed +94.6%; transcendentals +100.0%; +3 more",
         "  op structure: entry shapes changed",
-        "  IR: jaxpr, stablehlo, compiled changed at test_layer.py:11 in layer (5 changed)",
+        "  IR: jaxpr, stablehlo, compiled changed at test_layer.py:11 in layer (4 changed)",
     ]
     details = [line.split(" ")[1] for line in message if line.startswith("- ")]
     assert details == ["sharding", "memory", "cost", "ops", "jaxpr", "stablehlo", "compiled"]

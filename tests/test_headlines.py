@@ -134,3 +134,60 @@ def test_a_headline_names_the_projects_own_line_before_a_test_files_and_never_a_
     assert [place for place, _ in found.detail["sources"]] == [str(p) for p in places]
     # the project's line first (it also holds logistic, a kind that appeared), then the test file's
     assert [text.split(" (")[0] for text in found.locations] == [str(places[2]), str(places[1])]
+
+
+# An Equinox BERT-like block: token and position embeddings, its train step made by ``make_step``
+# (the optimizer's update is the user's line there); ``{positions}`` is the line the edit changes.
+BERT = """
+import jax, jax.numpy as jnp, equinox as eqx
+
+class Block(eqx.Module):
+    tok: eqx.nn.Embedding
+    pos: eqx.nn.Embedding
+    dense: eqx.nn.Linear
+
+    def __init__(self, key):
+        k1, k2, k3 = jax.random.split(key, 3)
+        self.tok = eqx.nn.Embedding(32, 16, key=k1)
+        self.pos = eqx.nn.Embedding(8, 16, key=k2)
+        self.dense = eqx.nn.Linear(16, 32, key=k3)
+
+    def __call__(self, tokens):
+        positions = jax.vmap(self.pos)(jnp.arange(tokens.shape[0]))
+        positions = {positions}
+        return jax.vmap(self.dense)(jax.vmap(self.tok)(tokens) + positions)
+
+def make_step(tx):
+    @eqx.filter_jit
+    def step(model, opt_state, tokens):
+        loss = lambda model: jax.nn.logsumexp(jax.vmap(model)(tokens), axis=-1).mean()
+        value, grads = eqx.filter_value_and_grad(loss)(model)
+        updates, opt_state = tx.update(grads, opt_state, eqx.filter(model, eqx.is_array))
+        return value, eqx.apply_updates(model, updates), opt_state
+    return step
+"""
+BERT_TEST = """
+import jax, jax.numpy as jnp, equinox as eqx, optax
+from bert import Block, make_step
+
+def test_step(stage_snapshot):
+    model = Block(jax.random.PRNGKey(0))
+    tx = optax.adamw(1e-3)
+    stage_snapshot(make_step(tx), model, tx.init(eqx.filter(model, eqx.is_array)), jnp.zeros((4, 8), jnp.int32))
+"""
+
+
+def test_stop_gradient_is_headlined_at_its_line_not_at_the_optimizers(project) -> None:
+    """``stop_gradient(positions)`` adds no op past the jaxpr: the backward pass loses ops and the
+    optimizer's update changes. The headline names the edited line, from the jaxpr."""
+    pytest.importorskip("equinox")
+    project.configure('stages = ["jaxpr", "stablehlo", "compiled"]\nanalyses = []')
+    project.write("bert.py", BERT.format(positions="positions"))
+    project.write("test_bert.py", BERT_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("bert.py", BERT.format(positions="jax.lax.stop_gradient(positions)"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    headline = next(line for line in result.outlines if line.startswith("  IR: "))
+    line = 1 + BERT.splitlines().index("        positions = {positions}")
+    assert f" at bert.py:{line} in Block.__call__ (" in headline, headline

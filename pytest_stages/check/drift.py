@@ -40,6 +40,8 @@ from pytest_stages.ir.textdiff import (
 )
 
 REPORT_ROWS = 400
+# The dialects whose lines record one source frame each, in the order the program ran (the jaxpr).
+ONE_FRAME = ("jaxpr",)
 CONSTANT = "constant"  # the subject of a drift whose changed lines include a changed scalar literal
 # A jaxpr equation's primitive: ``    c:f32[4] d:f32[4] = pjit[...]`` -> ``pjit``.
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
@@ -100,7 +102,8 @@ def compare_text(
     }
     own, holding = _changed_places(artifact, script, where, set(new_kinds)) if found else (set(), set())
     headline_places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
-    headline_places += [describe_sources([place]) for place in _headline_order(found, own, holding)]
+    order = _headline_order(found, own, holding, one_frame=dialect in ONE_FRAME)
+    headline_places += [describe_sources([place]) for place in order]
     diff, omitted = unified_cut(script, diff_lines)
     return Finding(
         check_kind(artifact),
@@ -157,11 +160,19 @@ def _changed_places(
 
 
 def _headline_order(
-    found: Sequence[tuple[str, dict[str, int]]], own: set[str], holding: set[str]
+    found: Sequence[tuple[str, dict[str, int]]], own: set[str], holding: set[str], *, one_frame: bool
 ) -> list[tuple[str, dict[str, int]]]:
     """The source lines a headline may name, best first: those of ops that are new or changed themselves
     (:func:`_changed_places`), the project's own lines before test files (an installed library's never),
-    those holding an op kind that appeared or disappeared first, then in the text's order."""
+    those holding an op kind that appeared or disappeared first, then in the text's order.
+
+    ``one_frame``: the text records one frame per line (the jaxpr: the innermost outside JAX), in the
+    order the program ran. Where its first changed op is a library's, the user's line that called the
+    library is not in it, and a later line of the user's is downstream of the edit: it names none.
+    """
+    first = next((place for place, _ in found if place in own), None)
+    if one_frame and first is not None and sources_.rank(first) == sources_.ELSEWHERE:
+        return []
     named = [(place, counts) for place, counts in found if place in own and sources_.rank(place) < sources_.ELSEWHERE]
     return sorted(named, key=lambda item: (sources_.rank(item[0]), item[0] not in holding))
 

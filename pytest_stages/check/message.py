@@ -168,10 +168,11 @@ def _ir_headline(group: Sequence[Finding]) -> str:
 
     A changed constant and nothing else: ``compiled: 1e-06 -> 1e-12 at model.py:30 in forward``.
     The location is the user's own line of an op the edit made or changed (never an installed
-    library's, a test file's only where no other is), from the text before XLA whose locations walk
-    the whole call stack (StableHLO first: what XLA did in consequence, the collectives a sharding
-    constraint adds at the optimizer, lands elsewhere; the jaxpr last: it records one frame, often a
-    library's), and the headline is cut before it, never through it. Removed lines have no source
+    library's, a test file's only where no other is), from the texts before XLA: the jaxpr first
+    where its first changed op is the user's own (it lists ops in the order the program ran, and
+    keeps ops such as ``stop_gradient`` that lowering drops), else StableHLO, whose locations walk
+    the whole call stack (what XLA did in consequence, the collectives a sharding constraint adds at
+    the optimizer, lands elsewhere); the headline is cut before it, never through it. Removed lines have no source
     line (the snapshot keeps none): ops only removed are never charged to a line, and the headline
     says so.
     """
@@ -206,8 +207,8 @@ def _ir_where(described: Finding | None, located: Finding | None) -> str:
     return ""
 
 
-# The texts whose source locations a headline names first: those before XLA that keep the whole call stack.
-LOCATION_ORDER = ("stablehlo", "hlo", "compiled", "jaxpr")
+# The texts whose source locations a headline names first: those before XLA (the program's order first).
+LOCATION_ORDER = ("jaxpr", "stablehlo", "hlo", "compiled")
 
 
 def _first_located(findings: Sequence[Finding]) -> Finding | None:
