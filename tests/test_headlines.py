@@ -3,6 +3,8 @@ optimizer's or the test file's when a user line exists; op kinds that appear or 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import TWO_CONFIGS
 from test_boundaries_drift import MLIR
@@ -12,6 +14,8 @@ from pytest_stages.ir.sources import ELSEWHERE, PROJECT, TEST_FILE, Location, de
 
 pytest.importorskip("flax.nnx")
 pytest.importorskip("optax")
+
+SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots"
 
 # The user's model (model.py), its train step in a file of its own (train.py, where the optimizer's
 # update is the user's line too) and the test. ``{...}`` are the lines the edits change.
@@ -191,3 +195,24 @@ def test_stop_gradient_is_headlined_at_its_line_not_at_the_optimizers(project) -
     headline = next(line for line in result.outlines if line.startswith("  IR: "))
     line = 1 + BERT.splitlines().index("        positions = {positions}")
     assert f" at bert.py:{line} in Block.__call__ (" in headline, headline
+
+
+def test_a_jaxpr_whose_first_changed_op_is_a_librarys_names_no_line(tmp_path) -> None:
+    """The jaxpr records one frame per op, in the order the program ran: where the first changed op is
+    a library's, the user's line that called it is not in the jaxpr, and a later line of the user's is
+    downstream of the edit. That text names none (StableHLO's call stacks will); one whose first
+    changed op is the user's names it."""
+    jaxpr = (SNAPSHOTS / "stages/rnn_decode/cpu1/rnn_decode.jaxpr.txt").read_text()
+    (tmp_path / "model.py").write_text("")
+    site = tmp_path.parent / "venv" / "lib" / "python3.11" / "site-packages" / "flax" / "linear.py"
+    library, own = describe_all([Location(str(site), 9, "f"), Location(str(tmp_path / "model.py"), 3, "g")], tmp_path)
+    lines = jaxpr.splitlines()
+    first, second = (next(k for k, line in enumerate(lines) if text in line) for text in ("= add j k", "= tanh l"))
+    lines[first], lines[second] = lines[first].replace("add", "sub"), lines[second].replace("tanh", "sin")
+    edited = "\n".join(lines) + "\n"
+    for places, named in (((library, own), []), ((own, library), ["model.py:3 in g"])):
+        located: list[str | None] = [None] * len(lines)
+        located[first], located[second] = places
+        found = compare_text("jaxpr", jaxpr, edited, diff_lines=8, locations=lambda located=located: located)
+        assert found is not None
+        assert [text.split(" (")[0] for text in found.locations] == named
