@@ -98,17 +98,20 @@ def ops_moved(**deltas: int) -> list[Finding]:
     return [compare_ops(dump(before), dump(after), before, after, diff_lines=5)]
 
 
-def test_op_kinds_in_a_headline_notable_first_then_the_largest_changes_then_fusions():
+def test_op_kinds_in_a_headline_notable_first_then_those_that_appear_or_disappear_then_the_largest_changes():
     found = ops_moved(add=-31, multiply=1, custom_call=2, rematted_computation=2, tanh=5, exp=-7)
+    assert found[0].detail["new_kinds"] == ["custom-call", "exp", "multiply", "rematted-computation"]
     assert message(found) == [
         "'f' on config cpu1 differs from its snapshots in snapshots/x/",
-        "  op structure: +2 custom-call, +2 rematted-computation, -31 add, -7 exp, 2 more op kinds, fusions 10 -> 11",
+        # exp disappears and multiply appears: before the 31 adds fewer
+        "  op structure: +2 custom-call, +2 rematted-computation, -7 exp, +1 multiply, 2 more op kinds, "
+        "fusions 10 -> 11",
         "- ops (f.ops.json): op structure changed: -31 add, +2 custom-call, -7 exp, +1 multiply, "
         "+2 rematted-computation, +5 tanh, fusions 10 -> 11 (-vv shows the diff)",
         UPDATE,
     ]
     four = ops_moved(add=-3, multiply=3, tanh=1, exp=-2)
-    assert message(four)[1] == "  op structure: -3 add, +3 multiply, -2 exp, +1 tanh, fusions 10 -> 11"
+    assert message(four)[1] == "  op structure: +3 multiply, -2 exp, -3 add, +1 tanh, fusions 10 -> 11"
 
 
 def test_a_few_short_budget_breaches_are_said_whole_in_the_headline_more_get_details():
@@ -150,7 +153,8 @@ def test_an_ir_headline_names_the_texts_the_ops_and_the_place_and_the_diffs_shar
     )
     call = Call("f", "cpu1", "snapshots/x/", {"stablehlo": "f.stablehlo.mlir", "jaxpr": "f.jaxpr.txt"})
     lines = call_message(call, Verdict(failing=(jx, stablehlo)), notes=[], diff_lines=6, full=False).splitlines()
-    assert lines[1] == "  IR: jaxpr, stablehlo changed; jaxpr: +1 sin, -1 tanh at m.py:11"
+    # the jaxpr's changed line is the user's own (plain text: nothing says otherwise), first in program order
+    assert lines[1] == "  IR: jaxpr, stablehlo changed; jaxpr: +1 sin, -1 tanh at jx.py:1 (1 changed)"
     assert lines[2:4] == ["- jaxpr (f.jaxpr.txt): IR drift", "    ops: +1 sin, -1 tanh"]
     assert "    ... 3 more diff lines (see -vv or --stages-report)" in lines
     assert lines[-2].startswith("    ... ") and lines[-2].endswith(" more diff lines (see -vv or --stages-report)")

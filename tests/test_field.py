@@ -68,7 +68,7 @@ def test_a_changed_literal_names_old_and_new_value_at_the_users_line(field):
     result.assert_outcomes(failed=1, deselected=4)
     line = line_of(field, "lm.py", "return bound(pz.nx.wrap(tokens)")
     assert headlines(result) == [
-        f"  IR: stablehlo, compiled changed; compiled: 1e-06 -> 1e-12 at lm.py:{line} in forward",
+        f"  IR: stablehlo, compiled changed; stablehlo: 1e-06 -> 1e-12 at lm.py:{line} in forward",
     ]
     result.stdout.fnmatch_lines([f"    constants: 1e-06 -> 1e-12 (* lines) at lm.py:{line} in forward"])
 
@@ -81,7 +81,7 @@ def test_no_headline_names_a_library_frame_when_a_frame_of_the_project_exists(fi
     result.assert_outcomes(failed=1, deselected=4)
     line = line_of(field, "lm.py", "return bound(pz.nx.wrap(tokens)")
     ir = [headline for headline in headlines(result) if headline.startswith("  IR: ")]
-    assert ir == [f"  IR: jaxpr, stablehlo, compiled changed at lm.py:{line} in forward (336 changed)"]
+    assert ir == [f"  IR: jaxpr, stablehlo, compiled changed at lm.py:{line} in forward (188 changed)"]
     assert not any("penzai/" in headline for headline in headlines(result))
     # The jaxpr keeps one frame per equation, penzai's: its details say so, the headline does not.
     result.stdout.fnmatch_lines(["    source: penzai/core/named_axes.py:* in *"])

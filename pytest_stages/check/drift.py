@@ -25,7 +25,8 @@ from pytest_stages.check.collectives import (
 )
 from pytest_stages.core.records import Change, Compared, Finding, Pair
 from pytest_stages.ir import hlo, literals
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir import sources as sources_
+from pytest_stages.ir.alpha import equivalent, naming
 from pytest_stages.ir.kernels import changed_lines
 from pytest_stages.ir.textdiff import (
     EditScript,
@@ -39,6 +40,8 @@ from pytest_stages.ir.textdiff import (
 )
 
 REPORT_ROWS = 400
+# The dialects whose lines record one source frame each, in the order the program ran (the jaxpr).
+ONE_FRAME = ("jaxpr",)
 CONSTANT = "constant"  # the subject of a drift whose changed lines include a changed scalar literal
 # A jaxpr equation's primitive: ``    c:f32[4] d:f32[4] = pjit[...]`` -> ``pjit``.
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
@@ -87,6 +90,7 @@ def compare_text(
     where = (locations() if locations else None) or []
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     constants = changed_constants(dialect, script, where)
+    new_kinds = _new_kinds(artifact, (expected, actual), counts)
     detail = {
         "summary": _summary_head(summary, structure, constants, script),
         "constants": constants,
@@ -94,7 +98,12 @@ def compare_text(
         "removed": removed,
         "hunks": side_by_side(script, REPORT_ROWS, where),
         "truncated": sum(map(len, hunks(script, context=3))) > REPORT_ROWS,
+        "new_kinds": new_kinds,
     }
+    own, holding = _changed_places(artifact, script, where, set(new_kinds)) if found else (set(), set())
+    headline_places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
+    order = _headline_order(found, own, holding, one_frame=dialect in ONE_FRAME)
+    headline_places += [describe_sources([place]) for place in order]
     diff, omitted = unified_cut(script, diff_lines)
     return Finding(
         check_kind(artifact),
@@ -105,14 +114,67 @@ def compare_text(
         subject=CONSTANT if constants else "",
         before=constants[0]["old"] if constants else None,
         after=constants[0]["new"] if constants else None,
-        locations=tuple(
-            dict.fromkeys([*(c["at"] for c in constants if c["at"]), *(describe_sources([place]) for place in found)])
-        ),
+        locations=tuple(dict.fromkeys(headline_places)),
         ops=op_deltas(*counts),
         moves=tuple(structure),
         diff=tuple(diff),
         omitted=omitted,
     )
+
+
+def _new_kinds(artifact: str, texts: tuple[str, str], counts: tuple[Counter[str], Counter[str]]) -> list[str]:
+    """The op kinds the drift made appear (none in the old text) or disappear (none in the new one):
+    ``counts`` are those of the differing lines, ``texts`` the whole old and new text."""
+    changed = {kind for kind in {*counts[0], *counts[1]} if counts[0][kind] != counts[1][kind]}
+    if not changed:
+        return []
+    whole = op_counts(artifact, texts[0]), op_counts(artifact, texts[1])
+    return sorted(kind for kind in changed if not whole[0][kind] or not whole[1][kind])
+
+
+def _changed_places(
+    artifact: str, script: EditScript, where: Sequence[str | None], kinds: set[str]
+) -> tuple[set[str], set[str]]:
+    """The places of the lines whose op itself is new or changed (added, or changed in more than which
+    values it reads: its op, type or attributes), and of those that hold an op of one of ``kinds``.
+
+    A line that only reads another value now is downstream of the edit (the sum that no longer adds
+    the weight decay), not where it was made.
+    """
+    naming_ = naming(BY_NAME[artifact].dialect)
+    own: set[str] = set()
+    holding: set[str] = set()
+    for row in script.rows:
+        if row.tag not in "+~" or row.new is None or row.new >= len(where):
+            continue
+        place, line = where[row.new], script.new[row.new]
+        if not place or place in own:
+            continue
+        old = script.old[row.old] if row.tag == "~" and row.old is not None else None
+        if old is not None and naming_ is not None and naming_.split.sub("", old) == naming_.split.sub("", line):
+            continue
+        own.add(place)
+        if kinds and not kinds.isdisjoint(op_counts(artifact, line)):
+            holding.add(place)
+    return own, holding
+
+
+def _headline_order(
+    found: Sequence[tuple[str, dict[str, int]]], own: set[str], holding: set[str], *, one_frame: bool
+) -> list[tuple[str, dict[str, int]]]:
+    """The source lines a headline may name, best first: those of ops that are new or changed themselves
+    (:func:`_changed_places`), the project's own lines before test files (an installed library's never),
+    those holding an op kind that appeared or disappeared first, then in the text's order.
+
+    ``one_frame``: the text records one frame per line (the jaxpr: the innermost outside JAX), in the
+    order the program ran. Where its first changed op is a library's, the user's line that called the
+    library is not in it, and a later line of the user's is downstream of the edit: it names none.
+    """
+    first = next((place for place, _ in found if place in own), None)
+    if one_frame and first is not None and sources_.rank(first) == sources_.ELSEWHERE:
+        return []
+    named = [(place, counts) for place, counts in found if place in own and sources_.rank(place) < sources_.ELSEWHERE]
+    return sorted(named, key=lambda item: (sources_.rank(item[0]), item[0] not in holding))
 
 
 def _summary_head(summary: str, structure: list[str], constants: list[dict[str, Any]], script: EditScript) -> list[str]:
@@ -130,22 +192,39 @@ def changed_constants(
 ) -> list[dict[str, Any]]:
     """The scalar literals the drift changed, by value: ``{"old", "new", "lines", "at"}``, at most ``limit``.
 
-    ``at`` is the source line of the first changed line, or of the first line using its value,
-    that has one (constants have none of their own).
+    Lines paired with others that differ only in their literal are read by value: counted over the
+    differing lines, an old value the new text holds fewer of was removed, a new value it holds more
+    of was added, and only those are paired, removed with added in the order of their lines. Literals
+    that only moved (two independent lines swapped, their constants with them) are paired by position,
+    not by meaning, and are never reported. ``at`` is the source line of the first line holding the new
+    value, or of the first line using it, that has one (constants have none of their own).
     """
+    removed, added = (literals.values(dialect, text.split("\n")) for text in script.differing())
+    gone, new = removed - added, added - removed
+    changes = literals.changed(dialect, _replaced(script))
+    olds = [change.old for change in changes if _take(gone, change.old)]
+    news = [change for change in changes if _take(new, change.new)]
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    for change in literals.changed(dialect, _replaced(script)):
-        key = (change.old, change.new)
+    for old, change in zip(olds, news, strict=False):
+        key = (old, change.new)
         if key not in found:
             if len(found) == limit:
                 continue
-            found[key] = {"old": change.old, "new": change.new, "lines": 0, "at": None}
+            found[key] = {"old": old, "new": change.new, "lines": 0, "at": None}
         entry = found[key]
         entry["lines"] += 1
         if entry["at"] is None and where:
             candidates = [change.line, *literals.users(dialect, script.new, change.line)]
             entry["at"] = next((where[k] for k in candidates if k < len(where) and where[k]), None)
     return list(found.values())
+
+
+def _take(counts: Counter[str], value: str) -> bool:
+    """Whether ``counts`` holds ``value`` still; if so, one is taken."""
+    if counts[value] <= 0:
+        return False
+    counts[value] -= 1
+    return True
 
 
 def _replaced(script: EditScript) -> list[tuple[str, str, int]]:

@@ -37,6 +37,7 @@ HEADLINE_METRICS = (
     "transcendentals",
 )
 HEADLINE_WIDTH = 160
+SAME_PROGRAM = "the program is the same up to the order of independent operations"
 # Op kinds a reviewer must see even when many others changed: rematerialization, custom calls.
 NOTABLE_OPS = ("remat", "checkpoint", "custom", "opt-barrier", "optimization_barrier")
 
@@ -175,10 +176,14 @@ def _ir_headline(group: Sequence[Finding]) -> str:
     """``jaxpr, compiled changed; compiled: +1 multiply at model.py:12 in block``.
 
     A changed constant and nothing else: ``compiled: 1e-06 -> 1e-12 at model.py:30 in forward``.
-    The location is the one of the text whose locations walk the whole call stack (compiled
-    HLO first, the jaxpr last: it records one frame, often a library's), and the headline is
-    cut before it, never through it. Removed lines have no source line (the snapshot keeps
-    none): ops only removed are never charged to a line, and the headline says so.
+    The location is the user's own line of an op the edit made or changed (never an installed
+    library's, a test file's only where no other is), from the texts before XLA: the jaxpr first
+    where its first changed op is the user's own (it lists ops in the order the program ran, and
+    keeps ops such as ``stop_gradient`` that lowering drops), else StableHLO, whose locations walk
+    the whole call stack (what XLA did in consequence, the collectives a sharding constraint adds at
+    the optimizer, lands elsewhere); the headline is cut before it, never through it. Removed lines have no source
+    line (the snapshot keeps none): ops only removed are never charged to a line, and the headline
+    says so.
     """
     names = ", ".join(dict.fromkeys(f.artifact for f in group))
     described = next((f for f in group if f.ops or f.moves), None)
@@ -192,7 +197,7 @@ def _ir_summary(group: Sequence[Finding], described: Finding | None) -> tuple[st
     constant = _first_located([f for f in group if f.subject == CONSTANT])
     located = _first_located(group)
     if described is not None:
-        summary = ", ".join(_ranked_ops(described.ops)) or described.moves[0]
+        summary = ", ".join(_ranked_ops(described.ops, _new_kinds(described))) or described.moves[0]
         return f"; {described.artifact}: {summary}", located
     if constant is not None:
         return f"; {constant.artifact}: {constant.before} -> {constant.after}", (
@@ -202,16 +207,17 @@ def _ir_summary(group: Sequence[Finding], described: Finding | None) -> tuple[st
 
 
 def _ir_where(described: Finding | None, located: Finding | None) -> str:
-    """Where the headline's change is: its first source location, or that removed ops have none."""
-    if described is not None and described.ops and all(delta < 0 for delta in described.ops.values()):
-        return " (removed; the snapshot keeps no source lines)"
+    """Where the headline's change is: its first source location (the user's own line of a changed or
+    added op, :func:`pytest_stages.check.drift.compare_text` orders them), else that removed ops have none."""
     if located is not None and located.locations:
         return f" at {located.locations[0]}"
+    if described is not None and described.ops and all(delta < 0 for delta in described.ops.values()):
+        return " (removed; the snapshot keeps no source lines)"
     return ""
 
 
-# The texts whose source locations a headline names first: those that keep the whole call stack.
-LOCATION_ORDER = ("compiled", "hlo", "stablehlo", "jaxpr")
+# The texts whose source locations a headline names first: those before XLA (the program's order first).
+LOCATION_ORDER = ("jaxpr", "stablehlo", "hlo", "compiled")
 
 
 def _first_located(findings: Sequence[Finding]) -> Finding | None:
@@ -224,7 +230,7 @@ def _first_located(findings: Sequence[Finding]) -> Finding | None:
 
 def _ops_headline(finding: Finding) -> str:
     """Moves into loops and collectives first, then op counts, largest first, then fusions and entry shapes."""
-    parts = [*finding.moves, *_ranked_ops(finding.ops)]
+    parts = [*finding.moves, *_ranked_ops(finding.ops, _new_kinds(finding))]
     if finding.before is not None:
         parts.append(f"fusions {finding.before} -> {finding.after}")
     if finding.subject:
@@ -232,9 +238,17 @@ def _ops_headline(finding: Finding) -> str:
     return ", ".join(parts)
 
 
-def _ranked_ops(ops: Mapping[str, int]) -> list[str]:
-    """``+2 remat, -31 b, +1 a, ...``: notable op kinds (remat, custom calls) first, then the largest changes."""
-    ranked = sorted(ops.items(), key=lambda item: (not _notable(item[0]), -abs(item[1]), item[0]))
+def _new_kinds(finding: Finding) -> frozenset[str]:
+    """The op kinds a drift made appear or disappear (its ``detail``'s ``new_kinds``)."""
+    return frozenset(finding.detail.get("new_kinds", ())) if finding.detail else frozenset()
+
+
+def _ranked_ops(ops: Mapping[str, int], new_kinds: frozenset[str] = frozenset()) -> list[str]:
+    """``+2 remat, +1 logistic, -1 tanh, -31 b, ...``: notable op kinds (remat, custom calls) first, then the
+    kinds that appeared or disappeared (``new_kinds``: ``erf`` replaced by ``tanh``), then the largest changes."""
+    ranked = sorted(
+        ops.items(), key=lambda item: (not _notable(item[0]), item[0] not in new_kinds, -abs(item[1]), item[0])
+    )
     shown = [f"{delta:+d} {name}" for name, delta in ranked[:HEADLINE_OPS]]
     if len(ranked) > HEADLINE_OPS:
         shown.append(f"{len(ranked) - HEADLINE_OPS} more op kinds")
@@ -340,15 +354,34 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
             if artifact in call.files
         }
     )
+    same = _same_program(call, verdict)
     return failure_message(
         title,
         verdict.failing,
         labels=labels,
-        notes=notes,
+        notes=[*notes, *same],
         footer=footer,
         diff_lines=diff_lines,
         full=full,
     )
+
+
+def _same_program(call: Call, verdict: Verdict) -> list[str]:
+    """``the program is the same ...``, where only what XLA compiled failed and the texts before it (jaxpr,
+    StableHLO) were compared and matched: the same program up to names and the order of independent
+    operations (a reorder of independent lines), compiled otherwise. Nothing where a text before XLA changed."""
+    failing = {f.artifact for f in verdict.failing}
+    if not failing or any(artifact not in BY_NAME or BY_NAME[artifact].stage != "compiled" for artifact in failing):
+        return []
+    skipped = {*verdict.churn, *verdict.unenforced}
+    front = [
+        artifact
+        for artifact in call.files
+        if artifact in BY_NAME and BY_NAME[artifact].is_text and BY_NAME[artifact].stage in ("jaxpr", "lowered")
+    ]
+    if not front or not skipped.isdisjoint(front):
+        return []
+    return [f"{SAME_PROGRAM} ({', '.join(front)} unchanged up to it); XLA compiled it otherwise"]
 
 
 def _also(passing: Sequence[Finding]) -> list[str]:

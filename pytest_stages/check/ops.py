@@ -56,8 +56,10 @@ def compare_ops(
     ends = [f"fusions {fusions[0]} -> {fusions[1]}"] if fusions[0] != fusions[1] else [""]
     ends += [ENTRY_CHANGED] if entry else []
     summary = ", ".join(part for part in [*loops, op_change_summary(*opcodes), *ends[:1], *moves, *ends[1:]] if part)
+    appeared = sorted(kind for kind in {*opcodes[0], *opcodes[1]} if not opcodes[0][kind] or not opcodes[1][kind])
     return replace(
         found,
+        detail={**(found.detail or {}), "new_kinds": appeared},
         message=f"{found.message}: {summary}" if summary else found.message,
         change=Change.OPS,
         subject=ENTRY_CHANGED if entry else "",

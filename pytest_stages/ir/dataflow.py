@@ -24,6 +24,13 @@ order. A loop's or a call's state in another order (its operands, parameters and
 permuted) is another text, not another order of the same lines: :mod:`pytest_stages.ir.loopstate`
 rewrites it into a canonical order from the hashes of the values passed in, and the text is
 ordered again, until it stays the same.
+
+A commutative operation's two operands are a multiset: ``add_any a b`` and ``add_any b a`` are one
+value (a backward pass sums two gradient contributions in the order their forward lines ran). Its
+hash reads the operands' hashes sorted, and its line is written with the operands in that order,
+so the texts compared are still the programs given, each operand swap being one that cannot change
+a value: exact IEEE ``add`` and ``multiply``, integer and boolean ``and``/``or``/``xor``, ``eq``/``ne``
+(never ``max``/``min``, whose choice between ``-0.0`` and ``0.0`` may follow the order).
 """
 
 from __future__ import annotations
@@ -44,7 +51,8 @@ class Order:
     a block may be called above its definition (StableHLO's ``@main`` first), so blocks are read callees
     first, and each call knows its callee's hash and whether it has a side effect. ``continued``: a line
     indented deeper than its unit's first line continues it (a jaxpr eqn's outputs or operands wrapped
-    over lines), and ``movable`` is matched on the unit's lines joined."""
+    over lines), and ``movable`` is matched on the unit's lines joined. ``commutative``: a one-line operation
+    whose two operands may be swapped, as (head, operand, operand, tail)."""
 
     movable: re.Pattern[str]
     glued: re.Pattern[str]
@@ -52,6 +60,7 @@ class Order:
     blocks: re.Pattern[str]
     callers_first: bool = False
     continued: bool = False
+    commutative: re.Pattern[str] | None = None
 
 
 def _any_of(*needles: str) -> Callable[[str], bool]:
@@ -101,6 +110,10 @@ ORDERS = {
             "control-predecessors=",
         ),
         blocks=re.compile(r"(?:ENTRY[ \t]+)?%?[\w.\-]++ \("),
+        commutative=re.compile(
+            r"([ \t]*+(?:ROOT[ \t]+)?%?[\w.\-]++ = \S++ (?:add|multiply|and|or|xor)\()"
+            r"(%?[\w.\-]++), (%?[\w.\-]++)(\).*)$"
+        ),
     ),
     "mlir": Order(
         movable=re.compile(r"[ \t]*+(?:%[^=\n]+ = (?:\"?[a-z_]+\.|call @)|func\.func |sdy\.mesh )"),
@@ -112,6 +125,11 @@ ORDERS = {
         ),
         blocks=re.compile(r"[ \t]*+func\.func "),
         callers_first=True,
+        # the pretty form only (one type for operands and result): the generic form types each operand
+        commutative=re.compile(
+            r"([ \t]*+%[\w$\-]++ = stablehlo\.(?:add|multiply|and|or|xor) )"
+            r"(%[\w$\-]++(?:#\d+)?), (%[\w$\-]++(?:#\d+)?)( : [^(].*)$"
+        ),
     ),
     "jaxpr": Order(
         movable=re.compile(r"[ \t]*+(?:[a-z_]+:\S+\s+)+=[ \t]"),
@@ -123,6 +141,8 @@ ORDERS = {
         ),
         blocks=re.compile(r"(?!)"),
         continued=True,
+        # an operand is a variable or a literal ("mul 0.5:f32[] a")
+        commutative=re.compile(r"([ \t]*+[a-z_]+:\S+ = (?:add|add_any|mul|and|or|xor|eq|ne) )(\S+) (\S+)()$"),
     ),
 }
 # A function's name as StableHLO defines it ("func.func private @inner(") and calls it ("call @inner(").
@@ -339,14 +359,17 @@ class _Graph:
         """
         own, bodies = ([0], []) if len(lines) == 1 else _bodies(lines, self.nets[offset : offset + len(lines)])
         own_text = "\n".join(lines[k] for k in own)
-        parts = self.splits[own_text[:1] not in " \t" or len(lines) > 1].split(own_text)
+        split = self.splits[own_text[:1] not in " \t" or len(lines) > 1]
+        if len(lines) == 1 and self.order.commutative is not None:
+            own_text = self._operands_sorted(own_text, split)
+        parts = split.split(own_text)
         tokens = parts[1::2]
         defs = self._own_defs(parts, own_text)
         hashes = self.hashes
         if self.wanted:
             self._probe(lines, own, offset)
         outer = self._bind_parameters(defs, "".join(parts[::2])) if bodies else {}
-        out = list(lines)
+        out = [own_text] if len(lines) == 1 else list(lines)
         pure = self._own_pure(own_text)
         inner, pure_bodies = self._reorder_bodies(lines, out, bodies, offset, shared=shared)
         pure = pure and pure_bodies
@@ -362,6 +385,22 @@ class _Graph:
         if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
             self.effectful.update(defs[:1])
         return digest, out, pure
+
+    def _operands_sorted(self, line: str, split: re.Pattern[str]) -> str:
+        """``line`` with a commutative operation's two operands in the order of their hashes (as it is otherwise)."""
+        found = self.order.commutative.match(line) if self.order.commutative is not None else None
+        if found is None:
+            return line
+        first, second = (self._hashed(split, found[k]) for k in (2, 3))
+        if first <= second:
+            return line
+        return f"{found[1]}{found[3]}{line[found.end(2) : found.start(3)]}{found[2]}{found[4]}"
+
+    def _hashed(self, split: re.Pattern[str], text: str) -> tuple[str, ...]:
+        """``text`` (an operand) with each name it reads as the hash of what defines it."""
+        parts = split.split(text)
+        parts[1::2] = map(self.hashes.get, parts[1::2], parts[1::2])
+        return tuple(parts)
 
     def _probe(self, lines: list[str], own: Sequence[int], offset: int) -> None:
         """Keep the hashes of the names on a unit's own lines that :attr:`wanted` names, read where the

@@ -9,6 +9,7 @@ constants to the staging frame), so the lines that use it are where the user's c
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -52,6 +53,14 @@ def changed(dialect: str | None, pairs: Sequence[tuple[str, str, int]]) -> list[
         if _skeleton(pattern, old) == _skeleton(pattern, new):
             found.append(LiteralChange(shown_value(old_values[0]), shown_value(new_values[0]), index))
     return found
+
+
+def values(dialect: str | None, lines: Sequence[str]) -> Counter[str]:
+    """The scalar literals of ``lines``, counted by value as :func:`shown_value` writes it."""
+    pattern = LITERAL.get(dialect or "")
+    if pattern is None:
+        return Counter()
+    return Counter(shown_value(value) for line in lines for value in pattern.findall(line))
 
 
 def _skeleton(pattern: re.Pattern[str], line: str) -> str:

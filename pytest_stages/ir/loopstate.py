@@ -733,8 +733,9 @@ def _jaxpr_param(text: str, lines: list[str], at: int | None, lets: Mapping[str,
     if value.startswith("{ lambda "):
         return _jaxpr_lambda(lines, at)
     name = value.strip()
-    # named twice: where it is defined and by this eqn (any other mention, even as text, leaves it be)
-    if name not in lets or len(re.findall(rf"\b{re.escape(name)}\b", text)) != 2:
+    # named twice: where it is defined and by this eqn (any other mention, even as text, leaves it be;
+    # a parameter's key, ``jaxpr=``, is no mention: a let is often named ``jaxpr`` itself)
+    if name not in lets or len(re.findall(rf"(?<![\w.]){re.escape(name)}(?![\w=])", text)) != 2:
         return None
     jaxpr = _jaxpr_lambda(lines, lets[name])
     return jaxpr if jaxpr is not None and not jaxpr.consts.strip() else None

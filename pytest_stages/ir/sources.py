@@ -294,8 +294,32 @@ def _aligned(lines: Sequence[str], wheres: Sequence[Location | None], normalized
 _PACKAGE = Path(__file__).resolve().parents[1]  # pytest_stages/, this file being pytest_stages/ir/sources.py
 
 
-def describe_all(locations: Located, root: Path | None) -> Sequence[str | None]:
-    """Each location as text relative to ``root``; None where unknown or inside pytest-stages.
+class Place(str):
+    """A source line as text (``model.py:12 in block``), with ``rank``: how much of the user's own code it is.
+
+    :data:`PROJECT` a file of the project (``root``) that is no test file, :data:`TEST_FILE` a test
+    file there, :data:`ELSEWHERE` anything else (an installed library such as flax or optax, a file
+    outside the project): a headline names the first two only, the project's own lines first.
+    """
+
+    rank: int
+
+    def __new__(cls, text: str, rank: int) -> Place:
+        place = super().__new__(cls, text)
+        place.rank = rank
+        return place
+
+
+PROJECT, TEST_FILE, ELSEWHERE = 0, 1, 2
+
+
+def rank(place: str) -> int:
+    """A place's :attr:`Place.rank`; :data:`PROJECT` for plain text (nothing says it is not the user's)."""
+    return getattr(place, "rank", PROJECT)  # (read by name: a test session may import this module twice)
+
+
+def describe_all(locations: Located, root: Path | None) -> Sequence[Place | None]:
+    """Each location as text relative to ``root`` (a :class:`Place`); None where unknown or inside pytest-stages.
 
     The frame named is the innermost one inside ``root`` (the user's project) that is not a
     test file, else the innermost test file there, else the location itself. JAX charges
@@ -306,7 +330,7 @@ def describe_all(locations: Located, root: Path | None) -> Sequence[str | None]:
     """
     resolved_root = None if root is None else root.resolve()
     resolved: dict[str, Path] = {}
-    described: dict[Location, str | None] = {}
+    described: dict[Location, Place | None] = {}
 
     def path_of(file: str) -> Path:
         if file not in resolved:
@@ -319,7 +343,12 @@ def describe_all(locations: Located, root: Path | None) -> Sequence[str | None]:
             return None
         return frame.at(frame.file if resolved_root is None else _shown_path(frame.file, path, resolved_root))
 
-    def describe(k: int) -> str | None:
+    def ranked(frame: Location, ours: bool) -> int:
+        if ours:
+            return TEST_FILE if _is_test_file(frame.file) else PROJECT
+        return ELSEWHERE if resolved_root is not None or frame.in_library else PROJECT
+
+    def describe(k: int) -> Place | None:
         where = locations[k]
         if where is None:
             return None
@@ -327,14 +356,18 @@ def describe_all(locations: Located, root: Path | None) -> Sequence[str | None]:
             if path_of(where.file).is_relative_to(_PACKAGE):
                 described[where] = None
                 return None
-            frames = [where, *where.callers]
+            frames = [(frame, False) for frame in (where, *where.callers)]
             if resolved_root is not None:
                 # A pseudo-file (``<string>``: code run by exec) is no file of the project, wherever it resolves.
                 ours = [
-                    f for f in frames if not f.file.startswith("<") and path_of(f.file).is_relative_to(resolved_root)
+                    (f, True)
+                    for f, _ in frames
+                    if not f.file.startswith("<") and path_of(f.file).is_relative_to(resolved_root)
                 ]
-                frames = sorted(ours, key=lambda f: _is_test_file(f.file)) + frames
-            described[where] = next((text for text in map(shown, frames) if text is not None), None)
+                frames = sorted(ours, key=lambda pair: _is_test_file(pair[0].file)) + frames
+            described[where] = next(
+                (Place(text, ranked(frame, ours)) for frame, ours in frames if (text := shown(frame)) is not None), None
+            )
         return described[where]
 
     return Lazy(len(locations), describe)

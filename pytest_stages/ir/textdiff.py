@@ -103,6 +103,13 @@ class EditScript:
         """Indexes of the rows that are not ``=``."""
         return (k for k, row in enumerate(self.rows) if row.tag != "=")
 
+    def same_text(self, row: Row) -> bool:
+        """Whether ``row`` is a line changed in place whose text is the same on both sides: a name on it
+        now stands for another value, which the rows that define those values show. Shown as context
+        (a ``-x``/``+x`` pair of equal lines says nothing a reader can see), still counted where the
+        changed lines come from."""
+        return row.tag == "~" and row.old is not None and row.new is not None and self.old[row.old] == self.new[row.new]
+
 
 class _Dialect:
     """How one kind of stage text names values: its tokens, their canonical form, and definitions.
@@ -598,10 +605,11 @@ def common_prefix(first: Sequence[str], second: Sequence[str]) -> int:
 
 
 def hunks(script: EditScript, context: int = CONTEXT) -> list[list[Row]]:
-    """Runs of single-line rows around the changes, with ``context`` unchanged lines either side."""
+    """Runs of single-line rows around the changes, with ``context`` unchanged lines either side; a row
+    whose text is the same on both sides (:meth:`EditScript.same_text`) is one of the unchanged lines."""
     groups: list[list[Row]] = []
     current: list[Row] | None = None
-    rows = script.rows
+    rows = [Row("=", row.old, row.new) if script.same_text(row) else row for row in script.rows]
     for k, row in enumerate(rows):
         if row.tag != "=":
             if current is None:
