@@ -100,7 +100,7 @@ def test_migrating_is_its_own_step_and_says_what_it_rewrites(old_project):
     assert f"pytest-stages: migrated {len(migrated)} file(s) to snapshot format {FORMAT_VERSION}:" in out
     result.stdout.fnmatch_lines(
         [
-            f"  {NNX}/_stages.json: the folder's format and the pytest-stages version that wrote it",
+            f"  {NNX}/_stages.json: the folder's metadata as this version records it (format, version, environment)",
             f"  {NNX}/sgd_step.compiled.hlo.txt: the stage text normalized as this version normalizes it (names kept)",
             f"  {NNX}/sgd_step.sharding.json: outputs named as the function returns them",
         ]

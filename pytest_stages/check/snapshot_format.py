@@ -42,9 +42,11 @@ def recorded_format(meta: Mapping[str, Any] | None) -> int:
     return int(meta["format"]) if meta else FORMAT_VERSION
 
 
-def older(meta: Mapping[str, Any]) -> bool:
-    """Whether a folder was written in an older format than this version writes (``--stages-migrate`` rewrites it)."""
-    return recorded_format(meta) < FORMAT_VERSION
+def older(meta: Mapping[str, Any], full: Mapping[str, Any]) -> bool:
+    """Whether a folder was written by an older version than this one writes it (``--stages-migrate`` rewrites
+    it): in an older format, or without keys this version records (``full``: its metadata as this version
+    writes it)."""
+    return recorded_format(meta) < FORMAT_VERSION or not set(full) <= set(meta)
 
 
 def incomparable(meta: Mapping[str, Any] | None, version: str) -> str | None:

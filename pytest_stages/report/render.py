@@ -183,7 +183,7 @@ def _closing_lines(report: RunReport) -> list[str]:
 
 # Why --stages-migrate rewrote a file (core.records.Migration), as the summary says it.
 _MIGRATIONS = {
-    Migration.FORMAT: "the folder's format and the pytest-stages version that wrote it",
+    Migration.FORMAT: "the folder's metadata as this version records it (format, version, environment)",
     Migration.NORMALIZED: "the stage text normalized as this version normalizes it (names kept)",
     Migration.OUTPUTS: "outputs named as the function returns them",
 }

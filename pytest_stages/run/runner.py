@@ -481,9 +481,12 @@ class StageSnapshot:
         compared = self._compare(result, snapshots, change, self._context(result, meta))
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
-        migrating = session.options.migrate and meta is not None and snapshot_format.older(meta)
-        # A folder re-recorded because this version cannot compare its format is in this one afterwards.
-        new_meta = self._meta(meta, current, migrating=migrating or rerecord)
+        # What this version records of the folder; --stages-migrate writes it where an older version recorded
+        # less (an older format, or keys it did not record). A folder re-recorded because this version cannot
+        # compare its format is in this one afterwards.
+        full_meta = self._meta(meta, current, migrating=True)
+        migrating = session.options.migrate and meta is not None and snapshot_format.older(meta, full_meta)
+        new_meta = full_meta if migrating or rerecord else self._meta(meta, current, migrating=False)
         queued = len(self.pending)
         self._queue_writes(
             result,
