@@ -69,6 +69,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "CPU architecture (a plain update refuses to)",
     )
     group.addoption(
+        "--stages-migrate",
+        action="store_true",
+        default=False,
+        help="with --stages-update: also rewrite snapshot folders of an older pytest-stages format in this "
+        "version's (a plain update never rewrites a file for its format alone); lists each file and why",
+    )
+    group.addoption(
         "--stages-configs",
         metavar="NAMES",
         default=None,
@@ -128,6 +135,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 STAGES_OPTIONS = (
     "stages_update",
     "stages_rerecord",
+    "stages_migrate",
     "stages_configs",
     "stages_check",
     "stages_prune",
@@ -415,10 +423,16 @@ def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Opti
     rerecord = config.getoption("stages_rerecord")
     if rerecord and not config.getoption("stages_update"):
         raise ConfigError("--stages-rerecord re-records snapshots: use it together with --stages-update.")
+    migrate = config.getoption("stages_migrate")
+    if migrate and not config.getoption("stages_update"):
+        raise ConfigError(
+            "--stages-migrate rewrites snapshots in this version's format: use it together with --stages-update."
+        )
     return Options(
         pending=_pending_dir(config, settings, snapshots),
         update=config.getoption("stages_update"),
         rerecord=rerecord,
+        migrate=migrate,
         configs=names,
         check=parse_choices("--stages-check", check, CHECK_KINDS) if check is not None else (),
         report=report,

@@ -163,10 +163,19 @@ def test_another_cpu_architecture_leaves_the_compiled_artifacts_unchecked(record
 
 
 def test_a_folder_recorded_before_the_environment_keys_still_passes(recorded):
+    """The keys an older version did not record are no reason for an update to write; a migration records them."""
     _edit_meta(recorded, FOLDER, staging=..., device_kind=..., machine=..., pytest_stages=...)
     recorded.run().assert_outcomes(passed=1)
-    result = recorded.run("--stages-update")
-    result.stdout.fnmatch_lines(["pytest-stages: wrote 1 snapshot file(s)", f"  {FOLDER}_stages.json"])
+    recorded.run("--stages-update").stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
+    result = recorded.run("--stages-update", "--stages-migrate")
+    result.stdout.fnmatch_lines(
+        [
+            "pytest-stages: wrote 1 snapshot file(s)",
+            f"  {FOLDER}_stages.json",
+            "pytest-stages: migrated 1 file(s) to snapshot format 2:",
+            f"  {FOLDER}_stages.json: the folder's metadata as this version records it (format, version, environment)",
+        ]
+    )
     assert json.loads((recorded.path / FOLDER / "_stages.json").read_text())["machine"] == machine()
 
 

@@ -72,12 +72,42 @@ def test_snapshots_of_an_earlier_pytest_stages_compare_with_no_false_failure(old
     assert _files(old_project.path) == before, "a compare run writes nothing"
 
 
-def test_an_update_after_the_upgrade_keeps_names(old_project):
-    """The update writes the old texts in this version's form: nothing renamed, outputs named as returned."""
+def test_older_snapshots_that_pass_leave_nothing_pending_and_an_update_writes_nothing(old_project, tmp_path):
+    """Their format alone is no reason to write: a compare leaves no pending call, an update writes 0 files.
+
+    Before: the compare left 3 calls pending and the update rewrote 21 files (every compiled text
+    renormalized, the NNX outputs renamed, each folder's _stages.json), none of them a program change.
+    """
     before = _files(old_project.path)
-    old_project.runpytest("--stages-update", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+    compared = old_project.runpytest("-p", "no:cacheprovider", "--stages-pending", str(tmp_path / "pending"))
+    compared.assert_outcomes(passed=3)
+    assert "left what --stages-update would write" not in compared.stdout.str()
+    assert not (tmp_path / "pending").exists() or not any((tmp_path / "pending").rglob("*.json"))
+
+    updated = old_project.runpytest("--stages-update", "-p", "no:cacheprovider")
+    updated.assert_outcomes(passed=3)
+    updated.stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
+    assert _files(old_project.path) == before
+
+
+def test_migrating_is_its_own_step_and_says_what_it_rewrites(old_project):
+    """``--stages-update --stages-migrate`` writes the old texts in this version's form (nothing renamed,
+    outputs named as returned, format 2 recorded) and lists each file with its reason."""
+    before = _files(old_project.path)
+    result = old_project.runpytest("--stages-update", "--stages-migrate", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
     after = _files(old_project.path)
     assert sorted(after) == sorted(before)
+    migrated = {path for path in after if after[path] != before[path]}
+    out = result.stdout.str()
+    assert f"pytest-stages: migrated {len(migrated)} file(s) to snapshot format {FORMAT_VERSION}:" in out
+    result.stdout.fnmatch_lines(
+        [
+            f"  {NNX}/_stages.json: the folder's metadata as this version records it (format, version, environment)",
+            f"  {NNX}/sgd_step.compiled.hlo.txt: the stage text normalized as this version normalizes it (names kept)",
+            f"  {NNX}/sgd_step.sharding.json: outputs named as the function returns them",
+        ]
+    )
     for path, text in before.items():
         name = Path(path).name
         if name == "_stages.json":
@@ -103,6 +133,51 @@ def test_an_update_after_the_upgrade_keeps_names(old_project):
     assert [leaf for _, leaf in sorted(sharding["outputs"].items())] == [
         leaf for _, leaf in sorted(old["outputs"].items())
     ], "the same leaves, in the same flat order, renamed"
+    old_project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+    again = old_project.runpytest("--stages-update", "--stages-migrate", "-p", "no:cacheprovider")
+    again.stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
+    assert "migrated" not in again.stdout.str()
+
+
+def test_migrate_needs_update(old_project):
+    result = old_project.runpytest("--stages-migrate", "-p", "no:cacheprovider")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*--stages-migrate rewrites snapshots in this version's format: use it together*"])
+
+
+def test_an_accepted_change_on_older_snapshots_writes_only_the_change(old_project):
+    """A real change (``wide``'s constant; ``sgd_step`` no longer donating its model) on format-1 snapshots:
+    only the files whose program changed are written, each changed only where its program did; the
+    NNX placement keeps its format-1 output names and every _stages.json stays as it was, so that the
+    next compare reads them as it reads the rest."""
+    before = _files(old_project.path)
+    suite = old_project.path / "test_upgrade_suite.py"
+    source = suite.read_text()
+    suite.write_text(source.replace("* 3.0 + x", "* 4.0 + x").replace("@nnx.jit(donate_argnums=0)", "@nnx.jit"))
+    old_project.runpytest("--stages-update", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+    after = _files(old_project.path)
+    written = sorted(path for path in after if after[path] != before[path])
+    wide = "snapshots/test_upgrade_suite/test_wide/cpu1"
+    assert [path for path in written if "test_nnx" not in path] == [
+        f"{wide}/_stages.json",
+        f"{wide}/wide.compiled.hlo.txt",
+        f"{wide}/wide.jaxpr.txt",
+        f"{wide}/wide.stablehlo.mlir",
+    ], written
+    assert f"{NNX}/sgd_step.sharding.json" in written
+    for path in (p for p in written if p.endswith("_stages.json")):  # only the manifest a prune needs is added
+        meta = json.loads(after[path])
+        assert meta == {**json.loads(before[path]), "files": meta["files"]}
+    for path in written[-3:]:
+        removed = set(before[path].splitlines()) - set(after[path].splitlines())
+        assert removed and len(removed) <= 2, removed
+        assert all("3" in line for line in removed), removed
+    old, new = (json.loads(side[f"{NNX}/sgd_step.sharding.json"]) for side in (before, after))
+    assert sorted(new["outputs"]) == sorted(old["outputs"]), "format-1 output names kept"
+    assert new["outputs"] == old["outputs"]
+    assert old["inputs"]["model.l1.bias"]["aliased_to"] == "output[0][0].states[0][0]"
+    assert new["inputs"]["model.l1.bias"]["aliased_to"] is None
+    assert {k: {**v, "aliased_to": None, "donated": False} for k, v in old["inputs"].items()} == new["inputs"]
     old_project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
 
 

@@ -10,8 +10,14 @@ Whatever the format, a stored stage text is normalized again with this version's
 before it is compared (an improved normalization, such as a host key dropped from compiled
 HLO or sorted ``backend_config`` keys, never fails a test), and a format-1 placement snapshot's
 output names are read as format 2 names them. A format this version cannot compare (older than
-:data:`OLDEST_FORMAT`, or newer than :data:`FORMAT_VERSION`) is said once per session. Pure:
-no JAX, no files.
+:data:`OLDEST_FORMAT`, or newer than :data:`FORMAT_VERSION`) is said once per session.
+
+An older format that compares is never rewritten for its format alone: an update writes only
+the files whose program changed (a placement snapshot with the folder's output names), and the
+folder's ``_stages.json`` keeps the format and version it records, so that a pull request holds
+the change and nothing else. Migrating is its own step, ``pytest --stages-update
+--stages-migrate``, which rewrites every file not yet in this version's form (:func:`migration`)
+and says why. Pure: no JAX, no files.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.core.records import Migration
 from pytest_stages.ir.normalize import to_json
 
 FORMAT_VERSION = 2
@@ -33,6 +40,13 @@ NAMED_OUTPUTS = 2
 def recorded_format(meta: Mapping[str, Any] | None) -> int:
     """The format a folder was written in (a folder with no metadata yet is written in this one)."""
     return int(meta["format"]) if meta else FORMAT_VERSION
+
+
+def older(meta: Mapping[str, Any], full: Mapping[str, Any]) -> bool:
+    """Whether a folder was written by an older version than this one writes it (``--stages-migrate`` rewrites
+    it): in an older format, or without keys this version records (``full``: its metadata as this version
+    writes it)."""
+    return recorded_format(meta) < FORMAT_VERSION or not set(full) <= set(meta)
 
 
 def incomparable(meta: Mapping[str, Any] | None, version: str) -> str | None:
@@ -53,6 +67,45 @@ def incomparable(meta: Mapping[str, Any] | None, version: str) -> str | None:
             "re-record them with this version"
         )
     return f"{said}: run `pytest --stages-update` once"
+
+
+def migration(
+    artifact: str, text: str, renames: Callable[[], Mapping[str, str]] | None
+) -> tuple[str, Migration] | None:
+    """A stored snapshot text as this version writes it and why it differs, or None when it is in that form."""
+    form = current_form(artifact, text, renames)
+    if form == text:
+        return None
+    return form, Migration.NORMALIZED if BY_NAME[artifact].is_text else Migration.OUTPUTS
+
+
+def kept_format(recorded: Mapping[str, Any] | None, written: Mapping[str, Any]) -> dict[str, Any]:
+    """A folder's metadata ``written`` by an update, with the format and the version that wrote it the
+    ``recorded`` ones: only a migration (or a folder's first record) changes them."""
+    if not recorded:
+        return {**written, "format": FORMAT_VERSION}
+    out = {k: v for k, v in written.items() if k != "pytest_stages"}
+    out["format"] = recorded_format(recorded)
+    if "pytest_stages" in recorded:
+        out["pytest_stages"] = recorded["pytest_stages"]
+    return out
+
+
+def records_other(recorded: Mapping[str, Any], written: Mapping[str, Any]) -> bool:
+    """Whether ``written`` metadata holds another value for a key the ``recorded`` one has (keys added don't count)."""
+    return any(written.get(key) != value for key, value in recorded.items())
+
+
+def older_outputs(data: Any, renames: Mapping[str, str]) -> Any:
+    """A placement snapshot, as this version builds it, with the output names of a format-1 folder.
+
+    The inverse of the renaming :func:`current_form` reads such a folder with, so that a changed
+    placement file written into a folder of format 1 changes only where its program did.
+    """
+    if not isinstance(data, dict) or not renames:
+        return data
+    back = {new: old for old, new in renames.items()}
+    return renamed_outputs(data, back) if len(back) == len(renames) else data
 
 
 def current_form(artifact: str, text: str, renames: Callable[[], Mapping[str, str]] | None = None) -> str:

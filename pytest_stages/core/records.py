@@ -27,6 +27,14 @@ class Kind(StrEnum):
     SKIPPED = "skipped"
 
 
+class Migration(StrEnum):
+    """Why ``--stages-migrate`` rewrote a snapshot file of an older format."""
+
+    FORMAT = "format"  # _stages.json: the folder's format and the version that wrote it
+    NORMALIZED = "normalized"  # a stage text, normalized as this version normalizes it
+    OUTPUTS = "outputs"  # a placement snapshot, its outputs named as the function returns them
+
+
 class Status(StrEnum):
     """An artifact's state in one call: the summary table's cells."""
 
@@ -164,6 +172,8 @@ class CallRecord:
     step: dict[str, Any] = field(default_factory=dict)
     # ``--stages-pending``: the name of the pending set that holds what an update would write for this call.
     pending: str = ""
+    # ``--stages-migrate``: each file rewritten in this version's format (its path) and why.
+    migrated: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The report entry (schema ``pytest-stages-report/1``): plain dicts, lists and strings.
@@ -177,6 +187,7 @@ class CallRecord:
             "deltas": {metric: list(pair) for metric, pair in self.deltas.items()},
             "findings": [finding.to_dict() for finding in self.findings],
             "written": list(self.written),
+            "migrated": dict(self.migrated),
             "version_change": list(self.version_change),
             "compile_seconds": dict(self.compile_seconds),
             "step": dict(self.step),

@@ -5,11 +5,17 @@ everything after it, and a snapshot written as JAX prints it shows that renumber
 hundreds of changed lines. :func:`keep_names` gives each name of the new text the old
 snapshot's name wherever the renumbering-proof alignment (:mod:`pytest_stages.ir.textdiff`)
 pairs it with an old one, every other name its own where no pair took it (``@main`` stays
-``@main``), and else a fresh one that collides with no name of either text. The result is
+``@main``), and else a fresh one that collides with no name of either text. A function's
+name is never kept for another: a function (StableHLO's ``@name``, an HLO computation) takes
+an old function's name only where the two are the same without their numbers (``@argmax_0``
+for ``@argmax``, never ``@argmax`` for ``@argmin``), since JAX names functions after the user's;
+values (``%12``, ``%cst_3``, ``add.3.1``, a jaxpr's ``bq``) are only numbered. The result is
 the new text up to a one-to-one renaming
 (:func:`pytest_stages.ir.alpha.equivalent`, checked before it is returned), so it stays
 valid text of its dialect and compares equal to what JAX prints. A text equivalent to its
-snapshot gives the snapshot back byte for byte; one without a snapshot keeps JAX's names.
+snapshot gives the snapshot back byte for byte; one without a snapshot keeps JAX's names. A
+jaxpr, whose lines break where its names make them long, keeps the snapshot's line breaks too
+wherever its words are the snapshot's.
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from pytest_stages.ir import hlo
 from pytest_stages.ir.alpha import Naming, equivalent, naming
-from pytest_stages.ir.textdiff import edit_script
+from pytest_stages.ir.textdiff import edit_script, matches
 
 # Words a jaxpr prints besides names: never a fresh variable name.
 _JAXPR_WORDS = frozenset({"lambda", "let", "in"})
@@ -27,6 +34,10 @@ _JAXPR_WORDS = frozenset({"lambda", "let", "in"})
 _WORD = re.compile(r"[a-z]+")
 # A name without its number, per dialect: "add.3.1" -> "add" (HLO); "%cst_12" -> "%cst", "%12" -> "%" (StableHLO).
 _NUMBER = {"hlo": re.compile(r"(?:\.\d+)+$"), "mlir": re.compile(r"_?\d+$")}
+# A function's name without its numbers: "@argmax_0" -> "@argmax", "region_17.23" -> "region".
+_FUNCTION_NUMBER = re.compile(r"(?:[._]?\d+)+$")
+# A placeholder for a name in a word's text: NUL never appears in a stage text.
+_SLOT = "\0"
 
 
 def keep_names(dialect: str | None, old: str | None, new: str) -> str:
@@ -41,7 +52,22 @@ def keep_names(dialect: str | None, old: str | None, new: str) -> str:
     if equivalent(dialect, old, new):
         return old
     renamed = _Renaming(dialect, rules, old, new).text()
-    return renamed if equivalent(dialect, renamed, new) else new
+    if not equivalent(dialect, renamed, new):
+        return new
+    laid_out = _laid_out(old, renamed) if rules.wrapped else renamed
+    return laid_out if equivalent(dialect, laid_out, new) else renamed
+
+
+def _laid_out(old: str, new: str) -> str:
+    """``new`` with ``old``'s line breaks and indents between the words the two share in order.
+
+    A dialect that wraps its lines by the width of its names breaks them where its new names
+    made them long; under the snapshot's names the same words are laid out as the snapshot was.
+    """
+    old_words, new_words = (re.split(r"(\s+)", text) for text in (old, new))
+    paired = dict(matches(old_words[::2], new_words[::2]))
+    spaces = {j: old_words[2 * i - 1] for i, j in paired.items() if i and j and paired.get(i - 1) == j - 1}
+    return "".join(spaces.get((k + 1) // 2, word) if k % 2 else word for k, word in enumerate(new_words))
 
 
 class _Renaming:
@@ -50,6 +76,7 @@ class _Renaming:
     def __init__(self, dialect: str | None, rules: Naming, old: str, new: str) -> None:
         self.dialect, self.rules = dialect, rules
         self.old_names, self.new_names = rules.names(old), rules.names(new)
+        self.functions = _functions(dialect, rules, old) | _functions(dialect, rules, new)
         self.old_lines = list(rules.lines(old))
         self.new_lines = list(rules.lines(new))
         # (scope, new key) -> the key it is written with; keys taken per scope
@@ -67,16 +94,24 @@ class _Renaming:
         return used
 
     def _pair_aligned(self, old: str, new: str) -> None:
-        """Propose each aligned name pair: all names of an unchanged line, the definitions of a changed one."""
+        """Propose each aligned name pair: all names of an unchanged line, the definitions of a changed one.
+
+        A dialect that wraps its lines by the width of its names (``Naming.wrapped``) pairs its
+        wrapped binder lists, and what the lines left unpaired, word by word (:meth:`_pair_words`).
+        """
         script = edit_script(self.dialect, old, new)
         for row in script.rows:
             if row.old is None or row.new is None:
                 continue
             for k in range(row.count):
                 self._pair_lines(row.old + k, row.new + k, whole=row.tag == "=")
+        if self.rules.wrapped:
+            self._pair_words(old, new)
 
     def _pair_lines(self, i: int, j: int, *, whole: bool) -> None:
         (_, old_parts), (new_scope, new_parts) = self.old_lines[i], self.new_lines[j]
+        if self.rules.wrapped and (self._listing(old_parts) or self._listing(new_parts)):
+            return
         if whole and len(old_parts) == len(new_parts) and old_parts[::2] == new_parts[::2]:
             pairs = zip(old_parts[1::2], new_parts[1::2], strict=True)
         else:
@@ -89,6 +124,37 @@ class _Renaming:
             if old_key in self.old_names and new_key in self.new_names:
                 self._propose(self._scope(new_key, new_scope), new_key, old_key)
 
+    def _listing(self, parts: list[str]) -> bool:
+        """Whether a line of a wrapped dialect is part of a wrapped list of binders (no equation's
+        ``=``): its names pair by their place in the list (:meth:`_pair_words`), not by its line."""
+        line = "".join(parts)
+        return " = " not in line and bool(self.rules.defined(line))
+
+    def _pair_words(self, old: str, new: str) -> None:
+        """Propose the name pairs of the words the alignment matches, line breaks ignored: binders first.
+
+        A jaxpr wraps a binder list or an equation where its names make the line long, so one
+        inserted equation, renaming every later variable, moves the breaks of every long line:
+        a wrapped binder list pairs by position only word by word. The words of both texts are
+        aligned without their names (``bq:f32[64]`` -> ``\0:f32[64]``).
+        """
+        words = [self._words(text, names) for text, names in ((old, self.old_names), (new, self.new_names))]
+        matched = matches([skeleton for skeleton, _ in words[0]], [skeleton for skeleton, _ in words[1]])
+        for binders in (True, False):
+            for i, j in matched:
+                (skeleton, old_keys), (_, new_keys) = words[0][i], words[1][j]
+                if (":" in skeleton) == binders:
+                    for old_key, new_key in zip(old_keys, new_keys, strict=True):
+                        self._propose(-1, new_key, old_key)
+
+    def _words(self, text: str, names: frozenset[str]) -> list[tuple[str, list[str]]]:
+        """The whitespace-separated words of ``text``: each with its names as :data:`_SLOT`, and those names."""
+        parts = self.rules.split.split(text)
+        found = [token for token in parts[1::2] if token in names]
+        parts[1::2] = (_SLOT if token in names else token for token in parts[1::2])
+        keys = iter(found)
+        return [(word, [next(keys) for _ in range(word.count(_SLOT))]) for word in "".join(parts).split()]
+
     def _scope(self, key: str, scope: int) -> int:
         """The scope a name lives in: its line's for a scoped sigil, else the whole text (-1)."""
         return scope if self.rules.is_scoped(key) else -1
@@ -96,6 +162,12 @@ class _Renaming:
     def _propose(self, scope: int, new_key: str, old_key: str) -> None:
         """``new_key`` is written ``old_key`` unless either is already paired in its scope (first pair wins)."""
         if (scope, new_key) in self.chosen or (scope, old_key) in self.taken:
+            return
+        if (old_key in self.functions or new_key in self.functions) and (
+            new_key not in self.functions
+            or old_key not in self.functions
+            or _FUNCTION_NUMBER.sub("", old_key) != _FUNCTION_NUMBER.sub("", new_key)
+        ):
             return
         if (old_key[:1] in "%^@" or new_key[:1] in "%^@") and old_key[:1] != new_key[:1]:
             return
@@ -139,6 +211,17 @@ class _Renaming:
                     parts[k] = self._name(self._scope(parts[k], scope), parts[k])
             out.append("".join(parts))
         return "\n".join(out)
+
+
+def _functions(dialect: str | None, rules: Naming, text: str) -> frozenset[str]:
+    """The keys of the functions ``text`` defines: StableHLO's ``@name``, HLO's computations (none in a jaxpr,
+    whose ``let name = {`` and ``name=`` are no variables)."""
+    if dialect == "mlir":
+        return frozenset(key for key in rules.names(text) if key[:1] == "@")
+    if dialect == "hlo":
+        headers = map(hlo.parse_computation, text.split("\n"))
+        return frozenset(rules.key(header.name) for header in headers if header is not None)
+    return frozenset()
 
 
 def _jaxpr_name(n: int) -> str:

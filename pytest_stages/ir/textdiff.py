@@ -13,7 +13,7 @@ The whole module is aligned, whatever its length, in close to linear time: commo
 lines are skipped, the aligned end of the differing middle is found on a rough key (the
 lines without any character the canonical form may drop: one C pass) and checked pair by
 pair, and the common tail is free while no name is renamed. What lies between is anchored
-patience-style (:func:`_matches`): lines whose canonical form occurs once on each side (a
+patience-style (:func:`matches`): lines whose canonical form occurs once on each side (a
 computation's or function's header, a distinctive op), and beyond them each canonical
 line's k-th occurrence counted from either end of the stretch, so that the repeated layers
 of a model anchor too; the longest chain of anchors in order on both sides is kept, and the
@@ -362,14 +362,14 @@ def _opcodes(
     raw: tuple[Sequence[str], Sequence[str]],
     key: Callable[[str], str] | None,
 ) -> Iterator[tuple[str, int, int, int, int]]:
-    """The opcodes of :func:`_matches`, with each small uneven replace block aligned again on ``key``.
+    """The opcodes of :func:`matches`, with each small uneven replace block aligned again on ``key``.
 
-    :func:`_matches` leaves no equal line inside a replace block; a small uneven one is aligned
+    :func:`matches` leaves no equal line inside a replace block; a small uneven one is aligned
     on ``key`` of the ``raw`` lines (their real text without its names): a line that now reads
     another value (``dot_general %arg0`` -> ``dot_general %0``) is paired with its old self as
     changed, so that the names it defines are known renamed.
     """
-    for tag, i1, i2, j1, j2 in _opcodes_of(_matches(old, new), len(old), len(new)):
+    for tag, i1, i2, j1, j2 in _opcodes_of(matches(old, new), len(old), len(new)):
         if tag != "replace" or i2 - i1 == j2 - j1 or (i2 - i1) * (j2 - j1) > SMALL or key is None:
             yield tag, i1, i2, j1, j2
             continue
@@ -378,8 +378,8 @@ def _opcodes(
             yield "replace" if part == "equal" else part, i1 + c1, i1 + c2, j1 + d1, j1 + d2
 
 
-def _matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
-    """Pairs ``(i, j)`` of equal lines, in order on both sides: the alignment of the whole texts.
+def matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` of equal lines (or any items), in order on both sides: the alignment of the whole texts.
 
     Each stretch still to align first gives its common head and tail; a small one (old x new
     lines at most ``SMALL``) is aligned by difflib without autojunk (repeated layers are lines

@@ -17,10 +17,11 @@ from typing import Any
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.analyse.step_time import SECONDS
 from pytest_stages.check.figure_text import metric_short
+from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import PathError, Use, checked_path, shown_path, write_atomically
-from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding
+from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Migration
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, format_seconds, relative_change
 from pytest_stages.report import drift, html_report_, message_
@@ -194,11 +195,31 @@ def _closing_lines(report: RunReport) -> list[str]:
     written = [path for record in records for path in record.written]
     if report.update:
         lines += [f"{PREFIX}wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
+        lines += _migrated_lines(records)
     lines += _improved_lines(report)
     lines += _skip_lines(records)
     lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
     lines += _pending_lines(records, report.pending_path)
     return lines
+
+
+# Why --stages-migrate rewrote a file (core.records.Migration), as the summary says it.
+_MIGRATIONS = {
+    Migration.FORMAT: "the folder's metadata as this version records it (format, version, environment)",
+    Migration.NORMALIZED: "the stage text normalized as this version normalizes it (names kept)",
+    Migration.OUTPUTS: "outputs named as the function returns them",
+}
+
+
+def _migrated_lines(records: Sequence[CallRecord]) -> list[str]:
+    """``--stages-migrate``: each file rewritten in this version's format, and why."""
+    migrated = sorted((path, why) for record in records for path, why in record.migrated.items())
+    if not migrated:
+        return []
+    return [
+        f"{PREFIX}migrated {len(migrated)} file(s) to snapshot format {FORMAT_VERSION}:",
+        *(f"  {path}: {_MIGRATIONS[Migration(why)]}" for path, why in migrated),
+    ]
 
 
 def _improved_lines(report: RunReport) -> list[str]:

@@ -34,7 +34,7 @@ from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import parse_json
-from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Pair, Status
+from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Migration, Pair, Status
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.run import alpha, compare, drift, message_, pending_, rename, sources
 from pytest_stages.stage import frame_stack, measure, plan
@@ -84,6 +84,8 @@ class Options:
     pending: Path | None = None
     # ``--stages-measure``: time each compiled call on its attached device, beside its estimated step time.
     measure: bool = False
+    # ``--stages-migrate`` (with ``--stages-update``): rewrite folders of an older snapshot format in this one.
+    migrate: bool = False
 
 
 def environment() -> dict[str, str]:
@@ -277,9 +279,8 @@ def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result:
     if current != expected:  # written by an older pytest-stages: compared as this one writes it
         out.current[name] = expected = current
         snapshot = Snapshot(snapshot.path, current)
-        if _unchanged(name, current, result):
+        if _unchanged(name, current, result):  # its format alone is no reason to write it (--stages-migrate is)
             out.status[name] = Status.OK
-            out.changed.append(name)  # an update rewrites it in the current form
             return
     actual = result.serialized(name)
     found = _compare_artifact(name, snapshot, actual, result, context)
@@ -357,6 +358,8 @@ class PendingWrite:
     path: Path
     text: str
     record: CallRecord
+    # Why --stages-migrate writes it (None: its program changed, or it is new).
+    migration: Migration | None = None
 
 
 def write_pending(pending: list[PendingWrite], store: SnapshotStore, rootpath: Path) -> None:
@@ -367,7 +370,10 @@ def write_pending(pending: list[PendingWrite], store: SnapshotStore, rootpath: P
     finally:
         for write in pending:
             if write.path in done:
-                write.record.written.append(write.path.relative_to(rootpath).as_posix())
+                path = write.path.relative_to(rootpath).as_posix()
+                write.record.written.append(path)
+                if write.migration is not None:
+                    write.record.migrated[path] = write.migration
         pending.clear()
 
 
@@ -484,15 +490,23 @@ class StageSnapshot:
         compared = self._compare(result, snapshots, change, self._context(result, meta))
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
-        new_meta = self._meta(meta, current)
+        # What this version records of the folder; --stages-migrate writes it where an older version recorded
+        # less (an older format, or keys it did not record). A folder re-recorded because this version cannot
+        # compare its format is in this one afterwards.
+        full_meta = self._meta(meta, current, migrating=True)
+        migrating = session.options.migrate and meta is not None and snapshot_format.older(meta, full_meta)
+        new_meta = full_meta if migrating or rerecord else self._meta(meta, current, migrating=False)
         queued = len(self.pending)
         self._queue_writes(
             result,
             compared,
             record,
             {name: compared.current.get(name, snapshot.text) for name, snapshot in snapshots.items()},
-            meta_text=None if new_meta == meta else to_json(new_meta),
+            meta_text=to_json(new_meta) if self._meta_due(meta, new_meta, migrating=migrating or rerecord) else None,
+            renames=self._context(result, meta).renames,
         )
+        if migrating:
+            self._migrate(record, snapshots, self._context(result, meta).renames)
         if session.options.pending is not None and not policy.update:
             self._keep_pending(record, self.pending[queued:], current)
         conclude(
@@ -632,22 +646,55 @@ class StageSnapshot:
         old: Mapping[str, str | None],
         *,
         meta_text: str | None,
+        renames: Callable[[], Mapping[str, str]] | None,
     ) -> None:
         """Keep the changed artifacts (and the folder's metadata where it changed) to write if the test passes.
 
-        A changed stage text keeps the names of its ``old`` snapshot wherever the alignment maps them.
+        A changed stage text keeps the names of its ``old`` snapshot wherever the alignment maps them;
+        a changed placement snapshot in a folder of format 1 (``renames`` given) keeps its output names.
         """
         if compared.changed:
             self.pending += [
                 PendingWrite(
-                    self.folder.artifact(result.name, n),
-                    rename.keep_names(BY_NAME[n].dialect, old.get(n), result.serialized(n)),
-                    record,
+                    self.folder.artifact(result.name, n), self._written(result, n, old.get(n), renames), record
                 )
                 for n in compared.changed
             ]
         if meta_text is not None and all(p.path != self.folder.meta for p in self.pending):
             self.pending.append(PendingWrite(self.folder.meta, meta_text, record))
+
+    @staticmethod
+    def _written(
+        result: StageResult, name: str, old: str | None, renames: Callable[[], Mapping[str, str]] | None
+    ) -> str:
+        """What an update writes of a changed artifact: a stage text under its snapshot's names, a placement
+        snapshot with its folder's output names."""
+        described = BY_NAME[name]
+        if described.is_text:
+            return rename.keep_names(described.dialect, old, result.serialized(name))
+        if renames is None or described.family != "placement" or old is None:
+            return result.serialized(name)
+        return to_json(snapshot_format.older_outputs(result.analyses[name], renames()))
+
+    def _migrate(
+        self, record: CallRecord, snapshots: Mapping[str, Snapshot], renames: Callable[[], Mapping[str, str]] | None
+    ) -> None:
+        """``--stages-migrate``: each snapshot file of the call not yet in this version's form, rewritten in it.
+
+        Pure rewriting of what is stored (no file is compared or re-recorded here), so a folder taken
+        on a chip this host does not have migrates too; the folder's metadata is queued by the caller.
+        """
+        queued = {write.path for write in self.pending}
+        for name, snapshot in snapshots.items():
+            if snapshot.text is None or snapshot.path in queued:
+                continue
+            found = snapshot_format.migration(name, snapshot.text, renames)
+            if found is not None:
+                self.pending.append(PendingWrite(snapshot.path, found[0], record, found[1]))
+        self.pending = [
+            dataclasses.replace(write, migration=Migration.FORMAT) if write.path == self.folder.meta else write
+            for write in self.pending
+        ]
 
     def _failure(
         self,
@@ -702,13 +749,26 @@ class StageSnapshot:
             )
         return meta
 
-    def _meta(self, recorded: Mapping[str, Any] | None, current: Mapping[str, Any]) -> dict[str, Any]:
-        """The folder's metadata after this run: its other keys kept, the environment its files were made in."""
-        return {
-            **environment_.after_update(recorded, current),
-            "format": snapshot_format.FORMAT_VERSION,
-            "devices": self.active.config.devices,
-        }
+    @staticmethod
+    def _meta_due(recorded: Mapping[str, Any] | None, written: Mapping[str, Any], *, migrating: bool) -> bool:
+        """Whether an update writes the folder's metadata: a folder's first record, a migration, or a value it
+        records that changed (the jax version of an upgrade, the staging of a new artifact); never for keys an
+        older version did not record, nor for a changed file alone (its pull request holds the change only)."""
+        if written == recorded:
+            return False
+        return recorded is None or migrating or snapshot_format.records_other(recorded, written)
+
+    def _meta(
+        self, recorded: Mapping[str, Any] | None, current: Mapping[str, Any], *, migrating: bool
+    ) -> dict[str, Any]:
+        """The folder's metadata after this run: its other keys kept, the environment its files were made in.
+
+        Its format and the version that wrote it stay the recorded ones unless ``migrating``.
+        """
+        written = {**environment_.after_update(recorded, current), "devices": self.active.config.devices}
+        if migrating:
+            return {**written, "format": snapshot_format.FORMAT_VERSION}
+        return snapshot_format.kept_format(recorded, written)
 
     def flush(self) -> None:
         """Write pending snapshot files (update mode, after the test passed), noting each in its record."""
