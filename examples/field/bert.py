@@ -77,19 +77,20 @@ class Bert(eqx.Module):
         return jax.vmap(self.head_out)(x)
 
 
-def loss(model: Bert, tokens: jax.Array, padding: jax.Array, targets: jax.Array, masked: jax.Array) -> jax.Array:
-    """Cross-entropy on the masked positions of a ``[batch, seq]`` batch."""
-    logits = jax.vmap(model)(tokens, padding)
-    losses = optax.softmax_cross_entropy_with_integer_labels(logits, targets)
-    return jnp.sum(losses * masked) / jnp.maximum(jnp.sum(masked), 1)
+def loss(model: Bert, batch: dict[str, jax.Array]) -> jax.Array:
+    """Cross-entropy on the masked positions of a batch of ``[batch, seq]`` arrays: ``tokens``,
+    ``padding`` (true where a token is real), ``targets`` and ``masked`` (1.0 where the loss counts)."""
+    logits = jax.vmap(model)(batch["tokens"], batch["padding"])
+    losses = optax.softmax_cross_entropy_with_integer_labels(logits, batch["targets"])
+    return jnp.sum(losses * batch["masked"]) / jnp.maximum(jnp.sum(batch["masked"]), 1)
 
 
 OPTIMIZER = optax.adamw(1e-4, weight_decay=0.01)
 
 
 @eqx.filter_jit
-def train_step(model: Bert, opt_state, tokens, padding, targets, masked):
+def train_step(model: Bert, opt_state: optax.OptState, batch: dict[str, jax.Array]):
     """One AdamW step on the model's arrays: the new model, the new optimizer state, the loss."""
-    value, grads = eqx.filter_value_and_grad(loss)(model, tokens, padding, targets, masked)
+    value, grads = eqx.filter_value_and_grad(loss)(model, batch)
     updates, opt_state = OPTIMIZER.update(grads, opt_state, eqx.filter(model, eqx.is_array))
     return eqx.apply_updates(model, updates), opt_state, value

@@ -16,8 +16,12 @@ BATCH, SEQ = 8, 64
 def test_bert_train_step(stage_snapshot, stage_config):
     model = bert.Bert(jax.random.key(0))
     opt_state = bert.OPTIMIZER.init(eqx.filter(model, eqx.is_array))
-    batch = jnp.zeros((BATCH, SEQ), jnp.int32), jnp.ones((BATCH, SEQ), jnp.bool_)
-    batch += jnp.zeros((BATCH, SEQ), jnp.int32), jnp.zeros((BATCH, SEQ), jnp.float32)
+    batch = {
+        "tokens": jnp.zeros((BATCH, SEQ), jnp.int32),
+        "padding": jnp.ones((BATCH, SEQ), jnp.bool_),
+        "targets": jnp.zeros((BATCH, SEQ), jnp.int32),
+        "masked": jnp.zeros((BATCH, SEQ), jnp.float32),
+    }
     if stage_config.mesh.size > 1:  # cpu8: the batch split over the mesh's data axis
         batch = jax.device_put(batch, NamedSharding(stage_config.mesh, P("data")))
-    stage_snapshot(bert.train_step, model, opt_state, *batch, name="train_step")
+    stage_snapshot(bert.train_step, model, opt_state, batch, name="train_step")
