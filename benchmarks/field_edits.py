@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import pytest
 from diff_churn import _git, _replace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +37,7 @@ FIELD = ROOT / "examples" / "field"
 CONFIGS = ("cpu1", "cpu8", "v5e")
 # The issue's goals: PR lines per file at most this many times its semantic rows; a one-constant edit's total.
 RATIO_GOAL, CONSTANT_GOAL = 2.0, 60
+NO_TESTS = pytest.ExitCode.NO_TESTS_COLLECTED
 
 
 @dataclass(frozen=True)
@@ -425,8 +427,8 @@ def _changed_files(repo: Path) -> dict[str, int]:
     return out
 
 
-def measure(repo: Path, edit: Edit, configs: tuple[str, ...]) -> Result:
-    """Apply ``edit``, compare, accept it, count the churn, revert."""
+def measure(repo: Path, edit: Edit, configs: tuple[str, ...]) -> Result | None:
+    """Apply ``edit``, compare, accept it, count the churn, revert (None: no call of it runs on ``configs``)."""
     start = time.perf_counter()
     if (repo / edit.path).read_text(encoding="utf-8").count(edit.old) != 1:
         raise SystemExit(f"{edit.path} does not hold the line edit {edit.name} changes exactly once: {edit.old!r}")
@@ -437,6 +439,9 @@ def measure(repo: Path, edit: Edit, configs: tuple[str, ...]) -> Result:
     select = _selection(edit, configs)
     compared = _pytest(repo, edit.tests, select)
     outcomes = _outcomes(compared.stdout)
+    if compared.returncode == NO_TESTS:  # none of the edit's calls runs on the configs chosen
+        _git(repo, "reset", "-q", "--hard", "start")
+        return None
     if not outcomes:
         raise SystemExit(f"edit {edit.name}: no call ran:\n{compared.stdout[-3000:]}")
     verdict = "pass" if all(o == "passed" for o in outcomes.values()) else "fail"
@@ -550,8 +555,11 @@ def main() -> None:
         _git(repo, "tag", "start")
         results = []
         for edit in chosen:
-            results.append(measure(repo, edit, configs))
-            r = results[-1]
+            r = measure(repo, edit, configs)
+            if r is None:
+                print(f"{edit.name}: skipped, none of its calls ({edit.select}) runs on {','.join(configs)}")
+                continue
+            results.append(r)
             print(
                 f"{edit.name}: {r.verdict} (expected {edit.expected}), {len(r.files)} files, "
                 f"{sum(f.pr_lines for f in r.files)} PR lines, {r.seconds:.0f} s",
