@@ -1,6 +1,7 @@
 """The field list (issue #58): one-line edits of real model code, their verdicts, headlines and pull-request churn.
 
 Usage: python benchmarks/field_edits.py [--only EDIT ...] [--configs cpu1,cpu8,v5e] [--json PATH]
+       python benchmarks/field_edits.py --table PATH   (the table of a saved run)
 
 Copies examples/field (penzai, Flax NNX, Equinox and diffrax models: docs/field.md) into a
 scratch git repository, records the snapshots the chosen edits need (``--stages-update``) and
@@ -28,6 +29,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from diff_churn import _git, _replace
@@ -467,7 +469,7 @@ def report(results: list[Result]) -> str:
     out = ["| edit | kind | library | expected | verdict | headline | names the edit | PR lines | semantic rows |"]
     out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
-        first = next((lines[0] for lines in r.headlines.values() if lines), "")
+        first = " / ".join(next((lines for lines in r.headlines.values() if lines), []))
         pr, semantic = sum(f.pr_lines for f in r.files), sum(f.semantic_rows for f in r.files)
         cut = "*" if any(f.cut for f in r.files) else ""
         out.append(
@@ -527,12 +529,30 @@ def _as_json(result: Result) -> dict[str, object]:
     return data
 
 
+def _from_json(data: dict[str, Any]) -> Result:
+    """A result as ``--json`` saved it."""
+    edit = Edit(**{**data["edit"], "tests": tuple(data["edit"]["tests"]), "uses": tuple(data["edit"]["uses"])})
+    files = [FileChurn(**{k: v for k, v in item.items() if k != "ratio"}) for item in data["files"]]
+    return Result(**{**data, "edit": edit, "files": files})
+
+
+def _save(path: Path | None, results: list[Result]) -> None:
+    if path:
+        path.write_text(json.dumps([_as_json(r) for r in results], indent=1) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", metavar="EDIT", help="the edits to run (names or parts of them)")
     parser.add_argument("--configs", default=",".join(CONFIGS), help="the configs to run (default: %(default)s)")
-    parser.add_argument("--json", type=Path, help="save the results here")
+    parser.add_argument("--json", type=Path, help="save the results here (after each edit)")
+    parser.add_argument(
+        "--table", type=Path, metavar="JSON", help="print the table of results --json saved; run nothing"
+    )
     args = parser.parse_args()
+    if args.table:
+        print(report([_from_json(item) for item in json.loads(args.table.read_text(encoding="utf-8"))]))
+        return
     chosen = [e for e in EDITS if not args.only or any(word in e.name for word in args.only)]
     configs = tuple(c for c in args.configs.split(",") if c)
     if not chosen or not set(configs) <= set(CONFIGS):
@@ -560,6 +580,7 @@ def main() -> None:
                 print(f"{edit.name}: skipped, none of its calls ({edit.select}) runs on {','.join(configs)}")
                 continue
             results.append(r)
+            _save(args.json, results)
             print(
                 f"{edit.name}: {r.verdict} (expected {edit.expected}), {len(r.files)} files, "
                 f"{sum(f.pr_lines for f in r.files)} PR lines, {r.seconds:.0f} s",
@@ -567,8 +588,6 @@ def main() -> None:
             )
     print()
     print(report(results))
-    if args.json:
-        args.json.write_text(json.dumps([_as_json(r) for r in results], indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
