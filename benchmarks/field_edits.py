@@ -259,7 +259,7 @@ EDITS = (
         "equinox",
         "bert.py",
         "            x = layer(x, mask)",
-        "            x = jax.checkpoint(layer)(x, mask)",
+        "            x = eqx.filter_checkpoint(layer)(x, mask)",
         "fail",
         *BERT_TRAIN,
     ),
@@ -328,6 +328,7 @@ class Result:
     named: str = "-"
     files: list[FileChurn] = field(default_factory=list)
     seconds: float = 0.0
+    error: str = ""  # the update failed: the failure's first lines (the edit breaks the program)
 
 
 def _pytest(repo: Path, tests: tuple[str, ...], select: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -366,6 +367,13 @@ def _headlines(stdout: str) -> dict[str, list[str]]:
         else:
             inside = False
     return out
+
+
+def _first_error(stdout: str) -> str:
+    """The first ``pytest-stages: ...`` failure of an update and the line after it, joined."""
+    lines = stdout.splitlines()
+    start = next((k for k, line in enumerate(lines) if line.startswith("pytest-stages: ")), None)
+    return " ".join(line.strip() for line in lines[start : start + 2]) if start is not None else stdout[-500:]
 
 
 def _line_numbers(repo: Path, path: str, texts: tuple[str, ...]) -> list[int]:
@@ -449,12 +457,12 @@ def measure(repo: Path, edit: Edit, configs: tuple[str, ...]) -> Result | None:
     verdict = "pass" if all(o == "passed" for o in outcomes.values()) else "fail"
     headlines = _headlines(compared.stdout)
     updated = _pytest(repo, edit.tests, select, "--stages-update")
-    if updated.returncode:
-        raise SystemExit(f"edit {edit.name}: the update failed:\n{updated.stdout[-3000:]}")
+    error = "" if updated.returncode == 0 else _first_error(updated.stdout)
     files = [FileChurn(path, lines, *_diff_rows(repo, path)) for path, lines in sorted(_changed_files(repo).items())]
     _git(repo, "reset", "-q", "--hard", "start")
     _git(repo, "clean", "-fdq")
     result = Result(edit, f"{edit.path}:{','.join(map(str, edited))}", verdict, outcomes, headlines, files=files)
+    result.error = error
     result.named = _named(headlines, edit.path, edited, uses)
     result.seconds = time.perf_counter() - start
     return result
@@ -472,6 +480,7 @@ def report(results: list[Result]) -> str:
         first = " / ".join(next((lines for lines in r.headlines.values() if lines), []))
         pr, semantic = sum(f.pr_lines for f in r.files), sum(f.semantic_rows for f in r.files)
         cut = "*" if any(f.cut for f in r.files) else ""
+        first = f"update failed: {r.error}" if r.error else first
         out.append(
             f"| {r.edit.name} ({r.edited}) | {r.edit.kind} | {r.edit.library} | {r.edit.expected} | {r.verdict} "
             f"| {first.replace('|', '/')} | {r.named} | {pr} | {semantic}{cut} |"
