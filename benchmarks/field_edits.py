@@ -573,7 +573,7 @@ def main() -> None:
         tests = tuple(sorted({t for e in chosen for t in e.tests}))
         select = " or ".join(f"({_selection(e, configs)})" for e in chosen)
         done = _pytest(repo, tests, select, "--stages-update")
-        if done.returncode:
+        if done.returncode not in {0, NO_TESTS}:
             raise SystemExit(f"recording the corpus failed:\n{done.stdout[-3000:]}")
         print(f"recorded {len(_outcomes(done.stdout))} calls in {time.perf_counter() - started:.0f} s", flush=True)
         _git(repo, "init", "-q")
