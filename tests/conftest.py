@@ -75,7 +75,7 @@ REQUIRE_EXTRAS = "STAGES_REQUIRE_EXTRAS"
 
 
 # The extras that are libraries rather than accelerator plugins, and the modules each brings.
-LIBRARY_EXTRAS = {"field": ("penzai", "diffrax")}
+LIBRARY_EXTRAS = {"field": ("penzai", "diffrax", "flax", "equinox")}
 
 
 def missing_extras(extras: tuple[str, ...]) -> list[str]:

@@ -1,7 +1,8 @@
 """The field corpus (examples/field): findings on real model-library code point at the user's lines.
 
 Each test copies the corpus project into a pytester folder, records one call, edits the user's
-module (``lm.py``, ``ode.py``: the code around penzai and diffrax) and reads the failure message.
+module (``lm.py``, ``ode.py``, ``gemma.py``: the code around penzai, diffrax and Flax NNX) and reads
+the failure message.
 Skipped without the ``field`` extra (with the install command); CI installs it and must run them.
 """
 
@@ -26,7 +27,7 @@ def field(pytester: pytest.Pytester) -> Project:
     Its libraries are imported here, once: pytester's in-process runs forget the modules a run
     imports, and re-importing penzai in each would cost seconds.
     """
-    for module in ("penzai.models.transformer.variants.llamalike_common", "diffrax", "optax"):
+    for module in ("penzai.models.transformer.variants.llamalike_common", "diffrax", "optax", "flax.nnx"):
         importlib.import_module(module)
     for name in ("pyproject.toml", "lm.py", "ode.py", "test_corpus.py"):
         shutil.copy(FIELD / name, pytester.path / name)
@@ -121,3 +122,19 @@ def test_two_independent_projections_swapped_is_no_drift_and_rewrites_nothing(fi
     field.run(*SOLVE).assert_outcomes(passed=1, deselected=4)
     field.run("--stages-update", *SOLVE).assert_outcomes(passed=1, deselected=4)
     assert field.snapshots() == before
+
+
+def test_a_changed_constant_of_the_flax_nnx_model_names_its_values_at_the_line_that_uses_it(field):
+    """The NNX Gemma (one block, so that it compiles in seconds): the RMS epsilon is named where it is used."""
+    for name in ("gemma.py", "test_gemma.py"):
+        shutil.copy(FIELD / name, field.path / name)
+    edit(field, "gemma.py", "LAYERS = 6\n", "LAYERS = 1\n")
+    train = ("test_gemma.py", "-k", "test_gemma_train_step and cpu1")
+    field.run("--stages-update", *train).assert_outcomes(passed=1, deselected=3)
+    edit(field, "gemma.py", "RMS_EPS = 1e-6\n", "RMS_EPS = 1e-5\n")
+    result = field.run(*train)
+    result.assert_outcomes(failed=1, deselected=3)
+    line = line_of(field, "gemma.py", "jax.lax.rsqrt(variance + RMS_EPS)")
+    assert headlines(result) == [
+        f"  IR: jaxpr, stablehlo, compiled changed; compiled: 1e-06 -> 1e-05 at gemma.py:{line} in RMSNorm.__call__",
+    ]
