@@ -807,7 +807,7 @@ def parse_tolerances(raw: Any, where: str) -> dict[str, float]:
         raise ConfigError(f"{where} must be a table of metric = relative tolerance.")
     for metric in raw:
         key = figure_key(str(metric))
-        if str(metric) != "default" and key not in FIGURE_NAMES and not _per_operand(key):
+        if metric not in TOLERANCE_METRICS and key not in FIGURE_NAMES and not _per_operand(key):
             raise ConfigError(
                 f"{where}: unknown metric {metric!r}{close_match(str(metric), TOLERANCE_METRICS)}; choose from "
                 f"{listing(TOLERANCE_METRICS)} or a per-operand cost figure such as 'bytes accessed0{{}}' or "

@@ -57,7 +57,7 @@ def test_unknown_budget_and_tolerance_names_are_errors_with_the_close_match(proj
     assert result.ret == 4
     assert (
         "ERROR: pytest-stages: [tool.pytest_stages.budgets] '*': unknown budget metric 'temp_byte' (did you mean "
-        "'temp_bytes'?); use one of flops, transcendentals, bytes_accessed, temp_bytes,"
+        "'temp_bytes'?); use one of flops, transcendentals, bytes_accessed, estimated_seconds, temp_bytes,"
     ) in result.stderr.str()
 
 

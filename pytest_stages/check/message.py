@@ -369,10 +369,13 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
 def _same_program(call: Call, verdict: Verdict) -> list[str]:
     """``the program is the same ...``, where only what XLA compiled failed and the texts before it (jaxpr,
     StableHLO) were compared and matched: the same program up to names and the order of independent
-    operations (a reorder of independent lines), compiled otherwise. Nothing where a text before XLA changed."""
+    operations (a reorder of independent lines), compiled otherwise. Nothing where a text before XLA changed,
+    or where the compiled text itself matched."""
     failing = {f.artifact for f in verdict.failing}
     if not failing or any(artifact not in BY_NAME or BY_NAME[artifact].stage != "compiled" for artifact in failing):
         return []
+    if not any(BY_NAME[artifact].is_text for artifact in failing):
+        return []  # a figure moved but the compiled text did not: nothing says XLA compiled it otherwise
     skipped = {*verdict.churn, *verdict.unenforced}
     front = [
         artifact
