@@ -136,5 +136,5 @@ def test_a_changed_constant_of_the_flax_nnx_model_names_its_values_at_the_line_t
     result.assert_outcomes(failed=1, deselected=3)
     line = line_of(field, "gemma.py", "jax.lax.rsqrt(variance + RMS_EPS)")
     assert headlines(result) == [
-        f"  IR: jaxpr, stablehlo, compiled changed; compiled: 1e-06 -> 1e-05 at gemma.py:{line} in RMSNorm.__call__",
+        f"  IR: jaxpr, stablehlo, compiled changed; jaxpr: 1e-06 -> 1e-05 at gemma.py:{line} in RMSNorm.__call__",
     ]

@@ -12,17 +12,14 @@ import html
 import io
 import json
 import os
-import select
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import Project
-from test_review_loop import ROOT, accept, make_project, one_paragraph, pending
+from test_review_loop import ROOT, accept, in_a_terminal, make_project, one_paragraph, pending
 
 from pytest_stages.report import cli
 from pytest_stages.store.pending import read_set
@@ -33,47 +30,6 @@ def review(project: Project, *args: str) -> tuple[int, str]:
     stream = io.StringIO()
     status = cli.main(["review", "--rootdir", str(project.path), *args], stream=stream)
     return status, stream.getvalue()
-
-
-def in_a_terminal(project: Project, answers: list[str | None], pager: str = "cat") -> tuple[int, str]:
-    """``pytest-stages review p`` on a pseudo-terminal: each prompt answered in turn, None for Ctrl-C (SIGINT)."""
-    main, child = os.openpty()
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", "PAGER": pager}
-    env["NO_COLOR"] = "1"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pytest_stages", "review", "p"],
-        cwd=project.path,
-        stdin=child,
-        stdout=child,
-        stderr=child,
-        env=env,
-        close_fds=True,
-    )
-    os.close(child)
-    seen, left = b"", list(answers)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([main], [], [], 1)
-        if not ready:
-            if process.poll() is not None:
-                break
-            continue
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-        if left and seen.count(b"quit (q)? ") > len(answers) - len(left):
-            answer = left.pop(0)
-            if answer is None:
-                process.send_signal(signal.SIGINT)
-            else:
-                os.write(main, (answer + "\n").encode())
-    process.wait(timeout=30)
-    os.close(main)
-    return process.returncode, seen.decode(errors="replace")
 
 
 def test_review_shows_the_headline_pytest_printed_and_each_files_diff(pytester: pytest.Pytester) -> None:

@@ -419,7 +419,8 @@ def test_review_through_a_terminal_accepts_rejects_and_skips(pytester: pytest.Py
         "tests/test_a.py::test_two[cpu1]",
         "tests/test_b.py::test_three[cpu1]",
     ]
-    output = _review_in_a_terminal(project, ["a", "r", "s"])
+    status, output = in_a_terminal(project, ["a", "r", "s"], color=True)
+    assert status == 0, output
     assert "(1/3) " in output and "tests/test_a.py::test_one[cpu1] 'act' on cpu1" in output
     assert "\x1b[" in output  # colour on a terminal
     assert "pytest-stages review: 1 accepted, 1 rejected, 1 skipped" in output
@@ -449,16 +450,18 @@ def test_review_through_a_terminal_accepts_rejects_and_skips(pytester: pytest.Py
     assert project.snapshots() == after
 
 
-def _review_in_a_terminal(project: Project, answers: list[str]) -> str:
-    """``pytest-stages review p`` on a pseudo-terminal, answering each prompt in turn; everything it printed."""
+def in_a_terminal(
+    project: Project, answers: list[str | None], pager: str = "cat", color: bool = False
+) -> tuple[int, str]:
+    """``pytest-stages review p`` on a pseudo-terminal: each prompt answered in turn, None for Ctrl-C (SIGINT).
+
+    Its exit status and everything it printed; ``color`` leaves NO_COLOR unset, else it is set.
+    """
     main, child = os.openpty()
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-        "PAGER": "cat",
-        "NO_COLOR": "",
-    }
-    env.pop("NO_COLOR")
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", "PAGER": pager}
+    env.pop("NO_COLOR", None)
+    if not color:
+        env["NO_COLOR"] = "1"
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest_stages", "review", "p"],
         cwd=project.path,
@@ -469,26 +472,30 @@ def _review_in_a_terminal(project: Project, answers: list[str]) -> str:
         close_fds=True,
     )
     os.close(child)
-    seen, pending_answers = b"", list(answers)
+    seen, left = b"", list(answers)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         ready, _, _ = select.select([main], [], [], 1)
-        if ready:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:
+        if not ready:
+            if process.poll() is not None:
                 break
-            if not chunk:
-                break
-            seen += chunk
-            if seen.count(b"quit (q)? ") > len(answers) - len(pending_answers) and pending_answers:
-                os.write(main, (pending_answers.pop(0) + "\n").encode())
-        elif process.poll() is not None:
+            continue
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:
             break
+        if not chunk:
+            break
+        seen += chunk
+        if left and seen.count(b"quit (q)? ") > len(answers) - len(left):
+            answer = left.pop(0)
+            if answer is None:
+                process.send_signal(signal.SIGINT)
+            else:
+                os.write(main, (answer + "\n").encode())
     process.wait(timeout=30)
     os.close(main)
-    assert process.returncode == 0, seen.decode(errors="replace")
-    return seen.decode(errors="replace")
+    return process.returncode, seen.decode(errors="replace")
 
 
 def record(nodeid: str, name: str, pending_set: str, lines: int) -> CallRecord:

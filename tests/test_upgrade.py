@@ -189,7 +189,7 @@ def test_markdown_and_html_reports_open_with_the_upgrade_section(project):
     markdown = (project.path / "report.md").read_text()
     assert markdown.startswith(
         "## pytest-stages\n\n### What the upgrade did\n\n"
-        f"- versions: {OLD} -> jax 0.10.2, jaxlib 0.10.2\n"
+        f"- versions: {OLD} -&gt; jax 0.10.2, jaxlib 0.10.2\n"  # Markdown escapes user text: GitHub shows "->"
         "- calls drifted: 1 of 1 (0 frontend, 1 compiler, 0 both)\n"
         "- figures moved: 0\n"
         "- text-only churn: 1 call(s) drifted in IR text or op structure only\n\n| test |"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import html
 import json
 import os
 import re
@@ -486,11 +487,8 @@ def unified_rows(hunks: Sequence[Sequence[Sequence[Any]]]) -> list[str]:
 
 
 def _md_text(text: str) -> str:
-    """User text as Markdown shows it literally: ``<lambda>`` is not an HTML tag, a newline not a new row.
-
-    Only ``&`` and ``<`` are escaped: no tag or entity starts without them, and ``->`` stays readable in the file.
-    """
-    return shown(text.replace("\n", " ")).replace("&", "&amp;").replace("<", "&lt;")
+    """User text as Markdown shows it literally: ``<lambda>`` is not an HTML tag, a newline not a new row."""
+    return html.escape(shown(text.replace("\n", " ")), quote=False)
 
 
 def _fence(lines: Sequence[str]) -> str:
