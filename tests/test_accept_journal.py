@@ -142,6 +142,25 @@ def test_a_manifest_whose_base_is_emptied_or_partial_is_refused(pytester):
         )
 
 
+def test_a_manifest_whose_base_digest_is_not_a_sha256_is_refused_as_edited(pytester):
+    # An edited base digest ("ZZ") read as a stale snapshot: "it was SHA-256 ZZ at commit ...".
+    project = make_project(pytester)
+    good = pending(project, "p", "tests/test_a.py::test_one", "--stages-configs", "cpu1")
+    before = project.snapshots()
+    manifest = next(good.rglob("*.pending.json"))
+    record = json.loads(manifest.read_text())
+    first = sorted(record["base"])[0]
+    for value in ("ZZ", record["base"][first].upper()):
+        manifest.write_text(json.dumps({**record, "base": {**record["base"], first: value}}))
+        status, output = accept(project, str(good))
+        assert status == 2 and project.snapshots() == before, output
+        message = one_paragraph(output)
+        assert f"{manifest} does not read as pytest-stages wrote it (its digest of {first!r} is not a SHA-256 " in (
+            message
+        )
+        assert "stale" not in message
+
+
 THREE = "tests/test_b/test_three/cpu1"
 
 
