@@ -206,3 +206,20 @@ def _review_all(project: Project, pending_set: Path) -> tuple[int, str]:
     stream = io.StringIO()
     status = cli.main(["review", "--accept-all", "--rootdir", str(project.path), str(pending_set)], stream=stream)
     return status, stream.getvalue()
+
+
+def test_a_prune_keeps_the_copies_an_interrupted_accept_left(pytester):
+    # With the journal removed (as its refusal says, once the folders are checked), the copy set
+    # aside read as a folder of an unknown config, and a prune deleted it as unused.
+    project = make_project(pytester)
+    folder = project.path / "snapshots" / FOLDER
+    for leftover in (".cpu1.accepted-0a1b2c3d", ".cpu1.accept-0a1b2c3d"):
+        copy = folder.parent / leftover
+        copy.mkdir()
+        for file in folder.iterdir():
+            (copy / file.name).write_bytes(file.read_bytes())
+    before = project.snapshots()
+    result = project.run("--stages-prune")
+    result.assert_outcomes(passed=8)
+    assert project.snapshots() == before
+    assert "unused snapshot file" not in result.stdout.str()
