@@ -419,6 +419,9 @@ def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Opti
     report = reports[0] if reports else None
     if report is not None:
         render.check_output("--stages-report", Path(report), snapshots)
+    pending = _pending_dir(config, settings, snapshots)
+    if pending is not None:
+        _apart_from_pending(pending, report, settings.compilation_cache, config.rootpath)
     check = config.getoption("stages_check")
     rerecord = config.getoption("stages_rerecord")
     if rerecord and not config.getoption("stages_update"):
@@ -429,7 +432,7 @@ def _options(config: pytest.Config, settings: Settings, snapshots: Path) -> Opti
             "--stages-migrate rewrites snapshots in this version's format: use it together with --stages-update."
         )
     return Options(
-        pending=_pending_dir(config, settings, snapshots),
+        pending=pending,
         update=config.getoption("stages_update"),
         rerecord=rerecord,
         migrate=migrate,
@@ -474,6 +477,27 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
         raise ConfigError(f"{name}={shown} is not a UTF-8 name; name the pending folder in UTF-8.") from None
     return path
+
+
+def _apart_from_pending(pending: Path, report: str | None, cache: bool | str, rootpath: Path) -> None:
+    """The report and JAX's cache stay out of the pending folder, which holds the pending set alone.
+
+    A file there that no manifest names makes ``accept`` and ``review`` refuse the set, and the
+    next ``--stages-pending`` run refuse the folder.
+    """
+    others: list[tuple[str, Path, str]] = []
+    if report is not None:
+        others.append((f"--stages-report={shown_path(report)}", Path(report), "--stages-report=stages-report.json"))
+    if isinstance(cache, str):
+        shown = f"[tool.pytest_stages] compilation_cache = {shown_path(cache)!r}"
+        others.append((shown, rootpath / cache, 'compilation_cache = ".jax_cache"'))
+    for named, path, example in others:
+        if render.inside(path, pending):
+            raise ConfigError(
+                f"{named} is inside the pending folder {pending}, which holds the pending set "
+                "alone: `pytest-stages accept` and `review` refuse a set holding other files, and the next "
+                f"--stages-pending run refuses the folder. Put it beside the pending folder, e.g. {example}."
+            )
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

@@ -142,6 +142,25 @@ def test_a_manifest_whose_base_is_emptied_or_partial_is_refused(pytester):
         )
 
 
+def test_a_manifest_whose_base_digest_is_not_a_sha256_is_refused_as_edited(pytester):
+    # An edited base digest ("ZZ") read as a stale snapshot: "it was SHA-256 ZZ at commit ...".
+    project = make_project(pytester)
+    good = pending(project, "p", "tests/test_a.py::test_one", "--stages-configs", "cpu1")
+    before = project.snapshots()
+    manifest = next(good.rglob("*.pending.json"))
+    record = json.loads(manifest.read_text())
+    first = sorted(record["base"])[0]
+    for value in ("ZZ", record["base"][first].upper()):
+        manifest.write_text(json.dumps({**record, "base": {**record["base"], first: value}}))
+        status, output = accept(project, str(good))
+        assert status == 2 and project.snapshots() == before, output
+        message = one_paragraph(output)
+        assert f"{manifest} does not read as pytest-stages wrote it (its digest of {first!r} is not a SHA-256 " in (
+            message
+        )
+        assert "stale" not in message
+
+
 THREE = "tests/test_b/test_three/cpu1"
 
 
@@ -187,3 +206,20 @@ def _review_all(project: Project, pending_set: Path) -> tuple[int, str]:
     stream = io.StringIO()
     status = cli.main(["review", "--accept-all", "--rootdir", str(project.path), str(pending_set)], stream=stream)
     return status, stream.getvalue()
+
+
+def test_a_prune_keeps_the_copies_an_interrupted_accept_left(pytester):
+    # With the journal removed (as its refusal says, once the folders are checked), the copy set
+    # aside read as a folder of an unknown config, and a prune deleted it as unused.
+    project = make_project(pytester)
+    folder = project.path / "snapshots" / FOLDER
+    for leftover in (".cpu1.accepted-0a1b2c3d", ".cpu1.accept-0a1b2c3d"):
+        copy = folder.parent / leftover
+        copy.mkdir()
+        for file in folder.iterdir():
+            (copy / file.name).write_bytes(file.read_bytes())
+    before = project.snapshots()
+    result = project.run("--stages-prune")
+    result.assert_outcomes(passed=8)
+    assert project.snapshots() == before
+    assert "unused snapshot file" not in result.stdout.str()

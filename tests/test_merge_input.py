@@ -99,3 +99,22 @@ def test_hand_edited_shard_reports_are_one_paragraph_and_exit_2(pytester: pytest
             line
         )
         assert problem in line, (name, line)
+
+
+def test_a_merge_never_writes_its_report_over_a_shard_report_it_reads(pytester: pytest.Pytester) -> None:
+    # `merge r.json --report r.json` replaced the shard's own report with the merged one, which no
+    # merge reads again: the shard's facts were lost.
+    project = make_project(pytester)
+    project.run("--stages-report=r.json", "--stages-configs", "cpu1")
+    shard = project.path / "r.json"
+    before = shard.read_bytes()
+    (project.path / "link.json").symlink_to(shard)
+    for output in (str(shard), "link.json"):
+        stream = io.StringIO()
+        status = cli.main(["merge", "--rootdir", str(project.path), str(shard), "--report", output], stream=stream)
+        assert status == cli.USAGE
+        assert stream.getvalue() == (
+            f"pytest-stages merge: --report={output} is {shard}, a shard report this merge reads: the merged report "
+            "would replace it. Write the merged report to a file of its own, e.g. --report=merged-report.json.\n"
+        )
+        assert shard.read_bytes() == before

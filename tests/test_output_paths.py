@@ -174,3 +174,35 @@ def test_outputs_outside_the_project_are_fine_but_not_what_must_lie_inside(tmp_p
         assert "version control's own folder" in _refused(project / vcs / "r.json")
     (project / "to-hg").symlink_to(project / ".hg")
     assert f"resolves to {project / '.hg' / 'r.json'}, inside .hg" in _refused(project / "to-hg" / "r.json")
+
+
+@pytest.mark.parametrize(
+    ("setting", "option", "named", "example"),
+    [
+        (
+            "",
+            "--stages-report=out/report.json",
+            "--stages-report=out/report.json",
+            "--stages-report=stages-report.json",
+        ),
+        (
+            'compilation_cache = "out/jax"',
+            "",
+            "[tool.pytest_stages] compilation_cache = 'out/jax'",
+            'compilation_cache = ".jax_cache"',
+        ),
+    ],
+)
+def test_nothing_else_is_written_into_the_pending_folder(project, setting, option, named, example):
+    # One artifact folder for the set and the report is the natural CI step; but a file no manifest
+    # names makes accept and review refuse the set, and the next --stages-pending run the folder.
+    project.write("tests/test_m.py", SIN_TEST)
+    project.configure(setting)
+    result = project.run("--stages-pending=out", *[a for a in [option] if a])
+    message = _usage_error(project, result)
+    assert message == (
+        f"{named} is inside the pending folder {project.path / 'out'}, which holds the pending set alone: "
+        "`pytest-stages accept` and `review` refuse a set holding other files, and the next --stages-pending run "
+        f"refuses the folder. Put it beside the pending folder, e.g. {example}."
+    )
+    assert not (project.path / "out").exists()

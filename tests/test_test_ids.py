@@ -21,6 +21,7 @@ from pytest_stages.core.run_view import CollectionView, RunFacts
 from pytest_stages.report import cli
 from pytest_stages.report.merge import read_shard
 from pytest_stages.report.render import RunReport, report_data
+from pytest_stages.store.journal import Journal, Swap, read_journal, staged_names, write_journal
 from pytest_stages.store.names import snapshot_folder
 from pytest_stages.store.pending import PendingCall, manifest, read_set, write_call
 from pytest_stages.store.storage import SnapshotFolder
@@ -82,6 +83,39 @@ def test_a_pending_call_of_any_id_reads_back(test_id):
         write_call(Path(directory), PendingCall(Path(folder), files, data))  # type: ignore[arg-type]
         [entry] = read_set(Path(directory)).entries
     assert entry.key == (nodeid, "cpu1", "f") and entry.folder == folder
+
+
+@given(IDS)
+def test_an_accept_journal_naming_the_folder_of_any_id_reads_back(test_id):
+    # The journal's reader re-made each component safe: a hashed one failed that, so an accept of
+    # such a folder that stopped part-way left a journal that pytest and --recover both refused.
+    folder = folder_of(test_id)
+    swap = Swap(folder, *staged_names(folder, "0a1b2c3d"), existed=True)
+    with tempfile.TemporaryDirectory() as directory:
+        write_journal(Path(directory), "swapping", [swap])
+        assert read_journal(Path(directory)) == Journal("swapping", (swap,))
+
+
+def test_an_accept_refused_part_way_rolls_back_a_folder_of_a_hashed_id(pytester, monkeypatch):
+    project = Project(pytester)
+    project.write("pyproject.toml", '[tool.pytest_stages]\nanalyses = ["cost"]\n' + ONE_CONFIG)
+    project.write("tests/test_a.py", TEST)
+    project.run("--stages-update").assert_outcomes(passed=2)
+    monkeypatch.setenv("STAGES_CHANGE", "1")
+    project.run("--stages-pending=p").assert_outcomes(failed=2)
+    before = project.snapshots()
+    [other] = [p for p in (project.path / "snapshots/tests/test_a").iterdir() if "small_model" not in p.name]
+    (other / "cpu1" / "sub").mkdir()  # accept refuses a folder holding a subfolder, after its journal is written
+    stream = io.StringIO()
+    status = cli.main(["accept", "--rootdir", str(project.path), str(project.path / "p")], stream=stream)
+    assert status == 2, stream.getvalue()
+    assert stream.getvalue() == (
+        f"pytest-stages accept: {other / 'cpu1' / 'sub'} is a folder, FIFO or device inside a snapshot folder; accept "
+        f"swaps whole snapshot folders and leaves this one alone. Move it out of {other / 'cpu1'}. Nothing was "
+        "written.\n"
+    )
+    assert project.snapshots() == before
+    assert not list((project.path / "snapshots").rglob(".*accept*"))
 
 
 TEST = """

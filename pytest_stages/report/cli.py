@@ -141,6 +141,12 @@ def _merge(paths: Sequence[str], outputs: Sequence[str], rootdir: Path) -> Merge
     for output in outputs:
         if Path(output).suffix not in REPORT_FORMATS:
             raise MergeError(f"--report={output}: name a .json, .md or .html file.")
+        for path in paths:
+            if Path(output).resolve() == Path(path).resolve():
+                raise MergeError(
+                    f"--report={output} is {path}, a shard report this merge reads: the merged report would replace "
+                    "it. Write the merged report to a file of its own, e.g. --report=merged-report.json."
+                )
     shards = [read_shard(path, _read_report(path)) for path in paths]
     merged = merge_reports(shards)
     if not rootdir.is_dir():

@@ -24,7 +24,7 @@ from pytest_stages.core.inputs import InputError, read_json
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.core.paths import plainly_below, write_atomically
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store.names import ACCEPT_JOURNAL, safe_path
+from pytest_stages.store.names import ACCEPT_JOURNAL, snapshot_folder
 
 JOURNAL_SCHEMA = "pytest-stages-accept/1"
 PHASES = ("staging", "swapping", "committed")
@@ -110,7 +110,7 @@ def _swap_problem(root: Path, swap: dict[str, Any]) -> str | None:
     if set(swap) != set(_FIELDS) or not all(isinstance(swap[k], t) for k, t in _FIELDS.items()):
         return f"a swap is not an object of {', '.join(_FIELDS)} of the types accept writes"
     folder = swap["folder"]
-    if len(folder.split("/")) < 3 or safe_path(folder).as_posix() != folder:
+    if not snapshot_folder(folder):
         return f"the folder {folder!r} is not a snapshot folder pytest-stages names"
     token = swap["staged"].rsplit("-", 1)[-1]
     if _TOKEN.fullmatch(token) is None or (swap["staged"], swap["old"]) != staged_names(folder, token):

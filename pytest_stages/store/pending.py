@@ -248,6 +248,10 @@ def _manifest(root: Path, path: Path) -> dict[str, Any]:
     if set(data["base"]) != set(data["files"]):
         named = sorted(set(data["base"]) ^ set(data["files"]))[0]
         raise _edited(root, path, f"its base and its files do not name the same files ({named!r})")
+    written = [*data["base"].items(), *data["files"].items()]
+    odd = next((name for name, value in written if value is not None and not _sha256(value)), None)
+    if odd is not None:  # else an edited base digest reads as a stale snapshot
+        raise _edited(root, path, f"its digest of {odd!r} is not a SHA-256 (64 hex digits)")
     # The call's record, as the JSON report holds a call: review shows it.
     problem = schema_mismatch(data["record"], call_schema(), "the manifest['record']")
     if problem:
@@ -256,6 +260,11 @@ def _manifest(root: Path, path: Path) -> dict[str, Any]:
     if not snapshot_folder(folder):
         raise _edited(root, path, f"its folder {folder!r} is not a snapshot folder pytest-stages names")
     return data
+
+
+def _sha256(value: str) -> bool:
+    """Whether ``value`` is a digest as :func:`digest` writes it."""
+    return len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def _edited(root: Path, path: Path, why: str) -> PendingError:

@@ -32,6 +32,7 @@ from pytest_stages.store.names import (
     is_safe_component,
     module_source,
     safe_component,
+    snapshot_folder,
 )
 
 # --- 1. ownership -------------------------------------------------------------------------------
@@ -181,7 +182,7 @@ def take_inventory(files: Iterable[PurePosixPath], used: set[PurePosixPath], vie
 
 def _folder_is_judged(folder: PurePosixPath, owners: dict[str, list[str]], view: RunView, tree: Tree) -> bool:
     """True when the run observed enough of ``folder``'s owner to call its unused files unused."""
-    if len(folder.parts) < 3:
+    if not snapshot_folder(folder.as_posix()):  # an interrupted accept's `.cpu1.accepted-<token>` copy: kept
         return False
     key, config, module = folder.as_posix(), folder.parts[-1], PurePosixPath(*folder.parts[:-2]).as_posix()
     if key in owners:
