@@ -186,7 +186,8 @@ def test_the_nnx_reorder_passes_on_cpu1_and_cpu8_and_an_update_writes_nothing(pr
         assert f"test_nnx.py::test_decode[{config}]  {config}    decode      ok" in out
     # only XLA's compiled program differs, and the failure says that the program is the same
     assert "IR: compiled changed" in out and "IR: jaxpr" not in out and "stablehlo changed" not in out
-    assert out.count(SAME_PROGRAM) == 2 and "constants:" not in out
+    # once per failure (on CI, pytest repeats whole messages in its short summary: counted before it)
+    assert out.split("short test summary info")[0].count(SAME_PROGRAM) == 2 and "constants:" not in out
     project.run("--stages-update").assert_outcomes(passed=4)
     written = {name for name, data in project.snapshots().items() if before.get(name) != data}
     assert written <= {f"test_nnx/test_train/{config}/train_step.compiled.hlo.txt" for config in ("cpu1", "cpu8")}
