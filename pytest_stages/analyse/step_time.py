@@ -215,7 +215,6 @@ _ARRAY_LAYOUT = lazy_pattern(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[\
 _ON_CHIP = lazy_pattern(r"S\(([1-9]\d*)\)")
 _OPERAND = lazy_pattern(r"%[\w.\-]+")
 _PART = lazy_pattern(r"\b(body|condition|calls)=(%[\w.\-]+)")
-_KNOWN_TRIP = lazy_pattern(r'"known_trip_count":\{"n":"(\d+)"\}')
 _INDEX = lazy_pattern(r"index=(\d+)")
 _CONSTANT = lazy_pattern(r"^\s*(-?\d+)\)")
 _DIRECTION = lazy_pattern(r"direction=(\w+)")
@@ -364,9 +363,9 @@ class Module:
 
     def _trip_count(self, loop: Op, caller: Mapping[str, Op], condition: str) -> int | None:
         """XLA's ``known_trip_count``, else ``i < N`` with ``i`` from a constant: ``N - start``."""
-        known = _KNOWN_TRIP.search(loop.rest)
-        if known:
-            return int(known[1])
+        known = hlo.known_trip_count(loop.rest)
+        if known is not None:
+            return known
         ops = self.computations.get(condition, {})
         root = next((op for op in ops.values() if op.root), None)
         if root is None or root.opcode != "compare" or _direction(root) != "LT" or len(root.operands) != 2:

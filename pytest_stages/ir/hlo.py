@@ -297,10 +297,16 @@ def _iterations(text: str) -> dict[str, int]:
     calls, whiles, _ = _call_graph(text)
     times: dict[str, int] = {}
     for loop in whiles:
-        trip = _TRIP_COUNT.search(loop.rest)
+        trip = known_trip_count(loop.rest)
         for computation in _reached(_CALLED.findall(loop.rest), calls):
-            times[computation] = times.get(computation, 1) * (int(trip[1]) if trip else 1)
+            times[computation] = times.get(computation, 1) * (1 if trip is None else trip)
     return times
+
+
+def known_trip_count(rest: str) -> int | None:
+    """The trip count XLA knows for a ``while`` (its ``backend_config``), None where it does not."""
+    trip = _TRIP_COUNT.search(rest)
+    return int(trip[1]) if trip else None
 
 
 def replica_groups(rest: str) -> tuple[tuple[int, ...], ...]:
@@ -352,11 +358,9 @@ def loops(text: str) -> tuple[hlo_records_.Loop, ...]:
     found = []
     for k, loop in enumerate(whiles):
         body = next((name for key, name in _LOOP_PARTS.findall(loop.rest) if key == "body"), "")
-        trip = _TRIP_COUNT.search(loop.rest)
+        trip = known_trip_count(loop.rest)
         members = [i for computation, kept in placed.items() if owner[computation] == k for i in kept]
-        found.append(
-            hlo_records_.Loop(loop.name, body, int(trip[1]) if trip else None, tuple(map(_loop_collective, members)))
-        )
+        found.append(hlo_records_.Loop(loop.name, body, trip, tuple(map(_loop_collective, members))))
     return tuple(found)
 
 
