@@ -11,7 +11,7 @@ unset PYTHONDONTWRITEBYTECODE  # as on a user's machine: bytecode cached (the be
 python -c "import jax, pytest_stages; print(jax.devices(), pytest_stages.__file__)"
 git log --oneline -1
 # 1. The small suite's ratios (goal: cold, warm and -n 2 each <= 1.10x here); last time (3 rounds, with
-#    stage/frame_stack.py) cold 0.940x, warm 0.974x, -n 2 1.037x; before it 1.108x, 1.162x and 1.132x.
+#    stage/deep_recursion.py) cold 0.940x, warm 0.974x, -n 2 1.037x; before it 1.108x, 1.162x and 1.132x.
 [[ $STEPS == *1* ]] && python benchmarks/small_suite.py --repeat 5 2>&1 | tee "$OUT/small_suite.txt"
 # 2. Where a warm compare's extra time goes against the hand-written tests with JAX's cache warm: the phases and
 #    steps of each run, timed by a probe plugin without a profiler (cProfile hid the frame-stack chunk thrash).

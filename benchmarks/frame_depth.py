@@ -1,4 +1,4 @@
-"""JAX's tracing from N extra Python frames deep, with and without stage/frame_stack.py's ``call``.
+"""JAX's tracing from N extra Python frames deep, with and without stage/deep_recursion.py's ``call``.
 
 Usage: python benchmarks/frame_depth.py [--repeat 3] [--deepest 160] [--step 20]
 
@@ -27,7 +27,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import jax
 from small_suite import FUNCTIONS
 
-from pytest_stages.stage import frame_stack
+from pytest_stages.stage import deep_recursion
 
 
 def nest(depth: int, function: Callable[[], Any]) -> Any:
@@ -45,7 +45,7 @@ def one_pass(case: Callable[[int], Any], depth: int, through_call: bool) -> tupl
         def trace(fn: Any = fn, args: Any = args) -> Any:
             return jax.jit(fn).trace(*args)
 
-        nest(depth, (lambda: frame_stack.call(trace)) if through_call else trace)
+        nest(depth, (lambda: deep_recursion.call(trace)) if through_call else trace)
     return time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
 
 

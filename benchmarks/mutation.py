@@ -42,7 +42,7 @@ MODULES = (
     "pytest_stages/check/placement.py",
     "pytest_stages/check/changed_paths.py",
     "pytest_stages/check/budgets.py",
-    "pytest_stages/check/kernels.py",
+    "pytest_stages/check/kernel_changes.py",
     "pytest_stages/check/message.py",
     "pytest_stages/store/names.py",
     "pytest_stages/store/prune.py",

@@ -72,7 +72,7 @@ def oversized_kernel_refused() -> bool:
     sys.path[:0] = [str(ROOT), str(EXAMPLE)]
     from test_kernels import scale_add  # the example's hand-written kernel
 
-    from pytest_stages.analyse.kernels import kernel_specs
+    from pytest_stages.analyse.kernel_specs import kernel_specs
 
     big = functools.partial(scale_add, block=(1024, 1024))  # 3 blocks x 4 MiB x 2 buffers = 24 MiB
     topology = topologies.get_topology_desc(platform="tpu", topology_name="v5e:1x1", chips_per_host_bounds=(1, 1, 1))

@@ -7,7 +7,7 @@ the plugin against hand-written tests making the same calls, both with JAX's per
 filled), each a whole pytest process with the probe plugin ``phase_probe`` loaded, in alternating
 order. No profiler: cProfile hides what this shows (under it, JAX's tracing took as long from the
 plugin as by hand on the TPU v5e host, while without it the plugin's took 25% longer, the
-frame-stack chunks of stage/frame_stack.py). Prints the median of each phase (from one mark to
+frame-stack chunks of stage/deep_recursion.py). Prints the median of each phase (from one mark to
 the next) and of each step's summed time, for both runs and their difference.
 """
 

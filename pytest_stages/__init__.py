@@ -4,7 +4,7 @@ Tests call the ``stage_snapshot`` fixture; it traces, lowers and compiles a
 function on every configured device set and compares the stage texts and
 analyses with snapshots under ``snapshots/``. Tests that use syrupy's own
 ``snapshot`` fixture can snapshot the same artifacts with the extensions of
-:mod:`pytest_stages.store.extensions` (``StableHLOExtension``, ``extension_for("cost")``, ...).
+:mod:`pytest_stages.store.syrupy_extensions` (``StableHLOExtension``, ``extension_for("cost")``, ...).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -14,13 +14,13 @@ from pytest_stages.core.lazy import lazy_module
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.registry import register
 from pytest_stages.stage.devices import ActiveConfig
-from pytest_stages.stage.staging import StageError, StageResult
+from pytest_stages.stage.staging import StageResult, StagingFailed
 
 # Imported late, named once (core/lazy.py says how): the syrupy extensions, which a session that
 # only stages never needs.
 if TYPE_CHECKING:
-    from pytest_stages.store import extensions as extensions_
-    from pytest_stages.store.extensions import (
+    from pytest_stages.store import syrupy_extensions as extensions_
+    from pytest_stages.store.syrupy_extensions import (
         EXTENSIONS,
         ArtifactExtension,
         CompiledHLOExtension,
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
         extension_for,
     )
 else:
-    extensions_ = lazy_module("pytest_stages.store.extensions")
+    extensions_ = lazy_module("pytest_stages.store.syrupy_extensions")
 
 
 def __getattr__(name: str) -> Any:
@@ -52,7 +52,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# One syrupy extension per artifact, as in pytest_stages.store.extensions.__all__.
+# One syrupy extension per artifact, as in pytest_stages.store.syrupy_extensions.__all__.
 __all__ = [
     "EXTENSIONS",
     "ActiveConfig",
@@ -71,10 +71,10 @@ __all__ = [
     "ShardingExtension",
     "StableHLOExtension",
     "StageCompilesFixture",
-    "StageError",
     "StageResult",
     "StageSnapshotFixture",
     "StagesError",
+    "StagingFailed",
     "extension_for",
     "register",
 ]

@@ -190,7 +190,7 @@ def _version_mode(key: str, raw: Any, _parsed: Mapping[str, Any]) -> str:
 
 
 def _clearing(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> bool | str:
-    """``clear_caches``: "auto", true or false (:mod:`pytest_stages.stage.cache_clearing`)."""
+    """``clear_caches``: "auto", true or false (:mod:`pytest_stages.stage.memory_release`)."""
     if isinstance(raw, bool):
         return raw
     if raw == "auto":
@@ -263,7 +263,7 @@ class Settings:
     diff_lines: int = _setting(DEFAULT_DIFF_LINES, _positive_int)
     clear_caches: bool | str = _setting("auto", _clearing)
     compilation_cache: bool | str = _setting(True, _cache_setting)
-    # The compile-only cache's bound (stage/compile_only_cache.py), beside JAX's cache; 0 turns it off.
+    # The compile-only cache's bound (stage/topology_results.py), beside JAX's cache; 0 turns it off.
     compile_only_cache_size: int = _setting(1 << 30, _size)
     modules: tuple[str, ...] = _setting((), _module_names)
     static_scalars: bool = _setting(False, _flag)

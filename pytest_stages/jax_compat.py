@@ -203,7 +203,7 @@ def _decode_kernel(body: bytes, register_dialect: Any, pipeline: str | None) -> 
 
 
 # --- 7. What JAX's persistent cache key hashes beside the module (jax/_src/cache_key.py, pxla.py) --
-# The compile-only cache (stage/compile_only_cache.py) keys a compile on the same parts as JAX's own
+# The compile-only cache (stage/topology_results.py) keys a compile on the same parts as JAX's own
 # cache: the compile options JAX would pass to XLA (with the debug options JAX clears), the XLA
 # flags it reads, the backend's version and the accelerator topology's fingerprint. Private:
 # ``pxla.create_compile_options``, ``maybe_concretize_mesh``, ``get_prop_to_input_output``,

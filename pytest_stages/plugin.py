@@ -37,17 +37,17 @@ from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, OBSERVER, SESSION,
 from pytest_stages.report import render
 from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
-from pytest_stages.stage import chip, persistent_cache
-from pytest_stages.stage.compile_events import CompileLog
-from pytest_stages.stage.compile_only_cache import CompileOnlyCache
+from pytest_stages.stage import chip, disk_cache
 from pytest_stages.stage.devices import (
     ActiveConfig,
     arrange_cpu_devices,
     cpu_devices_needed,
 )
+from pytest_stages.stage.jax_events import CompileLog
 from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology import TopologyUnavailable
+from pytest_stages.stage.topology_results import CompileOnlyCache
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder, snapshot_root
@@ -368,16 +368,14 @@ def _activate(config: pytest.Config) -> None:
     _arrange_devices(config, session.settings, session.options.configs)
     settings = session.settings
     default = (
-        Path(config.cache.mkdir(persistent_cache.DEFAULT_FOLDER))
+        Path(config.cache.mkdir(disk_cache.DEFAULT_FOLDER))
         if settings.compilation_cache is True and getattr(config, "cache", None)
         else None
     )
-    cache = persistent_cache.choose(
-        settings.compilation_cache, default, config.rootpath, persistent_cache.users_jax_dir()
-    )
+    cache = disk_cache.choose(settings.compilation_cache, default, config.rootpath, disk_cache.users_jax_dir())
     if cache.owner == "pytest-stages" and cache.path is not None:
-        persistent_cache.enable(cache.path, config.stash[CHANGES])
-    staged = persistent_cache.staged_folder(settings.compilation_cache, default, config.rootpath)
+        disk_cache.enable(cache.path, config.stash[CHANGES])
+    staged = disk_cache.staged_folder(settings.compilation_cache, default, config.rootpath)
     if staged is not None and settings.compile_only_cache_size > 0:
         session.compile_only_cache = CompileOnlyCache(staged, settings.compile_only_cache_size, config.rootpath)
     observer = Observer(config, lambda path: safe_path(per_test.module_path(session, path)).as_posix())
@@ -627,7 +625,7 @@ def pytest_runtest_makereport(
             writer.pending.clear()
         requests, hits = session.events.take()
         if requests:
-            test_report.user_properties.append((persistent_cache.PROPERTY, [requests, hits]))
+            test_report.user_properties.append((disk_cache.PROPERTY, [requests, hits]))
         for record in (record for writer in writers for record in writer.records):
             test_report.user_properties.append((reporter.RECORD_PROPERTY, json.dumps(record.to_dict())))
     return test_report

@@ -6,7 +6,7 @@ import copy
 import json
 from pathlib import Path
 
-from pytest_stages.check.kernels import kernel_findings, kernel_moves
+from pytest_stages.check.kernel_changes import kernel_findings, kernel_moves
 from pytest_stages.core.records import Change, Finding, Pair
 
 SNAPSHOT = (

@@ -243,8 +243,8 @@ def test_a_chip_config_sent_to_another_worker_fails_saying_why(project, monkeypa
 
 
 def test_a_stage_failing_on_a_held_chip_says_so_instead_of_blaming_the_function():
-    from pytest_stages.stage.staging import StageError
+    from pytest_stages.stage.staging import StagingFailed
 
-    error = StageError("step", "lowering", RuntimeError(ISSUE_TEXT))
+    error = StagingFailed("step", "lowering", RuntimeError(ISSUE_TEXT))
     assert "Fix the function" not in str(error)
     assert str(error).endswith(f"{chip.held_message('tpu')} Its snapshots were left untouched.")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import SIMPLE_TEST
 
-from pytest_stages.stage.persistent_cache import CacheChoice, choose, summary
+from pytest_stages.stage.disk_cache import CacheChoice, choose, summary
 
 MORE = (
     SIMPLE_TEST

@@ -17,10 +17,10 @@ from conftest import ONE_CONFIG, SIMPLE_TEST
 
 from pytest_stages.analyse.artifacts import ANALYSES
 from pytest_stages.config import DeviceConfig
-from pytest_stages.stage import compile_only_cache, plan
-from pytest_stages.stage.compile_events import CompileEvents
-from pytest_stages.stage.compile_only_cache import CachedCompiled, CompileOnlyCache, CompileOnlyCacheWarning, entry_name
+from pytest_stages.stage import plan, topology_results
+from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
+from pytest_stages.stage.topology_results import CachedCompiled, CompileOnlyCache, CompileOnlyCacheWarning, entry_name
 
 ROOT = Path(__file__).resolve().parent.parent
 MESH = (("data", 2), ("model", 2))
@@ -191,7 +191,7 @@ def _entry(folder: Path, parts: dict[str, str], text: str = "HloModule m") -> Pa
     return folder / entry_name(parts)
 
 
-PARTS = dict.fromkeys(compile_only_cache.KEY_PARTS, "0" * 64)
+PARTS = dict.fromkeys(topology_results.KEY_PARTS, "0" * 64)
 
 
 def test_an_entry_is_read_back_as_written(tmp_path):
@@ -303,7 +303,7 @@ def test_a_failed_write_leaves_the_previous_entry_whole(tmp_path, monkeypatch):
     def full(*_):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(compile_only_cache.os, "replace", full)
+    monkeypatch.setattr(topology_results.os, "replace", full)
     with pytest.warns(
         CompileOnlyCacheWarning, match="could not write the compile-only cache .*No space left on device"
     ):
@@ -313,7 +313,7 @@ def test_a_failed_write_leaves_the_previous_entry_whole(tmp_path, monkeypatch):
 
 
 def test_the_cache_folder_follows_the_compilation_cache_setting():
-    from pytest_stages.stage.persistent_cache import staged_folder
+    from pytest_stages.stage.disk_cache import staged_folder
 
     default = Path("/p/.pytest_cache/d/pytest-stages-jax")
     assert staged_folder(True, default, Path("/p")) == default / "compile-only"

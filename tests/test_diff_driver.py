@@ -12,7 +12,7 @@ import pytest
 
 from pytest_stages.core.records import CallRecord, Finding
 from pytest_stages.report.cli import main
-from pytest_stages.report.diff_driver import artifact_of
+from pytest_stages.report.diff_command import artifact_of
 from pytest_stages.report.render import MD_BUDGET, MD_DIFF_LINES, RunReport, markdown
 
 OLD = (

@@ -18,14 +18,14 @@ from pytest_stages.report.merge import MergeError
 from pytest_stages.run.runner import StagesFailure, StagesSkip
 from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.chip import ChipHeld
-from pytest_stages.stage.staging import StageError
+from pytest_stages.stage.staging import StagingFailed
 from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.store.storage import SnapshotError
 
 OUTCOMES = {
     ConfigError: Outcome.FAIL,
     SnapshotError: Outcome.FAIL,
-    StageError: Outcome.FAIL,
+    StagingFailed: Outcome.FAIL,
     StagesFailure: Outcome.FAIL,
     RegistrationError: Outcome.FAIL,
     RegisteredFunctionError: Outcome.FAIL,
@@ -50,7 +50,7 @@ def test_the_prefix_is_added_once_and_a_stage_error_keeps_its_traceback_for_tb_l
     try:
         raise ValueError("bad shape")
     except ValueError as cause:
-        error = StageError("f", "tracing", cause)
+        error = StagingFailed("f", "tracing", cause)
     assert error.shown() == f"{PREFIX}{error}"
     assert error.shown(long_tracebacks=True).startswith(f"{PREFIX}{error}\nTraceback (most recent call last):")
     assert error.shown(long_tracebacks=True).endswith("ValueError: bad shape")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_stages.check import compile_counts
+from pytest_stages.check import recompiles
 from pytest_stages.check.decide import Verdict
 from pytest_stages.check.drift import CONSTANT, changed_constants, constant_text, summary_lines
 from pytest_stages.check.message import Call, Labels, call_message, details, failure_message
@@ -22,7 +22,7 @@ def _message(*failing: Finding) -> str:
 def test_a_compile_count_finding_carries_jax_explanations_as_a_field() -> None:
     before = {"functions": {"step": {"traces": 1, "lowerings": 1, "compiles": 1, "signatures": ["a"]}}}
     after = {"functions": {"step": {"traces": 2, "lowerings": 2, "compiles": 2, "signatures": ["a", "b"]}}}
-    (found,) = compile_counts.compare_counts(before, after, {"step": ["first", EXPLAINED]})
+    (found,) = recompiles.compare_counts(before, after, {"step": ["first", EXPLAINED]})
     assert found.message == "step: 2 traces, was 1; 2 lowerings, was 1; 2 compiles, was 1; new signature (b)"
     assert found.explanations == (EXPLAINED,)
     assert details(found)[1:] == [
@@ -41,7 +41,7 @@ def test_budget_details_are_left_out_only_when_the_headline_says_them_whole() ->
         "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program.",
     ]
     ceiling = {"functions": {"step": {"compiles": 2, "signatures": ["a", "b"]}}}
-    (breach,) = compile_counts.check_budget(1, ceiling, {"step": ["first", EXPLAINED]})
+    (breach,) = recompiles.check_budget(1, ceiling, {"step": ["first", EXPLAINED]})
     assert breach.message == "step: 2 compiles exceed the ceiling 1; new signature (b)"
     text = _message(breach)
     assert "- budget: step: 2 compiles exceed the ceiling 1; new signature (b)" in text

@@ -1,4 +1,4 @@
-"""stage/frame_stack.py: a deep recursion run through ``call`` never thrashes CPython's frame-stack chunks.
+"""stage/deep_recursion.py: a deep recursion run through ``call`` never thrashes CPython's frame-stack chunks.
 
 A thrashed chunk is mapped afresh at each crossing of its boundary, and touching a fresh map is a
 page fault: the process's minor page faults count the crossings.
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from pytest_stages.stage import frame_stack
+from pytest_stages.stage import deep_recursion
 
 OSCILLATIONS = 2000
 
@@ -36,7 +36,7 @@ def faults(function: Callable[[], int]) -> int:
 
 def test_a_recursion_called_through_call_costs_the_same_at_every_caller_depth():
     depths = range(0, 200, 3)
-    through_call = {depth: faults(lambda d=depth: nest(d, lambda: frame_stack.call(oscillate))) for depth in depths}
+    through_call = {depth: faults(lambda d=depth: nest(d, lambda: deep_recursion.call(oscillate))) for depth in depths}
     assert max(through_call.values()) < OSCILLATIONS / 4, through_call
 
 

@@ -12,7 +12,7 @@ from jax.sharding import PartitionSpec as P
 
 from pytest_stages.check.drift import compare_text
 from pytest_stages.check.message import details
-from pytest_stages.ir import frames as debug_frames
+from pytest_stages.ir import frame_tables as debug_frames
 from pytest_stages.ir import hlo, hlo_records
 from pytest_stages.ir.normalize import normalize_hlo
 from pytest_stages.ir.textdiff import edit_script

@@ -21,9 +21,9 @@ import pytest
 from jax.experimental.pallas import tpu as _pallas_tpu  # noqa: F401
 
 from pytest_stages.analyse.analyses import cost, unknown_note
-from pytest_stages.analyse.kernels import uncosted_calls
+from pytest_stages.analyse.kernel_specs import uncosted_calls
 from pytest_stages.check.budgets import check_budget, parse_budget
-from pytest_stages.ir import kernels
+from pytest_stages.ir import kernel_payloads
 from pytest_stages.ir.normalize import normalize_hlo, normalize_mlir
 from pytest_stages.ir.textdiff import edit_script
 
@@ -286,7 +286,7 @@ def test_an_undecodable_payload_is_referenced_by_the_digest_of_its_bytes():
     text = normalize_mlir(MLIR_LINE)
     assert "QUJDREVGR0hJSktMTU5PUA==" not in text
     assert "kernel:payload#" in text
-    (found,) = kernels.kernels(MLIR_LINE)
+    (found,) = kernel_payloads.kernels(MLIR_LINE)
     assert found.error and found.section().startswith(f"// kernel payload#{found.digest}: Mosaic TPU, not decoded (")
     hlo = (
         'ROOT %c = f32[8]{0} custom-call(%p), custom_call_target="tpu_custom_call", '
@@ -315,15 +315,15 @@ def test_xla_unavailable_figures_are_recorded_as_null_and_unknown_is_noted():
 
 
 def test_mlir_string_escapes_are_read_back_as_bytes():
-    assert kernels.unescape("ML\\EFR\\01\\\\EF\\22x\\n") == b'ML\xefR\x01\\EF"x\n'
+    assert kernel_payloads.unescape("ML\\EFR\\01\\\\EF\\22x\\n") == b'ML\xefR\x01\\EF"x\n'
 
 
 def test_changed_lines_name_the_kernel_and_the_changed_token():
     old = "// kernel k#1: Mosaic TPU\nmodule {\n  %cst = arith.constant 2.000000e+00 : f32\n}\n"
     new = "// kernel k#2: Mosaic TPU\nmodule {\n  %cst = arith.constant 2.500000e+00 : f32\n}\n"
     script = edit_script("mlir", old, new)
-    assert kernels.changed_lines(script) == ["kernel k: arith.constant {2.000000e+00 -> 2.500000e+00} : f32"]
-    assert kernels.changed_lines(edit_script("mlir", "a = 1\n", "a = 2\n")) == []
+    assert kernel_payloads.changed_lines(script) == ["kernel k: arith.constant {2.000000e+00 -> 2.500000e+00} : f32"]
+    assert kernel_payloads.changed_lines(edit_script("mlir", "a = 1\n", "a = 2\n")) == []
 
 
 def test_a_vmem_budget_is_a_size_or_a_share_of_the_recorded_vmem():

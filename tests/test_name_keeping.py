@@ -18,8 +18,8 @@ import jax.numpy as jnp
 from pytest_stages.config import DeviceConfig
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.rename import keep_names
-from pytest_stages.stage.compile_events import CompileEvents
 from pytest_stages.stage.devices import activate
+from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
 
 # A two-block transformer's train step in plain JAX (its activation ACT), as a module a test project holds:

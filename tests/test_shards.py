@@ -25,7 +25,7 @@ from pytest_stages.core.run_view import CollectionView, RunFacts
 from pytest_stages.report import cli
 from pytest_stages.report.merge import MergeError, Shard, merge_reports, missing_groups, union
 from pytest_stages.report.render import TIME_COLUMN, RunReport, report_data, report_json
-from pytest_stages.stage.persistent_cache import choose
+from pytest_stages.stage.disk_cache import choose
 
 CONFIGS = (
     TWO_CPU1_CONFIGS

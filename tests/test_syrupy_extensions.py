@@ -13,7 +13,7 @@ import pytest_stages
 from pytest_stages import EXTENSIONS, StableHLOExtension, extension_for
 from pytest_stages.analyse.artifacts import ARTIFACTS
 from pytest_stages.ir.normalize import normalize_mlir
-from pytest_stages.store import extensions
+from pytest_stages.store import syrupy_extensions
 
 SYRUPY_MODULE = """
 import jax, jax.numpy as jnp
@@ -148,7 +148,7 @@ def test_every_artifact_has_an_extension_syrupy_can_import_by_name():
         # How syrupy finds it again in an xdist controller, or from --snapshot-default-extension.
         assert import_module_member(f"{cls.__module__}.{cls.__qualname__}") is cls
         # Both export lists are literal (for type checkers); each must name every class.
-        assert cls.__name__ in extensions.__all__ and cls.__name__ in pytest_stages.__all__
+        assert cls.__name__ in syrupy_extensions.__all__ and cls.__name__ in pytest_stages.__all__
         assert getattr(pytest_stages, cls.__name__) is cls
     assert StableHLOExtension.__name__ == "StableHLOExtension"
     with pytest.raises(ValueError, match="unknown artifact 'mlir'; known: jaxpr, stablehlo"):

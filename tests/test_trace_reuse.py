@@ -14,9 +14,9 @@ import jax.numpy as jnp
 import pytest
 
 from pytest_stages.config import DeviceConfig
-from pytest_stages.stage.cache_clearing import CacheClearing
-from pytest_stages.stage.compile_events import CompileEvents
 from pytest_stages.stage.devices import activate
+from pytest_stages.stage.jax_events import CompileEvents
+from pytest_stages.stage.memory_release import CacheClearing
 from pytest_stages.stage.staging import stage
 
 MESH = (("data", 2), ("model", 2))

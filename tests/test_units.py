@@ -29,7 +29,7 @@ from pytest_stages.core.units import format_bytes
 from pytest_stages.ir import hlo, hlo_records
 from pytest_stages.ir.normalize import normalize_jaxpr, tidy_kept
 from pytest_stages.ir.sources import Location, describe_all, preferred
-from pytest_stages.stage.cache_clearing import AUTO_PERIOD, CacheClearing, trace_key
+from pytest_stages.stage.memory_release import AUTO_PERIOD, CacheClearing, trace_key
 from pytest_stages.store.names import safe_component
 
 

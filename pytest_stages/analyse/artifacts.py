@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_stages.analyse import analyses, kernels, sources, step_time
+from pytest_stages.analyse import analyses, kernel_specs, sources, step_time
 from pytest_stages.core.records import Kind
-from pytest_stages.ir.kernels import kernel_sections
+from pytest_stages.ir.kernel_payloads import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
 
 
@@ -139,7 +139,7 @@ def _cost(result: Staged) -> dict[str, Any]:
         result.lowered,
         via_cpu=result.compile_only,
         lowered_only=result.host_dependent,
-        uncosted=kernels.uncosted_calls(result.lowered_text),
+        uncosted=kernel_specs.uncosted_calls(result.lowered_text),
     )
     text = result.compiled_text if result.compiled is not None else None
     return {**found, step_time.KEY: step_time.estimate(found, text, result.device_kind, result.chip_overrides)}
@@ -298,7 +298,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ".kernels.json",
         "jaxpr",
         False,
-        build=lambda r: kernels.kernel_specs(r.jaxpr, r.device_kind),
+        build=lambda r: kernel_specs.kernel_specs(r.jaxpr, r.device_kind),
         family="kernels",
         headline="kernels",
         is_text=False,
@@ -307,7 +307,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     ),
     # Not one staged call's: the stage_compiles fixture counts what the user code inside it made
     # JAX trace, lower and compile, per function, and snapshots that (its own check kind, headline
-    # and comparison, in check/compile_counts.py; staging never builds it).
+    # and comparison, in check/recompiles.py; staging never builds it).
     Artifact(
         "compiles",
         Kind.COMPILES,

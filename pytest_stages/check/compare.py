@@ -3,7 +3,7 @@
 Each family is its own module: IR drift of stage texts (:mod:`~pytest_stages.check.drift`), op
 structure (:mod:`~pytest_stages.check.ops`), cost and memory figures
 (:mod:`~pytest_stages.check.figures`), shardings and layouts (:mod:`~pytest_stages.check.placement`),
-kernel findings (:mod:`~pytest_stages.check.kernels`) and the generic JSON comparison
+kernel findings (:mod:`~pytest_stages.check.kernel_changes`) and the generic JSON comparison
 (:func:`~pytest_stages.check.changed_paths.structure`). Each takes a
 :class:`~pytest_stages.core.records.Pair` and gives a :class:`~pytest_stages.core.records.Compared`.
 """
@@ -16,7 +16,7 @@ from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.changed_paths import structure
 from pytest_stages.check.drift import ir_drift
 from pytest_stages.check.figures import figures
-from pytest_stages.check.kernels import kernel_findings
+from pytest_stages.check.kernel_changes import kernel_findings
 from pytest_stages.check.ops import op_structure
 from pytest_stages.check.placement import placement
 from pytest_stages.core.records import Change, Compared, Finding, Pair

@@ -27,7 +27,7 @@ from pytest_stages.core.records import Change, Compared, Finding, Pair
 from pytest_stages.ir import hlo, literals
 from pytest_stages.ir import sources as sources_
 from pytest_stages.ir.alpha import equivalent, naming
-from pytest_stages.ir.kernels import changed_lines
+from pytest_stages.ir.kernel_payloads import changed_lines
 from pytest_stages.ir.textdiff import (
     EditScript,
     Row,

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pytest_stages.analyse.artifacts import ARTIFACTS, BUDGET, BY_NAME, HEADLINES
 from pytest_stages.analyse.step_time import METRIC as STEP_METRIC
 from pytest_stages.check.compare import NO_SNAPSHOT
-from pytest_stages.check.compile_counts import explanation_lines
 from pytest_stages.check.decide import Verdict
 from pytest_stages.check.drift import CONSTANT, summary_lines
 from pytest_stages.check.figure_text import figure_change, metric_short, per_operand
+from pytest_stages.check.recompiles import explanation_lines
 from pytest_stages.core.records import Change, Finding
 from pytest_stages.core.text import shown
 from pytest_stages.ir.textdiff import more_lines

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from pytest_stages.stage.compile_events import CompileLog
+from pytest_stages.stage.jax_events import CompileLog
 from pytest_stages.stage.staging import StageResult
 
 

@@ -29,7 +29,7 @@ from pytest_stages.report.render import (
 )
 from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.run.runner import StagesSession
-from pytest_stages.stage import persistent_cache
+from pytest_stages.stage import disk_cache
 from pytest_stages.store.prune import Evidence, run_gaps
 
 # The user property that carries a call's record from the test's process to the controller.
@@ -48,7 +48,7 @@ class StagesReporter:
         self,
         session: StagesSession,
         observer: Observer,
-        cache: persistent_cache.CacheChoice,
+        cache: disk_cache.CacheChoice,
         state: tuple[str, str] = ("", ""),
     ) -> None:
         self.session = session
@@ -64,7 +64,7 @@ class StagesReporter:
         for key, value in getattr(report, "user_properties", ()):
             if key == RECORD_PROPERTY:
                 self.session.records.append(CallRecord.from_dict(json.loads(value)))
-            elif key == persistent_cache.PROPERTY:
+            elif key == disk_cache.PROPERTY:
                 requests, hits = value
                 self.cache_counts = (self.cache_counts[0] + requests, self.cache_counts[1] + hits)
 
@@ -109,7 +109,7 @@ class StagesReporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminal_summary(terminalreporter, self.report())
         requests, hits = self.cache_counts
-        cache_line = persistent_cache.summary(self.cache, requests, hits, self.session.rootpath)
+        cache_line = disk_cache.summary(self.cache, requests, hits, self.session.rootpath)
         for line in [*self.lines, *([cache_line] if cache_line and any(self.cache_counts) else [])]:
             terminalreporter.write_line(line)
 

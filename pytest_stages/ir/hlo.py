@@ -4,7 +4,7 @@ Lowered (``Lowered.as_text(dialect="hlo")``) and compiled (``Compiled.as_text()`
 are read here and nowhere else: instruction lines (name, shape, opcode), shapes with
 tuples at any depth, layouts, bytes, fusion kinds, custom-call targets, collectives, the
 module's ``input_output_alias`` header and where the debug info's stack-frame tables are
-(:mod:`~pytest_stages.ir.frames` reads them, apart: only source attribution needs it). The
+(:mod:`~pytest_stages.ir.frame_tables` reads them, apart: only source attribution needs it). The
 op analysis, the drift summary, the renumbering-proof diff and source attribution all
 read HLO through it, so that they agree on what a line means. Pure functions over text;
 results are immutable plain data (frozen dataclasses, in :mod:`~pytest_stages.ir.hlo_records`; a named

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_stages.ir.hlo import split_tables
-from pytest_stages.ir.kernels import reference_payloads
+from pytest_stages.ir.kernel_payloads import reference_payloads
 
 # An object address in a repr: ``<function f at 0x7f3a2c>`` -> ``at 0x7f3a2c``.
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
@@ -52,7 +52,7 @@ def normalize_mlir(text: str) -> str:
     """StableHLO text without ``loc(...)`` attributes and ``#loc`` definitions.
 
     A custom kernel's payload becomes its reference (``kernel:add_kernel#1a2b3c4d5e6f``,
-    :mod:`pytest_stages.ir.kernels`): its text is the ``kernels.mlir`` snapshot's.
+    :mod:`pytest_stages.ir.kernel_payloads`): its text is the ``kernels.mlir`` snapshot's.
     """
     text = reference_payloads(text)
     while True:

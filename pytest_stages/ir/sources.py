@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar, overload
 
-from pytest_stages.ir import frames as debug_frames
+from pytest_stages.ir import frame_tables as debug_frames
 from pytest_stages.ir import hlo
 from pytest_stages.ir.normalize import (
     LOC,

@@ -19,7 +19,7 @@ from pytest_stages.config import ConfigError, load_pyproject, parse_settings
 from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.inputs import read_json
 from pytest_stages.core.run_view import PASSED_EXIT
-from pytest_stages.report import diff_driver, review
+from pytest_stages.report import diff_command, review_command
 from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
 from pytest_stages.report.render import (
     REPORT_FORMATS,
@@ -94,8 +94,8 @@ def parser(prog: str = "pytest-stages") -> argparse.ArgumentParser:
         help="delete the snapshot files no shard used (refused unless the shards together ran the whole suite)",
     )
     merge.add_argument("--rootdir", default=".", help="the project root the shards ran in (default: .)")
-    diff_driver.add_parser(commands)
-    review.add_parsers(commands)
+    diff_command.add_parser(commands)
+    review_command.add_parsers(commands)
     return top
 
 
@@ -124,9 +124,9 @@ def main(argv: Sequence[str] | None = None, stream: TextIO | None = None, prog: 
 def _command(argv: Sequence[str] | None, stream: TextIO, prog: str) -> int:
     args = parser(prog).parse_args(argv)
     if args.command == "diff":
-        return diff_driver.run(args, stream)
+        return diff_command.run(args, stream)
     if args.command in ("accept", "review"):
-        return (review.run_accept if args.command == "accept" else review.run_review)(args, stream)
+        return (review_command.run_accept if args.command == "accept" else review_command.run_review)(args, stream)
     rootdir = Path(args.rootdir).resolve()
     try:
         merged = _merge(args.reports, args.report, rootdir)

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_stages.analyse.artifacts import headline_rank
-from pytest_stages.check.compile_counts import explanation_lines
 from pytest_stages.check.drift import REPORT_ROWS, removed_line
 from pytest_stages.check.figure_text import metric_short
+from pytest_stages.check.recompiles import explanation_lines
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change

@@ -37,13 +37,13 @@ from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Migration, Pair, Status
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.run import alpha, compare, drift, message_, pending_, rename, sources
-from pytest_stages.stage import frame_stack, measure, plan
+from pytest_stages.stage import deep_recursion, measure, plan
 from pytest_stages.stage.adapters import Unsupported
-from pytest_stages.stage.cache_clearing import CacheClearing
-from pytest_stages.stage.compile_events import CompileEvents
-from pytest_stages.stage.compile_only_cache import CompileOnlyCache
 from pytest_stages.stage.devices import ActiveConfig, activate
+from pytest_stages.stage.jax_events import CompileEvents
+from pytest_stages.stage.memory_release import CacheClearing
 from pytest_stages.stage.staging import StageResult, stage
+from pytest_stages.stage.topology_results import CompileOnlyCache
 from pytest_stages.store import inventory
 from pytest_stages.store.schemas import UNPARSED
 from pytest_stages.store.storage import (
@@ -114,7 +114,7 @@ class StagesSession:
         self.caches = CacheClearing(settings.clear_caches)
         # The one listener to JAX's compile events: registered at first use, closed when the run ends.
         self.events = CompileEvents()
-        # The compile-only cache (stage/compile_only_cache.py), set when the plugin starts work; None: off.
+        # The compile-only cache (stage/topology_results.py), set when the plugin starts work; None: off.
         self.compile_only_cache: CompileOnlyCache | None = None
         self._active: dict[str, ActiveConfig] = {}
         self._environment: dict[str, str] | None = None
@@ -423,7 +423,7 @@ class StageSnapshot:
         built = tuple(sorted(set(self.analyses) | budgets_.needed_analyses(self.budget)))
         settings = self.session.settings
         try:
-            result = frame_stack.call(
+            result = deep_recursion.call(
                 stage,
                 fn,
                 args,

@@ -1,7 +1,7 @@
 """One ``stage_compiles`` block end to end: count, compare with ``<name>.compiles.json``, decide, write.
 
-The counting is :mod:`pytest_stages.stage.compile_events`', the comparison
-:mod:`pytest_stages.check.compile_counts`' (pure); this keeps the snapshot to write until the
+The counting is :mod:`pytest_stages.stage.jax_events`', the comparison
+:mod:`pytest_stages.check.recompiles`' (pure); this keeps the snapshot to write until the
 test has passed and turns a failing verdict into the message a user reads. Its record joins the
 staged calls' in the reports (status column ``compiles``).
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.analyse.artifacts import BUDGET
-from pytest_stages.check import compile_counts
+from pytest_stages.check import recompiles
 from pytest_stages.check.budgets import COMPILES_METRIC
 from pytest_stages.check.decide import Verdict
 from pytest_stages.config import ConfigError
@@ -31,7 +31,7 @@ from pytest_stages.run.runner import (
     conclude,
     write_pending,
 )
-from pytest_stages.stage.compile_events import CompileLog, watch
+from pytest_stages.stage.jax_events import CompileLog, watch
 from pytest_stages.store.storage import SnapshotError, SnapshotFolder
 
 ARTIFACT = "compiles"
@@ -107,9 +107,9 @@ class StageCompiles:
         if expected is None:
             findings = [compare.no_snapshot(ARTIFACT)]
         else:
-            findings = compile_counts.compare_counts(_parsed(expected, path, self.nodeid), data, explanations)
+            findings = recompiles.compare_counts(_parsed(expected, path, self.nodeid), data, explanations)
         ceiling = self.budget.get(COMPILES_METRIC)
-        budget = compile_counts.check_budget(ceiling, data, explanations) if ceiling is not None else []
+        budget = recompiles.check_budget(ceiling, data, explanations) if ceiling is not None else []
         record.findings = [*findings, *budget]
         record.status = {
             ARTIFACT: artifact_status(findings, recorded=expected is not None),

@@ -20,18 +20,18 @@ from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.core.errors import StagesError
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.stage import compile_only_cache, jax, jax_options, persistent_cache, scalars, sources
+from pytest_stages.stage import disk_cache, jax, jax_options, scalars, sources, topology_results
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, Unsupported, adapt, returned_leaves
-from pytest_stages.stage.cache_clearing import CacheClearing
 from pytest_stages.stage.chip import held_elsewhere, held_message
-from pytest_stages.stage.compile_events import CompileEvents
 from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.jax_events import CompileEvents
+from pytest_stages.stage.memory_release import CacheClearing
 from pytest_stages.stage.topology import place_unsharded
 
 MAX_ERROR_LINES = 12
 
 
-class StageError(StagesError):
+class StagingFailed(StagesError):
     """A function that failed to trace, lower or compile; names the stage, the user's frame and the JAX error.
 
     ``where`` is the innermost frame of user code in the error's traceback (``model.py:12 in
@@ -306,7 +306,7 @@ def stage(
     events: CompileEvents,
     static_scalars: bool = False,
     constants_warn_bytes: int = scalars.CONSTANTS_WARN_BYTES,
-    cache: compile_only_cache.CompileOnlyCache | None = None,
+    cache: topology_results.CompileOnlyCache | None = None,
     caches: CacheClearing | None = None,
 ) -> StageResult:
     """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
@@ -315,7 +315,7 @@ def stage(
     On a compile-only topology, arguments are placed as ``jax.jit`` places them on that hardware
     (:func:`~pytest_stages.stage.topology.place_unsharded`): a call with no sharded argument is
     staged on its first device, outside the config's mesh. There, ``cache`` (the compile-only
-    cache, :mod:`~pytest_stages.stage.compile_only_cache`) serves an unchanged program without compiling it.
+    cache, :mod:`~pytest_stages.stage.topology_results`) serves an unchanged program without compiling it.
     ``caches`` drops JAX's in-memory caches first where JAX could answer the trace from them.
     """
     use_mesh = True
@@ -332,7 +332,7 @@ def stage(
             traced = adapter.trace()
         with _step(name, "lowering", seconds, "lower"):
             lowered = adapter.lower(traced, None if active.attached else (active.platform,))
-        wanted = tuple(n for n in (*stages, *analyses) if n in compile_only_cache.CACHED)
+        wanted = tuple(n for n in (*stages, *analyses) if n in topology_results.CACHED)
         compiled, lookup, from_cache = _compile(
             name, lowered, active=active, events=events, seconds=seconds, cache=cache, adapter=adapter, wanted=wanted
         )
@@ -378,7 +378,7 @@ def _compile(
     active: ActiveConfig,
     events: CompileEvents,
     seconds: dict[str, float],
-    cache: compile_only_cache.CompileOnlyCache | None,
+    cache: topology_results.CompileOnlyCache | None,
     adapter: Adapter,
     wanted: tuple[str, ...],
 ) -> tuple[Any, _Lookup, bool]:
@@ -392,8 +392,8 @@ def _compile(
         with _step(name, "compiling", seconds, "compile"):
             lookup = _look_up(cache, adapter, lowered, active=active, wanted=wanted, events=events)
     if lookup.entry is not None:
-        compiled = compile_only_cache.CachedCompiled(lowered, lookup.entry["compiled_text"])
-    with persistent_cache.compile_only() if active.compile_only else events.staged():
+        compiled = topology_results.CachedCompiled(lowered, lookup.entry["compiled_text"])
+    with disk_cache.compile_only() if active.compile_only else events.staged():
         if active.attached and compiled is None:
             with _step(name, "compiling", seconds, "compile"):
                 compiled = lowered.compile()
@@ -401,7 +401,7 @@ def _compile(
 
 
 def _look_up(
-    cache: compile_only_cache.CompileOnlyCache,
+    cache: topology_results.CompileOnlyCache,
     adapter: Adapter,
     lowered: Any,
     *,
@@ -490,10 +490,10 @@ def _step(
     step: str = "",
     kwargs: Mapping[str, Any] | None = None,
 ) -> Iterator[None]:
-    """Run a staging step in the caller's frame: its wall time kept as ``seconds[step]``, its error as a StageError.
+    """Run a staging step in the caller's frame: its wall time kept as ``seconds[step]``, its error as a StagingFailed.
 
     A context manager rather than a wrapper taking a callable: JAX traces, lowers and compiles
-    from :func:`stage`'s own frame (which :mod:`~pytest_stages.stage.frame_stack` places).
+    from :func:`stage`'s own frame (which :mod:`~pytest_stages.stage.deep_recursion` places).
     """
     start = time.perf_counter()
     try:
@@ -501,7 +501,7 @@ def _step(
     except Unsupported:
         raise
     except Exception as exc:
-        raise StageError(name, doing, exc, kwargs) from exc
+        raise StagingFailed(name, doing, exc, kwargs) from exc
     if seconds is not None:
         seconds[step] = time.perf_counter() - start
 

@@ -4,7 +4,7 @@ One file per artifact, written atomically (temporary file + rename in the same f
 outside the snapshot folder. This tree is pytest-stages' own, not syrupy's: its layout (test,
 config and call folders), each folder's manifest of the files it owns, and the evidence a prune
 needs are beyond syrupy's location model, so it is read and written here directly. syrupy's part
-is the extensions of :mod:`pytest_stages.store.extensions`, for syrupy's own ``snapshot`` fixture.
+is the extensions of :mod:`pytest_stages.store.syrupy_extensions`, for syrupy's own ``snapshot`` fixture.
 """
 
 from __future__ import annotations

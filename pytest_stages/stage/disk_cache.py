@@ -87,7 +87,7 @@ def enable(path: Path, changes: ProcessChanges) -> None:
 
 
 DEFAULT_FOLDER = "pytest-stages-jax"
-# The compile-only cache's subfolder (stage/compile_only_cache.py): JAX's cache reads only its own files.
+# The compile-only cache's subfolder (stage/topology_results.py): JAX's cache reads only its own files.
 COMPILE_ONLY_FOLDER = "compile-only"
 
 
@@ -118,7 +118,7 @@ def compile_only() -> Iterator[None]:
     must be constructed with a Client" and compiles again), so writing one only costs disk and a
     warning on every later run. Here nothing is written (the minimum compile time is set out of
     reach) and the warning of an entry written before is silenced. Used instead of
-    :meth:`~pytest_stages.stage.compile_events.CompileEvents.staged`, so the compile is not counted as a
+    :meth:`~pytest_stages.stage.jax_events.CompileEvents.staged`, so the compile is not counted as a
     cache request. JAX is imported by then.
     """
     with (

@@ -25,7 +25,7 @@ from pytest_stages.core.errors import StagesError
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
-from pytest_stages.report.diff_driver import diff_lines
+from pytest_stages.report.diff_command import diff_lines
 from pytest_stages.store import accept as accept_
 from pytest_stages.store import expression
 from pytest_stages.store.names import META_FILE

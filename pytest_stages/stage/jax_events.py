@@ -174,7 +174,7 @@ class CompileEvents:
         """Around a staged call's compile on an attached platform: count its cache request and hit.
 
         Nothing else is counted: not the test's own JAX calls, nor a compile-only topology's
-        compile (staged under :func:`pytest_stages.stage.persistent_cache.compile_only` instead), nor
+        compile (staged under :func:`pytest_stages.stage.disk_cache.compile_only` instead), nor
         anything before :meth:`listen`.
         """
         self._counting = True

@@ -16,7 +16,7 @@ from typing import Any
 
 from pytest_stages import jax_compat
 from pytest_stages.core.lazy import lazy_pattern
-from pytest_stages.ir.kernels import kernels
+from pytest_stages.ir.kernel_payloads import kernels
 
 SOURCE = "the jaxpr's pallas_call equations (grid_mapping, compiler_params, cost_estimate)"
 DOUBLE_BUFFERED = 2
