@@ -17,7 +17,7 @@ from pathlib import Path
 import filelock
 import pytest
 from conftest import Project
-from test_review_loop import ROOT
+from test_accept import ROOT
 
 from pytest_stages.store.storage import SnapshotError, SnapshotStore
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TWO_CONFIGS
-from test_boundaries_drift import MLIR
+from test_drift_details import MLIR
 
 from pytest_stages.check.drift import compare_text
 from pytest_stages.ir.sources import ELSEWHERE, PROJECT, TEST_FILE, Location, describe_all, rank

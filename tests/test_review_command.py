@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Project
-from test_review_loop import ROOT, accept, in_a_terminal, make_project, one_paragraph, pending
+from test_accept import ROOT, accept, in_a_terminal, make_project, one_paragraph, pending
 
 from pytest_stages.report import cli
 from pytest_stages.store.pending import read_set

@@ -10,7 +10,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import pytest
-from test_equivalence_soundness import _SUFFIXES, MUTATIONS, _mutants
+from test_alpha import _SUFFIXES, MUTATIONS, _mutants
 
 from pytest_stages.check.drift import CONSTANT, compare_text
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Project
-from test_review_loop import accept, make_project, one_paragraph, pending
+from test_accept import accept, make_project, one_paragraph, pending
 
 from pytest_stages.store.pending import digest
 

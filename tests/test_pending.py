@@ -11,7 +11,7 @@ import sys
 
 import pytest
 from conftest import ONE_CONFIG, SIMPLE_TEST, Project
-from test_review_loop import ROOT, make_project, pending
+from test_accept import ROOT, make_project, pending
 
 from pytest_stages.report import cli
 

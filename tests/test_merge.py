@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from test_review_loop import make_project
+from test_accept import make_project
 
 from pytest_stages.report import cli
 from pytest_stages.store.schemas import JSON_SCHEMA_KEYWORDS, report_schema, schema_mismatch
