@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #48's figures on the TPU v5e host (docs/performance.md): the small suite against the same calls by
+# The performance figures of the TPU v5e host (docs/performance.md): the small suite against the same calls by
 # hand, where a warm compare's extra time goes there, and the compile-only cache against the attached chip.
 # Not run by CI (no accelerator there). Run from the repository root on the TPU v5e host, in the environment
 # where `pytest examples` runs (pytest-stages from this tree on PYTHONPATH, with the tpu extra and

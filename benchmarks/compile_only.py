@@ -5,8 +5,8 @@ Usage: python benchmarks/compile_only.py [--repeat 3] [--attached]
 The example suite (examples/: Flax NNX and Linen, Equinox, Haiku and the JAX models, 11 calls a
 config) is copied to a scratch folder with one more config, ``cpu4``: 4 CPU devices under the
 same ``data = 2, model = 2`` mesh as ``v5e`` and ``h100``, so that the three stage the same
-programs (the two tests limited to ``cpu8, v5e, h100`` run on ``cpu4`` too: before issue #48's
-second round they did not, and ``v5e`` staged 11 calls against ``cpu4``'s 9). Every run is a
+programs (the two tests limited to ``cpu8, v5e, h100`` run on ``cpu4`` too, so that each
+config stages the same 11 calls). Every run is a
 fresh pytest process in compare mode; "tests" is the sum of the JUnit test times (staging and
 comparing), "calls" the same without each config's first test (whose setup also loads libtpu or
 the CUDA plugin and makes the topology, once a process), "process" the whole run. Runs per

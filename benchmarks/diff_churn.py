@@ -8,7 +8,7 @@ suite (an op added, an op removed, a shape changed, a collective moved into a lo
 affected test once without update (``--stages-report`` gives the renumbering-proof diff of each
 stage text, the rows ``-vv`` prints), accepts the edit with ``--stages-update`` and counts, per
 snapshot file, the lines ``git diff --numstat`` adds plus deletes. A file's ratio is its git
-lines over its diff rows; the issue (#38) asks for at most 3. Takes about a minute.
+lines over its diff rows; the goal (LIMIT) is at most 3. Takes about a minute.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def main() -> None:
                 worst = max(worst, lines / rows) if rows else worst
                 print(f"{edit.name:<30} {short:<55} {lines:>8} {rows if rows is not None else '-':>9} {ratio:>5}")
             print(f"{edit.name:<30} {'all files, JSON included':<55} {total:>8}")
-        print(f"worst ratio of a stage file: {worst:.1f} (the issue asks for at most {LIMIT:.0f})")
+        print(f"worst ratio of a stage file: {worst:.1f} (the goal is at most {LIMIT:.0f})")
 
 
 if __name__ == "__main__":

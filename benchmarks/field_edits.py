@@ -1,4 +1,4 @@
-"""The field list (issue #58): one-line edits of real model code, their verdicts, headlines and pull-request churn.
+"""The field list: one-line edits of real model code, their verdicts, headlines and pull-request churn.
 
 Usage: python benchmarks/field_edits.py [--only EDIT ...] [--configs cpu1,cpu8,v5e] [--json PATH]
        python benchmarks/field_edits.py --table PATH   (the table of a saved run)
@@ -37,7 +37,7 @@ from diff_churn import _git, _replace
 ROOT = Path(__file__).resolve().parent.parent
 FIELD = ROOT / "examples" / "field"
 CONFIGS = ("cpu1", "cpu8", "v5e")
-# The issue's goals: PR lines per file at most this many times its semantic rows; a one-constant edit's total.
+# The goals: PR lines per file at most this many times its semantic rows; a one-constant edit's total.
 RATIO_GOAL, CONSTANT_GOAL = 2.0, 60
 NO_TESTS = pytest.ExitCode.NO_TESTS_COLLECTED
 
@@ -473,7 +473,7 @@ def _short(path: str) -> str:
 
 
 def report(results: list[Result]) -> str:
-    """The table (one row per edit, then per changed file) and the totals the issue asks for."""
+    """The table (one row per edit, then per changed file) and the totals the goals are stated in."""
     out = ["| edit | kind | library | expected | verdict | headline | names the edit | PR lines | semantic rows |"]
     out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:

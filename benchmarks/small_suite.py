@@ -129,7 +129,7 @@ def test_plain(mesh, index):
 RUNS = ("plain", "cold", "warm", "plain warm", "plain -n 2", "stages -n 2")
 WARM_RUNS = ("warm", "plain warm")  # their caches are filled before the first round
 XDIST_RUNS = ("plain -n 2", "stages -n 2")
-# The ratios the goals are stated in (run, its baseline, goal), then the warm floor.
+# The ratios the goals are stated in (run, its baseline, goal), then the warm floor.
 RATIOS = (
     ("cold", "plain", 1.05),
     ("warm", "plain", 0.6),

@@ -48,8 +48,8 @@ else:
 
 # --- 1. Monitoring event names (jax/_src/dispatch.py, jax/_src/compiler.py) -----------------------
 # The registration is public, the names are not documented. Renamed, the compile counts of
-# ``stage_compiles`` read 0 and the cache line vanishes: tests/test_compiles.py and
-# tests/test_compile_cache.py fail on the counts.
+# ``stage_compiles`` read 0 and the cache line vanishes: tests/test_stage_compiles.py and
+# tests/test_disk_cache.py fail on the counts.
 TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
@@ -70,7 +70,7 @@ def unregister_listeners(event: Any, duration: Any) -> None:
     ``jax.monitoring.unregister_event_listener``/``unregister_event_duration_listener`` are public
     from jax 0.8.3; 0.8.0 has only the private ``jax._src.monitoring._unregister_*_by_callback``.
     Renamed there, the listeners stay registered after the session (counting into a closed
-    session): tests/test_compiles.py's listener test fails.
+    session): tests/test_stage_compiles.py's listener test fails.
     """
     monitoring: Any = private_monitoring  # typed as this JAX version has it; 0.8.0's names are used
     public = getattr(jax.monitoring, "unregister_event_listener", None)
@@ -82,7 +82,7 @@ def unregister_listeners(event: Any, duration: Any) -> None:
 # --- 2. Logger names and message prefixes (jax/_src/...: private module paths) ---------------------
 # ``stage_compiles`` reads JAX's explanation of each tracing cache miss and the argument types of
 # each lowering from these records. Moved or reworded, a rise in compiles still fails, but its
-# message loses JAX's explanation and the signatures: tests/test_compiles.py asserts both.
+# message loses JAX's explanation and the signatures: tests/test_stage_compiles.py asserts both.
 EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
 LOWER_LOGGER = "jax._src.interpreters.pxla"
 CACHE_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
@@ -118,7 +118,7 @@ def sub_byte_element_size(layout: Any) -> int | None:
 
     jaxlib 0.8.0 and 0.8.3 have none (an ``AttributeError`` there before this function); 0.10.2 has it.
     The layout snapshot leaves the key out where it is None, so snapshots taken with 0.8 differ
-    from 0.10's in that key alone, judged under ``on_version_mismatch``: tests/test_layout.py.
+    from 0.10's in that key alone, judged under ``on_version_mismatch``: tests/test_layout_versions.py.
     """
     value = getattr(layout, "sub_byte_element_size_in_bits", None)
     return None if value is None else int(value)
@@ -209,7 +209,7 @@ def _decode_kernel(body: bytes, register_dialect: Any, pipeline: str | None) -> 
 # ``pxla.create_compile_options``, ``maybe_concretize_mesh``, ``get_prop_to_input_output``,
 # ``Lowered._lowering.compile_args``/``_compiler_options_kvs``/``_device_list`` and
 # ``cache_key._hash_*``. Changed, the key cannot be made: the compile-only cache turns itself off
-# with a warning and every compile-only call compiles (tests/test_compile_only_cache.py fails on its hits).
+# with a warning and every compile-only call compiles (tests/test_topology_results.py fails on its hits).
 def compile_options_digest(lowered: Any) -> str:
     """sha256 of the ``CompileOptions`` a ``lowered.compile()`` passes to XLA, as JAX's cache key hashes them."""
     lowering = lowered._lowering

@@ -16,7 +16,7 @@ from pytest_stages.stage.topology import PLUGINS
 
 # This process stages the same small programs from many temporary folders; executables read
 # back from JAX's persistent cache would carry the source locations of another folder. The
-# cache's own tests (tests/test_compile_cache.py) run in fresh processes.
+# cache's own tests (tests/test_disk_cache.py) run in fresh processes.
 jax.config.update("jax_enable_compilation_cache", False)
 
 ONE_CONFIG = """

@@ -1,7 +1,8 @@
-"""Inputs an adversarial trial found to lose data, raise, abort or hang (issue 46, item 7): each now an error.
+"""Bad inputs that could lose data, raise, abort or hang are each one error naming the thing and a fix.
 
-Every test here failed before its fix (see the commit that added it): a prune that deleted a
-test's snapshots, a traceback, a read that never ended.
+Settings, markers, snapshot and report files, merge inputs and paths (a FIFO, a device, deep
+nesting, a file system's limits): a prune keeps the test's snapshots, and no run shows a traceback
+or waits on a read that never ends.
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def test_a_cached_executable_names_no_stale_source_lines(project):
 def test_compile_only_topologies_stay_out_of_the_cache(project):
     """JAX cannot load a compile-only TPU executable back: it is never written to JAX's cache, never warns.
 
-    The compile-only cache (tests/test_compile_only_cache.py) serves it instead, counted in the same
+    The compile-only cache (tests/test_topology_results.py) serves it instead, counted in the same
     line. Without the bypass the second run warns "Error reading persistent compilation cache entry".
     """
     from conftest import ONE_CONFIG

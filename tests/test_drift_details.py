@@ -141,7 +141,7 @@ def test_a_jaxpr_counts_its_primitives_and_its_inline_literals():
 
 
 def test_a_collective_leaving_a_loop_of_compiled_hlo_names_the_loop():
-    """The two-slice loop of test_boundaries_collectives.py, with an all-reduce in its body (``both``) and without."""
+    """The two-slice loop of test_collectives.py, with an all-reduce in its body (``both``) and without."""
     loop = (Path(__file__).resolve().parent / "data" / "two_slice_loop.hlo.txt").read_text()
     both = loop.replace(
         "  %r = f32[8]{0} negate(%x)",

@@ -1,4 +1,4 @@
-"""Headlines name the edit (issue #58): the user's edited line, never an installed library's, the
+"""Headlines name the edit: the user's edited line, never an installed library's, the
 optimizer's or the test file's when a user line exists; op kinds that appear or disappear first."""
 
 from __future__ import annotations

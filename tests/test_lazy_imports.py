@@ -3,7 +3,7 @@
 Start-up is a fixed cost of every session (benchmarks/README.md); a run whose calls all match
 their snapshots never imports the comparison families, the renumbering-proof diff, the message
 renderer or the syrupy extensions; nor does it import ``jax.extend`` (and with it Pallas). Each
-layer names what it imports late in its hub (``pytest_stages/core/lazy.py``; tests/test_layout.py
+layer names what it imports late in its hub (``pytest_stages/core/lazy.py``; tests/test_package_shape.py
 holds where).
 """
 

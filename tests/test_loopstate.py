@@ -1,4 +1,4 @@
-"""A loop's or a call's state permuted (issue #47): one program, compared equal; any other change of it is a drift.
+"""A loop's or a call's state permuted: one program, compared equal; any other change of it is a drift.
 
 The texts are real JAX 0.10.2 stage texts of a loop whose body reads two weights asymmetrically
 (``tanh(y @ w1) * (y @ w2)``). The weights the body closes over become the loop's constants (a

@@ -1,7 +1,8 @@
-"""Issue #35: the plugin deletes only what it can show it wrote, and every bad input gets a one-paragraph error.
+"""The plugin deletes only what it can show it wrote, and every bad input gets a one-paragraph error.
 
-Each test is one case of the adversarial review: a setting, file or report that once lost data,
-raised a traceback or hung. Inner sessions run the plugin as users meet it.
+Each test is one setting, file or report that could lose data, raise a traceback or hang: the
+snapshot folder's bounds, the manifest that proves a file the plugin's, unreadable or malformed
+snapshots, arguments and texts bounded in width. Inner sessions run the plugin as users meet it.
 """
 
 from __future__ import annotations

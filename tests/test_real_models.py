@@ -1,4 +1,4 @@
-"""Right and quiet on real model code (issue #37): jax.Ref train state, honest notes, readable headlines."""
+"""Right and quiet on real model code: jax.Ref train state, honest notes, readable headlines."""
 
 from __future__ import annotations
 

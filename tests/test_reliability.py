@@ -111,7 +111,7 @@ def test_invalid_json_in_a_snapshot_names_the_file_and_the_fix(project):
     [
         ("not json", "is not valid JSON (Expecting value, line 1)"),
         ('{"jax": "0.10.2"}', 'has no integer "format" field'),
-        # A newer format is said once a session: tests/test_format_upgrade.py.
+        # A newer format is said once a session: tests/test_snapshot_format.py.
     ],
 )
 def test_a_corrupt_or_newer_metadata_file_is_an_error(project, content, message):

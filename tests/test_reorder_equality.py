@@ -1,4 +1,4 @@
-"""Reorders of independent statements in real framework code are one program (issue #58).
+"""Reorders of independent statements in real framework code are one program.
 
 A Flax NNX gated MLP with its two projections swapped: a decode loop's constants come out in
 another order (the body a top-level ``let jaxpr = { lambda ...`` named by ``body_jaxpr=jaxpr``),
@@ -113,7 +113,7 @@ def test_the_nnx_reorder_is_one_program_and_an_edit_of_it_is_not(nnx_texts) -> N
     before, after = nnx_texts
     decode = before["decode"]["jaxpr"], after["decode"]["jaxpr"]
     train = before["train_step"]["jaxpr"], after["train_step"]["jaxpr"]
-    # the shapes of the issue: the loop body a top-level let named by body_jaxpr=jaxpr, its constants permuted;
+    # the shapes met in Flax NNX code: the loop body a top-level let named by body_jaxpr=jaxpr, its constants permuted;
     # the backward pass's sums of two contributions
     assert "let jaxpr = { lambda" in decode[0] and "body_jaxpr=jaxpr" in decode[0]
     assert decode[0] != decode[1] and "add_any" in train[0] and train[0] != train[1]

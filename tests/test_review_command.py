@@ -1,4 +1,4 @@
-"""``pytest-stages review`` and ``accept`` as a careless or hurried user meets them (issues #58 and #59).
+"""``pytest-stages review`` and ``accept`` as a careless or hurried user meets them.
 
 Each bad input is one paragraph and a non-zero exit with nothing written; review shows the headline
 pytest printed; Ctrl-C keeps the answers given; a set accepted twice says so.

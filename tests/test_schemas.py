@@ -116,7 +116,7 @@ def test_every_artifact_the_writer_produces_reads_back_and_compares_clean(tmp_pa
 
 
 def test_an_input_jit_drops_has_a_null_sharding_the_reader_accepts():
-    """The shape of the file issue #46 reported: ``"sharding": null`` for an unused input."""
+    """A snapshot of an input jit drops records ``"sharding": null``, which the reader accepts."""
     result = _staged((jax.ShapeDtypeStruct((3,), jnp.float32),) * 2, [True, False], "used", ())
     inputs = result.analyses["sharding"]["inputs"]
     assert inputs["args[1]"]["sharding"] is None

@@ -415,7 +415,7 @@ def _edited(path, tmp_path, name, edit):
 
 
 def test_a_merge_prunes_only_what_the_checkout_agrees_with(project, tree, tmp_path):
-    """Issue #35: crafted, foreign or hollowed-out shard reports never make a live test's snapshot look unused."""
+    """Crafted, foreign or hollowed-out shard reports never make a live test's snapshot look unused."""
     shards = run_shards(project, 2)
     root = ("--rootdir", str(project.path), "--prune")
     bad = {

@@ -1,6 +1,6 @@
 """store.storage at its edges: the temporary of an atomic write, and each refusal's exact message.
 
-Complements test_boundaries_store.py (names, modes, symlinks, manifests) with the messages users read.
+Complements test_store.py (names, modes, symlinks, manifests) with the messages users read.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a failure states is true (issue #58): no constant claimed changed that only moved, no diff row
+"""What a failure states is true: no constant claimed changed that only moved, no diff row
 with the same text on both sides."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A typo is an error naming the key and the close match, never a setting silently ignored (issue #60)."""
+"""A typo is an error naming the key and the close match, never a setting silently ignored."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Whole modules, whatever their length, and the order of independent operations (issue #47 items 2 and 3).
+"""Whole modules, whatever their length, and the order of independent operations.
 
 The renumbering-proof diff and name keeping align every line of a module (no window), and texts
 that are one dataflow graph with independent operations in another order are one program; a real
@@ -160,7 +160,7 @@ def test_a_real_change_among_swapped_lines_is_still_a_drift(texts, dialect, chan
 @pytest.mark.parametrize("dialect", ["jaxpr", "mlir"])
 def test_swapped_operands_after_a_reorder_are_a_drift(texts, dialect):
     """Moved lines must match under one renaming: reading ``h1`` where ``h2`` was read is another program
-    (``tanh(h1) * h2`` read as ``h2 * tanh(h1)``, the product's operands swapped, is not: issue #58)."""
+    (``tanh(h1) * h2`` read as ``h2 * tanh(h1)``, the product's operands swapped, is not)."""
     swapped = texts["swapped"][dialect]
     if dialect == "jaxpr":
         commuted, changed = swapped.replace("mul g e", "mul e g"), swapped.replace("mul g e", "mul g f")

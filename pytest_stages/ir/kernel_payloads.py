@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from pytest_stages import jax_compat
 from pytest_stages.core.lazy import lazy_pattern
 
-if TYPE_CHECKING:  # only a difference loads the diff machinery (tests/test_imports.py)
+if TYPE_CHECKING:  # only a difference loads the diff machinery (tests/test_lazy_imports.py)
     from pytest_stages.ir.textdiff import EditScript
 
 # Mosaic TPU: ``\22body\22: \22TUzvUgFN...\22`` in StableHLO's escaped attribute, ``"body":"TUzvUgFN..."`` in HLO.

@@ -7,7 +7,7 @@ from pytest_stages.core.lazy import lazy_module
 # What this layer imports late, named once (core/lazy.py says how): what only a failing finding or
 # an HTML report needs, the drift family's summary lines, a pending call's headline (the failure
 # message's) and the review page; a passing run loads
-# neither (tests/test_imports.py); the lines of a refused prune, which a run that observed the whole
+# neither (tests/test_lazy_imports.py); the lines of a refused prune, which a run that observed the whole
 # tree never prints.
 if TYPE_CHECKING:
     from pytest_stages.check import drift

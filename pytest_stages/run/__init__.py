@@ -7,7 +7,7 @@ from pytest_stages.core.lazy import lazy_module
 # What this layer imports late, named once (core/lazy.py says how): what only a difference or a
 # failure needs, the comparison families, the input signature (check/drift), the alignment of renamed texts and
 # the failure message, the source lines of a stage text, the pending sets of ``--stages-pending``; a run
-# whose calls all match their snapshots loads none of them (tests/test_imports.py).
+# whose calls all match their snapshots loads none of them (tests/test_lazy_imports.py).
 if TYPE_CHECKING:
     from pytest_stages.check import compare, drift
     from pytest_stages.check import message as message_

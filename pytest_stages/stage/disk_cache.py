@@ -2,7 +2,7 @@
 
 A warm run reads each unchanged executable back instead of compiling it again; the
 normalized snapshot texts and the analyses of a cached executable are the same as of a
-fresh compile (``tests/test_compile_cache.py``). A cache the user configured for JAX
+fresh compile (``tests/test_disk_cache.py``). A cache the user configured for JAX
 (``JAX_COMPILATION_CACHE_DIR`` or ``jax.config``) is used as it is and never changed.
 """
 

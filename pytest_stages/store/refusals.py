@@ -2,7 +2,7 @@
 
 Apart from :mod:`~pytest_stages.store.prune` so that a session whose run observed the whole tree
 (every compare that passes) never builds these classes: they are imported at the first refusal
-(``store/__init__.py`` names the late import; tests/test_imports.py holds it).
+(``store/__init__.py`` names the late import; tests/test_lazy_imports.py holds it).
 """
 
 from __future__ import annotations
