@@ -82,7 +82,6 @@ TEST_FILES = (
     "tests/test_textdiff_drifts.py",
     "tests/test_textdiff_long.py",
     "tests/test_prune_rules.py",
-    "tests/test_units.py",
     "tests/test_findings.py",
     "tests/test_normalize.py",
     "tests/test_properties.py",

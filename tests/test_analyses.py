@@ -8,6 +8,9 @@ from pathlib import Path
 import jsonschema
 
 import pytest_stages
+from pytest_stages.analyse.analyses import ops
+from pytest_stages.core.units import format_bytes
+from pytest_stages.ir import hlo, hlo_records
 
 LOOP = """
 import jax, jax.numpy as jnp
@@ -248,3 +251,24 @@ def test_a_bad_report_name_is_a_usage_error(project):
     result = project.run("--stages-report=out.txt")
     assert result.ret == 4
     assert "--stages-report=out.txt: name a .json, .md or .html file." in result.stderr.str()
+
+
+def test_ops_parses_real_shapes_and_collectives():
+    text = (
+        "HloModule m, input_output_alias={ {0}: (1, {}, may-alias) }, entry_computation_layout={()->f32[]}\n\n"
+        "ENTRY %main (p: f32[16,512]) -> (f32[64,512], f32[]) {\n"
+        "  %p = f32[16,512]{1,0} parameter(0)\n"
+        "  %ag = f32[64,512]{1,0} all-gather(%p), channel_id=1, dimensions={0}\n"
+        '  %cc = (f32[2]{0}, s32[]) custom-call(%p), custom_call_target="foo"\n'
+        "  %f = f32[] fusion(%ag), kind=kLoop, calls=%c\n"
+        "  ROOT %t = (f32[64,512]{1,0}, f32[]) tuple(%ag, %f)\n"
+        "}\n"
+    )
+    result = ops(text)
+    assert result["collectives"] == [{"op": "all-gather", "shape": "f32[64,512]", "bytes": 131072}]
+    assert result["custom_calls"] == {"foo": 1}
+    assert result["fusions"] == {"kLoop": 1} and result["fusion_count"] == 1
+    assert result["entry"] == {"parameters": ["f32[16,512]"], "output": "(f32[64,512], f32[])"}
+    assert hlo.parse_instruction("  %cc = (f32[2]{0}, s32[]) custom-call(%p)").shape == "(f32[2], s32[])"
+    assert hlo.aliases(text) == (hlo_records.Alias((0,), 1, "may-alias"),)
+    assert hlo.shape_bytes("(bf16[8,8], pred[3])") == 131 and format_bytes(2048) == "2.0 KiB"

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_stages.check.budgets import COMPILE_SECONDS_MARGIN, Share, check_budget, needed_analyses, parse_budget
+from pytest_stages.check.budgets import (
+    COMPILE_SECONDS_MARGIN,
+    Share,
+    budget_for,
+    check_budget,
+    needed_analyses,
+    parse_budget,
+    parse_size,
+)
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import Change, Finding
 from pytest_stages.stage.devices import TPU_MEMORY, DeviceMemory
@@ -260,3 +268,51 @@ def test_dcn_bytes_of_a_multi_slice_program_and_of_one_slice():
     assert check_budget({"dcn_bytes": 3 * 2**20}, ops) == []
     assert check_budget({"dcn_bytes": 0}, {"ops": {"opcodes": {"add": 1}}}) == [], "one slice: nothing crosses"
     assert seen(check_budget({"dcn_bytes": 0}, {})) == [("dcn_bytes: not measured on this backend", False)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("64 MiB", 64 * 2**20), ("1.5GB", 1_500_000_000), (4096, 4096), ("2 KiB", 2048), ("10 b", 10)],
+)
+def test_sizes_accept_units(text, expected):
+    assert parse_size("budget", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"temp_bytes": "64 MiBs"}, "budget temp_bytes: unknown unit 'mibs' in '64 MiBs'; use B, KB"),
+        ({"temp_bytes": "lots"}, "budget temp_bytes: 'lots' is not a size"),
+        ({"flops": "many"}, "budget flops: 'many' is not a non-negative number"),
+        ({"latency": 3}, "budget: unknown budget metric 'latency'"),
+        ({"collectives": {"all-gathers": 0}}, "unknown collective 'all-gathers'"),
+        ({"ops": 3}, "budget ops must be a table"),
+    ],
+)
+def test_bad_budgets_name_metric_and_unit(raw, message):
+    with pytest.raises(ConfigError) as error:
+        parse_budget("budget", raw)
+    assert message in str(error.value)
+
+
+def test_budget_checks_ceilings():
+    analyses = {
+        "cost": {"compiled": {"flops": 3e9}},
+        "memory": {"temp_size_in_bytes": 100 * 2**20},
+        "ops": {"collectives": [{"op": "all-gather", "shape": "f32[8]", "bytes": 32}], "opcodes": {"fusion": 3}},
+    }
+    budget = parse_budget(
+        "b", {"flops": 2.2e9, "temp_bytes": "64 MiB", "collectives": {"all-gather": 0}, "ops": {"fusion": 3}}
+    )
+    messages = [f.message for f in check_budget(budget, analyses)]
+    assert messages == [
+        "flops 3e9 exceeds the ceiling 2.2e9",
+        "temp_bytes 100.0 MiB exceeds the ceiling 64.0 MiB",
+        "collectives[all-gather] 1 exceeds the ceiling 0",
+    ]
+    assert check_budget(parse_budget("b", {"flops": 4e9}), analyses) == []
+
+
+def test_budget_patterns_merge_under_the_marker():
+    patterns = {"tests/*::test_a*": {"flops": 1.0, "temp_bytes": 5}, "*::test_b": {"flops": 9.0}}
+    assert budget_for("tests/x.py::test_a[cpu1]", patterns, {"flops": 2.0}) == {"flops": 2.0, "temp_bytes": 5}

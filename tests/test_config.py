@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_stages.config import DeviceConfig, Settings, parse_settings
+from pytest_stages.config import ConfigError, DeviceConfig, Settings, parse_configs, parse_settings
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 
@@ -71,3 +71,51 @@ def test_the_settings_example_of_the_page_is_valid():
     example = text[text.index("```toml\n[tool.pytest_stages]") + len("```toml\n") :]
     table = tomllib.loads(example[: example.index("```")])["tool"]["pytest_stages"]
     assert parse_settings(table).config_named("v5e").topology == "v5e:2x2"
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"snapshot_dir": 3}, "[tool.pytest_stages] snapshot_dir must be a string, got 3."),
+        ({"snapshot_dir": "../shared/snaps"}, "snapshot_dir = '../shared/snaps' leaves the rootdir; snapshots live"),
+        ({"snapshot_dir": "/tmp/snaps"}, 'Give a folder relative to the rootdir (snapshot_dir = "snapshots").'),
+        ({"check": ["text", "speed"]}, "check: unknown name 'speed'; choose from"),
+        (
+            {"on_version_mismatch": "ignore"},
+            "on_version_mismatch = 'ignore' is not one of ['fail', 'warn', 'skip', 'semantic'].",
+        ),
+        ({"tolerance": {"flops": "two percent"}}, "[tool.pytest_stages.tolerance] flops: tolerance 'two percent'"),
+        ({"configs": []}, "[[tool.pytest_stages.configs]] must be a non-empty array of tables"),
+        ({"configs": [{"name": "a b"}]}, "entry 1: name 'a b' must be 1-64 letters"),
+        ({"configs": [{"name": "x", "device": 2}]}, "entry 1: unknown key 'device'"),
+        (
+            {"configs": [{"name": "x", "devices": 8, "mesh": {"data": 3}}]},
+            "config 'x': mesh data=3 holds 3 devices but devices = 8",
+        ),
+        ({"configs": [{"name": "x"}, {"name": "x"}]}, "config name 'x' is used twice"),
+        ({"configs": [{"name": "x", "mesh": {"a": 2}, "axis_types": "sideways"}]}, "config 'x': axis_types"),
+        ({"configs": [{"name": "x", "devices": 4, "axis_types": "Auto"}]}, "config 'x': axis_types ['Auto'] must name"),
+        (
+            {"clear_caches": 1},
+            'clear_caches = 1: use "auto" (drop JAX\'s caches where a trace could be reused, and every 32',
+        ),
+    ],
+)
+def test_bad_settings_name_the_key(table, message):
+    with pytest.raises(ConfigError) as error:
+        parse_settings(table)
+    assert message in str(error.value)
+
+
+def test_settings_defaults_and_tolerance_forms():
+    settings = parse_settings({"tolerance": {"flops": "2%", "bytes accessed": 0.05}})
+    assert settings.stages == ("jaxpr", "stablehlo", "compiled", "kernel_ir")
+    assert settings.analyses == ("cost", "memory", "ops", "sharding", "layout", "kernels")
+    assert settings.configs[0].name == "default" and settings.configs[0].devices == 1
+    assert settings.tolerance == {"flops": 0.02, "bytes accessed": 0.05}
+
+
+def test_mesh_implies_the_device_count():
+    (config,) = parse_configs([{"name": "cpu8", "mesh": {"data": 4, "model": 2}, "axis_types": "auto"}])
+    assert config.devices == 8 and config.mesh_shape == {"data": 4, "model": 2}
+    assert config.axis_types == ("auto", "auto")

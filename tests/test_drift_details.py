@@ -243,3 +243,23 @@ def test_a_jaxpr_equation_that_now_reads_a_new_value_is_paired_with_its_old_self
     found = compare_text("jaxpr", JAXPR, new, diff_lines=20)
     assert found.detail["summary"] == ["ops: +1 neg"]
     assert [row[0] for hunk in found.detail["hunks"] for row in hunk if row[0] != "="] == ["+", "~"]
+
+
+def test_text_drift_summarizes_ops_and_bounds_the_diff():
+    before = "".join(f"  %a.{i} = f32[4]{{0}} add(%p, %q)\n" for i in range(50))
+    after = before.replace("add(", "multiply(")
+    finding = compare_text("compiled", before, after, diff_lines=10)
+    lines = details(finding)
+    assert lines[0] == "IR drift"
+    assert lines[1] == "    ops: -50 add, +50 multiply"
+    assert lines[-1].startswith("    ... ") and lines[-1].endswith(" more diff lines")
+    fused = before + "  %f = f32[4]{0} fusion(%p), kind=kLoop, calls=%c\n"
+    gathered = fused + "  %g = f32[64,512]{1,0} all-gather(%p), dimensions={0}\n"
+    structure = details(compare_text("compiled", before, gathered, diff_lines=10))
+    assert structure[1:4] == [
+        "    ops: +1 all-gather, +1 fusion",
+        "    fusions: 0 -> 1",
+        "    collectives: +1 all-gather f32[64,512] (128.0 KiB)",
+    ]
+    assert len(lines) == 2 + 10 + 1
+    assert compare_text("compiled", before, before, diff_lines=10) is None

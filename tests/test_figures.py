@@ -76,3 +76,21 @@ def test_an_integer_written_for_the_same_float_is_no_change():
     same = copy.deepcopy(COST)
     same["compiled"]["flops"] = 25810
     assert compare_metrics("cost", COST, same, {}) == []
+
+
+def test_metric_regression_improvement_and_tolerance():
+    before = {"compiled": {"flops": 1.98e9, "transcendentals": 100.0}, "lowered": {"flops": 1.0}}
+    after = {"compiled": {"flops": 2.31e9, "transcendentals": 90.0}, "lowered": {"flops": 9.0}}
+    findings = compare_metrics("cost", before, after, {"flops": 0.02})
+    assert [(f.message, f.failing) for f in findings] == [
+        ("flops 1.98e9 -> 2.31e9 (+16.7%, tolerance 2%)", True),
+        ("transcendentals 100 -> 90 (-10.0%): improved; run `pytest --stages-update` to accept it", False),
+    ]
+    assert (
+        compare_metrics("cost", before, {"compiled": {"flops": 2.0e9, "transcendentals": 100.0}}, {"flops": 0.02}) == []
+    )
+
+
+def test_integer_memory_figures_are_exact_by_default():
+    (finding,) = compare_metrics("memory", {"temp_size_in_bytes": 1000}, {"temp_size_in_bytes": 1001}, {})
+    assert finding.message == "temp_bytes 1000 -> 1001 (+0.10%, tolerance exact)"

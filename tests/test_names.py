@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_stages.store.names import module_folder, module_source
+from pytest_stages.store.names import module_folder, module_source, safe_component
 
 FOLDERS = [
     # (the module's steps from the rootdir, its snapshot folder, the file it maps back to)
@@ -36,3 +36,18 @@ def test_the_registered_functions_folder_has_no_module_file():
     assert module_folder(()) == ""
     assert module_source("stages") is None
     assert module_source("_outside_rootdir/_up/test_a") is None
+
+
+@pytest.mark.parametrize(
+    "name", ["../../etc/passwd", "a/b", "nul\x00byte", "é" * 200, "..", "", "x" * 500, "CON", "tëst[ü]"]
+)
+def test_safe_component_is_safe_unique_and_stable(name):
+    safe = safe_component(name)
+    assert "/" not in safe and "\x00" not in safe and safe not in (".", "..", "")
+    assert len(safe) <= 96 and safe == safe_component(name)
+    assert safe.isascii()
+
+
+def test_safe_component_keeps_plain_names_and_separates_lookalikes():
+    assert safe_component("test_mlp[cpu8-bf16]") == "test_mlp[cpu8-bf16]"
+    assert safe_component("a/b") != safe_component("a_b") == "a_b"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import jax
@@ -12,6 +13,7 @@ from pytest_stages.ir.normalize import (
     normalize_hlo,
     normalize_jaxpr,
     normalize_mlir,
+    tidy_kept,
     to_json,
 )
 
@@ -90,3 +92,25 @@ def test_json_has_sorted_keys_and_a_trailing_newline():
     text = to_json({"b": 1, "a": {"d": 2, "c": 3}})
     assert text == '{\n  "a": {\n    "c": 3,\n    "d": 2\n  },\n  "b": 1\n}\n'
     assert json.loads(text) == {"a": {"c": 3, "d": 2}, "b": 1}
+
+
+def test_tidy_keeps_what_a_line_by_line_fold_of_blank_lines_keeps():
+    """Every arrangement of up to ten blank and non-blank lines, against the plain loop: the indexes and the text."""
+
+    def folded(lines: list[str]) -> list[int]:
+        kept, previous_blank = [], True
+        for k, line in enumerate(lines):
+            if line or not previous_blank:
+                kept.append(k)
+            previous_blank = not line
+        while kept and not lines[kept[-1]]:
+            kept.pop()
+        return kept
+
+    for size in range(11):
+        for lines in itertools.product(("", "x"), repeat=size):
+            kept = folded(list(lines))
+            assert tidy_kept(list(lines)) == kept, lines
+            assert normalize_jaxpr("".join(f"{line} \n" for line in lines)) == "".join(f"{lines[k]}\n" for k in kept), (
+                lines
+            )

@@ -34,3 +34,29 @@ def test_the_placement_family_compares_the_pairs_data():
     compared = placement(Pair("sharding", text, json.dumps(after), SHARDING, after))
     assert compared.findings == compare_placement("sharding", SHARDING, after)
     assert compared.findings and compared.deltas == {}
+
+
+def test_placement_changes_name_the_leaf():
+    def sharding(spec):
+        return {"kind": "NamedSharding", "mesh": {"data": 4, "model": 2}, "spec": spec, "memory_kind": "device"}
+
+    before = {
+        "inputs": {"x": {"sharding": sharding("P('data', None)"), "donated": True, "aliased_to": "output"}},
+        "outputs": {"output": {"sharding": sharding("P('data')")}},
+        "collectives": [],
+    }
+    after = {
+        "inputs": {"x": {"sharding": sharding("P(None, 'model')"), "donated": False, "aliased_to": None}},
+        "outputs": {"output": {"sharding": sharding("P('data')")}},
+        "collectives": [{"op": "all-gather", "shape": "f32[64,512]", "bytes": 131072}],
+    }
+    messages = sorted(f.message for f in compare_placement("sharding", before, after))
+    assert messages == [
+        "collectives: +1 all-gather f32[64,512] (128.0 KiB)",
+        "input x no longer donated (XLA had reused its buffer)",
+        "input x: P('data', None) over mesh(data=4,model=2) -> P(None, 'model') over mesh(data=4,model=2)",
+    ]
+    layout_before = {"inputs": {}, "outputs": {"output": {"major_to_minor": [1, 0], "tiling": []}}}
+    layout_after = {"inputs": {}, "outputs": {"output": {"major_to_minor": [0, 1], "tiling": []}}}
+    (finding,) = compare_placement("layout", layout_before, layout_after)
+    assert finding.message == "output output layout (1,0) -> (0,1)"

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+
 import pytest
 from conftest import TWO_CONFIGS as CONFIGS
+
+from pytest_stages.hooks.registry import registrations
 
 CONFTEST = """
 import jax, jax.numpy as jnp
@@ -259,3 +264,15 @@ def test_a_module_imported_before_the_session_keeps_its_registrations(project, m
     for _ in range(2):
         result = project.run("--collect-only", "-q")
         result.stdout.fnmatch_lines(["stages::double[cpu1]", "stages::double[cpu8]"])
+
+
+def test_gathering_registrations_never_loads_a_lazy_module(tmp_path, monkeypatch):
+    """A module imported through ``importlib.util.LazyLoader`` runs on first attribute access:
+    looking for registrations in ``sys.modules`` must not be that access."""
+    (tmp_path / "lazy_side_effect.py").write_text("raise RuntimeError('a lazy module was loaded')\n")
+    spec = importlib.util.spec_from_file_location("lazy_side_effect", tmp_path / "lazy_side_effect.py")
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(sys.modules, "lazy_side_effect", module)
+    assert registrations(tmp_path) == []
