@@ -33,55 +33,7 @@ def test_a_stages_marker_naming_no_config_fails_and_the_prune_keeps_its_files(pr
     assert "--stages-prune refused: 1 collection error(s) (tests/test_m.py::test_sin[bad-configs])" in output, output
 
 
-# --- one JSON reader: depth, numbers, text ----------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "problem"),
-    [
-        ("[" * 200000, "nested deeper than 100 levels"),
-        ("[" * 101 + "]" * 101, "nested deeper than 100 levels"),
-        ('{"flops": NaN}', "NaN is not a number JSON holds"),
-        ('{"flops": -Infinity}', "-Infinity is not a number JSON holds"),
-        ('{"flops": 1e400}', "the number 1e400 is beyond a float's range"),
-        ('{"flops": 1' + "0" * 400 + "}", "the number 1000000000000000000000000000000000000000... is beyond"),
-        ('{"a": "\\ud800"}', "the string '\\ud800' holds a lone surrogate, which is no text"),
-        ('{"\\udfff": 1}', "the string '\\udfff' holds a lone surrogate, which is no text"),
-        ('{"format": ', "Expecting value, line 1"),
-    ],
-)
-def test_the_json_reader_refuses_what_pytest_stages_never_writes(text, problem):
-    from pytest_stages.core.inputs import InputError, parse_json
-
-    with pytest.raises(InputError) as raised:
-        parse_json(text)
-    assert str(raised.value).startswith(problem)
-
-
-def test_the_json_reader_reads_what_pytest_stages_writes():
-    from pytest_stages.core.inputs import parse_json
-
-    text = '{"a": [1, 2.5, -3e10, null, true, "\\u00e9\\ud83d\\ude00"], "b": ' + "[" * 99 + "]" * 99
-    text += ', "c": "' + "[{" * 200 + '\\"]"}'
-    nested = eval("[" * 99 + "]" * 99)
-    assert parse_json(text) == {"a": [1, 2.5, -3e10, None, True, "é😀"], "b": nested, "c": "[{" * 200 + '"]'}
-
-
-def test_the_file_reader_refuses_a_fifo_and_a_device_without_blocking(tmp_path):
-    import os
-
-    from pytest_stages.core.inputs import InputError, read_bytes
-
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    for path in (fifo, "/dev/zero"):
-        with pytest.raises(InputError, match=r"not a regular file \(a folder, FIFO, socket or device\)"):
-            read_bytes(path)
-    big = tmp_path / "big"
-    big.write_bytes(b"x" * 101)
-    with pytest.raises(InputError, match="larger than 100 bytes"):
-        read_bytes(big, limit=100)
-    assert read_bytes(big, limit=101) == b"x" * 101
+# --- JSON files: depth, numbers, text -------------------------------------------------------------
 
 
 def test_a_cost_snapshot_holding_nan_is_corrupt_not_a_nan_change(project):
@@ -208,27 +160,6 @@ def test_a_step_summary_pointing_at_a_fifo_neither_blocks_pytest_nor_the_merge(p
 # --- settings and folders that would corrupt or crash ----------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("table", "message"),
-    [
-        ({"diff_lines": "x"}, "[tool.pytest_stages] diff_lines must be an integer, got 'x'."),
-        ({"static_scalars": 1}, "[tool.pytest_stages] static_scalars must be true or false, got 1."),
-        (
-            {"snapshot_dir": "a/" + "x" * 256},
-            f"[tool.pytest_stages] snapshot_dir = 'a/{'x' * 38}...{'x' * 40}' "
-            "has a folder name of 256 bytes; file systems take at most 255 a name. Name a folder with shorter names.",
-        ),
-        ({"compilation_cache": "é" * 128}, "[tool.pytest_stages] compilation_cache = 'ééé"),
-    ],
-)
-def test_settings_a_file_system_cannot_hold_or_of_the_wrong_type_are_named_in_words(table, message):
-    from pytest_stages.config import ConfigError, parse_settings
-
-    with pytest.raises(ConfigError) as raised:
-        parse_settings(table)
-    assert str(raised.value).startswith(message), str(raised.value)
-
-
 def test_a_snapshot_dir_over_255_bytes_is_a_usage_error_not_an_internal_error(project):
     project.configure(f'snapshot_dir = "{"s" * 300}"')
     project.write("tests/test_m.py", SIN_TEST)
@@ -284,18 +215,6 @@ def test_a_pyproject_above_that_is_not_utf8_is_no_traceback(pytester):
     assert "UnicodeDecodeError" not in "\n".join(result.outlines + result.errlines)
 
 
-def test_the_own_pyproject_not_utf8_is_a_usage_error_naming_it():
-    import tempfile
-    from pathlib import Path
-
-    from pytest_stages.config import ConfigError, load_pyproject
-
-    with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / "pyproject.toml").write_bytes(b"[tool.pytest_stages]\nsnapshot_dir = '\xff'\n")
-        with pytest.raises(ConfigError, match=r"pyproject.toml is not UTF-8 text \(byte 37\), as TOML must be; save"):
-            load_pyproject(Path(folder))
-
-
 @pytest.mark.parametrize("name", ["pytest.ini", "setup.cfg", "tox.ini"])
 def test_a_pytest_stages_section_in_an_ini_file_is_warned_about(pytester, name):
     section = "[pytest]" if name != "setup.cfg" else "[tool:pytest]"
@@ -313,39 +232,6 @@ def test_a_pytest_stages_section_in_an_ini_file_is_warned_about(pytester, name):
 
 
 # --- names pytest-stages gives its own folders never meet a module's -------------------------
-
-MODULES = [
-    ("stages",),
-    ("stages_",),
-    ("stages__",),
-    ("stages", "test_a"),
-    ("_outside_rootdir", "test_a"),
-    ("_outside_rootdir_", "test_a"),
-    ("_outside_rootdir", "_up", "test_a"),
-    ("tests", "_up", "test_a"),
-    ("tests", "test_a"),
-    ("..", "test_a"),
-    ("..", "..", "test_a"),
-    ("..", "_up", "test_a"),
-    ("..", "_up_", "test_a"),
-    ("..", "..", "_up", "test_a"),
-]
-
-
-def test_module_folders_are_distinct_and_apart_from_the_plugins_own():
-    from pytest_stages.store.names import OUTSIDE_ROOTDIR, REGISTERED_MODULE, module_folder, module_source
-
-    folders = [module_folder(steps) for steps in MODULES]
-    assert len(set(folders)) == len(folders), folders
-    for steps, folder in zip(MODULES, folders, strict=True):
-        outside = steps[0] == ".."
-        assert folder.startswith(f"{OUTSIDE_ROOTDIR}/") == outside, folder
-        assert folder != REGISTERED_MODULE
-        assert module_source(folder) == (None if outside else "/".join(steps) + ".py"), folder
-    # Paths recorded before: unchanged where nothing collides.
-    assert module_folder(("tests", "test_a")) == "tests/test_a"
-    assert module_folder(("stages", "test_a")) == "stages/test_a"
-    assert module_folder(("..", "x", "test_a")) == "_outside_rootdir/_up/x/test_a"
 
 
 STAGES_MODULE = """
@@ -456,37 +342,7 @@ def test_a_merge_prune_refuses_a_report_of_another_commit_or_snapshot_tree(proje
     }
 
 
-def test_a_merge_prune_refuses_a_report_that_recorded_no_state():
-    from pytest_stages.store.prune import Evidence, refusal
-    from pytest_stages.store.refusals import Facet, OtherState
-
-    evidence = Evidence(prune=True, states=[("a.json", "", "")], here=("", "d1"))
-    assert refusal(evidence) == OtherState("a.json", Facet.SNAPSHOTS, "", "d1")
-    evidence = Evidence(prune=True, states=[("a.json", "c1", "d1"), ("b.json", "c2", "d1")], here=("c1", "d1"))
-    assert refusal(evidence) == OtherState("b.json", Facet.COMMIT, "c2", "c1")
-    assert refusal(Evidence(prune=True, states=[("a.json", "c1", "d0")], here=("c1", "d1"), wrote=True)) is None
-    assert refusal(Evidence(prune=True, states=[("a.json", "c1", "d1")], here=("c1", "d1"))) is None
-
-
 # --- a prune that cannot delete ------------------------------------------------------------------
-
-
-def test_a_prune_that_cannot_delete_a_file_says_so_and_keeps_the_rest(tmp_path):
-    """A file replaced by a folder after the listing (root ignores a read-only folder's mode; this fails for all)."""
-    from pytest_stages.store.storage import SnapshotError, SnapshotStore
-
-    root = tmp_path / "snapshots"
-    (root / "m/t/c/f.cost.json").mkdir(parents=True)
-    (root / "m/t/c/g.cost.json").write_text("{}\n")
-    store = SnapshotStore(root)
-    with pytest.raises(SnapshotError) as raised:
-        store.prune([root / "m/t/c/f.cost.json", root / "m/t/c/g.cost.json"])
-    assert str(raised.value).startswith(f"could not delete {root / 'm/t/c/f.cost.json'} (")
-    assert str(raised.value).endswith(
-        "0 of 2 file(s) were deleted, the others are kept. Give the user running pytest write access to the "
-        "snapshot folder, then prune again."
-    )
-    assert (root / "m/t/c/g.cost.json").exists()
 
 
 @pytest.mark.skipif(__import__("os").geteuid() == 0, reason="root deletes in a read-only folder")
@@ -552,70 +408,3 @@ def test_stage_compiles_of_what_jax_never_traces_is_an_error(project, arguments,
         f"in tests/test_c.py::test_c: {named} is {what}. Pass the functions whose compiles the block counts" in output
     ), output
     assert "Traceback" not in output
-
-
-# --- TPU topologies libtpu would abort the process on -------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("entry", "message"),
-    [
-        (
-            {"topology": "v5e:32x32"},
-            "config 'big': topology 'v5e:32x32' is larger than a v5e slice can be: at most 16 chips along each axis "
-            "(v5e:16x16); libtpu would abort the process compiling for it. Name a smaller slice, or join slices with "
-            'num_slices (e.g. topology = "v5e:16x16", num_slices = 2).',
-        ),
-        ({"topology": "v5e:16x32"}, "config 'big': topology 'v5e:16x32' is larger than a v5e slice can be"),
-        (
-            {"topology": "v5e:2x2", "num_slices": 2**40},
-            "config 'big': num_slices = 1099511627776 slices of topology 'v5e:2x2' hold 4398046511104 devices, more "
-            "than the 16384 pytest-stages stages; name at most 4096 slices.",
-        ),
-    ],
-)
-def test_a_tpu_topology_libtpu_aborts_on_is_a_usage_error(entry, message):
-    from pytest_stages.config import ConfigError, parse_configs
-
-    with pytest.raises(ConfigError) as raised:
-        parse_configs([{"name": "big", "platform": "tpu", **entry}])
-    assert str(raised.value).startswith(message), str(raised.value)
-
-
-def test_the_largest_tpu_topologies_it_accepts_parse():
-    from pytest_stages.config import parse_configs
-
-    for entry in ({"topology": "v5e:16x16"}, {"topology": "v5e:2x2", "num_slices": 4096}, {"topology": "v6e:32x16"}):
-        parse_configs([{"name": "ok", "platform": "tpu", **entry}])
-
-
-@pytest.mark.extras("tpu")
-@pytest.mark.parametrize("topology", ["v5e:16x32", "v5e:2x2|4096"])
-def test_what_libtpu_accepts_is_what_the_config_accepts(topology):
-    """The measured bound: libtpu aborts a process compiling for v5e:16x32, and compiles 4096 slices of v5e:2x2."""
-    import subprocess
-    import sys
-
-    name, _, slices = topology.partition("|")
-    code = (
-        "import os, numpy as np, jax, jax.numpy as jnp\n"
-        "os.environ.setdefault('ALLOW_MULTIPLE_LIBTPU_LOAD', '1')\n"
-        "from jax.experimental import topologies\n"
-        "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
-        f"d = topologies.get_topology_desc(platform='tpu', topology_name={name!r}, num_slices={int(slices or 1)})\n"
-        "s = NamedSharding(Mesh(np.array(d.devices), ('d',)), P())\n"
-        "jax.jit(jnp.sin, in_shardings=s, out_shardings=s).lower(jax.ShapeDtypeStruct((4,), jnp.float32)).compile()\n"
-        "print('compiled', len(d.devices))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**__import__("os").environ, "JAX_PLATFORMS": "cpu"},
-        check=False,
-    )
-    if slices:
-        assert done.returncode == 0 and done.stdout.strip() == "compiled 16384", done.stderr[-2000:]
-    else:
-        assert done.returncode < 0 and "chip_bounds().y <= 16" in done.stderr, (done.returncode, done.stderr[-2000:])

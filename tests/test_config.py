@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import tempfile
+import time
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from pytest_stages.config import ConfigError, DeviceConfig, Settings, parse_configs, parse_settings
+from pytest_stages.config import ConfigError, DeviceConfig, Settings, load_pyproject, parse_configs, parse_settings
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 
@@ -119,3 +121,45 @@ def test_mesh_implies_the_device_count():
     (config,) = parse_configs([{"name": "cpu8", "mesh": {"data": 4, "model": 2}, "axis_types": "auto"}])
     assert config.devices == 8 and config.mesh_shape == {"data": 4, "model": 2}
     assert config.axis_types == ("auto", "auto")
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"diff_lines": "x"}, "[tool.pytest_stages] diff_lines must be an integer, got 'x'."),
+        ({"static_scalars": 1}, "[tool.pytest_stages] static_scalars must be true or false, got 1."),
+        (
+            {"snapshot_dir": "a/" + "x" * 256},
+            f"[tool.pytest_stages] snapshot_dir = 'a/{'x' * 38}...{'x' * 40}' "
+            "has a folder name of 256 bytes; file systems take at most 255 a name. Name a folder with shorter names.",
+        ),
+        ({"compilation_cache": "é" * 128}, "[tool.pytest_stages] compilation_cache = 'ééé"),
+    ],
+)
+def test_settings_a_file_system_cannot_hold_or_of_the_wrong_type_are_named_in_words(table, message):
+    with pytest.raises(ConfigError) as raised:
+        parse_settings(table)
+    assert str(raised.value).startswith(message), str(raised.value)
+
+
+def test_the_own_pyproject_not_utf8_is_a_usage_error_naming_it():
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "pyproject.toml").write_bytes(b"[tool.pytest_stages]\nsnapshot_dir = '\xff'\n")
+        with pytest.raises(ConfigError, match=r"pyproject.toml is not UTF-8 text \(byte 37\), as TOML must be; save"):
+            load_pyproject(Path(folder))
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"name": "big", "devices": 100000}, "devices = 100000 is more than the 4096 CPU devices"),
+        ({"name": "big", "devices": 8, "mesh": {"a": 4096, "b": 4096}}, "a mesh of 16777216 devices is more than"),
+        ({"name": "big", "mesh": {"a": 4096, "b": 4096}}, "devices = 16777216 is more than the 4096 CPU"),
+        ({"name": "pod", "platform": "tpu", "topology": "v5e:512x512"}, "holds 262144 devices, more than the 16384"),
+    ],
+)
+def test_configs_too_big_to_stage_are_refused_at_once(entry, message):
+    start = time.monotonic()
+    with pytest.raises(ConfigError, match=message):
+        parse_configs([entry])
+    assert time.monotonic() - start < 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_stages.store.names import module_folder, module_source, safe_component
+from pytest_stages.store.names import OUTSIDE_ROOTDIR, REGISTERED_MODULE, module_folder, module_source, safe_component
 
 FOLDERS = [
     # (the module's steps from the rootdir, its snapshot folder, the file it maps back to)
@@ -51,3 +51,35 @@ def test_safe_component_is_safe_unique_and_stable(name):
 def test_safe_component_keeps_plain_names_and_separates_lookalikes():
     assert safe_component("test_mlp[cpu8-bf16]") == "test_mlp[cpu8-bf16]"
     assert safe_component("a/b") != safe_component("a_b") == "a_b"
+
+
+MODULES = [
+    ("stages",),
+    ("stages_",),
+    ("stages__",),
+    ("stages", "test_a"),
+    ("_outside_rootdir", "test_a"),
+    ("_outside_rootdir_", "test_a"),
+    ("_outside_rootdir", "_up", "test_a"),
+    ("tests", "_up", "test_a"),
+    ("tests", "test_a"),
+    ("..", "test_a"),
+    ("..", "..", "test_a"),
+    ("..", "_up", "test_a"),
+    ("..", "_up_", "test_a"),
+    ("..", "..", "_up", "test_a"),
+]
+
+
+def test_module_folders_are_distinct_and_apart_from_the_plugins_own():
+    folders = [module_folder(steps) for steps in MODULES]
+    assert len(set(folders)) == len(folders), folders
+    for steps, folder in zip(MODULES, folders, strict=True):
+        outside = steps[0] == ".."
+        assert folder.startswith(f"{OUTSIDE_ROOTDIR}/") == outside, folder
+        assert folder != REGISTERED_MODULE
+        assert module_source(folder) == (None if outside else "/".join(steps) + ".py"), folder
+    # Paths recorded before: unchanged where nothing collides.
+    assert module_folder(("tests", "test_a")) == "tests/test_a"
+    assert module_folder(("stages", "test_a")) == "stages/test_a"
+    assert module_folder(("..", "x", "test_a")) == "_outside_rootdir/_up/x/test_a"

@@ -10,16 +10,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 
 import pytest
 from conftest import SIMPLE_TEST
-
-from pytest_stages.config import ConfigError, parse_configs
-from pytest_stages.core.records import CallRecord, Finding
-from pytest_stages.core.text import clip, shown, visible
-from pytest_stages.report.render import RunReport, markdown, table_rows
-from pytest_stages.store.schemas import invalid_snapshot
 
 FOLDER = "snapshots/test_model/test_f/cpu1"
 USAGE = pytest.ExitCode.USAGE_ERROR
@@ -270,22 +263,6 @@ def test_path_settings_that_cannot_be_used_are_usage_errors(project, settings, m
     assert "Traceback" not in "\n".join(result.errlines)
 
 
-@pytest.mark.parametrize(
-    ("entry", "message"),
-    [
-        ({"name": "big", "devices": 100000}, "devices = 100000 is more than the 4096 CPU devices"),
-        ({"name": "big", "devices": 8, "mesh": {"a": 4096, "b": 4096}}, "a mesh of 16777216 devices is more than"),
-        ({"name": "big", "mesh": {"a": 4096, "b": 4096}}, "devices = 16777216 is more than the 4096 CPU"),
-        ({"name": "pod", "platform": "tpu", "topology": "v5e:512x512"}, "holds 262144 devices, more than the 16384"),
-    ],
-)
-def test_configs_too_big_to_stage_are_refused_at_once(entry, message):
-    start = time.monotonic()
-    with pytest.raises(ConfigError, match=message):
-        parse_configs([entry])
-    assert time.monotonic() - start < 1
-
-
 def test_bad_call_arguments_fail_the_test_with_one_paragraph(project):
     project.write(
         "test_model.py",
@@ -317,49 +294,3 @@ def test_a_one_line_snapshot_of_megabytes_gives_a_message_bounded_in_width(proje
     output = project.output(result)
     assert max(len(line) for line in output.splitlines()) < 1200
     assert "more characters]" in output
-
-
-# --- reports, pure ------------------------------------------------------------------------------
-
-
-def test_snapshot_shapes_are_checked_only_for_json_artifacts_that_parse():
-    assert invalid_snapshot("f.cost.json", '{"compiled": {"flops": 1.0}}') is None
-    assert invalid_snapshot("f.cost.json", "not json") is None, "the comparison names a parse error itself"
-    assert invalid_snapshot("f.jaxpr.txt", "[]") is None
-    assert invalid_snapshot("f.memory.json", '{"temp_size_in_bytes": [1]}') == (
-        "the file['temp_size_in_bytes'] is a list"
-    )
-    assert invalid_snapshot("f.ops.json", '{"loops": [{"collectives": [{"op": 3}]}]}') == (
-        "the file['loops'][0]['collectives'][0]['op'] is the number 3"
-    )
-
-
-def test_control_characters_are_escaped_and_lines_bounded():
-    assert visible("a\x1b[2Jb\x1b]0;pwned\x07\tc") == "a\\x1b[2Jb\\x1b]0;pwned\\x07\tc"
-    assert clip("x" * 12, 10) == "xxxxxxxxxx… [2 more characters]"
-    assert shown("ok\n\x9bline") == "ok\n\\x9bline"
-
-
-def _record(name, *diff_lines):
-    added = [["+", None, None, k + 1, line, None] for k, line in enumerate(diff_lines)]
-    detail = {"summary": ["1 line changed"], "hunks": [[["-", 1, "old", None, None, None], *added]]}
-    return CallRecord(
-        nodeid="test_m.py::test_f\x1b[31m",
-        config="cpu1",
-        name=name,
-        folder="test_m/test_f/cpu1",
-        status={"jaxpr": "changed"},
-        findings=[Finding("text", "jaxpr", "jaxpr changed", detail=detail)],
-    )
-
-
-def test_markdown_fences_outlast_backticks_and_names_show_escapes():
-    record = _record("f\x1b]0;title\x07", "```", "## injected", "<details>")
-    text = markdown(RunReport([record], False, {"jax": "x"}))
-    lines = text.splitlines()
-    opening = next(line for line in lines if line.strip().endswith("diff") and line.strip().startswith("`"))
-    fence = opening.strip()[: -len("diff")]
-    assert len(fence) >= 4, "longer than the ``` inside the diff"
-    assert f"  {fence}" in lines[lines.index(opening) + 1 :]
-    assert "\x1b" not in text and "\\x1b]0;title\\x07" in text
-    assert "\x1b" not in "".join(cell for row in table_rows([_record("f", "x")]) for cell in row)

@@ -340,6 +340,15 @@ def test_refusal(evidence, refused):
     assert refusal(evidence) == refused
 
 
+def test_a_merge_prune_refuses_a_report_that_recorded_no_state():
+    evidence = Evidence(prune=True, states=[("a.json", "", "")], here=("", "d1"))
+    assert refusal(evidence) == OtherState("a.json", Facet.SNAPSHOTS, "", "d1")
+    evidence = Evidence(prune=True, states=[("a.json", "c1", "d1"), ("b.json", "c2", "d1")], here=("c1", "d1"))
+    assert refusal(evidence) == OtherState("b.json", Facet.COMMIT, "c2", "c1")
+    assert refusal(Evidence(prune=True, states=[("a.json", "c1", "d0")], here=("c1", "d1"), wrote=True)) is None
+    assert refusal(Evidence(prune=True, states=[("a.json", "c1", "d1")], here=("c1", "d1"))) is None
+
+
 # --- rendering ----------------------------------------------------------------------------------
 
 MERGE_FIX = "Merge the reports of shards that ran this checkout, from its root (--rootdir)."

@@ -163,3 +163,15 @@ def test_a_function_with_an_unused_input_records_then_passes(pytester):
     compared = pytester.runpytest("-p", "no:cacheprovider")
     compared.assert_outcomes(passed=1)
     assert "edited or corrupted" not in compared.stdout.str()
+
+
+def test_snapshot_shapes_are_checked_only_for_json_artifacts_that_parse():
+    assert invalid_snapshot("f.cost.json", '{"compiled": {"flops": 1.0}}') is None
+    assert invalid_snapshot("f.cost.json", "not json") is None, "the comparison names a parse error itself"
+    assert invalid_snapshot("f.jaxpr.txt", "[]") is None
+    assert invalid_snapshot("f.memory.json", '{"temp_size_in_bytes": [1]}') == (
+        "the file['temp_size_in_bytes'] is a list"
+    )
+    assert invalid_snapshot("f.ops.json", '{"loops": [{"collectives": [{"op": 3}]}]}') == (
+        "the file['loops'][0]['collectives'][0]['op'] is the number 3"
+    )

@@ -226,6 +226,22 @@ def test_a_prune_refreshes_only_a_manifest_that_lists_files_and_only_a_plain_met
     assert folder.meta.read_text() == unlisted, "metadata without a manifest is left as it is"
 
 
+def test_a_prune_that_cannot_delete_a_file_says_so_and_keeps_the_rest(tmp_path):
+    """A file replaced by a folder after the listing (root ignores a read-only folder's mode; this fails for all)."""
+    root = tmp_path / "snapshots"
+    (root / "m/t/c/f.cost.json").mkdir(parents=True)
+    (root / "m/t/c/g.cost.json").write_text("{}\n")
+    store = SnapshotStore(root)
+    with pytest.raises(SnapshotError) as raised:
+        store.prune([root / "m/t/c/f.cost.json", root / "m/t/c/g.cost.json"])
+    assert str(raised.value).startswith(f"could not delete {root / 'm/t/c/f.cost.json'} (")
+    assert str(raised.value).endswith(
+        "0 of 2 file(s) were deleted, the others are kept. Give the user running pytest write access to the "
+        "snapshot folder, then prune again."
+    )
+    assert (root / "m/t/c/g.cost.json").exists()
+
+
 # --- metadata ---------------------------------------------------------------------------------
 
 

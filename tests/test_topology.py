@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
 import jax
@@ -441,3 +442,60 @@ def test_eqx(stage_snapshot):
 """,
     )
     project.run("--stages-update").assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            {"topology": "v5e:32x32"},
+            "config 'big': topology 'v5e:32x32' is larger than a v5e slice can be: at most 16 chips along each axis "
+            "(v5e:16x16); libtpu would abort the process compiling for it. Name a smaller slice, or join slices with "
+            'num_slices (e.g. topology = "v5e:16x16", num_slices = 2).',
+        ),
+        ({"topology": "v5e:16x32"}, "config 'big': topology 'v5e:16x32' is larger than a v5e slice can be"),
+        (
+            {"topology": "v5e:2x2", "num_slices": 2**40},
+            "config 'big': num_slices = 1099511627776 slices of topology 'v5e:2x2' hold 4398046511104 devices, more "
+            "than the 16384 pytest-stages stages; name at most 4096 slices.",
+        ),
+    ],
+)
+def test_a_tpu_topology_libtpu_aborts_on_is_a_usage_error(entry, message):
+    with pytest.raises(ConfigError) as raised:
+        parse_configs([{"name": "big", "platform": "tpu", **entry}])
+    assert str(raised.value).startswith(message), str(raised.value)
+
+
+def test_the_largest_tpu_topologies_it_accepts_parse():
+    for entry in ({"topology": "v5e:16x16"}, {"topology": "v5e:2x2", "num_slices": 4096}, {"topology": "v6e:32x16"}):
+        parse_configs([{"name": "ok", "platform": "tpu", **entry}])
+
+
+@pytest.mark.extras("tpu")
+@pytest.mark.parametrize("topology", ["v5e:16x32", "v5e:2x2|4096"])
+def test_what_libtpu_accepts_is_what_the_config_accepts(topology):
+    """The measured bound: libtpu aborts a process compiling for v5e:16x32, and compiles 4096 slices of v5e:2x2."""
+    name, _, slices = topology.partition("|")
+    code = (
+        "import os, numpy as np, jax, jax.numpy as jnp\n"
+        "os.environ.setdefault('ALLOW_MULTIPLE_LIBTPU_LOAD', '1')\n"
+        "from jax.experimental import topologies\n"
+        "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
+        f"d = topologies.get_topology_desc(platform='tpu', topology_name={name!r}, num_slices={int(slices or 1)})\n"
+        "s = NamedSharding(Mesh(np.array(d.devices), ('d',)), P())\n"
+        "jax.jit(jnp.sin, in_shardings=s, out_shardings=s).lower(jax.ShapeDtypeStruct((4,), jnp.float32)).compile()\n"
+        "print('compiled', len(d.devices))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**__import__("os").environ, "JAX_PLATFORMS": "cpu"},
+        check=False,
+    )
+    if slices:
+        assert done.returncode == 0 and done.stdout.strip() == "compiled 16384", done.stderr[-2000:]
+    else:
+        assert done.returncode < 0 and "chip_bounds().y <= 16" in done.stderr, (done.returncode, done.stderr[-2000:])
