@@ -3,6 +3,7 @@
 README.md holds the one sample of the summary table (docs/index.md points to it); its header,
 its rows' alignment and the lines below it are checked against a real run of a tiny suite.
 docs/check_links.py's check of links to README.md's sections is tested on made-up pages.
+docs/architecture.md's module table is held to the package's modules, so that it cannot drift when modules move.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def test_step(stage_snapshot):
 """
 # The sample's table header: the first line of the fenced block that starts with "test  ".
 HEADER = re.compile(r"^test {2,}config {2,}name .*$", re.M)
+# A row of docs/architecture.md's module table: | store | `store/prune.py` | the rules of a safe prune |
+MODULE_ROW = re.compile(r"^\| [^|`]+ \| `([^`]+)` \|", re.M)
 
 
 def readme_sample() -> list[str]:
@@ -92,6 +95,22 @@ def test_the_sample_table_has_one_copy_in_the_docs() -> None:
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     copies = [page.name for page in pages if HEADER.search(page.read_text(encoding="utf-8"))]
     assert copies == ["README.md"]
+
+
+def test_architecture_md_lists_every_module_of_the_package_once_and_no_other() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed = MODULE_ROW.findall(text[text.index("\n## Modules\n") : text.index("\n## The artifact table\n")])
+    package = ROOT / "pytest_stages"
+    # Every module, the package's own __init__.py (its public names) included; a subpackage's __init__.py
+    # is its layer's hub, described by the layer's row of the diagram.
+    modules = {
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if path.name != "__init__.py" or path.parent == package
+    }
+    assert sorted(modules - set(listed)) == [], "modules docs/architecture.md's table does not list"
+    assert sorted(set(listed) - modules) == [], "rows of docs/architecture.md's table that name no module"
+    assert len(listed) == len(set(listed)), "a module listed twice in docs/architecture.md's table"
 
 
 def test_configuration_md_names_the_option_group_as_pytest_help_shows_it(pytester: pytest.Pytester) -> None:
