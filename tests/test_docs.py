@@ -97,6 +97,14 @@ def test_the_sample_table_has_one_copy_in_the_docs() -> None:
     assert copies == ["README.md"]
 
 
+def test_the_two_commands_have_one_copy_which_the_home_page_includes() -> None:
+    command = re.compile(r"^python3 -m venv \.venv && ", re.M)
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    copies = [page.name for page in pages if command.search(page.read_text(encoding="utf-8"))]
+    assert copies == ["README.md"]
+    assert '\n--8<-- "README.md:commands"\n' in (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+
+
 def test_architecture_md_lists_every_module_of_the_package_once_and_no_other() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     listed = MODULE_ROW.findall(text[text.index("\n## Modules\n") : text.index("\n## The artifact table\n")])
