@@ -119,6 +119,13 @@ def test_architecture_md_lists_every_module_of_the_package_once_and_no_other() -
     assert sorted(modules - set(listed)) == [], "modules docs/architecture.md's table does not list"
     assert sorted(set(listed) - modules) == [], "rows of docs/architecture.md's table that name no module"
     assert len(listed) == len(set(listed)), "a module listed twice in docs/architecture.md's table"
+    # The layer diagram names each layer (a subpackage, or a module of the package's root) on a line of its own.
+    diagram = text[text.index(" pytest_stages/\n") : text.index("imports point down only")]
+    layers = {path.name for path in package.iterdir() if (path / "__init__.py").exists()}
+    layers |= {path.stem for path in package.glob("*.py") if path.name != "__init__.py"}
+    drawn = set(re.findall(r"^ │ (\w+)", diagram, re.M))
+    assert sorted(layers - drawn) == [], "layers docs/architecture.md's diagram does not draw"
+    assert sorted(drawn - layers) == [], "layers of docs/architecture.md's diagram that do not exist"
 
 
 def test_configuration_md_names_the_option_group_as_pytest_help_shows_it(pytester: pytest.Pytester) -> None:
