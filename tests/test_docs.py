@@ -2,8 +2,9 @@
 
 README.md holds the one sample of the summary table (docs/index.md points to it); its header,
 its rows' alignment and the lines below it are checked against a real run of a tiny suite.
-docs/check_links.py's check of links to README.md's sections is tested on made-up pages.
-docs/architecture.md's module table is held to the package's modules, so that it cannot drift when modules move.
+docs/check_links.py's check of links to README.md's sections is tested on made-up pages. The two
+commands have one copy (README.md's), and docs/architecture.md's module table and layer diagram are
+held to the package, so that they cannot drift when modules move.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def test_the_two_commands_have_one_copy_which_the_home_page_includes() -> None:
     assert '\n--8<-- "README.md:commands"\n' in (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
 
 
-def test_architecture_md_lists_every_module_of_the_package_once_and_no_other() -> None:
+def test_architecture_md_lists_every_module_and_layer_of_the_package_and_no_other() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     listed = MODULE_ROW.findall(text[text.index("\n## Modules\n") : text.index("\n## The artifact table\n")])
     package = ROOT / "pytest_stages"
