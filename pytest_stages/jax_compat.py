@@ -144,8 +144,8 @@ def jaxprs_in_params(params: Any) -> Any:
 
     Read as ``jax._src.core.jaxprs_in_params`` (private, JAX 0.8 to 0.12), which JAX imports with
     itself; the public ``jax.extend.core.jaxprs_in_params`` (the same function, from JAX 0.9) is
-    only the fallback, because importing ``jax.extend`` imports Pallas too: 55-80 ms a process that
-    hand-written staging never pays (benchmarks/README.md, issue #48). Gone from both, every staged
+    only the fallback, because importing ``jax.extend`` imports Pallas too, which hand-written
+    staging never loads (its cost: docs/performance.md). Gone from both, every staged
     call's kernels analysis fails: the oldest-JAX subset of .ci/run fails on every test that stages.
     """
     try:

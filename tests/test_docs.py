@@ -2,7 +2,9 @@
 
 README.md holds the one sample of the summary table (docs/index.md points to it); its header,
 its rows' alignment and the lines below it are checked against a real run of a tiny suite.
-docs/check_links.py's check of links to README.md's sections is tested on made-up pages.
+docs/check_links.py's check of links to README.md's sections is tested on made-up pages. The two
+commands have one copy (README.md's), and docs/architecture.md's module table and layer diagram are
+held to the package, so that they cannot drift when modules move.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ def test_step(stage_snapshot):
 """
 # The sample's table header: the first line of the fenced block that starts with "test  ".
 HEADER = re.compile(r"^test {2,}config {2,}name .*$", re.M)
+# A row of docs/architecture.md's module table: | store | `store/prune.py` | the rules of a safe prune |
+MODULE_ROW = re.compile(r"^\| [^|`]+ \| `([^`]+)` \|", re.M)
 
 
 def readme_sample() -> list[str]:
@@ -92,6 +96,37 @@ def test_the_sample_table_has_one_copy_in_the_docs() -> None:
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     copies = [page.name for page in pages if HEADER.search(page.read_text(encoding="utf-8"))]
     assert copies == ["README.md"]
+
+
+def test_the_two_commands_have_one_copy_which_the_home_page_includes() -> None:
+    command = re.compile(r"^python3 -m venv \.venv && ", re.M)
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    copies = [page.name for page in pages if command.search(page.read_text(encoding="utf-8"))]
+    assert copies == ["README.md"]
+    assert '\n--8<-- "README.md:commands"\n' in (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+
+
+def test_architecture_md_lists_every_module_and_layer_of_the_package_and_no_other() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed = MODULE_ROW.findall(text[text.index("\n## Modules\n") : text.index("\n## The artifact table\n")])
+    package = ROOT / "pytest_stages"
+    # Every module, the package's own __init__.py (its public names) included; a subpackage's __init__.py
+    # is its layer's hub, described by the layer's row of the diagram.
+    modules = {
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if path.name != "__init__.py" or path.parent == package
+    }
+    assert sorted(modules - set(listed)) == [], "modules docs/architecture.md's table does not list"
+    assert sorted(set(listed) - modules) == [], "rows of docs/architecture.md's table that name no module"
+    assert len(listed) == len(set(listed)), "a module listed twice in docs/architecture.md's table"
+    # The layer diagram names each layer (a subpackage, or a module of the package's root) on a line of its own.
+    diagram = text[text.index(" pytest_stages/\n") : text.index("imports point down only")]
+    layers = {path.name for path in package.iterdir() if (path / "__init__.py").exists()}
+    layers |= {path.stem for path in package.glob("*.py") if path.name != "__init__.py"}
+    drawn = set(re.findall(r"^ │ (\w+)", diagram, re.M))
+    assert sorted(layers - drawn) == [], "layers docs/architecture.md's diagram does not draw"
+    assert sorted(drawn - layers) == [], "layers of docs/architecture.md's diagram that do not exist"
 
 
 def test_configuration_md_names_the_option_group_as_pytest_help_shows_it(pytester: pytest.Pytester) -> None:

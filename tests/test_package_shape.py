@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
-import re
 from pathlib import Path
 
 import grimp
@@ -147,28 +146,3 @@ def test_each_subpackage_says_what_lives_there():
             module = importlib.import_module(f"pytest_stages.{info.name}")
             doc = ast.get_docstring(ast.parse(Path(module.__file__).read_text(encoding="utf-8")))
             assert doc and len(doc.splitlines()) == 1, info.name
-
-
-ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
-
-
-def test_the_architecture_page_describes_every_module_of_the_tree():
-    """docs/architecture.md's module table has one row per module file and none for a file that is gone,
-    and its layer box names every module under its own subpackage."""
-    text = ARCHITECTURE.read_text(encoding="utf-8")
-    package = Path(pytest_stages.__file__).parent
-    modules = {p.relative_to(package).as_posix() for p in package.rglob("*.py") if p.name != "__init__.py"}
-    rows = set(re.findall(r"^\| [a-z_ ]+ \| `([^`]+\.py)` \|", text, re.M))
-    assert sorted(modules - rows) == [], "modules without a row in docs/architecture.md"
-    assert sorted(rows - modules) == [], "rows of docs/architecture.md for files that do not exist"
-    box = text[text.index(" pytest_stages/\n") : text.index("imports point down only")]
-    sections = re.split(r"\n [├└][─]+[┤┘]\n", box)
-    named = {}
-    for section in sections:
-        match = re.match(r"\s*(?:pytest_stages/\n ┌─+┐\n)?\s*│ (\w+)/", section)
-        if match:
-            named[match.group(1)] = set(re.findall(r"\b\w+\b", section))
-    for module in modules:
-        if "/" in module:
-            layer, name = module.split("/", 1)
-            assert name.removesuffix(".py") in named.get(layer, set()), f"{module} is not in the layer box"

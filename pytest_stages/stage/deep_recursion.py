@@ -4,9 +4,8 @@ CPython (3.11 and later) keeps Python frames in chunks of at least 16 KiB and fr
 soon as the frame at its start returns. A recursion that keeps crossing a chunk boundary maps,
 touches and unmaps a chunk at every crossing. JAX's tracing recurses deeply for every equation,
 and where the boundaries fall under it depends on every frame below (pytest's, the plugin's,
-the user's): on the 20 small functions of ``benchmarks/small_suite.py``, tracing from 0 to 160
-frames deeper took 1 to 12,600 page faults, and on the TPU v5e host the plugin's tracing took
-25% longer than the same calls by hand (docs/performance.md, "Where a warm compare's time goes").
+the user's), so the same trace costs more or less with the caller's depth alone
+(``benchmarks/frame_depth.py`` measures it; the figures are in benchmarks/README.md).
 
 :func:`call` runs a function from a frame too large for any chunk it could share, so CPython
 opens a chunk for it; the frame leaves about 72 KiB of that chunk free for whatever it calls.
