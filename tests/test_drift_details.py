@@ -89,7 +89,7 @@ def test_a_drift_of_the_pair_takes_its_locations_on_demand():
     assert asked == [1], "an unchanged text never asks for its locations"
 
 
-def test_constant_and_removed_texts():
+def test_a_changed_constant_shows_old_new_lines_and_place_and_removed_lines_their_count():
     assert constant_text({"old": "1e-06", "new": "1e-12", "lines": 5, "at": "lm.py:30 in forward"}) == (
         "1e-06 -> 1e-12 (5 lines) at lm.py:30 in forward"
     )

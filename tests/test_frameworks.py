@@ -110,7 +110,7 @@ def record_then_compare(project, source, passed=1):
     return files
 
 
-def test_nnx_jit_train_step_with_optax(project):
+def test_an_nnx_jit_train_step_with_optax_names_model_and_optimizer_leaves(project):
     files = record_then_compare(project, NNX_TEST)
     assert "test_model/test_nnx/cpu1/train_step.jaxpr.txt" in files
     names = inputs(project, "test_nnx", "train_step")
@@ -147,7 +147,7 @@ def test_equinox_filter_jit_on_a_platform_not_attached_is_skipped(project):
     )
 
 
-def test_linen_apply_with_static_flags(project):
+def test_a_linen_apply_with_static_flags_names_its_variables_leaves(project):
     record_then_compare(project, LINEN_TEST)
     assert inputs(project, "test_linen", "apply") == [
         "variables['batch_stats']['BatchNorm_0']['mean']",
@@ -162,7 +162,7 @@ def test_linen_apply_with_static_flags(project):
     ]
 
 
-def test_haiku_transformed_apply(project):
+def test_a_haiku_transformed_apply_names_its_params_by_module_path(project):
     record_then_compare(project, HAIKU_TEST)
     assert inputs(project, "test_haiku", "mlp") == [
         "params['mlp/~/linear_0']['b']",

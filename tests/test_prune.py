@@ -160,12 +160,14 @@ def kept(path, files):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_prune_serial(project, tree, monkeypatch, mode):
+def test_a_prune_deletes_exactly_what_each_mode_may_and_leaves_the_rest_unchanged(project, tree, monkeypatch, mode):
     _check(project, tree, monkeypatch, mode, xdist=False)
 
 
 @pytest.mark.parametrize("mode", XDIST_MODES)
-def test_prune_under_xdist(project, tree, monkeypatch, mode):
+def test_a_prune_under_xdist_deletes_exactly_what_each_mode_may_and_leaves_the_rest_unchanged(
+    project, tree, monkeypatch, mode
+):
     _check(project, tree, monkeypatch, mode, xdist=True)
 
 

@@ -114,7 +114,7 @@ OWNERSHIP = [
 @pytest.mark.parametrize(
     ("folder", "names", "meta", "owned"), [case[1:] for case in OWNERSHIP], ids=[case[0] for case in OWNERSHIP]
 )
-def test_owned_names(folder, names, meta, owned):
+def test_a_folder_owns_exactly_the_names_its_manifest_or_naming_proves(folder, names, meta, owned):
     assert owned_names(folder, names, meta) == owned
 
 
@@ -191,7 +191,7 @@ JUDGED = [
 
 
 @pytest.mark.parametrize(("folder", "view", "tree", "judged"), [c[1:] for c in JUDGED], ids=[c[0] for c in JUDGED])
-def test_judged_folders(folder, view, tree, judged):
+def test_a_folder_is_judged_only_where_the_run_saw_all_that_could_still_use_it(folder, view, tree, judged):
     assert unused(folder, view, tree) is judged
 
 
@@ -246,7 +246,7 @@ GAPS = [
 
 
 @pytest.mark.parametrize(("facts", "gaps"), [c[1:] for c in GAPS], ids=[c[0] for c in GAPS])
-def test_run_gaps(facts, gaps):
+def test_each_gap_that_makes_a_run_incomplete_is_found(facts, gaps):
     assert run_gaps(facts) == gaps
 
 
@@ -336,7 +336,7 @@ REFUSALS = [
 
 
 @pytest.mark.parametrize(("evidence", "refused"), [c[1:] for c in REFUSALS], ids=[c[0] for c in REFUSALS])
-def test_refusal(evidence, refused):
+def test_a_prune_is_refused_for_each_reason_the_evidence_shows(evidence, refused):
     assert refusal(evidence) == refused
 
 
@@ -392,7 +392,7 @@ LINES = [
 
 
 @pytest.mark.parametrize(("refused", "prune", "lines"), [c[1:] for c in LINES], ids=[c[0] for c in LINES])
-def test_refusal_lines(refused, prune, lines):
+def test_each_refusal_is_shown_in_the_lines_the_terminal_prints(refused, prune, lines):
     assert refusal_lines(refused, prune, "snapshots", ROOT) == lines
 
 
@@ -413,7 +413,7 @@ TEXTS = [
 
 
 @pytest.mark.parametrize(("gap", "text"), TEXTS, ids=[gap.gap.name for gap, _ in TEXTS])
-def test_gap_text(gap, text):
+def test_each_gap_is_named_in_words(gap, text):
     assert gap_text(gap) == text
 
 

@@ -147,7 +147,7 @@ def plant_old_versions(project):
 
 
 @pytest.mark.parametrize("mode", ["fail", "warn", "skip"])
-def test_snapshots_from_other_versions(project, mode):
+def test_a_drift_under_other_jax_versions_fails_warns_or_skips_as_on_version_mismatch_says(project, mode):
     project.configure(f'on_version_mismatch = "{mode}"')
     recorded(project, SIMPLE_TEST, passed=1)
     plant_old_versions(project)

@@ -139,7 +139,7 @@ def test_migrating_is_its_own_step_and_says_what_it_rewrites(old_project):
     assert "migrated" not in again.stdout.str()
 
 
-def test_migrate_needs_update(old_project):
+def test_stages_migrate_without_stages_update_is_refused(old_project):
     result = old_project.runpytest("--stages-migrate", "-p", "no:cacheprovider")
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*--stages-migrate rewrites snapshots in this version's format: use it together*"])
