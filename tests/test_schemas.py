@@ -154,7 +154,7 @@ def test_f(stage_snapshot):
 
 
 def test_a_function_with_an_unused_input_records_then_passes(pytester):
-    """Before the fix the compare failed: ``['sharding'] is null, not an object: it was edited or corrupted``."""
+    """The null sharding of an unused input reads back as recorded, never as ``['sharding'] is null, not an object``."""
     pytester.makepyprojecttoml(ONE_CONFIG)
     pytester.makepyfile(test_unused=UNUSED_INPUT)
     pytester.runpytest("--stages-update", "-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -64,7 +64,7 @@ def test_the_recorded_snapshots_hold_what_the_upgrade_changed():
 
 
 def test_snapshots_of_an_earlier_pytest_stages_compare_with_no_false_failure(old_project):
-    """Before the fix: 3 failed of 3 (compiled IR drift; NNX sharding and layout: new leaf / leaf removed)."""
+    """All three calls pass: no compiled-IR drift, and no NNX sharding or layout leaf seen as new or removed."""
     before = _files(old_project.path)
     result = old_project.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
