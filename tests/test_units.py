@@ -305,22 +305,6 @@ def test_describe_all_names_the_innermost_project_frame_that_is_not_a_test_file(
     assert list(describe_all([preferred(chain[:1])], project)) == [f"{checkout}:422 in __call__"]
 
 
-def test_the_report_schema_names_every_check_kind_and_status_of_the_artifact_table():
-    """The shipped JSON schema reads its enums from the same table as the code: a new check kind
-    or status that the schema does not list fails here, not in a user's report validation."""
-    import json
-    from pathlib import Path
-
-    from pytest_stages.analyse.artifacts import CHECK_KINDS
-    from pytest_stages.core.records import SKIPPED
-    from pytest_stages.report.render import STATUS_RANK
-
-    schema = json.loads((Path(pytest_stages.__file__).parent / "report.schema.json").read_text())
-    record = schema["properties"]["calls"]["items"]["properties"]
-    assert record["findings"]["items"]["properties"]["kind"]["enum"] == [*CHECK_KINDS, SKIPPED]
-    assert sorted(record["status"]["additionalProperties"]["enum"]) == sorted(STATUS_RANK)
-
-
 def test_gathering_registrations_never_loads_a_lazy_module(tmp_path, monkeypatch):
     """A module imported through ``importlib.util.LazyLoader`` runs on first attribute access:
     looking for registrations in ``sys.modules`` must not be that access."""

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.core.run_view import CollectionView, RunFacts, worse, worse_exit
+from pytest_stages.core.records import Mode
+from pytest_stages.core.run_view import CollectionView, ItemOutcome, RunFacts, worse, worse_exit
 from pytest_stages.report.render import REPORT_SCHEMA, RunReport
 from pytest_stages.store.names import snapshot_folder
 from pytest_stages.store.prune import merge_gaps
@@ -136,7 +137,7 @@ def _check_agree(shards: Sequence[Shard]) -> None:
     """Shards of one run share the mode, the versions and the snapshot settings; anything else is refused."""
     first = shards[0]
     facets: dict[str, Callable[[Shard], object]] = {
-        "mode": lambda s: "update" if s.report.update else "compare",
+        "mode": lambda s: Mode.of(s.report.update),
         "jax/jaxlib versions": lambda s: dict(s.report.environment),
         "snapshot_dir": lambda s: s.settings["snapshot_dir"],
         "configs": lambda s: list(s.settings["configs"]),
@@ -185,7 +186,7 @@ def union(all_facts: Iterable[RunFacts]) -> RunFacts:
         collection.merge(facts.collection)
         removed |= set(facts.collection.removed)
         for nodeid, outcome in facts.outcomes.items():
-            outcomes[nodeid] = worse(outcomes.get(nodeid, "passed"), outcome)
+            outcomes[nodeid] = worse(outcomes.get(nodeid, ItemOutcome.PASSED), outcome)
         finished |= set(facts.finished)
         lost += facts.lost_workers
         roots |= set(facts.roots)

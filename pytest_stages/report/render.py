@@ -21,7 +21,7 @@ from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import PathError, Use, checked_path, shown_path, write_atomically
-from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Migration
+from pytest_stages.core.records import CallRecord, Change, Finding, Kind, Migration, Mode, Status
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, format_seconds, relative_change
 from pytest_stages.report import drift, html_report_, message_
@@ -30,7 +30,17 @@ from pytest_stages.run.runner import StagesSession
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = CHECK_KINDS
 # Every status an artifact of a call can have, ranked for the summary column (worst shown).
-STATUS_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
+STATUS_RANK = {
+    Status.CHANGED: 5,
+    Status.OVER: 5,
+    Status.NEW: 4,
+    Status.IMPROVED: 3,
+    Status.OK: 2,
+    Status.SKIPPED: 1,
+    Status.UNCHECKED: 0,
+}
+# What the summary column shows for a call whose update wrote the artifacts of a drifted column.
+WRITTEN = "written"
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 REPORT_FORMATS = (".json", ".md", ".html")
 TIME_COLUMN = "seconds (trace/lower/compile)"
@@ -53,7 +63,7 @@ class RunReport:
     settings: Mapping[str, Any] | None = None
     shards: Sequence[Mapping[str, Any]] = field(default_factory=list)
     # The calls of an earlier JSON report (``--stages-baseline``): the "before" compile times.
-    baseline: Sequence[Mapping[str, Any]] = ()
+    baseline: Sequence[CallRecord] = ()
     # This run's pending folder as the summary's commands name it (relative to the current folder); "" for a merge,
     # whose sets are named by the CI artifacts that hold them.
     pending_path: str = ""
@@ -63,7 +73,7 @@ class RunReport:
         """Read back a JSON report (:func:`report_data`'s output)."""
         return cls(
             records=[CallRecord.from_dict(call) for call in data["calls"]],
-            update=data["mode"] == "update",
+            update=data["mode"] == Mode.UPDATE,
             environment=data["environment"],
             run=data.get("run"),
             settings=data.get("settings"),
@@ -103,7 +113,7 @@ def header(session: StagesSession) -> str:
         for c in session.settings.configs
         if session.options.configs is None or c.name in session.options.configs
     )
-    mode = "update" if session.options.update else "compare"
+    mode = Mode.of(session.options.update)
     return (
         f"stages: jax {session.environment['jax']}, jaxlib {session.environment['jaxlib']}; configs {configs}; "
         f"snapshots in {session.settings.snapshot_dir}/ ({mode})"
@@ -112,12 +122,14 @@ def header(session: StagesSession) -> str:
 
 def column_status(record: CallRecord, column: str) -> str:
     """The worst status among a record's artifacts that belong to ``column``."""
-    if column == "budget":
-        return record.status.get("budget", "-")
-    statuses = [s for artifact, s in record.status.items() if artifact != "budget" and check_kind(artifact) == column]
-    status = max(statuses, key=STATUS_RANK.__getitem__, default="-")
-    if record.written and status in ("new", "changed", "improved"):
-        return "written"
+    if column == Kind.BUDGET:
+        return record.status.get(Kind.BUDGET, Status.UNCHECKED)
+    statuses = [
+        s for artifact, s in record.status.items() if artifact != Kind.BUDGET and check_kind(artifact) == column
+    ]
+    status = max(statuses, key=STATUS_RANK.__getitem__, default=Status.UNCHECKED)
+    if record.written and status in (Status.NEW, Status.CHANGED, Status.IMPROVED):
+        return WRITTEN
     return status
 
 
@@ -178,7 +190,7 @@ def terminal_summary(terminalreporter: Any, report: RunReport) -> None:
     if not records:
         return
     terminalreporter.section("pytest-stages")
-    upgraded = upgrade_section([record.to_dict() for record in records], report.baseline)
+    upgraded = upgrade_section(records, report.baseline)
     if upgraded:
         terminalreporter.write_line(f"{PREFIX}{SECTION_TITLE}")
         for line in upgraded:
@@ -224,7 +236,7 @@ def _migrated_lines(records: Sequence[CallRecord]) -> list[str]:
 
 def _improved_lines(report: RunReport) -> list[str]:
     """On a compare run, how many calls improved on their snapshots and the command that records them."""
-    improved = [r for r in report.records if any(s == "improved" for s in r.status.values())]
+    improved = [r for r in report.records if Status.IMPROVED in r.status.values()]
     if not improved or report.update:
         return []
     return [
@@ -254,7 +266,7 @@ def _skip_lines(records: Sequence[CallRecord]) -> list[str]:
     """``config tpu: compiled, memory not checked here: <reason>``, once per config and reason."""
     skips: dict[tuple[str, str], list[str]] = {}
     for record in records:
-        for finding in (f for f in record.findings if f.kind == SKIPPED):
+        for finding in (f for f in record.findings if f.kind == Kind.SKIPPED):
             skips.setdefault((record.config, finding.message), []).append(finding.artifact)
     return [
         f"{PREFIX}config {config}: {', '.join(dict.fromkeys(artifacts))} not checked here: {reason}"
@@ -278,7 +290,7 @@ def _report_fields(report: RunReport) -> dict[str, Any]:
     data: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "environment": dict(report.environment),
-        "mode": "update" if report.update else "compare",
+        "mode": Mode.of(report.update),
     }
     optional = {"run": report.run, "settings": report.settings, "shards": list(report.shards)}
     return {**data, **{key: value for key, value in optional.items() if value}}
@@ -329,7 +341,7 @@ def markdown(report: RunReport) -> str:
 
 def _md_upgrades(report: RunReport) -> list[str]:
     """The Markdown section on snapshots an upgrade of JAX or the package changed (none when nothing did)."""
-    upgraded = upgrade_section([record.to_dict() for record in report.records], report.baseline)
+    upgraded = upgrade_section(report.records, report.baseline)
     if not upgraded:
         return []
     return [
@@ -397,7 +409,7 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
 
 def _pending_entry(record: CallRecord, size: int) -> list[str]:
     """One pending call: its headline and key deltas, then each finding's collapsed diff while under ``MD_BUDGET``."""
-    failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != SKIPPED]
+    failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != Kind.SKIPPED]
     lines = message_.headline_lines(failing, message_.Labels({})) if any(f.failing for f in failing) else []
     headline = "; ".join(lines or [f"{f.artifact}: {f.message}" for f in failing]) or "snapshots to write"
     deltas = key_deltas(record)
@@ -532,7 +544,9 @@ def write_report(path: Path, report: RunReport) -> None:
     if path.suffix == ".json":
         text = report_json(report)
     elif path.suffix == ".html":
-        text = html_report_.page(report_data(report), table_rows(report.records), report.baseline)
+        text = html_report_.page(
+            report.records, table_rows(report.records), report.environment, Mode.of(report.update), report.baseline
+        )
     else:
         text = markdown(report)
     write_atomically(path, text)
