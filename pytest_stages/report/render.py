@@ -12,7 +12,7 @@ import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.analyse.step_time import SECONDS
@@ -21,7 +21,8 @@ from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import PathError, Use, checked_path, shown_path, write_atomically
-from pytest_stages.core.records import CallRecord, Change, Finding, Kind, Migration, Mode, Status
+from pytest_stages.core.records import CallRecord, Change, DiffRow, Finding, Kind, Migration, Mode, Status
+from pytest_stages.core.run_view import RunFacts
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, format_seconds, relative_change
 from pytest_stages.report import drift, html_report_, message_
@@ -48,20 +49,37 @@ STEP_COLUMN = "est. step"
 PRUNE_HINT = "`pytest --stages-prune` deletes them"
 
 
+class ReportSettings(TypedDict):
+    """The snapshot settings a run used (the JSON report's ``"settings"``): every config, and those it selected."""
+
+    snapshot_dir: str
+    configs: list[str]
+    selected: list[str]
+
+
+class ShardEntry(TypedDict):
+    """One shard report a merge read (the merged report's ``"shards"``)."""
+
+    report: str
+    split: dict[str, int] | None
+    exit_status: int
+    calls: int
+
+
 @dataclass(frozen=True)
 class RunReport:
     """What every report is made from, as plain data: one run's, or the merge of its shards' reports.
 
-    ``run`` and ``settings`` are the JSON report's ``"run"`` (``RunFacts.to_json()``) and
-    ``"settings"`` objects; ``shards`` lists the shard reports a merge read (empty for one run).
+    ``run`` is what the run observed (the JSON report's ``"run"``), ``settings`` its snapshot settings;
+    ``shards`` lists the shard reports a merge read (empty for one run).
     """
 
     records: Sequence[CallRecord]
     update: bool
     environment: Mapping[str, str]
-    run: Mapping[str, Any] | None = None
-    settings: Mapping[str, Any] | None = None
-    shards: Sequence[Mapping[str, Any]] = field(default_factory=list)
+    run: RunFacts | None = None
+    settings: ReportSettings | None = None
+    shards: Sequence[ShardEntry] = field(default_factory=list)
     # The calls of an earlier JSON report (``--stages-baseline``): the "before" compile times.
     baseline: Sequence[CallRecord] = ()
     # This run's pending folder as the summary's commands name it (relative to the current folder); "" for a merge,
@@ -75,7 +93,7 @@ class RunReport:
             records=[CallRecord.from_dict(call) for call in data["calls"]],
             update=data["mode"] == Mode.UPDATE,
             environment=data["environment"],
-            run=data.get("run"),
+            run=RunFacts.from_json(data["run"]) if "run" in data else None,
             settings=data.get("settings"),
             shards=data.get("shards", []),
         )
@@ -185,7 +203,15 @@ def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
     return rows
 
 
-def terminal_summary(terminalreporter: Any, report: RunReport) -> None:
+class Terminal(Protocol):
+    """What the summary is written to: pytest's terminal reporter."""
+
+    def section(self, title: str) -> None: ...
+
+    def write_line(self, line: str) -> None: ...
+
+
+def terminal_summary(terminalreporter: Terminal, report: RunReport) -> None:
     records = report.records
     if not records:
         return
@@ -292,7 +318,8 @@ def _report_fields(report: RunReport) -> dict[str, Any]:
         "environment": dict(report.environment),
         "mode": Mode.of(report.update),
     }
-    optional = {"run": report.run, "settings": report.settings, "shards": list(report.shards)}
+    run = report.run.to_json() if report.run is not None else None
+    optional = {"run": run, "settings": report.settings, "shards": list(report.shards)}
     return {**data, **{key: value for key, value in optional.items() if value}}
 
 
@@ -482,7 +509,7 @@ def _md_diff(diff: Sequence[str], summary: str = "diff") -> list[str]:
     ]
 
 
-def unified_rows(hunks: Sequence[Sequence[Sequence[Any]]]) -> list[str]:
+def unified_rows(hunks: Sequence[Sequence[DiffRow]]) -> list[str]:
     """A report's side-by-side hunks as unified diff lines: ``@@ line 3 -> 3``, `` kept``, ``-old``, ``+new``."""
     lines = ["--- snapshot", "+++ staged"]
     for hunk in hunks:
