@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 
 class Kind(StrEnum):
@@ -86,9 +86,11 @@ class Mode(StrEnum):
         return cls.UPDATE if update else cls.COMPARE
 
 
-# A row of a drift's side-by-side diff: tag (``=``, ``-``, ``+``, ``~``), old line number and text, new line
-# number and text (1-based numbers; None and "" where a side has no line), the new line's source or None.
-DiffRow = tuple[str, int | None, str, int | None, str, str | None]
+# What a line of a diff is: ``=`` the same, ``-`` removed, ``+`` added, ``~`` changed in place.
+Tag = Literal["=", "-", "+", "~"]
+# A row of a drift's side-by-side diff: its tag, old line number and text, new line number and text
+# (1-based numbers; None and "" where a side has no line), the new line's source or None.
+DiffRow = tuple[Tag, int | None, str, int | None, str, str | None]
 
 
 class Constant(TypedDict):

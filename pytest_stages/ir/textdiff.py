@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from pytest_stages.core.records import DiffRow
+from pytest_stages.core.records import DiffRow, Tag
 from pytest_stages.ir import hlo
 
 CONTEXT = 2
@@ -75,7 +75,7 @@ class Row:
     million-line module with one change is a handful of rows.
     """
 
-    tag: str
+    tag: Tag
     old: int | None
     new: int | None
     count: int = 1
@@ -571,7 +571,7 @@ class _RenameCheck:
         renamed.update(before)
         return False
 
-    def pair(self, i: int, j: int, aligned: bool) -> str:
+    def pair(self, i: int, j: int, aligned: bool) -> Tag:
         """``=`` or ``~`` for old line ``i`` against new line ``j``; ``aligned`` when their canonical forms match."""
         old, new = self.old[i], self.new[j]
         dialect = self.dialect
