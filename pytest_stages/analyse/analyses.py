@@ -71,8 +71,8 @@ XLA_UNAVAILABLE = -1
 
 
 def cost(
-    compiled: Any | None,
-    lowered: Any,
+    compiled: jax.stages.Compiled | None,
+    lowered: jax.stages.Lowered,
     *,
     via_cpu: bool = False,
     lowered_only: bool = False,
@@ -299,7 +299,7 @@ def _outputs_or_reason(
 
 def sharding(
     compiled: Any,
-    lowered: Any,
+    lowered: jax.stages.Lowered,
     named: NamedLeaves,
     hlo_text: str,
     collectives: list[dict[str, Any]],
