@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pytest_stages.analyse import analyses, jax, kernel_specs, sources, step_time
+from pytest_stages.analyse import analyses, kernel_specs, sources, step_time
 from pytest_stages.core.records import Kind
 from pytest_stages.ir.kernel_payloads import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
@@ -31,7 +31,7 @@ class Staged(Protocol):
     """
 
     jaxpr: Any
-    lowered: jax.stages.Lowered
+    lowered: Any
     compiled: Any | None
     texts: dict[str, str]
     from_cache: bool

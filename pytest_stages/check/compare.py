@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_stages.analyse.artifacts import BY_NAME, Family, check_kind
+from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.changed_paths import structure
 from pytest_stages.check.drift import ir_drift
 from pytest_stages.check.figures import figures
@@ -23,7 +23,7 @@ from pytest_stages.core.records import Change, Compared, Finding, Pair
 
 NO_SNAPSHOT = "no snapshot yet"
 
-FAMILIES: dict[Family, Callable[[Pair], Compared]] = {
+FAMILIES: dict[str, Callable[[Pair], Compared]] = {
     "ir": ir_drift,
     "ops": op_structure,
     "figures": figures,
