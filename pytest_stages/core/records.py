@@ -249,8 +249,9 @@ class CallRecord:
         """A report entry read back (:meth:`to_dict`'s output): its closed sets as their enums again."""
         fields = dict(data)
         fields["findings"] = [_finding(finding) for finding in fields.get("findings", ())]
-        fields["status"] = {artifact: Status(status) for artifact, status in fields.get("status", {}).items()}
-        fields["migrated"] = {path: Migration(why) for path, why in fields.get("migrated", {}).items()}
+        fields["status"] = {artifact: _STATUSES[status] for artifact, status in fields.get("status", {}).items()}
+        if fields.get("migrated"):
+            fields["migrated"] = {path: Migration(why) for path, why in fields["migrated"].items()}
         if fields.get("drift_cause") is not None:
             fields["drift_cause"] = DriftCause(fields["drift_cause"])
         return cls(**fields)
@@ -275,5 +276,7 @@ def _finding(data: Mapping[str, Any]) -> Finding:
     return Finding(**fields)
 
 
+# Each status by its value: a merge reads every status of every call, and a lookup here is cheaper than Status(value).
+_STATUSES = {status.value: status for status in Status}
 _FINDING_FIELDS = tuple(f.name for f in dataclasses.fields(Finding))
 _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(CallRecord))
