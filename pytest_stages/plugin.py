@@ -29,6 +29,7 @@ from pytest_stages.config import (
 )
 from pytest_stages.core.errors import PREFIX, StagesError
 from pytest_stages.core.paths import Use, checked_path, shown_path
+from pytest_stages.core.records import CallRecord
 from pytest_stages.hooks import collection, per_test, reporter
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.observe import Observer
@@ -397,7 +398,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         changes.restore()
 
 
-def _baseline(path: Path) -> list[dict[str, Any]]:
+def _baseline(path: Path) -> list[CallRecord]:
     """The calls of ``--stages-baseline``'s report (its reader is imported only when the option is given)."""
     return hooks.report_baseline.read_baseline(path)
 

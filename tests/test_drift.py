@@ -288,15 +288,15 @@ def test_markdown_shows_user_text_literally_and_the_whole_diff():
 
 
 def test_the_review_page_shows_an_improvement_rather_than_no_drift():
-    from pytest_stages.core.records import CallRecord, Finding
+    from pytest_stages.core.records import CallRecord, Finding, Mode
     from pytest_stages.report.html_report import page
-    from pytest_stages.report.render import RunReport, report_data, table_rows
+    from pytest_stages.report.render import RunReport, table_rows
 
     record = CallRecord(nodeid="t.py::test_f[cpu1]", config="cpu1", name="f", folder="f")
     record.status = {"cost": "improved"}
     record.findings = [Finding("cost", "cost", "flops 80 -> 8 (-90.0%): improved", failing=False)]
     report = RunReport([record], update=False, environment={"jax": "0.10.2", "jaxlib": "0.10.2"})
-    html = page(report_data(report), table_rows(report.records))
+    html = page(report.records, table_rows(report.records), report.environment, Mode.COMPARE)
     assert "No drift" not in html and "1 with findings" in html
     assert "<b>cost</b> (passes): flops 80 -&gt; 8 (-90.0%): improved" in html
 

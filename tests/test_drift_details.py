@@ -53,7 +53,7 @@ def test_a_changed_constant_is_named_by_value_at_the_first_line_using_it():
 def test_removed_lines_are_counted_never_charged_to_the_next_staged_line():
     actual, where = edited(trips="12")
     found = compare_text("stablehlo", MLIR, actual, diff_lines=8, locations=lambda: where)
-    assert found.detail["sources"] == [["m.py:19", {"added": 1}], ["m.py:29", {"changed": 1}]]
+    assert found.detail["sources"] == [("m.py:19", {"added": 1}), ("m.py:29", {"changed": 1})]
     assert found.detail["removed"] == 1
     assert (found.subject, found.before, found.after, found.detail["constants"]) == ("", None, None, [])
     assert summary_lines(found.detail) == [
@@ -227,7 +227,7 @@ def test_two_collectives_added_to_a_loop_are_one_loops_line():
         "+1 all-reduce f32[8] (32 B) in the while body of loop 1 (x 12 iterations)"
     )
     rows = [row for hunk in found.detail["hunks"] for row in hunk]
-    assert ["+", None, "", 13, two.splitlines()[1], "m.py:12"] in rows, "rows number lines from 1, locations from 0"
+    assert ("+", None, "", 13, two.splitlines()[1], "m.py:12") in rows, "rows number lines from 1, locations from 0"
 
 
 def test_a_fusion_changed_in_place_moves_no_fusion_total():

@@ -18,6 +18,7 @@ from pytest_stages.check.figures import compare_metrics, metric_tolerance
 from pytest_stages.check.message import Call, call_message, details
 from pytest_stages.check.placement import compare_placement
 from pytest_stages.config import ConfigError, parse_settings
+from pytest_stages.core.records import CallRecord, Mode
 from pytest_stages.ir.normalize import normalize_hlo, normalize_mlir
 from pytest_stages.ir.sources import (
     Location,
@@ -326,8 +327,8 @@ def test_the_html_review_page_lists_failures_first():
             },
         ],
     )
-    data = {"environment": {"jax": "0.10.2", "jaxlib": "0.10.2"}, "mode": "compare", "calls": [passing, failing]}
-    text = page(data, [["test", "config", "name", "deltas"]])
+    calls = [CallRecord.from_dict(passing), CallRecord.from_dict(failing)]
+    text = page(calls, [["test", "config", "name", "deltas"]], {"jax": "0.10.2", "jaxlib": "0.10.2"}, Mode.COMPARE)
     assert text.index("test_b.py::test_fails") < text.index("test_a.py::test_passes")
     section = text[text.index("test_b.py::test_fails") : text.index("test_a.py::test_passes")]
     assert section.index("flops 1 -&gt; 2") < section.index("jaxpr: IR drift") < section.index("improved")

@@ -30,7 +30,7 @@ def test_a_compile_count_finding_carries_jax_explanations_as_a_field() -> None:
         "      never seen input type signature",
     ]
     assert CallRecord.from_dict({**_record(), "findings": [found.to_dict()]}).findings == [found]
-    html = _call_section({**_record(), "findings": [found.to_dict()], "versions": "", "deltas": {}})
+    html = _call_section(CallRecord(**_record(), findings=[found]))
     assert "new signature (b)<br>JAX: TRACING CACHE MISS at model.py:3 (f):<br>never seen input type signature" in html
 
 
@@ -56,7 +56,7 @@ def test_a_drift_summary_keeps_its_source_lines_as_data() -> None:
         "removed: 2 line(s), whose source lines the snapshot does not keep",
     ]
     finding = Finding("text", "jaxpr", "IR drift", detail={**detail, "hunks": [], "truncated": False})
-    html = _call_section({**_record(), "findings": [finding.to_dict()], "versions": "", "deltas": {}})
+    html = _call_section(CallRecord(**_record(), findings=[finding]))
     assert "<li>ops: +1 add</li>\n<li>removed: 2 line(s)" in html
     assert "source:" not in html
     assert '<li class="source">model.py:3 in f: 1 added</li>' in html

@@ -226,20 +226,20 @@ def test_compile_time_is_in_every_report_and_fails_only_where_a_budget_asks(proj
 
 def test_the_upgrade_section_lists_the_calls_whose_compile_time_moved_most():
     from pytest_stages.check.upgrade import upgrade_section
+    from pytest_stages.core.records import CallRecord, DriftCause
 
     def call(name, seconds, cached=False):
-        return {
-            "nodeid": "t.py::test",
-            "config": "cpu1",
-            "name": name,
-            "versions": "snapshots were taken with jax 1; this run uses jax 2",
-            "version_change": ["jax 1", "jax 2"],
-            "drift_cause": "none",
-            "deltas": {},
-            "findings": [],
-            "compile_seconds": {"trace": 0.1, "compile": seconds},
-            "cached": cached,
-        }
+        return CallRecord(
+            nodeid="t.py::test",
+            config="cpu1",
+            name=name,
+            folder="f",
+            versions="snapshots were taken with jax 1; this run uses jax 2",
+            version_change=["jax 1", "jax 2"],
+            drift_cause=DriftCause.NONE,
+            compile_seconds={"trace": 0.1, "compile": seconds},
+            cached=cached,
+        )
 
     now = [call("a", 0.9), call("b", 2.9), call("c", 5.0, cached=True)]
     before = [call("a", 0.9), call("b", 0.9), call("c", 0.1)]
@@ -254,9 +254,10 @@ def test_the_upgrade_section_lists_the_calls_whose_compile_time_moved_most():
 
 def test_a_baseline_with_nothing_timed_is_not_ranked():
     from pytest_stages.check.upgrade import compile_time_moves
+    from pytest_stages.core.records import CallRecord
 
     def call(seconds):
-        return {"nodeid": "t.py::test", "config": "cpu1", "name": "a", "compile_seconds": {"compile": seconds}}
+        return CallRecord("t.py::test", "cpu1", "a", "f", compile_seconds={"compile": seconds})
 
     assert compile_time_moves([call(0.05)], [call(0.0)]) == []
 

@@ -60,7 +60,7 @@ def shard_report(test_id: str) -> dict:
     facts = RunFacts(CollectionView({"tests/test_a"}, items={nodeid: folder}), ["tests"], {nodeid: "failed"}, [nodeid])
     record = CallRecord(nodeid, "cpu1", "f", folder, status={"jaxpr": "changed"}, pending="p")
     settings_ = {"snapshot_dir": "snapshots", "configs": ["cpu1"], "selected": ["cpu1"]}
-    data = report_data(RunReport([record], False, {"jax": "0", "jaxlib": "0"}, facts.to_json(), settings_))
+    data = report_data(RunReport([record], False, {"jax": "0", "jaxlib": "0"}, facts, settings_))
     return json.loads(json.dumps(data))
 
 

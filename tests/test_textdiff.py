@@ -108,9 +108,9 @@ def test_side_by_side_numbers_from_one_and_stops_at_its_row_budget():
     script = script_of(lines)
     rows = side_by_side(script, 100, where)
     assert [len(group) for group in rows] == [7, 13], "three lines of context: changes six lines apart share a hunk"
-    assert rows[0][3] == ["+", None, "", 11, EXTRA, "model.py:10"]
-    assert rows[0][0] == ["=", 8, LINES[7], 8, LINES[7], "model.py:7"]
-    assert rows[1][3] == ["-", 21, LINES[20], None, "", None]
+    assert rows[0][3] == ("+", None, "", 11, EXTRA, "model.py:10")
+    assert rows[0][0] == ("=", 8, LINES[7], 8, LINES[7], "model.py:7")
+    assert rows[1][3] == ("-", 21, LINES[20], None, "", None)
     assert side_by_side(script, 9, where) == [rows[0], rows[1][:2]]
     assert side_by_side(script, 7, where) == [rows[0]]
     assert side_by_side(script, 100, where[:5])[0][3][5] is None, "a line past the known locations has none"
@@ -215,7 +215,7 @@ def test_a_short_unchanged_run_before_the_last_change_joins_the_two_hunks():
 
 def test_side_by_side_shows_one_row_of_a_hunk_when_one_is_left_of_the_budget():
     rows = side_by_side(script([Row("~", 0, 0), Row("=", 1, 1, 10), Row("~", 11, 11)], 12, 12), 5)
-    assert [[row[:2] for row in group] for group in rows] == [[["~", 1], ["=", 2], ["=", 3], ["=", 4]], [["=", 9]]]
+    assert [[row[:2] for row in group] for group in rows] == [[("~", 1), ("=", 2), ("=", 3), ("=", 4)], [("=", 9)]]
 
 
 def test_sources_add_up_each_kind_over_rows_and_removals_at_one_location():

@@ -7,6 +7,7 @@ chosen snapshot texts are edited, so that each cause is produced by a real inner
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -20,6 +21,7 @@ from pytest_stages.check.upgrade import (
     version_change,
     version_note,
 )
+from pytest_stages.core.records import CallRecord, DriftCause, Finding, Kind
 
 FOLDER = "snapshots/test_model/test_f/cpu1"
 OLD = "jax 0.9.0, jaxlib 0.9.0"
@@ -232,15 +234,17 @@ def test_version_note_and_change_come_from_the_same_versions():
 
 
 def call(name, cause, deltas=None, kinds=("text",)):
-    return {
-        "nodeid": f"t.py::test_{name}[cpu1]",
-        "name": name,
-        "versions": NOTE,
-        "version_change": [OLD, "jax 0.10.2, jaxlib 0.10.2"],
-        "drift_cause": cause,
-        "deltas": deltas or {},
-        "findings": [{"kind": kind} for kind in kinds],
-    }
+    return CallRecord(
+        nodeid=f"t.py::test_{name}[cpu1]",
+        config="cpu1",
+        name=name,
+        folder="f",
+        versions=NOTE,
+        version_change=[OLD, "jax 0.10.2, jaxlib 0.10.2"],
+        drift_cause=None if cause is None else DriftCause(cause),
+        deltas=deltas or {},
+        findings=[Finding(Kind(kind), kind, "") for kind in kinds],
+    )
 
 
 def test_upgrade_section_orders_figures_by_relative_change_and_skips_informational_ones():
@@ -250,7 +254,7 @@ def test_upgrade_section_orders_figures_by_relative_change_and_skips_information
         call("c", "compiler"),
         call("f", "both", {"flops": [34112000, 34111000]}, kinds=("text", "cost")),
         call("d", "none", kinds=()),
-        {**call("e", None), "versions": "", "version_change": []},
+        replace(call("e", None), versions="", version_change=[]),
     ]
     assert upgrade_section(calls) == [
         f"versions: {OLD} -> jax 0.10.2, jaxlib 0.10.2",

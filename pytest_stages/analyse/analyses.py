@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Literal
 
 from pytest_stages import jax_compat
 from pytest_stages.analyse import jax
@@ -71,8 +71,8 @@ XLA_UNAVAILABLE = -1
 
 
 def cost(
-    compiled: Any | None,
-    lowered: Any,
+    compiled: jax.stages.Compiled | None,
+    lowered: jax.stages.Lowered,
     *,
     via_cpu: bool = False,
     lowered_only: bool = False,
@@ -115,9 +115,14 @@ def unknown_note(analysis: dict[str, Any]) -> str | None:
     )
 
 
-def cost_source(analysis: dict[str, Any]) -> str | None:
+# The stage whose figures a cost analysis holds: the compiled program's, or the lowered one's standing in.
+CostSource = Literal["compiled", "lowered"]
+_COST_SOURCES: tuple[CostSource, ...] = ("compiled", "lowered")
+
+
+def cost_source(analysis: dict[str, Any]) -> CostSource | None:
     """ "compiled" when XLA gave a compiled cost, else "lowered" when it gave a lowered one, else None."""
-    for stage in ("compiled", "lowered"):
+    for stage in _COST_SOURCES:
         if stage in analysis and not analysis[stage].get("unavailable"):
             return stage
     return None
@@ -294,7 +299,7 @@ def _outputs_or_reason(
 
 def sharding(
     compiled: Any,
-    lowered: Any,
+    lowered: jax.stages.Lowered,
     named: NamedLeaves,
     hlo_text: str,
     collectives: list[dict[str, Any]],

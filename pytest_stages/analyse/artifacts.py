@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pytest_stages.analyse import analyses, kernel_specs, sources, step_time
 from pytest_stages.core.records import Kind
@@ -63,10 +63,14 @@ class Staged(Protocol):
 
 
 BUDGET = Kind.BUDGET
+# The JAX object an artifact reads; ``context`` for the record of the ``stage_compiles`` fixture.
+Stage = Literal["jaxpr", "lowered", "compiled", "context"]
+# The comparison family that judges an artifact (check/compare.py; ``compiles`` is judged by check/recompiles.py).
+Family = Literal["ir", "ops", "figures", "placement", "structure", "kernels", "compiles"]
 # Failure-message headlines, in the order a message lists them (budget first, IR last).
 HEADLINES = ("budget", "compiles", "kernels", "sharding", "layout", "memory", "cost", "op structure", "IR")
 # The ``stage`` of an artifact that no staged call builds: ``stage_compiles`` records it around user code.
-CONTEXT = "context"
+CONTEXT: Stage = "context"
 
 
 @dataclass(frozen=True)
@@ -92,10 +96,10 @@ class Artifact:
     name: str
     kind: Kind
     suffix: str
-    stage: str
+    stage: Stage
     needs_compile: bool
     build: Callable[[Staged], Any]
-    family: str
+    family: Family
     headline: str
     is_text: bool
     dialect: str | None = None

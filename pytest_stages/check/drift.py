@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import Any
 
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.collectives import (
@@ -23,7 +22,7 @@ from pytest_stages.check.collectives import (
     op_change_summary,
     op_deltas,
 )
-from pytest_stages.core.records import Change, Compared, Finding, Pair
+from pytest_stages.core.records import Change, Compared, Constant, DriftDetail, Finding, Pair
 from pytest_stages.ir import hlo, literals
 from pytest_stages.ir import sources as sources_
 from pytest_stages.ir.alpha import equivalent, naming
@@ -91,10 +90,10 @@ def compare_text(
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     constants = changed_constants(dialect, script, where)
     new_kinds = _new_kinds(artifact, (expected, actual), counts)
-    detail = {
+    detail: DriftDetail = {
         "summary": _summary_head(summary, structure, constants, script),
         "constants": constants,
-        "sources": [[place, counts] for place, counts in found],
+        "sources": found,
         "removed": removed,
         "hunks": side_by_side(script, REPORT_ROWS, where),
         "truncated": sum(map(len, hunks(script, context=3))) > REPORT_ROWS,
@@ -177,7 +176,7 @@ def _headline_order(
     return sorted(named, key=lambda item: (sources_.rank(item[0]), item[0] not in holding))
 
 
-def _summary_head(summary: str, structure: list[str], constants: list[dict[str, Any]], script: EditScript) -> list[str]:
+def _summary_head(summary: str, structure: list[str], constants: list[Constant], script: EditScript) -> list[str]:
     """The drift's summary lines: the ops, the structure, the changed constants, or that only names changed."""
     head = ([f"ops: {summary}"] if summary else []) + structure
     if constants:
@@ -189,7 +188,7 @@ def _summary_head(summary: str, structure: list[str], constants: list[dict[str, 
 
 def changed_constants(
     dialect: str | None, script: EditScript, where: Sequence[str | None], limit: int = 3
-) -> list[dict[str, Any]]:
+) -> list[Constant]:
     """The scalar literals the drift changed, by value: ``{"old", "new", "lines", "at"}``, at most ``limit``.
 
     Lines paired with others that differ only in their literal are read by value: counted over the
@@ -204,7 +203,7 @@ def changed_constants(
     changes = literals.changed(dialect, _replaced(script))
     olds = [change.old for change in changes if _take(gone, change.old)]
     news = [change for change in changes if _take(new, change.new)]
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+    found: dict[tuple[str, str], Constant] = {}
     for old, change in zip(olds, news, strict=False):
         key = (old, change.new)
         if key not in found:
@@ -257,14 +256,14 @@ def _paired(script: EditScript, removed: list[int], added: list[int]) -> list[tu
     return [(script.old[i], script.new[j], j) for i, j in zip(removed, added, strict=False)]
 
 
-def constant_text(constant: Mapping[str, Any]) -> str:
+def constant_text(constant: Constant) -> str:
     """``1e-06 -> 1e-12 (5 lines) at lm.py:30 in forward``."""
     text = f"{constant['old']} -> {constant['new']}"
     text += f" ({constant['lines']} lines)" if constant["lines"] > 1 else ""
     return text + (f" at {constant['at']}" if constant["at"] else "")
 
 
-def summary_lines(detail: Mapping[str, Any]) -> list[str]:
+def summary_lines(detail: DriftDetail) -> list[str]:
     """A drift's summary as the message and the Markdown report show it: the op and structure
     lines, then the source lines of the changed ops and how many lines were removed."""
     lines = list(detail["summary"])

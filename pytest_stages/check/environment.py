@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_stages.analyse.artifacts import BY_NAME
-from pytest_stages.stage.plan import COMPILE_KEYS, ENVIRONMENT_KEYS, LOWERED
+from pytest_stages.stage.plan import ATTACHED, COMPILE_KEYS, COMPILE_ONLY, ENVIRONMENT_KEYS, LOWERED
 
 RERECORD_OPTION = "--stages-rerecord"
 
@@ -89,11 +89,11 @@ def describe(environment: Mapping[str, Any]) -> str:
     if environment.get("machine"):
         target += f" ({environment['machine']})"
     staging = environment.get("staging")
-    if staging == "lowered":
+    if staging == LOWERED:
         return f"lowered only for {platform}"
-    if staging == "compile-only":
+    if staging == COMPILE_ONLY:
         return f"compile-only for {target}"
-    if staging == "attached" and platform != "cpu":
+    if staging == ATTACHED and platform != "cpu":
         return f"on the attached {target}"
     return f"on {target}"
 

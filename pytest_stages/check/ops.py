@@ -59,7 +59,7 @@ def compare_ops(
     appeared = sorted(kind for kind in {*opcodes[0], *opcodes[1]} if not opcodes[0][kind] or not opcodes[1][kind])
     return replace(
         found,
-        detail={**(found.detail or {}), "new_kinds": appeared},
+        detail={**found.detail, "new_kinds": appeared} if found.detail else None,
         message=f"{found.message}: {summary}" if summary else found.message,
         change=Change.OPS,
         subject=ENTRY_CHANGED if entry else "",

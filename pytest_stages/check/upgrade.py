@@ -10,23 +10,22 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pytest_stages.analyse.artifacts import ARTIFACTS
 from pytest_stages.check.figure_text import informational, metric_short
+from pytest_stages.core.records import CallRecord, DriftCause, Kind, Status
 from pytest_stages.core.units import format_number, relative_change
 
 FRONTEND_ARTIFACTS = tuple(a.name for a in ARTIFACTS if a.frontend)
 COMPILER_ARTIFACTS = tuple(a.name for a in ARTIFACTS if not a.frontend)
-CAUSES = ("frontend", "compiler", "both", "none")
-CHURN_KIND = "text"
-DRIFTED = ("changed", "improved")
+CHURN_KIND = Kind.TEXT
+DRIFTED = (Status.CHANGED, Status.IMPROVED)
 SECTION_TITLE = "What the upgrade did"
 MAX_FIGURES = 20
 MAX_TIMES = 10
 
 
-def version_change(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> tuple[str, str] | None:
+def version_change(meta: Mapping[str, object] | None, current: Mapping[str, str]) -> tuple[str, str] | None:
     """``("jax 0.9.0, jaxlib 0.9.1", "jax 0.10.2, jaxlib 0.10.2")``: the versions then and now, None when they match."""
     if meta is None:
         return None
@@ -39,13 +38,13 @@ def version_change(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -
     return ", ".join(f"{k} {v}" for k, v in recorded.items()), ", ".join(f"{k} {v}" for k, v in known.items())
 
 
-def version_note(meta: Mapping[str, Any] | None, current: Mapping[str, str]) -> str:
+def version_note(meta: Mapping[str, object] | None, current: Mapping[str, str]) -> str:
     """``snapshots were taken with jax A, jaxlib B; this run uses ...``, or "" when they match."""
     change = version_change(meta, current)
     return "" if change is None else f"snapshots were taken with {change[0]}; this run uses {change[1]}"
 
 
-def drift_cause(status: Mapping[str, str]) -> str:
+def drift_cause(status: Mapping[str, Status]) -> DriftCause:
     """The cause of a call's drift from its artifact statuses (``changed``/``improved`` drifted).
 
     A changed StableHLO with a changed compiled program is ``both``: telling whether the
@@ -56,22 +55,21 @@ def drift_cause(status: Mapping[str, str]) -> str:
     drifted = {artifact for artifact, state in status.items() if state in DRIFTED}
     frontend = bool(drifted & set(FRONTEND_ARTIFACTS))
     compiler = bool(drifted & set(COMPILER_ARTIFACTS))
-    return {(True, True): "both", (True, False): "frontend", (False, True): "compiler"}.get(
-        (frontend, compiler), "none"
-    )
+    causes = {(True, True): DriftCause.BOTH, (True, False): DriftCause.FRONTEND, (False, True): DriftCause.COMPILER}
+    return causes.get((frontend, compiler), DriftCause.NONE)
 
 
-def is_churn(kind: str, mode: str, note: str) -> bool:
+def is_churn(kind: Kind, mode: str, note: str) -> bool:
     """Whether a failing finding of ``kind`` is upgrade churn that does not fail the test."""
     return bool(note) and mode == "semantic" and kind == CHURN_KIND
 
 
-def _label(call: Mapping[str, Any]) -> str:
-    return f"{call['nodeid']} {call['name']}"
+def _label(call: CallRecord) -> str:
+    return f"{call.nodeid} {call.name}"
 
 
-def upgrade_section(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]] = ()) -> list[str]:
-    """The suite-wide upgrade summary of report call entries (empty when no version changed).
+def upgrade_section(calls: Sequence[CallRecord], baseline: Sequence[CallRecord] = ()) -> list[str]:
+    """The suite-wide upgrade summary of a run's calls (empty when no version changed).
 
     Lines: versions from -> to; calls drifted by cause; figures moved, largest relative
     change first; calls whose only drift is IR text or op structure (text-only churn); and,
@@ -79,14 +77,15 @@ def upgrade_section(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Mappi
     time moved most. Snapshots hold no time (wall time must not drift a file), so without a
     baseline there is no "before" time and no such line.
     """
-    upgraded = [call for call in calls if call.get("version_change")]
+    upgraded = [call for call in calls if call.version_change]
     if not upgraded:
         return []
-    changes = sorted({(call["version_change"][0], call["version_change"][1]) for call in upgraded})
+    changes = sorted({(call.version_change[0], call.version_change[1]) for call in upgraded})
     lines = [f"versions: {old} -> {new}" for old, new in changes]
-    causes = Counter(call.get("drift_cause") or "none" for call in upgraded)
-    drifted = sum(causes[c] for c in CAUSES if c != "none")
-    by_cause = ", ".join(f"{causes[c]} {c}" for c in CAUSES if c != "none")
+    causes = Counter(call.drift_cause or DriftCause.NONE for call in upgraded)
+    drifting = [cause for cause in DriftCause if cause != DriftCause.NONE]
+    drifted = sum(causes[c] for c in drifting)
+    by_cause = ", ".join(f"{causes[c]} {c}" for c in drifting)
     lines.append(f"calls drifted: {drifted} of {len(upgraded)} ({by_cause})")
     lines += _moved_figures(upgraded)
     churn = [call for call in upgraded if _text_only(call)]
@@ -94,7 +93,7 @@ def upgrade_section(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Mappi
     return lines + compile_time_moves(upgraded, baseline)
 
 
-def compile_time_moves(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]]) -> list[str]:
+def compile_time_moves(calls: Sequence[CallRecord], baseline: Sequence[CallRecord]) -> list[str]:
     """``compile time moved most:`` calls timed on both sides (same test, config, name), largest change first.
 
     Totals of trace, lower and compile seconds; calls whose compile either side read from the
@@ -106,14 +105,14 @@ def compile_time_moves(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Ma
     before = {
         _key(call): call
         for call in baseline
-        if call.get("compile_seconds") and not call.get("cached") and sum(call["compile_seconds"].values()) > 0
+        if call.compile_seconds and not call.cached and sum(call.compile_seconds.values()) > 0
     }
     moved = []
     for call in calls:
         old = before.get(_key(call))
-        if old is None or not call.get("compile_seconds") or call.get("cached"):
+        if old is None or not call.compile_seconds or call.cached:
             continue
-        moved.append((call, sum(old["compile_seconds"].values()), sum(call["compile_seconds"].values())))
+        moved.append((call, sum(old.compile_seconds.values()), sum(call.compile_seconds.values())))
     if not moved:
         return []
     moved.sort(key=lambda item: (-abs(relative_change(item[1], item[2])), _label(item[0])))
@@ -125,16 +124,16 @@ def compile_time_moves(calls: Sequence[Mapping[str, Any]], baseline: Sequence[Ma
     return lines
 
 
-def _key(call: Mapping[str, Any]) -> tuple[str, str, str]:
-    return call.get("nodeid", ""), call.get("config", ""), call.get("name", "")
+def _key(call: CallRecord) -> tuple[str, str, str]:
+    return call.nodeid, call.config, call.name
 
 
-def _moved_figures(calls: Sequence[Mapping[str, Any]]) -> list[str]:
+def _moved_figures(calls: Sequence[CallRecord]) -> list[str]:
     """``figures moved: N, largest first:`` and up to :data:`MAX_FIGURES` of them."""
     figures = [
         (call, metric, old, new)
         for call in calls
-        for metric, (old, new) in sorted(call.get("deltas", {}).items())
+        for metric, (old, new) in sorted(call.deltas.items())
         if not informational(metric)
     ]
     figures.sort(key=lambda item: (-abs(relative_change(item[2], item[3])), _label(item[0]), item[1]))
@@ -158,6 +157,6 @@ def _figures(old: float, new: float) -> str:
     return f"{before} -> {after} ({percent})"
 
 
-def _text_only(call: Mapping[str, Any]) -> bool:
-    kinds = {f["kind"] for f in call.get("findings", ()) if f["kind"] != "skipped"}
-    return kinds == {CHURN_KIND} and not call.get("deltas")
+def _text_only(call: CallRecord) -> bool:
+    kinds = {f.kind for f in call.findings if f.kind != Kind.SKIPPED}
+    return kinds == {CHURN_KIND} and not call.deltas

@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 
 class Kind(StrEnum):
@@ -66,7 +66,58 @@ class Change(StrEnum):
     OTHER = "other"
 
 
-SKIPPED = Kind.SKIPPED.value
+class DriftCause(StrEnum):
+    """Under other jax/jaxlib versions than the snapshots: which side of JAX the call's drift came from."""
+
+    FRONTEND = "frontend"  # jaxpr, StableHLO or lowered HLO changed
+    COMPILER = "compiler"  # those identical, the compiled program or a figure derived from it changed
+    BOTH = "both"
+    NONE = "none"
+
+
+class Mode(StrEnum):
+    """What a run does with differences: compare them with the snapshots, or write them (``--stages-update``)."""
+
+    COMPARE = "compare"
+    UPDATE = "update"
+
+    @classmethod
+    def of(cls, update: bool) -> Mode:
+        return cls.UPDATE if update else cls.COMPARE
+
+
+# What a line of a diff is: ``=`` the same, ``-`` removed, ``+`` added, ``~`` changed in place.
+Tag = Literal["=", "-", "+", "~"]
+# A row of a drift's side-by-side diff: its tag, old line number and text, new line number and text
+# (1-based numbers; None and "" where a side has no line), the new line's source or None.
+DiffRow = tuple[Tag, int | None, str, int | None, str, str | None]
+
+
+class Constant(TypedDict):
+    """A scalar literal an IR drift changed: old and new value, on how many lines, the source line of its first user."""
+
+    old: str
+    new: str
+    lines: int
+    at: str | None
+
+
+class DriftDetail(TypedDict):
+    """What the reports show of an IR drift (a finding's ``detail``, the report's ``detail`` object).
+
+    ``summary`` the op and structure lines; ``sources`` the source lines of the changed ops with
+    their counts by change; ``hunks`` the side-by-side diff, ``truncated`` when it holds fewer rows
+    than the diff has; ``removed`` how many lines were removed; ``new_kinds`` the op kinds that
+    appeared or disappeared.
+    """
+
+    summary: list[str]
+    sources: list[tuple[str, dict[str, int]]]
+    hunks: list[list[DiffRow]]
+    truncated: bool
+    removed: NotRequired[int]
+    constants: NotRequired[list[Constant]]
+    new_kinds: NotRequired[list[str]]
 
 
 @dataclass(frozen=True)
@@ -89,7 +140,7 @@ class Finding:
     artifact: str
     message: str
     failing: bool = True
-    detail: Mapping[str, Any] | None = field(default=None, compare=False)
+    detail: DriftDetail | None = field(default=None, compare=False)
     change: Change = Change.OTHER
     subject: str = ""
     before: Any = None
@@ -155,14 +206,14 @@ class CallRecord:
     config: str
     name: str
     folder: str
-    status: dict[str, str] = field(default_factory=dict)
+    status: dict[str, Status] = field(default_factory=dict)
     deltas: dict[str, list[float]] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     versions: str = ""
     # The jax/jaxlib versions of the snapshots and of this run, where they differ: ``[then, now]``.
     version_change: list[str] = field(default_factory=list)
-    drift_cause: str | None = None
+    drift_cause: DriftCause | None = None
     # Wall seconds to trace, lower and compile the call ("trace", "lower", "compile"): a figure of
     # the reports, never of a snapshot; ``cached`` when the persistent cache answered the compile.
     compile_seconds: dict[str, float] = field(default_factory=dict)
@@ -173,7 +224,7 @@ class CallRecord:
     # ``--stages-pending``: the name of the pending set that holds what an update would write for this call.
     pending: str = ""
     # ``--stages-migrate``: each file rewritten in this version's format (its path) and why.
-    migrated: dict[str, str] = field(default_factory=dict)
+    migrated: dict[str, Migration] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The report entry (schema ``pytest-stages-report/1``): plain dicts, lists and strings.
@@ -195,8 +246,14 @@ class CallRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CallRecord:
+        """A report entry read back (:meth:`to_dict`'s output): its closed sets as their enums again."""
         fields = dict(data)
         fields["findings"] = [_finding(finding) for finding in fields.get("findings", ())]
+        fields["status"] = {artifact: _STATUSES[status] for artifact, status in fields.get("status", {}).items()}
+        if fields.get("migrated"):
+            fields["migrated"] = {path: Migration(why) for path, why in fields["migrated"].items()}
+        if fields.get("drift_cause") is not None:
+            fields["drift_cause"] = DriftCause(fields["drift_cause"])
         return cls(**fields)
 
 
@@ -209,8 +266,17 @@ def _finding(data: Mapping[str, Any]) -> Finding:
     fields["kind"] = Kind(fields["kind"])
     if "change" in fields:
         fields["change"] = Change(fields["change"])
+    detail = fields.get("detail")
+    if detail:  # JSON lists back to the rows and source pairs they were written from
+        fields["detail"] = {
+            **detail,
+            "sources": [(place, counts) for place, counts in detail["sources"]],
+            "hunks": [[tuple(row) for row in hunk] for hunk in detail["hunks"]],
+        }
     return Finding(**fields)
 
 
+# Each status by its value: a merge reads every status of every call, and a lookup here is cheaper than Status(value).
+_STATUSES = {status.value: status for status in Status}
 _FINDING_FIELDS = tuple(f.name for f in dataclasses.fields(Finding))
 _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(CallRecord))

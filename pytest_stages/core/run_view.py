@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -58,13 +59,20 @@ class RunView:
     finished: set[str]
 
 
+class ItemOutcome(StrEnum):
+    """What happened to one item in a run (its worst phase): pytest's report outcomes."""
+
+    PASSED = "passed"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
 # Exit statuses of a run whose tests passed: pytest's OK and NO_TESTS_COLLECTED (a shard of a
 # split suite may get no item).
 PASSED_EXIT = (0, 5)
 # How bad an exit status is, merging shards: passed < nothing collected < tests failed < the rest.
 _EXIT_RANK = {0: 0, 5: 1, 1: 2}
-_OUTCOME_RANK = {"passed": 0, "skipped": 1, "failed": 2}
-OUTCOMES = tuple(_OUTCOME_RANK)
+_OUTCOME_RANK: dict[str, int] = {ItemOutcome.PASSED: 0, ItemOutcome.SKIPPED: 1, ItemOutcome.FAILED: 2}
 
 
 def worse_exit(status: int, other: int) -> int:

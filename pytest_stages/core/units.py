@@ -61,7 +61,7 @@ def format_bytes(count: float) -> str:
     return f"{size:.1f} GiB"
 
 
-def parse_size(where: str, value: Any) -> int:
+def parse_size(where: str, value: object) -> int:
     """``"64 MiB"`` -> 67108864; plain numbers are bytes. Units: B, KB/KiB, MB/MiB, GB/GiB, TB/TiB."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         number, unit = float(value), "b"

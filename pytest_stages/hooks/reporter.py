@@ -121,7 +121,7 @@ class StagesReporter:
             records=session.records,
             update=session.options.update,
             environment=session.environment,
-            run=facts.to_json() if facts is not None else None,
+            run=facts,
             settings={
                 "snapshot_dir": settings.snapshot_dir,
                 "configs": all_configs,

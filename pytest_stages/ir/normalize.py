@@ -12,7 +12,6 @@ import json
 import operator
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from pytest_stages.ir.hlo import split_tables
 from pytest_stages.ir.kernel_payloads import reference_payloads
@@ -103,7 +102,7 @@ def canonical_backend_configs(text: str) -> str:
     return "".join([*out, text[last:]]) if out else text
 
 
-def _compact(value: Any) -> str:
+def _compact(value: object) -> str:
     """JSON as XLA prints it (no spaces), keys sorted, numbers as they were written."""
     if isinstance(value, dict):
         items = (f"{json.dumps(key, ensure_ascii=False)}:{_compact(value[key])}" for key in sorted(value))
@@ -123,7 +122,7 @@ NORMALIZERS: dict[str, Callable[[str], str]] = {
 """The normalizer of each ``dialect`` named in the artifact table."""
 
 
-def to_json(data: Any) -> str:
+def to_json(data: object) -> str:
     """Canonical JSON for analyses: sorted keys, two-space indent, trailing newline."""
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 

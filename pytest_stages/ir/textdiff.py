@@ -30,8 +30,8 @@ import operator
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from pytest_stages.core.records import DiffRow, Tag
 from pytest_stages.ir import hlo
 
 CONTEXT = 2
@@ -75,7 +75,7 @@ class Row:
     million-line module with one change is a handful of rows.
     """
 
-    tag: str
+    tag: Tag
     old: int | None
     new: int | None
     count: int = 1
@@ -571,7 +571,7 @@ class _RenameCheck:
         renamed.update(before)
         return False
 
-    def pair(self, i: int, j: int, aligned: bool) -> str:
+    def pair(self, i: int, j: int, aligned: bool) -> Tag:
         """``=`` or ``~`` for old line ``i`` against new line ``j``; ``aligned`` when their canonical forms match."""
         old, new = self.old[i], self.new[j]
         dialect = self.dialect
@@ -685,28 +685,28 @@ def _span(indexes: list[int]) -> str:
     return f"{indexes[0] + 1},{len(indexes)}" if len(indexes) != 1 else str(indexes[0] + 1)
 
 
-def side_by_side(script: EditScript, limit: int, locations: Sequence[str | None] = ()) -> list[list[list[Any]]]:
+def side_by_side(script: EditScript, limit: int, locations: Sequence[str | None] = ()) -> list[list[DiffRow]]:
     """Hunks for a two-column view, JSON-ready; a changed line sits beside its old version.
 
     Each hunk is a list of rows ``[tag, old_number, old_text, new_number, new_text, source]``
     (1-based numbers; None and "" where a side has no line; ``source`` is the staged line's
     location or None). At most ``limit`` rows in all.
     """
-    out: list[list[list[Any]]] = []
+    out: list[list[DiffRow]] = []
     budget = limit
     for group in hunks(script, context=3):
         if budget <= 0:
             break
         out.append(
             [
-                [
+                (
                     row.tag,
                     None if row.old is None else row.old + 1,
                     "" if row.old is None else script.old[row.old],
                     None if row.new is None else row.new + 1,
                     "" if row.new is None else script.new[row.new],
                     locations[row.new] if row.new is not None and row.new < len(locations) else None,
-                ]
+                )
                 for row in group[:budget]
             ]
         )

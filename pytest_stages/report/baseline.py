@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.inputs import read_json
+from pytest_stages.core.records import CallRecord
 from pytest_stages.report.render import REPORT_SCHEMA
 from pytest_stages.store.schemas import call_schema, schema_mismatch
 
 _FIX = "name a report an earlier run wrote with --stages-report=PATH.json."
 
 
-def read_baseline(path: Path) -> list[dict[str, Any]]:
+def read_baseline(path: Path) -> list[CallRecord]:
     """The calls of the report at ``path``; a file that is not such a report is a :class:`ConfigError`."""
     try:
         data = read_json(path)
@@ -30,5 +30,4 @@ def read_baseline(path: Path) -> list[dict[str, Any]]:
             f"--stages-baseline={path} is not a report as pytest-stages writes it ({problem}): it was edited, "
             f"cut off, or written by another pytest-stages version; {_FIX}"
         )
-    calls: list[dict[str, Any]] = data["calls"]
-    return calls
+    return [CallRecord.from_dict(call) for call in data["calls"]]

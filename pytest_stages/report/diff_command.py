@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from pytest_stages.analyse.artifacts import ARTIFACTS, BY_NAME
 from pytest_stages.check.drift import compare_text, summary_lines
@@ -38,7 +38,7 @@ SAME_PROGRAM = (
 )
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``diff`` subcommand, on the command line's subparsers."""
     diff = commands.add_parser(
         "diff",

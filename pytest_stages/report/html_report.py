@@ -10,13 +10,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pytest_stages.analyse.artifacts import headline_rank
 from pytest_stages.check.drift import REPORT_ROWS, removed_line
 from pytest_stages.check.figure_text import metric_short
 from pytest_stages.check.recompiles import explanation_lines
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
+from pytest_stages.core.records import CallRecord, DiffRow, DriftDetail, Kind, Mode
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
 
@@ -58,12 +58,16 @@ td.del.no { background: #ffd7d5; } td.add.no { background: #ccffd8; }
 """
 
 
-def page(data: Mapping[str, Any], rows: Sequence[Sequence[str]], baseline: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The whole page for a report (``report_data``), its summary table rows and the baseline report's calls."""
-    environment = data["environment"]
-    calls = data["calls"]
+def page(
+    calls: Sequence[CallRecord],
+    rows: Sequence[Sequence[str]],
+    environment: Mapping[str, str],
+    mode: Mode,
+    baseline: Sequence[CallRecord] = (),
+) -> str:
+    """The whole page for a run's calls, its summary table rows, versions and mode, and the baseline report's calls."""
     # Every call with something to say: drift, an improvement, a finding this run did not enforce.
-    drifted = [call for call in calls if any(f["kind"] != "skipped" for f in call["findings"])]
+    drifted = [call for call in calls if any(f.kind != Kind.SKIPPED for f in call.findings)]
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -71,13 +75,13 @@ def page(data: Mapping[str, Any], rows: Sequence[Sequence[str]], baseline: Seque
         f"<style>{_STYLE}</style></head><body>",
         "<h1>pytest-stages review</h1>",
         f'<div class="meta">jax {_e(environment["jax"])}, jaxlib {_e(environment["jaxlib"])}; '
-        f"{data['mode']} mode; {len(calls)} call(s), {len(drifted)} with findings</div>",
+        f"{mode} mode; {len(calls)} call(s), {len(drifted)} with findings</div>",
         _upgrade(upgrade_section(calls, baseline)),
         _summary_table(rows),
     ]
     if not drifted:
         parts.append("<p>No drift: every staged artifact matches its snapshot.</p>")
-    for call in sorted(drifted, key=lambda call: not any(f["failing"] for f in call["findings"])):
+    for call in sorted(drifted, key=lambda call: not any(f.failing for f in call.findings)):
         parts.append(_call_section(call))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
@@ -106,31 +110,29 @@ def _summary_table(rows: Sequence[Sequence[str]]) -> str:
     return f'<table class="summary"><tr>{head}</tr>' + "".join(body) + "</table>"
 
 
-def _call_section(call: Mapping[str, Any]) -> str:
+def _call_section(call: CallRecord) -> str:
     parts = [
         '<section class="call">',
-        f"<h2>{_e(call['nodeid'])} &middot; {_e(call['name'])} &middot; config {_e(call['config'])}</h2>",
-        f'<div class="meta">snapshots in {_e(call["folder"])}</div>',
+        f"<h2>{_e(call.nodeid)} &middot; {_e(call.name)} &middot; config {_e(call.config)}</h2>",
+        f'<div class="meta">snapshots in {_e(call.folder)}</div>',
     ]
-    if call["versions"]:
-        parts.append(f'<div class="meta">note: {_e(call["versions"])}</div>')
-    shown = [f for f in call["findings"] if f["kind"] != "skipped"]
-    for finding in sorted(shown, key=lambda f: (not f["failing"], headline_rank(f["artifact"]))):
-        if finding.get("detail"):
-            parts.append(_drift(finding["artifact"], finding["detail"]))
+    if call.versions:
+        parts.append(f'<div class="meta">note: {_e(call.versions)}</div>')
+    shown = [f for f in call.findings if f.kind != Kind.SKIPPED]
+    for finding in sorted(shown, key=lambda f: (not f.failing, headline_rank(f.artifact))):
+        if finding.detail:
+            parts.append(_drift(finding.artifact, finding.detail))
             continue
-        extra = "".join(f"<br>{_e(line.strip())}" for line in explanation_lines(finding.get("explanations", ())))
-        mark = "" if finding["failing"] else " (passes)"
-        parts.append(
-            f'<div class="finding"><b>{_e(finding["artifact"])}</b>{mark}: {_e(finding["message"])}{extra}</div>'
-        )
-    if call["deltas"]:
-        parts.append(_deltas(call["deltas"]))
+        extra = "".join(f"<br>{_e(line.strip())}" for line in explanation_lines(finding.explanations))
+        mark = "" if finding.failing else " (passes)"
+        parts.append(f'<div class="finding"><b>{_e(finding.artifact)}</b>{mark}: {_e(finding.message)}{extra}</div>')
+    if call.deltas:
+        parts.append(_deltas(call.deltas))
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _drift(artifact: str, detail: Mapping[str, Any]) -> str:
+def _drift(artifact: str, detail: DriftDetail) -> str:
     parts = [f"<h3>{_e(artifact)}: IR drift</h3>", '<ul class="structure">']
     parts += [f"<li>{_e(line)}</li>" for line in detail["summary"]]
     parts += [f"<li>{_e(removed_line(detail['removed']))}</li>"] if detail.get("removed") else []
@@ -157,7 +159,7 @@ def _drift(artifact: str, detail: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _diff_row(row: Sequence[Any]) -> str:
+def _diff_row(row: DiffRow) -> str:
     tag, old_no, old_text, new_no, new_text, source = row
     old_class = " del" if tag in "-~" else ""
     new_class = " add" if tag in "+~" else ""
@@ -190,6 +192,6 @@ def highlight(line: str) -> str:
     return "".join(out)
 
 
-def _e(text: Any) -> str:
+def _e(text: object) -> str:
     """Text in the page: HTML-escaped, control characters shown as escapes, lines bounded in width."""
     return html.escape(shown(str(text)), quote=True)

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.core.run_view import CollectionView, RunFacts, worse, worse_exit
-from pytest_stages.report.render import REPORT_SCHEMA, RunReport
+from pytest_stages.core.records import Mode
+from pytest_stages.core.run_view import CollectionView, ItemOutcome, RunFacts, worse, worse_exit
+from pytest_stages.report.render import REPORT_SCHEMA, ReportSettings, RunReport
 from pytest_stages.store.names import snapshot_folder
 from pytest_stages.store.prune import merge_gaps
 from pytest_stages.store.refusals import Incomplete
@@ -36,7 +37,7 @@ class Shard:
 
     name: str
     facts: RunFacts
-    settings: Mapping[str, Any]
+    settings: ReportSettings
     report: RunReport
 
     @property
@@ -51,7 +52,7 @@ class Merged:
 
     report: RunReport
     facts: RunFacts
-    settings: Mapping[str, Any]
+    settings: ReportSettings
     incomplete: list[Incomplete]
     missing: list[str]
     # Each shard's report name, with the commit and the snapshot tree digest it recorded.
@@ -70,22 +71,18 @@ def read_shard(name: str, data: Mapping[str, Any]) -> Shard:
     problem = schema_mismatch(data, report_schema(), "the report")
     try:
         problem = problem or _bad_folder(data)
-        shard = (
-            None
-            if problem
-            else Shard(name, RunFacts.from_json(data["run"]), data["settings"], RunReport.from_json(data))
-        )
+        report = None if problem else RunReport.from_json(data)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise MergeError(
             f"{name} is not a whole pytest-stages report ({type(exc).__name__}: {exc}): it was edited, cut off, or "
             f"written by another pytest-stages version. {_FIX}"
         ) from None
-    if problem or shard is None:
+    if problem or report is None or report.run is None:
         raise MergeError(
             f"{name} is not a pytest-stages report as pytest-stages writes it ({problem}): it was edited, cut off, "
             f"or written by another pytest-stages version. {_FIX}"
         )
-    return shard
+    return Shard(name, report.run, data["settings"], report)
 
 
 def _bad_folder(data: Mapping[str, Any]) -> str | None:
@@ -111,12 +108,12 @@ def merge_reports(shards: Sequence[Shard]) -> Merged:
     first = ordered[0]
     configs = list(first.settings["configs"])
     selected = {name for shard in ordered for name in shard.settings["selected"]}
-    settings = {**first.settings, "selected": [name for name in configs if name in selected]}
+    settings: ReportSettings = {**first.settings, "selected": [name for name in configs if name in selected]}
     report = RunReport(
         records=[record for shard in ordered for record in shard.report.records],
         update=first.report.update,
         environment=first.report.environment,
-        run=facts.to_json(),
+        run=facts,
         settings=settings,
         shards=[
             {
@@ -136,7 +133,7 @@ def _check_agree(shards: Sequence[Shard]) -> None:
     """Shards of one run share the mode, the versions and the snapshot settings; anything else is refused."""
     first = shards[0]
     facets: dict[str, Callable[[Shard], object]] = {
-        "mode": lambda s: "update" if s.report.update else "compare",
+        "mode": lambda s: Mode.of(s.report.update),
         "jax/jaxlib versions": lambda s: dict(s.report.environment),
         "snapshot_dir": lambda s: s.settings["snapshot_dir"],
         "configs": lambda s: list(s.settings["configs"]),
@@ -185,7 +182,7 @@ def union(all_facts: Iterable[RunFacts]) -> RunFacts:
         collection.merge(facts.collection)
         removed |= set(facts.collection.removed)
         for nodeid, outcome in facts.outcomes.items():
-            outcomes[nodeid] = worse(outcomes.get(nodeid, "passed"), outcome)
+            outcomes[nodeid] = worse(outcomes.get(nodeid, ItemOutcome.PASSED), outcome)
         finished |= set(facts.finished)
         lost += facts.lost_workers
         roots |= set(facts.roots)

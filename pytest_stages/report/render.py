@@ -12,7 +12,7 @@ import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.analyse.step_time import SECONDS
@@ -21,7 +21,8 @@ from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import PathError, Use, checked_path, shown_path, write_atomically
-from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Migration
+from pytest_stages.core.records import CallRecord, Change, DiffRow, Finding, Kind, Migration, Mode, Status
+from pytest_stages.core.run_view import RunFacts
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, format_seconds, relative_change
 from pytest_stages.report import drift, html_report_, message_
@@ -30,7 +31,17 @@ from pytest_stages.run.runner import StagesSession
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = CHECK_KINDS
 # Every status an artifact of a call can have, ranked for the summary column (worst shown).
-STATUS_RANK = {"changed": 5, "over": 5, "new": 4, "improved": 3, "ok": 2, "skipped": 1, "-": 0}
+STATUS_RANK = {
+    Status.CHANGED: 5,
+    Status.OVER: 5,
+    Status.NEW: 4,
+    Status.IMPROVED: 3,
+    Status.OK: 2,
+    Status.SKIPPED: 1,
+    Status.UNCHECKED: 0,
+}
+# What the summary column shows for a call whose update wrote the artifacts of a drifted column.
+WRITTEN = "written"
 KEY_DELTAS = ("flops", "bytes accessed", "temp_size_in_bytes", "peak_memory_in_bytes")
 REPORT_FORMATS = (".json", ".md", ".html")
 TIME_COLUMN = "seconds (trace/lower/compile)"
@@ -38,22 +49,39 @@ STEP_COLUMN = "est. step"
 PRUNE_HINT = "`pytest --stages-prune` deletes them"
 
 
+class ReportSettings(TypedDict):
+    """The snapshot settings a run used (the JSON report's ``"settings"``): every config, and those it selected."""
+
+    snapshot_dir: str
+    configs: list[str]
+    selected: list[str]
+
+
+class ShardEntry(TypedDict):
+    """One shard report a merge read (the merged report's ``"shards"``)."""
+
+    report: str
+    split: dict[str, int] | None
+    exit_status: int
+    calls: int
+
+
 @dataclass(frozen=True)
 class RunReport:
     """What every report is made from, as plain data: one run's, or the merge of its shards' reports.
 
-    ``run`` and ``settings`` are the JSON report's ``"run"`` (``RunFacts.to_json()``) and
-    ``"settings"`` objects; ``shards`` lists the shard reports a merge read (empty for one run).
+    ``run`` is what the run observed (the JSON report's ``"run"``), ``settings`` its snapshot settings;
+    ``shards`` lists the shard reports a merge read (empty for one run).
     """
 
     records: Sequence[CallRecord]
     update: bool
     environment: Mapping[str, str]
-    run: Mapping[str, Any] | None = None
-    settings: Mapping[str, Any] | None = None
-    shards: Sequence[Mapping[str, Any]] = field(default_factory=list)
+    run: RunFacts | None = None
+    settings: ReportSettings | None = None
+    shards: Sequence[ShardEntry] = field(default_factory=list)
     # The calls of an earlier JSON report (``--stages-baseline``): the "before" compile times.
-    baseline: Sequence[Mapping[str, Any]] = ()
+    baseline: Sequence[CallRecord] = ()
     # This run's pending folder as the summary's commands name it (relative to the current folder); "" for a merge,
     # whose sets are named by the CI artifacts that hold them.
     pending_path: str = ""
@@ -63,9 +91,9 @@ class RunReport:
         """Read back a JSON report (:func:`report_data`'s output)."""
         return cls(
             records=[CallRecord.from_dict(call) for call in data["calls"]],
-            update=data["mode"] == "update",
+            update=data["mode"] == Mode.UPDATE,
             environment=data["environment"],
-            run=data.get("run"),
+            run=RunFacts.from_json(data["run"]) if "run" in data else None,
             settings=data.get("settings"),
             shards=data.get("shards", []),
         )
@@ -103,7 +131,7 @@ def header(session: StagesSession) -> str:
         for c in session.settings.configs
         if session.options.configs is None or c.name in session.options.configs
     )
-    mode = "update" if session.options.update else "compare"
+    mode = Mode.of(session.options.update)
     return (
         f"stages: jax {session.environment['jax']}, jaxlib {session.environment['jaxlib']}; configs {configs}; "
         f"snapshots in {session.settings.snapshot_dir}/ ({mode})"
@@ -112,12 +140,14 @@ def header(session: StagesSession) -> str:
 
 def column_status(record: CallRecord, column: str) -> str:
     """The worst status among a record's artifacts that belong to ``column``."""
-    if column == "budget":
-        return record.status.get("budget", "-")
-    statuses = [s for artifact, s in record.status.items() if artifact != "budget" and check_kind(artifact) == column]
-    status = max(statuses, key=STATUS_RANK.__getitem__, default="-")
-    if record.written and status in ("new", "changed", "improved"):
-        return "written"
+    if column == Kind.BUDGET:
+        return record.status.get(Kind.BUDGET, Status.UNCHECKED)
+    statuses = [
+        s for artifact, s in record.status.items() if artifact != Kind.BUDGET and check_kind(artifact) == column
+    ]
+    status = max(statuses, key=STATUS_RANK.__getitem__, default=Status.UNCHECKED)
+    if record.written and status in (Status.NEW, Status.CHANGED, Status.IMPROVED):
+        return WRITTEN
     return status
 
 
@@ -173,12 +203,20 @@ def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
     return rows
 
 
-def terminal_summary(terminalreporter: Any, report: RunReport) -> None:
+class Terminal(Protocol):
+    """What the summary is written to: pytest's terminal reporter."""
+
+    def section(self, title: str) -> None: ...
+
+    def write_line(self, line: str) -> None: ...
+
+
+def terminal_summary(terminalreporter: Terminal, report: RunReport) -> None:
     records = report.records
     if not records:
         return
     terminalreporter.section("pytest-stages")
-    upgraded = upgrade_section([record.to_dict() for record in records], report.baseline)
+    upgraded = upgrade_section(records, report.baseline)
     if upgraded:
         terminalreporter.write_line(f"{PREFIX}{SECTION_TITLE}")
         for line in upgraded:
@@ -224,7 +262,7 @@ def _migrated_lines(records: Sequence[CallRecord]) -> list[str]:
 
 def _improved_lines(report: RunReport) -> list[str]:
     """On a compare run, how many calls improved on their snapshots and the command that records them."""
-    improved = [r for r in report.records if any(s == "improved" for s in r.status.values())]
+    improved = [r for r in report.records if Status.IMPROVED in r.status.values()]
     if not improved or report.update:
         return []
     return [
@@ -254,7 +292,7 @@ def _skip_lines(records: Sequence[CallRecord]) -> list[str]:
     """``config tpu: compiled, memory not checked here: <reason>``, once per config and reason."""
     skips: dict[tuple[str, str], list[str]] = {}
     for record in records:
-        for finding in (f for f in record.findings if f.kind == SKIPPED):
+        for finding in (f for f in record.findings if f.kind == Kind.SKIPPED):
             skips.setdefault((record.config, finding.message), []).append(finding.artifact)
     return [
         f"{PREFIX}config {config}: {', '.join(dict.fromkeys(artifacts))} not checked here: {reason}"
@@ -278,9 +316,10 @@ def _report_fields(report: RunReport) -> dict[str, Any]:
     data: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "environment": dict(report.environment),
-        "mode": "update" if report.update else "compare",
+        "mode": Mode.of(report.update),
     }
-    optional = {"run": report.run, "settings": report.settings, "shards": list(report.shards)}
+    run = report.run.to_json() if report.run is not None else None
+    optional = {"run": run, "settings": report.settings, "shards": list(report.shards)}
     return {**data, **{key: value for key, value in optional.items() if value}}
 
 
@@ -329,7 +368,7 @@ def markdown(report: RunReport) -> str:
 
 def _md_upgrades(report: RunReport) -> list[str]:
     """The Markdown section on snapshots an upgrade of JAX or the package changed (none when nothing did)."""
-    upgraded = upgrade_section([record.to_dict() for record in report.records], report.baseline)
+    upgraded = upgrade_section(report.records, report.baseline)
     if not upgraded:
         return []
     return [
@@ -397,7 +436,7 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
 
 def _pending_entry(record: CallRecord, size: int) -> list[str]:
     """One pending call: its headline and key deltas, then each finding's collapsed diff while under ``MD_BUDGET``."""
-    failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != SKIPPED]
+    failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != Kind.SKIPPED]
     lines = message_.headline_lines(failing, message_.Labels({})) if any(f.failing for f in failing) else []
     headline = "; ".join(lines or [f"{f.artifact}: {f.message}" for f in failing]) or "snapshots to write"
     deltas = key_deltas(record)
@@ -470,7 +509,7 @@ def _md_diff(diff: Sequence[str], summary: str = "diff") -> list[str]:
     ]
 
 
-def unified_rows(hunks: Sequence[Sequence[Sequence[Any]]]) -> list[str]:
+def unified_rows(hunks: Sequence[Sequence[DiffRow]]) -> list[str]:
     """A report's side-by-side hunks as unified diff lines: ``@@ line 3 -> 3``, `` kept``, ``-old``, ``+new``."""
     lines = ["--- snapshot", "+++ staged"]
     for hunk in hunks:
@@ -532,7 +571,9 @@ def write_report(path: Path, report: RunReport) -> None:
     if path.suffix == ".json":
         text = report_json(report)
     elif path.suffix == ".html":
-        text = html_report_.page(report_data(report), table_rows(report.records), report.baseline)
+        text = html_report_.page(
+            report.records, table_rows(report.records), report.environment, Mode.of(report.update), report.baseline
+        )
     else:
         text = markdown(report)
     write_atomically(path, text)

@@ -17,7 +17,7 @@ import sys
 import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from pytest_stages.check.message import Labels, headline_lines
 from pytest_stages.config import ConfigError, load_pyproject, parse_selection, parse_settings
@@ -37,7 +37,7 @@ OK, USAGE, INTERRUPTED = 0, 2, 130
 _CHOICES = {"a": "accept", "r": "reject", "s": "skip", "q": "quit"}
 
 
-def add_parsers(commands: Any) -> None:
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``accept`` and ``review`` subcommands, on the command line's subparsers."""
     accept = commands.add_parser(
         "accept",

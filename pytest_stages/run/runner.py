@@ -34,7 +34,7 @@ from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import parse_json
-from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Migration, Pair, Status
+from pytest_stages.core.records import CallRecord, Change, Compared, Finding, Kind, Migration, Pair, Status
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.run import alpha, compare, drift, message_, pending_, rename, sources
 from pytest_stages.stage import deep_recursion, measure, plan
@@ -110,7 +110,7 @@ class StagesSession:
         self.store = SnapshotStore(rootpath / settings.snapshot_dir)
         self.records: list[CallRecord] = []
         # The calls of a previous JSON report (``--stages-baseline``): the "before" compile times.
-        self.baseline: list[dict[str, Any]] = []
+        self.baseline: list[CallRecord] = []
         self.caches = CacheClearing(settings.clear_caches)
         # The one listener to JAX's compile events: registered at first use, closed when the run ends.
         self.events = CompileEvents()
@@ -178,7 +178,7 @@ class CallComparison:
     holds each snapshot that differed, as this version of pytest-stages writes it (renormalized).
     """
 
-    status: dict[str, str] = field(default_factory=dict)
+    status: dict[str, Status] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     deltas: dict[str, list[float]] = field(default_factory=dict)
     changed: list[str] = field(default_factory=list)
@@ -552,7 +552,7 @@ class StageSnapshot:
         )
         compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
         compared.findings += [Finding(Kind.SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
-        compared.status.update(dict.fromkeys(unchecked, SKIPPED))
+        compared.status.update(dict.fromkeys(unchecked, Status.SKIPPED))
         return compared
 
     def _refuse_format(self, meta: Mapping[str, Any] | None, record: CallRecord) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.core.paths import temporary_of
-from pytest_stages.core.run_view import PASSED_EXIT, CollectionView, RunFacts, RunView
+from pytest_stages.core.run_view import PASSED_EXIT, CollectionView, ItemOutcome, RunFacts, RunView
 from pytest_stages.store import refusals_
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
@@ -165,7 +165,7 @@ def take_inventory(files: Iterable[PurePosixPath], used: set[PurePosixPath], vie
     owners: dict[str, list[str]] = {}
     for nodeid, owned in view.collection.items.items():
         if owned is not None:
-            owners.setdefault(owned, []).append(view.outcomes.get(nodeid, "failed"))
+            owners.setdefault(owned, []).append(view.outcomes.get(nodeid, ItemOutcome.FAILED))
     verdicts: dict[PurePosixPath, bool] = {}
     unused, leftovers = [], []
     for path in files:
@@ -187,7 +187,7 @@ def _folder_is_judged(folder: PurePosixPath, owners: dict[str, list[str]], view:
     key, config, module = folder.as_posix(), folder.parts[-1], PurePosixPath(*folder.parts[:-2]).as_posix()
     if key in owners:
         called = tree.called is None or key in tree.called
-        return called and all(outcome == "passed" for outcome in owners[key])
+        return called and all(outcome == ItemOutcome.PASSED for outcome in owners[key])
     if config in tree.configs and config not in tree.selected:
         return False
     if module in view.collection.modules:

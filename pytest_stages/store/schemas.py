@@ -30,7 +30,7 @@ _PLACED = {"*": {"*": ANY}}
 _SHARDING = (type(None), {"*": ANY})
 
 # Per artifact file suffix: what pytest-stages writes there (docs/snapshots.md describes the fields).
-SCHEMAS: dict[str, Any] = {
+SCHEMAS: dict[str, object] = {
     ".cost.json": {"unknown": {"custom_calls": int, "kernels": [str]}, "*": {"*": SCALAR}},
     ".memory.json": {"*": SCALAR},
     ".ops.json": {
@@ -86,7 +86,7 @@ def judge_snapshot(name: str, text: str) -> tuple[Any, str | None]:
     return data, mismatch(data, schema, "the file")
 
 
-def mismatch(data: Any, schema: Any, where: str) -> str | None:
+def mismatch(data: object, schema: object, where: str) -> str | None:
     """The first place where ``data`` differs from ``schema`` (``the file['opcodes'] is null, not an object``).
 
     Judged first by :func:`_conforms`, which names nothing: the place of a mismatch, a path
@@ -95,7 +95,7 @@ def mismatch(data: Any, schema: Any, where: str) -> str | None:
     return None if _conforms(data, schema) else _mismatch(data, schema, where)
 
 
-def _conforms(data: Any, schema: Any) -> bool:
+def _conforms(data: object, schema: object) -> bool:
     """Whether ``data`` fits ``schema``: the same rules as :func:`_mismatch`, with no message made on the way."""
     if isinstance(schema, list):
         return isinstance(data, list) and _values_conform(data, schema[0])
@@ -111,7 +111,7 @@ def _conforms(data: Any, schema: Any) -> bool:
 # generator would add a frame and its resumptions to each.
 
 
-def _values_conform(values: list[Any], schema: Any) -> bool:
+def _values_conform(values: list[object], schema: object) -> bool:
     """Whether every item of a list fits ``schema`` (a list of no schema, or of ``ANY``, always does)."""
     if schema is None or schema is ANY:
         return True
@@ -121,7 +121,7 @@ def _values_conform(values: list[Any], schema: Any) -> bool:
     return True
 
 
-def _items_conform(data: dict[str, Any], schema: dict[str, Any]) -> bool:
+def _items_conform(data: dict[str, object], schema: dict[str, object]) -> bool:
     """Whether every value of an object fits its key's schema, else the ``"*"`` one (none, or ``ANY``: not judged)."""
     other = schema.get("*")
     for key, value in data.items():
@@ -131,7 +131,7 @@ def _items_conform(data: dict[str, Any], schema: dict[str, Any]) -> bool:
     return True
 
 
-def _mismatch(data: Any, schema: Any, where: str) -> str | None:
+def _mismatch(data: object, schema: object, where: str) -> str | None:
     """The first place where ``data`` differs from ``schema``, with the path to it."""
     if isinstance(schema, list):
         if not isinstance(data, list):
@@ -146,13 +146,13 @@ def _mismatch(data: Any, schema: Any, where: str) -> str | None:
     return _scalar(data, schema if isinstance(schema, tuple) else (schema,), where)
 
 
-def _scalar(data: Any, kinds: tuple[type, ...], where: str) -> str | None:
+def _scalar(data: object, kinds: tuple[type, ...], where: str) -> str | None:
     """A scalar of one of ``kinds`` (``True`` is no number here, though Python's bool is an int)."""
     wrong = not isinstance(data, kinds) or (isinstance(data, bool) and bool not in kinds)
     return f"{where} is {_kind(data)}" if wrong else None
 
 
-def _first(parts: Iterable[tuple[Any, Any, str]]) -> str | None:
+def _first(parts: Iterable[tuple[object, object, str]]) -> str | None:
     """The first mismatch among ``(data, schema, where)`` parts (a part of no schema, or ``ANY``, is not judged)."""
     return next(
         (
@@ -164,7 +164,7 @@ def _first(parts: Iterable[tuple[Any, Any, str]]) -> str | None:
     )
 
 
-def _kind(data: Any) -> str:
+def _kind(data: object) -> str:
     """``null``, ``a list``, ``the number 7``, ... as a message names a JSON value."""
     if data is None:
         return "null"
@@ -237,7 +237,7 @@ def call_schema() -> dict[str, Any]:
     return calls
 
 
-def schema_mismatch(data: Any, schema: Mapping[str, Any], where: str) -> str | None:
+def schema_mismatch(data: object, schema: Mapping[str, Any], where: str) -> str | None:
     """The first place where ``data`` breaks the JSON Schema ``schema`` (``the report['calls'][0] has no 'name'``).
 
     Judged first by the schema's compiled check (:func:`_compiled`), which names nothing: the walk that
@@ -249,7 +249,7 @@ def schema_mismatch(data: Any, schema: Mapping[str, Any], where: str) -> str | N
     return None if _CHECKS[key][1](data) else _breaks(data, schema, (where,))
 
 
-Check = Callable[[Any], bool]
+Check = Callable[[object], bool]
 # Each schema judged, by id, with its check (the schema kept, so that its id is not reused).
 _CHECKS: dict[int, tuple[Mapping[str, Any], Check]] = {}
 
@@ -264,7 +264,7 @@ def _compiled(schema: Mapping[str, Any]) -> Check:
     checks.append(_array_check(schema))
     used = [check for check in checks if check is not None]
 
-    def fits(data: Any) -> bool:
+    def fits(data: object) -> bool:
         for check in used:  # noqa: SIM110 (a loop: this runs for every value a report holds)
             if not check(data):
                 return False
@@ -288,7 +288,7 @@ def _value_check(schema: Mapping[str, Any]) -> Check | None:
     if not (types or allowed or has_const or low is not None):
         return None
 
-    def fits(data: Any) -> bool:
+    def fits(data: object) -> bool:
         if types and type(data) not in types:
             return False
         if allowed and (type(data) not in _SCALARS or (type(data), data) not in allowed):
@@ -308,7 +308,7 @@ def _object_check(schema: Mapping[str, Any]) -> Check | None:
     other: Check | bool = extra if isinstance(extra, bool) else _compiled(extra)
     required = tuple(schema.get("required", ()))
 
-    def fits(data: Any) -> bool:
+    def fits(data: object) -> bool:
         if not isinstance(data, dict):
             return True
         for key, value in data.items():
@@ -330,7 +330,7 @@ def _array_check(schema: Mapping[str, Any]) -> Check | None:
     items = _compiled(schema["items"]) if "items" in schema else None
     low, high = schema.get("minItems", 0), schema.get("maxItems")
 
-    def fits(data: Any) -> bool:
+    def fits(data: object) -> bool:
         if not isinstance(data, list):
             return True
         if len(data) < low or (high is not None and len(data) > high):
@@ -344,7 +344,7 @@ def _array_check(schema: Mapping[str, Any]) -> Check | None:
     return fits
 
 
-def _breaks(data: Any, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+def _breaks(data: object, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
     found = _value_breaks(data, schema, path)
     if found is None and isinstance(data, dict):
         return _object_breaks(data, schema, path)
@@ -353,7 +353,7 @@ def _breaks(data: Any, schema: Mapping[str, Any], path: tuple[str, ...]) -> str 
     return found
 
 
-def _value_breaks(data: Any, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+def _value_breaks(data: object, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
     """What ``type``, ``const``, ``enum``, ``minimum`` and ``anyOf`` say of ``data`` itself."""
     kinds = schema.get("type")
     names = [kinds] if isinstance(kinds, str) else kinds
@@ -374,7 +374,7 @@ def _value_breaks(data: Any, schema: Mapping[str, Any], path: tuple[str, ...]) -
     return None
 
 
-def _object_breaks(data: dict[str, Any], schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+def _object_breaks(data: dict[str, object], schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
     properties, other = schema.get("properties", {}), schema.get("additionalProperties", True)
     for key, value in data.items():
         part = properties.get(key, other)
@@ -386,7 +386,7 @@ def _object_breaks(data: dict[str, Any], schema: Mapping[str, Any], path: tuple[
     return None if missing is None else f"{_where(path)} has no {missing!r}"
 
 
-def _array_breaks(data: list[Any], schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+def _array_breaks(data: list[object], schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
     low, high = schema.get("minItems", 0), schema.get("maxItems")
     if len(data) < low or (high is not None and len(data) > high):
         return f"{_where(path)} has {len(data)} item(s), not {low if high == low else f'{low} to {high}'}"
@@ -398,7 +398,7 @@ def _array_breaks(data: list[Any], schema: Mapping[str, Any], path: tuple[str, .
     return None
 
 
-def _is(data: Any, name: str) -> bool:
+def _is(data: object, name: str) -> bool:
     """Whether ``data`` is of the JSON type ``name`` (a bool is no integer or number, as in JSON)."""
     return isinstance(data, _JSON_TYPES[name]) and (name == "boolean" or not isinstance(data, bool))
 
