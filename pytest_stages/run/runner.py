@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, as_recorded, check_kind
+from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, as_recorded, check_kind, device_estimate
 from pytest_stages.analyse.step_time import KEY as STEP
 from pytest_stages.analyse.step_time import SECONDS
 from pytest_stages.check import budgets as budgets_
@@ -475,6 +475,8 @@ class StageSnapshot:
         )
         on_device = self.active.attached and not self.active.compile_only  # a topology has no device to run on
         if session.options.measure and result.compiled is not None and on_device:
+            if result.host_dependent:  # its snapshot's estimate counts the lowered program, not what the device runs
+                record.step = device_estimate(result)
             record.step.update(measure.measured(result.compiled, result.lowered, record.step.get(SECONDS)))
         self.records.append(record)
         meta = self._read_meta()
