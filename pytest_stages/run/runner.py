@@ -493,8 +493,8 @@ class StageSnapshot:
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
         # What this version records of the folder; --stages-migrate writes it where an older version recorded
-        # less (an older format, or keys it did not record). A folder re-recorded because this version cannot
-        # compare its format is in this one afterwards.
+        # less (an older format, keys it did not record, or a figures file without the keys added since). A folder
+        # re-recorded because this version cannot compare its format is in this one afterwards.
         full_meta = self._meta(meta, current, migrating=True)
         migrating = (
             session.options.migrate
