@@ -105,6 +105,7 @@ def test_migrating_is_its_own_step_and_says_what_it_rewrites(old_project):
         [
             f"  {NNX}/_stages.json: the folder's metadata as this version records it (format, version, environment)",
             f"  {NNX}/sgd_step.compiled.hlo.txt: the stage text normalized as this version normalizes it (names kept)",
+            f"  {NNX}/sgd_step.cost.json: with the figures this version adds (the cost's estimated step time, `step`)",
             f"  {NNX}/sgd_step.sharding.json: outputs named as the function returns them",
         ]
     )
@@ -117,6 +118,9 @@ def test_migrating_is_its_own_step_and_says_what_it_rewrites(old_project):
         artifact = next(a.name for a in ARTIFACTS if name.endswith(a.suffix))
         if BY_NAME[artifact].is_text:
             assert after[path] == current_form(artifact, text), f"{path}: only renormalized, no name changed"
+        elif artifact == "cost":  # the estimated step time added, nothing else changed
+            assert {k: v for k, v in json.loads(after[path]).items() if k != "step"} == json.loads(text), path
+            assert "step" in json.loads(after[path]) and "step" not in json.loads(text), path
         elif artifact not in ("sharding", "layout") or "test_nnx" not in path:
             assert after[path] == text, path
     assert "outer_dimension_partitions" not in after[f"{NNX}/sgd_step.compiled.hlo.txt"]

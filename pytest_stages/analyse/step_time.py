@@ -221,7 +221,6 @@ _DIRECTION = lazy_pattern(r"direction=(\w+)")
 _CONTRACTING = lazy_pattern(r"lhs_contracting_dims=\{([\d,]*)\}")
 _LABELS = lazy_pattern(r"dim_labels=\w+_(\w+)->(\w+)")
 _MATRIX = ("dot", "convolution")
-_BITS = {"pred": 8, "s4": 4, "u4": 4, "s8": 8, "u8": 8, "f16": 16, "bf16": 16, "s16": 16, "u16": 16}
 
 
 @dataclass(frozen=True)
@@ -267,7 +266,7 @@ def _hbm_bytes(shape: str, on_chip: bool = False) -> float:
         if not on_chip and _ON_CHIP.search(array["layout"] or ""):
             continue
         dims = [int(d) for d in array["dims"].split(",") if d]
-        total += math.prod(dims) * _BITS.get(array["dtype"], 32 if "64" not in array["dtype"] else 64) / 8
+        total += math.prod(dims) * hlo.dtype_bits(array["dtype"]) / 8
     return total
 
 
@@ -475,7 +474,7 @@ def _matrix_flops(op: Op, ops: Mapping[str, Op], tile: int) -> tuple[float, floa
     batch = math.prod(out) // max(1, rows * columns)
     padded = 2.0 * batch * _pad(rows, tile) * _pad(columns, tile) * _pad(size, tile) * (window // max(1, size))
     operand = _ARRAY_LAYOUT.search(lhs.shape)
-    wide = operand is not None and _BITS.get(operand["dtype"], 32) > 16
+    wide = operand is not None and hlo.dtype_bits(operand["dtype"]) > 16
     return 2.0 * math.prod(out) * window, padded, wide
 
 

@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.analyse.artifacts import BY_NAME, as_recorded
 from pytest_stages.core.records import Migration
 from pytest_stages.ir.normalize import to_json
 
@@ -70,13 +70,32 @@ def incomparable(meta: Mapping[str, Any] | None, version: str) -> str | None:
 
 
 def migration(
-    artifact: str, text: str, renames: Callable[[], Mapping[str, str]] | None
+    artifact: str, text: str, renames: Callable[[], Mapping[str, str]] | None, built: Any = None
 ) -> tuple[str, Migration] | None:
-    """A stored snapshot text as this version writes it and why it differs, or None when it is in that form."""
+    """A stored snapshot text as this version writes it and why it differs, or None when it is in that form.
+
+    ``built``: the artifact this version just built of the same program; a JSON snapshot without the
+    keys added to it since (:attr:`Artifact.added`, such as the cost's ``step``) gains them from it.
+    """
     form = current_form(artifact, text, renames)
-    if form == text:
-        return None
-    return form, Migration.NORMALIZED if BY_NAME[artifact].is_text else Migration.OUTPUTS
+    if form != text:
+        return form, Migration.NORMALIZED if BY_NAME[artifact].is_text else Migration.OUTPUTS
+    if lacks_added(artifact, text, built):
+        return to_json(built), Migration.ADDED
+    return None
+
+
+def lacks_added(artifact: str, text: str | None, built: Any) -> bool:
+    """Whether a JSON snapshot lacks keys this version adds to the artifact and holds what ``built`` holds
+    otherwise (a snapshot whose program changed is the update's to write, not a migration's)."""
+    added = BY_NAME[artifact].added
+    if not added or text is None or not isinstance(built, dict):
+        return False
+    try:
+        stored = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(stored, dict) and not set(added) <= set(stored) and stored == as_recorded(artifact, stored, built)
 
 
 def kept_format(recorded: Mapping[str, Any] | None, written: Mapping[str, Any]) -> dict[str, Any]:

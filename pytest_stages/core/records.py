@@ -33,6 +33,7 @@ class Migration(StrEnum):
     FORMAT = "format"  # _stages.json: the folder's format and the version that wrote it
     NORMALIZED = "normalized"  # a stage text, normalized as this version normalizes it
     OUTPUTS = "outputs"  # a placement snapshot, its outputs named as the function returns them
+    ADDED = "added"  # a figures snapshot, with the keys this version adds to it (the cost's ``step``)
 
 
 class Status(StrEnum):

@@ -32,6 +32,7 @@ _OPERANDS_FIRST = frozenset({"all-gather", "reduce-scatter", "collective-permute
 TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 # A value or computation name: %add.3, param_0.1, %constant.0.clone.1, get-tuple-element.2.
 NAME = r"%?[A-Za-z_][\w.\-]*"
+# Bits of each XLA element type, as HLO text names them (xla_data.proto's PrimitiveType).
 _DTYPE_BITS = {
     "pred": 8,
     "s2": 2,
@@ -42,13 +43,22 @@ _DTYPE_BITS = {
     "u8": 8,
     "s16": 16,
     "u16": 16,
-    "f16": 16,
-    "bf16": 16,
     "s32": 32,
     "u32": 32,
-    "f32": 32,
     "s64": 64,
     "u64": 64,
+    "f4e2m1fn": 4,
+    "f8e3m4": 8,
+    "f8e4m3": 8,
+    "f8e4m3fn": 8,
+    "f8e4m3fnuz": 8,
+    "f8e4m3b11fnuz": 8,
+    "f8e5m2": 8,
+    "f8e5m2fnuz": 8,
+    "f8e8m0fnu": 8,
+    "f16": 16,
+    "bf16": 16,
+    "f32": 32,
     "f64": 64,
     "c64": 64,
     "c128": 128,
@@ -442,12 +452,17 @@ def strip_layouts(shape: str) -> str:
     return _LAYOUT.sub("", shape) if "{" in shape else shape
 
 
+def dtype_bits(dtype: str) -> int:
+    """Bits of an element type as HLO names it (``f8e4m3fn`` -> 8); 8 for one without elements (``token``)."""
+    return _DTYPE_BITS.get(dtype, 8)
+
+
 def shape_bytes(shape: str) -> int:
     """Bytes of an HLO shape such as ``f32[64,512]`` or a tuple of them (nested too)."""
     total_bits = 0
     for array in _ARRAY.finditer(shape):
         dims = [int(d) for d in re.findall(r"\d+", array["dims"])]
-        total_bits += _DTYPE_BITS.get(array["dtype"], 8) * math.prod(dims)
+        total_bits += dtype_bits(array["dtype"]) * math.prod(dims)
     return (total_bits + 7) // 8
 
 

@@ -246,6 +246,7 @@ _MIGRATIONS = {
     Migration.FORMAT: "the folder's metadata as this version records it (format, version, environment)",
     Migration.NORMALIZED: "the stage text normalized as this version normalizes it (names kept)",
     Migration.OUTPUTS: "outputs named as the function returns them",
+    Migration.ADDED: "with the figures this version adds (the cost's estimated step time, `step`)",
 }
 
 

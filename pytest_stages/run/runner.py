@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, as_recorded, check_kind
+from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, as_recorded, check_kind, device_estimate
 from pytest_stages.analyse.step_time import KEY as STEP
 from pytest_stages.analyse.step_time import SECONDS
 from pytest_stages.check import budgets as budgets_
@@ -475,6 +475,8 @@ class StageSnapshot:
         )
         on_device = self.active.attached and not self.active.compile_only  # a topology has no device to run on
         if session.options.measure and result.compiled is not None and on_device:
+            if result.host_dependent:  # its snapshot's estimate counts the lowered program, not what the device runs
+                record.step = device_estimate(result)
             record.step.update(measure.measured(result.compiled, result.lowered, record.step.get(SECONDS)))
         self.records.append(record)
         meta = self._read_meta()
@@ -491,10 +493,17 @@ class StageSnapshot:
         record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
         record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
         # What this version records of the folder; --stages-migrate writes it where an older version recorded
-        # less (an older format, or keys it did not record). A folder re-recorded because this version cannot
-        # compare its format is in this one afterwards.
+        # less (an older format, keys it did not record, or a figures file without the keys added since). A folder
+        # re-recorded because this version cannot compare its format is in this one afterwards.
         full_meta = self._meta(meta, current, migrating=True)
-        migrating = session.options.migrate and meta is not None and snapshot_format.older(meta, full_meta)
+        migrating = (
+            session.options.migrate
+            and meta is not None
+            and (
+                snapshot_format.older(meta, full_meta)
+                or any(snapshot_format.lacks_added(n, s.text, result.analyses.get(n)) for n, s in snapshots.items())
+            )
+        )
         new_meta = full_meta if migrating or rerecord else self._meta(meta, current, migrating=False)
         queued = len(self.pending)
         self._queue_writes(
@@ -506,7 +515,7 @@ class StageSnapshot:
             renames=self._context(result, meta).renames,
         )
         if migrating:
-            self._migrate(record, snapshots, self._context(result, meta).renames)
+            self._migrate(record, snapshots, self._context(result, meta).renames, result)
         if session.options.pending is not None and not policy.update:
             self._keep_pending(record, self.pending[queued:], current)
         conclude(
@@ -677,18 +686,23 @@ class StageSnapshot:
         return to_json(snapshot_format.older_outputs(result.analyses[name], renames()))
 
     def _migrate(
-        self, record: CallRecord, snapshots: Mapping[str, Snapshot], renames: Callable[[], Mapping[str, str]] | None
+        self,
+        record: CallRecord,
+        snapshots: Mapping[str, Snapshot],
+        renames: Callable[[], Mapping[str, str]] | None,
+        result: StageResult,
     ) -> None:
         """``--stages-migrate``: each snapshot file of the call not yet in this version's form, rewritten in it.
 
-        Pure rewriting of what is stored (no file is compared or re-recorded here), so a folder taken
-        on a chip this host does not have migrates too; the folder's metadata is queued by the caller.
+        Rewriting of what is stored (no file is compared or re-recorded here), so a folder taken on a
+        chip this host does not have migrates too; a figures file gains the keys added since from the
+        ``result`` just built, where it holds the same otherwise. The folder's metadata is queued by the caller.
         """
         queued = {write.path for write in self.pending}
         for name, snapshot in snapshots.items():
             if snapshot.text is None or snapshot.path in queued:
                 continue
-            found = snapshot_format.migration(name, snapshot.text, renames)
+            found = snapshot_format.migration(name, snapshot.text, renames, result.analyses.get(name))
             if found is not None:
                 self.pending.append(PendingWrite(snapshot.path, found[0], record, found[1]))
         self.pending = [
