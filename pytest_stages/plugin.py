@@ -43,14 +43,15 @@ from pytest_stages.stage.devices import (
     arrange_cpu_devices,
     cpu_devices_needed,
 )
+from pytest_stages.stage.errors import ChipHeld, TopologyUnavailable
 from pytest_stages.stage.jax_events import CompileLog
 from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
 from pytest_stages.stage.staging import StageResult
-from pytest_stages.stage.topology import TopologyUnavailable
 from pytest_stages.stage.topology_results import CompileOnlyCache
+from pytest_stages.store.errors import PendingError, SnapshotError
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
-from pytest_stages.store.storage import SnapshotError, SnapshotFolder, snapshot_root
+from pytest_stages.store.storage import SnapshotFolder, snapshot_root
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -256,7 +257,7 @@ def _start_pending_set(config: pytest.Config) -> None:
     config.stash[_PENDING] = True
     try:
         hooks.pending.start_set(options.pending)
-    except hooks.pending.PendingError as exc:
+    except PendingError as exc:
         pytest.exit(exc.shown(), returncode=pytest.ExitCode.USAGE_ERROR)
 
 
@@ -310,7 +311,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
         try:  # checked now; the controller (not an xdist worker) starts it afresh once tests are selected
             hooks.pending.earlier_set(options.pending)
-        except hooks.pending.PendingError as exc:
+        except PendingError as exc:
             raise per_test.as_pytest(exc, configuring=True) from None
     for path in ini_tables(config.inipath, config.rootpath):
         config.issue_config_time_warning(pytest.PytestConfigWarning(_ini_table(config, path)), stacklevel=2)
@@ -556,7 +557,7 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     try:
         per_test.check_chip(request.config, request.param)
         return session.active(request.param)
-    except (TopologyUnavailable, ConfigError, chip.ChipHeld) as exc:
+    except (TopologyUnavailable, ConfigError, ChipHeld) as exc:
         raise per_test.as_pytest(exc) from None
 
 

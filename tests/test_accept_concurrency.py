@@ -19,7 +19,8 @@ import pytest
 from conftest import Project
 from test_review_loop import ROOT
 
-from pytest_stages.store.storage import SnapshotError, SnapshotStore
+from pytest_stages.store.errors import SnapshotError
+from pytest_stages.store.storage import SnapshotStore
 
 PYPROJECT = """
 [project]

@@ -50,7 +50,8 @@ def test_a_stages_marker_naming_no_config_fails_and_the_prune_keeps_its_files(pr
     ],
 )
 def test_the_json_reader_refuses_what_pytest_stages_never_writes(text, problem):
-    from pytest_stages.core.inputs import InputError, parse_json
+    from pytest_stages.core.errors import InputError
+    from pytest_stages.core.inputs import parse_json
 
     with pytest.raises(InputError) as raised:
         parse_json(text)
@@ -69,7 +70,8 @@ def test_the_json_reader_reads_what_pytest_stages_writes():
 def test_the_file_reader_refuses_a_fifo_and_a_device_without_blocking(tmp_path):
     import os
 
-    from pytest_stages.core.inputs import InputError, read_bytes
+    from pytest_stages.core.errors import InputError
+    from pytest_stages.core.inputs import read_bytes
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -472,7 +474,8 @@ def test_a_merge_prune_refuses_a_report_that_recorded_no_state():
 
 def test_a_prune_that_cannot_delete_a_file_says_so_and_keeps_the_rest(tmp_path):
     """A file replaced by a folder after the listing (root ignores a read-only folder's mode; this fails for all)."""
-    from pytest_stages.store.storage import SnapshotError, SnapshotStore
+    from pytest_stages.store.errors import SnapshotError
+    from pytest_stages.store.storage import SnapshotStore
 
     root = tmp_path / "snapshots"
     (root / "m/t/c/f.cost.json").mkdir(parents=True)

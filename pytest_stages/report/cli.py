@@ -33,9 +33,10 @@ from pytest_stages.report.render import (
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
 from pytest_stages.stage.plan import installed_version
 from pytest_stages.store import refusals_
+from pytest_stages.store.errors import SnapshotError
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.prune import Evidence, module_file
-from pytest_stages.store.storage import SnapshotError, SnapshotStore, file_digest, snapshot_root
+from pytest_stages.store.storage import SnapshotStore, file_digest, snapshot_root
 
 # Exit statuses: every shard passed; a test or a snapshot check failed; bad input; the shards do not cover the suite.
 OK, FAILED, USAGE, INCOMPLETE = 0, 1, 2, 3

@@ -19,8 +19,8 @@ from pytest_stages.analyse.step_time import SECONDS
 from pytest_stages.check.figure_text import metric_short
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
-from pytest_stages.core.errors import PREFIX, ConfigError
-from pytest_stages.core.paths import PathError, Use, checked_path, shown_path, write_atomically
+from pytest_stages.core.errors import PREFIX, ConfigError, PathError
+from pytest_stages.core.paths import Use, checked_path, shown_path, write_atomically
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Migration
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, format_seconds, relative_change

@@ -28,8 +28,9 @@ from pytest_stages.core.units import format_number, relative_change
 from pytest_stages.report.diff_command import diff_lines
 from pytest_stages.store import accept as accept_
 from pytest_stages.store import expression
+from pytest_stages.store.errors import PendingError
 from pytest_stages.store.names import META_FILE
-from pytest_stages.store.pending import PendingEntry, PendingError, PendingSet, discard, project_name, unwritable
+from pytest_stages.store.pending import PendingEntry, PendingSet, discard, project_name, unwritable
 from pytest_stages.store.storage import SnapshotStore, snapshot_root
 
 # Exit statuses: done; bad input (nothing written); Ctrl-C at review's prompt (the answers given applied).

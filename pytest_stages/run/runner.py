@@ -32,39 +32,22 @@ from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
 from pytest_stages.check.decide import Policy, Verdict, decide, judged
 from pytest_stages.config import ConfigError, Settings
-from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import SKIPPED, CallRecord, Change, Compared, Finding, Kind, Migration, Pair, Status
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.run import alpha, compare, drift, message_, pending_, rename, sources
+from pytest_stages.run.errors import StagesFailure, StagesSkip
 from pytest_stages.stage import deep_recursion, measure, plan
-from pytest_stages.stage.adapters import Unsupported
 from pytest_stages.stage.devices import ActiveConfig, activate
+from pytest_stages.stage.errors import Unsupported
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.memory_release import CacheClearing
 from pytest_stages.stage.staging import StageResult, stage
 from pytest_stages.stage.topology_results import CompileOnlyCache
 from pytest_stages.store import inventory
+from pytest_stages.store.errors import SnapshotError
 from pytest_stages.store.schemas import UNPARSED
-from pytest_stages.store.storage import (
-    SnapshotError,
-    SnapshotFolder,
-    SnapshotStore,
-)
-
-
-class StagesFailure(StagesError):
-    """A call whose findings fail the test; the message is what the user reads."""
-
-
-class StagesSkip(StagesError):
-    """A call that is skipped; the message is the reason.
-
-    Snapshots from other JAX versions under ``on_version_mismatch = "skip"``, or a function its
-    configuration cannot stage (:class:`~pytest_stages.stage.adapters.Unsupported`).
-    """
-
-    outcome = Outcome.SKIP
+from pytest_stages.store.storage import SnapshotFolder, SnapshotStore
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ from pytest_stages.run.runner import (
     write_pending,
 )
 from pytest_stages.stage.jax_events import CompileLog, watch
-from pytest_stages.store.storage import SnapshotError, SnapshotFolder
+from pytest_stages.store.errors import SnapshotError
+from pytest_stages.store.storage import SnapshotFolder
 
 ARTIFACT = "compiles"
 SECONDS = {"traces": "trace", "lowerings": "lower", "compiles": "compile"}
