@@ -1,0 +1,72 @@
+"""``[tool.pytest_stages]`` read, validated and frozen: where the table is, the settings, the device configs."""
+
+from pytest_stages.config.devices import (
+    AXIS_TYPES,
+    DEFAULT_CONFIGS,
+    PARTITIONERS,
+    PLATFORMS,
+    AxisType,
+    DeviceConfig,
+    Partitioner,
+    Platform,
+    parse_configs,
+)
+from pytest_stages.config.discovery import FoundTable, find_table, ini_tables, load_pyproject
+from pytest_stages.config.settings import (
+    AUTO_PERIOD,
+    DEFAULT_DIFF_LINES,
+    VERSION_MODES,
+    ClearCaches,
+    Settings,
+    VersionMode,
+    check_cache_folder,
+    parse_settings,
+    parse_version_mode,
+)
+from pytest_stages.config.values import (
+    OPERAND_PART,
+    STAGES_MARKER_KEYS,
+    TOLERANCE_METRICS,
+    check_marker,
+    parse_choices,
+    parse_fraction,
+    parse_selection,
+    parse_tolerances,
+    respellings,
+)
+from pytest_stages.core.errors import ConfigError
+
+__all__ = [
+    "AUTO_PERIOD",
+    "AXIS_TYPES",
+    "DEFAULT_CONFIGS",
+    "DEFAULT_DIFF_LINES",
+    "OPERAND_PART",
+    "PARTITIONERS",
+    "PLATFORMS",
+    "STAGES_MARKER_KEYS",
+    "TOLERANCE_METRICS",
+    "VERSION_MODES",
+    "AxisType",
+    "ClearCaches",
+    "ConfigError",
+    "DeviceConfig",
+    "FoundTable",
+    "Partitioner",
+    "Platform",
+    "Settings",
+    "VersionMode",
+    "check_cache_folder",
+    "check_marker",
+    "find_table",
+    "ini_tables",
+    "load_pyproject",
+    "parse_choices",
+    "parse_configs",
+    "parse_fraction",
+    "parse_selection",
+    "parse_settings",
+    "parse_tolerances",
+    "parse_version_mode",
+    "respellings",
+]
