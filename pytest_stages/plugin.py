@@ -27,7 +27,7 @@ from pytest_stages.config import (
     parse_settings,
     respellings,
 )
-from pytest_stages.core.errors import PREFIX, StagesError
+from pytest_stages.core.errors import PREFIX, SnapshotError, StagesError
 from pytest_stages.core.paths import Use, checked_path, shown_path
 from pytest_stages.hooks import collection, per_test, reporter
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
@@ -35,7 +35,8 @@ from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.registry import registrations
 from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, OBSERVER, SESSION, SNAPSHOT
 from pytest_stages.report import render
-from pytest_stages.run.runner import Options, StageSnapshot, StagesSession
+from pytest_stages.run.runner import StageSnapshot
+from pytest_stages.run.session import Options, StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage import chip, disk_cache
 from pytest_stages.stage.devices import (
@@ -48,7 +49,7 @@ from pytest_stages.stage.jax_events import CompileLog
 from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.stage.topology_results import CompileOnlyCache
-from pytest_stages.store.errors import PendingError, SnapshotError
+from pytest_stages.store.errors import PendingError
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.names import COMPILES_FOLDER, REGISTERED_MODULE, safe_path
 from pytest_stages.store.storage import SnapshotFolder, snapshot_root

@@ -19,7 +19,7 @@ import pytest
 from conftest import Project
 from test_review_loop import ROOT
 
-from pytest_stages.store.errors import SnapshotError
+from pytest_stages.core.errors import SnapshotError
 from pytest_stages.store.storage import SnapshotStore
 
 PYPROJECT = """

@@ -474,7 +474,7 @@ def test_a_merge_prune_refuses_a_report_that_recorded_no_state():
 
 def test_a_prune_that_cannot_delete_a_file_says_so_and_keeps_the_rest(tmp_path):
     """A file replaced by a folder after the listing (root ignores a read-only folder's mode; this fails for all)."""
-    from pytest_stages.store.errors import SnapshotError
+    from pytest_stages.core.errors import SnapshotError
     from pytest_stages.store.storage import SnapshotStore
 
     root = tmp_path / "snapshots"

@@ -48,3 +48,7 @@ class PathError(StagesError):
 
 class InputError(StagesError, ValueError):
     """A file or JSON text pytest-stages refuses to read; the message says what is wrong (not the path or a fix)."""
+
+
+class SnapshotError(StagesError):
+    """A snapshot file that cannot be read or written; the message names it and the fix."""

@@ -32,6 +32,8 @@ _FLOAT_DIGITS = 309
 # A JSON string (in text that parsed), and a run of characters that are no brackets.
 _STRING = lazy_pattern(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKET = lazy_pattern(r"[^\[\]{}]+")
+# The data of a snapshot that was not parsed: a text artifact, or JSON that does not parse.
+UNPARSED = object()
 
 
 def read_bytes(path: Path | str, limit: int = MAX_BYTES, *, follow_links: bool = True) -> bytes:

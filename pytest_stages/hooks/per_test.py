@@ -20,7 +20,8 @@ from pytest_stages.check.budgets import budget_for, parse_budget
 from pytest_stages.config import ConfigError, check_marker, parse_choices, parse_tolerances, respellings
 from pytest_stages.core.errors import PREFIX, Outcome, StagesError
 from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, SNAPSHOT
-from pytest_stages.run.runner import StageSnapshot, StagesSession
+from pytest_stages.run.runner import StageSnapshot
+from pytest_stages.run.session import StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.errors import ChipHeld

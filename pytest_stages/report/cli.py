@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_stages.config import ConfigError, load_pyproject, parse_settings
-from pytest_stages.core.errors import PREFIX
+from pytest_stages.core.errors import PREFIX, SnapshotError
 from pytest_stages.core.inputs import read_json
 from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_command, review_command
@@ -33,7 +33,6 @@ from pytest_stages.report.render import (
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
 from pytest_stages.stage.plan import installed_version
 from pytest_stages.store import refusals_
-from pytest_stages.store.errors import SnapshotError
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.prune import Evidence, module_file
 from pytest_stages.store.storage import SnapshotStore, file_digest, snapshot_root

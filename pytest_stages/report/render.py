@@ -25,7 +25,7 @@ from pytest_stages.core.records import SKIPPED, CallRecord, Change, Finding, Mig
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, format_seconds, relative_change
 from pytest_stages.report import drift, html_report_, message_
-from pytest_stages.run.runner import StagesSession
+from pytest_stages.run.session import StagesSession
 
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = CHECK_KINDS

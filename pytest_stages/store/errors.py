@@ -1,12 +1,8 @@
-"""The store layer's errors: a snapshot file, pending set, accept journal or accept that cannot be used as it is."""
+"""The store layer's errors: a pending set, an accept journal or an accept that cannot be used as it is."""
 
 from __future__ import annotations
 
 from pytest_stages.core.errors import Outcome, StagesError
-
-
-class SnapshotError(StagesError):
-    """A snapshot file that cannot be read or written; the message names it and the fix."""
 
 
 class PendingError(StagesError):
