@@ -1,6 +1,6 @@
 """Per-test assembly: a pytest item, its markers and the session's settings in, a :class:`StageSnapshot` out.
 
-Used by the ``stage_snapshot`` fixture (``plugin.py``) and by registered-function items
+Used by the ``stage_snapshot`` fixture (``hooks/items.py``) and by registered-function items
 (``collection.py``); it also turns a call's outcome into pytest's fail and skip.
 """
 

@@ -1,4 +1,4 @@
-"""pytest stash keys shared by the hook layer (``plugin.py``) and the registered-item collector."""
+"""pytest stash keys shared by the hook modules and the registered-item collector."""
 
 from __future__ import annotations
 
