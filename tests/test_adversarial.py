@@ -223,7 +223,8 @@ def test_a_step_summary_pointing_at_a_fifo_neither_blocks_pytest_nor_the_merge(p
     ],
 )
 def test_settings_a_file_system_cannot_hold_or_of_the_wrong_type_are_named_in_words(table, message):
-    from pytest_stages.config import ConfigError, parse_settings
+    from pytest_stages.config.settings import parse_settings
+    from pytest_stages.core.errors import ConfigError
 
     with pytest.raises(ConfigError) as raised:
         parse_settings(table)
@@ -289,7 +290,8 @@ def test_the_own_pyproject_not_utf8_is_a_usage_error_naming_it():
     import tempfile
     from pathlib import Path
 
-    from pytest_stages.config import ConfigError, load_pyproject
+    from pytest_stages.config.discovery import load_pyproject
+    from pytest_stages.core.errors import ConfigError
 
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "pyproject.toml").write_bytes(b"[tool.pytest_stages]\nsnapshot_dir = '\xff'\n")
@@ -576,7 +578,8 @@ def test_stage_compiles_of_what_jax_never_traces_is_an_error(project, arguments,
     ],
 )
 def test_a_tpu_topology_libtpu_aborts_on_is_a_usage_error(entry, message):
-    from pytest_stages.config import ConfigError, parse_configs
+    from pytest_stages.config.devices import parse_configs
+    from pytest_stages.core.errors import ConfigError
 
     with pytest.raises(ConfigError) as raised:
         parse_configs([{"name": "big", "platform": "tpu", **entry}])
@@ -584,7 +587,7 @@ def test_a_tpu_topology_libtpu_aborts_on_is_a_usage_error(entry, message):
 
 
 def test_the_largest_tpu_topologies_it_accepts_parse():
-    from pytest_stages.config import parse_configs
+    from pytest_stages.config.devices import parse_configs
 
     for entry in ({"topology": "v5e:16x16"}, {"topology": "v5e:2x2", "num_slices": 4096}, {"topology": "v6e:32x16"}):
         parse_configs([{"name": "ok", "platform": "tpu", **entry}])

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_stages.config import DeviceConfig, parse_settings
+from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.settings import parse_settings
 from pytest_stages.stage import chip
 
 CONFIGS = """

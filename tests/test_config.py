@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_stages.config import DeviceConfig, Settings, parse_settings
+from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.settings import Settings, parse_settings
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 

@@ -14,7 +14,8 @@ import time
 import pytest
 from conftest import SIMPLE_TEST
 
-from pytest_stages.config import ConfigError, parse_configs
+from pytest_stages.config.devices import parse_configs
+from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import CallRecord, Finding
 from pytest_stages.core.text import clip, shown, visible
 from pytest_stages.report.render import RunReport, markdown, table_rows

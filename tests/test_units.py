@@ -24,7 +24,9 @@ from pytest_stages.check.drift import compare_text
 from pytest_stages.check.figures import compare_metrics
 from pytest_stages.check.message import details
 from pytest_stages.check.placement import compare_placement
-from pytest_stages.config import ConfigError, parse_configs, parse_settings
+from pytest_stages.config.devices import parse_configs
+from pytest_stages.config.settings import parse_settings
+from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.units import format_bytes
 from pytest_stages.ir import hlo, hlo_records
 from pytest_stages.ir.normalize import normalize_jaxpr, tidy_kept

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from pytest_stages.analyse.artifacts import BUDGET
 from pytest_stages.check.upgrade import is_churn
-from pytest_stages.config import VersionMode
+from pytest_stages.config.settings import VersionMode
 from pytest_stages.core.records import Finding
 
 

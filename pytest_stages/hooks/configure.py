@@ -10,16 +10,10 @@ import pytest
 
 from pytest_stages import hooks
 from pytest_stages.check.budgets import parse_budget
-from pytest_stages.config import (
-    ConfigError,
-    Settings,
-    check_cache_folder,
-    ini_tables,
-    parse_selection,
-    parse_settings,
-    respellings,
-)
-from pytest_stages.core.errors import PREFIX, SnapshotError, StagesError
+from pytest_stages.config.discovery import ini_tables
+from pytest_stages.config.settings import Settings, check_cache_folder, parse_settings
+from pytest_stages.config.values import parse_selection, respellings
+from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError, StagesError
 from pytest_stages.hooks import per_test, reporter
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.options import found_table, read_options, uses_plugin

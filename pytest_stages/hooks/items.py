@@ -11,12 +11,9 @@ from typing import Any
 
 import pytest
 
-from pytest_stages.config import (
-    ConfigError,
-    Settings,
-    parse_choices,
-)
-from pytest_stages.core.errors import PREFIX, SnapshotError
+from pytest_stages.config.settings import Settings
+from pytest_stages.config.values import parse_choices
+from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError
 from pytest_stages.hooks import collection, per_test, reporter
 from pytest_stages.hooks.configure import activate, start_pending_set
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture

@@ -8,15 +8,10 @@ from typing import Any
 import pytest
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS
-from pytest_stages.config import (
-    ConfigError,
-    FoundTable,
-    Settings,
-    find_table,
-    parse_choices,
-    parse_selection,
-)
-from pytest_stages.core.errors import PREFIX
+from pytest_stages.config.discovery import FoundTable, find_table
+from pytest_stages.config.settings import Settings
+from pytest_stages.config.values import parse_choices, parse_selection
+from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import Use, checked_path, shown_path
 from pytest_stages.report import render
 from pytest_stages.run.session import Options

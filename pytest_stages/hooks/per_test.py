@@ -17,8 +17,8 @@ import pytest
 
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.budgets import budget_for, parse_budget
-from pytest_stages.config import ConfigError, check_marker, parse_choices, parse_tolerances, respellings
-from pytest_stages.core.errors import PREFIX, Outcome, StagesError
+from pytest_stages.config.values import check_marker, parse_choices, parse_tolerances, respellings
+from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, StagesError
 from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, SNAPSHOT
 from pytest_stages.run.runner import StageSnapshot
 from pytest_stages.run.session import StagesSession

@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pytest_stages.config import ConfigError, load_pyproject, parse_settings
-from pytest_stages.core.errors import PREFIX, SnapshotError
+from pytest_stages.config.discovery import load_pyproject
+from pytest_stages.config.settings import parse_settings
+from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError
 from pytest_stages.core.inputs import read_json
 from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_command, review_command

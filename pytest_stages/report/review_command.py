@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_stages.check.message import Labels, headline_lines
-from pytest_stages.config import ConfigError, load_pyproject, parse_selection, parse_settings
-from pytest_stages.core.errors import StagesError
+from pytest_stages.config.discovery import load_pyproject
+from pytest_stages.config.settings import parse_settings
+from pytest_stages.config.values import parse_selection
+from pytest_stages.core.errors import ConfigError, StagesError
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change

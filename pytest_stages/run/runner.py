@@ -26,8 +26,7 @@ from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
 from pytest_stages.check.compare import CallComparison, Context, Snapshot, budget_status, compare_call
 from pytest_stages.check.decide import Verdict
-from pytest_stages.config import ConfigError
-from pytest_stages.core.errors import SnapshotError
+from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED
 from pytest_stages.core.records import SKIPPED, CallRecord, Finding, Kind, Migration, Status
 from pytest_stages.ir.normalize import to_json

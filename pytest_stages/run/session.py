@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.check.decide import Policy
-from pytest_stages.config import Settings
+from pytest_stages.config.settings import Settings
 from pytest_stages.core.records import CallRecord
 from pytest_stages.run import pending_
 from pytest_stages.stage import plan

@@ -19,8 +19,7 @@ from pytest_stages.check import recompiles
 from pytest_stages.check.budgets import COMPILES_METRIC
 from pytest_stages.check.compare import artifact_status, budget_status, no_snapshot
 from pytest_stages.check.decide import Verdict
-from pytest_stages.config import ConfigError
-from pytest_stages.core.errors import SnapshotError
+from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json

@@ -18,7 +18,7 @@ import inspect
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from pytest_stages.config import AUTO_PERIOD, ClearCaches
+from pytest_stages.config.settings import AUTO_PERIOD, ClearCaches
 from pytest_stages.stage import jax
 
 

@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.check.environment import compare_environments, describe
-from pytest_stages.config import Settings
+from pytest_stages.config.settings import Settings
 from pytest_stages.core.paths import temporary_of
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store import expression
