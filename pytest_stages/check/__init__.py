@@ -20,13 +20,4 @@ else:
     alpha = lazy_module("pytest_stages.ir.alpha")
     sources = lazy_module("pytest_stages.ir.sources")
 
-__all__ = [
-    "alpha",
-    "changed_paths",
-    "drift",
-    "figures",
-    "kernel_changes",
-    "ops",
-    "placement",
-    "sources",
-]
+__all__ = ["alpha", "changed_paths", "drift", "figures", "kernel_changes", "ops", "placement", "sources"]

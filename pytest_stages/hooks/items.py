@@ -23,9 +23,7 @@ from pytest_stages.run.runner import StageSnapshot
 from pytest_stages.run.session import StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage import disk_cache
-from pytest_stages.stage.devices import (
-    ActiveConfig,
-)
+from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.errors import ChipHeld, TopologyUnavailable
 from pytest_stages.stage.jax_events import CompileLog
 from pytest_stages.stage.staging import StageResult
@@ -164,15 +162,12 @@ def _write_call(session: StagesSession, writer: StageSnapshot | StageCompiles, t
 
     A write that fails fails the test with the write's message.
     """
-    if session.options.update and test_report.passed:
-        try:
-            writer.flush()
-        except SnapshotError as exc:
-            test_report.outcome = "failed"
-            test_report.longrepr = exc.shown()
+    writes = [writer.flush] if session.options.update and test_report.passed else []
     if isinstance(writer, StageSnapshot) and session.options.pending is not None:
-        try:  # a compare run's differing calls: what their update would write, into the pending set
-            writer.write_pending_set()
+        writes.append(writer.write_pending_set)  # a compare run's differing calls: what their update would write
+    for write in writes:
+        try:
+            write()
         except SnapshotError as exc:
             test_report.outcome = "failed"
             test_report.longrepr = exc.shown()

@@ -43,11 +43,6 @@ class Options:
     migrate: bool = False
 
 
-def environment() -> dict[str, str]:
-    """The versions a snapshot folder records (read from package metadata, once a process: no JAX import)."""
-    return {name: str(plan.installed_version(name)) for name in ("jax", "jaxlib")}
-
-
 class StagesSession:
     """Settings, storage and resolved device configs shared by every test of a run."""
 
@@ -72,7 +67,6 @@ class StagesSession:
         # The compile-only cache (stage/topology_results.py), set when the plugin starts work; None: off.
         self.compile_only_cache: CompileOnlyCache | None = None
         self._active: dict[str, ActiveConfig] = {}
-        self._environment: dict[str, str] | None = None
         # What was said of snapshot formats this version cannot compare (each said once a session).
         self.formats_said: set[str] = set()
 
@@ -90,11 +84,10 @@ class StagesSession:
             "commit": inventory.git_commit(self.rootpath) or None,
         }
 
-    @property
+    @functools.cached_property
     def environment(self) -> dict[str, str]:
-        if self._environment is None:
-            self._environment = environment()
-        return self._environment
+        """The versions a snapshot folder records (read from package metadata, once: no JAX import)."""
+        return {name: str(plan.installed_version(name)) for name in ("jax", "jaxlib")}
 
     def active(self, name: str) -> ActiveConfig:
         """The resolved config ``name`` (resolved once per run)."""
