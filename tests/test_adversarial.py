@@ -460,7 +460,8 @@ def test_a_merge_prune_refuses_a_report_of_another_commit_or_snapshot_tree(proje
 
 
 def test_a_merge_prune_refuses_a_report_that_recorded_no_state():
-    from pytest_stages.store.prune import Evidence, Facet, OtherState, refusal
+    from pytest_stages.store.prune import Evidence, refusal
+    from pytest_stages.store.refusals import Facet, OtherState
 
     evidence = Evidence(prune=True, states=[("a.json", "", "")], here=("", "d1"))
     assert refusal(evidence) == OtherState("a.json", Facet.SNAPSHOTS, "", "d1")

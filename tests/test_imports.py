@@ -38,8 +38,10 @@ ON_DEMAND = {
     "pytest_stages.report.baseline",
     "pytest_stages.report.html_report",
     "pytest_stages.report.merge",
+    "pytest_stages.report.refusal_text",
     "pytest_stages.store.syrupy_extensions",
     "pytest_stages.store.pending",
+    "pytest_stages.store.refusals",
     "deepdiff",
 }
 

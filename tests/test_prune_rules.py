@@ -1,4 +1,4 @@
-"""store.prune's rules, table by table: ownership, judged folders, refusals; how report.unused shows each refusal.
+"""store.prune's rules, table by table: ownership, judged folders, refusals; how report.refusal_text shows each refusal.
 
 Pure: plain data in, verdicts out (one test lists a real folder to show a symlink never counts as a file).
 """
@@ -12,24 +12,13 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from pytest_stages.core.run_view import CollectionView, RunFacts, RunView
-from pytest_stages.report.unused import gap_text, refusal_lines
+from pytest_stages.report.refusal_text import gap_text, refusal_lines
 from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import (
-    Disagreement,
     Evidence,
-    Facet,
-    Foreign,
-    Gap,
-    Incomplete,
-    IncompleteRun,
-    IncompleteShards,
     Inventory,
     Listing,
-    Mismatch,
-    OtherState,
-    SplitShard,
     Tree,
-    Unreadable,
     is_meta,
     merge_gaps,
     module_file,
@@ -39,6 +28,19 @@ from pytest_stages.store.prune import (
     run_gaps,
     take_inventory,
     temporary_of,
+)
+from pytest_stages.store.refusals import (
+    Disagreement,
+    Facet,
+    Foreign,
+    Gap,
+    Incomplete,
+    IncompleteRun,
+    IncompleteShards,
+    Mismatch,
+    OtherState,
+    SplitShard,
+    Unreadable,
 )
 
 P = PurePosixPath

@@ -6,14 +6,18 @@ from pytest_stages.core.lazy import lazy_module
 
 # What this layer imports late, named once (core/lazy.py says how): what only a failing finding or
 # an HTML report needs, the drift family's summary lines, a pending call's headline (the failure
-# message's) and the review page; a passing run loads neither (tests/test_imports.py).
+# message's) and the review page; a passing run loads
+# neither (tests/test_imports.py); the lines of a refused prune, which a run that observed the whole
+# tree never prints.
 if TYPE_CHECKING:
     from pytest_stages.check import drift
     from pytest_stages.check import message as message_
     from pytest_stages.report import html_report as html_report_
+    from pytest_stages.report import refusal_text as refusal_text_
 else:
     drift = lazy_module("pytest_stages.check.drift")
     message_ = lazy_module("pytest_stages.check.message")
     html_report_ = lazy_module("pytest_stages.report.html_report")
+    refusal_text_ = lazy_module("pytest_stages.report.refusal_text")
 
-__all__ = ["drift", "html_report_", "message_"]
+__all__ = ["drift", "html_report_", "message_", "refusal_text_"]

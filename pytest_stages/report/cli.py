@@ -33,8 +33,9 @@ from pytest_stages.report.render import (
 )
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
 from pytest_stages.stage.plan import installed_version
+from pytest_stages.store import refusals_
 from pytest_stages.store.inventory import checkout_state
-from pytest_stages.store.prune import Disagreement, Evidence, IncompleteShards, OtherState, module_file
+from pytest_stages.store.prune import Evidence, module_file
 from pytest_stages.store.storage import SnapshotStore, file_digest, snapshot_root
 
 # Exit statuses: every shard passed; a test or a snapshot check failed; bad input; the shards do not cover the suite.
@@ -201,7 +202,10 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
     judgement = _inventory(merged, prune, rootdir, writer)
     for line in judgement.lines:
         writer.write_line(line)
-    if merged.missing or (prune and isinstance(judgement.refusal, IncompleteShards | OtherState | Disagreement)):
+    if merged.missing or (
+        prune
+        and isinstance(judgement.refusal, refusals_.IncompleteShards | refusals_.OtherState | refusals_.Disagreement)
+    ):
         return INCOMPLETE
     return OK if merged.facts.exit_status in PASSED_EXIT else FAILED
 

@@ -17,7 +17,8 @@ from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.run_view import CollectionView, RunFacts, worse, worse_exit
 from pytest_stages.report.render import REPORT_SCHEMA, RunReport
 from pytest_stages.store.names import snapshot_folder
-from pytest_stages.store.prune import Incomplete, merge_gaps
+from pytest_stages.store.prune import merge_gaps
+from pytest_stages.store.refusals import Incomplete
 from pytest_stages.store.schemas import report_schema, schema_mismatch
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."

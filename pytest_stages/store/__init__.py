@@ -5,10 +5,14 @@ from typing import TYPE_CHECKING
 from pytest_stages.core.lazy import lazy_module
 
 # What this layer imports late, named once (core/lazy.py says how): pytest's ``-k`` expression
-# parser, for ``pytest-stages accept -k``; the command line imports no pytest otherwise.
+# parser, for ``pytest-stages accept -k``; the command line imports no pytest otherwise. The
+# records of a refused prune, which a run that observed the whole tree never builds.
 if TYPE_CHECKING:
     from _pytest.mark import expression
+
+    from pytest_stages.store import refusals as refusals_
 else:
     expression = lazy_module("_pytest.mark.expression")
+    refusals_ = lazy_module("pytest_stages.store.refusals")
 
-__all__ = ["expression"]
+__all__ = ["expression", "refusals_"]

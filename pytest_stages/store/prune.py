@@ -7,7 +7,7 @@ Three rules decide what ``--stages-prune`` (and ``python -m pytest_stages merge 
    keeps each folder's manifest by it and the listing of the snapshot tree sorts by it.
 2. **Judged folders** (:func:`take_inventory`): which folders a complete run observed, and what
    in them is unused or a leftover of an interrupted write.
-3. **Refusals** (:func:`refusal`): every reason a prune is refused, as typed data (each reason's record),
+3. **Refusals** (:func:`refusal`): every reason a prune is refused, as typed data (``store/refusals.py``),
    decided from one :class:`Evidence` record that the reporter or the merge gathers; the report layer renders it.
 
 The I/O around these rules (``scandir``, reading ``_stages.json``, hashing a module, unlinking)
@@ -16,7 +16,6 @@ lives in :mod:`~pytest_stages.store.inventory`, :mod:`~pytest_stages.store.stora
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -25,6 +24,7 @@ from typing import Any
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.core.paths import temporary_of
 from pytest_stages.core.run_view import PASSED_EXIT, CollectionView, RunFacts, RunView
+from pytest_stages.store import refusals_
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
     LOCK_FILE,
@@ -208,117 +208,11 @@ def _covered(path: Path, view: RunView) -> bool:
 
 # --- 3. refusals --------------------------------------------------------------------------------
 
-
-class Gap(enum.Enum):
-    """What kept a run (or the shards of one) from observing the whole tree."""
-
-    COLLECT_ONLY = "collect-only"
-    COLLECTION_ERRORS = "collection errors"
-    REMOVED = "items deselected or removed"
-    LOST_WORKERS = "xdist workers lost"
-    UNFINISHED = "items that did not run to the end"
-    STOPPED_EARLY = "stopped early"
-    EXIT_STATUS = "exit status"
-    SHARDS_MISSING = "shards missing"
-    RAN_IN_NO_SHARD = "items that ran in no shard"
-
-
-@dataclass(frozen=True)
-class Incomplete:
-    """One reason a view does not cover the whole tree, with its facts.
-
-    ``count``: how many (collection errors, removed or unfinished items), or the exit status;
-    ``names``: the collection errors, the lost workers, the missing groups (``2/3``) or the items
-    that ran in no shard; ``shard``: the report of the shard it is about (a merge's).
-    """
-
-    gap: Gap
-    count: int = 0
-    names: tuple[str, ...] = ()
-    shard: str | None = None
-
-
-@dataclass(frozen=True)
-class SplitShard:
-    """The run is group ``group`` of ``splits`` of a split suite: it judged its own items only."""
-
-    splits: int
-    group: int
-
-
-@dataclass(frozen=True)
-class IncompleteRun:
-    """The run did not observe the whole tree; ``reasons`` say why (``prune.run_gaps``)."""
-
-    reasons: tuple[Incomplete, ...]
-
-
-@dataclass(frozen=True)
-class IncompleteShards:
-    """The merged shards together did not observe the whole tree; ``reasons`` say why (``prune.merge_gaps``)."""
-
-    reasons: tuple[Incomplete, ...]
-
-
-class Mismatch(enum.Enum):
-    """How a module the shards collected differs from the checkout the merge runs in."""
-
-    ABSENT = "not in the checkout"
-    NO_DIGEST = "no digest in the reports"
-    DIFFERS = "different bytes"
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """The first module (in sorted order) the shards collected that the checkout does not hold as they saw it."""
-
-    module: str
-    mismatch: Mismatch
-
-
-class Facet(enum.Enum):
-    """What of the checkout a shard recorded that the merge's checkout must match."""
-
-    COMMIT = "commit"
-    SNAPSHOTS = "snapshot tree"
-
-
-@dataclass(frozen=True)
-class OtherState:
-    """A shard ran another state of the checkout than the merge's: another commit, or another snapshot tree.
-
-    ``recorded`` is what the shard's report says ("" when it says nothing: an older pytest-stages,
-    or no git), ``found`` what the checkout the merge runs in holds.
-    """
-
-    shard: str
-    facet: Facet
-    recorded: str
-    found: str
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """Folders of the snapshot tree that could not be listed."""
-
-    folders: tuple[PurePosixPath, ...]
-
-
-@dataclass(frozen=True)
-class Foreign:
-    """Entries of the snapshot tree pytest-stages did not write: it is not a snapshot folder of its own."""
-
-    files: tuple[PurePosixPath, ...]
-
-
-Refusal = SplitShard | IncompleteRun | IncompleteShards | OtherState | Disagreement | Unreadable | Foreign
-
-
 # Exit statuses after which a run's outcomes still stand: a pass, no test collected, tests failed.
 JUDGED_EXIT = (*PASSED_EXIT, 1)
 
 
-def run_gaps(facts: RunFacts, *, count_removed: bool = True) -> list[Incomplete]:
+def run_gaps(facts: RunFacts, *, count_removed: bool = True) -> list[refusals_.Incomplete]:
     """Why ``facts`` do not cover the whole tree (empty when they do).
 
     ``count_removed=False`` leaves out the items that were deselected or removed: a shard of a
@@ -326,25 +220,29 @@ def run_gaps(facts: RunFacts, *, count_removed: bool = True) -> list[Incomplete]
     """
     view, gaps = facts.collection, []
     if facts.collect_only:
-        gaps.append(Incomplete(Gap.COLLECT_ONLY))
+        gaps.append(refusals_.Incomplete(refusals_.Gap.COLLECT_ONLY))
     if view.errors:
-        gaps.append(Incomplete(Gap.COLLECTION_ERRORS, len(view.errors), tuple(view.errors)))
+        gaps.append(refusals_.Incomplete(refusals_.Gap.COLLECTION_ERRORS, len(view.errors), tuple(view.errors)))
     if view.removed and count_removed:
-        gaps.append(Incomplete(Gap.REMOVED, len(view.removed)))
+        gaps.append(refusals_.Incomplete(refusals_.Gap.REMOVED, len(view.removed)))
     if facts.lost_workers:
-        gaps.append(Incomplete(Gap.LOST_WORKERS, len(facts.lost_workers), tuple(facts.lost_workers)))
+        gaps.append(
+            refusals_.Incomplete(refusals_.Gap.LOST_WORKERS, len(facts.lost_workers), tuple(facts.lost_workers))
+        )
     finished = set(facts.finished)
     unfinished = [nodeid for nodeid in view.items if nodeid not in finished]
     if unfinished and not facts.collect_only:
-        gaps.append(Incomplete(Gap.UNFINISHED, len(unfinished)))
+        gaps.append(refusals_.Incomplete(refusals_.Gap.UNFINISHED, len(unfinished)))
     if facts.stopped_early:
-        gaps.append(Incomplete(Gap.STOPPED_EARLY))
+        gaps.append(refusals_.Incomplete(refusals_.Gap.STOPPED_EARLY))
     if facts.exit_status not in JUDGED_EXIT and not gaps:
-        gaps.append(Incomplete(Gap.EXIT_STATUS, facts.exit_status))
+        gaps.append(refusals_.Incomplete(refusals_.Gap.EXIT_STATUS, facts.exit_status))
     return gaps
 
 
-def merge_gaps(shards: Sequence[tuple[str, RunFacts]], missing: Sequence[str], union: RunFacts) -> list[Incomplete]:
+def merge_gaps(
+    shards: Sequence[tuple[str, RunFacts]], missing: Sequence[str], union: RunFacts
+) -> list[refusals_.Incomplete]:
     """Why merged shards do not cover the whole tree: each shard's own gaps, missing groups, items no shard ran.
 
     ``shards`` are ``(report name, facts)``; a split shard's removed items are left to the
@@ -354,10 +252,10 @@ def merge_gaps(shards: Sequence[tuple[str, RunFacts]], missing: Sequence[str], u
         replace(gap, shard=name) for name, facts in shards for gap in run_gaps(facts, count_removed=facts.split is None)
     ]
     if missing:
-        gaps.append(Incomplete(Gap.SHARDS_MISSING, len(missing), tuple(missing)))
+        gaps.append(refusals_.Incomplete(refusals_.Gap.SHARDS_MISSING, len(missing), tuple(missing)))
     if union.collection.removed:
         removed = union.collection.removed
-        gaps.append(Incomplete(Gap.RAN_IN_NO_SHARD, len(removed), tuple(removed)))
+        gaps.append(refusals_.Incomplete(refusals_.Gap.RAN_IN_NO_SHARD, len(removed), tuple(removed)))
     return gaps
 
 
@@ -378,8 +276,8 @@ class Evidence:
 
     prune: bool
     split: Mapping[str, int] | None = None
-    incomplete: tuple[Incomplete, ...] = ()
-    shards_incomplete: tuple[Incomplete, ...] = ()
+    incomplete: tuple[refusals_.Incomplete, ...] = ()
+    shards_incomplete: tuple[refusals_.Incomplete, ...] = ()
     collected: CollectionView | None = None
     checkout: Mapping[str, str | None] = field(default_factory=dict)
     states: Sequence[tuple[str, str, str]] = ()
@@ -388,7 +286,7 @@ class Evidence:
     listing: Listing | None = None
 
 
-def refusal(evidence: Evidence) -> Refusal | None:
+def refusal(evidence: Evidence) -> refusals_.Refusal | None:
     """The first reason, in order, that the tree may not be judged (or, pruning, not pruned); None when it may.
 
     What the run observed comes first: a split shard (pruning only), an incomplete run, incomplete
@@ -400,19 +298,21 @@ def refusal(evidence: Evidence) -> Refusal | None:
     """
     prune, split, listing = evidence.prune, evidence.split, evidence.listing
     listed = listing if prune and listing is not None else Listing()
-    in_order: list[Refusal | None] = [
-        SplitShard(split["splits"], split["group"]) if prune and split is not None else None,
-        IncompleteRun(evidence.incomplete) if evidence.incomplete else None,
-        IncompleteShards(evidence.shards_incomplete) if evidence.shards_incomplete else None,
+    in_order: list[refusals_.Refusal | None] = [
+        refusals_.SplitShard(split["splits"], split["group"]) if prune and split is not None else None,
+        refusals_.IncompleteRun(evidence.incomplete) if evidence.incomplete else None,
+        refusals_.IncompleteShards(evidence.shards_incomplete) if evidence.shards_incomplete else None,
         _other_state(evidence.states, evidence.here, wrote=evidence.wrote) if evidence.here is not None else None,
         _disagreement(evidence.collected, evidence.checkout) if evidence.collected is not None else None,
-        Unreadable(tuple(listed.unreadable)) if listed.unreadable else None,
-        Foreign(tuple(listed.foreign)) if listed.foreign else None,
+        refusals_.Unreadable(tuple(listed.unreadable)) if listed.unreadable else None,
+        refusals_.Foreign(tuple(listed.foreign)) if listed.foreign else None,
     ]
     return next((reason for reason in in_order if reason is not None), None)
 
 
-def _other_state(states: Sequence[tuple[str, str, str]], here: tuple[str, str], *, wrote: bool) -> OtherState | None:
+def _other_state(
+    states: Sequence[tuple[str, str, str]], here: tuple[str, str], *, wrote: bool
+) -> refusals_.OtherState | None:
     """The first shard (by report name) that recorded another commit or snapshot tree than the checkout holds.
 
     Outside git neither side has a commit and only the trees are compared. A shard that recorded
@@ -421,13 +321,13 @@ def _other_state(states: Sequence[tuple[str, str, str]], here: tuple[str, str], 
     commit, snapshots = here
     for name, recorded_commit, recorded_snapshots in sorted(states):
         if recorded_commit != commit:
-            return OtherState(name, Facet.COMMIT, recorded_commit, commit)
+            return refusals_.OtherState(name, refusals_.Facet.COMMIT, recorded_commit, commit)
         if not wrote and recorded_snapshots != snapshots:
-            return OtherState(name, Facet.SNAPSHOTS, recorded_snapshots, snapshots)
+            return refusals_.OtherState(name, refusals_.Facet.SNAPSHOTS, recorded_snapshots, snapshots)
     return None
 
 
-def _disagreement(collected: CollectionView, checkout: Mapping[str, str | None]) -> Disagreement | None:
+def _disagreement(collected: CollectionView, checkout: Mapping[str, str | None]) -> refusals_.Disagreement | None:
     """The first collected module whose file the checkout lacks or holds with other bytes (None: all agree).
 
     A module a shard collected in full must be in the checkout with the same bytes: else a report
@@ -438,9 +338,9 @@ def _disagreement(collected: CollectionView, checkout: Mapping[str, str | None])
             continue
         on_disk, recorded = checkout.get(module), collected.digests.get(module)
         if on_disk is None:
-            return Disagreement(module, Mismatch.ABSENT)
+            return refusals_.Disagreement(module, refusals_.Mismatch.ABSENT)
         if recorded is None:
-            return Disagreement(module, Mismatch.NO_DIGEST)
+            return refusals_.Disagreement(module, refusals_.Mismatch.NO_DIGEST)
         if recorded != on_disk:
-            return Disagreement(module, Mismatch.DIFFERS)
+            return refusals_.Disagreement(module, refusals_.Mismatch.DIFFERS)
     return None
