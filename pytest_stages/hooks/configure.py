@@ -171,7 +171,7 @@ def pytest_configure(config: pytest.Config) -> None:
             for pattern, raw in settings.budgets.items()
         }
         baseline = config.getoption("stages_baseline")
-        calls = _baseline(Path(baseline)) if baseline is not None else []
+        calls = hooks.report_baseline.read_baseline(Path(baseline)) if baseline is not None else []
     except StagesError as exc:
         raise per_test.as_pytest(exc, configuring=True) from None
     for path in found.unread:
@@ -267,11 +267,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     changes = config.stash.get(CHANGES, None)
     if changes is not None:
         changes.restore()
-
-
-def _baseline(path: Path) -> list[dict[str, Any]]:
-    """The calls of ``--stages-baseline``'s report (its reader is imported only when the option is given)."""
-    return hooks.report_baseline.read_baseline(path)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
