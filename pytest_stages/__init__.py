@@ -14,7 +14,8 @@ from pytest_stages.core.lazy import lazy_module
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.registry import register
 from pytest_stages.stage.devices import ActiveConfig
-from pytest_stages.stage.staging import StageResult, StagingFailed
+from pytest_stages.stage.errors import StagingFailed
+from pytest_stages.stage.staging import StageResult
 
 # Imported late, named once (core/lazy.py says how): the syrupy extensions, which a session that
 # only stages never needs.

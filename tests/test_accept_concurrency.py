@@ -19,7 +19,8 @@ import pytest
 from conftest import Project
 from test_accept import ROOT
 
-from pytest_stages.store.storage import SnapshotError, SnapshotStore
+from pytest_stages.core.errors import SnapshotError
+from pytest_stages.store.storage import SnapshotStore
 
 PYPROJECT = """
 [project]

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_stages.config import DeviceConfig, parse_settings
+from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.settings import parse_settings
 from pytest_stages.stage import chip
 
 CONFIGS = """
@@ -243,7 +244,7 @@ def test_a_chip_config_sent_to_another_worker_fails_saying_why(project, monkeypa
 
 
 def test_a_stage_failing_on_a_held_chip_says_so_instead_of_blaming_the_function():
-    from pytest_stages.stage.staging import StagingFailed
+    from pytest_stages.stage.errors import StagingFailed
 
     error = StagingFailed("step", "lowering", RuntimeError(ISSUE_TEXT))
     assert "Fix the function" not in str(error)

@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_stages.config import ConfigError, DeviceConfig, Settings, load_pyproject, parse_configs, parse_settings
+from pytest_stages.config.devices import DeviceConfig, parse_configs
+from pytest_stages.config.discovery import load_pyproject
+from pytest_stages.config.settings import Settings, parse_settings
+from pytest_stages.core.errors import ConfigError
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 

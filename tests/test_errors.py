@@ -11,16 +11,11 @@ from mypy import api as mypy_api
 
 import pytest_stages
 from pytest_stages.core import errors
-from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, StagesError
-from pytest_stages.hooks.collection import RegistrationError
-from pytest_stages.hooks.registry import RegisteredFunctionError
+from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, SnapshotError, StagesError
+from pytest_stages.hooks.errors import RegisteredFunctionError, RegistrationError
 from pytest_stages.report.merge import MergeError
-from pytest_stages.run.runner import StagesFailure, StagesSkip
-from pytest_stages.stage.adapters import Unsupported
-from pytest_stages.stage.chip import ChipHeld
-from pytest_stages.stage.staging import StagingFailed
-from pytest_stages.stage.topology import TopologyUnavailable
-from pytest_stages.store.storage import SnapshotError
+from pytest_stages.run.errors import StagesFailure, StagesSkip
+from pytest_stages.stage.errors import ChipHeld, StagingFailed, TopologyUnavailable, Unsupported
 
 OUTCOMES = {
     ConfigError: Outcome.FAIL,

@@ -6,7 +6,7 @@ import pytest
 
 from pytest_stages.analyse.analyses import FIGURE_KEYS, figure_key, figure_name
 from pytest_stages.check.budgets import METRICS, parse_budget
-from pytest_stages.config import TOLERANCE_METRICS, parse_tolerances, respellings
+from pytest_stages.config.values import TOLERANCE_METRICS, parse_tolerances, respellings
 
 
 def test_budgets_and_tolerances_name_each_figure_the_same_way():

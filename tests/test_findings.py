@@ -17,7 +17,8 @@ from pytest_stages.check.drift import compare_text
 from pytest_stages.check.figures import compare_metrics, metric_tolerance
 from pytest_stages.check.message import Call, call_message, details
 from pytest_stages.check.placement import compare_placement
-from pytest_stages.config import ConfigError, parse_settings
+from pytest_stages.config.settings import parse_settings
+from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import CallRecord, Mode
 from pytest_stages.ir.normalize import normalize_hlo, normalize_mlir
 from pytest_stages.ir.sources import (

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from pytest_stages.core.inputs import InputError, parse_json, read_bytes
+from pytest_stages.core.errors import InputError
+from pytest_stages.core.inputs import parse_json, read_bytes
 
 
 @pytest.mark.parametrize(

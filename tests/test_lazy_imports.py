@@ -21,9 +21,13 @@ from pytest_stages.core.lazy import lazy_module, lazy_pattern
 # Imported only when an artifact differs, a test fails or a report or extension asks for them.
 ON_DEMAND = {
     "pytest_stages.check.changed_paths",
-    "pytest_stages.check.compare",
+    "pytest_stages.check.collectives",
     "pytest_stages.check.drift",
+    "pytest_stages.check.figures",
+    "pytest_stages.check.kernel_changes",
     "pytest_stages.check.message",
+    "pytest_stages.check.ops",
+    "pytest_stages.check.placement",
     "pytest_stages.hooks.chip_schedule",
     "pytest_stages.ir.alpha",
     "pytest_stages.ir.frame_tables",

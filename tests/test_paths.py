@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import Project
 
-from pytest_stages.core.paths import MAX_PATH, PathError, Use, checked_path
+from pytest_stages.core.errors import PathError
+from pytest_stages.core.paths import MAX_PATH, Use, checked_path
 
 SIN_TEST = """
 import jax, jax.numpy as jnp

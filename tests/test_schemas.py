@@ -20,13 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
-from pytest_stages.config import DeviceConfig
-from pytest_stages.run.runner import Context, Snapshot, compare_call
+from pytest_stages.check.compare import Context, Snapshot, compare_call
+from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.core.errors import SnapshotError
 from pytest_stages.stage.devices import activate
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
 from pytest_stages.store.schemas import invalid_snapshot
-from pytest_stages.store.storage import SnapshotError, SnapshotFolder, SnapshotStore
+from pytest_stages.store.storage import SnapshotFolder, SnapshotStore
 
 
 @jax.tree_util.register_dataclass

@@ -20,7 +20,8 @@ import pytest
 from conftest import TWO_CPU1_CONFIGS
 
 import pytest_stages
-from pytest_stages.config import ConfigError, parse_settings
+from pytest_stages.config.settings import parse_settings
+from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.run_view import CollectionView, RunFacts
 from pytest_stages.report import cli
 from pytest_stages.report.merge import MergeError, Shard, merge_reports, missing_groups, union

@@ -161,7 +161,8 @@ def test_the_pods_example_passes_against_its_committed_snapshots():
 
 @pytest.mark.extras("tpu")
 def test_a_mesh_the_pod_cannot_lay_out_is_one_clear_error():
-    from pytest_stages.config import ConfigError, parse_configs
+    from pytest_stages.config.devices import parse_configs
+    from pytest_stages.core.errors import ConfigError
     from pytest_stages.stage.devices import activate
 
     entry = {"name": "pod", "platform": "tpu", "topology": "v5p:8x8x4", "mesh": {"data": 16, "fsdp": 16}}
@@ -209,7 +210,7 @@ def test_mc(stage_snapshot, stage_config):
 @pytest.mark.parametrize("share", ["120%", "0%", "lots%"])
 def test_a_memory_share_out_of_range_is_one_clear_error(share):
     from pytest_stages.check.budgets import parse_budget
-    from pytest_stages.config import ConfigError
+    from pytest_stages.core.errors import ConfigError
 
     with pytest.raises(ConfigError) as caught:
         parse_budget("budget", {"peak_bytes": share})

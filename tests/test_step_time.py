@@ -15,7 +15,8 @@ import pytest
 from pytest_stages.analyse import step_time
 from pytest_stages.check.budgets import check_budget, parse_budget
 from pytest_stages.check.figures import compare_metrics
-from pytest_stages.config import ConfigError, parse_configs
+from pytest_stages.config.devices import parse_configs
+from pytest_stages.core.errors import ConfigError
 
 V5E = """
 [[tool.pytest_stages.configs]]

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
+from pytest_stages.core.errors import SnapshotError
 from pytest_stages.core.paths import temporary_of
 from pytest_stages.store.journal import Swap, write_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
 from pytest_stages.store.storage import (
-    SnapshotError,
     SnapshotFolder,
     SnapshotStore,
     file_digest,

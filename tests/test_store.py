@@ -13,10 +13,11 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
+from pytest_stages.core.errors import SnapshotError
 from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.names import MAX_COMPONENT, safe_component, safe_path
 from pytest_stages.store.prune import Listing, used_files
-from pytest_stages.store.storage import SnapshotError, SnapshotFolder, SnapshotStore
+from pytest_stages.store.storage import SnapshotFolder, SnapshotStore
 
 ROOT = Path("/project")
 P = PurePosixPath

@@ -9,7 +9,8 @@ import sys
 import jax
 import pytest
 
-from pytest_stages.config import ConfigError, parse_configs
+from pytest_stages.config.devices import parse_configs
+from pytest_stages.core.errors import ConfigError
 
 V5E = """
 [[tool.pytest_stages.configs]]

@@ -16,7 +16,7 @@ import pytest
 from conftest import ONE_CONFIG, SIMPLE_TEST
 
 from pytest_stages.analyse.artifacts import ANALYSES
-from pytest_stages.config import DeviceConfig
+from pytest_stages.config.devices import DeviceConfig
 from pytest_stages.stage import plan, topology_results
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
@@ -378,7 +378,8 @@ def test_hits_give_byte_identical_snapshots_over_the_examples_compile_only_confi
 
 
 def test_the_size_setting():
-    from pytest_stages.config import ConfigError, parse_settings
+    from pytest_stages.config.settings import parse_settings
+    from pytest_stages.core.errors import ConfigError
 
     assert parse_settings({}).compile_only_cache_size == 1 << 30
     assert parse_settings({"compile_only_cache_size": "64 MiB"}).compile_only_cache_size == 64 << 20

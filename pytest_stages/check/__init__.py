@@ -4,13 +4,20 @@ from typing import TYPE_CHECKING
 
 from pytest_stages.core.lazy import lazy_module
 
-# What this layer imports late, named once (core/lazy.py says how): deepdiff, for the changed
-# paths of a JSON artifact that differs from its snapshot; a matching snapshot never imports it.
+# What this layer imports late, named once (core/lazy.py says how): what only a difference needs, the
+# comparison families (each imported at the first pair it judges; deepdiff with the JSON ones), the
+# alignment of stage texts and their source lines. A matching snapshot imports none of them.
 if TYPE_CHECKING:
-    import deepdiff
-    from deepdiff import helper as deepdiff_helper
+    from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
+    from pytest_stages.ir import alpha, sources
 else:
-    deepdiff = lazy_module("deepdiff")
-    deepdiff_helper = lazy_module("deepdiff.helper")
+    changed_paths = lazy_module("pytest_stages.check.changed_paths")
+    drift = lazy_module("pytest_stages.check.drift")
+    figures = lazy_module("pytest_stages.check.figures")
+    kernel_changes = lazy_module("pytest_stages.check.kernel_changes")
+    ops = lazy_module("pytest_stages.check.ops")
+    placement = lazy_module("pytest_stages.check.placement")
+    alpha = lazy_module("pytest_stages.ir.alpha")
+    sources = lazy_module("pytest_stages.ir.sources")
 
-__all__ = ["deepdiff", "deepdiff_helper"]
+__all__ = ["alpha", "changed_paths", "drift", "figures", "kernel_changes", "ops", "placement", "sources"]

@@ -89,7 +89,7 @@ def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     """Validate one budget table (marker kwargs or a ``[tool.pytest_stages.budgets]`` entry).
 
     A figure in JAX's spelling (``temp_size_in_bytes``) is read as its one name (``temp_bytes``):
-    :func:`~pytest_stages.config.respellings` says which to write.
+    :func:`~pytest_stages.config.values.respellings` says which to write.
     """
     budget: dict[str, Any] = {}
     for written, value in raw.items():

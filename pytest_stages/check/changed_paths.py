@@ -2,8 +2,8 @@
 
 deepdiff's tree view names each changed place; the figures, placement and kernel families read
 it for their own findings, and any JSON artifact without a family of its own gets one finding per
-changed path (:func:`structure`). deepdiff is imported at its first use (``pytest_stages.check``'s
-late imports): an unchanged snapshot never pays for it.
+changed path (:func:`structure`). This module, and deepdiff with it, is imported at the first JSON
+artifact that differs (``pytest_stages.check``'s late imports): an unchanged snapshot never pays for it.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+import deepdiff
+from deepdiff import helper as deepdiff_helper
+
 from pytest_stages.analyse.artifacts import check_kind
-from pytest_stages.check import deepdiff, deepdiff_helper
 from pytest_stages.core.records import Compared, Finding, Pair
 
 

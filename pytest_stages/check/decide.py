@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from pytest_stages.analyse.artifacts import BUDGET
 from pytest_stages.check.upgrade import is_churn
+from pytest_stages.config.settings import VersionMode
 from pytest_stages.core.records import Finding
 
 
@@ -21,7 +22,7 @@ class Policy:
     """What decides a call besides its findings: the mode, the version policy, the enforced kinds."""
 
     update: bool
-    on_version_mismatch: str
+    on_version_mismatch: VersionMode
     enforced: tuple[str, ...]
 
     def skips(self, mismatch: str) -> bool:

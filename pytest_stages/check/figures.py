@@ -14,7 +14,7 @@ from pytest_stages.analyse import step_time
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.changed_paths import deep_diff, levels, show
 from pytest_stages.check.figure_text import LOWERED, figure_change, figure_values, informational, metric_label
-from pytest_stages.config import OPERAND_PART
+from pytest_stages.config.values import OPERAND_PART
 from pytest_stages.core.records import Change, Compared, Finding, Pair
 from pytest_stages.core.units import format_seconds, format_tolerance, relative_change
 

@@ -38,3 +38,17 @@ class StagesError(Exception):
 
 class ConfigError(StagesError):
     """A setting, marker or option that cannot be used; the message names it and the fix."""
+
+
+class PathError(StagesError):
+    """A path a user named that pytest-stages will not read or write; the message names it, why, and the fix."""
+
+    outcome = Outcome.USAGE
+
+
+class InputError(StagesError, ValueError):
+    """A file or JSON text pytest-stages refuses to read; the message says what is wrong (not the path or a fix)."""
+
+
+class SnapshotError(StagesError):
+    """A snapshot file that cannot be read or written; the message names it and the fix."""

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_stages.core.errors import InputError
 from pytest_stages.core.lazy import lazy_pattern
 
 # Deeper JSON than any file pytest-stages writes (a report nests about 6 levels) is refused.
@@ -31,10 +32,8 @@ _FLOAT_DIGITS = 309
 # A JSON string (in text that parsed), and a run of characters that are no brackets.
 _STRING = lazy_pattern(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKET = lazy_pattern(r"[^\[\]{}]+")
-
-
-class InputError(ValueError):
-    """A file or JSON text pytest-stages refuses to read; the message says what is wrong (not the path or a fix)."""
+# The data of a snapshot that was not parsed: a text artifact, or JSON that does not parse.
+UNPARSED = object()
 
 
 def read_bytes(path: Path | str, limit: int = MAX_BYTES, *, follow_links: bool = True) -> bytes:

@@ -3,7 +3,7 @@
 Start-up is paid by every pytest session with the plugin installed, also one that never stages:
 such a session imports no JAX, and a run whose calls all match their snapshots imports no
 comparison family or failure message. Each layer names what it imports late in one place, its
-package's ``__init__.py`` (``plugin.py``, ``jax_compat.py`` and ``pytest_stages/__init__.py`` at
+package's ``__init__.py`` (``jax_compat.py`` and ``pytest_stages/__init__.py`` at
 their top), written as::
 
     if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.core.errors import PathError
 
 # The folders where version control keeps its own data: pytest-stages never writes inside one.
 VCS_FOLDERS = (".git", ".hg", ".svn", ".bzr", ".jj", "_darcs")
@@ -33,12 +33,6 @@ MAX_NAME = 255
 MAX_PATH = 4096
 # A temporary file of an atomic write: ``.<file name>.<mkstemp's 8 characters>.tmp``.
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
-
-
-class PathError(StagesError):
-    """A path a user named that pytest-stages will not read or write; the message names it, why, and the fix."""
-
-    outcome = Outcome.USAGE
 
 
 @dataclass(frozen=True)

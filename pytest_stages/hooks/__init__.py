@@ -4,12 +4,12 @@ from typing import TYPE_CHECKING
 
 from pytest_stages.core.lazy import lazy_module
 
-# What this layer and ``plugin.py`` import late, named once (core/lazy.py says how): JAX, for a
+# What this layer imports late, named once (core/lazy.py says how): JAX, for a
 # registered function's jit options and its arguments' shapes, so that a session that never stages
 # imports none of it; the xdist scheduler, which needs xdist and only an xdist controller asks
 # for; the reader of ``--stages-baseline``; the pending sets, which only ``--stages-pending``
-# starts. ``plugin.py`` reads them here (``hooks.chip_schedule``) and binds none itself: pytest
-# reads every name of a plugin module, which would import them.
+# starts. The hook modules ``plugin.py`` registers read them here (``hooks.chip_schedule``) and bind
+# none themselves: pytest reads every name of a plugin module, which would import them.
 if TYPE_CHECKING:
     import jax
 

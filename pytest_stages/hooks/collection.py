@@ -14,18 +14,15 @@ from pytest_stages.analyse.analyses import format_spec
 from pytest_stages.core.errors import StagesError
 from pytest_stages.core.text import close_match, listing
 from pytest_stages.hooks import jax, per_test
-from pytest_stages.hooks.registry import RegisteredFunctionError, Registration, registrations
+from pytest_stages.hooks.errors import RegisteredFunctionError, RegistrationError
+from pytest_stages.hooks.registry import Registration, registrations
 from pytest_stages.hooks.stash import SESSION
 from pytest_stages.stage.adapters import argument_names
-from pytest_stages.stage.topology import TopologyUnavailable
+from pytest_stages.stage.errors import TopologyUnavailable
 from pytest_stages.store.names import REGISTERED_MODULE
 from pytest_stages.store.storage import SnapshotFolder
 
 COLLECTOR_NAME = "stages"
-
-
-class RegistrationError(StagesError):
-    """A registration that cannot become a test (a collection error); the message names the function and the cause."""
 
 
 class RegisteredItem(pytest.Item):

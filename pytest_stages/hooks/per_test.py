@@ -1,6 +1,6 @@
 """Per-test assembly: a pytest item, its markers and the session's settings in, a :class:`StageSnapshot` out.
 
-Used by the ``stage_snapshot`` fixture (``plugin.py``) and by registered-function items
+Used by the ``stage_snapshot`` fixture (``hooks/items.py``) and by registered-function items
 (``collection.py``); it also turns a call's outcome into pytest's fail and skip.
 """
 
@@ -17,13 +17,14 @@ import pytest
 
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.budgets import budget_for, parse_budget
-from pytest_stages.config import ConfigError, check_marker, parse_choices, parse_tolerances, respellings
-from pytest_stages.core.errors import PREFIX, Outcome, StagesError
+from pytest_stages.config.values import check_marker, parse_choices, parse_tolerances, respellings
+from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, StagesError
 from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, SNAPSHOT
-from pytest_stages.run.runner import StageSnapshot, StagesSession
+from pytest_stages.run.runner import StageSnapshot
+from pytest_stages.run.session import StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
-from pytest_stages.stage.chip import ChipHeld
 from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.errors import ChipHeld
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.store.names import COMPILES_FOLDER, module_folder
 from pytest_stages.store.storage import SnapshotFolder

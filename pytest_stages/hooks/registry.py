@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.core.errors import StagesError
 from pytest_stages.hooks import jax
-from pytest_stages.stage.topology import TopologyUnavailable
+from pytest_stages.hooks.errors import RegisteredFunctionError
+from pytest_stages.stage.errors import TopologyUnavailable
 
 RegisteredArgs = tuple[Any, ...] | Callable[[Any], tuple[Any, ...]]
 
@@ -87,10 +87,6 @@ class Registration:
                 "make the args function build its arguments from the stage_config it is given (its mesh and "
                 "devices), not from the devices this process happens to see."
             ) from None
-
-
-class RegisteredFunctionError(StagesError):
-    """A registration that cannot be staged on a config: its item fails with this one paragraph."""
 
 
 def _first_line(exc: BaseException) -> str:

@@ -28,7 +28,7 @@ from pytest_stages.report.render import (
     write_report,
 )
 from pytest_stages.report.unused import judge_snapshots, project_tree
-from pytest_stages.run.runner import StagesSession
+from pytest_stages.run.session import StagesSession
 from pytest_stages.stage import disk_cache
 from pytest_stages.store.prune import Evidence, run_gaps
 

@@ -1,11 +1,12 @@
-"""pytest stash keys shared by the hook layer (``plugin.py``) and the registered-item collector."""
+"""pytest stash keys shared by the hook modules and the registered-item collector."""
 
 from __future__ import annotations
 
 import pytest
 
 from pytest_stages.hooks.observe import Observer
-from pytest_stages.run.runner import StageSnapshot, StagesSession
+from pytest_stages.run.runner import StageSnapshot
+from pytest_stages.run.session import StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage.chip import ChipPlan
 from pytest_stages.store.storage import SnapshotFolder

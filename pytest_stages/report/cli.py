@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pytest_stages.config import ConfigError, load_pyproject, parse_settings
-from pytest_stages.core.errors import PREFIX
+from pytest_stages.config.discovery import load_pyproject
+from pytest_stages.config.settings import parse_settings
+from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError
 from pytest_stages.core.inputs import read_json
 from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_command, review_command
@@ -35,7 +36,7 @@ from pytest_stages.stage.plan import installed_version
 from pytest_stages.store import refusals_
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.prune import Evidence, module_file
-from pytest_stages.store.storage import SnapshotError, SnapshotStore, file_digest, snapshot_root
+from pytest_stages.store.storage import SnapshotStore, file_digest, snapshot_root
 
 # Exit statuses: every shard passed; a test or a snapshot check failed; bad input; the shards do not cover the suite.
 OK, FAILED, USAGE, INCOMPLETE = 0, 1, 2, 3

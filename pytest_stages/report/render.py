@@ -19,14 +19,14 @@ from pytest_stages.analyse.step_time import SECONDS
 from pytest_stages.check.figure_text import metric_short
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
-from pytest_stages.core.errors import PREFIX, ConfigError
-from pytest_stages.core.paths import PathError, Use, checked_path, shown_path, write_atomically
+from pytest_stages.core.errors import PREFIX, ConfigError, PathError
+from pytest_stages.core.paths import Use, checked_path, shown_path, write_atomically
 from pytest_stages.core.records import CallRecord, Change, DiffRow, Finding, Kind, Migration, Mode, Status
 from pytest_stages.core.run_view import RunFacts
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, format_seconds, relative_change
 from pytest_stages.report import drift, html_report_, message_
-from pytest_stages.run.runner import StagesSession
+from pytest_stages.run.session import StagesSession
 
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = CHECK_KINDS

@@ -20,16 +20,19 @@ from pathlib import Path
 from typing import TextIO
 
 from pytest_stages.check.message import Labels, headline_lines
-from pytest_stages.config import ConfigError, load_pyproject, parse_selection, parse_settings
-from pytest_stages.core.errors import StagesError
+from pytest_stages.config.discovery import load_pyproject
+from pytest_stages.config.settings import parse_settings
+from pytest_stages.config.values import parse_selection
+from pytest_stages.core.errors import ConfigError, StagesError
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number, relative_change
 from pytest_stages.report.diff_command import diff_lines
 from pytest_stages.store import accept as accept_
 from pytest_stages.store import expression
+from pytest_stages.store.errors import PendingError
 from pytest_stages.store.names import META_FILE
-from pytest_stages.store.pending import PendingEntry, PendingError, PendingSet, discard, project_name, unwritable
+from pytest_stages.store.pending import PendingEntry, PendingSet, discard, project_name, unwritable
 from pytest_stages.store.storage import SnapshotStore, snapshot_root
 
 # Exit statuses: done; bad input (nothing written); Ctrl-C at review's prompt (the answers given applied).

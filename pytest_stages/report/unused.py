@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pytest_stages.core.errors import PREFIX
+from pytest_stages.core.errors import PREFIX, SnapshotError
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.run_view import RunView
 from pytest_stages.report import refusal_text_
@@ -19,7 +19,7 @@ from pytest_stages.report.render import PRUNE_HINT, inventory_lines
 from pytest_stages.store import refusals_
 from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import Evidence, Tree, module_file, refusal, take_inventory, used_files
-from pytest_stages.store.storage import SnapshotError, SnapshotStore
+from pytest_stages.store.storage import SnapshotStore
 
 
 def project_tree(

@@ -5,21 +5,15 @@ from typing import TYPE_CHECKING
 from pytest_stages.core.lazy import lazy_module
 
 # What this layer imports late, named once (core/lazy.py says how): what only a difference or a
-# failure needs, the comparison families, the input signature (check/drift), the alignment of renamed texts and
-# the failure message, the source lines of a stage text, the pending sets of ``--stages-pending``; a run
-# whose calls all match their snapshots loads none of them (tests/test_lazy_imports.py).
+# failure needs, the alignment of renamed texts and the failure message, and the pending sets of
+# ``--stages-pending``; a run whose calls all match their snapshots loads none of them (tests/test_lazy_imports.py).
 if TYPE_CHECKING:
-    from pytest_stages.check import compare, drift
     from pytest_stages.check import message as message_
-    from pytest_stages.ir import alpha, rename, sources
+    from pytest_stages.ir import rename
     from pytest_stages.store import pending as pending_
 else:
-    compare = lazy_module("pytest_stages.check.compare")
-    drift = lazy_module("pytest_stages.check.drift")
     message_ = lazy_module("pytest_stages.check.message")
-    alpha = lazy_module("pytest_stages.ir.alpha")
     rename = lazy_module("pytest_stages.ir.rename")
-    sources = lazy_module("pytest_stages.ir.sources")
     pending_ = lazy_module("pytest_stages.store.pending")
 
-__all__ = ["alpha", "compare", "drift", "message_", "pending_", "rename", "sources"]
+__all__ = ["message_", "pending_", "rename"]

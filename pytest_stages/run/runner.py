@@ -1,380 +1,44 @@
-"""One ``stage_snapshot`` call end to end, as steps: stage, compare, decide, format, write.
+"""The ``stage_snapshot`` fixture's value: one call end to end, as steps (stage, compare, decide, format, write).
 
-:func:`compare_call` (snapshots and a staged result in, statuses and findings out),
-:func:`pytest_stages.check.decide.decide` and :func:`pytest_stages.check.message.call_message` are
-pure; :class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the
-files to write until the test has passed. The pytest hook layer (``plugin.py``,
-``per_test.py``) creates a :class:`StagesSession` per run and a :class:`StageSnapshot`
-per test; this module holds no pytest hooks.
+:func:`~pytest_stages.check.call.compare_call` (snapshots and a staged result in, statuses and
+findings out), :func:`~pytest_stages.check.decide.decide` and the failure message are pure;
+:class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the files to write
+until the test has passed. The hook layer creates a :class:`~pytest_stages.run.session.StagesSession`
+per run and a :class:`StageSnapshot` per test.
 
-What only a difference or a failure needs (the comparison families, the alignment of
-renamed texts, the failure message) is imported at its first use (this layer's late imports,
-``pytest_stages/run/__init__.py``): a run whose calls all match their snapshots never loads it
-(docs/performance.md).
+What only a difference or a failure needs is imported at its first use (this layer's late imports,
+``pytest_stages/run/__init__.py``): a run whose calls all match their snapshots never loads it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, as_recorded, check_kind, device_estimate
+from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, device_estimate
 from pytest_stages.analyse.step_time import KEY as STEP
 from pytest_stages.analyse.step_time import SECONDS
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
-from pytest_stages.check.decide import Policy, Verdict, decide, judged
-from pytest_stages.config import ConfigError, Settings
-from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.core.inputs import parse_json
-from pytest_stages.core.records import CallRecord, Change, Compared, Finding, Kind, Migration, Pair, Status
+from pytest_stages.check.compare import CallComparison, Context, Snapshot, budget_status, compare_call
+from pytest_stages.check.decide import Verdict
+from pytest_stages.core.errors import ConfigError, SnapshotError
+from pytest_stages.core.inputs import UNPARSED
+from pytest_stages.core.records import CallRecord, Finding, Kind, Migration, Status
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.run import alpha, compare, drift, message_, pending_, rename, sources
+from pytest_stages.run import message_, pending_, rename
+from pytest_stages.run.errors import StagesFailure, StagesSkip
+from pytest_stages.run.session import StagesSession
+from pytest_stages.run.verdict import PendingWrite, conclude, write_pending
 from pytest_stages.stage import deep_recursion, measure, plan
-from pytest_stages.stage.adapters import Unsupported
-from pytest_stages.stage.devices import ActiveConfig, activate
-from pytest_stages.stage.jax_events import CompileEvents
-from pytest_stages.stage.memory_release import CacheClearing
+from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.errors import Unsupported
 from pytest_stages.stage.staging import StageResult, stage
-from pytest_stages.stage.topology_results import CompileOnlyCache
-from pytest_stages.store import inventory
-from pytest_stages.store.schemas import UNPARSED
-from pytest_stages.store.storage import (
-    SnapshotError,
-    SnapshotFolder,
-    SnapshotStore,
-)
-
-
-class StagesFailure(StagesError):
-    """A call whose findings fail the test; the message is what the user reads."""
-
-
-class StagesSkip(StagesError):
-    """A call that is skipped; the message is the reason.
-
-    Snapshots from other JAX versions under ``on_version_mismatch = "skip"``, or a function its
-    configuration cannot stage (:class:`~pytest_stages.stage.adapters.Unsupported`).
-    """
-
-    outcome = Outcome.SKIP
-
-
-@dataclass(frozen=True)
-class Options:
-    """Command-line choices for this run."""
-
-    update: bool = False
-    rerecord: bool = False
-    configs: tuple[str, ...] | None = None
-    check: tuple[str, ...] = ()
-    report: str | None = None
-    prune: bool = False
-    verbosity: int = 0
-    # ``--tb=long``: a stage error shows JAX's whole traceback under its paragraph.
-    long_tracebacks: bool = False
-    # ``--stages-pending DIR`` (or ``pending_dir``), resolved: where a compare run leaves what an update would write.
-    pending: Path | None = None
-    # ``--stages-measure``: time each compiled call on its attached device, beside its estimated step time.
-    measure: bool = False
-    # ``--stages-migrate`` (with ``--stages-update``): rewrite folders of an older snapshot format in this one.
-    migrate: bool = False
-
-
-def environment() -> dict[str, str]:
-    """The versions a snapshot folder records (read from package metadata, once a process: no JAX import)."""
-    return {name: str(plan.installed_version(name)) for name in ("jax", "jaxlib")}
-
-
-class StagesSession:
-    """Settings, storage and resolved device configs shared by every test of a run."""
-
-    def __init__(
-        self,
-        settings: Settings,
-        options: Options,
-        rootpath: Path,
-        budget_patterns: Mapping[str, Mapping[str, Any]],
-    ) -> None:
-        self.settings = settings
-        self.options = options
-        self.rootpath = rootpath
-        self.budget_patterns = budget_patterns
-        self.store = SnapshotStore(rootpath / settings.snapshot_dir)
-        self.records: list[CallRecord] = []
-        # The calls of a previous JSON report (``--stages-baseline``): the "before" compile times.
-        self.baseline: list[CallRecord] = []
-        self.caches = CacheClearing(settings.clear_caches)
-        # The one listener to JAX's compile events: registered at first use, closed when the run ends.
-        self.events = CompileEvents()
-        # The compile-only cache (stage/topology_results.py), set when the plugin starts work; None: off.
-        self.compile_only_cache: CompileOnlyCache | None = None
-        self._active: dict[str, ActiveConfig] = {}
-        self._environment: dict[str, str] | None = None
-        # What was said of snapshot formats this version cannot compare (each said once a session).
-        self.formats_said: set[str] = set()
-
-    @functools.cached_property
-    def pending_identity(self) -> dict[str, Any]:
-        """Who writes this run's pending sets: the project, its snapshot folder, the plugin, the commit (read once)."""
-        try:
-            pyproject = tomllib.loads((self.rootpath / "pyproject.toml").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pyproject = {}
-        return {
-            "project": pending_.project_name(pyproject),
-            "snapshot_dir": self.settings.snapshot_dir,
-            "plugin": plan.installed_version("pytest-stages"),
-            "commit": inventory.git_commit(self.rootpath) or None,
-        }
-
-    @property
-    def environment(self) -> dict[str, str]:
-        if self._environment is None:
-            self._environment = environment()
-        return self._environment
-
-    def active(self, name: str) -> ActiveConfig:
-        """The resolved config ``name`` (resolved once per run)."""
-        if name not in self._active:
-            self._active[name] = activate(self.settings.config_named(name), self.rootpath)
-        return self._active[name]
-
-    @property
-    def policy(self) -> Policy:
-        return Policy(
-            update=self.options.update,
-            on_version_mismatch=self.settings.on_version_mismatch,
-            enforced=self.options.check or self.settings.check,
-        )
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """One artifact's snapshot file and its text (None when there is none yet).
-
-    ``data`` is what the reader parsed of a JSON snapshot's text when it checked it
-    (:data:`~pytest_stages.store.schemas.UNPARSED`: not parsed).
-    """
-
-    path: Path
-    text: str | None
-    data: Any = UNPARSED
-
-
-@dataclass
-class CallComparison:
-    """What :func:`compare_call` found for one call.
-
-    ``changed`` names the artifacts whose file must be (re)written: new, or different
-    from the snapshot. ``signature`` explains an input change seen in the jaxpr. ``current``
-    holds each snapshot that differed, as this version of pytest-stages writes it (renormalized).
-    """
-
-    status: dict[str, Status] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-    deltas: dict[str, list[float]] = field(default_factory=dict)
-    changed: list[str] = field(default_factory=list)
-    signature: str | None = None
-    current: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Context:
-    """What comparing a call needs besides the snapshots: tolerances, budget, diff size, where.
-
-    ``renames`` gives, when asked, the map from the output names of an older snapshot format to
-    this one's (:attr:`~pytest_stages.stage.staging.StageResult.output_renames`; None: the same format).
-    """
-
-    nodeid: str
-    rootpath: Path
-    tolerance: Mapping[str, float] = field(default_factory=dict)
-    budget: Mapping[str, Any] = field(default_factory=dict)
-    diff_lines: int = 60
-    replace_unreadable: bool = False
-    renames: Callable[[], Mapping[str, str]] | None = None
-
-
-def compare_call(result: StageResult, snapshots: Mapping[str, Snapshot], context: Context) -> CallComparison:
-    """Compare every built artifact of ``result`` with its snapshot, then check the budget.
-
-    Raises :class:`SnapshotError` for a JSON snapshot that does not parse, unless
-    ``context.replace_unreadable`` (update mode), where it is reported and replaced.
-    """
-    left_out = {**result.skipped, **result.partial}
-    out = CallComparison(
-        findings=[Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()]
-    )
-    for name in result.built:
-        if name in snapshots:
-            _add_artifact(out, name, snapshots[name], result=result, context=context)
-    out.status.update(dict.fromkeys(result.skipped, Status.SKIPPED))
-    budget = (
-        budgets_.check_budget(context.budget, result.analyses, result.seconds, result.config.device_memory)
-        if context.budget
-        else []
-    )
-    out.status[BUDGET] = budget_status(bool(context.budget), budget)
-    out.findings += budget
-    return out
-
-
-def artifact_status(findings: Sequence[Finding], *, recorded: bool) -> Status:
-    """An artifact's cell in the summary table: new, changed (a failing finding), improved (others) or ok."""
-    if not recorded:
-        return Status.NEW
-    if any(f.failing for f in findings):
-        return Status.CHANGED
-    return Status.IMPROVED if findings else Status.OK
-
-
-def budget_status(configured: bool, findings: Sequence[Finding]) -> Status:
-    """The budget cell: unchecked without a budget, over where a ceiling was breached, else ok."""
-    if not configured:
-        return Status.UNCHECKED
-    return Status.OVER if any(f.failing for f in findings) else Status.OK
-
-
-def conclude(
-    record: CallRecord,
-    pending: list[PendingWrite],
-    policy: Policy,
-    mismatch: str,
-    message: Callable[[Verdict], str],
-) -> None:
-    """The one verdict of a staged call, a registered function or a ``stage_compiles`` block.
-
-    Decides over the record's findings (skipped artifacts judge nothing), marks in the record
-    which of them failed, and on a failing verdict drops the files to write and raises the
-    message ``message`` renders from the verdict.
-    """
-    verdict = decide([f for f in record.findings if f.kind != Kind.SKIPPED], policy, mismatch)
-    record.findings = judged(record.findings, verdict)
-    if not verdict.passed:
-        pending.clear()
-        raise StagesFailure(message(verdict))
-
-
-def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, result: StageResult, context: Context) -> None:
-    """One artifact's status, findings and deltas; whether its file must be written."""
-    expected = snapshot.text
-    if expected is not None and _unchanged(name, expected, result, snapshot.data):
-        out.status[name] = Status.OK
-        return
-
-    if expected is None:
-        out.status[name] = Status.NEW
-        out.findings.append(compare.no_snapshot(name))
-        out.changed.append(name)
-        return
-    current = snapshot_format.current_form(name, expected, context.renames)
-    if current != expected:  # written by an older pytest-stages: compared as this one writes it
-        out.current[name] = expected = current
-        snapshot = Snapshot(snapshot.path, current)
-        if _unchanged(name, current, result):  # its format alone is no reason to write it (--stages-migrate is)
-            out.status[name] = Status.OK
-            return
-    actual = result.serialized(name)
-    found = _compare_artifact(name, snapshot, actual, result, context)
-    out.findings += found.findings
-    out.deltas.update(found.deltas)
-    out.status[name] = artifact_status(found.findings, recorded=True)
-    if alpha.equivalent(BY_NAME[name].dialect, expected, actual):
-        return
-    out.changed.append(name)
-    if BY_NAME[name].signature:
-        placed = result.analyses.get("sharding") or result.analyses.get("layout") or {}
-        out.signature = drift.signature_change(list(placed.get("inputs", {})), expected, actual)
-
-
-def _unchanged(name: str, expected: str, result: StageResult, data: Any = UNPARSED) -> bool:
-    """Whether a snapshot holds exactly what was just built: the same text, or JSON of the same data.
-
-    Then there is nothing to compare, and an analysis need not be printed as JSON (the indented
-    printing runs in pure Python). A JSON snapshot that holds the same data printed otherwise (by
-    hand) is unchanged too, and an update leaves it as it is. ``data`` is ``expected`` as the
-    reader parsed it, where it did.
-    """
-    if BY_NAME[name].is_text:
-        return expected == result.texts[name]
-    try:
-        stored = parse_json(expected) if data is UNPARSED else data
-        return bool(stored == as_recorded(name, stored, result.analyses[name]))
-    except ValueError:
-        return False
-
-
-def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageResult, context: Context) -> Compared:
-    """One artifact against its snapshot, with the comparison family the artifact table names."""
-    expected = snapshot.text or ""
-    if BY_NAME[name].is_text:
-        return compare.compare_pair(
-            Pair(
-                name,
-                expected,
-                actual,
-                diff_lines=context.diff_lines,
-                locations=lambda: sources.describe_all(result.source_lines(name) or (), context.rootpath),
-            )
-        )
-    if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
-        return Compared([])
-    try:
-        before = parse_json(expected)
-    except ValueError as exc:
-        if context.replace_unreadable:
-            return Compared([Finding(check_kind(name), name, "unreadable snapshot replaced", change=Change.UNREADABLE)])
-        raise SnapshotError(
-            f"snapshot {snapshot.path} is not valid JSON ({exc}): it was corrupted "
-            "or edited by hand. Restore it from version control, or run "
-            f"`pytest --stages-update {context.nodeid}` to record it again."
-        ) from None
-    return compare.compare_pair(
-        Pair(
-            name,
-            expected,
-            actual,
-            before,
-            result.analyses[name],
-            context.tolerance,
-            context.diff_lines,
-            loop_places=lambda: result.loop_places(context.rootpath),
-        )
-    )
-
-
-@dataclass(frozen=True)
-class PendingWrite:
-    """A file to write once the test has passed (update mode), and the record that notes it."""
-
-    path: Path
-    text: str
-    record: CallRecord
-    # Why --stages-migrate writes it (None: its program changed, or it is new).
-    migration: Migration | None = None
-
-
-def write_pending(pending: list[PendingWrite], store: SnapshotStore, rootpath: Path) -> None:
-    """Write each pending file (update mode, after the test passed), noting it in its record; empties the list."""
-    done: list[Path] = []
-    try:
-        store.write_all([(write.path, write.text) for write in pending], done)
-    finally:
-        for write in pending:
-            if write.path in done:
-                path = write.path.relative_to(rootpath).as_posix()
-                write.record.written.append(path)
-                if write.migration is not None:
-                    write.record.migrated[path] = write.migration
-        pending.clear()
+from pytest_stages.store.storage import SnapshotFolder
 
 
 class StageSnapshot:
@@ -533,7 +197,6 @@ class StageSnapshot:
             self.nodeid,
             session.rootpath,
             self.tolerance,
-            self.budget,
             session.settings.diff_lines,
             replace_unreadable=session.policy.update,
             renames=(lambda: result.output_renames)
@@ -548,7 +211,8 @@ class StageSnapshot:
         change: environment_.EnvironmentChange,
         context: Context,
     ) -> CallComparison:
-        """Compare the call's snapshots, those the environment change leaves unchecked skipped (none on update)."""
+        """Compare the call's snapshots (those the environment change leaves unchecked skipped, none on update), then
+        check its budget."""
         unchecked = (
             {}
             if self.session.policy.update
@@ -560,6 +224,13 @@ class StageSnapshot:
             )
         )
         compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
+        budget = (
+            budgets_.check_budget(self.budget, result.analyses, result.seconds, result.config.device_memory)
+            if self.budget
+            else []
+        )
+        compared.status[BUDGET] = budget_status(bool(self.budget), budget)
+        compared.findings += budget
         compared.findings += [Finding(Kind.SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
         compared.status.update(dict.fromkeys(unchecked, Status.SKIPPED))
         return compared

@@ -17,22 +17,17 @@ from typing import Any
 from pytest_stages.analyse.artifacts import BUDGET
 from pytest_stages.check import recompiles
 from pytest_stages.check.budgets import COMPILES_METRIC
+from pytest_stages.check.compare import artifact_status, budget_status, no_snapshot
 from pytest_stages.check.decide import Verdict
-from pytest_stages.config import ConfigError
+from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.run import compare, message_
-from pytest_stages.run.runner import (
-    PendingWrite,
-    StagesSession,
-    artifact_status,
-    budget_status,
-    conclude,
-    write_pending,
-)
+from pytest_stages.run import message_
+from pytest_stages.run.session import StagesSession
+from pytest_stages.run.verdict import PendingWrite, conclude, write_pending
 from pytest_stages.stage.jax_events import CompileLog, watch
-from pytest_stages.store.storage import SnapshotError, SnapshotFolder
+from pytest_stages.store.storage import SnapshotFolder
 
 ARTIFACT = "compiles"
 SECONDS = {"traces": "trace", "lowerings": "lower", "compiles": "compile"}
@@ -105,7 +100,7 @@ class StageCompiles:
         self.records.append(record)
         expected = session.store.read(path)
         if expected is None:
-            findings = [compare.no_snapshot(ARTIFACT)]
+            findings = [no_snapshot(ARTIFACT)]
         else:
             findings = recompiles.compare_counts(_parsed(expected, path, self.nodeid), data, explanations)
         ceiling = self.budget.get(COMPILES_METRIC)

@@ -19,20 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.stage import equinox, jax, linen, nnx, nnx_compilation
+from pytest_stages.stage.errors import Unsupported
 
 NamedLeaves = list[tuple[str, Any]]
 # The name of what a staged function returns; its leaves add their paths: ``output[0]``.
 OUTPUT = "output"
 # equinox.filter_jit's own output beside the returned value (a scalar its runtime checks wait on).
 EQUINOX_MARKER = "(equinox marker)"
-
-
-class Unsupported(StagesError):
-    """A function this configuration cannot stage (the message says why); the call is skipped."""
-
-    outcome = Outcome.SKIP
 
 
 @dataclass

@@ -15,8 +15,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from pytest_stages.config import DeviceConfig
-from pytest_stages.core.errors import StagesError
+from pytest_stages.config.devices import DeviceConfig
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.stage.plan import host_dependent, platform_of
 
@@ -137,10 +136,6 @@ def held_message(platform: str, cpu_configs: Iterable[str] = ()) -> str:
         "--dist load); stop the other process that holds it (a notebook, another pytest), or run serially "
         f"with `-n 0`, or only the CPU configs with {select}."
     )
-
-
-class ChipHeld(StagesError):
-    """An attached accelerator this process cannot open: another process holds it, or xdist sent its config here."""
 
 
 @dataclass(frozen=True)

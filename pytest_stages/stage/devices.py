@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.config import ConfigError, DeviceConfig
+from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.stage import chip, jax, jax_options, mesh_utils
 from pytest_stages.stage import plan as plan_
+from pytest_stages.stage.errors import ChipHeld
 from pytest_stages.stage.process_env import ProcessChanges
 from pytest_stages.stage.topology import gpu_spec, topology_devices
 
@@ -96,7 +98,7 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     Which backend it stages on is :func:`pytest_stages.stage.plan.plan`'s decision: a config
     without ``platform`` stages on the CPU devices even where an accelerator is the default
     backend. A ``topology`` config gets compile-only devices (raising
-    :class:`~pytest_stages.stage.topology.TopologyUnavailable` without the plugin).
+    :class:`~pytest_stages.stage.errors.TopologyUnavailable` without the plugin).
     """
     axis_types = _axis_types(config.axis_types) if config.axis_types else None
     if config.topology is not None:
@@ -108,7 +110,7 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     except RuntimeError as exc:
         held = chip.held_elsewhere(str(exc))
         if held is not None:  # attached but held by another process: never quietly lowered only
-            raise chip.ChipHeld(chip.held_message(held)) from None
+            raise ChipHeld(chip.held_message(held)) from None
         available = []
     except AssertionError:  # JAX asserts a default backend: none of those JAX_PLATFORMS names started
         raise ConfigError(_no_backend(config, platform)) from None

@@ -18,7 +18,7 @@ import inspect
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from pytest_stages.config import AUTO_PERIOD
+from pytest_stages.config.settings import AUTO_PERIOD, ClearCaches
 from pytest_stages.stage import jax
 
 
@@ -70,7 +70,7 @@ class CacheClearing:
     until the next drop, at most :data:`AUTO_PERIOD` staged tests later.
     """
 
-    def __init__(self, mode: bool | str, clear: Callable[[], None] | None = None) -> None:
+    def __init__(self, mode: ClearCaches, clear: Callable[[], None] | None = None) -> None:
         self.mode = mode
         self._clear = clear
         self._keys: set[Hashable] = set()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from pytest_stages.config import DeviceConfig
+from pytest_stages.config.devices import DeviceConfig
 
 ATTACHED = "attached"
 COMPILE_ONLY = "compile-only"

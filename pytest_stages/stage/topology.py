@@ -18,20 +18,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.config import ConfigError, DeviceConfig
-from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.core.errors import ConfigError
 from pytest_stages.stage import jax, topologies
+from pytest_stages.stage.errors import TopologyUnavailable
 
 SPEC_DIR = Path(__file__).parent / "gpu_specs"
 # platform -> the module its compile-only plugin provides, and the extra of JAX that installs it
 # (what pytest-stages' own `tpu`/`cuda` extras bring).
 PLUGINS = {"tpu": ("libtpu", "tpu"), "cuda": ("jax_plugins.xla_cuda12", "cuda12")}
-
-
-class TopologyUnavailable(StagesError):
-    """The accelerator plugin a topology config needs is not installed (the config is skipped)."""
-
-    outcome = Outcome.SKIP
 
 
 def gpu_names() -> list[str]:

@@ -32,8 +32,8 @@ from typing import Any
 
 from pytest_stages import jax_compat
 from pytest_stages.analyse.artifacts import ARTIFACTS
-from pytest_stages.core.errors import PREFIX
-from pytest_stages.core.inputs import InputError, read_bytes
+from pytest_stages.core.errors import PREFIX, InputError
+from pytest_stages.core.inputs import read_bytes
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.core.paths import write_atomically
 from pytest_stages.stage import plan

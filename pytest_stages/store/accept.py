@@ -28,11 +28,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_stages.check.environment import compare_environments, describe
-from pytest_stages.config import Settings
-from pytest_stages.core.errors import Outcome, StagesError
+from pytest_stages.config.settings import Settings
 from pytest_stages.core.paths import temporary_of
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store import expression
+from pytest_stages.store.errors import AcceptError
 from pytest_stages.store.journal import Swap, read_journal, staged_names, write_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet, disk_digest, read_set
@@ -40,12 +40,6 @@ from pytest_stages.store.prune import module_file
 from pytest_stages.store.storage import SnapshotStore, parse_meta, tree_lock, unreadable_snapshot
 
 NOTHING_WRITTEN = "Nothing was written."
-
-
-class AcceptError(StagesError):
-    """Pending sets that cannot be accepted as they are; the message says which, why, and what to do."""
-
-    outcome = Outcome.USAGE
 
 
 @dataclass(frozen=True)
@@ -348,7 +342,7 @@ def recover(root: Path) -> str | None:
     """Put back what an interrupted accept left (its journal says how far it got); what was done, or None.
 
     The journal is checked in full first (:func:`~pytest_stages.store.journal.read_journal`: a
-    :class:`~pytest_stages.store.journal.JournalError` touches nothing). Before the swaps: the
+    :class:`~pytest_stages.store.errors.JournalError` touches nothing). Before the swaps: the
     staged copies are removed. During them: each folder swapped in is swapped back out and the
     old one returned. After them (committed): the old folders are removed. Under the tree's lock.
     """

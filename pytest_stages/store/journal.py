@@ -19,23 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.core.inputs import InputError, read_json
+from pytest_stages.core.errors import InputError
+from pytest_stages.core.inputs import read_json
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.core.paths import plainly_below, write_atomically
 from pytest_stages.ir.normalize import to_json
+from pytest_stages.store.errors import JournalError
 from pytest_stages.store.names import ACCEPT_JOURNAL, snapshot_folder
 
 JOURNAL_SCHEMA = "pytest-stages-accept/1"
 PHASES = ("staging", "swapping", "committed")
 _TOKEN = lazy_pattern(r"[0-9a-f]{8}")
 _FIELDS = {"folder": str, "staged": str, "old": str, "existed": bool, "created": list}
-
-
-class JournalError(StagesError):
-    """An accept journal pytest-stages did not write as it is; the message names it and the way out."""
-
-    outcome = Outcome.USAGE
 
 
 @dataclass(frozen=True)

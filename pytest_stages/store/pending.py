@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.core.inputs import InputError, read_json
+from pytest_stages.core.errors import InputError
+from pytest_stages.core.inputs import read_json
 from pytest_stages.core.paths import write_atomically
 from pytest_stages.ir.normalize import to_json
+from pytest_stages.store.errors import PendingError
 from pytest_stages.store.names import META_FILE, safe_component, snapshot_folder
 from pytest_stages.store.prune import own_name
 from pytest_stages.store.schemas import ANY, call_schema, mismatch, schema_mismatch
@@ -53,12 +54,6 @@ _MANIFEST_SCHEMA = {
     "record": {"*": ANY},
 }
 _REQUIRED = tuple(_MANIFEST_SCHEMA)
-
-
-class PendingError(StagesError):
-    """A pending set that cannot be used as it is; the message names it and the fix."""
-
-    outcome = Outcome.USAGE
 
 
 def digest(data: bytes) -> str:

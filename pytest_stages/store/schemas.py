@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.core.inputs import parse_json
+from pytest_stages.core.inputs import UNPARSED, parse_json
 
 ANY = object()
 NUMBER = (int, float)
@@ -56,10 +56,6 @@ SCHEMAS: dict[str, object] = {
         "*": ANY,
     },
 }
-
-
-# The data of a snapshot that was not parsed: a text artifact, or JSON that does not parse.
-UNPARSED = object()
 
 
 def invalid_snapshot(name: str, text: str) -> str | None:

@@ -23,26 +23,15 @@ import filelock
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
-from pytest_stages.core.errors import StagesError
-from pytest_stages.core.inputs import parse_json
-from pytest_stages.core.paths import (
-    PathError,
-    Use,
-    checked_path,
-    plainly_below,
-    shown_path,
-    temporary_of,
-    write_atomically,
-)
+from pytest_stages.core.errors import PathError, SnapshotError
+from pytest_stages.core.inputs import UNPARSED, parse_json
+from pytest_stages.core.paths import Use, checked_path, plainly_below, shown_path, temporary_of, write_atomically
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store.journal import Journal, JournalError, read_journal
+from pytest_stages.store.errors import JournalError
+from pytest_stages.store.journal import Journal, read_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, LOCK_FILE, META_FILE, safe_component, safe_path
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names
-from pytest_stages.store.schemas import UNPARSED, invalid_snapshot, judge_snapshot
-
-
-class SnapshotError(StagesError):
-    """A snapshot file that cannot be read or written; the message names it and the fix."""
+from pytest_stages.store.schemas import invalid_snapshot, judge_snapshot
 
 
 def parse_meta(text: str) -> dict[str, Any] | None:

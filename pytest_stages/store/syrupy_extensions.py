@@ -35,7 +35,7 @@ from syrupy.types import (
 )
 
 from pytest_stages.analyse.artifacts import ARTIFACTS, Artifact
-from pytest_stages.config import DEFAULT_DIFF_LINES
+from pytest_stages.config.settings import DEFAULT_DIFF_LINES
 from pytest_stages.core.paths import write_atomically
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.textdiff import edit_script, unified

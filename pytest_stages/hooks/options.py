@@ -1,0 +1,220 @@
+"""The command line: the ``--stages-*`` options, and the checks of what they name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_stages.analyse.artifacts import CHECK_KINDS
+from pytest_stages.config.discovery import FoundTable, find_table
+from pytest_stages.config.settings import Settings
+from pytest_stages.config.values import parse_choices, parse_selection
+from pytest_stages.core.errors import PREFIX, ConfigError
+from pytest_stages.core.paths import Use, checked_path, shown_path
+from pytest_stages.report import render
+from pytest_stages.run.session import Options
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("stages", f"{PREFIX}compilation-regression snapshots of JAX programs")
+    group.addoption(
+        "--stages-update",
+        action="store_true",
+        default=False,
+        help="write new and changed stage snapshots of the tests that ran (deletes nothing)",
+    )
+    group.addoption(
+        "--stages-rerecord",
+        action="store_true",
+        default=False,
+        help="with --stages-update: also replace snapshots recorded for another platform, device kind or "
+        "CPU architecture (a plain update refuses to)",
+    )
+    group.addoption(
+        "--stages-migrate",
+        action="store_true",
+        default=False,
+        help="with --stages-update: also rewrite snapshot folders of an older pytest-stages format in this "
+        "version's (a plain update never rewrites a file for its format alone); lists each file and why",
+    )
+    group.addoption(
+        "--stages-configs",
+        metavar="NAMES",
+        default=None,
+        help="comma-separated device configs to run (default: all configured)",
+    )
+    group.addoption(
+        "--stages-check",
+        metavar="KINDS",
+        default=None,
+        help=f"comma-separated kinds that fail a test, from {','.join(CHECK_KINDS)} (default: all); "
+        "the others are reported only",
+    )
+    group.addoption(
+        "--stages-prune",
+        action="store_true",
+        default=False,
+        help="delete the snapshot files this run observed to be unused (refused unless the run collected "
+        "and ran everything, with no collection error or selection)",
+    )
+    group.addoption(
+        "--stages-list",
+        action="store_true",
+        default=False,
+        help="list the registered stage functions and configs that would run, with their arguments",
+    )
+    group.addoption(
+        "--stages-baseline",
+        metavar="PATH",
+        default=None,
+        help="a JSON report of an earlier run (--stages-report=PATH.json): the upgrade section lists the calls "
+        "whose compile time moved most against it",
+    )
+    group.addoption(
+        "--stages-pending",
+        metavar="DIR",
+        default=None,
+        help="on a compare run, write what --stages-update would write for each differing call into DIR (with a "
+        "manifest per call), for `pytest-stages accept DIR` or `review DIR`; snapshot_dir is not changed",
+    )
+    group.addoption(
+        "--stages-measure",
+        action="store_true",
+        default=False,
+        help="time each compiled call on its attached device (not compile-only topologies) and report the "
+        "measured step time beside the estimate; the reports only, never a snapshot",
+    )
+    group.addoption(
+        "--stages-report",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="write a report of every staged call: PATH.json, PATH.md or PATH.html (a review page); once a run",
+    )
+
+
+# The options that put the plugin to work in a session whose configuration has no table.
+STAGES_OPTIONS = (
+    "stages_update",
+    "stages_rerecord",
+    "stages_migrate",
+    "stages_configs",
+    "stages_check",
+    "stages_prune",
+    "stages_list",
+    "stages_baseline",
+    "stages_report",
+    "stages_pending",
+)
+
+
+def found_table(config: pytest.Config) -> FoundTable:
+    """The ``[tool.pytest_stages]`` table of the file pytest chose as its configuration."""
+    return find_table(config.inipath, config.rootpath, config.invocation_params.dir)
+
+
+def uses_plugin(namespace: Any, found: FoundTable) -> bool:
+    """Whether the session uses the plugin from the start: a table was read, or a ``--stages-*`` option given.
+
+    Otherwise it stays inert (no variable, JAX option, folder or plugin object) until a test stages.
+    """
+    given = [name for name in STAGES_OPTIONS if getattr(namespace, name, None) not in (None, False, [])]
+    return found.table is not None or bool(given)
+
+
+def read_options(config: pytest.Config, settings: Settings, snapshots: Path) -> Options:
+    configs = config.getoption("stages_configs")
+    names = None
+    if configs is not None:
+        known = tuple(c.name for c in settings.configs)
+        names = parse_selection("--stages-configs", configs, known)
+    reports = config.getoption("stages_report")
+    if len(reports) > 1:
+        raise ConfigError(
+            f"--stages-report is given {len(reports)} times ({', '.join(reports)}); a run writes one report: give "
+            "it once (`python -m pytest_stages merge --report A --report B REPORT.json` writes several from it)."
+        )
+    report = reports[0] if reports else None
+    if report is not None:
+        render.check_output("--stages-report", Path(report), snapshots)
+    pending = _pending_dir(config, settings, snapshots)
+    if pending is not None:
+        _apart_from_pending(pending, report, settings.compilation_cache, config.rootpath)
+    check = config.getoption("stages_check")
+    rerecord = config.getoption("stages_rerecord")
+    if rerecord and not config.getoption("stages_update"):
+        raise ConfigError("--stages-rerecord re-records snapshots: use it together with --stages-update.")
+    migrate = config.getoption("stages_migrate")
+    if migrate and not config.getoption("stages_update"):
+        raise ConfigError(
+            "--stages-migrate rewrites snapshots in this version's format: use it together with --stages-update."
+        )
+    return Options(
+        pending=pending,
+        update=config.getoption("stages_update"),
+        rerecord=rerecord,
+        migrate=migrate,
+        configs=names,
+        check=parse_choices("--stages-check", check, CHECK_KINDS) if check is not None else (),
+        report=report,
+        prune=config.getoption("stages_prune"),
+        verbosity=config.getoption("verbose", 0),
+        long_tracebacks=config.getoption("tbstyle", "auto") == "long",
+        measure=config.getoption("stages_measure"),
+    )
+
+
+def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> Path | None:
+    """``--stages-pending DIR`` (from the invocation folder) or ``pending_dir`` (from the rootdir), checked."""
+    option = config.getoption("stages_pending")
+    if option is None and not settings.pending_dir:
+        return None
+    name = "--stages-pending" if option is not None else "[tool.pytest_stages] pending_dir"
+    base = config.invocation_params.dir if option is not None else config.rootpath
+    value = option if option is not None else settings.pending_dir
+    if not str(value).strip():
+        raise ConfigError(f"{name} is empty: name the folder a compare run leaves its pending snapshots in.")
+    named = f"--stages-pending={shown_path(value)}" if option is not None else f"{name} = {shown_path(value)!r}"
+    fix = "Name a folder of its own for the pending set, e.g. --stages-pending=stages-pending."
+    path = checked_path(base / value, Use(named, fix, folder=True))
+    if option is not None and config.getoption("stages_update"):
+        raise ConfigError(
+            "--stages-pending keeps what an update would write, on a compare run; --stages-update writes it into the "
+            "snapshots: give one of them."
+        )
+    if render.inside(path, snapshots) or render.inside(snapshots, path):
+        raise ConfigError(
+            f"{name}={path} overlaps the snapshot folder {snapshots}, which a compare run never changes; name a "
+            "folder outside it, e.g. --stages-pending=stages-pending."
+        )
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise ConfigError(f"{name}={path} is not a folder (a file or a link); name a folder for the pending set.")
+    try:  # each call's manifest records the set's name as text
+        path.name.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
+        raise ConfigError(f"{name}={shown} is not a UTF-8 name; name the pending folder in UTF-8.") from None
+    return path
+
+
+def _apart_from_pending(pending: Path, report: str | None, cache: bool | str, rootpath: Path) -> None:
+    """The report and JAX's cache stay out of the pending folder, which holds the pending set alone.
+
+    A file there that no manifest names makes ``accept`` and ``review`` refuse the set, and the
+    next ``--stages-pending`` run refuse the folder.
+    """
+    others: list[tuple[str, Path, str]] = []
+    if report is not None:
+        others.append((f"--stages-report={shown_path(report)}", Path(report), "--stages-report=stages-report.json"))
+    if isinstance(cache, str):
+        shown = f"[tool.pytest_stages] compilation_cache = {shown_path(cache)!r}"
+        others.append((shown, rootpath / cache, 'compilation_cache = ".jax_cache"'))
+    for named, path, example in others:
+        if render.inside(path, pending):
+            raise ConfigError(
+                f"{named} is inside the pending folder {pending}, which holds the pending set "
+                "alone: `pytest-stages accept` and `review` refuse a set holding other files, and the next "
+                f"--stages-pending run refuses the folder. Put it beside the pending folder, e.g. {example}."
+            )
