@@ -192,6 +192,8 @@ def reordered(
     state = loopstate.plan(dialect, text)
     if state is not None:  # where the text changes, the lines it shares with the other text may not
         common = (0, 0)
+    if state is not None and not state.wanted:  # a rewrite that reads no hashes (fusions' operands) is made at once
+        text, state = state.apply({}), None
     for _ in range(_PASSES):
         graph = _graph(dialect, order, text, (split, defined, key), common)
         graph.wanted = state.wanted if state is not None else set()
