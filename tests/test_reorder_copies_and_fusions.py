@@ -9,6 +9,7 @@ order the lines ran. Each compares equal; a real change of the same lines does n
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -136,3 +137,27 @@ def test_the_fused_sum_of_other_operands_is_another_program(compiled) -> None:
     swapped = before[: summed.start()] + f"{summed[2]}, {summed[1]}" + before[summed.end() :]
     assert not equivalent("hlo", before, swapped)
     assert not equivalent("hlo", before, compiled["_difference_ba"])
+
+
+# A TPU fusion whose backend_config names its operands by position (the committed TPU snapshot of an RNN scan).
+TPU_RNN = Path(__file__).parent.parent / "snapshots/examples/test_models/test_rnn_scan/tpu/rnn.compiled.hlo.txt"
+
+
+def test_a_fusion_whose_config_names_its_operands_keeps_their_order() -> None:
+    """Its operands permuted together with its computation's parameters, the ``aliasing_operands`` indices left
+    as they were, alias another operand: another program."""
+    text = TPU_RNN.read_text(encoding="utf-8")
+    fusion = re.search(r"fusion\((%\S+), (%\S+), (%\S+), (.*?)\), kind=kOutput, calls=(%\S+), .*\"indices\":\[", text)
+    assert fusion is not None
+    header = re.search(
+        rf"^{re.escape(fusion[5])} \((\w[\w.]*): (\S+), (\w[\w.]*: \S+), (\w[\w.]*): (\S+), ", text, re.M
+    )
+    assert header is not None
+    permuted = text[: fusion.start(1)] + f"{fusion[3]}, {fusion[2]}, {fusion[1]}" + text[fusion.end(3) :]
+    permuted = permuted.replace(
+        header[0], f"{fusion[5]} ({header[4]}: {header[5]}, {header[3]}, {header[1]}: {header[2]}, ", 1
+    )
+    permuted = re.sub(rf"(%{re.escape(header[1])} = .* parameter\()0\)", r"\g<1>2)", permuted)
+    permuted = re.sub(rf"(%{re.escape(header[4])} = .* parameter\()2\)", r"\g<1>0)", permuted)
+    assert permuted.count(" parameter(") == text.count(" parameter(") and permuted != text
+    assert not equivalent("hlo", text, permuted)

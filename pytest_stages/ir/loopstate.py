@@ -267,7 +267,9 @@ def _hlo_plan(text: str) -> Plan | None:
     return Plan({state.init for state in found if isinstance(state, _HloLoop)}, apply)
 
 
-_HLO_FUSION = re.compile(rf" fusion\((.*)\), kind=k\w+, calls=%({_HLO_NAME})(?:, backend_config=.*)?$")
+_HLO_FUSION = re.compile(rf" fusion\((.*)\), kind=k\w+, calls=%({_HLO_NAME})(, backend_config=.*)?$")
+# A TPU fusion's backend_config that names none of its operands by position.
+_NO_ALIASING = '"aliasing_operands":{"lists":[]}'
 _HLO_PARAMETER = re.compile(r" parameter\((\d+)\)$")
 
 
@@ -309,10 +311,13 @@ class _HloFusion:
 def _hlo_fusion(module: _HloModule, k: int, line: str) -> _HloFusion | None:
     """The fusion on line ``k``, if its operands may be permuted: its computation is called by it alone,
     its header lists one parameter per operand, each read by one ``parameter(k)`` line at its place
-    (no output-to-operand aliasing or other attribute that names an operand by its position)."""
+    (no output-to-operand aliasing, no backend_config that names an operand, such as a TPU fusion's
+    ``"aliasing_operands":{"lists":[{"indices":["0","6"]}]}``, or other attribute that does)."""
     at = line.find(" fusion(") if line.startswith("  ") else -1
     found = _HLO_FUSION.match(line, at) if at > 0 else None
     if found is None or module.counts[found[2]] != 2 or found[2] not in module.computations:
+        return None
+    if "operand" in (found[3] or "").replace(_NO_ALIASING, ""):
         return None
     operands = _hlo_items(found[1])
     start, stop = module.computations[found[2]]
