@@ -16,9 +16,9 @@ rewritten with it:
   their forward lines ran). A fusion's keys are not the dataflow's hashes, which change with the
   numbers of the parameters of every fusion before it (put in order one level per pass), but a
   hash blind to every order: of each instruction without its names, its operands as a multiset,
-  a fused computation's ``parameter(k)`` without its k, a computation as the multiset of its
-  instructions; so every fusion is put in order at once (two operands that key alike keep their
-  order);
+  a ``parameter(k)`` without its k (but in ``ENTRY``), a computation as the multiset of its
+  instructions; so every fusion is put in order at once, before the dataflow is read (two
+  operands that key alike keep their order);
 - StableHLO: a ``stablehlo.while``, the positions its ``do`` region returns unchanged (the
   iteration argument itself) with their results (``%w#k``);
 - jaxpr: a ``while``'s body constants and condition constants (its body or condition jaxpr,
@@ -275,9 +275,10 @@ _HLO_PARAMETER = re.compile(r" parameter\((\d+)\)$")
 
 @dataclass(frozen=True)
 class _HloFusion:
-    """A ``fusion`` whose operands may be permuted: its line (``init``, where its operands' hashes are
-    read) and where its operands open, its computation's header line and where its parameters open,
-    and each ``parameter(k)`` line of the computation with its k."""
+    """A ``fusion`` whose operands may be permuted: its line (``init``) and where its operands open, its
+    computation's header line and where its parameters open, and each ``parameter(k)`` line of the
+    computation with its k. Its operands are keyed by the module's :attr:`_HloModule.blind` hashes,
+    not by the dataflow's (``probes``, which it never reads)."""
 
     module: _HloModule
     init: int
