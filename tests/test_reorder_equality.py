@@ -16,7 +16,6 @@ import jax.numpy as jnp
 import pytest
 from conftest import TWO_CONFIGS
 
-from pytest_stages.check.drift import CONSTANT, compare_text
 from pytest_stages.check.message import SAME_PROGRAM
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
@@ -118,9 +117,8 @@ def test_the_nnx_reorder_is_one_program_and_an_edit_of_it_is_not(nnx_texts) -> N
     assert "let jaxpr = { lambda" in decode[0] and "body_jaxpr=jaxpr" in decode[0]
     assert decode[0] != decode[1] and "add_any" in train[0] and train[0] != train[1]
     for name in ("decode", "train_step"):
-        for dialect in ("jaxpr", "mlir"):
+        for dialect in ("jaxpr", "mlir", "hlo"):
             assert equivalent(dialect, before[name][dialect], after[name][dialect]), (name, dialect)
-    assert equivalent("hlo", before["decode"]["hlo"], after["decode"]["hlo"])
     # the loop's operands permuted but not its body's binders: another program
     operands = re.search(r"\n    \] (\w+) (\w+) (\w+) (\w+)", decode[1])
     assert operands is not None
@@ -170,8 +168,8 @@ def test_commutative_operands_compare_as_a_multiset_and_no_other_operands_do(dia
 
 
 def test_the_nnx_reorder_passes_on_cpu1_and_cpu8_and_an_update_writes_nothing(project) -> None:
-    """Through the plugin: the decode loop is one program on both configs; the train step's jaxpr and
-    StableHLO too, and where XLA compiled it otherwise the failure says so and names no constant."""
+    """Through the plugin: the decode loop and the train step are one program on both configs, in every
+    text the compiled one included (XLA's fusions of the two gradient contributions in the other order)."""
     project.configure('stages = ["jaxpr", "stablehlo", "compiled"]\nanalyses = ["cost"]', configs=TWO_CONFIGS)
     project.write("model.py", NNX_MODEL.format(projections=GATE_FIRST))
     project.write("test_nnx.py", NNX_TEST)
@@ -180,17 +178,10 @@ def test_the_nnx_reorder_passes_on_cpu1_and_cpu8_and_an_update_writes_nothing(pr
     project.write("model.py", NNX_MODEL.format(projections=UP_FIRST))
     result = project.run()
     out = project.output(result)
-    result.assert_outcomes(passed=2, failed=2)
-    for config in ("cpu1", "cpu8"):
-        assert f"FAILED test_nnx.py::test_train[{config}]" in out
-        assert f"test_nnx.py::test_decode[{config}]  {config}    decode      ok" in out
-    # only XLA's compiled program differs, and the failure says that the program is the same
-    assert "IR: compiled changed" in out and "IR: jaxpr" not in out and "stablehlo changed" not in out
-    # once per failure (on CI, pytest repeats whole messages in its short summary: counted before it)
-    assert out.split("short test summary info")[0].count(SAME_PROGRAM) == 2 and "constants:" not in out
+    result.assert_outcomes(passed=4)
+    assert SAME_PROGRAM not in out and "changed" not in out
     project.run("--stages-update").assert_outcomes(passed=4)
-    written = {name for name, data in project.snapshots().items() if before.get(name) != data}
-    assert written <= {f"test_nnx/test_train/{config}/train_step.compiled.hlo.txt" for config in ("cpu1", "cpu8")}
+    assert project.snapshots() == before
 
 
 # A block of several independent projections (attention's q, k, v; a gated MLP's gate and up), the
@@ -237,15 +228,12 @@ def _block_texts(statements: list[str]) -> dict[str, str]:
 @pytest.mark.parametrize("seed", range(3))
 def test_random_orders_of_independent_statements_are_one_program(seed: int) -> None:
     """Random permutations of real framework code's independent lines: the same program in every text,
-    or, where XLA compiled it otherwise, a drift that names no constant it did not see change."""
+    the one XLA compiled for the CPU included."""
     statements = list(STATEMENTS)
     first = _block_texts(statements)
     random.Random(seed).shuffle(statements)
     assert statements != list(STATEMENTS)
     then = _block_texts(statements)
     assert first["jaxpr"] != then["jaxpr"]
-    assert equivalent("jaxpr", first["jaxpr"], then["jaxpr"])
-    assert equivalent("mlir", first["mlir"], then["mlir"])
-    if not equivalent("hlo", first["hlo"], then["hlo"]):
-        found = compare_text("compiled", first["hlo"], then["hlo"], diff_lines=40)
-        assert found is not None and found.subject != CONSTANT and not found.detail["constants"]
+    for dialect in ("jaxpr", "mlir", "hlo"):
+        assert equivalent(dialect, first[dialect], then[dialect]), dialect

@@ -363,15 +363,10 @@ def holds(name: str, text: str, data: Any, built: Any) -> bool:
         stored = parse_json(text) if data is UNPARSED else data
     except ValueError:
         return False
-    return bool(stored == as_recorded(name, stored, built))
-
-
-def as_recorded(name: str, stored: Any, built: Any) -> Any:
-    """``built`` less the keys added to the artifact since ``stored`` was written (:attr:`Artifact.added`)."""
-    added = BY_NAME[name].added
-    if not added or not isinstance(stored, dict) or not isinstance(built, dict) or all(k in stored for k in added):
-        return built
-    return {key: value for key, value in built.items() if key in stored or key not in added}
+    added = described.added
+    if added and isinstance(stored, dict) and isinstance(built, dict) and not all(k in stored for k in added):
+        built = {key: value for key, value in built.items() if key in stored or key not in added}
+    return bool(stored == built)
 
 
 def check_kind(name: str) -> Kind:

@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BY_NAME, as_recorded
+from pytest_stages.analyse.artifacts import BY_NAME, holds
 from pytest_stages.core.records import Migration
 from pytest_stages.ir.normalize import to_json
 
@@ -95,7 +95,7 @@ def lacks_added(artifact: str, text: str | None, built: Any) -> bool:
         stored = json.loads(text)
     except ValueError:
         return False
-    return isinstance(stored, dict) and not set(added) <= set(stored) and stored == as_recorded(artifact, stored, built)
+    return isinstance(stored, dict) and not set(added) <= set(stored) and holds(artifact, text, stored, built)
 
 
 def kept_format(recorded: Mapping[str, Any] | None, written: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,19 @@ and token-ordered ops (collectives, send/recv, infeed/outfeed, custom calls, cal
 calls and loops whose regions or callees (and theirs) have such an op (a call of a StableHLO
 function whose name is quoted, ``@"<lambda>"``, always), terminators, and every line not known
 to be an operation. Where two operations hash equal (the same expression twice) they keep their
-order. A loop's or a call's state in another order (its operands, parameters and results
+order.
+
+A value computed twice (two pure operations of one block that hash equal: the same operation of the
+same values, such as the clamp of a constant index that each of two embedding lookups computes) is
+one value: which copy a later operation of the block reads says nothing about the program, but the
+two texts of a reorder read them the other way round. So each name the later copy defines is read,
+on the own lines of the block's later operations, as the name the first copy defines; the later
+copy's line stays, unread, in both texts alike. A copy with a side effect is no copy of a value,
+and a read inside a region is left as it is. Two blocks that hash equal (two computations XLA
+fused alike, such as the reducers of two sums) are one code: every later call of the later block,
+wherever it is, names the first.
+
+A loop's or a call's state in another order (its operands, parameters and results
 permuted) is another text, not another order of the same lines: :mod:`pytest_stages.ir.loopstate`
 rewrites it into a canonical order from the hashes of the values passed in, and the text is
 ordered again, until it stays the same.
@@ -180,6 +192,8 @@ def reordered(
     state = loopstate.plan(dialect, text)
     if state is not None:  # where the text changes, the lines it shares with the other text may not
         common = (0, 0)
+    if state is not None and not state.wanted:  # a rewrite that reads no hashes (fusions' operands) is made at once
+        text, state = state.apply({}), None
     for _ in range(_PASSES):
         graph = _graph(dialect, order, text, (split, defined, key), common)
         graph.wanted = state.wanted if state is not None else set()
@@ -245,6 +259,13 @@ class _Graph:
         # lines whose names' hashes a loop's rewrite reads (:mod:`pytest_stages.ir.loopstate`), and those hashes
         self.wanted: set[int] = set()
         self.probes: dict[int, dict[str, str]] = {}
+        # in the block being read: the names a pure operation's first copy defines, by its hash, and the
+        # names of its later copies, each read as the first copy's (the module's docstring)
+        self.copies: dict[str, list[str]] = {}
+        self.aliases: dict[str, str] = {}
+        # a block's name by its hash, and the names of the later blocks that hash as it, each read as the first's
+        self.blocks: dict[str, str] = {}
+        self.block_aliases: dict[str, str] = {}
 
     def level(self, lines: Sequence[str], offset: int, *, shared: bool = True) -> tuple[list[str], list[str], bool]:
         """``lines`` (a block's inside, from line ``offset`` of the text) with every run of movable units
@@ -252,7 +273,9 @@ class _Graph:
         side effect. ``shared``: a unit in the lines both texts share is read as itself (not inside a
         unit that may move, whose hash must not depend on where it is)."""
         units = self.units(lines, offset)
+        outer, self.copies, self.aliases = (self.copies, self.aliases), {}, {}
         done, same, pure_level = self.hash_units(units, offset, shared=shared)
+        self.copies, self.aliases = outer
         out, digests = _sorted_runs(done, len(units))
         return out, digests, pure_level and not self.has_effect("\n".join(same))
 
@@ -280,11 +303,20 @@ class _Graph:
     def hash_unit(self, found: list[str], first: int, *, shared: bool) -> tuple[str, list[str], bool, bool]:
         """A unit's hash, its lines as rewritten, whether it may move (a block, or a movable operation
         without a side effect), and whether it has no side effect. A unit that may move reads no shared
-        lines as themselves."""
+        lines as themselves. A pure operation that hashes as one before it in the block is a copy of
+        it: the later operations read the first copy's names for its names."""
         head = "\n".join(found) if self.order.continued and len(found) > 1 else found[0]
         operation = self.order.movable.match(head) is not None
         block = self.order.blocks.match(found[0]) is not None
-        digest, unit, pure = self.unit(found, first, shared=shared and not (operation or block))
+        digest, unit, pure, defs = self.unit(found, first, shared=shared and not (operation or block))
+        if block and defs:
+            named = self.blocks.setdefault(digest, defs[0])
+            if named != defs[0]:
+                self.block_aliases[defs[0]] = named
+        elif operation and pure:
+            copied = self.copies.setdefault(digest, defs)
+            if copied is not defs and len(copied) == len(defs):
+                self.aliases.update(zip(defs, copied, strict=True))
         return digest, unit, block or (operation and pure), pure
 
     def callees_first(self, units: Sequence[list[str]]) -> list[int]:
@@ -349,17 +381,23 @@ class _Graph:
             self.effectful.update(map(self.key, self.defined(lines[0])[:1]))
         return str(hash(tuple(lines)))
 
-    def unit(self, lines: list[str], offset: int, *, shared: bool) -> tuple[str, list[str], bool]:
-        """A unit's hash, its lines with every block inside reordered, and whether it has no side effect
-        (``shared``: as :meth:`level`'s, for the blocks inside).
+    def unit(self, lines: list[str], offset: int, *, shared: bool) -> tuple[str, list[str], bool, list[str]]:
+        """A unit's hash, its lines with every block inside reordered, whether it has no side effect
+        (``shared``: as :meth:`level`'s, for the blocks inside), and the names its own lines define.
+        A name on its own lines that a copy of a value defines reads as the first copy's.
 
         The hash is that of its own lines, each name it defines written as its index among them and
         each name it reads as the hash of what defines that, then of its blocks' units in their new
         order (a Merkle hash: blind to names and to the order of independent units).
         """
         own, bodies = ([0], []) if len(lines) == 1 else _bodies(lines, self.nets[offset : offset + len(lines)])
+        split = self.splits[lines[0][:1] not in " \t" or len(lines) > 1]
+        given = lines
+        if self.aliases or self.block_aliases:
+            lines = list(lines)
+            for k in own:
+                lines[k] = self._aliased(lines[k])
         own_text = "\n".join(lines[k] for k in own)
-        split = self.splits[own_text[:1] not in " \t" or len(lines) > 1]
         if len(lines) == 1 and self.order.commutative is not None:
             own_text = self._operands_sorted(own_text, split)
         parts = split.split(own_text)
@@ -367,7 +405,7 @@ class _Graph:
         defs = self._own_defs(parts, own_text)
         hashes = self.hashes
         if self.wanted:
-            self._probe(lines, own, offset)
+            self._probe(given, own, offset)
         outer = self._bind_parameters(defs, "".join(parts[::2])) if bodies else {}
         out = [own_text] if len(lines) == 1 else list(lines)
         pure = self._own_pure(own_text)
@@ -384,7 +422,21 @@ class _Graph:
             self.restore(own_text, defs, outer)
         if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
             self.effectful.update(defs[:1])
-        return digest, out, pure
+        return digest, out, pure, defs
+
+    def _aliased(self, line: str) -> str:
+        """``line`` with each name it reads that a copy of a value or a block defines read as the first
+        copy's (:attr:`aliases`, :attr:`block_aliases`); a name it defines (a nested jaxpr's binder) stays.
+        The dialect's own split (not compiled HLO's quicker one, which drops the ``%``) gives the line back."""
+        parts = self.splits[1].split(line)
+        tokens = parts[1::2]
+        if self.aliases.keys().isdisjoint(tokens) and self.block_aliases.keys().isdisjoint(tokens):
+            return line
+        own = set(map(self.key, self.defined(line)))
+        parts[1::2] = [
+            token if token in own else self.aliases.get(token, self.block_aliases.get(token, token)) for token in tokens
+        ]
+        return "".join(parts)
 
     def _operands_sorted(self, line: str, split: re.Pattern[str]) -> str:
         """``line`` with a commutative operation's two operands in the order of their hashes (as it is otherwise)."""

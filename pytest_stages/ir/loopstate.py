@@ -9,7 +9,16 @@ rewritten with it:
 - compiled HLO: a ``while`` whose state is built by a ``tuple`` only it reads, whose body and
   condition only it calls and read their parameter only through ``get-tuple-element``, whose
   body's root is a ``tuple``, and whose result is read only through ``get-tuple-element``; its
-  positions that the body returns unchanged (``index=k`` of the parameter at position k);
+  positions that the body returns unchanged (``index=k`` of the parameter at position k); and
+  every operand of a ``fusion`` with its fused computation's ``parameter(k)`` (a computation only
+  that fusion calls, a fusion with nothing else positional: XLA fused the two gradient
+  contributions of a backward pass as ``fusion(%a, %b)`` or ``fusion(%b, %a)`` by the order
+  their forward lines ran). A fusion's keys are not the dataflow's hashes, which change with the
+  numbers of the parameters of every fusion before it (put in order one level per pass), but a
+  hash blind to every order: of each instruction without its names, its operands as a multiset,
+  a ``parameter(k)`` without its k (but in ``ENTRY``), a computation as the multiset of its
+  instructions; so every fusion is put in order at once, before the dataflow is read (two
+  operands that key alike keep their order);
 - StableHLO: a ``stablehlo.while``, the positions its ``do`` region returns unchanged (the
   iteration argument itself) with their results (``%w#k``);
 - jaxpr: a ``while``'s body constants and condition constants (its body or condition jaxpr,
@@ -29,6 +38,7 @@ by position, so the caller runs :func:`plan` again on the rewritten text until i
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter
@@ -173,6 +183,33 @@ class _HloModule:
                     header = (found[1], k)
         self.counts = Counter(_PERCENT.findall("\n".join(self.lines)))
 
+    @functools.cached_property
+    def blind(self) -> dict[str, str]:
+        """Each name's key as a fusion's operand (the module's docstring): a hash that the permutation
+        of a fusion's operands and its computation's parameters leaves as it is. A name read before
+        it is defined keys as nothing."""
+        keys: dict[str, str] = {}
+        members: list[str] = []
+        computation, entry = "", False
+        for line in self.lines:
+            if line.startswith("  "):
+                found = _HLO_DEF.match(line)
+                if found is None:
+                    continue
+                rest = line[found.end() :]
+                bare = _PERCENT.sub("%", rest)
+                if not entry:
+                    bare = _HLO_PARAMETER.sub(" parameter()", bare)
+                keys[found[1]] = key = str(hash((bare, *sorted(keys.get(name, "") for name in _PERCENT.findall(rest)))))
+                members.append(key)
+            elif line == "}":
+                if computation:
+                    keys[computation] = str(hash(tuple(sorted(members))))
+                computation = ""
+            elif (header := _HLO_HEADER.match(line)) is not None:
+                computation, entry, members = header[1], line.startswith("ENTRY "), []
+        return keys
+
     def tuple_line(self, name: str, opcode: str) -> tuple[int, int, int] | None:
         """The line defining ``name`` as ``= (…) opcode(…)``: its index, where its type and its operands open."""
         k = self.defs.get(name)
@@ -207,27 +244,98 @@ class _HloModule:
 
 
 def _hlo_plan(text: str) -> Plan | None:
-    if " while(%" not in text or "\nENTRY %" not in text:
+    if (" while(%" not in text and " fusion(" not in text) or "\nENTRY %" not in text:
         return None
     module = _HloModule(text.split("\n"))
-    loops: list[_HloLoop] = []
+    found: list[_HloLoop | _HloFusion] = []
     touched: set[int] = set()
     for k, line in enumerate(module.lines):
-        loop = _hlo_loop(module, k, line)
-        # a line two loops would both rewrite (never printed by XLA) leaves the later loop as it is
-        if loop is not None and touched.isdisjoint(loop.touched()):
-            loops.append(loop)
-            touched |= loop.touched()
-    if not loops:
+        state = _hlo_loop(module, k, line) if " while(%" in line else _hlo_fusion(module, k, line)
+        # a line two rewrites would both touch (never printed by XLA) leaves the later one as it is
+        if state is not None and touched.isdisjoint(state.touched()):
+            found.append(state)
+            touched |= state.touched()
+    if not found:
         return None
 
     def apply(probes: Probes) -> str:
         lines = list(module.lines)
-        for loop in loops:
-            loop(lines, probes)
+        for state in found:
+            state(lines, probes)
         return "\n".join(lines)
 
-    return Plan({loop.init for loop in loops}, apply)
+    return Plan({state.init for state in found if isinstance(state, _HloLoop)}, apply)
+
+
+_HLO_FUSION = re.compile(rf" fusion\((.*)\), kind=k\w+, calls=%({_HLO_NAME})(, backend_config=.*)?$")
+# A TPU fusion's backend_config that names none of its operands by position.
+_NO_ALIASING = '"aliasing_operands":{"lists":[]}'
+_HLO_PARAMETER = re.compile(r" parameter\((\d+)\)$")
+
+
+@dataclass(frozen=True)
+class _HloFusion:
+    """A ``fusion`` whose operands may be permuted: its line (``init``) and where its operands open, its
+    computation's header line and where its parameters open, and each ``parameter(k)`` line of the
+    computation with its k. Its operands are keyed by the module's :attr:`_HloModule.blind` hashes,
+    not by the dataflow's (``probes``, which it never reads)."""
+
+    module: _HloModule
+    init: int
+    opens: int
+    header: int
+    parameters_open: int
+    reads: list[tuple[int, int]]
+
+    def touched(self) -> set[int]:
+        """The lines a permutation of this fusion's operands rewrites."""
+        return {self.init, self.header} | {k for k, _ in self.reads}
+
+    def __call__(self, lines: list[str], probes: Probes) -> None:
+        line = lines[self.init]
+        operands = _hlo_items(line[self.opens + 1 : matching(line, self.opens)])
+        keys = self.module.blind
+        moves = order([keys.get(name[1:], name) for name in operands], range(len(operands)))
+        if not moves:
+            return
+        lines[self.init] = _hlo_permute_at(line, self.opens, moves)
+        header = lines[self.header]
+        close = matching(header, self.parameters_open)
+        parameters = split_top(header[self.parameters_open + 1 : close])
+        lines[self.header] = (
+            f"{header[: self.parameters_open + 1]}{', '.join(permuted(parameters, moves))}{header[close:]}"
+        )
+        for k, index in self.reads:
+            lines[k] = f"{lines[k][: lines[k].rindex('(') + 1]}{moves.get(index, index)})"
+
+
+def _hlo_fusion(module: _HloModule, k: int, line: str) -> _HloFusion | None:
+    """The fusion on line ``k``, if its operands may be permuted: its computation is called by it alone,
+    its header lists one parameter per operand, each read by one ``parameter(k)`` line at its place
+    (no output-to-operand aliasing, no backend_config that names an operand, such as a TPU fusion's
+    ``"aliasing_operands":{"lists":[{"indices":["0","6"]}]}``, or other attribute that does)."""
+    at = line.find(" fusion(") if line.startswith("  ") else -1
+    found = _HLO_FUSION.match(line, at) if at > 0 else None
+    if found is None or module.counts[found[2]] != 2 or found[2] not in module.computations:
+        return None
+    if "operand" in (found[3] or "").replace(_NO_ALIASING, ""):
+        return None
+    operands = _hlo_items(found[1])
+    start, stop = module.computations[found[2]]
+    header = module.lines[start]
+    opens = header.find(" (") + 1
+    parameters = [item.partition(": ")[0] for item in split_top(header[opens + 1 : matching(header, opens)])]
+    reads = [
+        (j, int(read[1]))
+        for j in range(start + 1, stop)
+        if (read := _HLO_PARAMETER.search(module.lines[j])) is not None
+    ]
+    named = {defined[1]: index for j, index in reads if (defined := _HLO_DEF.match(module.lines[j])) is not None}
+    if len(operands) < 2 or not len(parameters) == len(reads) == len(operands):
+        return None
+    if any(named.get(name) != index for index, name in enumerate(parameters)):
+        return None
+    return _HloFusion(module, k, at + len(" fusion"), start, opens, reads)
 
 
 @dataclass
