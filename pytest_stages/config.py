@@ -22,7 +22,7 @@ from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
 from pytest_stages.analyse.step_time import SECONDS, parse_chip
 from pytest_stages.core.errors import ConfigError as ConfigError  # noqa: PLC0414  (re-exported: callers catch it from here)
 from pytest_stages.core.lazy import lazy_pattern
-from pytest_stages.core.paths import MAX_NAME, Use, checked_path, shown_path
+from pytest_stages.core.paths import MAX_NAME, Use, checked_path, held_inside, shown_path
 from pytest_stages.core.text import close_match, listing
 from pytest_stages.core.units import parse_size
 
@@ -427,7 +427,8 @@ def check_cache_folder(setting: bool | str, rootpath: Path, snapshot_dir: str) -
         return
     cache = rootpath / setting
     fix = 'Name a folder of its own (compilation_cache = ".jax_cache"), or true for pytest\'s cache.'
-    checked_path(cache, Use(f"[tool.pytest_stages] compilation_cache = {shown_path(setting)!r}", fix, folder=True))
+    named = f"[tool.pytest_stages] compilation_cache = {shown_path(setting)!r}"
+    checked_path(cache, Use(named, fix, folder=True, inside=held_inside(cache, rootpath)))
     snapshots, resolved = (rootpath / snapshot_dir).resolve(), cache.resolve()
     if resolved == snapshots or snapshots in resolved.parents or resolved in snapshots.parents:
         where = (

@@ -28,7 +28,7 @@ from pytest_stages.config import (
     respellings,
 )
 from pytest_stages.core.errors import PREFIX, StagesError
-from pytest_stages.core.paths import Use, checked_path, shown_path
+from pytest_stages.core.paths import Use, checked_path, held_inside, shown_path
 from pytest_stages.hooks import collection, per_test, reporter
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.observe import Observer
@@ -456,7 +456,8 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         raise ConfigError(f"{name} is empty: name the folder a compare run leaves its pending snapshots in.")
     named = f"--stages-pending={shown_path(value)}" if option is not None else f"{name} = {shown_path(value)!r}"
     fix = "Name a folder of its own for the pending set, e.g. --stages-pending=stages-pending."
-    path = checked_path(base / value, Use(named, fix, folder=True))
+    inside = held_inside(base / value, config.rootpath) if option is None else None  # the project's setting
+    path = checked_path(base / value, Use(named, fix, folder=True, inside=inside))
     if option is not None and config.getoption("stages_update"):
         raise ConfigError(
             "--stages-pending keeps what an update would write, on a compare run; --stages-update writes it into the "
