@@ -1,0 +1,86 @@
+"""Accept over a tree a user left odd, and the refusal a losing concurrent accept gives.
+
+A folder whose ``_stages.json`` is corrupt, gone or not a file is refused (accept would list only
+its own files there, leaving the folder's others unowned). Of a selection with a stale call and an
+already applied one, the stale call is named; an already applied refusal names every such call,
+and only says "select the other calls" where another call is left. Two accepts of one set at once:
+one writes, the other says every call is already applied.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from test_accept_concurrency import _restore, _start, _tree
+from test_review_loop import accept, make_project, one_paragraph, pending
+
+from pytest_stages.store.pending import read_set
+
+FOLDER = "snapshots/tests/test_a/test_one/cpu1"
+
+
+@pytest.mark.parametrize(
+    ("spoil", "why"),
+    [
+        (lambda meta: meta.write_text("{corrupt"), "does not read as pytest-stages writes it (corrupt or edited)"),
+        (lambda meta: meta.write_text('{"files": []}'), "does not read as pytest-stages writes it (corrupt or edited)"),
+        (lambda meta: meta.write_bytes(b"\xff\xfe"), "does not read as pytest-stages writes it (corrupt or edited)"),
+        (Path.unlink, "is gone, though the folder holds files"),
+        (lambda meta: (meta.unlink(), meta.mkdir()), "is not a plain file (a folder, a link, a FIFO or a device)"),
+        (lambda meta: (meta.unlink(), os.mkfifo(meta)), "is not a plain file (a folder, a link, a FIFO or a device)"),
+    ],
+)
+def test_accept_into_a_folder_whose_metadata_is_spoiled_is_refused_and_owns_every_file(pytester, spoil, why):
+    project = make_project(pytester)
+    folder = pending(project, "p", "--stages-configs", "cpu1", "-k", "one")
+    spoil(project.path / FOLDER / "_stages.json")
+    before = project.snapshots()
+    status, output = accept(project, str(folder))
+    [entry] = read_set(folder).entries
+    assert status == 2
+    assert one_paragraph(output) == (
+        f"pytest-stages accept: {folder}: {entry.label} would write into {FOLDER}, whose _stages.json {why}: accept "
+        "lists the files it writes in it, and the folder's other files would be left unowned (a prune refuses a "
+        f"tree with files it did not write). Nothing was written. Restore {FOLDER}/_stages.json from version "
+        "control (or record the test again with `pytest --stages-update`, which repairs it), then accept."
+    )
+    assert project.snapshots() == before
+
+
+def test_a_stale_call_is_named_before_an_applied_one_and_applied_ones_are_named_together(pytester):
+    project = make_project(pytester)
+    folder = pending(project, "p", "--stages-configs", "cpu1")
+    one, two, _ = read_set(folder).entries
+    assert accept(project, str(folder), "-k", "one")[0] == 0
+    status, output = accept(project, str(folder))
+    assert status == 2 and one_paragraph(output) == (
+        f"pytest-stages accept: 1 of the 3 calls selected are already applied ({folder}: {one.label}): snapshots "
+        "holds every file they write, as they write them. Nothing was written. Leave them out (select the other "
+        "calls by node id, -k or --configs), or delete them from the set."
+    )
+    edited = project.path / "snapshots" / two.folder / "affine.jaxpr.txt"
+    edited.write_text(edited.read_text() + "# edited\n")
+    before = project.snapshots()
+    status, output = accept(project, str(folder))
+    assert status == 2 and f"{folder}: {two.label} is stale: snapshots/{two.folder}/affine.jaxpr.txt" in output
+    assert project.snapshots() == before
+
+
+def test_two_accepts_of_one_set_at_once_one_writes_the_other_says_all_is_applied(pytester):
+    project = make_project(pytester)
+    folder = pending(project, "p", "--stages-configs", "cpu1")
+    shown = "; ".join(f"{folder}: {entry.label}" for entry in read_set(folder).entries)
+    root = project.path / "snapshots"
+    recorded = _tree(root)
+    for _ in range(3):
+        _restore(root, recorded)
+        running = [_start(project, folder) for _ in range(2)]
+        outcomes = sorted((process.wait(timeout=180), process.communicate()[0]) for process in running)
+        assert [status for status, _ in outcomes] == [0, 2], outcomes
+        assert outcomes[1][1] == (
+            f"pytest-stages accept: every call selected is already applied ({shown}): snapshots holds every file "
+            "they write, as they write them (an earlier or a concurrent accept wrote them). Nothing was written. "
+            "Nothing is left to accept; delete the set.\n"
+        )
