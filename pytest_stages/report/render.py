@@ -545,7 +545,7 @@ def _not_a_report(path: Path) -> str | None:
     """
     try:
         handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (the write says what is wrong with the path)
         return None
     except OSError as exc:
         return f"cannot be read to tell whether pytest-stages wrote it ({exc.strerror or exc})"
