@@ -9,6 +9,7 @@ one writes, the other says every call is already applied.
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -16,9 +17,17 @@ import pytest
 from test_accept_concurrency import _restore, _start, _tree
 from test_review_loop import accept, make_project, one_paragraph, pending
 
+from pytest_stages.report import cli
 from pytest_stages.store.pending import read_set
 
 FOLDER = "snapshots/tests/test_a/test_one/cpu1"
+
+
+def cli_run(project, command: str, *args: str) -> tuple[int, str]:
+    """``pytest-stages accept|review --reject-all ARGS`` at the project root, in this process."""
+    stream = io.StringIO()
+    extra = ["--reject-all"] if command == "review" else []
+    return cli.main([command, "--rootdir", str(project.path), *extra, *args], stream=stream), stream.getvalue()
 
 
 @pytest.mark.parametrize(
@@ -84,3 +93,44 @@ def test_two_accepts_of_one_set_at_once_one_writes_the_other_says_all_is_applied
             "they write, as they write them (an earlier or a concurrent accept wrote them). Nothing was written. "
             "Nothing is left to accept; delete the set.\n"
         )
+
+
+@pytest.mark.parametrize("command", ["accept", "review"])
+def test_a_manifest_naming_another_call_than_its_file_is_refused_and_nothing_is_removed(pytester, command):
+    # Rejecting it would remove the manifest of the call it names (``other.pending.json``), not its own.
+    project = make_project(pytester)
+    folder = pending(project, "p", "--stages-configs", "cpu1", "-k", "one")
+    path = folder / "tests/test_a/test_one/cpu1/act.pending.json"
+    path.write_text(path.read_text().replace('"name": "act"', '"name": "other"'))
+    before, pending_before = project.snapshots(), sorted(p.name for p in path.parent.iterdir())
+    status, output = cli_run(project, command, str(folder))
+    assert status == 2
+    assert one_paragraph(output).endswith(
+        f"pending set {folder}: {path} does not read as pytest-stages wrote it (it names the call 'other', whose "
+        "manifest is not 'act.pending.json'): it was edited by hand, cut off or mixed with other files, and nothing "
+        "was written. Download the CI artifact again, or rerun the compare with --stages-pending into an empty folder."
+    )
+    assert project.snapshots() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == pending_before
+
+
+@pytest.mark.parametrize(
+    "keyword",
+    ["(" * 5000 + "one" + ")" * 5000, " or ".join(["x"] * 20000)],
+    ids=["5000-parentheses", "20000-ors"],
+)
+@pytest.mark.parametrize("command", ["accept", "review"])
+def test_a_k_expression_nested_past_the_recursion_limit_is_one_paragraph(pytester, command, keyword):
+    project = make_project(pytester)
+    folder = pending(project, "p", "--stages-configs", "cpu1", "-k", "one")
+    before = project.snapshots()
+    status, output = cli_run(project, command, "-k", keyword, str(folder))
+    assert status == 2
+    message = one_paragraph(output)
+    assert message.startswith(f"pytest-stages {command}: -k '") and "Traceback" not in output
+    assert message.endswith(
+        "is not an expression pytest's -k takes (maximum recursion depth exceeded); write it as for pytest, e.g. "
+        "-k 'test_a and not cpu8'."
+    )
+    assert len(message) < 600
+    assert project.snapshots() == before

@@ -102,12 +102,12 @@ def _split(args: argparse.Namespace, project: accept_.Project) -> tuple[list[str
     configs = tuple(c.name for c in project.settings.configs)
     chosen = parse_selection("--configs", args.configs, configs) if args.configs is not None else ()
     if args.keyword is not None:
-        try:
+        try:  # a parse nested past Python's recursion limit (thousands of parentheses, or of `or`s) is refused too
             expression.Expression.compile(args.keyword)
-        except (SyntaxError, getattr(expression, "ParseError", SyntaxError)) as exc:  # pytest 8.0-8.3: ParseError
+        except (SyntaxError, RecursionError, getattr(expression, "ParseError", SyntaxError)) as exc:  # 8.0-8.3
             raise ConfigError(
-                f"-k {args.keyword!r} is not an expression pytest's -k takes ({exc}); write it as for pytest, "
-                "e.g. -k 'test_a and not cpu8'."
+                f"-k {shown(repr(args.keyword), 200)} is not an expression pytest's -k takes ({exc}); write it as for "
+                "pytest, e.g. -k 'test_a and not cpu8'."
             ) from None
     nodes = tuple(n.removesuffix("::") for n in nodeids)
     return folders, accept_.Selection(nodes, args.keyword, tuple(chosen or ()))
