@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from test_accept_concurrency import _restore, _start, _tree
-from test_review_loop import accept, make_project, one_paragraph, pending
+from test_review_loop import ROOT, accept, make_project, one_paragraph, pending
 
 from pytest_stages.report import cli
 from pytest_stages.store.pending import read_set
@@ -134,3 +136,32 @@ def test_a_k_expression_nested_past_the_recursion_limit_is_one_paragraph(pyteste
     )
     assert len(message) < 600
     assert project.snapshots() == before
+
+
+def _accept_process(project, folder: Path, shell_redirect: str) -> subprocess.CompletedProcess[bytes]:
+    """``python -m pytest_stages accept FOLDER`` with its standard output redirected as ``shell_redirect`` says."""
+    return subprocess.run(
+        ["sh", "-c", f'exec "$0" -m pytest_stages accept "$1" {shell_redirect}', sys.executable, str(folder)],
+        cwd=project.path,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+
+
+def test_an_accept_whose_standard_output_is_full_or_closed_writes_and_ends_in_one_line(pytester):
+    project = make_project(pytester)
+    folder = pending(project, "p", "--stages-configs", "cpu1", "-k", "one")
+    root = project.path / "snapshots"
+    recorded = _tree(root)
+    process = _accept_process(project, folder, "> /dev/full")
+    assert process.returncode == 1
+    assert process.stderr.decode() == (
+        "pytest-stages: could not write to standard output (No space left on device); the output stops there.\n"
+    )
+    accepted = _tree(root)
+    assert accepted != recorded  # the accept wrote before it printed
+    _restore(root, recorded)
+    process = _accept_process(project, folder, ">&-")  # no standard output at all
+    assert (process.returncode, process.stderr) == (0, b"")
+    assert _tree(root) == accepted
