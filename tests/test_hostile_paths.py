@@ -8,6 +8,7 @@ through a symlink in the checkout. Each refusal is one paragraph, and nothing is
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,30 @@ def test_a_cache_named_by_its_own_path_outside_the_project_is_taken_as_named(tmp
     shared.mkdir()
     check_cache_folder(str(shared), project, "snapshots")
     check_cache_folder("../shared-cache", project, "snapshots")
+
+
+@pytest.mark.parametrize(
+    ("output", "problem"),
+    [
+        ("fifo.json", "is a FIFO, socket or device, not a file: pytest-stages writes only plain files and folders"),
+        (
+            ".git/m.json",
+            "resolves to {root}/.git/m.json, inside .git, version control's own folder: files written "
+            "there corrupt the repository",
+        ),
+    ],
+)
+def test_merge_refuses_a_report_path_the_resolver_refuses_in_one_paragraph(project, monkeypatch, output, problem):
+    project.write("tests/test_m.py", SIN_TEST)
+    project.run("--stages-update", "--stages-report=r.json").assert_outcomes(passed=1)
+    os.mkfifo(project.path / "fifo.json")
+    (project.path / ".git").mkdir()
+    monkeypatch.chdir(project.path)
+    stream = io.StringIO()
+    status = cli.main(["merge", "--report", output, "r.json"], stream=stream)
+    assert status == cli.USAGE
+    assert stream.getvalue() == (
+        f"pytest-stages merge: --report={output} {problem.format(root=project.path)}. Write it elsewhere, e.g. "
+        "--report=stages-report.json.\n"
+    )
+    assert list((project.path / ".git").iterdir()) == []

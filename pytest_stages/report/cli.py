@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pytest_stages.config import ConfigError, load_pyproject, parse_settings
-from pytest_stages.core.errors import PREFIX
+from pytest_stages.config import load_pyproject, parse_settings
+from pytest_stages.core.errors import PREFIX, StagesError
 from pytest_stages.core.inputs import read_json
 from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_command, review_command
@@ -168,7 +168,7 @@ def _command(argv: Sequence[str] | None, stream: TextIO, prog: str) -> int:
     rootdir = Path(args.rootdir).resolve()
     try:
         merged = _merge(args.reports, args.report, rootdir)
-    except (MergeError, ConfigError) as exc:
+    except StagesError as exc:  # a merge error, a setting, a path the resolver refuses
         stream.write(f"pytest-stages merge: {exc}\n")
         return USAGE
     return _outputs(merged, args.report, args.prune, rootdir, _Writer(stream))
