@@ -165,3 +165,18 @@ def test_an_accept_whose_standard_output_is_full_or_closed_writes_and_ends_in_on
     process = _accept_process(project, folder, ">&-")  # no standard output at all
     assert (process.returncode, process.stderr) == (0, b"")
     assert _tree(root) == accepted
+
+
+@pytest.mark.parametrize("command", ["accept", "review"])
+def test_a_selection_that_chooses_no_call_is_refused_by_accept_and_review_alike(pytester, command):
+    project = make_project(pytester)
+    folder = pending(project, "p", "--stages-configs", "cpu1", "-k", "one")
+    before = project.snapshots()
+    status, output = cli_run(project, command, "-k", "no_such_test", str(folder))
+    assert status == 2
+    assert one_paragraph(output) == (
+        f"pytest-stages {command}: no call of {folder} is selected by the node ids, -k or --configs given; Nothing "
+        "was written. Run `pytest-stages accept --dry-run DIR...` without a selection to see the calls."
+    )
+    assert project.snapshots() == before
+    assert read_set(folder).entries  # the set is kept

@@ -218,6 +218,9 @@ def run_review(args: argparse.Namespace, stream: TextIO) -> int:
         stream.write(f"pytest-stages review: {exc}\n")
         return USAGE
     chosen = [(found, e) for found in sets for e in found.entries if selection.chooses(e)]
+    if not chosen:  # as accept refuses it: a selection that chooses nothing is a mistake, not a review
+        stream.write(f"pytest-stages review: {accept_.nothing_selected(sets)}\n")
+        return USAGE
     if not (args.accept_all or args.reject_all or terminal):
         stream.write(
             "pytest-stages review: review asks about each call on a terminal; here stdin/stdout is not one. Run it "

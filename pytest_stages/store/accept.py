@@ -114,10 +114,7 @@ def plan(
     """
     chosen = [entry for found in sets for entry in found.entries if selection.chooses(entry)]
     if not chosen:
-        raise AcceptError(
-            f"no call of {', '.join(str(s.path) for s in sets)} is selected by the node ids, -k or --configs given; "
-            f"{NOTHING_WRITTEN} Run `pytest-stages accept --dry-run DIR...` without a selection to see the calls."
-        )
+        raise nothing_selected(sets)
     for entry in chosen:
         _check_project(entry, project)
         _check_environment(entry, project, on_disk)
@@ -139,6 +136,14 @@ def plan(
         files.clear()
         files.update(ordered)
     return out
+
+
+def nothing_selected(sets: Sequence[PendingSet]) -> AcceptError:
+    """The refusal of a selection that chooses no call of ``sets`` (an accept's, and a review's)."""
+    return AcceptError(
+        f"no call of {', '.join(str(s.path) for s in sets)} is selected by the node ids, -k or --configs given; "
+        f"{NOTHING_WRITTEN} Run `pytest-stages accept --dry-run DIR...` without a selection to see the calls."
+    )
 
 
 def _check_project(entry: PendingEntry, project: Project) -> None:
