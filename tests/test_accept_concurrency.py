@@ -127,11 +127,12 @@ def test_an_accept_waits_while_another_process_holds_the_lock(pytester: pytest.P
     assert (root / ".stages.lock").exists()  # never deleted: a waiting process would lock a file nobody else sees
 
 
-@pytest.mark.parametrize("kind", ["folder", "link"])
+@pytest.mark.parametrize("kind", ["folder", "link", "fifo"])
 def test_a_lock_file_that_is_not_a_file_stops_a_write_with_one_paragraph(tmp_path, kind):
     root = tmp_path / "snapshots"
     root.mkdir()
-    (root / ".stages.lock").mkdir() if kind == "folder" else (root / ".stages.lock").symlink_to("/dev/zero")
+    lock = root / ".stages.lock"
+    {"folder": lock.mkdir, "link": lambda: lock.symlink_to("/dev/zero"), "fifo": lambda: os.mkfifo(lock)}[kind]()
     with pytest.raises(SnapshotError) as caught:
         SnapshotStore(root).write(root / "m/t/cpu1/f.jaxpr.txt", "x\n")
     assert str(caught.value).startswith(f"cannot take the snapshot folder's lock {root / '.stages.lock'} (")

@@ -23,6 +23,15 @@ JOURNAL = "snapshots/.stages-accept.json"
 FOLDER = "tests/test_a/test_one/cpu1"
 
 
+_SWAP = {
+    "folder": FOLDER,
+    "staged": ".cpu1.accept-0a1b2c3d",
+    "old": ".cpu1.accepted-0a1b2c3d",
+    "existed": True,
+    "created": [],
+}
+
+
 def _journal(project: Project, phase: str, **swap: object) -> Path:
     fields = {"folder": FOLDER, "staged": ".cpu1.accept-0a1b2c3d", "old": ".cpu1.accepted-0a1b2c3d"}
     data = {"schema": "pytest-stages-accept/1", "phase": phase, "swaps": [{**fields, "existed": True, "created": []}]}
@@ -93,6 +102,10 @@ def test_a_journal_naming_paths_outside_the_tree_is_refused_before_anything_is_t
         ),
         ("folder", "it is a folder, link, FIFO or device, not a file"),
         ("fifo", "it is a folder, link, FIFO or device, not a file"),
+        (
+            json.dumps({"schema": "pytest-stages-accept/1", "phase": "swapping", "swaps": [_SWAP] * 2}),
+            "its swaps name a folder more than once",
+        ),
     ],
 )
 def test_a_garbled_journal_is_one_paragraph_from_pytest_and_recover_and_its_removal_ends_it(project, text, why):

@@ -227,7 +227,7 @@ def test_a_set_accepted_twice_says_already_applied(pytester: pytest.Pytester) ->
     [entry] = read_set(folder).entries
     assert status == 2 and one_paragraph(output) == (
         f"pytest-stages accept: {folder}: {entry.label} is already applied: snapshots/{entry.folder} holds every "
-        "file it writes, as it writes them. Nothing was written. Nothing is left to accept for it; leave it out "
-        "(select the other calls), or delete the set."
+        "file it writes, as it writes them (an earlier or a concurrent accept wrote them). Nothing was written. "
+        "Nothing is left to accept; delete the set."
     )
     assert project.snapshots() == accepted

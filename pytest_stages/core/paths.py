@@ -66,6 +66,16 @@ def checked_path(path: Path, use: Use) -> Path:
     return absolute
 
 
+def held_inside(path: Path, project: Path) -> Path | None:
+    """``project`` where ``path`` names a place in it (``..`` taken away, links not followed), else None.
+
+    The :attr:`Use.inside` of a path the project's own settings give: one that names a folder in the
+    project must not lead out of it through a link in the checkout; one that names a folder
+    elsewhere (a shared mount, by its own path) is taken as named.
+    """
+    return project if Path(os.path.normpath(path.absolute())).is_relative_to(project.absolute()) else None
+
+
 def shown_path(path: str, width: int = 80) -> str:
     """``path``, cut in the middle when longer than ``width`` characters (a message names it, not prints it whole)."""
     return path if len(path) <= width else f"{path[: width // 2]}...{path[-width // 2 :]}"

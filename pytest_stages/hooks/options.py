@@ -12,7 +12,7 @@ from pytest_stages.config.discovery import FoundTable, find_table
 from pytest_stages.config.settings import Settings
 from pytest_stages.config.values import parse_choices, parse_selection
 from pytest_stages.core.errors import PREFIX, ConfigError
-from pytest_stages.core.paths import Use, checked_path, shown_path
+from pytest_stages.core.paths import Use, checked_path, held_inside, shown_path
 from pytest_stages.report import render
 from pytest_stages.run.session import Options
 
@@ -178,7 +178,8 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         raise ConfigError(f"{name} is empty: name the folder a compare run leaves its pending snapshots in.")
     named = f"--stages-pending={shown_path(value)}" if option is not None else f"{name} = {shown_path(value)!r}"
     fix = "Name a folder of its own for the pending set, e.g. --stages-pending=stages-pending."
-    path = checked_path(base / value, Use(named, fix, folder=True))
+    inside = held_inside(base / value, config.rootpath) if option is None else None  # the project's setting
+    path = checked_path(base / value, Use(named, fix, folder=True, inside=inside))
     if option is not None and config.getoption("stages_update"):
         raise ConfigError(
             "--stages-pending keeps what an update would write, on a compare run; --stages-update writes it into the "

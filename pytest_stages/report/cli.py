@@ -8,16 +8,18 @@ the whole tree, and with ``--prune`` deletes them. Its exit status is the gate o
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import sys
-from collections.abc import Iterable, Sequence
+import typing
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_stages.config.discovery import load_pyproject
 from pytest_stages.config.settings import parse_settings
-from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError
+from pytest_stages.core.errors import PREFIX, SnapshotError, StagesError
 from pytest_stages.core.inputs import read_json
 from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_command, review_command
@@ -106,20 +108,56 @@ def main(argv: Sequence[str] | None = None, stream: TextIO | None = None, prog: 
     On standard output, what the terminal cannot encode (a file name that is not UTF-8) is written escaped; a
     reader that goes away (``pytest-stages accept p | head``) ends the output quietly, as CPython's docs on
     SIGPIPE recommend: standard output is pointed at devnull and the exit status is 1 (the command's work,
-    such as an accept's writes, is done by then: it prints after).
+    such as an accept's writes, is done by then: it prints after). Standard output that cannot take the text
+    (a full disk, ``>&-``) ends the output with one line on standard error, and the exit status is 1.
     """
     if stream is None:
-        stream = sys.stdout
+        stream = sys.stdout if sys.stdout is not None else open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     try:
-        status = _command(argv, stream, prog)
+        status = _command(argv, typing.cast(TextIO, _Output(stream)), prog)
         stream.flush()
     except BrokenPipeError:
         if stream is sys.stdout:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return FAILED
+    except _OutputLost as exc:
+        with contextlib.suppress(OSError, AttributeError):  # standard error may be gone too
+            sys.stderr.write(f"{PREFIX}could not write to standard output ({exc}); the output stops there.\n")
+        return FAILED
     return status
+
+
+_T = typing.TypeVar("_T")
+
+
+class _OutputLost(Exception):
+    """Standard output could not take a command's text (not a closed pipe: a full disk, a closed descriptor)."""
+
+
+class _Output(io.TextIOBase):
+    """A command's output stream: a write the stream cannot take raises :class:`_OutputLost`, for one line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._guarded(lambda: self._stream.write(text))
+
+    def flush(self) -> None:
+        self._guarded(self._stream.flush)
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def _guarded(self, write: Callable[[], _T]) -> _T:
+        try:
+            return write()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputLost(exc.strerror or str(exc)) from None
 
 
 def _command(argv: Sequence[str] | None, stream: TextIO, prog: str) -> int:
@@ -131,7 +169,7 @@ def _command(argv: Sequence[str] | None, stream: TextIO, prog: str) -> int:
     rootdir = Path(args.rootdir).resolve()
     try:
         merged = _merge(args.reports, args.report, rootdir)
-    except (MergeError, ConfigError) as exc:
+    except StagesError as exc:  # a merge error, a setting, a path the resolver refuses
         stream.write(f"pytest-stages merge: {exc}\n")
         return USAGE
     return _outputs(merged, args.report, args.prune, rootdir, _Writer(stream))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import html
 import json
+import mmap
 import os
 import re
 import shlex
@@ -558,6 +559,50 @@ def check_output(option: str, path: Path, snapshots: Path) -> None:
             f"{option}={path} is inside the snapshot folder {snapshots}, where only snapshots live (a report "
             f"there would replace or corrupt one); write it elsewhere, e.g. {option}=stages-report{path.suffix}."
         )
+    problem = _not_a_report(path)
+    if problem is not None:
+        raise ConfigError(
+            f"{option}={shown_path(str(path))} {problem}, and writing the report would replace it: pytest-stages "
+            f"replaces only a report it wrote. Name a new file, e.g. {option}=stages-report{path.suffix}, or move "
+            "that file away."
+        )
+
+
+# How each report begins as :func:`write_report` writes it; a JSON report also holds its schema on a line of its own.
+_REPORT_HEADS = {
+    ".json": b'{"calls":[',
+    ".md": b"## pytest-stages\n",
+    ".html": b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n<title>pytest-stages review</title>',
+}
+_SCHEMA_LINE = re.compile(rb'\n"schema":"pytest-stages-report/')
+
+
+def _not_a_report(path: Path) -> str | None:
+    """Why the file at ``path`` is not a report pytest-stages wrote (None: there is none, it is empty, or it is one).
+
+    Read without blocking (checked a plain file first); a JSON report is searched for its schema line
+    through a memory map, so a large report is not read into memory.
+    """
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (the write says what is wrong with the path)
+        return None
+    except OSError as exc:
+        return f"cannot be read to tell whether pytest-stages wrote it ({exc.strerror or exc})"
+    with os.fdopen(handle, "rb") as stream:
+        size = os.fstat(handle).st_size
+        if size == 0:
+            return None
+        head = _REPORT_HEADS[path.suffix]
+        if stream.read(len(head)) == head and (path.suffix != ".json" or _schema_line(handle, size)):
+            return None
+    kind = {".json": "JSON", ".md": "Markdown", ".html": "HTML"}[path.suffix]
+    return f"is a file that is not a {kind} report pytest-stages wrote"
+
+
+def _schema_line(handle: int, size: int) -> bool:
+    with mmap.mmap(handle, size, access=mmap.ACCESS_READ) as mapped:
+        return _SCHEMA_LINE.search(mapped) is not None
 
 
 def inside(path: Path, folder: Path) -> bool:

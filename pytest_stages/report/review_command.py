@@ -105,12 +105,12 @@ def _split(args: argparse.Namespace, project: accept_.Project) -> tuple[list[str
     configs = tuple(c.name for c in project.settings.configs)
     chosen = parse_selection("--configs", args.configs, configs) if args.configs is not None else ()
     if args.keyword is not None:
-        try:
+        try:  # a parse nested past Python's recursion limit (thousands of parentheses, or of `or`s) is refused too
             expression.Expression.compile(args.keyword)
-        except (SyntaxError, getattr(expression, "ParseError", SyntaxError)) as exc:  # pytest 8.0-8.3: ParseError
+        except (SyntaxError, RecursionError, getattr(expression, "ParseError", SyntaxError)) as exc:  # 8.0-8.3
             raise ConfigError(
-                f"-k {args.keyword!r} is not an expression pytest's -k takes ({exc}); write it as for pytest, "
-                "e.g. -k 'test_a and not cpu8'."
+                f"-k {shown(repr(args.keyword), 200)} is not an expression pytest's -k takes ({exc}); write it as for "
+                "pytest, e.g. -k 'test_a and not cpu8'."
             ) from None
     nodes = tuple(n.removesuffix("::") for n in nodeids)
     return folders, accept_.Selection(nodes, args.keyword, tuple(chosen or ()))
@@ -221,6 +221,9 @@ def run_review(args: argparse.Namespace, stream: TextIO) -> int:
         stream.write(f"pytest-stages review: {exc}\n")
         return USAGE
     chosen = [(found, e) for found in sets for e in found.entries if selection.chooses(e)]
+    if not chosen:  # as accept refuses it: a selection that chooses nothing is a mistake, not a review
+        stream.write(f"pytest-stages review: {accept_.nothing_selected(sets)}\n")
+        return USAGE
     if not (args.accept_all or args.reject_all or terminal):
         stream.write(
             "pytest-stages review: review asks about each call on a terminal; here stdin/stdout is not one. Run it "

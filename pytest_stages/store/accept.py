@@ -37,7 +37,7 @@ from pytest_stages.store.journal import Swap, read_journal, staged_names, write_
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet, disk_digest, read_set
 from pytest_stages.store.prune import module_file
-from pytest_stages.store.storage import SnapshotStore, parse_meta, tree_lock, unreadable_snapshot
+from pytest_stages.store.storage import SnapshotStore, parse_meta, read_meta_file, tree_lock, unreadable_snapshot
 
 NOTHING_WRITTEN = "Nothing was written."
 
@@ -108,10 +108,7 @@ def plan(
     """
     chosen = [entry for found in sets for entry in found.entries if selection.chooses(entry)]
     if not chosen:
-        raise AcceptError(
-            f"no call of {', '.join(str(s.path) for s in sets)} is selected by the node ids, -k or --configs given; "
-            f"{NOTHING_WRITTEN} Run `pytest-stages accept --dry-run DIR...` without a selection to see the calls."
-        )
+        raise nothing_selected(sets)
     for entry in chosen:
         _check_project(entry, project)
         _check_environment(entry, project, on_disk)
@@ -127,13 +124,20 @@ def plan(
             files[name] = data
             givers.setdefault(path, entry)
         out.calls.append(entry)
-    for entry in chosen:
-        _check_base(entry, project.settings.snapshot_dir, on_disk)
+    _check_tree(chosen, project.snapshots, project.settings.snapshot_dir, on_disk)
     for files in out.folders.values():  # the metadata first, as an update lists its files
         ordered = {**({META_FILE: files[META_FILE]} if META_FILE in files else {}), **dict(sorted(files.items()))}
         files.clear()
         files.update(ordered)
     return out
+
+
+def nothing_selected(sets: Sequence[PendingSet]) -> AcceptError:
+    """The refusal of a selection that chooses no call of ``sets`` (an accept's, and a review's)."""
+    return AcceptError(
+        f"no call of {', '.join(str(s.path) for s in sets)} is selected by the node ids, -k or --configs given; "
+        f"{NOTHING_WRITTEN} Run `pytest-stages accept --dry-run DIR...` without a selection to see the calls."
+    )
 
 
 def _check_project(entry: PendingEntry, project: Project) -> None:
@@ -219,24 +223,73 @@ def _check_readable(entry: PendingEntry, snapshot_dir: str) -> None:
             )
 
 
-def _check_base(entry: PendingEntry, snapshot_dir: str, on_disk: Callable[[str], str | None]) -> None:
-    """Every file the call writes must still be as the set's run found it (its digest, or absent).
+def _check_tree(
+    entries: Sequence[PendingEntry], root: Path, snapshot_dir: str, on_disk: Callable[[str], str | None]
+) -> None:
+    """The tree at ``root`` must be as the calls' runs found it, with metadata that owns what it holds.
+
+    Checked when planning, and again under the lock (another accept may have written meanwhile).
+    """
+    for entry in entries:
+        _check_metadata(entry, root, snapshot_dir)
+    _check_bases(entries, snapshot_dir, on_disk)
+
+
+def _check_metadata(entry: PendingEntry, root: Path, snapshot_dir: str) -> None:
+    """A call that leaves its folder's metadata as it is needs metadata that reads as pytest-stages writes it.
+
+    Accept adds the files it writes to that metadata's list; over metadata that is corrupt (or gone
+    while the folder holds files) it would write a list of its own files alone, and the folder's
+    other files would be left unowned: a prune then refuses the whole tree.
+    """
+    if META_FILE in entry.texts:
+        return
+    folder = root / entry.folder
+    meta = folder / META_FILE
+    if meta.is_file() and not meta.is_symlink():
+        if read_meta_file(meta) is not None:
+            return
+        why = "does not read as pytest-stages writes it (corrupt or edited)"
+    elif meta.exists() or meta.is_symlink():
+        why = "is not a plain file (a folder, a link, a FIFO or a device)"
+    elif folder.is_dir() and any(e.is_file(follow_symlinks=False) for e in os.scandir(folder)):
+        why = "is gone, though the folder holds files"
+    else:
+        return
+    raise AcceptError(
+        f"{entry.source}: {entry.label} would write into {snapshot_dir}/{entry.folder}, whose {META_FILE} {why}: "
+        "accept lists the files it writes in it, and the folder's other files would be left unowned (a prune "
+        f"refuses a tree with files it did not write). {NOTHING_WRITTEN} Restore {snapshot_dir}/{entry.folder}/"
+        f"{META_FILE} from version control (or record the test again with `pytest --stages-update`, which repairs "
+        "it), then accept."
+    )
+
+
+def _check_bases(entries: Sequence[PendingEntry], snapshot_dir: str, on_disk: Callable[[str], str | None]) -> None:
+    """Every file each call writes must still be as the set's run found it (its digest, or absent).
 
     The manifest's base names every file the call writes (:func:`~pytest_stages.store.pending.read_set`
-    refuses one that does not), so no file is written unchecked.
+    refuses one that does not), so no file is written unchecked. A stale call is named before any
+    call that is already applied (the tree holds its files as it writes them: another accept wrote
+    it), and "already applied" names every such call, whether or not any call is left to accept.
     """
-    for name in entry.texts:
-        recorded = entry.manifest["base"][name]
-        now = on_disk(f"{entry.folder}/{name}")
-        if now == recorded:
+    applied = []
+    for entry in entries:
+        changed = next(
+            (
+                (name, now)
+                for name in entry.texts
+                if (now := on_disk(f"{entry.folder}/{name}")) != entry.manifest["base"][name]
+            ),
+            None,
+        )
+        if changed is None:
             continue
         if all(on_disk(f"{entry.folder}/{file}") == digest for file, digest in entry.manifest["files"].items()):
-            raise AcceptError(
-                f"{entry.source}: {entry.label} is already applied: {snapshot_dir}/{entry.folder} holds every file "
-                f"it writes, as it writes them. {NOTHING_WRITTEN} Nothing is left to accept for it; leave it out "
-                "(select the other calls), or delete the set."
-            )
-        commit = entry.manifest["commit"]
+            applied.append(entry)
+            continue
+        name, now = changed
+        recorded, commit = entry.manifest["base"][name], entry.manifest["commit"]
         then = "absent" if recorded is None else f"SHA-256 {recorded[:12]}"
         found = "is gone" if now is None else "exists now" if recorded is None else f"is now {now[:12]}"
         raise AcceptError(
@@ -245,6 +298,29 @@ def _check_base(entry: PendingEntry, snapshot_dir: str, on_disk: Callable[[str],
             f"and {found}); accepting it would overwrite that change. {NOTHING_WRITTEN} Rerun the compare with "
             "--stages-pending on the current tree (rebase and let CI run again), then accept the new set."
         )
+    if not applied:
+        return
+    shown = "; ".join(f"{entry.source}: {entry.label}" for entry in applied[:3])
+    more = f" and {len(applied) - 3} more" if len(applied) > 3 else ""
+    if len(applied) < len(entries):
+        raise AcceptError(
+            f"{len(applied)} of the {len(entries)} calls selected are already applied ({shown}{more}): "
+            f"{snapshot_dir} holds every file they write, as they write them. {NOTHING_WRITTEN} Leave them out "
+            "(select the other calls by node id, -k or --configs), or delete them from the set."
+        )
+    if len(applied) == 1:
+        what = (
+            f"{shown} is already applied: {snapshot_dir}/{applied[0].folder} holds every file it writes, as it writes"
+        )
+    else:
+        what = (
+            f"every call selected is already applied ({shown}{more}): {snapshot_dir} holds every file they write, "
+            "as they write"
+        )
+    raise AcceptError(
+        f"{what} them (an earlier or a concurrent accept wrote them). {NOTHING_WRITTEN} Nothing is left to accept; "
+        "delete the set."
+    )
 
 
 def _conflict(first: PendingEntry, second: PendingEntry, path: str, snapshot_dir: str) -> None:
@@ -269,9 +345,7 @@ def apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
     """
     with store.locked():
         recover(store.root)
-        on_disk = current_digests(store.root)
-        for entry in plan_.calls:
-            _check_base(entry, plan_.snapshot_dir, on_disk)
+        _check_tree(plan_.calls, store.root, plan_.snapshot_dir, current_digests(store.root))
         return _apply(plan_, store)
 
 

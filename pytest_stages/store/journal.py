@@ -6,7 +6,7 @@ records how far it got, so that ``accept --recover`` can put the tree back. Reco
 deletes what the journal names, so nothing of it is trusted: :func:`read_journal` checks the
 whole file (its schema, its phase, every folder a snapshot folder pytest-stages names, reached
 without a link, every staged and set-aside name of the accept's own naming with one token,
-every created folder above its folder) before anything is touched, and refuses otherwise with a
+every created folder above its folder, each folder once) before anything is touched, and refuses otherwise with a
 :class:`JournalError` that names the file to remove once the tree is checked.
 """
 
@@ -84,6 +84,8 @@ def read_journal(root: Path) -> Journal | None:
     tokens = {s["staged"].rsplit("-", 1)[-1] for s in data["swaps"]}
     if len(tokens) > 1:
         raise _invalid(path, "its swaps are of more than one accept")
+    if len({s["folder"] for s in data["swaps"]}) < len(data["swaps"]):
+        raise _invalid(path, "its swaps name a folder more than once")
     swaps = tuple(Swap(**{**s, "created": tuple(s["created"])}) for s in data["swaps"])
     return Journal(data["phase"], swaps)
 

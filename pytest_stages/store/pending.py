@@ -208,6 +208,8 @@ def _read_folder(root: Path, folder: Path, names: list[str]) -> list[PendingEntr
         data = _manifest(root, folder / name)
         if data["folder"] != relative:
             raise _edited(root, folder / name, f"it names the folder {data['folder']!r} but lies in {relative!r}")
+        if name != f"{safe_component(data['name'])}{MANIFEST_SUFFIX}":  # else a reject removes another call's
+            raise _edited(root, folder / name, f"it names the call {data['name']!r}, whose manifest is not {name!r}")
         texts = {}
         for file, expected in data["files"].items():
             if (file != META_FILE and not own_name(file)) or file not in names:

@@ -10,6 +10,7 @@ is the extensions of :mod:`pytest_stages.store.syrupy_extensions`, for syrupy's 
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import os
@@ -476,6 +477,7 @@ def tree_lock(root: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     root.mkdir(parents=True, exist_ok=True)
     lock = filelock.FileLock(root / LOCK_FILE, is_singleton=True)
     try:
+        _check_lock_file(root / LOCK_FILE)
         lock.acquire(timeout=timeout)
     except filelock.Timeout:
         raise SnapshotError(
@@ -483,7 +485,7 @@ def tree_lock(root: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
             f"{root / LOCK_FILE} for over {timeout:.0f} s; nothing was written. Let it finish (or stop it), then run "
             "again."
         ) from None
-    except OSError as exc:  # a folder or a link put in its place
+    except OSError as exc:  # a folder, a link, a FIFO or a device put in its place
         raise SnapshotError(
             f"cannot take the snapshot folder's lock {root / LOCK_FILE} ({exc.strerror or exc}); nothing was "
             "written. It is an empty file pytest-stages makes: remove what is there in its place, then run again."
@@ -492,3 +494,13 @@ def tree_lock(root: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+def _check_lock_file(path: Path) -> None:
+    """``OSError`` where the lock's path holds anything but a plain file: a FIFO or a device opens and locks as one."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "not a plain file: a folder, link, FIFO, socket or device")
