@@ -91,6 +91,7 @@ def compare_text(
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     constants = changed_constants(dialect, script, where)
     new_kinds = _new_kinds(artifact, (expected, actual), counts)
+    setting = _setting(script, [place for place, _ in found] + [c["at"] for c in constants if c["at"]])
     detail = {
         "summary": _summary_head(summary, structure, constants, script),
         "constants": constants,
@@ -99,6 +100,7 @@ def compare_text(
         "hunks": side_by_side(script, REPORT_ROWS, where),
         "truncated": sum(map(len, hunks(script, context=3))) > REPORT_ROWS,
         "new_kinds": new_kinds,
+        "setting": asdict(setting) if setting else None,
     }
     own, holding = _changed_places(artifact, script, where, set(new_kinds)) if found else (set(), set())
     headline_places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
@@ -120,6 +122,15 @@ def compare_text(
         diff=tuple(diff),
         omitted=omitted,
     )
+
+
+def _setting(script: EditScript, places: Sequence[str]) -> sources_.Setting | None:
+    """The user's configuration constant (``RMS_EPS = 1e-5`` at the top of ``lm.py``) that holds a value
+    the drift's lines now hold where they held another, in a module of the changed lines' places."""
+    if not places:
+        return None
+    values = literals.new_numbers(_replaced(script))
+    return sources_.setting_holding(places, values) if values else None
 
 
 def _new_kinds(artifact: str, texts: tuple[str, str], counts: tuple[Counter[str], Counter[str]]) -> list[str]:

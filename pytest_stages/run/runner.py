@@ -31,6 +31,7 @@ from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
 from pytest_stages.check.decide import Policy, Verdict, decide, judged
+from pytest_stages.check.placement import at_function
 from pytest_stages.config import ConfigError, Settings
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.inputs import parse_json
@@ -337,7 +338,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
             "or edited by hand. Restore it from version control, or run "
             f"`pytest --stages-update {context.nodeid}` to record it again."
         ) from None
-    return compare.compare_pair(
+    compared = compare.compare_pair(
         Pair(
             name,
             expected,
@@ -349,6 +350,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, result: StageR
             loop_places=lambda: result.loop_places(context.rootpath),
         )
     )
+    return at_function(compared, lambda: result.function_place(context.rootpath))
 
 
 @dataclass(frozen=True)

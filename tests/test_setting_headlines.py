@@ -1,0 +1,104 @@
+"""A changed configuration value is headlined with the user's constant that holds it: ``RMS_EPS = 1e-5`` at
+the top of a module reaches the program through a layer built with it, a line no traced call stack holds;
+the headline names it (``1e-05 is RMS_EPS at lm.py:22``) after the line that uses it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_stages.ir.literals import new_numbers
+from pytest_stages.ir.sources import Location, describe_all, setting_holding
+
+# A model whose epsilon and width are module constants, used through an object built with them
+# (as a config or a layer is): ``{eps}`` and ``{hidden}`` are the values the edits change.
+MODEL = """
+import jax, jax.numpy as jnp
+EPS = {eps}
+HIDDEN = {hidden}
+
+class Norm:
+    def __init__(self, eps, hidden):
+        self.eps, self.hidden = eps, hidden
+
+    def __call__(self, x):
+        h = jnp.tanh(x @ jnp.ones((x.shape[-1], self.hidden)))
+        return h * jax.lax.rsqrt(jnp.mean(h * h, axis=-1, keepdims=True) + self.eps)
+
+def build():
+    return Norm(EPS, HIDDEN)
+"""
+TEST = """
+import jax, jax.numpy as jnp
+import model
+
+def test_forward(stage_snapshot):
+    norm = model.build()
+    stage_snapshot(jax.jit(lambda x: norm(x)), jnp.ones((4, 16)), name="forward")
+"""
+
+
+def _ir_headline(project, **edit: str) -> str:
+    """The IR headline after the model's constants are changed to ``edit``."""
+    project.configure('stages = ["jaxpr", "stablehlo"]\nanalyses = []')
+    project.write("model.py", MODEL.format(eps="1e-6", hidden="32"))
+    project.write("test_model.py", TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("model.py", MODEL.format(**{"eps": "1e-6", "hidden": "32", **edit}))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    return next(line for line in result.outlines if line.startswith("  IR: "))
+
+
+def test_a_changed_epsilon_names_the_constant_that_holds_it(project) -> None:
+    headline = _ir_headline(project, eps="1e-5")
+    assert "1e-06 -> 1e-05 at model.py:12 in Norm.__call__" in headline, headline
+    assert headline.endswith("; 1e-05 is EPS at model.py:3"), headline
+
+
+def test_a_changed_width_names_the_constant_that_holds_it(project) -> None:
+    headline = _ir_headline(project, hidden="48")
+    assert "32 -> 48 at model.py:12 in Norm.__call__" in headline, headline
+    assert headline.endswith("; 48 is HIDDEN at model.py:4"), headline
+
+
+def test_new_numbers_are_the_values_lines_now_hold_where_they_held_another() -> None:
+    pairs = [
+        (
+            "%1 = stablehlo.reshape %0 : (tensor<8x64xf32>) -> tensor<8x4x16xf32>",
+            "%1 = stablehlo.reshape %0 : (tensor<8x64xf32>) -> tensor<8x8x8xf32>",
+            0,
+        ),
+        ("b:f32[] = add a 1e-06:f32[]", "b:f32[] = add a 1e-05:f32[]", 1),
+        ("%c = f32[] constant(9.99999997E-7)", "%c = f32[] constant(9.99999975E-6)", 2),
+        # names and dtypes are no numbers: a renumbered fusion, f32 -> f16
+        ("%fusion.12 = f32[8]{0} fusion(%p)", "%fusion.13 = f16[8]{0} fusion(%p)", 3),
+        # a tuple index that only moved, one way and back: no new value
+        ("%a = get-tuple-element(%t), index=3", "%a = get-tuple-element(%t), index=5", 4),
+        ("%b = get-tuple-element(%t), index=5", "%b = get-tuple-element(%t), index=3", 5),
+    ]
+    assert new_numbers(pairs) == {"8": 2, "1e-05": 2}
+
+
+def test_a_setting_is_the_one_module_constant_of_the_projects_files_holding_the_value(tmp_path: Path) -> None:
+    (tmp_path / "model.py").write_text("WIDTH = 64\nEPS = 1e-5\nDEPTH = 4\nFLAG = True\n\ndef f():\n    return 1\n")
+    (tmp_path / "test_model.py").write_text("SEED = 3\n")
+    site = tmp_path.parent / "venv" / "lib" / "python3.11" / "site-packages" / "lib.py"
+    site.parent.mkdir(parents=True, exist_ok=True)
+    site.write_text("LIMIT = 7\n")
+    places = describe_all(
+        [
+            Location(str(tmp_path / "model.py"), 7, "f"),
+            Location(str(tmp_path / "test_model.py"), 1, "t"),
+            Location(str(site), 1, "g"),
+        ],
+        tmp_path,
+    )
+    found = setting_holding(places, {"1e-05", "13"})
+    assert found is not None and found.describe() == "1e-05 is EPS at model.py:2"
+    # two constants hold a value the drift holds: naming either could be false
+    assert setting_holding(places, {"64", "4"}) is None
+    # a test file's and an installed library's constants are no setting; a flag is no number
+    assert setting_holding(places, {"3"}) is None and setting_holding(places, {"7"}) is None
+    assert setting_holding(places, {"true", "1"}) is None
+    # plain text (no file behind it) names nothing
+    assert setting_holding(["model.py:7 in f"], {"1e-05"}) is None
