@@ -4,10 +4,12 @@ the headline names it (``1e-05 is RMS_EPS at lm.py:22``) after the line that use
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pytest_stages.ir.literals import new_numbers
 from pytest_stages.ir.sources import Location, describe_all, setting_holding
+from pytest_stages.store.schemas import report_schema, schema_mismatch
 
 # A model whose epsilon and width are module constants, used through an object built with them
 # (as a config or a layer is): ``{eps}`` and ``{hidden}`` are the values the edits change.
@@ -38,13 +40,13 @@ def test_forward(stage_snapshot):
 
 
 def _ir_headline(project, **edit: str) -> str:
-    """The IR headline after the model's constants are changed to ``edit``."""
+    """The IR headline after the model constants are changed to ``edit`` (the JSON report: ``stages.json``)."""
     project.configure('stages = ["jaxpr", "stablehlo"]\nanalyses = []')
     project.write("model.py", MODEL.format(eps="1e-6", hidden="32"))
     project.write("test_model.py", TEST)
     project.run("--stages-update").assert_outcomes(passed=1)
     project.write("model.py", MODEL.format(**{"eps": "1e-6", "hidden": "32", **edit}))
-    result = project.run()
+    result = project.run("--stages-report=stages.json")
     result.assert_outcomes(failed=1)
     return next(line for line in result.outlines if line.startswith("  IR: "))
 
@@ -53,6 +55,12 @@ def test_a_changed_epsilon_names_the_constant_that_holds_it(project) -> None:
     headline = _ir_headline(project, eps="1e-5")
     assert "1e-06 -> 1e-05 at model.py:12 in Norm.__call__" in headline, headline
     assert headline.endswith("; 1e-05 is EPS at model.py:3"), headline
+    # the JSON report keeps it as data, and stays valid against its schema (which a merge of shard reports checks)
+    report = json.loads((project.path / "stages.json").read_text())
+    assert schema_mismatch(report, report_schema(), "the report") is None
+    (call,) = report["calls"]
+    settings = [f["detail"]["setting"] for f in call["findings"] if f["detail"] and f["detail"].get("setting")]
+    assert settings and all(s == {"name": "EPS", "value": "1e-05", "place": "model.py:3"} for s in settings)
 
 
 def test_a_changed_width_names_the_constant_that_holds_it(project) -> None:
