@@ -91,7 +91,8 @@ def compare_text(
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     constants = changed_constants(dialect, script, where)
     new_kinds = _new_kinds(artifact, (expected, actual), counts)
-    setting = _setting(script, [place for place, _ in found] + [c["at"] for c in constants if c["at"]])
+    places = [place for place, _ in found] + [c["at"] for c in constants if c["at"]]
+    setting = _setting(script, places) if BY_NAME[artifact].frontend else None
     detail = {
         "summary": _summary_head(summary, structure, constants, script),
         "constants": constants,
@@ -126,7 +127,11 @@ def compare_text(
 
 def _setting(script: EditScript, places: Sequence[str]) -> sources_.Setting | None:
     """The user's configuration constant (``RMS_EPS = 1e-5`` at the top of ``lm.py``) that holds a value
-    the drift's lines now hold where they held another, in a module of the changed lines' places."""
+    the drift's lines now hold where they held another, in a module of the changed lines' places.
+
+    Read from the texts before XLA only (``compare_text`` asks nothing of the compiled text): a sharding
+    change splits the compiled program's shapes (a vocabulary of 512 over 2 devices reads 256), numbers
+    that no constant of the user's wrote."""
     if not places:
         return None
     values = literals.new_numbers(_replaced(script))

@@ -32,6 +32,8 @@ MAX_USERS = 64
 # A number that is no part of a name (``f32``, ``%fusion.12``, ``%cst_0``): a literal, an attribute
 # or a dimension (``f32[8,64]``, MLIR's ``tensor<8x64xf32>``).
 _NUMBER = re.compile(r"(?:(?<![\w.%$#])|(?<=\dx))(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?=x|[^\w.]|$)")
+# A quoted string (a sharding, ``mhlo.sharding = "{devices=[4,1,2]<=[8]}"``): its numbers are no values.
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 @dataclass(frozen=True)
@@ -62,15 +64,18 @@ def new_numbers(pairs: Sequence[tuple[str, str, int]]) -> Counter[str]:
     """The values that lines differing only in numbers (literals, dimensions) now hold where they held
     another, counted (``f32[8,64,4,16]`` -> ``f32[8,64,8,8]`` gives 8 twice), as :func:`shown_value`
     writes them. A value that some pair gives up is left out: numbers that only moved (a tuple index
-    shifted both ways) are no new value.
+    shifted both ways) are no new value. Numbers in quoted strings (shardings) are none.
     """
     new: Counter[str] = Counter()
     given_up: set[str] = set()
-    for old, line, _ in pairs:
-        if _NUMBER.sub("#", old) != _NUMBER.sub("#", line):
+    for old_line, new_line, _ in pairs:
+        if _QUOTED.findall(old_line) != _QUOTED.findall(new_line):
+            continue  # a quoted string changed (a sharding): more than numbers
+        before, after = _QUOTED.sub('""', old_line), _QUOTED.sub('""', new_line)
+        if _NUMBER.sub("#", before) != _NUMBER.sub("#", after):
             continue
         for was, now in zip(
-            map(shown_value, _NUMBER.findall(old)), map(shown_value, _NUMBER.findall(line)), strict=True
+            map(shown_value, _NUMBER.findall(before)), map(shown_value, _NUMBER.findall(after)), strict=True
         ):
             if was != now:
                 new[now] += 1
