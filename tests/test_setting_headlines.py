@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pytest_stages.check.drift import compare_text
 from pytest_stages.ir.literals import new_numbers
 from pytest_stages.ir.sources import Location, describe_all, setting_holding
 from pytest_stages.store.schemas import report_schema, schema_mismatch
@@ -110,3 +111,36 @@ def test_a_setting_is_the_one_module_constant_of_the_projects_files_holding_the_
     assert setting_holding(places, {"true", "1"}) is None
     # plain text (no file behind it) names nothing
     assert setting_holding(["model.py:7 in f"], {"1e-05"}) is None
+
+
+SNAPSHOT = Path(__file__).resolve().parent.parent / "snapshots/stages/rnn_decode/cpu1/rnn_decode"
+
+
+def test_a_setting_is_read_from_the_texts_before_xla_only(tmp_path: Path) -> None:
+    """A sharding change splits the compiled program's shapes (a vocabulary of 512 over 2 devices reads
+    256): numbers no constant of the user's wrote. The texts before XLA keep the program's own."""
+    (tmp_path / "model.py").write_text("HIDDEN = 48\n")
+    (place,) = describe_all([Location(str(tmp_path / "model.py"), 1, "f")], tmp_path)
+    for artifact, suffix, old, new in (
+        ("stablehlo", "stablehlo.mlir", "-> tensor<4x32xf32>", "-> tensor<4x48xf32>"),
+        ("compiled", "compiled.hlo.txt", "f32[4,32]{1,0} dot(", "f32[4,48]{1,0} dot("),
+    ):
+        text = SNAPSHOT.with_name(f"{SNAPSHOT.name}.{suffix}").read_text()
+        lines = text.splitlines()
+        k = next(k for k, line in enumerate(lines) if old in line)
+        lines[k] = lines[k].replace(old, new)
+        located: list[str | None] = [None] * len(lines)
+        located[k] = place
+        found = compare_text(artifact, text, "\n".join(lines) + "\n", diff_lines=8, locations=lambda at=located: at)
+        assert found is not None and found.detail is not None
+        expected = {"name": "HIDDEN", "value": "48", "place": "model.py:1"} if artifact == "stablehlo" else None
+        assert found.detail["setting"] == expected, artifact
+
+
+def test_numbers_in_quoted_strings_are_no_new_values() -> None:
+    sharded = '%1 = stablehlo.custom_call @Sharding(%0) {mhlo.sharding = "{devices=[4,1,2]<=[8]}"} : tensor<8x64xf32>'
+    pairs = [
+        (sharded, sharded.replace("[4,1,2]", "[8,1,1]"), 0),  # the sharding changed: more than numbers
+        (sharded, sharded.replace("8x64", "8x96"), 1),  # the type's numbers changed, the sharding's did not
+    ]
+    assert new_numbers(pairs) == {"96": 1}
