@@ -11,13 +11,15 @@ commits them. Then for each edit of the user's code: applies it, runs the edit's
 adds plus deletes (the pull request) against the ``+``/``-`` rows the ``pytest-stages diff``
 driver prints for the same two files (the semantic diff: a changed line is one of each); then
 reverts. A headline "names the edit" when it names the edited line's ``file:line``, or for a
-configuration value one of the lines that use it. Runs against whatever ``pytest_stages`` is
+configuration value one of the lines that use it (or the first line of a statement written over
+several lines that holds one: Python reports such a call at its first line). Runs against whatever ``pytest_stages`` is
 on ``PYTHONPATH`` (this tree's, by default) and the libraries installed.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -382,6 +384,20 @@ def _line_numbers(repo: Path, path: str, texts: tuple[str, ...]) -> list[int]:
     return [k + 1 for k, line in enumerate(lines) if any(text in line for text in texts)]
 
 
+def _statement_starts(repo: Path, path: str, numbers: list[int]) -> list[int]:
+    """The first line of each simple statement written over several lines that holds one of ``numbers``:
+    Python reports a call written over several lines at its first line, so a headline there names the use."""
+    tree = ast.parse((repo / path).read_text(encoding="utf-8"))
+    simple = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
+    return sorted(
+        {
+            node.lineno
+            for node in ast.walk(tree)
+            if isinstance(node, simple) and any(node.lineno < n <= (node.end_lineno or node.lineno) for n in numbers)
+        }
+    )
+
+
 def _named(headlines: dict[str, list[str]], path: str, edited: list[int], uses: list[int]) -> str:
     """Whether the failed calls' headlines name the edit: "edit" (each names an edited line), "use"
     (each names it or a line that uses the edited value), "no", or "-" (no call failed)."""
@@ -446,6 +462,7 @@ def measure(repo: Path, edit: Edit, configs: tuple[str, ...]) -> Result | None:
     first_new = edit.new.splitlines()[0]
     edited = _line_numbers(repo, edit.path, (first_new,))
     uses = _line_numbers(repo, edit.path, edit.uses) if edit.uses else []
+    uses += _statement_starts(repo, edit.path, uses)
     select = _selection(edit, configs)
     compared = _pytest(repo, edit.tests, select)
     outcomes = _outcomes(compared.stdout)

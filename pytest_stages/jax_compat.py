@@ -14,6 +14,7 @@ devices, ``stage/topology.py``): an experimental API; a change fails ``tests/tes
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import TYPE_CHECKING, Any
 
 from pytest_stages.core.lazy import lazy_module
@@ -254,3 +255,16 @@ def accelerator_digest(devices: Any) -> str:
     digest = hashlib.sha256()
     cache_key._hash_accelerator_config(digest, array)
     return digest.hexdigest()
+
+
+# --- 8. Where the staged function was defined (a jaxpr's ``debug_info.func_src_info``) -------------
+# ``"step at /x/model.py:143"``: JAX's own text, not a documented format. Changed, a donation
+# finding names no line (tests/test_donation_headline.py fails on the line).
+_FUNCTION_SOURCE = re.compile(r"^(.*) at (.+):(\d+)$")
+
+
+def function_source(jaxpr: Any) -> tuple[str, str, int] | None:
+    """``(function, file, line)`` where a closed jaxpr's function was defined, None where JAX does not say."""
+    info = getattr(getattr(jaxpr, "jaxpr", None), "debug_info", None)
+    match = _FUNCTION_SOURCE.match(str(getattr(info, "func_src_info", "") or ""))
+    return (match[1], match[2], int(match[3])) if match else None

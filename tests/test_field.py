@@ -68,8 +68,10 @@ def test_a_changed_literal_names_old_and_new_value_at_the_users_line(field):
     result = field.run(*TRAIN_STEP)
     result.assert_outcomes(failed=1, deselected=4)
     line = line_of(field, "lm.py", "return bound(pz.nx.wrap(tokens)")
+    eps = line_of(field, "lm.py", "RMS_EPS = 1e-12")
     assert headlines(result) == [
-        f"  IR: stablehlo, compiled changed; stablehlo: 1e-06 -> 1e-12 at lm.py:{line} in forward",
+        f"  IR: stablehlo, compiled changed; stablehlo: 1e-06 -> 1e-12 at lm.py:{line} in forward"
+        f"; 1e-12 is RMS_EPS at lm.py:{eps}",
     ]
     result.stdout.fnmatch_lines([f"    constants: 1e-06 -> 1e-12 (* lines) at lm.py:{line} in forward"])
 
@@ -81,8 +83,12 @@ def test_no_headline_names_a_library_frame_when_a_frame_of_the_project_exists(fi
     result = field.run(*TRAIN_STEP)
     result.assert_outcomes(failed=1, deselected=4)
     line = line_of(field, "lm.py", "return bound(pz.nx.wrap(tokens)")
+    hidden = line_of(field, "lm.py", "HIDDEN = 384")
     ir = [headline for headline in headlines(result) if headline.startswith("  IR: ")]
-    assert ir == [f"  IR: jaxpr, stablehlo, compiled changed at lm.py:{line} in forward (188 changed)"]
+    assert ir == [
+        f"  IR: jaxpr, stablehlo, compiled changed at lm.py:{line} in forward (188 changed)"
+        f"; 384 is HIDDEN at lm.py:{hidden}"
+    ]
     assert not any("penzai/" in headline for headline in headlines(result))
     # The jaxpr keeps one frame per equation, penzai's: its details say so, the headline does not.
     result.stdout.fnmatch_lines(["    source: penzai/core/named_axes.py:* in *"])
@@ -135,6 +141,8 @@ def test_a_changed_constant_of_the_flax_nnx_model_names_its_values_at_the_line_t
     result = field.run(*train)
     result.assert_outcomes(failed=1, deselected=3)
     line = line_of(field, "gemma.py", "jax.lax.rsqrt(variance + RMS_EPS)")
+    eps = line_of(field, "gemma.py", "RMS_EPS = 1e-5")
     assert headlines(result) == [
-        f"  IR: jaxpr, stablehlo, compiled changed; jaxpr: 1e-06 -> 1e-05 at gemma.py:{line} in RMSNorm.__call__",
+        f"  IR: jaxpr, stablehlo, compiled changed; jaxpr: 1e-06 -> 1e-05 at gemma.py:{line} in RMSNorm.__call__"
+        f"; 1e-05 is RMS_EPS at gemma.py:{eps}",
     ]

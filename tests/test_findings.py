@@ -390,8 +390,10 @@ def test_a_changed_constant_names_old_and_new_value_at_the_model_modules_line(pr
     result.assert_outcomes(failed=1)
     line = 1 + BERT.splitlines().index("        return jax.nn.gelu(jax.vmap(self.dense)(jax.vmap(self.norm)(x)))")
     message = _failure(result, "block")
+    eps = 1 + BERT.splitlines().index("EPS = 1e-5")
     assert message[1] == (
         f"  IR: jaxpr, stablehlo, compiled changed; stablehlo: 1e-05 -> 1e-12 at bert.py:{line} in Block.__call__"
+        f"; 1e-12 is EPS at bert.py:{eps}"
     )
     # The jaxpr keeps one frame per equation, equinox's; the headline names the model's line instead.
     assert "    constants: 1e-05 -> 1e-12 at equinox/nn/_normalisation.py:152 in LayerNorm.__call__" in message

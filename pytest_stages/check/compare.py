@@ -64,6 +64,8 @@ class Built(Protocol):
 
     def loop_places(self, root: Path | None) -> list[str | None]: ...
 
+    def function_place(self, root: Path | None) -> str | None: ...
+
 
 @dataclass(frozen=True)
 class Snapshot:
@@ -202,7 +204,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             "or edited by hand. Restore it from version control, or run "
             f"`pytest --stages-update {context.nodeid}` to record it again."
         ) from None
-    return compare_pair(
+    compared = compare_pair(
         Pair(
             name,
             expected,
@@ -214,6 +216,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             loop_places=lambda: staged.loop_places(context.rootpath),
         )
     )
+    return placement.at_function(compared, lambda: staged.function_place(context.rootpath))
 
 
 def compare_pair(pair: Pair) -> Compared:

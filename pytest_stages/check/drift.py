@@ -90,6 +90,8 @@ def compare_text(
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     constants = changed_constants(dialect, script, where)
     new_kinds = _new_kinds(artifact, (expected, actual), counts)
+    places = [place for place, _ in found] + [c["at"] for c in constants if c["at"]]
+    setting = _setting(script, places) if BY_NAME[artifact].frontend else None
     detail: DriftDetail = {
         "summary": _summary_head(summary, structure, constants, script),
         "constants": constants,
@@ -98,6 +100,7 @@ def compare_text(
         "hunks": side_by_side(script, REPORT_ROWS, where),
         "truncated": sum(map(len, hunks(script, context=3))) > REPORT_ROWS,
         "new_kinds": new_kinds,
+        "setting": asdict(setting) if setting else None,
     }
     own, holding = _changed_places(artifact, script, where, set(new_kinds)) if found else (set(), set())
     headline_places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
@@ -119,6 +122,19 @@ def compare_text(
         diff=tuple(diff),
         omitted=omitted,
     )
+
+
+def _setting(script: EditScript, places: Sequence[str]) -> sources_.Setting | None:
+    """The user's configuration constant (``RMS_EPS = 1e-5`` at the top of ``lm.py``) that holds a value
+    the drift's lines now hold where they held another, in a module of the changed lines' places.
+
+    Read from the texts before XLA only (``compare_text`` asks nothing of the compiled text): a sharding
+    change splits the compiled program's shapes (a vocabulary of 512 over 2 devices reads 256), numbers
+    that no constant of the user's wrote."""
+    if not places:
+        return None
+    values = literals.new_numbers(_replaced(script))
+    return sources_.setting_holding(places, values) if values else None
 
 
 def _new_kinds(artifact: str, texts: tuple[str, str], counts: tuple[Counter[str], Counter[str]]) -> list[str]:

@@ -21,6 +21,7 @@ from pytest_stages.check.figure_text import figure_change, metric_short, per_ope
 from pytest_stages.check.recompiles import explanation_lines
 from pytest_stages.core.records import Change, Finding
 from pytest_stages.core.text import shown
+from pytest_stages.ir.sources import Setting
 from pytest_stages.ir.textdiff import more_lines
 
 UPDATE_HINT = "Run `pytest --stages-update` to accept the changes if they are intended."
@@ -168,8 +169,9 @@ def _headline(group: Sequence[Finding]) -> str:
 
 
 def _items(group: Sequence[Finding]) -> list[str]:
-    """A headline's item per finding: a placement finding's short text, else the finding's line."""
-    return [f.moves[0] if f.moves else f.message for f in group]
+    """A headline's item per finding: a placement finding's short text, else the finding's line; then
+    its source line where it has one (a donation change: the staged function's own line)."""
+    return [(f.moves[0] if f.moves else f.message) + (f" at {f.locations[0]}" if f.locations else "") for f in group]
 
 
 def _ir_headline(group: Sequence[Finding]) -> str:
@@ -181,15 +183,28 @@ def _ir_headline(group: Sequence[Finding]) -> str:
     where its first changed op is the user's own (it lists ops in the order the program ran, and
     keeps ops such as ``stop_gradient`` that lowering drops), else StableHLO, whose locations walk
     the whole call stack (what XLA did in consequence, the collectives a sharding constraint adds at
-    the optimizer, lands elsewhere); the headline is cut before it, never through it. Removed lines have no source
-    line (the snapshot keeps none): ops only removed are never charged to a line, and the headline
-    says so.
+    the optimizer, lands elsewhere); the headline is cut before it, never through it. The user's
+    configuration constant that holds a value the drift now holds follows it (``; 1e-05 is RMS_EPS at
+    lm.py:22``). Removed lines have no source line (the snapshot keeps none): ops only removed are
+    never charged to a line, and the headline says so.
     """
     names = ", ".join(dict.fromkeys(f.artifact for f in group))
     described = next((f for f in group if f.ops or f.moves), None)
     summary, located = _ir_summary(group, described)
-    where = _ir_where(described, located)
+    where = _ir_where(described, located) + _setting(group)
     return _shorten([f"{names} changed{summary}"], width=max(HEADLINE_WIDTH - len(where), 40)) + where
+
+
+def _setting(group: Sequence[Finding]) -> str:
+    """``; 1e-05 is RMS_EPS at lm.py:22``: the user's configuration constant that holds a value the
+    drift's lines now hold (:func:`pytest_stages.check.drift.compare_text`), from the text that keeps
+    the most of the call stack; nothing where none does."""
+    rank = {artifact: k for k, artifact in enumerate(LOCATION_ORDER)}
+    for finding in sorted(group, key=lambda f: rank.get(f.artifact, len(rank))):
+        setting = finding.detail.get("setting") if finding.detail else None
+        if setting:
+            return f"; {Setting(**setting).describe()}"
+    return ""
 
 
 def _ir_summary(group: Sequence[Finding], described: Finding | None) -> tuple[str, Finding | None]:

@@ -7,7 +7,9 @@ holds its headline text (shardings without their mesh).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pytest_stages.analyse.artifacts import check_kind
@@ -26,24 +28,43 @@ def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mappin
     Each finding's ``moves`` holds its headline text: shardings without their mesh.
     """
     keys = placement_keys(expected, actual)
-    full = _grouped([_placement_change(key, expected, actual) for key in keys])
-    short = group_leaves([_placement_change(key, expected, actual, mesh=False) for key in keys])
+    arguments = _argument_leaves([*expected.get("inputs", {}), *actual.get("inputs", {})])
+    full = _grouped([_placement_change(key, expected, actual) for key in keys], arguments=arguments)
+    short = group_leaves([_placement_change(key, expected, actual, mesh=False) for key in keys], arguments=arguments)
     return [
         Finding(
             check_kind(artifact),
             artifact,
             message,
             change=Change.PLACEMENT if side else Change.COLLECTIVES,
+            subject=DONATION if change.startswith((LOST, GAINED)) else "",
             moves=(headline,),
         )
-        for (side, message), headline in zip(full, short, strict=True)
+        for (side, message, change), headline in zip(full, short, strict=True)
     ]
+
+
+def at_function(compared: Compared, place: Callable[[], str | None]) -> Compared:
+    """``compared`` with the staged function's own line (``place``: ``lm.py:85 in <lambda>``) as the
+    location of each donation change: the arguments ``donate_argnums`` names are that function's.
+    JAX keeps no record of the line that called ``jax.jit``, so this is the line a reader can be given."""
+    if not any(f.subject == DONATION for f in compared.findings):
+        return compared
+    where = place()
+    if where is None:
+        return compared
+    findings = [replace(f, locations=(where,)) if f.subject == DONATION else f for f in compared.findings]
+    return replace(compared, findings=findings)
 
 
 COLLECTIVES_LABEL = "collectives: "
 
 
 PLACEMENT_SIDES = ("inputs", "outputs")
+DONATION = "donation"  # the subject of a finding whose inputs lost or gained their donation
+LOST, GAINED = " no longer donated", " is now donated"
+# A leaf's argument: ``p[0].value.data_array`` -> ``p``, ``params['w']`` -> ``params``.
+_ARGUMENT = re.compile(r"^[^\[.]+")
 _FIELD_ORDER = {"sharding": 0, "donated": 1, "aliased_to": 2}
 
 
@@ -85,34 +106,67 @@ def _reported_by_both(key: list[str], expected: Mapping[str, Any], actual: Mappi
     return not isinstance(old, dict) or not isinstance(new, dict) or (name in old) == (name in new)
 
 
-def group_leaves(changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST) -> list[str]:
+def group_leaves(
+    changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST, arguments: Mapping[str, int] | None = None
+) -> list[str]:
     """``(side, leaf, change, extra)`` as messages; ``least`` or more leaves with one change are one line.
 
     ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; a
     change seen fewer times reads ``input x no longer donated`` followed by its ``extra``
-    (what the leaf was). First appearance keeps the order.
+    (what the leaf was). Inputs that are every leaf of their arguments (``arguments``: each
+    argument's count of input leaves) are named by the arguments: ``arguments p, s (115 arrays)
+    no longer donated``. First appearance keeps the order.
     """
-    return [message for _, message in _grouped(changes, least)]
+    return [message for _, message, _ in _grouped(changes, least, arguments)]
 
 
-def _grouped(changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST) -> list[tuple[str, str]]:
-    """:func:`group_leaves`' messages, each with its side (``""`` for the collectives)."""
+def _grouped(
+    changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST, arguments: Mapping[str, int] | None = None
+) -> list[tuple[str, str, str]]:
+    """:func:`group_leaves`' messages, each with its side (``""`` for the collectives) and its change."""
     groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for side, leaf, change, extra in changes:
         groups.setdefault((side, change), []).append((leaf, extra))
-    messages: list[tuple[str, str]] = []
+    messages: list[tuple[str, str, str]] = []
     for (side, change), members in groups.items():
         leaves = [leaf for leaf, _ in members]
+        whole = _whole_arguments(leaves, arguments or {}) if side == "input" else []
         if not side:
-            messages.append((side, change))
+            messages.append((side, change, change))
         elif len(leaves) < least:
-            messages += [(side, f"{side} {leaf}{change}{extra}") for leaf, extra in members]
+            messages += [(side, f"{side} {leaf}{change}{extra}", change) for leaf, extra in members]
+        elif whole:
+            plural = "s" if len(whole) > 1 else ""
+            messages.append((side, f"argument{plural} {', '.join(whole)} ({len(leaves)} arrays){change}", change))
         else:
             shown = ", ".join(leaves[:GROUP_NAMES]) + (
                 f", +{len(leaves) - GROUP_NAMES} more" if len(leaves) > GROUP_NAMES else ""
             )
-            messages.append((side, f"{len(leaves)} {side}s ({shown}){change}"))
+            messages.append((side, f"{len(leaves)} {side}s ({shown}){change}", change))
     return messages
+
+
+def _argument_leaves(leaves: Sequence[str]) -> dict[str, int]:
+    """Each argument's count of distinct input leaves (``p[0]``, ``p[1]`` -> ``{"p": 2}``)."""
+    counts: dict[str, int] = {}
+    for leaf in dict.fromkeys(leaves):
+        argument = _argument(leaf)
+        counts[argument] = counts.get(argument, 0) + 1
+    return counts
+
+
+def _whole_arguments(leaves: Sequence[str], arguments: Mapping[str, int]) -> list[str]:
+    """The arguments ``leaves`` are every input leaf of, in order; [] where they are not whole arguments."""
+    named: dict[str, int] = {}
+    for leaf in leaves:
+        argument = _argument(leaf)
+        named[argument] = named.get(argument, 0) + 1
+    return list(named) if all(arguments.get(argument) == n for argument, n in named.items()) else []
+
+
+def _argument(leaf: str) -> str:
+    match = _ARGUMENT.match(leaf)
+    return match[0] if match else leaf
 
 
 def _placement_change(
@@ -156,10 +210,8 @@ def _field_change(field: str, old_leaf: Mapping[str, Any], new_leaf: Mapping[str
 def _donation_change(old_leaf: Mapping[str, Any], new_leaf: Mapping[str, Any]) -> str:
     """A donation lost or gained, and whether XLA had reused (reuses) the buffer."""
     if old_leaf.get("donated"):
-        return " no longer donated" + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else "")
-    return " is now donated" + (
-        " (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)"
-    )
+        return LOST + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else "")
+    return GAINED + (" (XLA reuses its buffer)" if new_leaf.get("aliased_to") else " (XLA cannot reuse its buffer)")
 
 
 def _describe_leaf(leaf: Mapping[str, Any] | None, *, mesh: bool = True) -> str:

@@ -109,7 +109,7 @@ class DriftDetail(TypedDict):
     ``summary`` the op and structure lines; ``sources`` the source lines of the changed ops with
     their counts by change; ``hunks`` the side-by-side diff, ``truncated`` when it holds fewer rows
     than the diff has; ``removed`` how many lines were removed; ``new_kinds`` the op kinds that
-    appeared or disappeared.
+    appeared or disappeared; ``setting`` the module constant that holds a changed value.
     """
 
     summary: list[str]
@@ -119,6 +119,7 @@ class DriftDetail(TypedDict):
     removed: NotRequired[int]
     constants: NotRequired[list[Constant]]
     new_kinds: NotRequired[list[str]]
+    setting: NotRequired[dict[str, str] | None]
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,11 @@ _DEFINED = {
 # A name's numeric suffix (``%constant.533``, ``%cst_4``): renumbered by any edit, never a literal.
 _SUFFIX = re.compile(r"(?<=[\w%])[._]\d+\b")
 MAX_USERS = 64
+# A number that is no part of a name (``f32``, ``%fusion.12``, ``%cst_0``): a literal, an attribute
+# or a dimension (``f32[8,64]``, MLIR's ``tensor<8x64xf32>``).
+_NUMBER = re.compile(r"(?:(?<![\w.%$#])|(?<=\dx))(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?=x|[^\w.]|$)")
+# A quoted string (a sharding, ``mhlo.sharding = "{devices=[4,1,2]<=[8]}"``): its numbers are no values.
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,29 @@ def changed(dialect: str | None, pairs: Sequence[tuple[str, str, int]]) -> list[
         if _skeleton(pattern, old) == _skeleton(pattern, new):
             found.append(LiteralChange(shown_value(old_values[0]), shown_value(new_values[0]), index))
     return found
+
+
+def new_numbers(pairs: Sequence[tuple[str, str, int]]) -> Counter[str]:
+    """The values that lines differing only in numbers (literals, dimensions) now hold where they held
+    another, counted (``f32[8,64,4,16]`` -> ``f32[8,64,8,8]`` gives 8 twice), as :func:`shown_value`
+    writes them. A value that some pair gives up is left out: numbers that only moved (a tuple index
+    shifted both ways) are no new value. Numbers in quoted strings (shardings) are none.
+    """
+    new: Counter[str] = Counter()
+    given_up: set[str] = set()
+    for old_line, new_line, _ in pairs:
+        if _QUOTED.findall(old_line) != _QUOTED.findall(new_line):
+            continue  # a quoted string changed (a sharding): more than numbers
+        before, after = _QUOTED.sub('""', old_line), _QUOTED.sub('""', new_line)
+        if _NUMBER.sub("#", before) != _NUMBER.sub("#", after):
+            continue
+        for was, now in zip(
+            map(shown_value, _NUMBER.findall(before)), map(shown_value, _NUMBER.findall(after)), strict=True
+        ):
+            if was != now:
+                new[now] += 1
+                given_up.add(was)
+    return Counter({value: n for value, n in new.items() if value not in given_up})
 
 
 def values(dialect: str | None, lines: Sequence[str]) -> Counter[str]:

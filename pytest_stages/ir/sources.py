@@ -13,6 +13,7 @@ its snapshot line, only when it is read.
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
 import re
@@ -23,6 +24,7 @@ from typing import TypeVar, overload
 
 from pytest_stages.ir import frame_tables as debug_frames
 from pytest_stages.ir import hlo
+from pytest_stages.ir.literals import shown_value
 from pytest_stages.ir.normalize import (
     LOC,
     LOC_DEFINITION,
@@ -303,10 +305,12 @@ class Place(str):
     """
 
     rank: int
+    file: str  # the file as the debug info names it ("" where unknown)
+    path: str  # the file as the text shows it (relative to the project)
 
-    def __new__(cls, text: str, rank: int) -> Place:
+    def __new__(cls, text: str, rank: int, file: str = "", path: str = "") -> Place:
         place = super().__new__(cls, text)
-        place.rank = rank
+        place.rank, place.file, place.path = rank, file, path
         return place
 
 
@@ -366,7 +370,12 @@ def describe_all(locations: Located, root: Path | None) -> Sequence[Place | None
                 ]
                 frames = sorted(ours, key=lambda pair: _is_test_file(pair[0].file)) + frames
             described[where] = next(
-                (Place(text, ranked(frame, ours)) for frame, ours in frames if (text := shown(frame)) is not None), None
+                (
+                    Place(text, ranked(frame, ours), frame.file, text.rsplit(f":{frame.line}", 1)[0])
+                    for frame, ours in frames
+                    if (text := shown(frame)) is not None
+                ),
+                None,
             )
         return described[where]
 
@@ -377,3 +386,61 @@ def _is_test_file(file: str) -> bool:
     """Whether pytest's default patterns collect ``file`` (``test_*.py``, ``*_test.py``) or it is a conftest."""
     name = Path(file).name
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A module-level constant of the user's code: ``RMS_EPS = 1e-5`` (``value`` as a stage text shows
+    it, ``1e-05``), at ``place`` (``lm.py:22``)."""
+
+    name: str
+    value: str
+    place: str
+
+    def describe(self) -> str:
+        """``1e-05 is RMS_EPS at lm.py:22``."""
+        return f"{self.value} is {self.name} at {self.place}"
+
+
+def setting_holding(places: Iterable[str], values: Iterable[str]) -> Setting | None:
+    """The one module-level numeric constant, in the project's own files among ``places`` (test files
+    aside), whose value is one of ``values``; None where none or several are.
+
+    A configuration value (an epsilon, a width, a loop count) is written once, at the top of the
+    user's module, and reaches the program through library code (a config object, a layer built
+    with it): the traced call stack never holds that line, the module that holds it does.
+    """
+    files: dict[tuple[str, str], None] = {}
+    for place in places:
+        file, path = str(getattr(place, "file", "")), str(getattr(place, "path", ""))
+        if file and rank(place) == PROJECT:  # (read by name, as :func:`rank` reads it)
+            files[file, path] = None
+    wanted = set(values)
+    found = [
+        Setting(name, value, f"{path}:{line}")
+        for file, path in files
+        for name, number, line in _module_numbers(file)
+        if (value := shown_value(repr(number))) in wanted
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _module_numbers(file: str) -> list[tuple[str, int | float, int]]:
+    """``(name, value, line)`` of each ``NAME = <number>`` at the top level of a Python file (none if unreadable)."""
+    try:
+        tree = ast.parse(Path(file).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return []
+    found = []
+    for statement in tree.body:
+        target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+        target = statement.target if isinstance(statement, ast.AnnAssign) else target
+        number = getattr(statement, "value", None)
+        if (
+            isinstance(target, ast.Name)
+            and isinstance(number, ast.Constant)
+            and isinstance(number.value, int | float)
+            and not isinstance(number.value, bool)
+        ):
+            found.append((target.id, number.value, statement.lineno))
+    return found

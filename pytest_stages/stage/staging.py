@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_stages import jax_compat
 from pytest_stages.analyse import analyses as analyses_
 from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
@@ -169,6 +170,15 @@ class StageResult:
         if self.compiled is None or self.from_cache:
             return []
         return list(sources.describe_all(sources.loop_locations(self.compiled_text), root))
+
+    def function_place(self, root: Path | None) -> str | None:
+        """Where the staged function was defined (``lm.py:85 in <lambda>``, relative to ``root``), None where
+        JAX does not say or it is inside pytest-stages."""
+        found = jax_compat.function_source(self.jaxpr)
+        if found is None:
+            return None
+        function, file, line = found
+        return sources.describe_all([sources.Location(file, line, function)], root)[0]
 
     @property
     def built(self) -> list[str]:
