@@ -26,7 +26,8 @@ from conftest import Project
 
 from pytest_stages.core.records import CallRecord, Finding, Kind
 from pytest_stages.report import cli
-from pytest_stages.report.render import COMMENT_LIMIT, RunReport, markdown
+from pytest_stages.report.markdown import COMMENT_LIMIT, markdown
+from pytest_stages.report.render import RunReport
 from pytest_stages.store.pending import read_set
 
 ROOT = Path(__file__).resolve().parents[1]

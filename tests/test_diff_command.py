@@ -13,7 +13,8 @@ import pytest
 from pytest_stages.core.records import CallRecord, Finding
 from pytest_stages.report.cli import main
 from pytest_stages.report.diff_command import artifact_of
-from pytest_stages.report.render import MD_BUDGET, MD_DIFF_LINES, RunReport, markdown
+from pytest_stages.report.markdown import MD_BUDGET, MD_DIFF_LINES, markdown
+from pytest_stages.report.render import RunReport
 
 OLD = (
     "HloModule jit_f, is_scheduled=true\n\n"

@@ -275,7 +275,8 @@ def test_markdown_report_carries_sources_and_diff(drifted, tmp_path):
 
 def test_markdown_shows_user_text_literally_and_the_whole_diff():
     from pytest_stages.core.records import CallRecord, Finding
-    from pytest_stages.report.render import RunReport, markdown
+    from pytest_stages.report.markdown import markdown
+    from pytest_stages.report.render import RunReport
 
     hunk = [["=", 1, "a", 1, "a", None], ["~", 2, "b", 2, "c", None], ["+", None, "", 3, "d", None]]
     finding = Finding("text", "jaxpr", "IR drift\n    (cut to diff_lines)", detail={"summary": [], "hunks": [hunk]})

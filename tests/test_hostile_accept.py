@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_accept_concurrency import _restore, _start, _tree
 from test_accept import ROOT, accept, make_project, one_paragraph, pending
+from test_accept_concurrency import _restore, _start, _tree
 
 from pytest_stages.report import cli
 from pytest_stages.store.pending import read_set

@@ -10,7 +10,8 @@ import re
 import subprocess
 
 from pytest_stages.core.records import CallRecord, Finding, Kind
-from pytest_stages.report.render import RunReport, markdown
+from pytest_stages.report.markdown import markdown
+from pytest_stages.report.render import RunReport
 
 HOSTILE = "p $(touch PWNED);x"
 SPACED = "stages pending 2"

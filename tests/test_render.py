@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pytest_stages.core.records import CallRecord, Finding
-from pytest_stages.report.render import RunReport, markdown, table_rows
+from pytest_stages.report.markdown import markdown
+from pytest_stages.report.render import RunReport, table_rows
 
 
 def _record(name, *diff_lines):

@@ -13,7 +13,7 @@ from pytest_stages.config.settings import Settings
 from pytest_stages.config.values import parse_choices, parse_selection
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import Use, checked_path, held_inside, shown_path
-from pytest_stages.report import render
+from pytest_stages.report import outputs
 from pytest_stages.run.session import Options
 
 
@@ -138,7 +138,7 @@ def read_options(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         )
     report = reports[0] if reports else None
     if report is not None:
-        render.check_output("--stages-report", Path(report), snapshots)
+        outputs.check_output("--stages-report", Path(report), snapshots)
     pending = _pending_dir(config, settings, snapshots)
     if pending is not None:
         _apart_from_pending(pending, report, settings.compilation_cache, config.rootpath)
@@ -185,7 +185,7 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
             "--stages-pending keeps what an update would write, on a compare run; --stages-update writes it into the "
             "snapshots: give one of them."
         )
-    if render.inside(path, snapshots) or render.inside(snapshots, path):
+    if outputs.inside(path, snapshots) or outputs.inside(snapshots, path):
         raise ConfigError(
             f"{name}={path} overlaps the snapshot folder {snapshots}, which a compare run never changes; name a "
             "folder outside it, e.g. --stages-pending=stages-pending."
@@ -213,7 +213,7 @@ def _apart_from_pending(pending: Path, report: str | None, cache: bool | str, ro
         shown = f"[tool.pytest_stages] compilation_cache = {shown_path(cache)!r}"
         others.append((shown, rootpath / cache, 'compilation_cache = ".jax_cache"'))
     for named, path, example in others:
-        if render.inside(path, pending):
+        if outputs.inside(path, pending):
             raise ConfigError(
                 f"{named} is inside the pending folder {pending}, which holds the pending set "
                 "alone: `pytest-stages accept` and `review` refuse a set holding other files, and the next "
