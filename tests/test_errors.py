@@ -13,7 +13,7 @@ import pytest_stages
 from pytest_stages.core import errors
 from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, SnapshotError, StagesError
 from pytest_stages.hooks.errors import RegisteredFunctionError, RegistrationError
-from pytest_stages.report.merge import MergeError
+from pytest_stages.report.errors import MergeError
 from pytest_stages.run.errors import StagesFailure, StagesSkip
 from pytest_stages.stage.errors import ChipHeld, StagingFailed, TopologyUnavailable, Unsupported
 

@@ -24,7 +24,8 @@ from pytest_stages.config.settings import parse_settings
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.run_view import CollectionView, RunFacts
 from pytest_stages.report import cli
-from pytest_stages.report.merge import MergeError, Shard, merge_reports, missing_groups, union
+from pytest_stages.report.errors import MergeError
+from pytest_stages.report.merge import Shard, merge_reports, missing_groups, union
 from pytest_stages.report.render import TIME_COLUMN, RunReport, report_data, report_json
 from pytest_stages.stage.disk_cache import choose
 

@@ -191,8 +191,9 @@ def _ir_headline(group: Sequence[Finding]) -> str:
     names = ", ".join(dict.fromkeys(f.artifact for f in group))
     described = next((f for f in group if f.ops or f.moves), None)
     summary, located = _ir_summary(group, described)
-    where = _ir_where(described, located) + _setting(group)
-    return _shorten([f"{names} changed{summary}"], width=max(HEADLINE_WIDTH - len(where), 40)) + where
+    where = _ir_where(described, located)
+    # The setting follows the cut summary rather than shortening it: it names the line to edit.
+    return _shorten([f"{names} changed{summary}"], width=max(HEADLINE_WIDTH - len(where), 40)) + where + _setting(group)
 
 
 def _setting(group: Sequence[Finding]) -> str:

@@ -23,7 +23,8 @@ from pytest_stages.core.errors import PREFIX, SnapshotError, StagesError
 from pytest_stages.core.inputs import read_json
 from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_command, review_command
-from pytest_stages.report.merge import Merged, MergeError, merge_reports, read_shard
+from pytest_stages.report.errors import MergeError, OutputLost
+from pytest_stages.report.merge import Merged, merge_reports, read_shard
 from pytest_stages.report.outputs import append_step_summary, check_output, inside, step_summary_refusal, write_report
 from pytest_stages.report.render import REPORT_FORMATS, terminal_summary
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
@@ -115,7 +116,7 @@ def main(argv: Sequence[str] | None = None, stream: TextIO | None = None, prog: 
         if stream is sys.stdout:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return FAILED
-    except _OutputLost as exc:
+    except OutputLost as exc:
         with contextlib.suppress(OSError, AttributeError):  # standard error may be gone too
             sys.stderr.write(f"{PREFIX}could not write to standard output ({exc}); the output stops there.\n")
         return FAILED
@@ -125,12 +126,8 @@ def main(argv: Sequence[str] | None = None, stream: TextIO | None = None, prog: 
 _T = typing.TypeVar("_T")
 
 
-class _OutputLost(Exception):
-    """Standard output could not take a command's text (not a closed pipe: a full disk, a closed descriptor)."""
-
-
 class _Output(io.TextIOBase):
-    """A command's output stream: a write the stream cannot take raises :class:`_OutputLost`, for one line."""
+    """A command's output stream: a write the stream cannot take raises :class:`OutputLost`, for one line."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -150,7 +147,7 @@ class _Output(io.TextIOBase):
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise _OutputLost(exc.strerror or str(exc)) from None
+            raise OutputLost(exc.strerror or str(exc)) from None
 
 
 def _command(argv: Sequence[str] | None, stream: TextIO, prog: str) -> int:

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.records import Mode
 from pytest_stages.core.run_view import CollectionView, ItemOutcome, RunFacts, worse, worse_exit
+from pytest_stages.report.errors import MergeError
 from pytest_stages.report.render import REPORT_SCHEMA, ReportSettings, RunReport
 from pytest_stages.store.names import snapshot_folder
 from pytest_stages.store.prune import merge_gaps
@@ -23,12 +23,6 @@ from pytest_stages.store.refusals import Incomplete
 from pytest_stages.store.schemas import report_schema, schema_mismatch
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."
-
-
-class MergeError(StagesError):
-    """Reports that cannot be merged; the message names the report and the fix (the command exits 2)."""
-
-    outcome = Outcome.USAGE
 
 
 @dataclass(frozen=True)
