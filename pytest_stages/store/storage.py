@@ -56,8 +56,7 @@ def read_meta_file(path: Path) -> dict[str, Any] | None:
 class SnapshotFolder:
     """The folder of one (test, config): ``<root>/<module path>/<test>/<config>/``.
 
-    Its paths are made once (a call asks for them a dozen times, each ``pathlib`` join a few
-    microseconds); the fields are frozen, so they never go stale.
+    Its paths are made once (a call asks for them a dozen times); the fields are frozen, so they never go stale.
     """
 
     root: Path
