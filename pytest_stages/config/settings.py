@@ -13,7 +13,7 @@ from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
 from pytest_stages.config.devices import DEFAULT_CONFIGS, DeviceConfig, parse_configs
 from pytest_stages.config.values import parse_choices, parse_tolerances, reject_unknown
 from pytest_stages.core.errors import ConfigError
-from pytest_stages.core.paths import MAX_NAME, Use, checked_path, held_inside, shown_path
+from pytest_stages.core.paths import MAX_NAME, Use, checked_path, held_inside, inside, shown_path
 from pytest_stages.core.units import parse_size
 
 # Staged tests between two drops of JAX's caches under clear_caches = "auto": it bounds the memory
@@ -268,7 +268,7 @@ def check_cache_folder(setting: bool | str, rootpath: Path, snapshot_dir: str) -
     named = f"[tool.pytest_stages] compilation_cache = {shown_path(setting)!r}"
     checked_path(cache, Use(named, fix, folder=True, inside=held_inside(cache, rootpath)))
     snapshots, resolved = (rootpath / snapshot_dir).resolve(), cache.resolve()
-    if resolved == snapshots or snapshots in resolved.parents or resolved in snapshots.parents:
+    if inside(resolved, snapshots) or inside(snapshots, resolved):
         where = (
             "is the snapshot folder"
             if resolved == snapshots

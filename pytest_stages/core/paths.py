@@ -130,6 +130,12 @@ def _kind(resolved: Path, use: Use) -> str | None:
     return f"is a FIFO, socket or device, not a {wanted}: pytest-stages writes only plain files and folders"
 
 
+def inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it, once symlinks are followed."""
+    resolved, root = path.resolve(), folder.resolve()
+    return resolved == root or root in resolved.parents
+
+
 def plainly_below(path: Path, root: Path) -> bool:
     """Whether ``path`` is ``root`` joined with parts that are neither ``..`` nor links (missing is fine)."""
     try:

@@ -12,7 +12,7 @@ from pytest_stages.config.discovery import FoundTable, find_table
 from pytest_stages.config.settings import Settings
 from pytest_stages.config.values import parse_choices, parse_selection
 from pytest_stages.core.errors import PREFIX, ConfigError
-from pytest_stages.core.paths import Use, checked_path, held_inside, shown_path
+from pytest_stages.core.paths import Use, checked_path, held_inside, inside, shown_path
 from pytest_stages.report import outputs
 from pytest_stages.run.session import Options
 
@@ -178,14 +178,14 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         raise ConfigError(f"{name} is empty: name the folder a compare run leaves its pending snapshots in.")
     named = f"--stages-pending={shown_path(value)}" if option is not None else f"{name} = {shown_path(value)!r}"
     fix = "Name a folder of its own for the pending set, e.g. --stages-pending=stages-pending."
-    inside = held_inside(base / value, config.rootpath) if option is None else None  # the project's setting
-    path = checked_path(base / value, Use(named, fix, folder=True, inside=inside))
+    held = held_inside(base / value, config.rootpath) if option is None else None  # the project's setting
+    path = checked_path(base / value, Use(named, fix, folder=True, inside=held))
     if option is not None and config.getoption("stages_update"):
         raise ConfigError(
             "--stages-pending keeps what an update would write, on a compare run; --stages-update writes it into the "
             "snapshots: give one of them."
         )
-    if outputs.inside(path, snapshots) or outputs.inside(snapshots, path):
+    if inside(path, snapshots) or inside(snapshots, path):
         raise ConfigError(
             f"{name}={path} overlaps the snapshot folder {snapshots}, which a compare run never changes; name a "
             "folder outside it, e.g. --stages-pending=stages-pending."
@@ -213,7 +213,7 @@ def _apart_from_pending(pending: Path, report: str | None, cache: bool | str, ro
         shown = f"[tool.pytest_stages] compilation_cache = {shown_path(cache)!r}"
         others.append((shown, rootpath / cache, 'compilation_cache = ".jax_cache"'))
     for named, path, example in others:
-        if outputs.inside(path, pending):
+        if inside(path, pending):
             raise ConfigError(
                 f"{named} is inside the pending folder {pending}, which holds the pending set "
                 "alone: `pytest-stages accept` and `review` refuse a set holding other files, and the next "

@@ -16,10 +16,11 @@ import pytest
 
 from pytest_stages.check.budgets import unmatched_patterns
 from pytest_stages.core.errors import PREFIX
+from pytest_stages.core.paths import inside
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.run_view import RunFacts
 from pytest_stages.hooks.observe import Observer, collection_roots
-from pytest_stages.report.outputs import append_step_summary, inside, step_summary_refusal, write_report
+from pytest_stages.report.outputs import append_step_summary, step_summary_refusal, write_report
 from pytest_stages.report.render import RunReport, terminal_summary
 from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.run.session import StagesSession

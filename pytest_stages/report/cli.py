@@ -21,11 +21,12 @@ from pytest_stages.config.discovery import load_pyproject
 from pytest_stages.config.settings import parse_settings
 from pytest_stages.core.errors import PREFIX, SnapshotError, StagesError
 from pytest_stages.core.inputs import read_json
+from pytest_stages.core.paths import inside
 from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_command, review_command
 from pytest_stages.report.errors import MergeError, OutputLost
 from pytest_stages.report.merge import Merged, merge_reports, read_shard
-from pytest_stages.report.outputs import append_step_summary, check_output, inside, step_summary_refusal, write_report
+from pytest_stages.report.outputs import append_step_summary, check_output, step_summary_refusal, write_report
 from pytest_stages.report.render import REPORT_FORMATS, terminal_summary
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
 from pytest_stages.stage.plan import installed_version

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pytest_stages.core.errors import PREFIX, ConfigError, PathError
-from pytest_stages.core.paths import Use, checked_path, shown_path, write_atomically
+from pytest_stages.core.paths import Use, checked_path, inside, shown_path, write_atomically
 from pytest_stages.core.records import Mode
 from pytest_stages.report import html_report_
 from pytest_stages.report.markdown import markdown
@@ -76,12 +76,6 @@ def _not_a_report(path: Path) -> str | None:
 def _schema_line(handle: int, size: int) -> bool:
     with mmap.mmap(handle, size, access=mmap.ACCESS_READ) as mapped:
         return _SCHEMA_LINE.search(mapped) is not None
-
-
-def inside(path: Path, folder: Path) -> bool:
-    """Whether ``path`` is ``folder`` or lies under it, once symlinks are followed."""
-    resolved, root = path.resolve(), folder.resolve()
-    return resolved == root or root in resolved.parents
 
 
 def write_report(path: Path, report: RunReport) -> None:
