@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from pytest_stages.analyse.artifacts import ARTIFACTS
 from pytest_stages.check.figure_text import informational, metric_short
+from pytest_stages.config.settings import VersionMode
 from pytest_stages.core.records import CallRecord, DriftCause, Kind, Status
 from pytest_stages.core.units import format_number, relative_change
 
@@ -59,7 +60,7 @@ def drift_cause(status: Mapping[str, Status]) -> DriftCause:
     return causes.get((frontend, compiler), DriftCause.NONE)
 
 
-def is_churn(kind: Kind, mode: str, note: str) -> bool:
+def is_churn(kind: Kind, mode: VersionMode, note: str) -> bool:
     """Whether a failing finding of ``kind`` is upgrade churn that does not fail the test."""
     return bool(note) and mode == "semantic" and kind == CHURN_KIND
 

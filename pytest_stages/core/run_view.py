@@ -55,7 +55,7 @@ class RunView:
 
     collection: CollectionView
     roots: list[Path]
-    outcomes: dict[str, str]
+    outcomes: dict[str, ItemOutcome]
     finished: set[str]
 
 
@@ -72,7 +72,7 @@ class ItemOutcome(StrEnum):
 PASSED_EXIT = (0, 5)
 # How bad an exit status is, merging shards: passed < nothing collected < tests failed < the rest.
 _EXIT_RANK = {0: 0, 5: 1, 1: 2}
-_OUTCOME_RANK: dict[str, int] = {ItemOutcome.PASSED: 0, ItemOutcome.SKIPPED: 1, ItemOutcome.FAILED: 2}
+_OUTCOME_RANK: dict[ItemOutcome, int] = {ItemOutcome.PASSED: 0, ItemOutcome.SKIPPED: 1, ItemOutcome.FAILED: 2}
 
 
 def worse_exit(status: int, other: int) -> int:
@@ -80,7 +80,7 @@ def worse_exit(status: int, other: int) -> int:
     return max(status, other, key=lambda code: (_EXIT_RANK.get(code, 3), code))
 
 
-def worse(outcome: str, other: str) -> str:
+def worse(outcome: ItemOutcome, other: ItemOutcome) -> ItemOutcome:
     """The worse of two outcomes of one item (its phases, or two runs of it): failed > skipped > passed."""
     return max(outcome, other, key=_OUTCOME_RANK.__getitem__)
 
@@ -96,7 +96,7 @@ class RunFacts:
 
     collection: CollectionView
     roots: list[str]
-    outcomes: dict[str, str]
+    outcomes: dict[str, ItemOutcome]
     finished: list[str]
     lost_workers: list[str] = field(default_factory=list)
     collect_only: bool = False
@@ -113,7 +113,8 @@ class RunFacts:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunFacts:
-        return cls(**{**data, "collection": CollectionView.from_json(data["collection"])})
+        outcomes = {nodeid: ItemOutcome(outcome) for nodeid, outcome in data["outcomes"].items()}
+        return cls(**{**data, "collection": CollectionView.from_json(data["collection"]), "outcomes": outcomes})
 
     def view(self, rootpath: Path) -> RunView:
         """The inventory's view of these facts, paths resolved against ``rootpath``."""

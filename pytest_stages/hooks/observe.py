@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pytest_stages.core.run_view import CollectionView, RunFacts, worse
+from pytest_stages.core.run_view import CollectionView, ItemOutcome, RunFacts, worse
 from pytest_stages.store.storage import file_digest
 
 WORKER_OUTPUT_KEY = "pytest_stages_collection"
@@ -32,7 +32,7 @@ class Observer:
         self.config = config
         self.module_of = module_of
         self.view = CollectionView()
-        self.outcomes: dict[str, str] = {}
+        self.outcomes: dict[str, ItemOutcome] = {}
         self.finished: set[str] = set()
         self.lost_workers: list[str] = []
         # Collection as it happened: each collector's children, the nodes collection went into, the
@@ -102,8 +102,8 @@ class Observer:
         return all(child in self._visited and self._whole(child) for child in self._children.get(nodeid, ()))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
-        previous = self.outcomes.get(report.nodeid, "passed")
+        outcome = ItemOutcome.FAILED if report.failed else ItemOutcome.SKIPPED if report.skipped else ItemOutcome.PASSED
+        previous = self.outcomes.get(report.nodeid, ItemOutcome.PASSED)
         self.outcomes[report.nodeid] = worse(previous, outcome)
         if report.when == "teardown":
             self.finished.add(report.nodeid)

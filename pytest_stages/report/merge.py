@@ -169,7 +169,7 @@ def missing_groups(shards: Sequence[Shard]) -> list[str]:
 
 def union(all_facts: Iterable[RunFacts]) -> RunFacts:
     """What the shards observed together: an item one shard removed and another ran counts as run."""
-    collection, outcomes, lost = CollectionView(), dict[str, str](), list[str]()
+    collection, outcomes, lost = CollectionView(), dict[str, ItemOutcome](), list[str]()
     removed, finished, roots = set[str](), set[str](), set[str]()
     merged = RunFacts(collection, [], outcomes, [])
     for facts in all_facts:
