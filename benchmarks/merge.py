@@ -34,13 +34,14 @@ from pathlib import Path
 from suite import benchmark_environment, make_project, pytest_command, run_measured
 
 from pytest_stages.report import cli
-from pytest_stages.report.render import report_data
+from pytest_stages.report.render import report_json
 from pytest_stages.store.storage import write_atomically
 
 
 def indented_write_report(path: Path, report: object) -> None:
     """The JSON writer before streaming (reporting.write_report's ``.json`` branch, as it was)."""
-    write_atomically(path, json.dumps(report_data(report), indent=2, sort_keys=True) + "\n")  # type: ignore[arg-type]
+    data = json.loads("".join(report_json(report)))  # type: ignore[arg-type]
+    write_atomically(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def child(writer: str, root: str, out: str, paths: list[str]) -> None:

@@ -26,7 +26,7 @@ from pytest_stages.core.run_view import CollectionView, RunFacts
 from pytest_stages.report import cli
 from pytest_stages.report.errors import MergeError
 from pytest_stages.report.merge import Shard, merge_reports, missing_groups, union
-from pytest_stages.report.render import TIME_COLUMN, RunReport, report_data, report_json
+from pytest_stages.report.render import REPORT_SCHEMA, TIME_COLUMN, RunReport, report_json
 from pytest_stages.stage.disk_cache import choose
 
 CONFIGS = (
@@ -472,11 +472,12 @@ def test_the_json_report_is_written_one_call_a_line_and_parses_as_the_indented_o
     project.run(f"--stages-report={path}").assert_outcomes(passed=ITEMS - 2, failed=2)
     text = path.read_text()
     report = RunReport.from_json(json.loads(text))
-    indented = json.loads(json.dumps(report_data(report), indent=2, sort_keys=True))
+    indented = json.loads(json.dumps(json.loads("".join(report_json(report))), indent=2, sort_keys=True))
     assert json.loads(text) == indented
     assert any(call["findings"] for call in indented["calls"]), "a failing finding's detail is in the comparison"
     lines = text.splitlines()
     assert lines[0] == '{"calls":['
     assert [json.loads(line.rstrip(",")) for line in lines[1 : 1 + len(report.records)]] == indented["calls"]
     empty = RunReport(records=[], update=False, environment=report.environment)
-    assert json.loads("".join(report_json(empty))) == report_data(empty)
+    expected = {"calls": [], "environment": report.environment, "mode": "compare", "schema": REPORT_SCHEMA}
+    assert json.loads("".join(report_json(empty))) == expected

@@ -20,7 +20,7 @@ from pytest_stages.core.records import CallRecord
 from pytest_stages.core.run_view import CollectionView, RunFacts
 from pytest_stages.report import cli
 from pytest_stages.report.merge import read_shard
-from pytest_stages.report.render import RunReport, report_data
+from pytest_stages.report.render import RunReport, report_json
 from pytest_stages.store.journal import Journal, Swap, read_journal, staged_names, write_journal
 from pytest_stages.store.names import snapshot_folder
 from pytest_stages.store.pending import PendingCall, manifest, read_set, write_call
@@ -55,13 +55,12 @@ def test_paths_that_are_no_snapshot_folder_are_refused():
 
 
 def shard_report(test_id: str) -> dict:
-    """A one-call shard report for the test ``test_s[<id>]``, as a run writes it (report_data's JSON)."""
+    """A one-call shard report for the test ``test_s[<id>]``, as a run writes it (report_json's JSON)."""
     nodeid, folder = f"tests/test_a.py::test_s[cpu1-{test_id}]", folder_of(test_id)
     facts = RunFacts(CollectionView({"tests/test_a"}, items={nodeid: folder}), ["tests"], {nodeid: "failed"}, [nodeid])
     record = CallRecord(nodeid, "cpu1", "f", folder, status={"jaxpr": "changed"}, pending="p")
     settings_ = {"snapshot_dir": "snapshots", "configs": ["cpu1"], "selected": ["cpu1"]}
-    data = report_data(RunReport([record], False, {"jax": "0", "jaxlib": "0"}, facts, settings_))
-    return json.loads(json.dumps(data))
+    return json.loads("".join(report_json(RunReport([record], False, {"jax": "0", "jaxlib": "0"}, facts, settings_))))
 
 
 @given(IDS)

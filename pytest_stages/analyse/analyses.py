@@ -1,9 +1,6 @@
 """Analyses: JAX stage objects and texts in, JSON-ready dicts out.
 
-``cost``, ``memory``, ``sharding`` and ``layout`` read the compiled object;
-``ops`` reads compiled HLO text (through :mod:`.hlo`). Once extracted, nothing
-downstream touches JAX objects. JAX is imported at its first use (the layer's late imports,
-``pytest_stages/analyse/__init__.py``), so that an installed but unused plugin costs no JAX import.
+Once extracted, nothing downstream touches JAX objects; JAX is imported at its first use.
 """
 
 from __future__ import annotations
@@ -81,15 +78,9 @@ def cost(
     """``cost_analysis()`` of the compiled stage (per shard for sharded programs), else of the lowered one.
 
     ``{"compiled": {...}}`` where XLA gives a compiled cost; else ``{"compiled": {"unavailable":
-    true}, "lowered": {...}}``, the pre-optimization cost standing in for it. ``compiled`` is None
-    for a platform lowered but never compiled; ``via_cpu`` counts the lowered cost of a
-    compile-only topology with the CPU client. The lowered cost is not fetched beside a compiled
-    one: it is never judged there, and converting the module to HLO for it costs about as much
-    as lowering it. ``lowered_only`` records the lowered cost, counted by the CPU client, even
-    beside a compiled program: the cost of a config lowered in CPU CI and compiled where its
-    platform is attached, the same figures on both. ``uncosted`` names the kernel custom calls
-    without a cost estimate: XLA counts nothing inside them, so the figures are recorded with
-    ``unknown`` (:func:`unknown_note`) rather than read as complete.
+    true}, "lowered": {...}}``, the lowered cost standing in (``via_cpu``: counted by the CPU client).
+    ``lowered_only`` records the lowered cost even beside a compiled program (the same figures in CPU CI
+    and where the platform is attached); ``uncosted`` kernels are recorded as ``unknown``.
     """
     unknown = {"unknown": {"custom_calls": len(uncosted), "kernels": list(uncosted)}} if uncosted else {}
     compiled_cost = _plain_cost(None if compiled is None or lowered_only else compiled.cost_analysis())
@@ -259,11 +250,8 @@ NamedLeaves = Callable[[Any], list[tuple[str, Any]]]
 class Unavailable(Exception):
     """JAX cannot give (part of) an analysis for this function; ``reason`` is JAX's own error.
 
-    Not a :class:`~pytest_stages.core.errors.StagesError`: staging catches it and skips the analysis
-    with the reason (``stage/staging.py``); it never reaches a test.
-
-    ``partial`` is what it could give (the inputs' shardings where only the outputs fail, as for
-    a function whose arguments are ``jax.Ref`` s), None where it could give nothing.
+    Staging skips the analysis with the reason, so it never reaches a test; ``partial`` is what it could
+    give (None: nothing).
     """
 
     def __init__(self, reason: str, partial: dict[str, Any] | None = None) -> None:
@@ -309,11 +297,8 @@ def sharding(
 ) -> dict[str, Any]:
     """Per leaf: its sharding; per input: donation and the aliasing XLA really did; collectives.
 
-    ``named`` names the leaves of an ``(args, kwargs)`` tree of JAX's (the staging adapter's);
-    every flat input is named from ``Lowered.args_info``; ``named_outputs`` names the leaves of
-    JAX's output tree as the function returns them. ``Compiled.input_shardings`` holds
-    None at the inputs jit dropped as unused, and the kept ones are the HLO parameters in order.
-    ``networks`` (a program over several slices) counts the collectives within and across slices.
+    ``named``/``named_outputs`` name the input and output leaves as the function takes and returns them;
+    ``networks`` (several slices) counts the collectives within and across slices.
     """
     infos = named(lowered.args_info)
     structure: Any = jax.tree_util.tree_structure(lowered.args_info)  # a PyTreeDef, which jaxlib leaves untyped

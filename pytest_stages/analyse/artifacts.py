@@ -1,15 +1,7 @@
 """The artifact table: every snapshot file kind, described once.
 
-Each :class:`Artifact` says what it is called, which ``--stages-check`` kind
-(and summary-table column) it belongs to, its file suffix, the stage object it
-is built from and whether that needs a compile, how it is built, which
-comparison family judges it (``ir``, ``ops``, ``figures``, ``placement``, the
-generic ``structure``, or ``compiles`` for the one artifact no staged call
-builds), its dialect for renumbering-proof diffs, how its lines
-are traced back to source, and under which headline a failure lists it.
-Settings, staging, storage, comparison, the failure message, the reports and
-the report schema all iterate over :data:`ARTIFACTS`; adding an artifact is one
-entry here (a new comparison family or headline also needs its function there).
+Every layer iterates over :data:`ARTIFACTS`; adding an artifact is one entry here (docs/architecture.md,
+"The artifact table").
 """
 
 from __future__ import annotations
@@ -78,20 +70,10 @@ CONTEXT: Stage = "context"
 class Artifact:
     """One snapshot file kind of a staged call.
 
-    ``stage`` is the JAX object it reads (``jaxpr``, ``lowered`` or ``compiled``; ``context``
-    for the record of the ``stage_compiles`` fixture);
-    ``needs_compile`` is False where a lowered-only platform still gives it (cost
-    falls back to the lowered figures). ``build`` returns the raw text of a stage
-    (``is_text``; :attr:`normalize` makes it the snapshot text) and JSON-ready data for
-    an analysis. ``locate`` returns where each line of the text came from, or None.
-    ``signature``: its text carries the input signature (argument shapes and dtypes) a
-    failure names. ``lowered_stand_in``: it records the compiled program's figures with the
-    lowered program's beside them, which stand in where nothing was compiled.
-    ``absent_is_zero``: a figure it leaves out is 0 (XLA's cost analysis omits zero figures).
-    ``optional``: only some programs have it (custom kernels); ``build`` returns None for the
-    others, and they get no file. ``added``: top-level keys a later pytest-stages added to it (the
-    cost's ``step`` estimate): a snapshot written without one is still current, neither changed nor
-    rewritten for it, until it is written for another reason.
+    ``stage``: the JAX object it reads (``context`` for ``stage_compiles``); ``build``: a stage's raw text
+    (``is_text``) or JSON-ready data; ``locate``: each line's source, or None; ``optional``: only some
+    programs have it (``build`` gives None for the others). ``added``: top-level keys a later version added
+    (a snapshot without one is still current). The other fields: docs/architecture.md, "The artifact table".
     """
 
     name: str

@@ -1,21 +1,8 @@
 """An estimated step time: the compiled program's figures over a chip's figures, the binding term named.
 
-``estimate`` reads what a cost snapshot already holds (XLA's flops and bytes accessed) and the
-compiled HLO text, and gives the seconds one call takes on the chip the config stages for:
-
-- compute: flops over the chip's achievable rate for the dtype of its matrix products;
-- HBM: bytes accessed over the achievable memory bandwidth;
-- collectives (programs over several devices): the bytes they produce over the interconnect;
-- loops: XLA's cost analysis counts a ``while`` body once; a body whose trip count the HLO
-  states (XLA's ``known_trip_count``, or a counter from a constant compared ``LT`` with a constant,
-  as ``lax.scan`` and ``fori_loop`` lower) adds its flops and HBM bytes once per further iteration;
-- launch: a call costs at least the chip's dispatch time, which hides the device time below it.
-
-The step is ``max(launch, max(compute, HBM) + collectives)``; the binding term is the largest.
-The chip figures are :data:`CHIPS` (sources in docs/step-time.md), which a config may override.
-There is no estimate (a stated reason instead) for a platform without chip figures (CPU: its
-time depends on the host, and a snapshot must not), nor for a program with kernels XLA cannot
-cost (a Pallas kernel without ``pl.CostEstimate``): a number would count them as free.
+``estimate`` reads a cost snapshot's figures and the compiled HLO text: the step is ``max(launch,
+max(compute, HBM) + collectives)``, loop bodies counted per iteration, on the chip figures of :data:`CHIPS`
+(docs/step-time.md). No estimate, a stated reason instead, for CPU or for kernels XLA cannot cost.
 """
 
 from __future__ import annotations
@@ -44,10 +31,8 @@ class Chip:
     """One accelerator's figures: published peaks (rates in FLOP/s, bandwidths in bytes/s) and the
     achievable share of each, with the dispatch time of one call (seconds).
 
-    ``f32_flops`` is the rate of float32 matrix products at JAX's default precision (one bf16
-    pass on TPU, TF32 on NVIDIA GPUs). ``matrix_tile``: the side of the matrix unit, to which a
-    product's dimensions are padded (TPU MXU 128 or 256). A call's dispatch costs
-    ``launch_seconds`` plus ``input_seconds`` per input buffer and ``output_seconds`` per output.
+    ``f32_flops``: float32 matrix products at JAX's default precision; ``matrix_tile``: the side of the
+    matrix unit products are padded to; dispatch costs ``launch_seconds`` plus a time per buffer.
     """
 
     name: str
@@ -239,11 +224,8 @@ class Op:
 class Program:
     """What the estimate reads of a compiled module beyond XLA's cost analysis.
 
-    ``loop_flops`` and ``loop_bytes``: the matrix flops (padded to the matrix unit) and the HBM
-    bytes of every iteration of the loop bodies; ``..._once``: one iteration's, as XLA's cost
-    analysis counts them; ``padding_flops``: what padding the products outside loops to the
-    matrix unit adds; ``f32_share``: the share of matrix flops on operands wider than 16 bits;
-    the collectives' bytes; the entry's input and output buffers.
+    ``loop_flops``/``loop_bytes``: every iteration of the loop bodies (``..._once``: one, as XLA counts
+    them); ``padding_flops``: what padding products outside loops adds; ``f32_share``: of matrix flops.
     """
 
     loop_flops: float = 0.0

@@ -1,9 +1,7 @@
 """What changed between two JSON-ready values, by path, and the comparison of a JSON artifact by it.
 
-deepdiff's tree view names each changed place; the figures, placement and kernel families read
-it for their own findings, and any JSON artifact without a family of its own gets one finding per
-changed path (:func:`structure`). This module, and deepdiff with it, is imported at the first JSON
-artifact that differs (``pytest_stages.check``'s late imports): an unchanged snapshot never pays for it.
+Read from deepdiff's tree view; imported (with deepdiff) at the first JSON artifact that differs, so that an
+unchanged snapshot never pays for it.
 """
 
 from __future__ import annotations

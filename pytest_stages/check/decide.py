@@ -1,9 +1,7 @@
 """The verdict of one call: findings, the run mode and the version policy in; pass, fail or skip out.
 
-Pure: no JAX, no pytest, no files. ``--stages-update`` fails only on budgets (they are
-ceilings, not snapshots); a version mismatch under ``warn`` does the same; under
-``semantic`` IR text drift is upgrade churn and passes; ``--stages-check`` narrows
-which kinds fail at all.
+Pure. ``--stages-update`` (and a version mismatch under ``warn``) fails only on budgets; under ``semantic``
+IR text drift is upgrade churn; ``--stages-check`` narrows which kinds fail.
 """
 
 from __future__ import annotations

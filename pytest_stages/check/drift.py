@@ -1,10 +1,7 @@
 """IR drift: two stage texts in, a finding with its structural summary, source lines and bounded diff out.
 
-Texts equal up to a one-to-one renaming of their names are the same program: no drift. How
-ops are counted and what structure is summarized depend on the text's dialect (the artifact
-table's ``dialect``): HLO opcodes with fusions and collectives, StableHLO ops, jaxpr primitives.
-A text that carries the input signature (the jaxpr) also says which argument shapes or dtypes
-changed (:func:`signature_change`).
+Texts equal up to a one-to-one renaming are the same program: no drift. Ops are counted per dialect; a text
+that carries the input signature (the jaxpr) also says which argument shapes or dtypes changed.
 """
 
 from __future__ import annotations
@@ -179,11 +176,8 @@ def _headline_order(
 ) -> list[tuple[str, dict[str, int]]]:
     """The source lines a headline may name, best first: those of ops that are new or changed themselves
     (:func:`_changed_places`), the project's own lines before test files (an installed library's never),
-    those holding an op kind that appeared or disappeared first, then in the text's order.
-
-    ``one_frame``: the text records one frame per line (the jaxpr: the innermost outside JAX), in the
-    order the program ran. Where its first changed op is a library's, the user's line that called the
-    library is not in it, and a later line of the user's is downstream of the edit: it names none.
+    those holding an op kind that appeared or disappeared first, then in the text's order. ``one_frame``
+    (the jaxpr): where its first changed op is a library's, it names none.
     """
     first = next((place for place, _ in found if place in own), None)
     if one_frame and first is not None and sources_.rank(first) == sources_.ELSEWHERE:
@@ -207,12 +201,8 @@ def changed_constants(
 ) -> list[Constant]:
     """The scalar literals the drift changed, by value: ``{"old", "new", "lines", "at"}``, at most ``limit``.
 
-    Lines paired with others that differ only in their literal are read by value: counted over the
-    differing lines, an old value the new text holds fewer of was removed, a new value it holds more
-    of was added, and only those are paired, removed with added in the order of their lines. Literals
-    that only moved (two independent lines swapped, their constants with them) are paired by position,
-    not by meaning, and are never reported. ``at`` is the source line of the first line holding the new
-    value, or of the first line using it, that has one (constants have none of their own).
+    Read by value, so literals that only moved are never reported; ``at`` is the source line of the first
+    line holding or using the new value that has one.
     """
     removed, added = (literals.values(dialect, text.split("\n")) for text in script.differing())
     gone, new = removed - added, added - removed

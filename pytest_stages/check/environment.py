@@ -1,15 +1,7 @@
 """The environment a snapshot folder was recorded in against this run's: what changed, what still compares.
 
-Pure: ``_stages.json`` as recorded and this run's environment (both plain dicts, as
-:func:`pytest_stages.stage.plan.environment` builds them) in; plain data and the lines a
-user reads out. A key a folder does not record (an older folder) is unknown, never a change.
-
-- Another **platform**: nothing compares (the call fails with that headline), and a plain
-  ``--stages-update`` refuses to replace the folder.
-- Another **device kind** (or, for CPU compiles, another CPU architecture): the compiled
-  artifacts are not checked here, the lowered ones are; a plain update refuses.
-- Another **staging** of the same target (compile-only and attached): everything compares,
-  and a failure's headline names the change.
+Pure: both environments as plain dicts in, plain data and lines out. A key a folder does not record is
+unknown, never a change. Another platform, device kind or staging each has its rule (docs/snapshots.md).
 """
 
 from __future__ import annotations
@@ -107,12 +99,8 @@ def not_checked(
 ) -> dict[str, str]:
     """The artifacts this run cannot check against the folder, each with why.
 
-    ``missing`` are the artifacts with no snapshot file yet. On a config whose staging
-    depends on the host (an accelerator platform without a topology), a compiled
-    artifact missing from a folder recorded where the platform was not attached is not
-    checked here rather than failing (missing from a new folder, or one an attached host
-    recorded, it fails as any missing snapshot does). Another device kind or CPU architecture leaves
-    the compiled artifacts unchecked (cost too, unless the config records the lowered cost).
+    ``missing``: the artifacts with no snapshot file yet; a compiled one missing from a folder recorded
+    where the platform was not attached is not checked here, on a config whose staging depends on the host.
     """
     out = {}
     missing = set(missing)

@@ -1,9 +1,7 @@
 """Kernel findings (``kernels.json``): a kernel's grid, blocks and VMEM estimate moved, as its author reads them.
 
-``kernel add_kernel: block (128, 128) -> (256, 128); VMEM est. 384.0 KiB -> 768.0 KiB``: one
-finding per kernel whose grid, blocks or VMEM estimate changed, and one per kernel added or
-removed; anything else that changed (index maps, dimension semantics, scratch, aliasing, the
-cost estimate) is one finding per changed path, as for any JSON artifact.
+``kernel add_kernel: block (128, 128) -> (256, 128); VMEM est. 384.0 KiB -> 768.0 KiB``; anything else that
+changed is one finding per changed path, as for any JSON artifact.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The failure message of one call: findings in, the text a user reads out.
 
-It opens with a headline, one line per failing kind in a fixed order (budget, kernels,
-sharding, layout, memory, cost, op structure, IR) with its key figures; the
-details follow in the same order, IR diffs last. Unless ``full`` (``-vv``), the
-IR diffs of all stages share one budget of ``diff_lines`` lines and the ``ops.json``
-diff is left out.
+A headline, one line per failing kind in a fixed order, then the details in the same order; unless ``full``
+(``-vv``) the IR diffs share one budget of ``diff_lines`` lines and the ``ops.json`` diff is left out.
 """
 
 from __future__ import annotations
@@ -177,16 +174,9 @@ def _items(group: Sequence[Finding]) -> list[str]:
 def _ir_headline(group: Sequence[Finding]) -> str:
     """``jaxpr, compiled changed; compiled: +1 multiply at model.py:12 in block``.
 
-    A changed constant and nothing else: ``compiled: 1e-06 -> 1e-12 at model.py:30 in forward``.
-    The location is the user's own line of an op the edit made or changed (never an installed
-    library's, a test file's only where no other is), from the texts before XLA: the jaxpr first
-    where its first changed op is the user's own (it lists ops in the order the program ran, and
-    keeps ops such as ``stop_gradient`` that lowering drops), else StableHLO, whose locations walk
-    the whole call stack (what XLA did in consequence, the collectives a sharding constraint adds at
-    the optimizer, lands elsewhere); the headline is cut before it, never through it. The user's
-    configuration constant that holds a value the drift now holds follows it (``; 1e-05 is RMS_EPS at
-    lm.py:22``). Removed lines have no source line (the snapshot keeps none): ops only removed are
-    never charged to a line, and the headline says so.
+    A changed constant and nothing else: ``compiled: 1e-06 -> 1e-12 at model.py:30 in forward``. The
+    location is the user's own line of an op the edit made or changed, from the jaxpr or else StableHLO
+    (docs/architecture.md, "How stage texts are compared"); the headline is cut before it, never through it.
     """
     names = ", ".join(dict.fromkeys(f.artifact for f in group))
     described = next((f for f in group if f.ops or f.moves), None)

@@ -73,9 +73,8 @@ def placement_keys(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> li
 
     ``(side, leaf)``: a leaf added or removed; ``(side, leaf, field)``; ``("collectives",)``.
     ``root['inputs']["params['w']"]['sharding']['spec']`` becomes ``("inputs", "params['w']", "sharding")``.
-    A donation gained or lost explains its aliasing change, so that leaf's ``aliased_to`` is dropped.
-    A field only one side's leaf holds is one that side's JAX cannot report (JAX 0.8 gives no
-    ``sub_byte_element_size_in_bits``): unknown, never a change.
+    A donation change explains its aliasing change (``aliased_to`` dropped); a field only one side's JAX
+    reports is unknown, never a change.
     """
     keys: set[tuple[str, ...]] = set()
     for level in levels(deep_diff(dict(expected), dict(actual))):
@@ -111,11 +110,9 @@ def group_leaves(
 ) -> list[str]:
     """``(side, leaf, change, extra)`` as messages; ``least`` or more leaves with one change are one line.
 
-    ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; a
-    change seen fewer times reads ``input x no longer donated`` followed by its ``extra``
-    (what the leaf was). Inputs that are every leaf of their arguments (``arguments``: each
-    argument's count of input leaves) are named by the arguments: ``arguments p, s (115 arrays)
-    no longer donated``. First appearance keeps the order.
+    ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; inputs that are every
+    leaf of their arguments (``arguments``: each one's leaf count) are named by them: ``arguments p, s (115
+    arrays) no longer donated``.
     """
     return [message for _, message, _ in _grouped(changes, least, arguments)]
 

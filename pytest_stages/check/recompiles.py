@@ -1,11 +1,7 @@
 """The compile-count check: a ``.compiles.json`` snapshot and a fresh count in, findings out (pure).
 
-A rise of a function's traces, lowerings or backend compiles fails, naming the signatures that
-are new and JAX's explanation of each extra trace; a fall is an improvement, but a function of
-the snapshot that no longer ran in the block fails (the block watches nothing of it any more).
-Signatures compare as sets: the same ones in another order are no change. The ``compiles``
-budget caps the backend compiles (a compile the persistent cache answered still counts: it was
-a compile request) of every function, or of the functions a table names.
+A rise fails, naming the new signatures and JAX's explanation of each extra trace; a function that no longer
+ran fails too; signatures compare as sets (docs/compiles.md).
 """
 
 from __future__ import annotations

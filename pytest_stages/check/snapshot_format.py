@@ -1,23 +1,7 @@
 """Snapshots written by other versions of pytest-stages: read in this version's form, or refused once.
 
-``_stages.json`` records the format its folder was written in (``format``) and, from format 2
-on, the version of pytest-stages that wrote it (``pytest_stages``). The formats:
-
-- 1: output leaves named by their paths in JAX's output tree (``output[0][0].states[0][0]``).
-- 2: output leaves named as the function returns them (``model.l1.kernel``, ``output.l1.bias``).
-
-Whatever the format, a stored stage text is normalized again with this version's normalizer
-before it is compared (an improved normalization, such as a host key dropped from compiled
-HLO or sorted ``backend_config`` keys, never fails a test), and a format-1 placement snapshot's
-output names are read as format 2 names them. A format this version cannot compare (older than
-:data:`OLDEST_FORMAT`, or newer than :data:`FORMAT_VERSION`) is said once per session.
-
-An older format that compares is never rewritten for its format alone: an update writes only
-the files whose program changed (a placement snapshot with the folder's output names), and the
-folder's ``_stages.json`` keeps the format and version it records, so that a pull request holds
-the change and nothing else. Migrating is its own step, ``pytest --stages-update
---stages-migrate``, which rewrites every file not yet in this version's form (:func:`migration`)
-and says why. Pure: no JAX, no files.
+A stored stage text is normalized again before it is compared, format-1 output names are read as format 2
+names them, and an older format is rewritten only by ``--stages-migrate`` (docs/upgrades.md). Pure.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """JAX upgrades: the version note, the drift cause of a call, upgrade churn, and what the upgrade did.
 
-Pure functions over snapshot metadata, call statuses and report data: no JAX, no pytest.
-A call whose snapshots were taken with other jax/jaxlib versions gets a drift cause:
-``frontend`` (jaxpr, StableHLO or lowered HLO changed), ``compiler`` (those identical, the
-compiled program or a figure derived from it changed), ``both``, or ``none``.
+Pure functions over snapshot metadata, call statuses and report data (docs/upgrades.md).
 """
 
 from __future__ import annotations
@@ -48,10 +45,8 @@ def version_note(meta: Mapping[str, object] | None, current: Mapping[str, str]) 
 def drift_cause(status: Mapping[str, Status]) -> DriftCause:
     """The cause of a call's drift from its artifact statuses (``changed``/``improved`` drifted).
 
-    A changed StableHLO with a changed compiled program is ``both``: telling whether the
-    compiler also changed would need the old program compiled by the new compiler (a
-    ``jax.export`` artifact; docs/upgrades.md, "`both`, and why no `jax.export` artifact is
-    stored", says why none is).
+    A changed StableHLO with a changed compiled program is ``both`` (docs/upgrades.md says why no
+    ``jax.export`` artifact tells them apart).
     """
     drifted = {artifact for artifact, state in status.items() if state in DRIFTED}
     frontend = bool(drifted & set(FRONTEND_ARTIFACTS))
@@ -72,11 +67,8 @@ def _label(call: CallRecord) -> str:
 def upgrade_section(calls: Sequence[CallRecord], baseline: Sequence[CallRecord] = ()) -> list[str]:
     """The suite-wide upgrade summary of a run's calls (empty when no version changed).
 
-    Lines: versions from -> to; calls drifted by cause; figures moved, largest relative
-    change first; calls whose only drift is IR text or op structure (text-only churn); and,
-    given the calls of a previous JSON report (``--stages-baseline``), the calls whose compile
-    time moved most. Snapshots hold no time (wall time must not drift a file), so without a
-    baseline there is no "before" time and no such line.
+    Versions, calls drifted by cause, figures moved, text-only churn, and, given ``baseline`` (an earlier
+    report: snapshots hold no time), the calls whose compile time moved most.
     """
     upgraded = [call for call in calls if call.version_change]
     if not upgraded:

@@ -1,13 +1,8 @@
 """Reading what a user or another run hands in: regular files of bounded size, and JSON as pytest-stages writes it.
 
-One reader for every JSON file the plugin reads back (snapshots, ``_stages.json``, shard
-reports, ``--stages-baseline``), so that no such file can make it raise, hang or run out of
-memory: a FIFO or device is refused unopened for reading (a FIFO would block, ``/dev/zero``
-never ends), a file is read up to :data:`MAX_BYTES`, and JSON is refused when it nests deeper
-than :data:`MAX_DEPTH`, holds a number that is not finite (``NaN``, ``Infinity``, ``1e400``,
-an integer beyond a float's range) or a string that is no text (a lone surrogate ``"\\ud800"``).
-pytest-stages writes none of these (a non-finite figure is written as null), so each marks a file
-that was edited or corrupted.
+So that no file handed in can make the plugin raise, hang or run out of memory: a FIFO or device is refused
+unopened, a file is read up to :data:`MAX_BYTES`, and JSON pytest-stages never writes (nested deeper than
+:data:`MAX_DEPTH`, a number that is not finite, a string that is no text) is refused.
 """
 
 from __future__ import annotations

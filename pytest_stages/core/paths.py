@@ -1,17 +1,7 @@
 """The paths pytest-stages reads and writes for a user: one resolver that refuses unsafe ones, one atomic write.
 
-:func:`checked_path` is the resolver every path a user names goes through (the snapshot folder,
-the pending folder, the reports and the review page, ``$GITHUB_STEP_SUMMARY``, the compilation
-caches): it refuses a path inside a version-control folder (``.git/refs`` would corrupt the
-repository), one that leaves the project where it must lie inside (also through a symlink), a
-FIFO, socket or device, a file where a folder is wanted (and the reverse), and a path longer
-than the file system takes, each as one :class:`PathError` of one form: what the user wrote,
-why, and the fix. :func:`plainly_below` tells a path under a root without links or ``..`` from
-one that must be resolved (the journal's and the manifests' entries are checked by it).
-
-:func:`write_atomically` is the one atomic write (temporary file in the same folder, renamed
-over the old one): snapshots, reports, pending sets, the accept journal and the compile-only
-cache all write through it; :func:`temporary_of` recognises its temporary files.
+Every path a user names goes through :func:`checked_path`, which refuses what docs/safety.md lists with one
+:class:`PathError` (what the user wrote, why, the fix); every file is written by :func:`write_atomically`.
 """
 
 from __future__ import annotations

@@ -126,16 +126,10 @@ class DriftDetail(TypedDict):
 class Finding:
     """One difference between a snapshot and what was staged, as data.
 
-    ``kind`` is the check it belongs to (:class:`Kind`), ``change`` what happened
-    (:class:`Change`), ``subject`` what it happened to (a metric, leaf, function, op kind),
-    ``before``/``after`` its figures or values, ``locations`` where in the user's code;
-    ``ops`` op-count deltas (``{"add": -18}``) and ``moves`` what moved (collectives into a loop,
-    fusion totals), most telling first. ``failing`` is False for improvements and notes.
-    ``message`` is the finding's own line (an IR drift's title); the headline and the details
-    are rendered from it and the fields. ``diff`` holds an IR drift's unified diff lines, cut
-    to the ``diff_lines`` setting, and ``omitted`` how many lines the cut left out;
-    ``explanations`` JAX's explanation of each extra trace of a compile-count finding. ``detail``
-    holds JSON-ready data for reports (a drift's summary lines and side-by-side diff).
+    ``subject`` is what changed (a metric, leaf, function, op kind); ``ops`` op-count deltas and ``moves``
+    what moved, most telling first; ``failing`` is False for improvements and notes; ``message`` is its own
+    line; ``diff`` an IR drift's cut diff (``omitted`` lines left out); ``explanations`` JAX's explanation
+    of each extra trace; ``detail`` JSON-ready data for reports.
     """
 
     kind: Kind

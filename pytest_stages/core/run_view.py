@@ -16,13 +16,9 @@ from typing import Any
 class CollectionView:
     """One process's view of collection, as JSON-ready data.
 
-    ``modules`` holds the rootdir-relative paths (no ``.py``) of modules collected in
-    full (collection went into each of its nodes, none dropped by a plugin); ``removed`` the node ids that
-    collection or ``pytest_collection_modifyitems`` dropped; ``ignored`` the paths a
-    ``pytest_ignore_collect`` implementation turned away; ``items`` every selected item's
-    node id with its snapshot folder (``None`` for items that stage nothing); ``digests`` the
-    SHA-256 of each of those modules' file, by which a merge checks that the shards ran the
-    checkout it prunes.
+    ``modules``: the modules collected in full (rootdir-relative, no ``.py``); ``removed``/``ignored``: the
+    node ids dropped and paths turned away; ``items``: each selected item's snapshot folder (None: stages
+    nothing); ``digests``: each module file's SHA-256, by which a merge checks the shards ran its checkout.
     """
 
     modules: set[str] = field(default_factory=set)

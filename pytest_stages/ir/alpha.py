@@ -1,21 +1,7 @@
 """Alpha-equivalence of stage texts: equal up to a consistent, one-to-one renaming of their names.
 
-A snapshot keeps the names of its history (:mod:`pytest_stages.ir.rename`) while JAX numbers
-values afresh on every run, so a staged text matches its snapshot when the two are the same
-program with other names, and only then. The check is exact: each text is brought to a
-canonical form where every name it defines is replaced by its order of first appearance, and
-the two forms must be equal. Anything but a name (an op, a shape, an attribute, a literal, a
-name used but never defined, such as a custom call's ``@target``) must match character for
-character, and the renaming this implies is one-to-one: two values that now share a name, or
-one that has two, differ. Compiled HLO writes every name with its ``%``, so there each ``%``
-token is a name, found without a parse.
-
-Names are the ones :mod:`pytest_stages.ir.textdiff` knows per dialect: jaxpr variables
-(global; a nested jaxpr may reuse an outer name, as a ``jit`` eqn's inner jaxpr does, and then
-the renaming must map both uses alike), StableHLO SSA values and block labels
-(scoped to their ``func.func``, where MLIR numbers them afresh) and functions (``@name``,
-global), HLO instructions, computations and their parameters (global, unique in a module;
-``%param_0`` in a body and ``param_0`` in its header are one name).
+Each text is brought to a canonical form where every name it defines is replaced by its order of first
+appearance; the forms must be equal (docs/architecture.md, "How stage texts are compared").
 """
 
 from __future__ import annotations
@@ -58,11 +44,7 @@ _HEADER_START = ("\n", "\nENTRY ")
 
 
 def _percent_canonical(text: str) -> str | None:
-    """The canonical form of compiled HLO, in C but for one step per distinct name; None for lowered HLO.
-
-    Every ``%`` token is a name there, so no definition need be found: each ``%name`` is
-    numbered by first appearance, then the bare parameters of each header line.
-    """
+    """The canonical form of compiled HLO, where every ``%`` token is a name (no parse); None for lowered HLO."""
     if _PERCENT_HEADER.search(text) is None:
         return None
     parts = _PERCENT.split(text)
@@ -91,14 +73,9 @@ def _strip_percent(name: str) -> str:
 class Naming:
     """How one dialect prints names: the tokens that may be names, which are defined, and their scopes.
 
-    ``split``: a pattern whose ``split`` keeps the tokens at odd positions, each spelled as the
-    name's key (``%a.1 = f(%b.2)`` -> ``["%", "a.1", " = f(%", "b.2", ")"]`` in HLO, where
-    ``%param_0`` and a header's ``param_0`` are one name); a token is a name where it is in
-    :meth:`names` of its text. ``defined`` finds the names a text defines, ``key`` spells one as
-    a key. ``scope``: a zero-width pattern where a new scope starts for the names whose sigil
-    is in ``scoped``; the others are global. ``fast``: a quicker canonical form where it applies
-    (else None), equal for two texts exactly when the general one is. ``wrapped``: the dialect
-    breaks long lines where its names make them long (a jaxpr), so its lines move with its names.
+    ``split`` keeps the tokens, spelled as keys, at odd positions; ``scope`` starts a new scope for the
+    names whose sigil is in ``scoped``; ``fast``: a quicker canonical form where it applies (else None);
+    ``wrapped``: the dialect breaks long lines where its names make them long (a jaxpr).
     """
 
     split: re.Pattern[str]
@@ -144,9 +121,7 @@ def naming(dialect: str | None) -> Naming | None:
 def canonical(rules: Naming, text: str) -> str:
     """``text`` with each defined name replaced by its sigil and order of first appearance in its scope.
 
-    ``%add.3 = f32[] add(%x.1, %x.1)`` -> ``%\0g1\0 = f32[] add(%\0g2\0, %\0g2\0)``; NUL never
-    appears in a stage text, so a placeholder never equals anything else. The text is split,
-    mapped and joined in C; Python sees each distinct name once.
+    ``%add.3 = f32[] add(%x.1, %x.1)`` -> ``%\0g1\0 = f32[] add(%\0g2\0, %\0g2\0)`` (NUL is in no stage text).
     """
     found = rules.fast(text) if rules.fast is not None else None
     if found is not None:
@@ -174,15 +149,8 @@ def equivalent(dialect: str | None, expected: str, actual: str) -> bool:
     """Whether two texts are the same program up to a consistent one-to-one renaming of their names
     and a reordering of independent operations.
 
-    Texts of no known dialect (JSON, plain text) are equivalent only when equal; those of a
-    dialect that wraps its lines by the width of its names also where only the line breaks
-    differ (:attr:`Naming.wrapped`: a snapshot laid out as its history was). A renaming
-    keeps every line where it is and all of it but its names, so texts of different lengths
-    are told apart at once, and where the first or last differing line differs without its
-    names (an op changed, or ops moved) the canonical forms are not built. Then, where the two
-    texts hold the same lines without their names (in any order), each is put in the canonical
-    order of :func:`pytest_stages.ir.dataflow.reordered` and the canonical forms compared again.
-    The last few answers are kept: the compare and the update ask about the same pair of texts.
+    Texts of no known dialect (JSON, plain text) are equivalent only when equal; a wrapped dialect's also
+    where only the line breaks differ. Cached: the compare and the update ask about the same pair.
     """
     if expected == actual:
         return True
@@ -206,12 +174,7 @@ def equivalent(dialect: str | None, expected: str, actual: str) -> bool:
 
 def same_dataflow(dialect: str, rules: Naming, lines: tuple[list[str], list[str]], common: tuple[int, int]) -> bool:
     """Whether two texts (their ``lines``) are one program with independent operations in another order
-    (and other names); ``common``: how many leading and trailing lines they share.
-
-    The lines between must be the same without their names, counted (a cheap necessary test);
-    then the canonically ordered texts must be equal up to a one-to-one renaming, which only texts
-    that are one program up to names and such moves are.
-    """
+    (and other names); ``common``: how many leading and trailing lines they share."""
     first, tail = common
     texts = ["\n".join(side) for side in lines]
     compiled = rules.fast is not None and _PERCENT_HEADER.search(texts[0]) is not None

@@ -1,11 +1,7 @@
 """The stack-frame tables of HLO's debug info: where each instruction was written.
 
-HLO printed with debug info carries ``metadata={... stack_frame_id=N}`` on its lines and, at its
-end, the ``FileNames``/``FunctionNames``/``FileLocations``/``StackFrames`` tables that
-:func:`pytest_stages.ir.hlo.split_tables` sets apart; older JAX wrote ``source_file``/``source_line``
-instead. Read here for source attribution (:mod:`~pytest_stages.ir.sources`), which only a failure
-message or a report's loop places need: apart from :mod:`~pytest_stages.ir.hlo`, so that a
-passing compare never builds these classes. Pure functions over text; frozen dataclasses out.
+The ``FileNames``/``FunctionNames``/``FileLocations``/``StackFrames`` tables that ``stack_frame_id=N``
+points into; apart from :mod:`~pytest_stages.ir.hlo` so that a passing compare never builds these classes.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
 """HLO text, parsed: the one module that knows the syntax of XLA's HLO text.
 
-Lowered (``Lowered.as_text(dialect="hlo")``) and compiled (``Compiled.as_text()``) HLO
-are read here and nowhere else: instruction lines (name, shape, opcode), shapes with
-tuples at any depth, layouts, bytes, fusion kinds, custom-call targets, collectives, the
-module's ``input_output_alias`` header and where the debug info's stack-frame tables are
-(:mod:`~pytest_stages.ir.frame_tables` reads them, apart: only source attribution needs it). The
-op analysis, the drift summary, the renumbering-proof diff and source attribution all
-read HLO through it, so that they agree on what a line means. Pure functions over text;
-results are immutable plain data (frozen dataclasses, in :mod:`~pytest_stages.ir.hlo_records`; a named
-tuple per instruction).
+Lowered and compiled HLO are read here and nowhere else, so that the op analysis, the drift summary, the
+diff and source attribution agree on what a line means. Pure functions over text; plain data out.
 """
 
 from __future__ import annotations
@@ -109,11 +102,8 @@ _BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]")}
 class Instruction(NamedTuple):
     """One instruction line: ``ROOT %t = (f32[4]{0}, f32[]) tuple(%a, %b)``.
 
-    ``name`` as written (``%t``, or ``t`` in lowered HLO); ``shape`` without layouts
-    (``(f32[4], f32[])``); ``rest`` is the line after ``opcode(``; ``computation`` the name
-    of the enclosing computation ("" where unknown), ``entry`` whether that is ENTRY.
-    A named tuple: one is built per line of modules of 10^5 lines, and it builds faster than
-    a frozen dataclass (docs/performance.md).
+    ``name`` as written (``%t``, or ``t`` in lowered HLO); ``shape`` without layouts; ``rest`` is the line
+    after ``opcode(``; ``computation`` the enclosing one ("" where unknown). A named tuple: built per line, fast.
     """
 
     name: str
@@ -140,10 +130,7 @@ class Instruction(NamedTuple):
     def collective(self) -> hlo_records_.Collective | None:
         """The collective this is, else None: an async ``all-gather-start`` is one, its ``-done`` not.
 
-        Its shape and bytes are those of what it produces, so that the async and the sync form
-        of one collective read the same. An ``all-reduce-start`` has its result's shape; the
-        other starts hold their operands first, then their result (``(f32[8], f32[64])``), then
-        any context scalars.
+        Its shape and bytes are those of what it produces, so the async and sync forms read the same.
         """
         op = self.opcode.removesuffix("-start")
         if op not in COLLECTIVES:
@@ -159,11 +146,7 @@ _new_instruction = tuple.__new__
 
 
 class Computation(NamedTuple):
-    """A computation header: ``ENTRY %main.2 (a.1: f32[4]) -> f32[4] {`` or lowered ``main.2 {``.
-
-    A named tuple, as :class:`Instruction` is: the renumbering-proof diff parses every header
-    of a module of 10^5 lines.
-    """
+    """A computation header: ``ENTRY %main.2 (a.1: f32[4]) -> f32[4] {`` or lowered ``main.2 {``."""
 
     name: str
     entry: bool
@@ -276,12 +259,8 @@ class NetworkCollective(NamedTuple):
 def network_collectives(text: str, slices: Sequence[int]) -> list[NetworkCollective]:
     """Every collective of a compiled HLO text, in order, with whether it crosses slices (DCN) or not (ICI).
 
-    ``slices[k]`` is the slice of the program's logical device ``k`` (its device assignment). A
-    collective crosses slices where one of its replica groups (or source-target pairs) holds
-    devices of two slices. XLA's TPU compiler turns the cross-slice part of a collective into a
-    host transfer of the megascale runtime (a ``send`` with ``_xla_megascale_transfer_type=
-    "ALL_REDUCE"``): that transfer is the DCN collective, with the shape it sends. One inside
-    loops runs the product of their known trip counts per call (an unknown count counts once).
+    ``slices[k]`` is the slice of logical device ``k``. XLA's TPU compiler sends a collective's cross-slice
+    part as a megascale ``send``: that is the DCN collective. One inside loops counts their trip counts.
     """
     iterations = _iterations(text)
     found = []

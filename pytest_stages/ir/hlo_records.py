@@ -1,8 +1,7 @@
 """What the HLO reader finds of collectives, loops and aliasing, as frozen dataclasses.
 
-:mod:`~pytest_stages.ir.hlo` returns these records and builds them only where a module has such
-an instruction or header: apart from it, and imported at the first one (``ir/__init__.py`` names
-the late import), so that a compare of programs without any never builds their classes.
+Apart from :mod:`~pytest_stages.ir.hlo` and imported at the first one, so that a compare of programs
+without any never builds their classes.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """Custom-kernel payloads: a stage text's opaque kernel blobs in, readable kernel IR and stable references out.
 
-A Pallas TPU kernel reaches StableHLO and HLO as one ``tpu_custom_call`` whose JSON backend config
-holds ``custom_call_config.body``: base64 of the kernel's serialized MLIR bytecode (Mosaic). That
-blob changes wholesale on a one-constant edit and carries the host's paths in its locations.
-Here each payload is decoded into MLIR text (``tpu``/``vector``/``arith``/``memref`` dialects, via
-:func:`pytest_stages.jax_compat.decode_mosaic`) and named ``kernel:<name>#<digest>``: the kernel's
-function name and a digest of its text without locations, so the same kernel gets the same
-reference on every host, in StableHLO and compiled HLO alike. :func:`reference_payloads` puts
-the reference in place of the blob (the stage texts' normalizers call it); :func:`kernel_sections`
-gives one section per distinct kernel, the ``<name>.kernels.mlir`` snapshot.
+A payload (a Pallas TPU kernel's base64 Mosaic bytecode) changes wholesale on a one-constant edit and
+carries the host's paths, so it is decoded into MLIR text and replaced by ``kernel:<name>#<digest>``, the
+same on every host (docs/kernels.md).
 """
 
 from __future__ import annotations
@@ -55,11 +49,8 @@ _GPU_KEYS = {"module": GPU, "ir": TRITON}
 
 @dataclass(frozen=True)
 class Kernel:
-    """One decoded payload: its name, digest, compiler, text with locations (``debug``) and without.
-
-    ``error`` says why a payload could not be decoded (then ``name`` is ``payload`` and the
-    digest is that of the payload's text).
-    """
+    """One decoded payload: its name, digest, compiler, text with locations (``debug``) and without;
+    ``error`` says why a payload could not be decoded (then ``name`` is ``payload``)."""
 
     name: str
     digest: str

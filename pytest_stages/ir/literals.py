@@ -1,9 +1,7 @@
 """Changed literals: a stage text's lines that differ only in a constant's value, with old and new value.
 
-A changed epsilon or learning rate rewrites constant lines and nothing else; the reader wants
-the value (``1e-06 -> 1e-12``), not a diff of ``constant(...)`` lines. A constant line carries
-no source location of its own (XLA keeps no metadata on constants, JAX hoists StableHLO
-constants to the staging frame), so the lines that use it are where the user's code is.
+A reader wants the value (``1e-06 -> 1e-12``), not a diff of ``constant(...)`` lines; a constant carries no
+source location of its own, so the lines that use it say where the user's code is.
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """Name-preserving updates: a changed stage text written under its snapshot's names.
 
-JAX numbers values, instructions and computations in order, so one inserted op renames
-everything after it, and a snapshot written as JAX prints it shows that renumbering as
-hundreds of changed lines. :func:`keep_names` gives each name of the new text the old
-snapshot's name wherever the renumbering-proof alignment (:mod:`pytest_stages.ir.textdiff`)
-pairs it with an old one, every other name its own where no pair took it (``@main`` stays
-``@main``), and else a fresh one that collides with no name of either text. A function's
-name is never kept for another: a function (StableHLO's ``@name``, an HLO computation) takes
-an old function's name only where the two are the same without their numbers (``@argmax_0``
-for ``@argmax``, never ``@argmax`` for ``@argmin``), since JAX names functions after the user's;
-values (``%12``, ``%cst_3``, ``add.3.1``, a jaxpr's ``bq``) are only numbered. The result is
-the new text up to a one-to-one renaming
-(:func:`pytest_stages.ir.alpha.equivalent`, checked before it is returned), so it stays
-valid text of its dialect and compares equal to what JAX prints. A text equivalent to its
-snapshot gives the snapshot back byte for byte; one without a snapshot keeps JAX's names. A
-jaxpr, whose lines break where its names make them long, keeps the snapshot's line breaks too
-wherever its words are the snapshot's.
+So that one inserted op does not show as hundreds of renumbered lines; the result is the new text up to a
+one-to-one renaming, checked (docs/architecture.md, "How stage texts are compared").
 """
 
 from __future__ import annotations
@@ -59,11 +45,7 @@ def keep_names(dialect: str | None, old: str | None, new: str) -> str:
 
 
 def _laid_out(old: str, new: str) -> str:
-    """``new`` with ``old``'s line breaks and indents between the words the two share in order.
-
-    A dialect that wraps its lines by the width of its names breaks them where its new names
-    made them long; under the snapshot's names the same words are laid out as the snapshot was.
-    """
+    """``new`` with ``old``'s line breaks and indents between the words the two share in order."""
     old_words, new_words = (re.split(r"(\s+)", text) for text in (old, new))
     paired = dict(matches(old_words[::2], new_words[::2]))
     spaces = {j: old_words[2 * i - 1] for i, j in paired.items() if i and j and paired.get(i - 1) == j - 1}
@@ -94,11 +76,8 @@ class _Renaming:
         return used
 
     def _pair_aligned(self, old: str, new: str) -> None:
-        """Propose each aligned name pair: all names of an unchanged line, the definitions of a changed one.
-
-        A dialect that wraps its lines by the width of its names (``Naming.wrapped``) pairs its
-        wrapped binder lists, and what the lines left unpaired, word by word (:meth:`_pair_words`).
-        """
+        """Propose each aligned name pair: all names of an unchanged line, the definitions of a changed one
+        (a wrapped dialect's binder lists word by word, :meth:`_pair_words`)."""
         script = edit_script(self.dialect, old, new)
         for row in script.rows:
             if row.old is None or row.new is None:
@@ -131,13 +110,8 @@ class _Renaming:
         return " = " not in line and bool(self.rules.defined(line))
 
     def _pair_words(self, old: str, new: str) -> None:
-        """Propose the name pairs of the words the alignment matches, line breaks ignored: binders first.
-
-        A jaxpr wraps a binder list or an equation where its names make the line long, so one
-        inserted equation, renaming every later variable, moves the breaks of every long line:
-        a wrapped binder list pairs by position only word by word. The words of both texts are
-        aligned without their names (``bq:f32[64]`` -> ``\0:f32[64]``).
-        """
+        """Propose the name pairs of the words the alignment matches without their names, line breaks
+        ignored, binders first: a jaxpr's renamed variables move its line breaks."""
         words = [self._words(text, names) for text, names in ((old, self.old_names), (new, self.new_names))]
         matched = matches([skeleton for skeleton, _ in words[0]], [skeleton for skeleton, _ in words[1]])
         for binders in (True, False):
@@ -175,11 +149,7 @@ class _Renaming:
         self.taken.add((scope, old_key))
 
     def _name(self, scope: int, key: str) -> str:
-        """The key a new name is written with: its old name, its own where free, else a fresh one.
-
-        Its own name is free where no aligned pair took it, also when the old text used it for a
-        value the alignment left unpaired: ``@main`` and ``%arg0`` stay themselves (not ``@main_1``).
-        """
+        """The key a new name is written with: its old name, its own where no pair took it, else a fresh one."""
         found = self.chosen.get((scope, key))
         if found is None:
             found = key if (scope, key) not in self.taken else self._fresh(key)

@@ -1,14 +1,7 @@
 """Source attribution: a stage's debug text in, the source location of each snapshot line out.
 
-JAX records where every op came from: jaxpr equations carry ``source_info``,
-``Lowered.as_text(debug_info=True)`` adds ``loc(...)`` attributes, and HLO
-carries ``metadata={... stack_frame_id=N}`` with stack-frame tables. The
-normalizers drop all of it so that moving code never changes a snapshot; this
-module reads it back, line by line, from the debug text of the same stage. The
-lines left after cleaning must equal the normalized snapshot text, else the
-locations are not trusted and none are given. HLO modules run to 10^5 lines and a
-drift message shows a few of them: there each line is located, and checked against
-its snapshot line, only when it is read.
+The normalizers drop source locations so that moving code never changes a snapshot; this module reads them
+back from the same stage's debug text, trusted only where its cleaned lines equal the snapshot's.
 """
 
 from __future__ import annotations
@@ -38,12 +31,8 @@ from pytest_stages.ir.normalize import (
 
 @dataclass(frozen=True)
 class Location:
-    """A source line: the innermost user frame JAX recorded for an op.
-
-    ``callers``: the frames outside installed libraries that called it, innermost first, so
-    that a frame of the user's project can be named when the innermost one is not (a library
-    installed from a checkout, a test file that calls the model module).
-    """
+    """A source line: the innermost user frame JAX recorded for an op; ``callers``: the frames outside
+    installed libraries that called it, innermost first (the project's frame may be one of them)."""
 
     file: str
     line: int
@@ -235,9 +224,7 @@ def hlo_locations(debug_text: str, normalized: str) -> Located | None:
     """Locations from HLO text: ``stack_frame_id`` through its tables, or ``source_file``/``source_line``.
 
     Lazy: a line is located when read, and only if the debug line, cleaned, is that line of
-    ``normalized`` (None if not); None for all when the two do not have the same lines.
-    Cleaning keeps a line blank or not, so the debug lines that survive tidying are known
-    without cleaning them all.
+    ``normalized``; None for all when the two do not have the same lines.
     """
     body, tables = hlo.split_tables(debug_text.splitlines())
     lines = normalized.splitlines()
@@ -325,12 +312,8 @@ def rank(place: str) -> int:
 def describe_all(locations: Located, root: Path | None) -> Sequence[Place | None]:
     """Each location as text relative to ``root`` (a :class:`Place`); None where unknown or inside pytest-stages.
 
-    The frame named is the innermost one inside ``root`` (the user's project) that is not a
-    test file, else the innermost test file there, else the location itself. JAX charges
-    hoisted constants to the frame that called ``trace``, which is this plugin's staging
-    code: no help to a reader, so such lines have no location.
-    Lazy, like ``locations``: each distinct file is resolved once, each distinct location
-    described once, when a line that names it is read.
+    The frame named is the innermost one of the project that is no test file, else the innermost test
+    file there, else the location itself. Lazy: each location is described when a line naming it is read.
     """
     resolved_root = None if root is None else root.resolve()
     resolved: dict[str, Path] = {}
@@ -404,12 +387,8 @@ class Setting:
 
 def setting_holding(places: Iterable[str], values: Iterable[str]) -> Setting | None:
     """The one module-level numeric constant, in the project's own files among ``places`` (test files
-    aside), whose value is one of ``values``; None where none or several are.
-
-    A configuration value (an epsilon, a width, a loop count) is written once, at the top of the
-    user's module, and reaches the program through library code (a config object, a layer built
-    with it): the traced call stack never holds that line, the module that holds it does.
-    """
+    aside), whose value is one of ``values``; None where none or several are. Such a value reaches the
+    program through library code, so the traced call stack never holds its line."""
     files: dict[tuple[str, str], None] = {}
     for place in places:
         file, path = str(getattr(place, "file", "")), str(getattr(place, "path", ""))

@@ -1,24 +1,7 @@
 """Renumbering-proof diffs of stage texts: two texts in, an edit script out.
 
-Inserting one op renames everything after it: HLO suffixes (``%add.3``,
-``fusion.12``), StableHLO SSA ids (``%0``, ``%arg1``, ``%cst_2``) and jaxpr
-variables (``a``, ``b``, ...) are numbered in order. A plain diff then shows
-hundreds of renamed lines. Here lines are aligned on a canonical form with the
-numbers dropped, and each aligned pair is then checked under the renaming that
-the aligned definitions imply: a line whose only change is a renamed value is
-unchanged, a line that now reads a different value is shown as changed. The
-snapshot files themselves keep the real names, so they stay valid IR.
-
-The whole module is aligned, whatever its length, in close to linear time: common leading
-lines are skipped, the aligned end of the differing middle is found on a rough key (the
-lines without any character the canonical form may drop: one C pass) and checked pair by
-pair, and the common tail is free while no name is renamed. What lies between is anchored
-patience-style (:func:`matches`): lines whose canonical form occurs once on each side (a
-computation's or function's header, a distinctive op), and beyond them each canonical
-line's k-th occurrence counted from either end of the stretch, so that the repeated layers
-of a model anchor too; the longest chain of anchors in order on both sides is kept, and the
-stretches between anchors are aligned the same way until they are small enough for difflib.
-HLO, whose names are unique in a module, is checked ``BLOCK`` aligned lines at a time.
+Lines are aligned on a canonical form without the numbers JAX gives names, then each aligned pair is
+checked under the renaming its definitions imply (docs/architecture.md, "How stage texts are compared").
 """
 
 from __future__ import annotations
@@ -70,9 +53,7 @@ MLIR_DEF = rf"({MLIR_NAME})(?::\d+)? = |({MLIR_NAME}): |func\.func (?:\w+ )?(@[\
 class Row:
     """One entry of the edit script: ``=`` same, ``-`` removed, ``+`` added, ``~`` changed in place.
 
-    ``old``/``new`` are 0-based line indexes into each side (None where absent). An ``=``
-    row stands for ``count`` consecutive unchanged lines starting there, so that a
-    million-line module with one change is a handful of rows.
+    ``old``/``new`` are 0-based line indexes (None where absent); an ``=`` row stands for ``count`` lines.
     """
 
     tag: Tag
@@ -90,11 +71,7 @@ class EditScript:
     rows: list[Row]
 
     def differing(self) -> tuple[str, str]:
-        """The lines that differ, each side's: removed and changed old lines, added and changed new ones.
-
-        Unchanged rows are the same op under the renaming, so counting ops here gives exactly what
-        the drift added and removed.
-        """
+        """The lines that differ, each side's: removed and changed old lines, added and changed new ones."""
         old = [self.old[row.old] for row in self.rows if row.tag in "-~" and row.old is not None]
         new = [self.new[row.new] for row in self.rows if row.tag in "+~" and row.new is not None]
         return "\n".join(old), "\n".join(new)
@@ -104,23 +81,17 @@ class EditScript:
         return (k for k, row in enumerate(self.rows) if row.tag != "=")
 
     def same_text(self, row: Row) -> bool:
-        """Whether ``row`` is a line changed in place whose text is the same on both sides: a name on it
-        now stands for another value, which the rows that define those values show. Shown as context
-        (a ``-x``/``+x`` pair of equal lines says nothing a reader can see), still counted where the
-        changed lines come from."""
+        """Whether ``row`` is changed in place with the same text on both sides (a name on it now means another
+        value): shown as context, still counted where the changed lines come from."""
         return row.tag == "~" and row.old is not None and row.new is not None and self.old[row.old] == self.new[row.new]
 
 
 class _Dialect:
     """How one kind of stage text names values: its tokens, their canonical form, and definitions.
 
-    ``defs`` is a pattern whose groups are the names a line defines; a dialect that finds
-    definitions otherwise overrides :meth:`defs` and leaves the never-matching default.
-    ``dropped``: every character the canonical form may drop, so that lines equal without any
-    of them include all lines with equal canonical forms, a rougher key that costs far less.
-    ``unique_names``: a name means one value wherever it appears in the text, so that a block
-    of aligned lines can be checked at once under the renaming of all its definitions; such a
-    dialect also has ``unchanged(old_lines, new_lines, renamed)``, that check.
+    ``defs``: a pattern whose groups are the names a line defines. ``dropped``: every character the
+    canonical form may drop (a cheaper, rougher alignment key). ``unique_names``: a name means one value
+    throughout the text, so a block of aligned lines can be checked at once (:meth:`unchanged`).
     """
 
     unique_names = False
@@ -152,11 +123,7 @@ class _Dialect:
         return self.token.sub("", line)
 
     def rename(self, line: str, renamed: dict[str, str]) -> str:
-        """``line`` with each name replaced by the name ``renamed`` says it has now (others kept).
-
-        One pass per line: equal to the new line exactly when both have the same skeleton
-        and every name maps, the check every aligned line of a renumbered module needs.
-        """
+        """``line`` with each name replaced by the name ``renamed`` says it has now (others kept)."""
         return _renamed(self.name_split, line, renamed) if renamed else line
 
     def defs(self, text: str) -> list[str]:
@@ -174,11 +141,7 @@ def _name_split(token: str) -> re.Pattern[str]:
 
 
 def _renamed(split: re.Pattern[str], text: str, renamed: dict[str, str]) -> str:
-    """``text`` with each name that ``split`` splits out replaced by its new name (others kept).
-
-    Split, mapped and joined in C: on a block of a renumbered module faster than a
-    substitution that calls back into Python for each name (docs/performance.md).
-    """
+    """``text`` with each name that ``split`` splits out replaced by its new name (others kept), in C."""
     parts = split.split(text)
     found = parts[1::2]
     parts[1::2] = map(renamed.get, found, found)
@@ -212,14 +175,8 @@ class _Jaxpr(_Dialect):
 class _Hlo(_Dialect):
     """HLO names: ``%add.3`` (compiled) or ``add.3`` (lowered); :func:`hlo.defined_names` finds definitions.
 
-    Only names that can be renumbered are tokens (a ``%`` or a ``.N`` suffix). The canonical
-    form drops every ``.N`` after a word, decimal literals' fractions too (``1.5`` -> ``1``),
-    so those literals are tokens as well: the pair check still sees them differ.
-
-    A computation's header line declares its parameters bare, numbered or not
-    (``%fused (param_0: f32[]) -> ...``), so there each parameter is a token too. Compiled
-    HLO writes every other reference with its ``%``: its instruction lines are renamed by
-    their ``%`` names alone, the same result as by every token, and faster (docs/performance.md).
+    Tokens are names with a ``%`` or a ``.N`` suffix (decimal literals too, so the pair check sees them
+    differ), and a computation header's bare parameters.
     """
 
     unique_names = True
@@ -245,10 +202,7 @@ class _Hlo(_Dialect):
         return _renamed(split, line, renamed) if renamed else line
 
     def unchanged(self, old: Sequence[str], new: Sequence[str], renamed: dict[str, str]) -> bool:
-        """All lines renamed as instruction lines at once.
-
-        A line that still differs must be a header whose parameters rename right.
-        """
+        """All lines renamed as instruction lines at once; a line that still differs must be a header."""
         if not renamed:
             return old == new
         lines = _renamed(self.instruction_split, "\n".join(old), renamed).split("\n")
@@ -297,13 +251,7 @@ def _dialect(name: str | None) -> _Dialect | None:
 def edit_script(dialect: str | None, expected: str, actual: str) -> EditScript:
     """The rows that turn ``expected`` into ``actual``, blind to renumbering where ``dialect`` is known.
 
-    ``dialect`` is the one the artifact table gives the text (``Artifact.dialect``);
-    None (JSON, plain text) aligns lines exactly.
-
-    The aligned end of the differing middle is found on the dialect's rough key first. If a
-    line paired there changed and its canonical form differs too, the rough pairing is in
-    doubt (a line removed among look-alikes, ``constant(1)``, ``constant(2)``, pairs their
-    neighbours with each other), and the end is found again on the canonical form.
+    ``dialect`` is ``Artifact.dialect``; None (JSON, plain text) aligns lines exactly.
     """
     old, new = expected.splitlines(), actual.splitlines()
     rules = _dialect(dialect)
@@ -326,12 +274,9 @@ def edit_script(dialect: str | None, expected: str, actual: str) -> EditScript:
 def _rows(
     dialect: _Dialect | None, old: list[str], new: list[str], common: tuple[int, int, int], *, last: bool
 ) -> list[Row] | None:
-    """The rows; None to align again (:meth:`_RenameCheck.pairs`).
+    """The rows; None to align again on the next key (the rough pairing of the end was wrong).
 
-    ``common``: how many lines both sides share at the head, then aligned pair by pair at the end
-    of the middle, then identical at the tail. What lies between is aligned on the canonical
-    form (:func:`_opcodes`). Unless ``last``, the aligned end was paired on a rough key and is
-    in doubt.
+    ``common``: the lines shared at the head, paired at the end of the middle, identical at the tail.
     """
     prefix, suffix, tail = common
     old_end, new_end = len(old) - tail - suffix - prefix, len(new) - tail - suffix - prefix
@@ -362,13 +307,8 @@ def _opcodes(
     raw: tuple[Sequence[str], Sequence[str]],
     key: Callable[[str], str] | None,
 ) -> Iterator[tuple[str, int, int, int, int]]:
-    """The opcodes of :func:`matches`, with each small uneven replace block aligned again on ``key``.
-
-    :func:`matches` leaves no equal line inside a replace block; a small uneven one is aligned
-    on ``key`` of the ``raw`` lines (their real text without its names): a line that now reads
-    another value (``dot_general %arg0`` -> ``dot_general %0``) is paired with its old self as
-    changed, so that the names it defines are known renamed.
-    """
+    """The opcodes of :func:`matches`, each small uneven replace block aligned again on ``key`` of the ``raw``
+    lines, so that a line that now reads another value pairs with its old self and its names are renamed."""
     for tag, i1, i2, j1, j2 in _opcodes_of(matches(old, new), len(old), len(new)):
         if tag != "replace" or i2 - i1 == j2 - j1 or (i2 - i1) * (j2 - j1) > SMALL or key is None:
             yield tag, i1, i2, j1, j2
@@ -381,12 +321,8 @@ def _opcodes(
 def matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
     """Pairs ``(i, j)`` of equal lines (or any items), in order on both sides: the alignment of the whole texts.
 
-    Each stretch still to align first gives its common head and tail; a small one (old x new
-    lines at most ``SMALL``) is aligned by difflib without autojunk (repeated layers are lines
-    in over 1% of a stretch, which autojunk would never match), a larger one is cut at :func:`_anchors`
-    and each stretch between two anchors is aligned the same way. A stretch with no anchor
-    stays unaligned (removed and added lines). Each pass costs about n log n; anchors are dense
-    in stage texts, so the stretches shrink fast.
+    A stretch up to ``SMALL`` goes to difflib (no autojunk: repeated layers must match), a larger one is
+    cut at :func:`_anchors`; a stretch with no anchor stays unaligned.
     """
     pairs: list[tuple[int, int]] = []
     todo = [(0, len(old), 0, len(new))]
@@ -416,14 +352,8 @@ def matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
 def _anchors(
     old: Sequence[str], new: Sequence[str], old_span: tuple[int, int], new_span: tuple[int, int]
 ) -> list[tuple[int, int]]:
-    """Lines of the two spans to pair first: the longest chain of candidates in order on both sides.
-
-    A candidate pairs the k-th occurrence of a line in each span, counted from the start, or
-    from the end (a line that occurs once on each side is both: patience diff's anchor). In a
-    module of repeated layers, lines before a change pair counted from the start and lines
-    after it counted from the end; a candidate that pairs across the change crosses the others
-    and is left out of the chain (longest increasing subsequence, n log n).
-    """
+    """Lines of the two spans to pair first: the longest chain, in order on both sides, of candidates pairing
+    a line's k-th occurrence in each span counted from the start or from the end."""
     in_new = _positions(new, *new_span)
     from_start: dict[int, int] = {}
     from_end: dict[int, int] = {}
@@ -506,11 +436,8 @@ class _RenameCheck:
     ) -> bool:
         """Append rows for ``count`` old lines from ``i`` paired with new lines from ``j``; False if stopped.
 
-        ``aligned`` when an alignment key paired them; ``raw_equal`` when their texts are equal,
-        so that once no name is renamed the rest is one unchanged run without a look. Aligned
-        lines go ``BLOCK`` at a time where the dialect allows it, line by line in a block that
-        changed. ``doubtful``: a rough key paired them, so stop at a changed line whose canonical
-        form differs (the pairing itself may be wrong there).
+        ``aligned``: an alignment key paired them; ``raw_equal``: their texts are equal; ``doubtful``: a
+        rough key paired them, so stop at a changed line whose canonical form differs.
         """
         run = 0
         for start in range(0, count, BLOCK):
@@ -543,12 +470,8 @@ class _RenameCheck:
         return self.dialect.canonical(self.old[i]) != self.dialect.canonical(self.new[j])
 
     def block(self, i: int, j: int, size: int) -> bool:
-        """Whether ``size`` aligned lines from old ``i`` and new ``j`` are all unchanged, checked as one text.
-
-        Their definitions extend the renaming first, so a line is judged under the names of
-        the whole block, the same as line by line where names are unique and defined before
-        use (HLO). Where some line changed, the renaming is left as it was and False returned.
-        """
+        """Whether ``size`` aligned lines from old ``i`` and new ``j`` are all unchanged, checked as one text
+        under the renaming their definitions extend (left as it was where some line changed)."""
         dialect = self.dialect
         if dialect is None or not dialect.unique_names:
             return False

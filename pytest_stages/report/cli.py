@@ -100,11 +100,9 @@ def parser(prog: str = "pytest-stages") -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, stream: TextIO | None = None, prog: str = "pytest-stages") -> int:
     """Run a command; returns the exit status (see ``OK``, ``FAILED``, ``USAGE``, ``INCOMPLETE``).
 
-    On standard output, what the terminal cannot encode (a file name that is not UTF-8) is written escaped; a
-    reader that goes away (``pytest-stages accept p | head``) ends the output quietly, as CPython's docs on
-    SIGPIPE recommend: standard output is pointed at devnull and the exit status is 1 (the command's work,
-    such as an accept's writes, is done by then: it prints after). Standard output that cannot take the text
-    (a full disk, ``>&-``) ends the output with one line on standard error, and the exit status is 1.
+    What the terminal cannot encode is written escaped; a reader that goes away (``... | head``) ends the
+    output quietly (status 1, the work done by then), and output that cannot be written ends it with one line
+    on standard error (status 1).
     """
     if stream is None:
         stream = sys.stdout if sys.stdout is not None else open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115

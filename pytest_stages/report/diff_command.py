@@ -1,18 +1,7 @@
 """``pytest-stages diff OLD NEW``: the renumbering-proof diff of two snapshot files, for people and for git.
 
-Set up once per clone (docs/snapshots.md, "Reviewing snapshot diffs locally")::
-
-    # .gitattributes
-    snapshots/** diff=stages
-    $ git config diff.stages.command "pytest-stages diff"
-
-``git diff`` (and ``git log -p --ext-diff``, ``git show --ext-diff``) then calls it with git's
-external diff arguments, ``path old-file old-hex old-mode new-file new-hex new-mode`` (two more
-for a rename), and prints, per snapshot file, what a failure message prints: the op summary
-(ops added and removed, fusions, collectives) and the diff in which a renumbered value is no
-change. The artifact is read from the file name (``.compiled.hlo.txt``...); any other file is
-diffed line by line. Source lines need the program itself: they are in the failure message and
-the reports of a run, not in the files.
+Also git's external diff (docs/snapshots.md, "Reviewing snapshot diffs locally"): per snapshot file, the op
+summary and diff a failure message prints, the artifact read from the file name.
 """
 
 from __future__ import annotations

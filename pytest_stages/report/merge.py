@@ -1,10 +1,7 @@
 """The merge of shard reports (pure: JSON report data in, one run's report and its completeness out).
 
-Each shard of a split suite writes a JSON report (``--stages-report=shard-N.json``) that carries
-its records and what it observed (``"run"``: collection, outcomes, the split it belongs to).
-:func:`merge_reports` folds them into the :class:`RunReport` one run of the whole suite would
-have made, and says whether the shards together judged the whole tree: only then may the
-unused-file report be trusted and a prune delete anything.
+:func:`merge_reports` folds the shards' reports into the :class:`RunReport` one run would have made, and
+says whether they together judged the whole tree (only then may a prune delete anything).
 """
 
 from __future__ import annotations

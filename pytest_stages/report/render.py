@@ -81,7 +81,7 @@ class RunReport:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunReport:
-        """Read back a JSON report (:func:`report_data`'s output)."""
+        """Read back a JSON report (:func:`report_json`'s output)."""
         return cls(
             records=[CallRecord.from_dict(call) for call in data["calls"]],
             update=data["mode"] == Mode.UPDATE,
@@ -300,11 +300,6 @@ def _aligned(rows: list[list[str]]) -> Iterable[str]:
         yield "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
 
 
-def report_data(report: RunReport) -> dict[str, Any]:
-    """The JSON report (schema ``pytest-stages-report/1``, documented in docs/failures.md and report.schema.json)."""
-    return {**_report_fields(report), "calls": [record.to_dict() for record in report.records]}
-
-
 def _report_fields(report: RunReport) -> dict[str, Any]:
     """The JSON report's fields but its calls."""
     data: dict[str, Any] = {
@@ -318,11 +313,8 @@ def _report_fields(report: RunReport) -> dict[str, Any]:
 
 
 def report_json(report: RunReport) -> Iterator[str]:
-    """:func:`report_data` as JSON text, in pieces: sorted keys, one call a line.
-
-    Each call is encoded alone (by the C encoder; ``indent`` would take Python's) and handed on,
-    so a merge of 100,000 calls holds one call's dict at a time, not a copy of them all.
-    """
+    """The JSON report (schema ``pytest-stages-report/1``: docs/failures.md, report.schema.json) as text, in
+    pieces: sorted keys, one call a line, each encoded alone so that a merge holds one call's dict at a time."""
     encode = json.JSONEncoder(sort_keys=True).encode
     fields = _report_fields(report)
     for index, key in enumerate(sorted([*fields, "calls"])):

@@ -1,11 +1,7 @@
 """``pytest-stages accept DIR...`` and ``pytest-stages review [DIR]``: pending snapshots applied or walked call by call.
 
-``accept`` reads every pending set (:mod:`~pytest_stages.store.pending`), plans the write
-(:func:`~pytest_stages.store.accept.plan`: refusing stale, foreign and conflicting sets) and applies it
-all or nothing, listing each file written; ``--dry-run`` prints the plan. ``review`` shows each
-call (headline, figures, the renumbering-proof diff against the snapshot; paged with ``$PAGER``
-on a terminal) and asks accept / reject / skip / quit, then applies the accepted calls the same
-way and removes the accepted and rejected ones from the pending folder.
+``accept`` plans and applies the sets all or nothing (``--dry-run`` prints the plan); ``review`` shows each
+call and asks accept / reject / skip / quit (docs/review.md).
 """
 
 from __future__ import annotations

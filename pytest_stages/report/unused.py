@@ -55,10 +55,8 @@ def judge_snapshots(
 ) -> Judgement:
     """List (and with ``evidence.prune`` delete) the files ``view`` observed unused, unless :func:`refusal` says no.
 
-    The run's own evidence is judged first; only then is the snapshot tree listed, its files
-    sorted by the run and judged again with the listing (a prune is refused whole while the
-    folder holds anything pytest-stages did not write). ``announce`` prints the list of a prune
-    before the first file is deleted (a prune killed midway has said what it was deleting).
+    The run's evidence is judged before the tree is listed; ``announce`` prints a prune's list before the
+    first file is deleted.
     """
     refused = refusal(evidence)
     if refused is not None:

@@ -1,13 +1,7 @@
 """Staging adapters: how to trace and lower a function, chosen by what the function is.
 
-``jax.jit`` objects keep their options; ``flax.nnx.jit``, flax linen ``Module.apply``,
-``equinox.filter_jit`` and haiku ``transform``-ed ``apply`` functions are staged the way
-their framework runs them; anything else is ``jax.jit``-ed with default options.
-Frameworks are imported only when the function comes from them (none is a plugin
-dependency). Each adapter also names the flat inputs by the framework's own leaf paths
-(``model.l1.kernel``, ``params['mlp/~/linear_0']['w']``), and the outputs by the paths of what
-the function returns (``output[1]['w']``, ``output.l1.bias``); the state flax's jit hands back
-for its arguments is named as the same arguments' inputs (``model.l1.kernel``).
+Framework functions are staged the way their framework runs them (docs/frameworks.md), anything else is
+``jax.jit``-ed; each adapter names the inputs and outputs by the framework's own leaf paths.
 """
 
 from __future__ import annotations
@@ -33,12 +27,8 @@ EQUINOX_MARKER = "(equinox marker)"
 class Adapter:
     """How one function is staged: trace and lower it, name its inputs.
 
-    ``trace`` returns JAX's ``Traced`` (None where the framework has none); ``lower`` takes it
-    and the foreign lowering platforms (None: the local backend) and returns JAX's ``Lowered``;
-    ``jaxpr`` gives the ``ClosedJaxpr``; ``user_leaves`` names the input leaves in JAX's flat order
-    (None: JAX's own paths);
-    ``user_outputs`` names the leaves of a framework's wrapped output tree (None: the tree is what
-    the function returned).
+    ``trace`` returns JAX's ``Traced`` (None where the framework has none); ``lower`` takes it and the
+    foreign lowering platforms; ``user_leaves``/``user_outputs`` name the leaves (None: JAX's own paths).
     """
 
     kind: str

@@ -1,12 +1,7 @@
 """Which process of a session may open an attached accelerator, and which configs and items need it.
 
-Only one process can hold a TPU chip: a second one that starts JAX's TPU backend fails with
-``Unable to initialize backend 'tpu': ... Device or resource busy`` (docs/safety.md). Under
-pytest-xdist every worker would start JAX's default backends, so the plugin lets one worker
-(the holder: ``gw0``, then the worker xdist starts in its place if it crashes) open the chip,
-keeps every other process on the CPU (``JAX_PLATFORMS=cpu``), and sends the items of the
-configs that need the chip to the holder. The decisions are pure functions of the configs, the
-attached platforms and the process's role.
+Only one process can hold a TPU chip, so under xdist one worker (the holder) opens it and runs the items
+that need it, every other process stays on the CPU (docs/sharded-ci.md). Pure functions.
 """
 
 from __future__ import annotations

@@ -94,8 +94,7 @@ COMPILE_ONLY_FOLDER = "compile-only"
 def staged_folder(setting: bool | str, default: Path | None, rootpath: Path) -> Path | None:
     """Where the compile-only cache lives: ``compile-only`` in the folder ``compilation_cache`` names; None when off.
 
-    The folder is the setting's even where JAX's own cache is the user's (JAX ignores subfolders),
-    so that one folder holds both caches to share between CI runs and shards.
+    The setting's folder even where JAX's cache is the user's, so one folder holds both caches.
 
     >>> staged_folder("build/jax", None, Path("/p"))
     PosixPath('/p/build/jax/compile-only')
@@ -114,12 +113,8 @@ PROPERTY = "pytest_stages_cache"
 def compile_only() -> Iterator[None]:
     """Around the compile of a compile-only topology (TPU/GPU without the hardware): keep it out of the cache.
 
-    JAX cannot load such an executable back (without a device client it warns "PjRtCompiler
-    must be constructed with a Client" and compiles again), so writing one only costs disk and a
-    warning on every later run. Here nothing is written (the minimum compile time is set out of
-    reach) and the warning of an entry written before is silenced. Used instead of
-    :meth:`~pytest_stages.stage.jax_events.CompileEvents.staged`, so the compile is not counted as a
-    cache request. JAX is imported by then.
+    JAX cannot load such an executable back, so nothing is written and the warning of an entry written
+    before is silenced; not counted as a cache request.
     """
     with (
         jax_options.option_set("jax_persistent_cache_min_compile_time_secs", float("inf")),

@@ -1,14 +1,8 @@
 """Counting what user code makes JAX trace, lower and compile, per function, from JAX's own reports.
 
-Nothing of JAX is patched: the counts come from ``jax.monitoring``'s duration events
-(``/jax/core/compile/jaxpr_trace_duration``, ``jaxpr_to_mlir_module_duration``,
-``backend_compile_duration``, each naming its function), the persistent cache's hit event,
-and JAX's loggers: the argument types of each lowering (the ``Compiling f with global shapes and
-types ...`` debug record) and, with ``jax_explain_cache_misses`` on while watching, JAX's
-explanation of each tracing cache miss. Those records are taken by a filter on JAX's loggers and
-kept from the user's log output. One :class:`CompileEvents` per session listens (registered at
-its first use, removed when the session ends) and feeds the :func:`watch` blocks open at the
-time and the persistent-cache counts of the staged calls.
+Nothing of JAX is patched: the counts come from ``jax.monitoring`` events and JAX's loggers (the argument
+types of each lowering, the explanation of each cache miss), kept from the user's log output. One
+:class:`CompileEvents` per session listens and feeds the :func:`watch` blocks open at the time.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """``--stages-measure``: the compiled program's step time on the attached device, beside its estimate.
 
-Arrays of the staged shapes, dtypes and input shardings (small random floats, zeros otherwise) are
-put on the devices; after a warm-up, ``ROUNDS`` rounds of ``CALLS`` calls are queued back to back
-with one wait at the end of each (the step time of a loop that does not wait on every step), and
-the median round gives the seconds per call, with the fastest and slowest round beside it. A
-program that donates its inputs is timed one call at a time (fresh inputs before each, then a
-wait), which adds the wait to each call. Measured only where the config's platform is attached
-(a compile-only topology has no device to run on); the figures go to the reports, never to a
-snapshot: they are the host's and the chip's, not the program's.
+``ROUNDS`` rounds of ``CALLS`` queued calls after a warm-up, the median round per call (docs/step-time.md);
+only where the platform is attached, and into the reports, never a snapshot: they are the host's figures.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """When to drop JAX's in-memory caches during a run: the ``clear_caches`` setting.
 
-JAX keeps every trace, lowering and executable of a process, keyed on the function and its
-abstract arguments. Kept across tests, they let a later test that stages the same function
-on arguments of the same shapes get the earlier test's trace (stale if the function reads a
-global that changed since), and they hold memory. Dropping them after every test costs each
-next test its re-traces: of ``jax.nn`` and ``jnp`` helpers, and on framework suites the
-recompiles of the small kernels a model's construction runs eagerly.
-
-``"auto"`` (the default) drops them only where a trace could be reused, just before
-such a staging, and after every :data:`AUTO_PERIOD` staged tests, which bounds memory.
-``True`` drops them after every staged test; ``False`` never.
+A kept trace may be stale for a later test, a dropped one costs re-traces: ``"auto"`` (the default) drops
+them just before a staging that could reuse a trace and every :data:`AUTO_PERIOD` staged tests; ``True``
+after every staged test; ``False`` never (docs/caches.md).
 """
 
 from __future__ import annotations
@@ -30,16 +23,10 @@ def trace_key(
 ) -> Hashable | None:
     """What JAX's trace cache would at least have to match to reuse a trace of ``fn(*args, **kwargs)``.
 
-    JAX keys a trace on the function (by its hash and equality; ``jax.jit(f)`` made afresh
-    still reuses ``f``'s trace), on the shape and dtype of every array argument and on the
-    ``context`` it runs under (the default device and abstract mesh, which JAX's trace context
-    holds), so two stagings with different keys here never share a trace. The key is coarser
-    than JAX's: it takes the innermost wrapped function (``__wrapped__``, as ``jax.jit`` and
-    ``functools.wraps`` set it) and leaves out static values, weak types, shardings and the
-    rest of the context, which can only cause an unneeded drop, never a missed one. The key
-    holds the function itself, not its hash: a function's hash is its ``id``, which a function
-    made after this one died may take, and the two would then look like one. None when the
-    function cannot be hashed or its arguments not flattened: then every staging drops.
+    Coarser than JAX's key (the unwrapped function, the leaves' shapes and dtypes, ``context``: the default
+    device and abstract mesh), so it can cause an unneeded drop, never a missed one. It holds the function
+    itself, not its hash (an ``id`` a later function may take). None when it cannot be built: then every
+    staging drops.
 
     >>> import numpy as np
     >>> trace_key(abs, (np.zeros((2, 3)),), {})[2]

@@ -1,10 +1,7 @@
 """Where and how a config stages on this host, and the environment its snapshot folder records.
 
-:func:`plan` is the one decision of which backend a config stages on: pure, from the
-config and the platforms attached here. A config without ``platform`` is CPU everywhere,
-also beside an attached accelerator; only a config that names an accelerator stages there.
-:func:`environment` is what a folder's ``_stages.json`` records of the compile (read
-from package metadata and the staged devices; no JAX import of its own).
+:func:`plan` is the one, pure decision of which backend a config stages on (a config without ``platform`` is
+CPU everywhere); :func:`environment` is what a folder's ``_stages.json`` records of the compile.
 """
 
 from __future__ import annotations
@@ -18,11 +15,10 @@ from typing import Any
 
 from pytest_stages.config.devices import DeviceConfig
 
+# How a config is staged: compiled on attached devices, for a compile-only topology, or lowered only.
 ATTACHED = "attached"
 COMPILE_ONLY = "compile-only"
 LOWERED = "lowered"
-STAGINGS = (ATTACHED, COMPILE_ONLY, LOWERED)
-"""How a config is staged: compiled on attached devices, for a compile-only topology, or lowered only."""
 
 # The accelerator plugins whose version shapes a compiled program, by platform (distribution names).
 PLUGIN_DISTRIBUTIONS = {"tpu": ("libtpu",), "cuda": ("jax-cuda12-plugin", "jax-cuda12-pjrt")}
@@ -36,7 +32,7 @@ MACHINE_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
 
 @dataclass(frozen=True)
 class Plan:
-    """The platform a config stages for and how (one of :data:`STAGINGS`)."""
+    """The platform a config stages for and how (:data:`ATTACHED`, :data:`COMPILE_ONLY` or :data:`LOWERED`)."""
 
     platform: str
     staging: str

@@ -1,16 +1,8 @@
 """What pytest-stages changes in the process for its own work, recorded so that unconfigure puts it back.
 
-A session that stages asks JAX for virtual CPU devices, keeps JAX on the CPU where no
-accelerator is attached (and in the processes that must not open one), and points JAX's
-persistent compilation cache at a folder. Before
-``import jax`` these are environment variables (an unused plugin costs no JAX import); after
-it, ``jax.config`` options. Each change is recorded with the value it replaced, and
-:meth:`ProcessChanges.restore` (called at ``pytest_unconfigure``) puts the old values back, so
-that sessions run one after another in one process (``pytester``, an IDE) do not inherit them.
-
-What cannot be undone: an option JAX read from a variable at ``import jax`` keeps that value
-in JAX's config (the variable itself is restored); the CPU device count of a backend that
-started stays; JAX opens its persistent cache once per process.
+Environment variables before ``import jax``, ``jax.config`` options after; :meth:`ProcessChanges.restore`
+puts them back so that sessions run one after another in one process do not inherit them. What cannot be
+undone: docs/architecture.md, "How staging stays repeatable".
 """
 
 from __future__ import annotations

@@ -28,12 +28,9 @@ from pytest_stages.stage.topology import place_unsharded
 class StageResult:
     """What one ``stage_snapshot`` call staged: the real JAX objects and plain-data artifacts.
 
-    ``texts`` holds the normalized stage texts and ``analyses`` the JSON-ready
-    analyses, keyed by artifact name; ``skipped`` gives the reason for every
-    enabled artifact that could not be built (e.g. compiled stages of a
-    platform that is not attached). ``traced`` is None for a framework without
-    a trace stage (``equinox.filter_jit``); ``jaxpr`` is the ``ClosedJaxpr``
-    either way. ``notes`` are added to a failure message (weakly typed scalars).
+    ``texts`` (normalized stage texts) and ``analyses`` are keyed by artifact name; ``skipped`` gives the
+    reason for every enabled artifact that could not be built. ``traced`` is None for a framework without a
+    trace stage (``equinox.filter_jit``); ``notes`` are added to a failure message.
     """
 
     name: str
@@ -215,12 +212,8 @@ def stage(
 ) -> StageResult:
     """Trace, lower and (where the platform is attached) compile ``fn`` once; extract artifacts.
 
-    How ``fn`` is traced and lowered depends on what it is (see :mod:`pytest_stages.stage.adapters`).
-    On a compile-only topology, arguments are placed as ``jax.jit`` places them on that hardware
-    (:func:`~pytest_stages.stage.topology.place_unsharded`): a call with no sharded argument is
-    staged on its first device, outside the config's mesh. There, ``cache`` (the compile-only
-    cache, :mod:`~pytest_stages.stage.topology_results`) serves an unchanged program without compiling it.
-    ``caches`` drops JAX's in-memory caches first where JAX could answer the trace from them.
+    On a compile-only topology arguments are placed as ``jax.jit`` places them there, and ``cache`` serves
+    an unchanged program without compiling it; ``caches`` drops JAX's in-memory caches first where needed.
     """
     use_mesh = True
     if active.compile_only:

@@ -118,14 +118,9 @@ def quiet_stderr() -> Iterator[None]:
 def place_unsharded(tree: Any) -> tuple[Any, bool]:
     """The arrays of ``tree`` as ``jax.jit`` takes them on the topology's hardware; and whether any is sharded.
 
-    An array committed to a local device (``jax.device_put(x, cpu)``) would pin the program to
-    the CPU: it becomes a ``ShapeDtypeStruct`` without a sharding (weak type kept). Uncommitted
-    arrays (``jnp.ones``, NumPy) and ``ShapeDtypeStruct``s stay as written, so that frameworks
-    that tell arrays from static values (``equinox.filter_jit``) see arrays. Where no leaf carries
-    a sharding, the caller stages under ``jax.default_device`` of a topology device: the program
-    is the one a plain ``jax.jit`` compiles on that hardware, with no sharding the user did not
-    write; otherwise under the config's mesh, where jit places the unsharded ones beside the
-    sharded, as it does with uncommitted arrays.
+    An array committed to a local device would pin the program to the CPU: it becomes a ``ShapeDtypeStruct``
+    without a sharding (weak type kept); other leaves stay as written, so frameworks still see arrays. With no
+    sharded leaf the caller stages under a topology device, else under the config's mesh.
     """
 
     def place(leaf: Any) -> Any:

@@ -1,20 +1,8 @@
 """A cache of staged results for compile-only topologies, which JAX's persistent cache cannot serve.
 
-JAX cannot load back an executable compiled for a topology without its hardware, so every run
-compiled each compile-only call again (seconds to minutes for a real model on a pod). This cache
-keeps what the plugin needs of such a compile instead: the compiled text and the analyses built
-from the executable (cost, memory, op structure, sharding, layout), as plain JSON, one file per
-compile, in the ``compile-only`` folder beside JAX's cache. The compiled text is kept twice, as
-XLA printed it (``result.compiled.as_text()``) and normalized as its snapshot holds it, so that a
-hit does not normalize it again (a few ms a call for a TPU module's backend configs). The key is
-every part that shapes them: the lowered module (its StableHLO text), the names the analyses give
-its leaves, the compile options and XLA flags JAX would pass, the topology and its devices, and
-the versions of jax/jaxlib, the accelerator plugin, its backend and pytest-stages itself
-(:func:`key_parts`).
-
-Entries are written atomically and bounded in size (least recently used go first, by mtime);
-a corrupted or foreign entry is ignored with a :class:`CompileOnlyCacheWarning`, never trusted. What
-``result.compiled`` is on a hit is :class:`CachedCompiled`.
+JAX cannot load back an executable compiled for a topology without its hardware, so this keeps the compiled
+text and the analyses as validated JSON, keyed on every part that shapes them (:func:`key_parts`), bounded
+in size; a corrupt or foreign entry is ignored with a :class:`CompileOnlyCacheWarning` (docs/caches.md).
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """``pytest-stages accept``: pending sets in, the snapshot tree an update would leave out, all or nothing.
 
-:func:`plan` is the judgement (pending sets, the selection, the project's settings and the
-digests of the tree as it is now in; the files to write per folder out, or an
-:class:`AcceptError` that says which set and why it is refused). It refuses a set of another
-project, one recorded for another config or environment than the config's own (as
-``--stages-update`` refuses to replace snapshots of another platform or device kind), a stale one
-(a file changed since the set's run compared against it), and two sets that disagree about a file.
-
-:func:`apply` writes the plan through :class:`~pytest_stages.store.storage.SnapshotStore` (the
-same manifest rules as an update) into a copy of each folder beside it, then swaps the copies in,
-recorded in a journal (``<snapshot_dir>/.stages-accept.json``): :func:`recover` puts an
-interrupted accept's folders back as they were (or finishes one that had committed).
+:func:`plan` judges (the files to write per folder, or an :class:`AcceptError` naming the set refused and
+why: another project, config or environment, stale, or conflicting); :func:`apply` writes copies of the
+folders and swaps them in under a journal that :func:`recover` reads (docs/review.md states the rules).
 """
 
 from __future__ import annotations
@@ -236,12 +228,8 @@ def _check_tree(
 
 
 def _check_metadata(entry: PendingEntry, root: Path, snapshot_dir: str) -> None:
-    """A call that leaves its folder's metadata as it is needs metadata that reads as pytest-stages writes it.
-
-    Accept adds the files it writes to that metadata's list; over metadata that is corrupt (or gone
-    while the folder holds files) it would write a list of its own files alone, and the folder's
-    other files would be left unowned: a prune then refuses the whole tree.
-    """
+    """A call that leaves its folder's metadata as it is needs metadata that reads as pytest-stages writes it:
+    accept adds to its manifest, and over a corrupt one the folder's other files would be left unowned."""
     if META_FILE in entry.texts:
         return
     folder = root / entry.folder
@@ -268,10 +256,8 @@ def _check_metadata(entry: PendingEntry, root: Path, snapshot_dir: str) -> None:
 def _check_bases(entries: Sequence[PendingEntry], snapshot_dir: str, on_disk: Callable[[str], str | None]) -> None:
     """Every file each call writes must still be as the set's run found it (its digest, or absent).
 
-    The manifest's base names every file the call writes (:func:`~pytest_stages.store.pending.read_set`
-    refuses one that does not), so no file is written unchecked. A stale call is named before any
-    call that is already applied (the tree holds its files as it writes them: another accept wrote
-    it), and "already applied" names every such call, whether or not any call is left to accept.
+    A stale call is named before any call already applied (another accept wrote it), and "already
+    applied" names every such call.
     """
     applied = []
     for entry in entries:
@@ -337,11 +323,8 @@ def _conflict(first: PendingEntry, second: PendingEntry, path: str, snapshot_dir
 def apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
     """Write the plan all or nothing: staged copies beside each folder, then swapped in under a journal.
 
-    Returns the files written. The whole accept holds the snapshot tree's lock, and checks again
-    under it that every file is still as each set's run found it: of concurrent accepts of
-    conflicting sets, the first writes and the others are refused as stale. A kill at any moment
-    leaves the journal, from which :func:`recover` restores the old tree (or, once every folder
-    was swapped, finishes).
+    Returns the files written. Under the tree's lock the bases are checked again, so of concurrent accepts
+    of conflicting sets the others are refused as stale; a kill leaves the journal :func:`recover` reads.
     """
     with store.locked():
         recover(store.root)
@@ -415,10 +398,9 @@ def _copy_folder(source: Path, target: Path) -> None:
 def recover(root: Path) -> str | None:
     """Put back what an interrupted accept left (its journal says how far it got); what was done, or None.
 
-    The journal is checked in full first (:func:`~pytest_stages.store.journal.read_journal`: a
-    :class:`~pytest_stages.store.errors.JournalError` touches nothing). Before the swaps: the
-    staged copies are removed. During them: each folder swapped in is swapped back out and the
-    old one returned. After them (committed): the old folders are removed. Under the tree's lock.
+    The journal is checked in full first (a :class:`~pytest_stages.store.errors.JournalError` touches
+    nothing); before the swaps the copies are removed, during them swapped back, after them the old folders
+    removed. Under the tree's lock.
     """
     if not root.is_dir() or root.is_symlink():
         return None

@@ -88,11 +88,8 @@ def git_commit(rootpath: Path) -> str:
 def tree_digest(root: Path) -> str:
     """The SHA-256 of the snapshot tree under ``root``: every entry's path, and each metadata file's bytes.
 
-    The metadata files hold the manifests, which say what a prune may delete; a tree that
-    differs in them, or in any file's name, digests differently. Links are not followed; a
-    folder that cannot be listed or a metadata file that cannot be read counts by its name. The
-    tree's lock file is left out: a writer makes it, and it is never committed (a fresh checkout
-    has none), so it must not tell two checkouts of one commit apart.
+    Links are not followed; what cannot be read counts by its name. The lock file is left out: it is never
+    committed, so it must not tell two checkouts of one commit apart.
     """
     digest = hashlib.sha256()
     found: list[tuple[PurePosixPath, bool]] = []

@@ -1,13 +1,8 @@
 """The journal of a ``pytest-stages accept`` under way (``<snapshot_dir>/.stages-accept.json``), read only when valid.
 
-An accept swaps whole snapshot folders: each folder's new copy is staged beside it as
-``.<name>.accept-<token>``, the old one set aside as ``.<name>.accepted-<token>``, and the journal
-records how far it got, so that ``accept --recover`` can put the tree back. Recovery renames and
-deletes what the journal names, so nothing of it is trusted: :func:`read_journal` checks the
-whole file (its schema, its phase, every folder a snapshot folder pytest-stages names, reached
-without a link, every staged and set-aside name of the accept's own naming with one token,
-every created folder above its folder, each folder once) before anything is touched, and refuses otherwise with a
-:class:`JournalError` that names the file to remove once the tree is checked.
+Recovery renames and deletes what the journal names, so :func:`read_journal` checks the whole file (schema,
+phase, every folder and name of accept's own naming) before anything is touched, else raises
+:class:`JournalError` (docs/safety.md, "The paths inside files").
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Pending snapshots: what an update would write, kept in a folder of their own for CI to upload.
 
-A compare run with ``--stages-pending DIR`` (or ``pending_dir``) writes, for every call whose
-update would write anything, those files into ``DIR`` under the same relative path as in the
-snapshot tree (``DIR/<module>/<test>/<config>/<name><suffix>``, the folder's ``_stages.json``
-where the update rewrites it) and beside them the call's manifest ``<name>.pending.json``: the
-base it was compared against (each file's SHA-256 on disk then, the git commit), the
-environment and config it was staged in, the plugin version, the pending files' digests and
-the call's findings. Nothing in ``snapshot_dir`` changes.
-
-:func:`read_set` reads such a folder back, checked: every entry is a plain file a manifest
-names (no link, FIFO or stray file), every manifest reads as pytest-stages writes it, every
-file holds the bytes its digest says. ``pytest-stages accept`` (:mod:`~pytest_stages.store.accept`)
-plans and applies them.
+``--stages-pending DIR`` writes each call's pending files under their snapshot-tree paths, beside its manifest
+``<name>.pending.json`` (the base compared against, environment, digests, findings; docs/review.md);
+:func:`read_set` reads a set back, checked, for ``pytest-stages accept``.
 """
 
 from __future__ import annotations
@@ -159,10 +150,8 @@ class PendingSet:
 def read_set(path: Path) -> PendingSet:
     """The pending set in ``path``, checked; raises :class:`PendingError` naming what is wrong and the fix.
 
-    Refused: a missing path, a symlink, anything not a folder (a FIFO), a folder with no manifest,
-    any entry that is a link, FIFO or device, a file no manifest of its folder names, a manifest
-    that does not read as pytest-stages writes it, and a file whose bytes are not those its
-    manifest's digest says (edited by hand or cut off).
+    Refused: anything but a folder of plain files its manifests name, a manifest that does not read as
+    pytest-stages writes it, and a file whose bytes are not those its manifest's digest says.
     """
     fix = "Pass the folder a run wrote with --stages-pending DIR (or the CI artifact that holds it)."
     try:
@@ -332,12 +321,8 @@ def earlier_set(path: Path) -> PendingSet | None:
 
 
 def start_set(path: Path) -> None:
-    """Make ``path`` ready for a run's pending set: the calls an earlier run left there are removed.
-
-    A call that passes now must not keep an older run's pending files (accepting them would write a
-    change the code no longer makes). Only files a manifest of the set names are removed. Called once
-    the run has selected tests to run: ``--collect-only``, or ``-k`` selecting nothing, keeps the set.
-    """
+    """Make ``path`` ready for a run's pending set: the files an earlier run's manifests name are removed, so
+    that a call that passes now keeps no older pending change. Called once the run has selected tests."""
     found = earlier_set(path)
     if found is None:
         return

@@ -1,17 +1,8 @@
 """The evidence for a safe prune and the rules that judge it, in one place (pure: plain data in, verdicts out).
 
-Three rules decide what ``--stages-prune`` (and ``python -m pytest_stages merge --prune``) may delete
-(docs/safety.md states them for users):
-
-1. **Ownership** (:func:`owned_names`): which files of a folder pytest-stages wrote. The writer
-   keeps each folder's manifest by it and the listing of the snapshot tree sorts by it.
-2. **Judged folders** (:func:`take_inventory`): which folders a complete run observed, and what
-   in them is unused or a leftover of an interrupted write.
-3. **Refusals** (:func:`refusal`): every reason a prune is refused, as typed data (``store/refusals.py``),
-   decided from one :class:`Evidence` record that the reporter or the merge gathers; the report layer renders it.
-
-The I/O around these rules (``scandir``, reading ``_stages.json``, hashing a module, unlinking)
-lives in :mod:`~pytest_stages.store.inventory`, :mod:`~pytest_stages.store.storage` and the callers.
+Three rules decide what a prune may delete (docs/safety.md states them for users): ownership
+(:func:`owned_names`), judged folders (:func:`take_inventory`) and refusals (:func:`refusal`, from one
+:class:`Evidence` record). The I/O around them lives in ``store/inventory.py``, ``store/storage.py`` and the callers.
 """
 
 from __future__ import annotations
@@ -42,11 +33,7 @@ MANIFEST_KEY = "files"
 
 
 def own_name(name: str) -> bool:
-    """Whether ``name`` is one pytest-stages gives an artifact file: ``<safe name><artifact suffix>``.
-
-    ``f.cost.json``, ``mlp-2.compiled.hlo.txt`` and ``_lambda_~a15349b880.jaxpr.txt`` (a lambda's) are;
-    ``input.csv``, ``a b.cost.json`` and ``.cost.json`` are not.
-    """
+    """Whether ``name`` is one pytest-stages gives an artifact file: ``<safe name><artifact suffix>``."""
     return any(name.endswith(suffix) and is_safe_component(name[: -len(suffix)]) for suffix in SUFFIXES.values())
 
 
@@ -58,11 +45,8 @@ def is_meta(data: Any) -> bool:
 def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) -> set[str]:
     """Which of a folder's file ``names`` pytest-stages can show it wrote, given the folder's metadata.
 
-    A folder is pytest-stages' when it holds metadata pytest-stages writes (``meta``). Its
-    files are the metadata and those its manifest lists (``"files"``); a folder whose metadata
-    has no manifest yet (written before there was one) owns the files of its own naming; a
-    ``_compiles`` folder, which had no metadata then, owns its ``.compiles.json`` files. A
-    temporary file of an interrupted write is owned with the file it was to become.
+    Its files are the metadata and those its manifest lists (without a manifest, those of its own naming;
+    a ``_compiles`` folder without metadata, its ``.compiles.json`` files), each with its temporary file.
     """
     owned = _legacy_compiles(folder, names) if meta is None else _manifest_owned(names, meta)
     if not folder:  # the snapshot root: its lock (kept, as nothing at the root is judged)
@@ -93,10 +77,8 @@ def _manifest_owned(names: set[str], meta: Mapping[str, Any]) -> set[str]:
 class Listing:
     """The snapshot tree as found: the files pytest-stages wrote, and everything it must leave alone.
 
-    ``own`` are the files :func:`owned_names` shows pytest-stages wrote; ``foreign`` every other
-    entry (a file it did not write, a symlink, a FIFO); ``empty`` the folders with nothing in
-    them (left by an interrupted prune); ``unreadable`` the folders it could not list. All paths
-    are relative to the root.
+    ``own``: the files :func:`owned_names` shows it wrote; ``foreign``: every other entry; ``empty``: empty
+    folders; ``unreadable``: folders it could not list. Paths relative to the root.
     """
 
     own: list[PurePosixPath] = field(default_factory=list)
@@ -109,11 +91,8 @@ class Listing:
 
 
 def module_file(module: str) -> str | None:
-    """The rootdir-relative file of a snapshot module (``tests/test_a`` -> ``tests/test_a.py``).
-
-    None for the registered functions' folder and for a module outside the rootdir: neither has
-    a module file here, so neither is ever judged as a deleted module nor checked against the checkout.
-    """
+    """The rootdir-relative file of a snapshot module (``tests/test_a`` -> ``tests/test_a.py``); None for
+    the registered functions' folder and a module outside the rootdir, never judged as deleted."""
     return module_source(module)
 
 
@@ -152,15 +131,8 @@ class Tree:
 def take_inventory(files: Iterable[PurePosixPath], used: set[PurePosixPath], view: RunView, tree: Tree) -> Inventory:
     """Sort pytest-stages' own snapshot files (:attr:`Listing.own`) of a complete run into unused and leftovers.
 
-    A folder ``<module>/<test>/<config>`` is judged by its owner:
-    - owned by collected items that all passed: its files that no call used are unused;
-      owned by an item that failed, errored or was skipped: kept (it judged nothing);
-    - of a config that exists but was not selected: kept;
-    - of a module collected in full but owned by no item (the test, or its use of the
-      config, was removed): every file is unused;
-    - of a module that exists but was not collected (``--ignore``, path arguments): kept;
-    - of a module that no longer exists: unused when collection covered its path.
-    Anything else (files outside that layout) is kept. Call it on complete views only.
+    A folder ``<module>/<test>/<config>`` is judged by its owner, as docs/safety.md states; anything
+    outside that layout is kept. Call it on complete views only.
     """
     owners: dict[str, list[str]] = {}
     for nodeid, owned in view.collection.items.items():
@@ -263,15 +235,9 @@ def merge_gaps(
 class Evidence:
     """Everything a verdict on the snapshot tree rests on, as gathered by one run's reporter or by the merge.
 
-    ``prune``: a prune was asked for. A run's: ``split`` (``{"splits": 3, "group": 2}`` when it is
-    a shard of a split suite) and ``incomplete`` (:func:`run_gaps`). A merge's:
-    ``shards_incomplete`` (:func:`merge_gaps`), ``collected`` (their collection, with
-    each module's digest) and ``checkout`` (each collected module's digest in the checkout; None:
-    no such file), ``states`` (each shard's report name with the commit and snapshot tree digest it
-    recorded), ``here`` (the same of the checkout the merge runs in; None for a run, which judges
-    its own checkout) and ``wrote`` (the shards updated snapshots, so their trees differ by their
-    own writes: only the commit is compared). ``listing``: the snapshot tree as found (None until
-    it is listed).
+    A run's: ``split`` and ``incomplete``. A merge's: ``shards_incomplete``, ``collected`` and ``checkout``
+    (module digests), ``states`` (each shard's report, commit and tree digest), ``here`` (the checkout's)
+    and ``wrote`` (the shards updated snapshots: only the commit is compared). ``listing``: None until listed.
     """
 
     prune: bool
@@ -289,12 +255,8 @@ class Evidence:
 def refusal(evidence: Evidence) -> refusals_.Refusal | None:
     """The first reason, in order, that the tree may not be judged (or, pruning, not pruned); None when it may.
 
-    What the run observed comes first: a split shard (pruning only), an incomplete run, incomplete
-    shards, shards of another commit or snapshot tree, a collection that disagrees with the
-    checkout; each withholds the unused-file report
-    too. Then, pruning, the snapshot tree itself: folders it cannot list, then entries it did not
-    write. The listing is gathered only when nothing before it refuses, so that a refused run
-    lists nothing.
+    What the run observed comes first (each withholds the unused-file report too), then, pruning, the
+    snapshot tree itself; the listing is gathered only when nothing before it refuses.
     """
     prune, split, listing = evidence.prune, evidence.split, evidence.listing
     listed = listing if prune and listing is not None else Listing()

@@ -1,8 +1,7 @@
 """Why a prune is refused, as typed data: each reason's record, decided by :func:`pytest_stages.store.prune.refusal`.
 
-Apart from :mod:`~pytest_stages.store.prune` so that a session whose run observed the whole tree
-(every compare that passes) never builds these classes: they are imported at the first refusal
-(``store/__init__.py`` names the late import; tests/test_lazy_imports.py holds it).
+Apart from :mod:`~pytest_stages.store.prune` and imported at the first refusal, so that a run that observed
+the whole tree never builds these classes.
 """
 
 from __future__ import annotations

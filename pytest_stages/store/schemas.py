@@ -1,14 +1,8 @@
 """What each JSON snapshot holds: the one description the writer and the reader of a snapshot share.
 
-The reader checks every JSON snapshot against it (the comparison only ever sees well-formed data),
-and the writer checks what it is about to write against the same schema (a file pytest-stages
-would refuse to read back is never written).
-
-A schema here is plain data: a Python type (``int``, ``str``, ...) or a tuple of them for a
-scalar, ``[item]`` for a list, ``{"*": value}`` for an object of any keys, and an object of
-named keys (each optional) for a record, ``(type(None), schema)`` for null or that. ``ANY``
-accepts whatever JSON holds. Example:
-``{"opcodes": {"*": int}}`` accepts ``{"opcodes": {"add": 2}}`` and refuses ``{"opcodes": null}``.
+A schema is plain data: a type or tuple of types for a scalar, ``[item]`` for a list, ``{"*": value}`` for
+an object of any keys, an object of (optional) named keys for a record, ``(type(None), schema)`` for null
+or that, ``ANY`` for whatever JSON holds. ``{"opcodes": {"*": int}}`` accepts ``{"opcodes": {"add": 2}}``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Snapshot storage: where each artifact lives, and reading/writing it safely.
 
-One file per artifact, written atomically (temporary file + rename in the same folder) and never
-outside the snapshot folder. This tree is pytest-stages' own, not syrupy's: its layout (test,
-config and call folders), each folder's manifest of the files it owns, and the evidence a prune
-needs are beyond syrupy's location model, so it is read and written here directly. syrupy's part
-is the extensions of :mod:`pytest_stages.store.syrupy_extensions`, for syrupy's own ``snapshot`` fixture.
+One file per artifact, written atomically and never outside the snapshot folder; the tree's layout and
+manifests are beyond syrupy's location model, so it is read and written here (docs/snapshots.md).
 """
 
 from __future__ import annotations
@@ -54,10 +51,7 @@ def read_meta_file(path: Path) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class SnapshotFolder:
-    """The folder of one (test, config): ``<root>/<module path>/<test>/<config>/``.
-
-    Its paths are made once (a call asks for them a dozen times); the fields are frozen, so they never go stale.
-    """
+    """The folder of one (test, config): ``<root>/<module path>/<test>/<config>/``, its paths made once."""
 
     root: Path
     module: str
@@ -83,10 +77,9 @@ class SnapshotFolder:
 class SnapshotStore:
     """Reads and writes artifact files under one snapshot root.
 
-    Every file it writes is listed first in its folder's metadata (``"files"``, the manifest),
-    so that a prune can tell the files pytest-stages wrote from any other. With ``repair``
-    (update mode) a snapshot or metadata file that does not hold what pytest-stages writes
-    there reads as absent, so that the update records it again.
+    Every file it writes is listed first in its folder's manifest, so that a prune can tell the files
+    pytest-stages wrote. With ``repair`` (update mode) a file that does not hold what pytest-stages
+    writes there reads as absent, so that the update records it again.
     """
 
     def __init__(self, root: Path, *, repair: bool = False) -> None:
@@ -104,14 +97,11 @@ class SnapshotStore:
     def read(self, path: Path) -> str | None:
         """The file's text, or None if it does not exist."""
         self._check_folder(path.parent)
-        return self._validated(path, self._read_checked(path))
+        return self._judged(path, self._read_checked(path))[1]
 
     def read_all(self, paths: Mapping[str, Path], parsed: dict[str, Any] | None = None) -> dict[str, str | None]:
-        """:meth:`read` of each path, resolving each distinct folder once (a test reads nine files of one).
-
-        ``parsed``, where given, receives the data of each JSON file the check parsed, by key (the
-        comparison then reads the data instead of parsing the text a second time).
-        """
+        """:meth:`read` of each path, resolving each distinct folder once; ``parsed``, where given, receives
+        the data of each JSON file the check parsed, by key (so the comparison does not parse it again)."""
         folders = {path.parent for path in paths.values()}
         for folder in folders:
             self._check_folder(folder)
@@ -122,12 +112,9 @@ class SnapshotStore:
                 parsed[key] = data
         return texts
 
-    def _validated(self, path: Path, text: str | None) -> str | None:
-        """``text``, checked against what pytest-stages writes in a file of ``path``'s kind (None to repair it)."""
-        return self._judged(path, text)[1]
-
     def _judged(self, path: Path, text: str | None) -> tuple[Any, str | None]:
-        """:meth:`_validated`'s text, after the data the check parsed (:data:`UNPARSED` where none, or repaired)."""
+        """The data the check parsed (:data:`UNPARSED` where none) and ``text``, checked against what
+        pytest-stages writes in a file of ``path``'s kind (None to repair it)."""
         data, problem = judge_snapshot(path.name, text) if text is not None else (UNPARSED, None)
         if problem is None:
             return data, text
@@ -140,13 +127,10 @@ class SnapshotStore:
         )
 
     def _read_checked(self, path: Path) -> str | None:
-        """The file's text (None if it does not exist); what pytest-stages never writes is refused unopened.
+        """The file's text (None if it does not exist), UTF-8 with universal newlines as syrupy reads it.
 
-        A symlink, a folder, a FIFO or a device is refused by one ``lstat`` before any open (a
-        FIFO would block the read). The read is one open that does not follow a link, reads to
-        the end and closes: fewer file system calls than Python's text ``open`` makes, and those
-        are slow on some hosts (the counts: docs/performance.md). The text is read as syrupy's
-        single-file extension reads a file: UTF-8, universal newlines.
+        A symlink, a folder, a FIFO or a device is refused by one ``lstat`` before any open (a FIFO would
+        block the read); the read is one open that does not follow a link.
         """
         try:
             mode = path.lstat().st_mode
@@ -181,10 +165,8 @@ class SnapshotStore:
     def write_all(self, files: Sequence[tuple[Path, str]], done: list[Path] | None = None) -> None:
         """Atomically replace each path with its text; each folder's manifest is written once, before its files.
 
-        Every path is checked before anything is written. In each folder the names to write are
-        listed first (in the folder's metadata when it is among ``files``, else in the metadata on
-        disk), so that a write killed midway leaves no file pytest-stages wrote unlisted. Each
-        path of ``files`` is appended to ``done`` once written (a failed write leaves the rest out).
+        Every path is checked first, and the names are listed before they are written, so that a write
+        killed midway leaves no file unlisted. Each path is appended to ``done`` once written.
         """
         written = done if done is not None else []
         for path, text in files:
@@ -234,11 +216,8 @@ class SnapshotStore:
         return meta or {"format": FORMAT_VERSION}, {n for n in owned if temporary_of(n) is None}
 
     def _listed(self, meta_path: Path, names: set[str], meta_text: str | None) -> str | None:
-        """The metadata text that lists ``names`` besides the folder's files (None: nothing to write first).
-
-        ``meta_text`` is new metadata for the folder; without it the metadata on disk (``{"format": ...}``
-        where there is none) gets ``names`` added, and is left alone when it lists them already.
-        """
+        """The metadata text that lists ``names`` besides the folder's files (None: nothing to write first):
+        ``meta_text`` (new metadata) or else the metadata on disk, with ``names`` added."""
         on_disk, owned = self._manifest(meta_path)
         if meta_text is None:
             if names <= owned and isinstance(on_disk.get(MANIFEST_KEY), list):
@@ -254,9 +233,8 @@ class SnapshotStore:
     def prune(self, paths: Sequence[Path], empty: Sequence[Path] = ()) -> list[Path]:
         """Delete files inside the snapshot root, then the folders left empty (and ``empty`` ones); returns those.
 
-        A symlink is removed, not followed. A folder whose metadata stays has its manifest
-        updated to the files left. A file or folder that cannot be deleted (a read-only folder)
-        stops the prune with a :class:`SnapshotError` naming it; what was deleted stays deleted.
+        A symlink is removed, not followed; a kept folder's manifest is updated to the files left. A file that
+        cannot be deleted stops the prune with a :class:`SnapshotError` naming it.
         """
         deleted: list[Path] = []
         try:
@@ -302,11 +280,8 @@ class SnapshotStore:
         return emptied
 
     def read_meta(self, folder: SnapshotFolder) -> dict[str, Any] | None:
-        """The folder's metadata (versions, platform, format), None if absent (or, with ``repair``, unusable).
-
-        A format this version cannot compare is read all the same: the run says so once
-        (:func:`pytest_stages.check.snapshot_format.incomparable`).
-        """
+        """The folder's metadata (versions, platform, format), None if absent (or, with ``repair``, unusable);
+        a format this version cannot compare is read all the same (the run says so once)."""
         text = self.read(folder.meta)
         if text is None:
             return None
@@ -329,20 +304,13 @@ class SnapshotStore:
         return meta  # type: ignore[no-any-return]
 
     def _check_inside(self, path: Path) -> None:
-        """Refuse paths that leave the snapshot root, also through a symlink inside it.
-
-        The root is resolved once per session (nine files per test are checked against it).
-        """
+        """Refuse paths that leave the snapshot root, also through a symlink inside it."""
         self._check_folder(path.parent)
         self._check_file(path)
 
     def _check_folder(self, folder: Path) -> None:
-        """Refuse a folder that resolves outside the snapshot root.
-
-        A folder under the root whose own parts are no links and no ``..`` resolves inside it,
-        which one ``lstat`` per part below the root shows; only otherwise is the whole path
-        resolved (an ``lstat`` per part from ``/``, slow on some hosts: docs/performance.md).
-        """
+        """Refuse a folder that resolves outside the snapshot root (resolved only where a part below the root
+        is a link or ``..``)."""
         if plainly_below(folder, self.root):
             return
         root = self._resolved_root
@@ -370,11 +338,7 @@ def _check_readable(path: Path, text: str) -> None:
 
 
 def unreadable_snapshot(name: str, data: bytes) -> str | None:
-    """Why the compare would refuse a snapshot file ``name`` holding ``data`` (None: it reads it as written).
-
-    Text that is not UTF-8, a JSON artifact or metadata that does not parse, metadata without an
-    integer ``format``, and JSON that breaks its artifact's schema are each refused on read.
-    """
+    """Why the compare would refuse a snapshot file ``name`` holding ``data`` (None: it reads it as written)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -423,10 +387,8 @@ def file_digest(path: Path) -> str:
 def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
     """The snapshot folder of the project at ``rootpath``, checked to be a folder of pytest-stages' own.
 
-    It must lie inside the project (also after following symlinks: a link out of the project
-    is refused), must not be the project root itself nor inside version control's own folder
-    (``.git/refs`` would corrupt the repository), and must be a folder if it exists.
-    Raises :class:`SnapshotError` naming the setting and the fix.
+    It must lie inside the project once links are followed, be neither the project root nor inside ``.git``,
+    and be a folder if it exists; else :class:`SnapshotError` names the setting and the fix.
     """
     root = rootpath / snapshot_dir
     fix = 'Give snapshots a folder of their own inside the project (snapshot_dir = "snapshots").'
@@ -469,9 +431,8 @@ LOCK_TIMEOUT = 60.0
 def tree_lock(root: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """Hold the inter-process lock of the snapshot tree at ``root`` (``<root>/.stages.lock``) around a write.
 
-    One lock object per file in a process (``is_singleton``), so a writer that holds it may take it
-    again (an accept's writes, its recovery); another process waits up to ``timeout`` seconds, then
-    gets a :class:`SnapshotError` naming the lock. The file is never deleted.
+    Re-entrant in a process; another process waits up to ``timeout`` seconds, then gets a
+    :class:`SnapshotError` naming the lock. The file is never deleted.
     """
     root.mkdir(parents=True, exist_ok=True)
     lock = filelock.FileLock(root / LOCK_FILE, is_singleton=True)

@@ -4,18 +4,8 @@ For tests that use syrupy's own ``snapshot`` fixture::
 
     assert lowered.as_text() == snapshot.with_defaults(extension_class=StableHLOExtension)
 
-Each class writes one file per assertion in syrupy's layout
-(``__snapshots__/<test module>/<test>.stablehlo.mlir``), normalizes what it is given
-with the artifact's normalizer (so raw ``as_text(debug_info=True)`` output and the
-already-normalized ``StageResult.texts`` give the same file; analyses become
-sorted-key JSON), and explains a mismatch with the renumbering-proof diff of
-:mod:`pytest_stages.ir.textdiff` instead of syrupy's line diff. syrupy's
-``--snapshot-update`` writes these files; pytest-stages never reads or writes them,
-and they never go to its ``snapshot_dir``.
-
-The classes are generated from :data:`pytest_stages.analyse.artifacts.ARTIFACTS`, one per
-artifact, named after its file suffix (``.compiled.hlo.txt`` -> ``CompiledHLOExtension``);
-:func:`extension_for` finds one by artifact name.
+Each writes one file per assertion in syrupy's layout, normalized by the artifact's normalizer, and explains
+a mismatch with the renumbering-proof diff (docs/snapshots.md, "With syrupy's own snapshot fixture").
 """
 
 from __future__ import annotations
