@@ -194,7 +194,10 @@ def reordered(
         common = (0, 0)
     if state is not None and not state.wanted:  # a rewrite that reads no hashes (fusions' operands) is made at once
         text, state = state.apply({}), None
-    for _ in range(_PASSES):
+    # Each pass puts in their final order the lists whose keys no list still out of order feeds (a
+    # loop's state, then the loops and calls inside and after it): one pass per list and one more
+    # reach the order that depends on the program alone, not on the order the text came in.
+    for _ in range(state.lists + 1 if state is not None else 1):
         graph = _graph(dialect, order, text, (split, defined, key), common)
         graph.wanted = state.wanted if state is not None else set()
         out = "\n".join(graph.level(text.split("\n"), 0)[0])
@@ -205,11 +208,6 @@ def reordered(
             break
         text, state = rewritten, loopstate.plan(dialect, rewritten)
     return out
-
-
-# How many times at most a loop's or call's state is put in order, each time one level further in
-# (the keys inside a loop are the values passed in by position): deeper nests keep the rest.
-_PASSES = 8
 
 
 def _graph(

@@ -33,7 +33,9 @@ all its places at once, gives the same program; so two texts rewritten this way 
 names only where they were one program up to names, this permutation and the reordering that
 follows. A position whose value changes in the loop keeps its place. Lists the rewrite touches
 are printed on one line, in both texts alike. Nested loops and calls see their callers' values
-by position, so the caller runs :func:`plan` again on the rewritten text until it stays the same.
+by position, and a list put in order changes the hash of what follows it (a callee's parameters
+permuted change its hash, and so the hash of every value after the call, the next call's operands
+included), so the caller runs :func:`plan` again on the rewritten text until it stays the same.
 """
 
 from __future__ import annotations
@@ -54,10 +56,12 @@ Edit = tuple[int, int, list[str]]
 @dataclass
 class Plan:
     """What one text's rewrite needs: the lines whose names' hashes it reads (``wanted``), and
-    ``apply``, which turns those hashes into the rewritten text (the same text when nothing moves)."""
+    ``apply``, which turns those hashes into the rewritten text (the same text when nothing moves);
+    ``lists``: how many lists of positions it puts in order."""
 
     wanted: set[int]
     apply: Callable[[Probes], str]
+    lists: int
 
 
 def plan(dialect: str, text: str) -> Plan | None:
@@ -264,7 +268,7 @@ def _hlo_plan(text: str) -> Plan | None:
             state(lines, probes)
         return "\n".join(lines)
 
-    return Plan({state.init for state in found if isinstance(state, _HloLoop)}, apply)
+    return Plan({state.init for state in found if isinstance(state, _HloLoop)}, apply, len(found))
 
 
 _HLO_FUSION = re.compile(rf" fusion\((.*)\), kind=k\w+, calls=%({_HLO_NAME})(, backend_config=.*)?$")
@@ -499,7 +503,7 @@ def _mlir_plan(text: str) -> Plan | None:
             loop(out, probes)
         return "\n".join(out)
 
-    return Plan(wanted, apply)
+    return Plan(wanted, apply, len(loops))
 
 
 _MLIR_PRIVATE = re.compile(r"[ \t]*func\.func private (@[\w$\-]+)\(")
@@ -754,7 +758,7 @@ def _jaxpr_plan(text: str) -> Plan | None:
         edits += [(jaxpr.start, jaxpr.stop, [jaxpr.line(moves)]) for jaxpr, moves in binders.values()]
         return _apply_edits(list(lines), edits)
 
-    return Plan(wanted, apply)
+    return Plan(wanted, apply, sum(len(eqn.groups) for eqn in eqns))
 
 
 def _jaxpr_eqn(text: str, lines: list[str], at: int, lets: Mapping[str, int]) -> _JaxprEqn | None:
