@@ -51,9 +51,8 @@ def program(*, carried_swapped: bool, body_swapped: bool, roles_at: int | None =
 
     def body(c):
         i, y, first, second = c
-        count = i + 1  # first: the first values of the body share their names with the condition's (MLIR)
         w1, w2 = (second, first) if carried_swapped else (first, second)
-        return (count, projections(y, w1, w2, swapped=body_swapped), first, second)
+        return (i + 1, projections(y, w1, w2, swapped=body_swapped), first, second)
 
     def f(x, w1, w2):
         weights = (w2, w1) if carried_swapped else (w1, w2)

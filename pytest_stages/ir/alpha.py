@@ -6,7 +6,9 @@ appearance; the forms must be equal (docs/architecture.md, "How stage texts are 
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -65,6 +67,75 @@ def _mlir_defs(text: str) -> list[str]:
     return [next(g for g in m.groups() if g) for m in re.finditer(MLIR_DEF, text)]
 
 
+_MLIR_SPLIT = re.compile(f"({MLIR_NAME})")
+# A quoted string on one line (an op's generic name, an attribute's value): its braces open no region.
+_MLIR_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_MLIR_BRACES = re.compile(r"[{}]")
+# What a name read as its region's own is spelled with (a name a text already spells so keeps its spelling).
+_MLIR_APART = "$$"
+
+
+def _mlir_regions(text: str) -> str:
+    """``text`` with each name that two regions of one function define spelled apart per region (``%7$$3``).
+
+    Sibling regions (a while's ``cond`` and ``do``, a case's branches) reuse names, and which body value
+    is printed ``%7`` follows the body's order: read as one name, a reorder there is another renaming.
+    A use reads the name its own region, or the nearest around it, defines.
+    """
+    if _MLIR_APART in text:
+        return text
+    return "".join(_mlir_chunk_regions(chunk) for chunk in _MLIR_SCOPE.split(text))
+
+
+def _mlir_region_tree(lines: list[str]) -> tuple[list[int], list[int]]:
+    """Each region's parent (region 0 holds the function's header: no parent, -1), and each line's region:
+    where the line is once the braces it starts with are closed."""
+    parents = [-1]
+    stack = [0]
+    regions: list[int] = []
+    for line in lines:
+        if "{" not in line and "}" not in line:
+            regions.append(stack[-1])
+            continue
+        stripped = line.lstrip()
+        leading = len(stripped) - len(stripped.lstrip("}"))
+        del stack[max(1, len(stack) - leading) :]
+        regions.append(stack[-1])
+        for brace in _MLIR_BRACES.findall(_MLIR_QUOTED.sub("", stripped[leading:])):
+            if brace == "{":
+                parents.append(stack[-1])
+                stack.append(len(parents) - 1)
+            elif len(stack) > 1:
+                stack.pop()
+    return parents, regions
+
+
+def _mlir_chunk_regions(chunk: str) -> str:
+    """One function of :func:`_mlir_regions`."""
+    if chunk.count("{\n") < 3:  # its body and two regions inside at least (MLIR opens each at a line's end)
+        return chunk
+    found = [(m.start(), next(g for g in m.groups() if g)) for m in re.finditer(MLIR_DEF, chunk)]
+    if len(found) == len({name for _, name in found}):
+        return chunk
+    lines = chunk.split("\n")
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    parents, regions = _mlir_region_tree(lines)
+    where: dict[str, set[int]] = {}
+    for at, name in found:
+        where.setdefault(name, set()).add(regions[bisect.bisect_right(starts, at) - 1])
+    apart = sorted((name for name, places in where.items() if len(places) > 1), key=len, reverse=True)
+    if not apart:
+        return chunk
+
+    def spelled(name: re.Match[str]) -> str:
+        scope = regions[bisect.bisect_right(starts, name.start()) - 1]
+        while scope >= 0 and scope not in where[name[0]]:
+            scope = parents[scope]
+        return f"{name[0]}{_MLIR_APART}{scope}" if scope >= 0 else name[0]
+
+    return re.sub(rf"(?<![\w$\-])(?:{'|'.join(map(re.escape, apart))})(?![\w$\-])", spelled, chunk)
+
+
 def _strip_percent(name: str) -> str:
     return name[1:] if name[:1] == "%" else name
 
@@ -75,7 +146,8 @@ class Naming:
 
     ``split`` keeps the tokens, spelled as keys, at odd positions; ``scope`` starts a new scope for the
     names whose sigil is in ``scoped``; ``fast``: a quicker canonical form where it applies (else None);
-    ``wrapped``: the dialect breaks long lines where its names make them long (a jaxpr).
+    ``wrapped``: the dialect breaks long lines where its names make them long (a jaxpr);
+    ``regions``: a rewrite that spells apart a name that sibling regions each define (StableHLO).
     """
 
     split: re.Pattern[str]
@@ -85,6 +157,7 @@ class Naming:
     scoped: str = ""
     fast: Callable[[str], str | None] | None = None
     wrapped: bool = False
+    regions: Callable[[str], str] | None = None
 
     def names(self, text: str) -> frozenset[str]:
         """The keys of every name ``text`` defines."""
@@ -108,7 +181,7 @@ class Naming:
 
 NAMINGS: dict[str, Naming] = {
     "jaxpr": Naming(re.compile(f"({JAXPR_NAME})"), lambda text: re.findall(JAXPR_DEF, text), wrapped=True),
-    "mlir": Naming(re.compile(f"({MLIR_NAME})"), _mlir_defs, scope=_MLIR_SCOPE, scoped="%^"),
+    "mlir": Naming(_MLIR_SPLIT, _mlir_defs, scope=_MLIR_SCOPE, scoped="%^", regions=_mlir_regions),
     "hlo": Naming(re.compile(f"({_HLO_KEY})"), hlo.defined_names, key=_strip_percent, fast=_percent_canonical),
 }
 
@@ -126,6 +199,8 @@ def canonical(rules: Naming, text: str) -> str:
     found = rules.fast(text) if rules.fast is not None else None
     if found is not None:
         return found
+    if rules.regions is not None:
+        text = rules.regions(text)
     defined = rules.names(text)
     shared: dict[str, str] = {}
     out = []
