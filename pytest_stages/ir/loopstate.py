@@ -479,6 +479,14 @@ def _hlo_items(text: str) -> list[str]:
 
 # --- StableHLO -------------------------------------------------------------------------------------
 
+
+def _mlir_key(hashes: Mapping[str, str], value: str) -> str:
+    """A value's key: the hash of its name, then the index of a result of several (``%w#1``), so that
+    the key does not depend on the number JAX gave the op."""
+    name, sharp, index = value.partition("#")
+    return hashes.get(name, name) + sharp + index
+
+
 _MLIR_WHILE = re.compile(r"([ \t]*)(%[\w$\-]+):(\d+) = stablehlo\.while\((.*)\) : (.*)$")
 _MLIR_FUNC = re.compile(r"[ \t]*func\.func\b")
 
@@ -527,7 +535,7 @@ class _MlirCall:
         (opened, closed), (typed, typed_end), (params_open, params_close) = parts
         operands = split_top(call[opened + 1 : closed])
         hashes = probes.get(self.at, {})
-        moves = order([hashes.get(operand, operand) for operand in operands], range(len(operands)))
+        moves = order([_mlir_key(hashes, operand) for operand in operands], range(len(operands)))
         if not moves:
             return
         types = split_top(call[typed + 1 : typed_end], *_MLIR_TYPES)
@@ -594,7 +602,7 @@ class _MlirLoop:
         indent, name, _, pairs_text, types_text = found.groups()
         pairs = split_top(pairs_text)
         hashes = probes.get(at, {})
-        keys = [hashes.get(init, init) for init in (pair.split(" = ", 1)[1] for pair in pairs)]
+        keys = [_mlir_key(hashes, pair.split(" = ", 1)[1]) for pair in pairs]
         moves = order(keys, invariant)
         if not moves:
             return
