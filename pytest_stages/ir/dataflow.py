@@ -377,7 +377,7 @@ class _Graph:
         """
         if len(lines) > 1 and self.has_effect("\n".join(lines)):
             self.effectful.update(map(self.key, self.defined(lines[0])[:1]))
-        return str(hash(tuple(lines)))
+        return loopstate.digest(lines)
 
     def unit(self, lines: list[str], offset: int, *, shared: bool) -> tuple[str, list[str], bool, list[str]]:
         """A unit's hash, its lines with every block inside reordered, whether it has no side effect
@@ -413,7 +413,7 @@ class _Graph:
             hashes[name] = f"\0d{k}"
         pure = pure and self.effectful.isdisjoint(tokens)
         parts[1::2] = map(hashes.get, tokens, tokens)
-        digest = str(hash((*parts, *inner)))
+        digest = loopstate.digest((*parts, *inner))
         for k, name in enumerate(defs):
             hashes[name] = f"{digest}\0{k}"
         if bodies:

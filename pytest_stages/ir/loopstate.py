@@ -41,6 +41,7 @@ included), so the caller runs :func:`plan` again on the rewritten text until it 
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import re
 from collections import Counter
@@ -51,6 +52,13 @@ from dataclasses import dataclass, field
 Probes = Mapping[int, Mapping[str, str]]
 # A line range [start, stop) of the text and the lines that replace it.
 Edit = tuple[int, int, list[str]]
+
+
+def digest(parts: Sequence[str]) -> str:
+    """A hash of ``parts`` that is the same in every process: the canonical order sorts by it, and
+    Python's ``hash`` of a string changes with ``PYTHONHASHSEED``, which would let the order (and so a
+    verdict on texts that are one program only up to order) change from one run to the next."""
+    return hashlib.blake2b("\x1e".join(parts).encode(), digest_size=16).hexdigest()
 
 
 @dataclass
@@ -204,11 +212,11 @@ class _HloModule:
                 bare = _PERCENT.sub("%", rest)
                 if not entry:
                     bare = _HLO_PARAMETER.sub(" parameter()", bare)
-                keys[found[1]] = key = str(hash((bare, *sorted(keys.get(name, "") for name in _PERCENT.findall(rest)))))
+                keys[found[1]] = key = digest((bare, *sorted(keys.get(name, "") for name in _PERCENT.findall(rest))))
                 members.append(key)
             elif line == "}":
                 if computation:
-                    keys[computation] = str(hash(tuple(sorted(members))))
+                    keys[computation] = digest(sorted(members))
                 computation = ""
             elif (header := _HLO_HEADER.match(line)) is not None:
                 computation, entry, members = header[1], line.startswith("ENTRY "), []
