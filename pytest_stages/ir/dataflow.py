@@ -1,48 +1,9 @@
 """Stage texts as dataflow graphs: each block's independent operations put in a canonical order.
 
-JAX and XLA print a program's operations in the order they were traced or scheduled, so two
-lines of model code swapped (two projections of an MLP) print the same graph in another order.
-:func:`reordered` gives a text whose operations are sorted, within each computation, function
-or jaxpr, and inside every region an operation holds (a loop's body, a nested jaxpr), by a
-structural hash: the hash of an operation is that of its line with each name it reads replaced by
-the hash of the operation that defines it, then of its regions' operations in their new order, a
-call's callee read as the callee's hash (a Merkle hash of the dataflow graph, blind to names and
-to order; inner blocks first, StableHLO's functions callees first). Two texts of one program in
-two orders then come out in the same order, and :func:`pytest_stages.ir.alpha.equivalent`
-compares them up to names as before: what it accepts is still each line of one text, moved
-within its block, equal to a line of the other up to a consistent one-to-one renaming, and
-nothing else.
-
-What may move is what cannot change the program's meaning by moving: an operation that defines
-values and has no side effect (among its neighbours between two fixed lines), a computation or a
-function (among the others of its module). Fixed in place, and so in their order: side-effecting
-and token-ordered ops (collectives, send/recv, infeed/outfeed, custom calls, callbacks, state),
-calls and loops whose regions or callees (and theirs) have such an op (a call of a StableHLO
-function whose name is quoted, ``@"<lambda>"``, always), terminators, and every line not known
-to be an operation. Where two operations hash equal (the same expression twice) they keep their
-order.
-
-A value computed twice (two pure operations of one block that hash equal: the same operation of the
-same values, such as the clamp of a constant index that each of two embedding lookups computes) is
-one value: which copy a later operation of the block reads says nothing about the program, but the
-two texts of a reorder read them the other way round. So each name the later copy defines is read,
-on the own lines of the block's later operations, as the name the first copy defines; the later
-copy's line stays, unread, in both texts alike. A copy with a side effect is no copy of a value,
-and a read inside a region is left as it is. Two blocks that hash equal (two computations XLA
-fused alike, such as the reducers of two sums) are one code: every later call of the later block,
-wherever it is, names the first.
-
-A loop's or a call's state in another order (its operands, parameters and results
-permuted) is another text, not another order of the same lines: :mod:`pytest_stages.ir.loopstate`
-rewrites it into a canonical order from the hashes of the values passed in, and the text is
-ordered again, until it stays the same.
-
-A commutative operation's two operands are a multiset: ``add_any a b`` and ``add_any b a`` are one
-value (a backward pass sums two gradient contributions in the order their forward lines ran). Its
-hash reads the operands' hashes sorted, and its line is written with the operands in that order,
-so the texts compared are still the programs given, each operand swap being one that cannot change
-a value: exact IEEE ``add`` and ``multiply``, integer and boolean ``and``/``or``/``xor``, ``eq``/``ne``
-(never ``max``/``min``, whose choice between ``-0.0`` and ``0.0`` may follow the order).
+Two lines of model code swapped print the same graph in another order; :func:`reordered` sorts each
+block's movable operations by a structural (Merkle) hash, blind to names and order, so that
+:func:`pytest_stages.ir.alpha.equivalent` compares the program, not its order (docs/architecture.md,
+"Independent operations in a canonical order").
 """
 
 from __future__ import annotations

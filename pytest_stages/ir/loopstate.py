@@ -1,41 +1,9 @@
 """A loop's or a call's state in a canonical order: positions that hold values passed in, sorted by those values.
 
-Model code that reads two weights in another order makes JAX capture them in another order: a
-``while`` loop's constants, a custom-derivative call's operands, XLA's loop tuple come out
-permuted. :func:`plan` finds, in one stage text, each such list of positions whose order can be
-changed without changing the program, because every place that reads a position by its index is
-rewritten with it:
-
-- compiled HLO: a ``while`` whose state is built by a ``tuple`` only it reads, whose body and
-  condition only it calls and read their parameter only through ``get-tuple-element``, whose
-  body's root is a ``tuple``, and whose result is read only through ``get-tuple-element``; its
-  positions that the body returns unchanged (``index=k`` of the parameter at position k); and
-  every operand of a ``fusion`` with its fused computation's ``parameter(k)`` (a computation only
-  that fusion calls, a fusion with nothing else positional: XLA fused the two gradient
-  contributions of a backward pass as ``fusion(%a, %b)`` or ``fusion(%b, %a)`` by the order
-  their forward lines ran). A fusion's keys are not the dataflow's hashes, which change with the
-  numbers of the parameters of every fusion before it (put in order one level per pass), but a
-  hash blind to every order: of each instruction without its names, its operands as a multiset,
-  a ``parameter(k)`` without its k (but in ``ENTRY``), a computation as the multiset of its
-  instructions; so every fusion is put in order at once, before the dataflow is read (two
-  operands that key alike keep their order);
-- StableHLO: a ``stablehlo.while``, the positions its ``do`` region returns unchanged (the
-  iteration argument itself) with their results (``%w#k``);
-- jaxpr: a ``while``'s body constants and condition constants (its body or condition jaxpr,
-  inline or a ``let`` that only this eqn names), and every operand of a ``custom_jvp_call`` or
-  ``custom_vjp_call`` with its ``call_jaxpr``'s parameter (eqns whose parameters are exactly
-  those that print, nothing positional).
-
-Each position's key is the Merkle hash of the value passed in (from
-:mod:`pytest_stages.ir.dataflow`, read where it is passed), and the positions are put in the
-order of their keys (equal keys in their order). Every permutation of such positions, applied to
-all its places at once, gives the same program; so two texts rewritten this way are equal up to
-names only where they were one program up to names, this permutation and the reordering that
-follows. A position whose value changes in the loop keeps its place. Lists the rewrite touches
-are printed on one line, in both texts alike. Nested loops and calls see their callers' values
-by position, and a list put in order changes the hash of what follows it (a callee's parameters
-permuted change its hash, and so the hash of every value after the call, the next call's operands
-included), so the caller runs :func:`plan` again on the rewritten text until it stays the same.
+Model code that reads two weights in another order makes JAX capture them in another order (a loop's
+constants, a custom-derivative call's operands, XLA's loop tuple and fusion operands). :func:`plan` finds
+the lists of positions whose order can change with every reader rewritten alike, and orders them by the
+hashes of the values passed in (docs/architecture.md, "Loop and call state in a canonical order").
 """
 
 from __future__ import annotations
