@@ -219,7 +219,7 @@ class _Graph:
         self.wanted: set[int] = set()
         self.probes: dict[int, dict[str, str]] = {}
         # in the block being read: the names a pure operation's first copy defines, by its hash, and the
-        # names of its later copies, each read as the first copy's (the module's docstring)
+        # names of its later copies, each read as the first copy's (docs/architecture.md)
         self.copies: dict[str, list[str]] = {}
         self.aliases: dict[str, str] = {}
         # a block's name by its hash, and the names of the later blocks that hash as it, each read as the first's

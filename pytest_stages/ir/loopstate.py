@@ -165,7 +165,7 @@ class _HloModule:
 
     @functools.cached_property
     def blind(self) -> dict[str, str]:
-        """Each name's key as a fusion's operand (the module's docstring): a hash that the permutation
+        """Each name's key as a fusion's operand (docs/architecture.md): a hash that the permutation
         of a fusion's operands and its computation's parameters leaves as it is. A name read before
         it is defined keys as nothing."""
         keys: dict[str, str] = {}
@@ -365,7 +365,7 @@ class _HloLoop:
 
 
 def _hlo_loop(module: _HloModule, k: int, line: str) -> _HloLoop | None:
-    """The loop a ``while`` line starts, if its state can be permuted (see the module's docstring)."""
+    """The loop a ``while`` line starts, if its state can be permuted (docs/architecture.md says which)."""
     found = _HLO_WHILE.match(line) if " while(%" in line else None
     if found is None:
         return None
@@ -746,7 +746,7 @@ def _jaxpr_plan(text: str) -> Plan | None:
 
 
 def _jaxpr_eqn(text: str, lines: list[str], at: int, lets: Mapping[str, int]) -> _JaxprEqn | None:
-    """The eqn whose primitive is on line ``at``, if its operands may be permuted (see the module's docstring)."""
+    """The eqn whose primitive is on line ``at``, if its operands may be permuted (docs/architecture.md says which)."""
     found = _JAXPR_PRIMITIVE.search(lines[at])
     span = _jaxpr_span(lines, at) if found is not None else None
     if found is None or span is None:
