@@ -14,10 +14,9 @@ devices, ``stage/topology.py``): an experimental API; a change fails ``tests/tes
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import TYPE_CHECKING, Any
 
-from pytest_stages.core.lazy import lazy_module
+from pytest_stages.core.lazy import lazy_module, lazy_pattern
 
 if TYPE_CHECKING:
     import jax
@@ -260,7 +259,7 @@ def accelerator_digest(devices: Any) -> str:
 # --- 8. Where the staged function was defined (a jaxpr's ``debug_info.func_src_info``) -------------
 # ``"step at /x/model.py:143"``: JAX's own text, not a documented format. Changed, a donation
 # finding names no line (tests/test_donation_headline.py fails on the line).
-_FUNCTION_SOURCE = re.compile(r"^(.*) at (.+):(\d+)$")
+_FUNCTION_SOURCE = lazy_pattern(r"^(.*) at (.+):(\d+)$")
 
 
 def function_source(jaxpr: Any) -> tuple[str, str, int] | None:

@@ -99,6 +99,41 @@ def test_a_fresh_process_without_the_table_gets_no_variable(pytester: pytest.Pyt
     assert not stages_cache(pytester).exists()
 
 
+# A plugin loaded with -p (before pytest looks for installed plugins): counts pytest's scans of every installed
+# distribution's entry points, and says whether the hook modules are registered under their names.
+SCANS = """
+import pluggy
+
+scans = []
+load = pluggy.PluginManager.load_setuptools_entrypoints
+
+
+def counted(self, *args, **kwargs):
+    scans.append(args)
+    return load(self, *args, **kwargs)
+
+
+pluggy.PluginManager.load_setuptools_entrypoints = counted
+
+
+def pytest_unconfigure(config):
+    plugins = config.pluginmanager
+    hooks = [n for n in ("options", "configure", "items") if plugins.get_plugin(f"pytest_stages.hooks.{n}")]
+    (config.rootpath / "scans.txt").write_text(f"{len(scans)} {','.join(hooks)}")
+"""
+
+
+def test_the_hook_modules_are_registered_without_another_scan_of_installed_plugins(pytester: pytest.Pytester) -> None:
+    """Each name in a ``pytest_plugins`` list costs a scan of every installed distribution's metadata."""
+    pytester.makepyprojecttoml('[project]\nname = "unrelated"\n')
+    pytester.makepyfile(scan_count=SCANS, test_plain="def test_plain():\n    pass\n")
+    pytester.runpytest_subprocess("-p", "scan_count", "-p", "no:stages").assert_outcomes(passed=1)
+    scans, registered = (pytester.path / "scans.txt").read_text().split(" ")
+    assert registered == ""
+    pytester.runpytest_subprocess("-p", "scan_count").assert_outcomes(passed=1, warnings=0)
+    assert (pytester.path / "scans.txt").read_text() == f"{scans} options,configure,items"
+
+
 def test_a_session_with_the_table_restores_what_it_set(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml(f"[tool.pytest_stages]\n{ONE_CONFIG}")
     pytester.makepyfile(test_inspect=INSPECT, test_simple=SIMPLE_TEST)

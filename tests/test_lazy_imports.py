@@ -37,21 +37,27 @@ ON_DEMAND = {
     "pytest_stages.ir.textdiff",
     "pytest_stages.report.baseline",
     "pytest_stages.report.html_report",
+    "pytest_stages.report.markdown",
     "pytest_stages.report.merge",
+    "pytest_stages.report.outputs",
     "pytest_stages.report.refusal_text",
+    "pytest_stages.stage.measure",
     "pytest_stages.store.syrupy_extensions",
     "pytest_stages.store.pending",
     "pytest_stages.store.refusals",
     "deepdiff",
+    "statistics",
 }
 
-# Writes the plugin's modules (and deepdiff) loaded by the end of the session to loaded.json.
+# Writes the plugin's modules (and the libraries above) loaded by the end of the session to loaded.json.
 CONFTEST = """
 import json, sys
 
 def pytest_unconfigure(config):
     loaded = sorted(
-        name for name in sys.modules if name.startswith(("pytest_stages", "jax.extend")) or name == "deepdiff"
+        name
+        for name in sys.modules
+        if name.startswith(("pytest_stages", "jax.extend")) or name in ("deepdiff", "filelock", "statistics")
     )
     (config.rootpath / "loaded.json").write_text(json.dumps(loaded))
 """
@@ -75,6 +81,18 @@ def test_a_passing_run_never_loads_what_only_a_difference_needs(project):
     project.write("test_m.py", SIMPLE_TEST.replace("jnp.tanh", "jnp.sin"))
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 1
     assert {"pytest_stages.check.drift", "pytest_stages.check.message"} <= loaded(project)
+
+
+def test_a_session_that_stages_nothing_loads_no_lock_library(project):
+    """filelock (some 30 modules) is for the snapshot tree's lock, which only a write or a prune takes.
+
+    A session that stages imports JAX, which imports filelock itself; one that does not pays for none of it.
+    """
+    project.write("conftest.py", CONFTEST)
+    project.write("test_plain.py", "def test_plain():\n    pass\n")
+    assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 0
+    assert "pytest_stages.run.runner" in loaded(project)
+    assert loaded(project) & (ON_DEMAND | {"filelock"}) == set()
 
 
 def test_a_late_module_is_imported_at_its_first_attribute_read(tmp_path, monkeypatch):

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.core.errors import ConfigError
+from pytest_stages.core.lazy import lazy_pattern
 
 # pytest's INI configuration files, and a pytest-stages section in one (which is never read).
 INI_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
 
 
-_INI_SECTION = re.compile(r"^[ \t]*\[[ \t]*(?:tool[.:])?pytest[_-]stages\b", re.MULTILINE)
+_INI_SECTION = lazy_pattern(r"^[ \t]*\[[ \t]*(?:tool[.:])?pytest[_-]stages\b", re.MULTILINE)
 
 
 def load_pyproject(rootpath: Path) -> dict[str, Any]:

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
+from pytest_stages import hooks
 from pytest_stages.analyse.artifacts import CHECK_KINDS
 from pytest_stages.config.discovery import FoundTable, find_table
 from pytest_stages.config.settings import Settings
 from pytest_stages.config.values import parse_choices, parse_selection
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import Use, checked_path, held_inside, inside, shown_path
-from pytest_stages.report import outputs
 from pytest_stages.run.session import Options
 
 
@@ -138,7 +138,7 @@ def read_options(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         )
     report = reports[0] if reports else None
     if report is not None:
-        outputs.check_output("--stages-report", Path(report), snapshots)
+        hooks.report_outputs.check_output("--stages-report", Path(report), snapshots)
     pending = _pending_dir(config, settings, snapshots)
     if pending is not None:
         _apart_from_pending(pending, report, settings.compilation_cache, config.rootpath)

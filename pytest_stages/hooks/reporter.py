@@ -19,8 +19,8 @@ from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.paths import inside
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.run_view import RunFacts
+from pytest_stages.hooks import report_outputs
 from pytest_stages.hooks.observe import Observer, collection_roots
-from pytest_stages.report.outputs import append_step_summary, step_summary_refusal, write_report
 from pytest_stages.report.render import RunReport, terminal_summary
 from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.run.session import StagesSession
@@ -83,7 +83,7 @@ class StagesReporter:
         if self.session.options.report:
             path = Path(self.session.options.report)
             try:
-                write_report(path, report)
+                report_outputs.write_report(path, report)
             except OSError as exc:
                 self.lines.append(
                     f"{PREFIX}could not write the report {path} ({exc.strerror or exc}); it keeps its previous "
@@ -92,10 +92,10 @@ class StagesReporter:
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if step_summary and self.session.records and inside(Path(step_summary), self.session.store.root):
-            self.lines.append(step_summary_refusal(step_summary))
+            self.lines.append(report_outputs.step_summary_refusal(step_summary))
         elif step_summary and self.session.records:
             try:
-                append_step_summary(Path(step_summary), report)
+                report_outputs.append_step_summary(Path(step_summary), report)
             except OSError as exc:  # a convenience: the run's verdict stands
                 self.lines.append(
                     f"{PREFIX}could not append to $GITHUB_STEP_SUMMARY {step_summary} ({exc.strerror or exc})."

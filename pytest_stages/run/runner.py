@@ -30,11 +30,11 @@ from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED
 from pytest_stages.core.records import CallRecord, Finding, Kind, Migration, Status
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.run import message_, pending_, rename
+from pytest_stages.run import measure_, message_, pending_, rename
 from pytest_stages.run.errors import StagesFailure, StagesSkip
 from pytest_stages.run.session import StagesSession
 from pytest_stages.run.verdict import PendingWrite, conclude, write_pending
-from pytest_stages.stage import deep_recursion, measure, plan
+from pytest_stages.stage import deep_recursion, plan
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.errors import Unsupported
 from pytest_stages.stage.staging import StageResult, stage
@@ -141,7 +141,7 @@ class StageSnapshot:
         if session.options.measure and result.compiled is not None and on_device:
             if result.host_dependent:  # its snapshot's estimate counts the lowered program, not what the device runs
                 record.step = device_estimate(result)
-            record.step.update(measure.measured(result.compiled, result.lowered, record.step.get(SECONDS)))
+            record.step.update(measure_.measured(result.compiled, result.lowered, record.step.get(SECONDS)))
         self.records.append(record)
         meta = self._read_meta()
         rerecord = self._refuse_format(meta, record)

@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import filelock
-
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.core.errors import PathError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.paths import Use, checked_path, plainly_below, shown_path, temporary_of, write_atomically
 from pytest_stages.ir.normalize import to_json
+from pytest_stages.store import filelock
 from pytest_stages.store.errors import JournalError
 from pytest_stages.store.journal import Journal, read_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, LOCK_FILE, META_FILE, safe_component, safe_path
