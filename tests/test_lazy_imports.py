@@ -44,7 +44,7 @@ ON_DEMAND = {
     "pytest_stages.stage.measure",
     "pytest_stages.store.syrupy_extensions",
     "pytest_stages.store.pending",
-    "pytest_stages.store.refusals",
+    "pytest_stages.store.prune_reasons",
     "deepdiff",
     "statistics",
 }

@@ -29,7 +29,7 @@ from pytest_stages.store.prune import (
     take_inventory,
     temporary_of,
 )
-from pytest_stages.store.refusals import (
+from pytest_stages.store.prune_reasons import (
     Disagreement,
     Facet,
     Foreign,

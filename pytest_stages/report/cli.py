@@ -30,7 +30,7 @@ from pytest_stages.report.outputs import append_step_summary, check_output, step
 from pytest_stages.report.render import REPORT_FORMATS, terminal_summary
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
 from pytest_stages.stage.plan import installed_version
-from pytest_stages.store import refusals_
+from pytest_stages.store import prune_reasons_
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.prune import Evidence, module_file
 from pytest_stages.store.storage import SnapshotStore, file_digest, snapshot_root
@@ -231,7 +231,9 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
         writer.write_line(line)
     if merged.missing or (
         prune
-        and isinstance(judgement.refusal, refusals_.IncompleteShards | refusals_.OtherState | refusals_.Disagreement)
+        and isinstance(
+            judgement.refusal, prune_reasons_.IncompleteShards | prune_reasons_.OtherState | prune_reasons_.Disagreement
+        )
     ):
         return INCOMPLETE
     return OK if merged.facts.exit_status in PASSED_EXIT else FAILED

@@ -16,7 +16,7 @@ from pytest_stages.report.errors import MergeError
 from pytest_stages.report.render import REPORT_SCHEMA, ReportSettings, RunReport
 from pytest_stages.store.names import snapshot_folder
 from pytest_stages.store.prune import merge_gaps
-from pytest_stages.store.refusals import Incomplete
+from pytest_stages.store.prune_reasons import Incomplete
 from pytest_stages.store.schemas import report_schema, schema_mismatch
 
 _FIX = "Merge the JSON reports (--stages-report=PATH.json) that the shards of one run wrote."

@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 from typing import assert_never
 
 from pytest_stages.core.errors import PREFIX
-from pytest_stages.store.refusals import (
+from pytest_stages.store.prune_reasons import (
     Disagreement,
     Facet,
     Foreign,

@@ -16,7 +16,7 @@ from pytest_stages.core.records import CallRecord
 from pytest_stages.core.run_view import RunView
 from pytest_stages.report import refusal_text_
 from pytest_stages.report.render import PRUNE_HINT, inventory_lines
-from pytest_stages.store import refusals_
+from pytest_stages.store import prune_reasons_
 from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import Evidence, Tree, module_file, refusal, take_inventory, used_files
 from pytest_stages.store.storage import SnapshotStore
@@ -38,7 +38,7 @@ def project_tree(
 class Judgement:
     """What became of the snapshot tree: why it was not judged or not pruned (None: it was), and the lines to print."""
 
-    refusal: refusals_.Refusal | None
+    refusal: prune_reasons_.Refusal | None
     lines: list[str]
 
 

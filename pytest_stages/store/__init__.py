@@ -1,4 +1,4 @@
-"""Snapshot files on disk: safe paths, atomic writes through syrupy, the rules of a safe prune and its listing."""
+"""Snapshot files on disk: safe paths, atomic writes, the rules of a safe prune and its listing."""
 
 from typing import TYPE_CHECKING
 
@@ -12,10 +12,10 @@ if TYPE_CHECKING:
     import filelock
     from _pytest.mark import expression
 
-    from pytest_stages.store import refusals as refusals_
+    from pytest_stages.store import prune_reasons as prune_reasons_
 else:
     expression = lazy_module("_pytest.mark.expression")
     filelock = lazy_module("filelock")
-    refusals_ = lazy_module("pytest_stages.store.refusals")
+    prune_reasons_ = lazy_module("pytest_stages.store.prune_reasons")
 
-__all__ = ["expression", "filelock", "refusals_"]
+__all__ = ["expression", "filelock", "prune_reasons_"]

@@ -15,7 +15,7 @@ from typing import Any
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.core.paths import temporary_of
 from pytest_stages.core.run_view import PASSED_EXIT, CollectionView, ItemOutcome, RunFacts, RunView
-from pytest_stages.store import refusals_
+from pytest_stages.store import prune_reasons_
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
     LOCK_FILE,
@@ -184,7 +184,7 @@ def _covered(path: Path, view: RunView) -> bool:
 JUDGED_EXIT = (*PASSED_EXIT, 1)
 
 
-def run_gaps(facts: RunFacts, *, count_removed: bool = True) -> list[refusals_.Incomplete]:
+def run_gaps(facts: RunFacts, *, count_removed: bool = True) -> list[prune_reasons_.Incomplete]:
     """Why ``facts`` do not cover the whole tree (empty when they do).
 
     ``count_removed=False`` leaves out the items that were deselected or removed: a shard of a
@@ -192,29 +192,33 @@ def run_gaps(facts: RunFacts, *, count_removed: bool = True) -> list[refusals_.I
     """
     view, gaps = facts.collection, []
     if facts.collect_only:
-        gaps.append(refusals_.Incomplete(refusals_.Gap.COLLECT_ONLY))
+        gaps.append(prune_reasons_.Incomplete(prune_reasons_.Gap.COLLECT_ONLY))
     if view.errors:
-        gaps.append(refusals_.Incomplete(refusals_.Gap.COLLECTION_ERRORS, len(view.errors), tuple(view.errors)))
+        gaps.append(
+            prune_reasons_.Incomplete(prune_reasons_.Gap.COLLECTION_ERRORS, len(view.errors), tuple(view.errors))
+        )
     if view.removed and count_removed:
-        gaps.append(refusals_.Incomplete(refusals_.Gap.REMOVED, len(view.removed)))
+        gaps.append(prune_reasons_.Incomplete(prune_reasons_.Gap.REMOVED, len(view.removed)))
     if facts.lost_workers:
         gaps.append(
-            refusals_.Incomplete(refusals_.Gap.LOST_WORKERS, len(facts.lost_workers), tuple(facts.lost_workers))
+            prune_reasons_.Incomplete(
+                prune_reasons_.Gap.LOST_WORKERS, len(facts.lost_workers), tuple(facts.lost_workers)
+            )
         )
     finished = set(facts.finished)
     unfinished = [nodeid for nodeid in view.items if nodeid not in finished]
     if unfinished and not facts.collect_only:
-        gaps.append(refusals_.Incomplete(refusals_.Gap.UNFINISHED, len(unfinished)))
+        gaps.append(prune_reasons_.Incomplete(prune_reasons_.Gap.UNFINISHED, len(unfinished)))
     if facts.stopped_early:
-        gaps.append(refusals_.Incomplete(refusals_.Gap.STOPPED_EARLY))
+        gaps.append(prune_reasons_.Incomplete(prune_reasons_.Gap.STOPPED_EARLY))
     if facts.exit_status not in JUDGED_EXIT and not gaps:
-        gaps.append(refusals_.Incomplete(refusals_.Gap.EXIT_STATUS, facts.exit_status))
+        gaps.append(prune_reasons_.Incomplete(prune_reasons_.Gap.EXIT_STATUS, facts.exit_status))
     return gaps
 
 
 def merge_gaps(
     shards: Sequence[tuple[str, RunFacts]], missing: Sequence[str], union: RunFacts
-) -> list[refusals_.Incomplete]:
+) -> list[prune_reasons_.Incomplete]:
     """Why merged shards do not cover the whole tree: each shard's own gaps, missing groups, items no shard ran.
 
     ``shards`` are ``(report name, facts)``; a split shard's removed items are left to the
@@ -224,10 +228,10 @@ def merge_gaps(
         replace(gap, shard=name) for name, facts in shards for gap in run_gaps(facts, count_removed=facts.split is None)
     ]
     if missing:
-        gaps.append(refusals_.Incomplete(refusals_.Gap.SHARDS_MISSING, len(missing), tuple(missing)))
+        gaps.append(prune_reasons_.Incomplete(prune_reasons_.Gap.SHARDS_MISSING, len(missing), tuple(missing)))
     if union.collection.removed:
         removed = union.collection.removed
-        gaps.append(refusals_.Incomplete(refusals_.Gap.RAN_IN_NO_SHARD, len(removed), tuple(removed)))
+        gaps.append(prune_reasons_.Incomplete(prune_reasons_.Gap.RAN_IN_NO_SHARD, len(removed), tuple(removed)))
     return gaps
 
 
@@ -242,8 +246,8 @@ class Evidence:
 
     prune: bool
     split: Mapping[str, int] | None = None
-    incomplete: tuple[refusals_.Incomplete, ...] = ()
-    shards_incomplete: tuple[refusals_.Incomplete, ...] = ()
+    incomplete: tuple[prune_reasons_.Incomplete, ...] = ()
+    shards_incomplete: tuple[prune_reasons_.Incomplete, ...] = ()
     collected: CollectionView | None = None
     checkout: Mapping[str, str | None] = field(default_factory=dict)
     states: Sequence[tuple[str, str, str]] = ()
@@ -252,7 +256,7 @@ class Evidence:
     listing: Listing | None = None
 
 
-def refusal(evidence: Evidence) -> refusals_.Refusal | None:
+def refusal(evidence: Evidence) -> prune_reasons_.Refusal | None:
     """The first reason, in order, that the tree may not be judged (or, pruning, not pruned); None when it may.
 
     What the run observed comes first (each withholds the unused-file report too), then, pruning, the
@@ -260,21 +264,21 @@ def refusal(evidence: Evidence) -> refusals_.Refusal | None:
     """
     prune, split, listing = evidence.prune, evidence.split, evidence.listing
     listed = listing if prune and listing is not None else Listing()
-    in_order: list[refusals_.Refusal | None] = [
-        refusals_.SplitShard(split["splits"], split["group"]) if prune and split is not None else None,
-        refusals_.IncompleteRun(evidence.incomplete) if evidence.incomplete else None,
-        refusals_.IncompleteShards(evidence.shards_incomplete) if evidence.shards_incomplete else None,
+    in_order: list[prune_reasons_.Refusal | None] = [
+        prune_reasons_.SplitShard(split["splits"], split["group"]) if prune and split is not None else None,
+        prune_reasons_.IncompleteRun(evidence.incomplete) if evidence.incomplete else None,
+        prune_reasons_.IncompleteShards(evidence.shards_incomplete) if evidence.shards_incomplete else None,
         _other_state(evidence.states, evidence.here, wrote=evidence.wrote) if evidence.here is not None else None,
         _disagreement(evidence.collected, evidence.checkout) if evidence.collected is not None else None,
-        refusals_.Unreadable(tuple(listed.unreadable)) if listed.unreadable else None,
-        refusals_.Foreign(tuple(listed.foreign)) if listed.foreign else None,
+        prune_reasons_.Unreadable(tuple(listed.unreadable)) if listed.unreadable else None,
+        prune_reasons_.Foreign(tuple(listed.foreign)) if listed.foreign else None,
     ]
     return next((reason for reason in in_order if reason is not None), None)
 
 
 def _other_state(
     states: Sequence[tuple[str, str, str]], here: tuple[str, str], *, wrote: bool
-) -> refusals_.OtherState | None:
+) -> prune_reasons_.OtherState | None:
     """The first shard (by report name) that recorded another commit or snapshot tree than the checkout holds.
 
     Outside git neither side has a commit and only the trees are compared. A shard that recorded
@@ -283,13 +287,13 @@ def _other_state(
     commit, snapshots = here
     for name, recorded_commit, recorded_snapshots in sorted(states):
         if recorded_commit != commit:
-            return refusals_.OtherState(name, refusals_.Facet.COMMIT, recorded_commit, commit)
+            return prune_reasons_.OtherState(name, prune_reasons_.Facet.COMMIT, recorded_commit, commit)
         if not wrote and recorded_snapshots != snapshots:
-            return refusals_.OtherState(name, refusals_.Facet.SNAPSHOTS, recorded_snapshots, snapshots)
+            return prune_reasons_.OtherState(name, prune_reasons_.Facet.SNAPSHOTS, recorded_snapshots, snapshots)
     return None
 
 
-def _disagreement(collected: CollectionView, checkout: Mapping[str, str | None]) -> refusals_.Disagreement | None:
+def _disagreement(collected: CollectionView, checkout: Mapping[str, str | None]) -> prune_reasons_.Disagreement | None:
     """The first collected module whose file the checkout lacks or holds with other bytes (None: all agree).
 
     A module a shard collected in full must be in the checkout with the same bytes: else a report
@@ -300,9 +304,9 @@ def _disagreement(collected: CollectionView, checkout: Mapping[str, str | None])
             continue
         on_disk, recorded = checkout.get(module), collected.digests.get(module)
         if on_disk is None:
-            return refusals_.Disagreement(module, refusals_.Mismatch.ABSENT)
+            return prune_reasons_.Disagreement(module, prune_reasons_.Mismatch.ABSENT)
         if recorded is None:
-            return refusals_.Disagreement(module, refusals_.Mismatch.NO_DIGEST)
+            return prune_reasons_.Disagreement(module, prune_reasons_.Mismatch.NO_DIGEST)
         if recorded != on_disk:
-            return refusals_.Disagreement(module, refusals_.Mismatch.DIFFERS)
+            return prune_reasons_.Disagreement(module, prune_reasons_.Mismatch.DIFFERS)
     return None
