@@ -494,8 +494,14 @@ def in_a_terminal(
                 process.send_signal(signal.SIGINT)
             else:
                 os.write(main, (answer + "\n").encode())
-    process.wait(timeout=30)
-    os.close(main)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # a hang: fail with what it printed, not a bare timeout
+        process.kill()
+        process.wait()
+        raise AssertionError(f"review did not exit; it printed:\n{seen.decode(errors='replace')[-4000:]}") from None
+    finally:
+        os.close(main)
     return process.returncode, seen.decode(errors="replace")
 
 
