@@ -473,12 +473,9 @@ def _same_callee(text: str, mutant: str) -> bool:
     return called is not None and calling is not None and equivalent("hlo", called, calling)
 
 
-@pytest.mark.parametrize(
-    "folder", sorted({p.parent for p in SNAPSHOTS.rglob("*.jaxpr.txt")}), ids=lambda p: str(p.relative_to(SNAPSHOTS))
-)
-def test_edits_of_the_committed_snapshots_compare_unequal(folder: Path) -> None:
-    """The committed snapshots (CPU, sharded over 8 devices, TPU): each mutation at its first, middle and
-    last site."""
+def one_site_edits(folder: Path) -> Iterator[tuple[Path, str, str, str, str]]:
+    """Each stage text of a committed snapshot folder with each mutation at its first, middle and last
+    site: its path, dialect, mutation kind, text and mutant."""
     for path in sorted(folder.iterdir()):
         dialect = next((d for suffix, d in _SUFFIXES.items() if path.name.endswith(suffix)), None)
         if dialect is None:
@@ -487,14 +484,20 @@ def test_edits_of_the_committed_snapshots_compare_unequal(folder: Path) -> None:
         for kind, (pattern, rewrite) in MUTATIONS[dialect].items():
             mutants = list(_mutants(text, pattern, rewrite))
             for mutant in {mutants[k] for k in (0, len(mutants) // 2, -1)} if mutants else ():
-                changed = _changed_line(text, mutant)
-                commuted = kind == "operands" and (
-                    ORDERS[dialect].commutative.match(changed)  # type: ignore[union-attr]
-                    or _swaps_one_value(text, mutant)
-                )
-                same = _DEAD_STATE.search(changed) or (kind == "calls" and _same_callee(text, mutant))
-                assert bool(commuted) == equivalent(dialect, text, mutant) or same, (
-                    path.name,
-                    kind,
-                    changed,
-                )
+                yield path, dialect, kind, text, mutant
+
+
+@pytest.mark.parametrize(
+    "folder", sorted({p.parent for p in SNAPSHOTS.rglob("*.jaxpr.txt")}), ids=lambda p: str(p.relative_to(SNAPSHOTS))
+)
+def test_edits_of_the_committed_snapshots_compare_unequal(folder: Path) -> None:
+    """The committed snapshots (CPU, sharded over 8 devices, TPU): each mutation at its first, middle and
+    last site."""
+    for path, dialect, kind, text, mutant in one_site_edits(folder):
+        changed = _changed_line(text, mutant)
+        commuted = kind == "operands" and (
+            ORDERS[dialect].commutative.match(changed)  # type: ignore[union-attr]
+            or _swaps_one_value(text, mutant)
+        )
+        same = _DEAD_STATE.search(changed) or (kind == "calls" and _same_callee(text, mutant))
+        assert bool(commuted) == equivalent(dialect, text, mutant) or same, (path.name, kind, changed)

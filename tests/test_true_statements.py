@@ -10,13 +10,11 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import pytest
-from test_alpha import _SUFFIXES, MUTATIONS, _mutants
+from test_alpha import SNAPSHOTS, one_site_edits
 
 from pytest_stages.check.drift import CONSTANT, compare_text
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
 from pytest_stages.ir.textdiff import edit_script, side_by_side, unified
-
-SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots"
 
 # Compiled HLO of ``logistic(x * 0.044715 * 0.797885)`` against ``tanh(x * 0.797885 * 0.044715)``: the two
 # constants swapped places with the multiplies that read them (a product of independent factors in
@@ -107,17 +105,10 @@ def test_no_diff_row_has_the_same_text_on_both_sides(folder: Path) -> None:
     """Over the diffs of every one-site edit of the committed snapshots (first, middle and last site of
     each kind): no row of the unified or the side-by-side diff is a change whose two sides read the same."""
     tried = 0
-    for path in sorted(folder.iterdir()):
-        dialect = next((d for suffix, d in _SUFFIXES.items() if path.name.endswith(suffix)), None)
-        if dialect is None:
-            continue
-        text = path.read_text(encoding="utf-8")
-        for kind, (pattern, rewrite) in MUTATIONS[dialect].items():
-            mutants = list(_mutants(text, pattern, rewrite))
-            for mutant in {mutants[k] for k in (0, len(mutants) // 2, -1)} if mutants else ():
-                script = edit_script(dialect, text, mutant)
-                tried += 1
-                assert _pairs_with_the_same_text(unified(script, 10_000)) == [], (path.name, kind)
-                rows = [row for hunk in side_by_side(script, 10_000) for row in hunk]
-                assert not [row for row in rows if row[0] != "=" and row[2] == row[4]], (path.name, kind)
+    for path, dialect, kind, text, mutant in one_site_edits(folder):
+        script = edit_script(dialect, text, mutant)
+        tried += 1
+        assert _pairs_with_the_same_text(unified(script, 10_000)) == [], (path.name, kind)
+        rows = [row for hunk in side_by_side(script, 10_000) for row in hunk]
+        assert not [row for row in rows if row[0] != "=" and row[2] == row[4]], (path.name, kind)
     assert tried > 20
