@@ -171,6 +171,14 @@ class Project:
     def output(self, result: pytest.RunResult) -> str:
         return "\n".join(result.outlines)
 
+    def usage_error(self, result: pytest.RunResult) -> str:
+        """The one ``pytest-stages:`` paragraph of a run that ended as a usage error, without its prefix."""
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, self.output(result)
+        lines = [line for line in result.errlines if line.startswith("ERROR: pytest-stages: ")]
+        assert len(lines) == 1, result.errlines
+        assert "INTERNALERROR" not in "\n".join(result.errlines + result.outlines)
+        return lines[0].removeprefix("ERROR: pytest-stages: ")
+
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> Project:

@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import Project
 
 from pytest_stages.config.settings import check_cache_folder
 from pytest_stages.report import cli
@@ -23,14 +22,6 @@ import jax, jax.numpy as jnp
 def test_sin(stage_snapshot):
     stage_snapshot(jnp.sin, jax.ShapeDtypeStruct((4,), jnp.float32), name="sin")
 """
-
-
-def _usage_error(project: Project, result: pytest.RunResult) -> str:
-    assert result.ret == pytest.ExitCode.USAGE_ERROR, project.output(result)
-    lines = [line for line in result.errlines if line.startswith("ERROR: pytest-stages: ")]
-    assert len(lines) == 1, result.errlines
-    assert "INTERNALERROR" not in "\n".join(result.errlines + result.outlines)
-    return lines[0].removeprefix("ERROR: pytest-stages: ")
 
 
 def _not_a_report(option: str, name: str, kind: str) -> str:
@@ -53,7 +44,7 @@ def _not_a_report(option: str, name: str, kind: str) -> str:
 def test_a_report_never_replaces_a_file_pytest_stages_did_not_write(project, name, text, kind):
     project.write("tests/test_m.py", SIN_TEST)
     project.write(name, text)
-    message = _usage_error(project, project.run("--stages-update", f"--stages-report={name}"))
+    message = project.usage_error(project.run("--stages-update", f"--stages-report={name}"))
     assert message == _not_a_report("--stages-report", name, kind)
     assert (project.path / name).read_text() == text
     assert not (project.path / "snapshots").exists()
@@ -108,7 +99,7 @@ def test_a_setting_led_out_of_the_project_by_a_symlink_is_refused(project, tmp_p
     (project.path / "cache").symlink_to(outside, target_is_directory=True)
     project.write("tests/test_m.py", SIN_TEST)
     project.configure(f'{setting} = "{value}"')
-    message = _usage_error(project, project.run())
+    message = project.usage_error(project.run())
     resolved = outside / value.removeprefix("cache").lstrip("/")
     assert message == (
         f"[tool.pytest_stages] {setting} = {value!r} resolves to {resolved}, outside the project "

@@ -36,14 +36,6 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _usage_error(project: Project, result: pytest.RunResult) -> str:
-    assert result.ret == pytest.ExitCode.USAGE_ERROR, project.output(result)
-    lines = [line for line in result.errlines if line.startswith("ERROR: pytest-stages: ")]
-    assert len(lines) == 1, result.errlines
-    assert "INTERNALERROR" not in "\n".join(result.errlines + result.outlines)
-    return lines[0].removeprefix("ERROR: pytest-stages: ")
-
-
 @pytest.mark.parametrize(
     ("setting", "option", "named", "fix"),
     [
@@ -84,7 +76,7 @@ def test_no_output_is_written_inside_git(project, setting, option, named, fix):
     project.write("tests/test_m.py", SIN_TEST)
     project.configure(setting)
     result = project.run(*[a for a in [option] if a])
-    message = _usage_error(project, result)
+    message = project.usage_error(result)
     target = project.path / (option or setting).split("=", 1)[1].strip().strip('"')
     assert message == f"{named} resolves to {target}, inside .git, {GIT_CORRUPTS} {fix}"
     assert _tree(project.path / ".git") == before
@@ -114,7 +106,7 @@ def test_a_path_longer_than_the_os_takes_is_a_usage_error(project, which):
         result = project.run("--stages-update")
     else:
         result = project.run(f"--stages-pending={deep}")
-    message = _usage_error(project, result)
+    message = project.usage_error(result)
     size = len(os.fsencode(str(project.path / deep)))
     shown = f"{deep[:40]}...{deep[-40:]}"
     named = f"snapshot_dir = {shown!r}" if which == "snapshot_dir" else f"--stages-pending={shown}"
@@ -200,7 +192,7 @@ def test_nothing_else_is_written_into_the_pending_folder(project, setting, optio
     project.write("tests/test_m.py", SIN_TEST)
     project.configure(setting)
     result = project.run("--stages-pending=out", *[a for a in [option] if a])
-    message = _usage_error(project, result)
+    message = project.usage_error(result)
     assert message == (
         f"{named} is inside the pending folder {project.path / 'out'}, which holds the pending set alone: "
         "`pytest-stages accept` and `review` refuse a set holding other files, and the next --stages-pending run "
