@@ -23,7 +23,7 @@ from pytest_stages.core.errors import PREFIX, SnapshotError, StagesError
 from pytest_stages.core.inputs import read_json
 from pytest_stages.core.paths import inside
 from pytest_stages.core.run_view import PASSED_EXIT
-from pytest_stages.report import diff_command, review_command
+from pytest_stages.report import diff_command, history_command, review_command
 from pytest_stages.report.errors import MergeError, OutputLost
 from pytest_stages.report.merge import Merged, merge_reports, read_shard
 from pytest_stages.report.outputs import append_step_summary, check_output, step_summary_refusal, write_report
@@ -94,6 +94,7 @@ def parser(prog: str = "pytest-stages") -> argparse.ArgumentParser:
     merge.add_argument("--rootdir", default=".", help="the project root the shards ran in (default: .)")
     diff_command.add_parser(commands)
     review_command.add_parsers(commands)
+    history_command.add_parser(commands)
     return top
 
 
@@ -153,6 +154,8 @@ def _command(argv: Sequence[str] | None, stream: TextIO, prog: str) -> int:
     args = parser(prog).parse_args(argv)
     if args.command == "diff":
         return diff_command.run(args, stream)
+    if args.command == "history":
+        return history_command.run(args, stream)
     if args.command in ("accept", "review"):
         return (review_command.run_accept if args.command == "accept" else review_command.run_review)(args, stream)
     rootdir = Path(args.rootdir).resolve()

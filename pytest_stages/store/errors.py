@@ -21,3 +21,9 @@ class AcceptError(StagesError):
     """Pending sets that cannot be accepted as they are; the message says which, why, and what to do."""
 
     outcome = Outcome.USAGE
+
+
+class HistoryError(StagesError):
+    """A history that cannot be read (no git, no repository, a bad revision); the message says why and the fix."""
+
+    outcome = Outcome.USAGE
