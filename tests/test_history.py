@@ -364,3 +364,23 @@ def test_the_figures_of_each_snapshot_file():
     }
     assert figures("compiles", {"functions": {"mlp": {"compiles": 3}}}) == {"compiles[mlp]": 3}
     assert Call("stages", "train_step", "cpu1", "f").nodeid == "stages::train_step"
+
+
+def test_the_markdown_report_shows_a_moved_figures_recent_values(widened, tmp_path):
+    repo, shas = widened
+    test_file = repo.path / "test_widen.py"
+    test_file.write_text(WIDEN.format(width=64))
+    report = tmp_path / "report.md"
+    try:
+        run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--stages-report={report}"]
+        done = subprocess.run([*run, "test_widen.py"], cwd=repo.path, capture_output=True, text=True, check=False)
+    finally:
+        test_file.write_text(WIDEN.format(width=32))
+    assert done.returncode == 1, done.stdout
+    lines = report.read_text().splitlines()
+    assert lines[lines.index("### Recent history of the moved figures") + 2 :][:2] == [
+        f"- `test_widen.py::test_widen[cpu1]` widen on cpu1: bytes_accessed ▁▁▃█ 768 ({shas[0]}) → 2048 ({shas[1]}) → "
+        f"6144 ({shas[2]}) → 20480 (this run)",
+        f"- `test_widen.py::test_widen[cpu1]` widen on cpu1: flops ▁▁▃█ 512 ({shas[0]}) → 2048 ({shas[1]}) → "
+        f"8192 ({shas[2]}) → 32768 (this run)",
+    ]

@@ -83,7 +83,7 @@ class StagesReporter:
         if self.session.options.report:
             path = Path(self.session.options.report)
             try:
-                report_outputs.write_report(path, report)
+                report_outputs.write_report(path, report, self.session.store.root)
             except OSError as exc:
                 self.lines.append(
                     f"{PREFIX}could not write the report {path} ({exc.strerror or exc}); it keeps its previous "
@@ -95,7 +95,7 @@ class StagesReporter:
             self.lines.append(report_outputs.step_summary_refusal(step_summary))
         elif step_summary and self.session.records:
             try:
-                report_outputs.append_step_summary(Path(step_summary), report)
+                report_outputs.append_step_summary(Path(step_summary), report, self.session.store.root)
             except OSError as exc:  # a convenience: the run's verdict stands
                 self.lines.append(
                     f"{PREFIX}could not append to $GITHUB_STEP_SUMMARY {step_summary} ({exc.strerror or exc})."

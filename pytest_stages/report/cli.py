@@ -217,12 +217,12 @@ def _outputs(merged: Merged, outputs: Sequence[str], prune: bool, rootdir: Path,
     output = ""
     try:  # before any prune: a report that cannot be written stops the merge with nothing deleted
         for output in outputs:
-            write_report(Path(output), report)
+            write_report(Path(output), report, snapshots)
         output = os.environ.get("GITHUB_STEP_SUMMARY", "")
         if output and report.records and inside(Path(output), snapshots):
             writer.write_line(step_summary_refusal(output))
         elif output and report.records:
-            append_step_summary(Path(output), report)
+            append_step_summary(Path(output), report, snapshots)
     except OSError as exc:
         writer.write_line(
             f"pytest-stages merge: cannot write {output} ({exc.strerror or exc}); nothing was pruned. "

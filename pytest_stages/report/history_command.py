@@ -100,7 +100,7 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     if output is not None:
         write_atomically(output, page(history, series, moves, seconds))
     if args.json:
-        stream.write(json.dumps(json_data(history, moves, series, seconds), indent=1) + "\n")
+        stream.write(json.dumps(json_data(history, moves, series, seconds), separators=(",", ":")) + "\n")
     else:
         stream.writelines(line + "\n" for line in text_lines(history, moves, seconds))
         if output is not None:

@@ -25,9 +25,12 @@ MD_FULL_DIFF = "`pytest-stages diff OLD NEW`, the HTML report or the failure mes
 DOWNLOAD_FOLDER = "stages-pending"
 
 
-def markdown(report: RunReport) -> str:
-    """The summary table, the calls with pending snapshots and how to accept them, then each failing finding."""
+def markdown(report: RunReport, trends: Sequence[str] = ()) -> str:
+    """The summary table, the moved figures' recent history (``trends``: report/history_trends.py), the calls
+    with pending snapshots and how to accept them, then each failing finding."""
     lines = ["## pytest-stages", "", *_md_upgrades(report), *_md_table(table_rows(report.records))]
+    if trends:
+        lines += ["", "### Recent history of the moved figures", "", *(f"- {_md_text(line)}" for line in trends)]
     pending = [r for r in report.records if r.pending]
     if pending:
         lines += _pending_section(pending, sum(map(len, lines)))

@@ -14,6 +14,7 @@ from pytest_stages.core.errors import PREFIX, ConfigError, PathError
 from pytest_stages.core.paths import Use, checked_path, inside, shown_path, write_atomically
 from pytest_stages.core.records import Mode
 from pytest_stages.report import html_report_
+from pytest_stages.report.history_trends import trend_lines
 from pytest_stages.report.markdown import markdown
 from pytest_stages.report.render import REPORT_FORMATS, RunReport, report_json, table_rows
 
@@ -78,8 +79,9 @@ def _schema_line(handle: int, size: int) -> bool:
         return _SCHEMA_LINE.search(mapped) is not None
 
 
-def write_report(path: Path, report: RunReport) -> None:
-    """``--stages-report``: JSON for ``.json``, a review page for ``.html``, Markdown for ``.md``."""
+def write_report(path: Path, report: RunReport, snapshots: Path | None = None) -> None:
+    """``--stages-report``: JSON for ``.json``, a review page for ``.html``, Markdown for ``.md`` (with the moved
+    figures' recent history where the ``snapshots`` folder is in a git repository)."""
     text: str | Iterator[str]
     if path.suffix == ".json":
         text = report_json(report)
@@ -88,7 +90,7 @@ def write_report(path: Path, report: RunReport) -> None:
             report.records, table_rows(report.records), report.environment, Mode.of(report.update), report.baseline
         )
     else:
-        text = markdown(report)
+        text = markdown(report, trend_lines(report.records, snapshots) if snapshots else ())
     write_atomically(path, text)
 
 
@@ -100,8 +102,9 @@ def step_summary_refusal(path: str) -> str:
     )
 
 
-def append_step_summary(path: Path, report: RunReport) -> None:
-    """Append the Markdown summary to GitHub's ``$GITHUB_STEP_SUMMARY`` file.
+def append_step_summary(path: Path, report: RunReport, snapshots: Path | None = None) -> None:
+    """Append the Markdown summary to GitHub's ``$GITHUB_STEP_SUMMARY`` file (with the moved figures' recent
+    history, as :func:`write_report`).
 
     Only a regular file (or none yet) is appended to: a FIFO would block the session until
     something reads it, a device may never take the text. Anything else raises ``OSError``
@@ -118,4 +121,4 @@ def append_step_summary(path: Path, report: RunReport) -> None:
     with os.fdopen(handle, "a", encoding="utf-8") as stream:
         if not stat.S_ISREG(os.fstat(handle).st_mode):
             raise not_regular
-        stream.write(markdown(report))
+        stream.write(markdown(report, trend_lines(report.records, snapshots) if snapshots else ()))

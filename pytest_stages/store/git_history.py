@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,9 +116,16 @@ def is_shallow(root: Path) -> bool:
 
 
 def read_log(
-    root: Path, folder: str, *, since: str | None = None, max_count: int | None = None, first_parent: bool = True
+    root: Path,
+    folder: str,
+    *,
+    since: str | None = None,
+    max_count: int | None = None,
+    first_parent: bool = True,
+    paths: Sequence[str] = (),
 ) -> Log:
-    """The commits of HEAD (after ``since``) that touched ``folder`` (relative to ``root``), oldest first.
+    """The commits of HEAD (after ``since``) that touched ``folder`` (relative to ``root``; or only ``paths``
+    under it), oldest first.
 
     First parent by default: a merge reads as the change it brought to the branch (its diff against
     its first parent); without, every commit is listed with a merge's diff against its first parent.
@@ -142,7 +149,7 @@ def read_log(
         *count,
         *revisions,
         "--",
-        folder,
+        *(paths or [folder]),
     ).decode("utf-8", "replace")
     commits = tuple(reversed([_commit(record) for record in text.split(_RECORD)[1:]]))
     reached = not commits or (commits[0].parents == 0 and since is None)

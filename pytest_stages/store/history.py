@@ -9,11 +9,12 @@ uses (:func:`~pytest_stages.check.figures.metric_tolerance`). :func:`build` is p
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from pytest_stages.analyse import step_time
@@ -103,16 +104,19 @@ class History:
         return self.log.commits
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def call_of(path: str, folder: str) -> tuple[Call, str] | None:
     """The call and artifact of a figure file at ``path`` (repository-relative) under the snapshot ``folder``."""
-    relative = PurePosixPath(path).relative_to(folder) if path.startswith(f"{folder}/") else None
-    if relative is None or len(relative.parts) < 4:
+    if not path.startswith(f"{folder}/"):
         return None
-    suffix = next((s for s in FIGURE_FILES if relative.name.endswith(s)), None)
-    if suffix is None:
+    parts = path[len(folder) + 1 :].split("/")
+    if len(parts) < 4:
         return None
-    *module, test, config, _ = relative.parts
-    return Call("/".join(module), test, config, relative.name.removesuffix(suffix)), FIGURE_FILES[suffix]
+    *module, test, config, name = parts
+    suffix = next((s for s in FIGURE_FILES if name.endswith(s)), None)
+    if suffix is None or not module or not all(module):
+        return None
+    return Call("/".join(module), test, config, name.removesuffix(suffix)), FIGURE_FILES[suffix]
 
 
 def figures(artifact: str, data: Mapping[str, Any]) -> dict[str, float]:
@@ -299,7 +303,9 @@ def read_history(
     since: str | None = None,
     max_count: int | None = None,
     first_parent: bool = True,
+    paths: Sequence[str] = (),
 ) -> History:
-    """The history of the snapshot ``folder`` (relative to the repository ``root``) on HEAD, read through git."""
-    log = read_log(root, folder, since=since, max_count=max_count, first_parent=first_parent)
+    """The history of the snapshot ``folder`` (relative to the repository ``root``; or only of ``paths`` under
+    it) on HEAD, read through git."""
+    log = read_log(root, folder, since=since, max_count=max_count, first_parent=first_parent, paths=paths)
     return build(log, read_blobs(root, wanted_blobs(log, folder)), folder, tolerances, budgets)
