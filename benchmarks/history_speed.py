@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -26,7 +27,7 @@ PYPROJECT = '[tool.pytest_stages]\n\n[[tool.pytest_stages.configs]]\nname = "cpu
 
 
 def cost(call: int, commit: int) -> str:
-    flops = 1000.0 * (call + 1) * (1 + (commit % 7))
+    flops = 1000.0 * (call + 1) * (1 + (commit % 7)) + commit  # a blob of its own in every commit
     figures = {"bytes accessed": flops * 2, "bytes accessed0{}": flops, "flops": flops, "utilization0{}": 3.0}
     return json.dumps({"compiled": figures}, indent=2, sort_keys=True) + "\n"
 
@@ -34,7 +35,7 @@ def cost(call: int, commit: int) -> str:
 def memory(call: int, commit: int) -> str:
     figures = {key: 0 for key in ("alias_size_in_bytes", "generated_code_size_in_bytes", "host_temp_size_in_bytes")}
     figures |= {"argument_size_in_bytes": 4096 * (call + 1), "output_size_in_bytes": 512, "peak_memory_in_bytes": 9000}
-    figures["temp_size_in_bytes"] = 1024 * (1 + commit % 5)
+    figures["temp_size_in_bytes"] = 1024 * (1 + commit % 5) + commit
     return json.dumps(figures, indent=2, sort_keys=True) + "\n"
 
 
@@ -92,11 +93,14 @@ def main() -> None:
         built = time.perf_counter() - started
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
         command = [sys.executable, "-m", "pytest_stages", "history", "--json"]
-        seconds, data = [], {}
+        seconds, cpu, data = [], [], {}
         for _ in range(args.repeat):
+            used = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
             done = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, check=True)
             seconds.append(time.perf_counter() - started)
+            now = resource.getrusage(resource.RUSAGE_CHILDREN)  # the command and the git processes it waited for
+            cpu.append(now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime)
             data = json.loads(done.stdout)
         files = args.calls * 3 + (args.commits - 1) * args.changed * 2
         print(
@@ -106,7 +110,9 @@ def main() -> None:
         )
         print(
             f"pytest-stages history --json, whole process: median {statistics.median(seconds):.2f} s "
-            f"(runs: {', '.join(f'{s:.2f}' for s in seconds)}); reading inside it: {data['seconds']:.2f} s"
+            f"(runs: {', '.join(f'{s:.2f}' for s in seconds)}); reading inside it: {data['seconds']:.2f} s; "
+            f"CPU seconds (user + system, git included): median {statistics.median(cpu):.2f}; "
+            f"load average before: {os.getloadavg()[0]:.1f}"
         )
 
 

@@ -11,8 +11,7 @@ import html
 from collections import defaultdict
 from collections.abc import Sequence
 
-from pytest_stages.core.text import clip
-from pytest_stages.report.history_text import change_text, paragraphs, read_line, value_text
+from pytest_stages.report.history_text import change_text, paragraphs, read_line, short_subject, value_text
 from pytest_stages.store.history import BEFORE, Call, History, Move, Series
 
 # How every page this module writes begins: a file that begins otherwise is not replaced.
@@ -116,7 +115,7 @@ def _chart(history: History, series: Series, moves: Sequence[Move]) -> str:
     for n, move in enumerate(moves):
         commit = history.commits[move.commit]
         cx, cy = x(move.commit), y(move.new)
-        label = f"{commit.short} {change_text(move.change)} {clip(commit.subject, 34)}"
+        label = f"{commit.short} {change_text(move.change)} {short_subject(commit.subject, 34)}"
         anchor = "end" if cx > LEFT + plot_w * 0.6 else "start"
         dx = -8 if anchor == "end" else 8
         parts.append(

@@ -26,13 +26,18 @@ def change_text(change: float) -> str:
     return f"{change:+.1%}" if math.isfinite(change) else "from 0"
 
 
+def short_subject(subject: str, width: int = SUBJECT_WIDTH) -> str:
+    """A commit's subject cut to ``width`` characters, an ellipsis where it was cut."""
+    return subject if len(subject) <= width else subject[: width - 1] + "…"
+
+
 def move_line(history: History, move: Move) -> str:
     """``dffafed 2026-12-04 flops 4.39e6 -> 4.21e6 (-4.1%)  subject``: one move, on one line."""
     commit = history.commits[move.commit]
     values = f"{value_text(move.figure, move.old)} -> {value_text(move.figure, move.new)}"
     return clip(
         f"{commit.short} {commit.date[:10]} {move.figure} {values} ({change_text(move.change)})  "
-        f"{clip(commit.subject, SUBJECT_WIDTH)}"
+        f"{short_subject(commit.subject)}"
     )
 
 

@@ -135,7 +135,7 @@ def read_log(
     except HistoryError:  # a repository with no commit yet
         return Log((), is_shallow(root), True, first_parent)
     revisions = [f"{resolve(root, since)}..HEAD"] if since else ["HEAD"]
-    options = ["--first-parent"] if first_parent else []
+    options = ["--first-parent"] if first_parent else ["--topo-order"]
     count = [f"--max-count={max_count}"] if max_count else []
     text = _git(
         root,

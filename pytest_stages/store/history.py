@@ -173,6 +173,7 @@ class _Reader:
         self.moves: list[Move] = []
         self.notes: list[str] = []
         self.renamed: dict[int, list[Call]] = defaultdict(list)
+        self.read: dict[tuple[str, str], dict[str, float] | None] = {}  # each (blob, artifact) read once
 
     def walk(self) -> None:
         for index, commit in enumerate(self.log.commits):
@@ -240,6 +241,12 @@ class _Reader:
                 self.moves.append(Move(index, self.names[line], figure, old, value, change, tolerance))
 
     def _read(self, blob: str, path: str, artifact: str, commit: Commit) -> dict[str, float] | None:
+        """A blob's figures, read once (a reverted or re-recorded file is a blob already read)."""
+        if (blob, artifact) not in self.read:
+            self.read[blob, artifact] = self._figures(blob, path, artifact, commit)
+        return self.read[blob, artifact]
+
+    def _figures(self, blob: str, path: str, artifact: str, commit: Commit) -> dict[str, float] | None:
         raw = self.blobs.get(blob)
         if raw is None:
             self.notes.append(f"{commit.short}: {path} is not in this clone (a partial clone?); skipped.")
