@@ -54,18 +54,16 @@ class Commit:
 
 @dataclass(frozen=True)
 class Log:
-    """The commits read, oldest first; whether the clone is shallow, and whether the read reached its
-    start (the oldest commit read has no parent here: nothing older could have been read)."""
+    """The commits read, oldest first; whether the clone is shallow, and whether they are the first parent's."""
 
     commits: tuple[Commit, ...]
     shallow: bool
-    reached_start: bool
     first_parent: bool
 
 
 def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
     """git's standard output; a git that is not installed or fails is a :class:`HistoryError` by its own words."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"}
     try:
         done = subprocess.run(
             ["git", "-c", "core.quotepath=off", *args], cwd=root, input=stdin, capture_output=True, env=env, check=False
@@ -133,7 +131,7 @@ def read_log(
     try:
         _git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
     except HistoryError:  # a repository with no commit yet
-        return Log((), is_shallow(root), True, first_parent)
+        return Log((), is_shallow(root), first_parent)
     revisions = [f"{resolve(root, since)}..HEAD"] if since else ["HEAD"]
     options = ["--first-parent"] if first_parent else ["--topo-order"]
     count = [f"--max-count={max_count}"] if max_count else []
@@ -152,8 +150,7 @@ def read_log(
         *(paths or [folder]),
     ).decode("utf-8", "replace")
     commits = tuple(reversed([_commit(record) for record in text.split(_RECORD)[1:]]))
-    reached = not commits or (commits[0].parents == 0 and since is None)
-    return Log(commits, is_shallow(root), reached, first_parent)
+    return Log(commits, is_shallow(root), first_parent)
 
 
 def _commit(record: str) -> Commit:
