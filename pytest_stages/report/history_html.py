@@ -121,7 +121,7 @@ def _chart(history: History, series: Series, moves: Sequence[Move]) -> str:
         parts.append(
             f'<circle class="{"rise" if move.new > move.old else "fall"}" cx="{cx:.1f}" cy="{cy:.1f}" r="6">'
             f"<title>{html.escape(f'{commit.short} {commit.subject}')}</title></circle>"
-            f'<text class="subject" x="{cx + dx:.1f}" y="{cy - 8 - 12 * (n % 3):.1f}" text-anchor="{anchor}">'
+            f'<text class="subject" x="{cx + dx:.1f}" y="{_label_y(cy, n):.1f}" text-anchor="{anchor}">'
             f"{html.escape(label)}</text>"
         )
     title = html.escape(f"{series.figure}: {series.call.label}")
@@ -130,6 +130,12 @@ def _chart(history: History, series: Series, moves: Sequence[Move]) -> str:
         f'<svg width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{title}">'
         f"{''.join(parts)}</svg>"
     )
+
+
+def _label_y(cy: float, n: int) -> float:
+    """Where the ``n``-th move's label goes: above its marker, staggered, or below it near the top of the chart."""
+    above = cy - 8 - 12 * (n % 3)
+    return above if above >= TOP + 10 else cy + 18 + 12 * (n % 3)
 
 
 def _commit_label(history: History, index: int) -> str:
