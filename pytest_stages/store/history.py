@@ -44,7 +44,7 @@ class Call:
     config: str
     name: str
 
-    @property
+    @functools.cached_property
     def nodeid(self) -> str:
         """The test's node id as pytest names it (``examples/test_models.py::test_mlp``; ``stages::f`` for a
         registered function)."""
