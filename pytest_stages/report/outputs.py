@@ -13,8 +13,7 @@ from pathlib import Path
 from pytest_stages.core.errors import PREFIX, ConfigError, PathError
 from pytest_stages.core.paths import Use, checked_path, inside, shown_path, write_atomically
 from pytest_stages.core.records import Mode
-from pytest_stages.report import html_report_
-from pytest_stages.report.history_trends import trend_lines
+from pytest_stages.report import history_trends_, html_report_
 from pytest_stages.report.markdown import markdown
 from pytest_stages.report.render import REPORT_FORMATS, RunReport, report_json, table_rows
 
@@ -90,8 +89,15 @@ def write_report(path: Path, report: RunReport, snapshots: Path | None = None) -
             report.records, table_rows(report.records), report.environment, Mode.of(report.update), report.baseline
         )
     else:
-        text = markdown(report, trend_lines(report.records, snapshots) if snapshots else ())
+        text = markdown(report, _trends(report, snapshots))
     write_atomically(path, text)
+
+
+def _trends(report: RunReport, snapshots: Path | None) -> list[str]:
+    """The moved figures' recent history from git; read (and its modules imported) only where a figure moved."""
+    if snapshots is None or not any(record.deltas for record in report.records):
+        return []
+    return history_trends_.trend_lines(report.records, snapshots)
 
 
 def step_summary_refusal(path: str) -> str:
@@ -121,4 +127,4 @@ def append_step_summary(path: Path, report: RunReport, snapshots: Path | None = 
     with os.fdopen(handle, "a", encoding="utf-8") as stream:
         if not stat.S_ISREG(os.fstat(handle).st_mode):
             raise not_regular
-        stream.write(markdown(report, trend_lines(report.records, snapshots) if snapshots else ()))
+        stream.write(markdown(report, _trends(report, snapshots)))
