@@ -72,7 +72,7 @@ def page(history: History, series: Sequence[Series], moves: Sequence[Move], seco
 
 def _chart(history: History, series: Series, moves: Sequence[Move]) -> str:
     """One figure's SVG: a step line over the commits, a marker and subject at each move, the ceiling dashed."""
-    first = min((p.commit for p in series.points), default=0)
+    first = min(0, *(p.commit for p in series.points))  # every chart spans the commits read
     last = max(len(history.commits) - 1, first + 1)
     values = [p.value for p in series.points] + ([series.ceiling] if series.ceiling is not None else [])
     low, high = min(values), max(values)
