@@ -23,6 +23,8 @@ from pytest_stages.core.run_view import CollectionView, ItemOutcome, RunFacts, w
 from pytest_stages.store.storage import file_digest
 
 WORKER_OUTPUT_KEY = "pytest_stages_collection"
+# The skip of a test none of whose configs ``--stages-configs`` selected: a choice of the run, not a gap in it.
+NOT_SELECTED = "none of this test's configs is selected by --stages-configs"
 
 
 class Observer:
@@ -34,6 +36,7 @@ class Observer:
         self.view = CollectionView()
         self.outcomes: dict[str, ItemOutcome] = {}
         self.finished: set[str] = set()
+        self.skip_reasons: dict[str, str] = {}
         self.lost_workers: list[str] = []
         # Collection as it happened: each collector's children, the nodes collection went into, the
         # items it produced, and the modules that had children (node id -> snapshot module path).
@@ -105,6 +108,8 @@ class Observer:
         outcome = ItemOutcome.FAILED if report.failed else ItemOutcome.SKIPPED if report.skipped else ItemOutcome.PASSED
         previous = self.outcomes.get(report.nodeid, ItemOutcome.PASSED)
         self.outcomes[report.nodeid] = worse(previous, outcome)
+        if report.skipped and isinstance(report.longrepr, tuple):
+            self.skip_reasons[report.nodeid] = str(report.longrepr[2]).removeprefix("Skipped: ")
         if report.when == "teardown":
             self.finished.add(report.nodeid)
 
@@ -156,6 +161,11 @@ class Observer:
             stopped_early=bool(session.shouldstop or session.shouldfail),
             exit_status=int(exitstatus),
             split=split_of(self.config),
+            skipped={
+                nodeid: reason
+                for nodeid, reason in sorted(self.skip_reasons.items())
+                if self.view.items.get(nodeid) is not None and NOT_SELECTED not in reason
+            },
         )
 
 

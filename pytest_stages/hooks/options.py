@@ -60,6 +60,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "and ran everything, with no collection error or selection)",
     )
     group.addoption(
+        "--stages-strict",
+        action="store_true",
+        default=False,
+        help="fail the run when a staged call, an artifact or a budget was not checked (a config skipped for "
+        "want of its accelerator or plugin, a budget with no figure on this backend): for CI gates",
+    )
+    group.addoption(
         "--stages-list",
         action="store_true",
         default=False,
@@ -103,6 +110,7 @@ STAGES_OPTIONS = (
     "stages_configs",
     "stages_check",
     "stages_prune",
+    "stages_strict",
     "stages_list",
     "stages_baseline",
     "stages_report",
@@ -163,6 +171,7 @@ def read_options(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         verbosity=config.getoption("verbose", 0),
         long_tracebacks=config.getoption("tbstyle", "auto") == "long",
         measure=config.getoption("stages_measure"),
+        strict=config.getoption("stages_strict"),
     )
 
 
