@@ -15,6 +15,7 @@ from pytest_stages.core.units import (
     format_number,
     format_tolerance,
     parse_count,
+    parse_seconds,
     parse_size,
     relative_change,
 )
@@ -255,3 +256,10 @@ def test_a_compile_only_snapshot_budgets_its_lowered_cost_and_says_so():
         ("ops[add]: not measured on this backend", False),
         ("collectives[all-gather]: not measured on this backend", False),
     ], "without a compiled program there are no op counts to hold to a ceiling"
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400), "1e400", math.inf])
+def test_a_size_or_time_too_large_for_a_float_is_refused_with_a_message(value):
+    for parse in (parse_size, parse_seconds):
+        with pytest.raises(ConfigError, match="must be a non-negative"):
+            parse("budget", value)

@@ -96,7 +96,7 @@ def parse_seconds(where: str, value: object) -> float:
 def _quantity(where: str, value: object, units: Mapping[str, float], *, what: str, example: str, names: str) -> float:
     """A number with an optional unit from ``units`` (case-folded; none: the unit worth 1), in that unit's base."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        number, unit = float(value), ""
+        number, unit = float(value) if abs(value) < 1e308 else math.inf, ""  # an int too large for a float
     else:
         match = _QUANTITY.match(str(value)) if isinstance(value, str) else None
         if match is None:
