@@ -117,3 +117,28 @@ def test_a_test_left_out_by_stages_configs_is_a_choice_not_a_gap(project, no_lib
     result = project.run("--stages-strict", "--stages-configs", "cpu1")
     result.assert_outcomes(passed=1, skipped=1)
     assert result.ret == 0, project.output(result)
+
+
+ON_CHIP = """
+[[tool.pytest_stages.configs]]
+name = "on-chip"
+platform = "tpu"
+"""
+
+
+def test_config_selectors_select_by_where_a_config_stages_and_name_none(project, no_libtpu):
+    project.configure(configs=ONE_CONFIG + V5E + ON_CHIP)
+    project.write("test_m.py", BUDGETED.replace('estimated_seconds="0.3ms", ', ""))
+    attached = project.run("--co", "-q", "--stages-configs=@attached")
+    assert [line for line in attached.outlines if "::" in line] == ["test_m.py::test_step[on-chip]"]
+    anywhere = project.run("--co", "-q", "--stages-configs=@anywhere")
+    assert [line for line in anywhere.outlines if "::" in line] == [
+        "test_m.py::test_step[cpu1]",
+        "test_m.py::test_step[v5e]",
+    ]
+    project.configure(configs=ONE_CONFIG)
+    assert project.usage_error(project.run("--stages-configs=@attached")) == (
+        "--stages-configs=@attached selects no config: none of ['cpu1'] stages on an attached accelerator (a "
+        "platform and no topology). Leave this run out (a CI job for such configs has nothing to do in this "
+        "project), or name configs."
+    )
