@@ -8,7 +8,8 @@ PIP_CONSTRAINT, so the commands stay as the docs print them). Then runs, each in
 
 1. the README example's commands (install, with the checkout's path ``/path/to/pytest-stages``
    read as the wheel; record; compare);
-2. the budgets workflow's ``run:`` commands (docs/budgets.md);
+2. the budgets workflow's ``run:`` commands (docs/budgets.md), its install then a record of the
+   snapshots (the README's install has no ``tpu`` extra, so its run skipped the topology) then its gate;
 3. the sharded recipe's shard job once per matrix group, then its merge job in another venv
    (docs/sharded-ci.md), which must pass and write the reports and the step summary;
 4. the review workflow (docs/review.md): its CPU job once per matrix group, its attached job (the
@@ -176,7 +177,12 @@ def main() -> None:
     for command in commands:
         sh(command, project, env)
     installed_version(env, project, wheel)
-    for command in run_steps(gate)["budgets"]:
+    install, *gate_commands = run_steps(gate)["budgets"]
+    sh(install, project, env)
+    # The README's install has no extra, so its run skipped the TPU topology: a project records its snapshots
+    # where its configs' extras are installed, as the gate's install has them.
+    sh("pytest --stages-update", project, env)
+    for command in gate_commands:
         sh(command, project, env)
     if not (project / "stages.md").is_file():
         raise SystemExit("docs_recipes: the budgets gate wrote no stages.md")
