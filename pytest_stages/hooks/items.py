@@ -17,7 +17,6 @@ from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError
 from pytest_stages.hooks import collection, per_test, reporter
 from pytest_stages.hooks.configure import activate, start_pending_set
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
-from pytest_stages.hooks.observe import NOT_SELECTED
 from pytest_stages.hooks.registry import registrations
 from pytest_stages.hooks.stash import COMPILES, FOLDER, OBSERVER, SESSION, SNAPSHOT
 from pytest_stages.run.runner import StageSnapshot
@@ -51,7 +50,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if session.options.configs is not None:
         names = [n for n in names if n in session.options.configs]
     if not names:
-        skip = pytest.mark.skip(reason=f"{PREFIX}{NOT_SELECTED}")
+        skip = pytest.mark.skip(reason=f"{PREFIX}none of this test's configs is selected by --stages-configs")
         metafunc.parametrize("stage_config", [pytest.param(None, marks=skip, id="no-config")], indirect=True)
         return
     metafunc.parametrize("stage_config", names, ids=names, indirect=True)

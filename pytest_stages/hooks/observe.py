@@ -23,8 +23,6 @@ from pytest_stages.core.run_view import CollectionView, ItemOutcome, RunFacts, w
 from pytest_stages.store.storage import file_digest
 
 WORKER_OUTPUT_KEY = "pytest_stages_collection"
-# The skip of a test none of whose configs ``--stages-configs`` selected: a choice of the run, not a gap in it.
-NOT_SELECTED = "none of this test's configs is selected by --stages-configs"
 
 
 class Observer:
@@ -164,7 +162,7 @@ class Observer:
             skipped={
                 nodeid: reason
                 for nodeid, reason in sorted(self.skip_reasons.items())
-                if self.view.items.get(nodeid) is not None and NOT_SELECTED not in reason
+                if self.view.items.get(nodeid) is not None  # a staged item (a test --stages-configs left out is not)
             },
         )
 
