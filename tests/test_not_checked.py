@@ -78,6 +78,8 @@ def test_every_report_lists_the_skipped_calls_and_unjudged_budgets_with_the_reas
             "reason": SKIP_REASON,
         },
     ]
+    # A budget with no figure is not "ok": its cell says it was skipped.
+    assert [call["status"]["budget"] for call in data["calls"]] == ["skipped"]
     markdown = (project.path / "gate.md").read_text(encoding="utf-8")
     assert "### Not checked in this run (2)" in markdown
     assert (
