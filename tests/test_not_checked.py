@@ -57,7 +57,7 @@ def test_every_report_lists_the_skipped_calls_and_unjudged_budgets_with_the_reas
     lines = result.outlines
     start = lines.index(
         "pytest-stages: not checked in this run: 1 staged call(s) skipped, 0 call(s) with artifacts not checked here, "
-        "1 budget(s) with no figure (--stages-strict would fail the run):"
+        "1 budget(s) with no figure (a run under --stages-strict fails on them):"
     )
     assert lines[start + 1 : start + 3] == [
         f"  test_m.py::test_step[cpu1]: budget estimated_seconds: {NO_ESTIMATE}",

@@ -144,7 +144,7 @@ def not_checked_lines(entries: Sequence[NotCheckedEntry], strict: bool) -> list[
     if not entries:
         return []
     counts = {kind: sum(1 for e in entries if e["kind"] == kind) for kind in ("call", "artifacts", "budget")}
-    verdict = "--stages-strict fails the run" if strict else "--stages-strict would fail the run"
+    verdict = "--stages-strict fails the run" if strict else "a run under --stages-strict fails on them"
     return [
         f"{PREFIX}not checked in this run: {counts['call']} staged call(s) skipped, {counts['artifacts']} call(s) "
         f"with artifacts not checked here, {counts['budget']} budget(s) with no figure ({verdict}):",
