@@ -8,13 +8,20 @@ PIP_CONSTRAINT, so the commands stay as the docs print them). Then runs, each in
 
 1. the README example's commands (install, with the checkout's path ``/path/to/pytest-stages``
    read as the wheel; record; compare);
-2. the budgets workflow's ``run:`` commands (docs/budgets.md);
+2. the budgets workflow's ``run:`` commands (docs/budgets.md), its install then a record of the
+   snapshots (the README's install has no ``tpu`` extra, so its run skipped the topology) then its gate;
 3. the sharded recipe's shard job once per matrix group, then its merge job in another venv
    (docs/sharded-ci.md), which must pass and write the reports and the step summary;
-4. the review workflow (docs/review.md): its CPU job once per matrix group, its TPU job (the
-   ``tpu`` config lowered only: no chip here), then its merge job's commands, which must write
-   the comment and the pull request's number. The comment workflow's one step posts with ``gh``
-   to GitHub, which a scratch project has not: its number check runs, the post does not.
+4. the review workflow (docs/review.md): its CPU job once per matrix group, its attached job (the
+   attached config lowered only: no chip here), then its merge job's commands over the reports the
+   jobs left (as the artifacts' download puts them), which must write the comment and the pull
+   request's number. The comment workflow's one step posts with ``gh`` to GitHub, which a scratch
+   project has not: its number check runs, the post does not.
+
+The scratch project's configs are named unlike any of this repository's (``PROJECT_CONFIGS``: a
+CPU config, a TPU topology that needs the ``tpu`` extra, a TPU platform that needs the chip), so a
+workflow that names a config of this repository, or installs less than its configs need, fails
+here (every gate runs with ``--stages-strict``).
 
 Usage: python .ci/docs_recipes.py DIST_FOLDER   (the folder holding the built wheel)
 """
@@ -31,6 +38,21 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# The scratch project's configs: none named as this repository's (cpu1, cpu8, tpu, v5e, h100).
+PROJECT_CONFIGS = """
+[[tool.pytest_stages.configs]]
+name = "laptop"
+devices = 1
+
+[[tool.pytest_stages.configs]]
+name = "pod-slice"
+platform = "tpu"
+topology = "v5e:2x2"
+
+[[tool.pytest_stages.configs]]
+name = "on-chip"
+platform = "tpu"
+"""
 
 
 def section(page: str, heading: str) -> str:
@@ -138,7 +160,7 @@ def main() -> None:
     (project / "tests" / "models").mkdir(parents=True)
     (project / "wheels").mkdir()
     shutil.copy(wheel, project / "wheels")
-    (project / "pyproject.toml").write_text(blocks(budgets, "toml")[0], encoding="utf-8")
+    (project / "pyproject.toml").write_text(blocks(budgets, "toml")[0] + PROJECT_CONFIGS, encoding="utf-8")
     (project / "tests" / "test_example.py").write_text(blocks(example, "python")[0], encoding="utf-8")
     # The budgets page shows the marker on a test stub: it needs its import to be a module.
     stub = "import pytest\n\n\n" + blocks(budgets, "python")[0]
@@ -155,7 +177,12 @@ def main() -> None:
     for command in commands:
         sh(command, project, env)
     installed_version(env, project, wheel)
-    for command in run_steps(gate)["budgets"]:
+    install, *gate_commands = run_steps(gate)["budgets"]
+    sh(install, project, env)
+    # The README's install has no extra, so its run skipped the TPU topology: a project records its snapshots
+    # where its configs' extras are installed, as the gate's install has them.
+    sh("pytest --stages-update", project, env)
+    for command in gate_commands:
         sh(command, project, env)
     if not (project / "stages.md").is_file():
         raise SystemExit("docs_recipes: the budgets gate wrote no stages.md")
@@ -186,20 +213,17 @@ def review_workflow(project: Path, scratch: Path, wheel: Path, workflow: str, co
     jobs = run_steps(workflow)
     for report in project.glob("shard-*.json"):  # the sharded recipe's: this workflow's merge reads its own
         report.unlink()
-    for name in ("cpu8", "tpu"):  # the configs the workflow names, in the scratch project
-        settings = (project / "pyproject.toml").read_text(encoding="utf-8")
-        if f'name = "{name}"' not in settings:
-            platform = 'platform = "tpu"' if name == "tpu" else "devices = 8"
-            settings += f'\n[[tool.pytest_stages.configs]]\nname = "{name}"\n{platform}\n'
-            (project / "pyproject.toml").write_text(settings, encoding="utf-8")
     cpu = venv(scratch / "review-cpu")
     for group in matrix_groups(workflow):
         for command in jobs["cpu"]:
             sh(command.replace("${{ matrix.group }}", group), project, cpu)
     installed_version(cpu, project, wheel)
-    tpu = venv(scratch / "review-tpu")
-    for command in jobs["tpu"]:
-        sh(command, project, tpu)
+    attached = venv(scratch / "review-attached")
+    for command in jobs["attached"]:
+        sh(command, project, attached)
+    (project / "reports").mkdir()  # where the merge job's download puts every job's report
+    for report in [*project.glob("shard-*.json"), project / "attached.json"]:
+        report.rename(project / "reports" / report.name)
     merge = venv(scratch / "review-merge")
     merge["NUMBER"] = "1"  # the pull request's number, as the workflow passes it
     for command in jobs["merge"]:

@@ -116,3 +116,38 @@ def test_the_fixture_types_check_a_typed_test(tmp_path):
         '16: error: Argument "name" to "__call__" of "StageCompilesFixture" has incompatible type "int"; '
         'expected "str"  [arg-type]',
     ], stdout
+
+
+AUTO_SHARDED = """
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+def step(w, x):
+    return (x @ w).sum()
+
+def test_step(stage_snapshot, stage_config):
+    mesh = stage_config.mesh
+    w = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(mesh, P("model", None)))
+    x = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(mesh, P("data", "model")))
+    stage_snapshot(step, w, x)
+"""
+MESH_CONFIG = """
+[[tool.pytest_stages.configs]]
+name = "cpu4"
+mesh = { data = 2, model = 2 }
+"""
+
+
+def test_a_sharding_type_error_on_the_default_explicit_mesh_names_axis_types_auto_which_fixes_it(project):
+    project.configure(configs=MESH_CONFIG)
+    project.write("test_m.py", AUTO_SHARDED)
+    result = project.run("--stages-update")
+    result.assert_outcomes(failed=1)
+    assert (
+        "A config's mesh has explicit axes by default (as jax.make_mesh's does), on which JAX checks shardings as "
+        "types; code written for automatic sharding (GSPMD: with_sharding_constraint, sharded inputs and a compiler "
+        'that places the rest) stages with axis_types = "auto" in the config\'s [[tool.pytest_stages.configs]] '
+        "entry. Or give the operation its out_sharding, as the error asks. Its snapshots were left untouched."
+    ) in result.outlines
+    project.configure(configs=MESH_CONFIG + 'axis_types = "auto"\n')
+    project.run("--stages-update").assert_outcomes(passed=1)

@@ -18,7 +18,9 @@ import jsonschema
 import pytest
 from test_accept import make_project
 
+from pytest_stages.core.run_view import CollectionView, ItemOutcome, RunFacts
 from pytest_stages.report import cli
+from pytest_stages.report.merge import union
 from pytest_stages.store.schemas import JSON_SCHEMA_KEYWORDS, report_schema, schema_mismatch
 
 
@@ -118,3 +120,13 @@ def test_a_merge_never_writes_its_report_over_a_shard_report_it_reads(pytester: 
             "would replace it. Write the merged report to a file of its own, e.g. --report=merged-report.json.\n"
         )
         assert shard.read_bytes() == before
+
+
+def test_a_call_one_shard_skipped_is_not_checked_unless_another_shard_ran_it():
+    def facts(outcomes: dict[str, ItemOutcome], skipped: dict[str, str]) -> RunFacts:
+        return RunFacts(CollectionView(), [], outcomes, list(outcomes), skipped=skipped)
+
+    skipped, passed = ItemOutcome.SKIPPED, ItemOutcome.PASSED
+    one = facts({"t.py::a[v5e]": skipped, "t.py::b[v5e]": skipped}, {"t.py::a[v5e]": "no libtpu", "t.py::b[v5e]": "x"})
+    other = facts({"t.py::b[v5e]": passed}, {})
+    assert union([one, other]).skipped == {"t.py::a[v5e]": "no libtpu"}

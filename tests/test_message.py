@@ -35,7 +35,8 @@ def cost_with(**moved: float) -> list[Finding]:
     cost = load("cost")
     after = copy.deepcopy(cost)
     after["compiled"].update(moved)
-    return compare_metrics("cost", cost, after, {})
+    # Per-operand figures are judged only under a tolerance naming them (check/figures.py): name those moved.
+    return compare_metrics("cost", cost, after, {key: 0.001 for key in moved if "{" in key})
 
 
 def test_per_operand_figures_alone_are_one_headline_item_counted():
@@ -74,7 +75,8 @@ def test_named_figures_lead_key_ones_first_per_operand_ones_counted_and_improvem
 def test_memory_figures_are_named_peak_temp_alias_first_with_small_moves_in_bytes():
     memory = load("memory")
     after = dict(memory, temp_size_in_bytes=15712, argument_size_in_bytes=9220, peak_memory_in_bytes=9428)
-    assert message(compare_metrics("memory", memory, after, {})) == [
+    exact = {"peak_memory_in_bytes": 0.0, "temp_size_in_bytes": 0.0}  # the allocator's figures default to 0.1%
+    assert message(compare_metrics("memory", memory, after, exact)) == [
         "'f' on config cpu1 differs from its snapshots in snapshots/x/",
         "  memory: xla_peak_bytes +4 B; temp_bytes +100.0%; argument_bytes +4 B",
         "- memory (f.memory.json):",

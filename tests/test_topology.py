@@ -331,7 +331,9 @@ def test_without_the_plugin_a_topology_config_is_skipped_with_the_install_comman
     result.stdout.fnmatch_lines(
         [
             "SKIPPED * pytest-stages: config 'v5e' compiles for a tpu topology, which needs libtpu; "
-            f'install it with `pip install "jax?tpu?=={jax.__version__}"`',
+            f'install it with `pip install "jax?tpu?=={jax.__version__}"`. If pip finds no matching libtpu (a JAX '
+            f'release can come before its libtpu), `pip install "jax?tpu?<={jax.__version__}"` installs the newest '
+            "JAX whose libtpu is published",
         ]
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import TWO_CONFIGS
 
 TYPO = """
@@ -104,3 +105,60 @@ def test_a_budget_pattern_matching_no_test_is_named_once_on_a_whole_run_only(pro
         result = project.run(*partial)
         assert result.ret == 0
         assert "matches no test" not in project.output(result), partial
+
+
+NEAR_MISS_MARKS = """
+import jax, jax.numpy as jnp, pytest
+
+X = jax.ShapeDtypeStruct((4,), jnp.float32)
+
+@pytest.mark.stage_budget(flops=1)
+def test_budget_typo(stage_snapshot):
+    stage_snapshot(lambda x: x * 2, X)
+
+@pytest.mark.stage_budget(compiles=0)
+def test_compiles_typo(stage_compiles):
+    with stage_compiles(jax.jit(lambda x: x + 1)) as log:
+        pass
+
+@pytest.mark.slow
+def test_own_mark(stage_snapshot):
+    stage_snapshot(lambda x: x * 2, X)
+"""
+
+
+def test_a_near_miss_of_a_plugin_mark_fails_its_test_naming_the_right_mark(project):
+    project.write("test_m.py", NEAR_MISS_MARKS)
+    result = project.run("--stages-update", "-W", "ignore::pytest.PytestUnknownMarkWarning")
+    result.assert_outcomes(passed=1, errors=2)
+    for nodeid in ("test_m.py::test_budget_typo", "test_m.py::test_compiles_typo"):
+        result.stdout.fnmatch_lines(
+            [
+                f"pytest-stages: test {nodeid}: @pytest.mark.stage_budget is no mark of pytest-stages, so it would "
+                "apply nothing; did you mean @pytest.mark.stages_budget? Rename it (the plugin's marks: stages, "
+                "stages_budget)."
+            ]
+        )
+    # The budget was not silently dropped: the typo test recorded nothing; a mark of the user's own is no error.
+    assert sorted({name.split("/")[1] for name in project.snapshots()}) == ["test_own_mark"]
+    assert "Traceback" not in project.output(result)
+
+
+@pytest.mark.parametrize(
+    "table", ["[tool.pytest-stages]", "[tool.pytest_stage]", "[tool.pytest-stages.budgets]", "[pytest_stages]"]
+)
+def test_a_near_miss_of_the_settings_table_is_a_usage_error_naming_the_right_table(project, table):
+    project.write("pyproject.toml", f"{table}\nsnapshot_dir = 'snaps'\n")
+    project.write("test_m.py", TYPO)
+    written = table.strip("[]").split(".budgets")[0]
+    assert project.usage_error(project.run()) == (
+        f"{project.path / 'pyproject.toml'} has a [{written}] table, which pytest-stages does not read: its "
+        f"settings live in [tool.pytest_stages] (with an underscore, as Python names the package). Rename "
+        f"[{written}] to [tool.pytest_stages] (and each [{written}.<name>] to [tool.pytest_stages.<name>])."
+    )
+
+
+def test_tables_of_other_tools_are_not_taken_for_near_misses(project):
+    project.write("pyproject.toml", "[tool.pytest-split]\nx = 1\n[tool.pytest_jax]\ny = 2\n[tool.pytest.ini_options]\n")
+    project.write("test_m.py", "def test_plain():\n    pass\n")
+    project.run().assert_outcomes(passed=1)

@@ -140,10 +140,13 @@ def artifact_status(findings: Sequence[Finding], *, recorded: bool) -> Status:
 
 
 def budget_status(configured: bool, findings: Sequence[Finding]) -> Status:
-    """The budget cell: unchecked without a budget, over where a ceiling was breached, else ok."""
+    """The budget cell: unchecked without a budget, over where a ceiling was breached, skipped where a ceiling
+    could not be judged here (no figure), else ok."""
     if not configured:
         return Status.UNCHECKED
-    return Status.OVER if any(f.failing for f in findings) else Status.OK
+    if any(f.failing for f in findings):
+        return Status.OVER
+    return Status.SKIPPED if any(f.change == Change.SKIPPED for f in findings) else Status.OK
 
 
 def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, staged: Built, context: Context) -> None:

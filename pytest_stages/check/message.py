@@ -16,13 +16,18 @@ from pytest_stages.check.decide import Verdict
 from pytest_stages.check.drift import CONSTANT, summary_lines
 from pytest_stages.check.figure_text import figure_change, metric_short, per_operand
 from pytest_stages.check.recompiles import explanation_lines
-from pytest_stages.core.records import Change, Finding
+from pytest_stages.core.records import Change, Finding, Kind
 from pytest_stages.core.text import shown
 from pytest_stages.ir.sources import Setting
 from pytest_stages.ir.textdiff import more_lines
 
 UPDATE_HINT = "Run `pytest --stages-update` to accept the changes if they are intended."
 BUDGET_HINT = "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program."
+# A call over its budget that also has snapshots to record: an update records nothing while a budget fails.
+BUDGET_FIRST_HINT = (
+    "Budgets are ceilings: `--stages-update` does not lift them, and records none of this call's snapshots while it "
+    "is over one; change the budget or the program, then run `pytest --stages-update` to record the changes."
+)
 HEADLINE_ITEMS = 3
 HEADLINE_OPS = 4
 HEADLINE_METRICS = (
@@ -352,7 +357,8 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
     if verdict.unenforced:
         footer.append(f"  also changed, but not checked in this run: {', '.join(verdict.unenforced)}")
     footer += _also(verdict.passing)
-    footer.append(BUDGET_HINT if verdict.only_budget else UPDATE_HINT)
+    over = any(f.kind == Kind.BUDGET for f in verdict.failing)
+    footer.append(BUDGET_HINT if verdict.only_budget else BUDGET_FIRST_HINT if over else UPDATE_HINT)
     labels = Labels(
         {
             artifact: f"{artifact} ({call.files[artifact]})"

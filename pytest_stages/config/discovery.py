@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from dataclasses import dataclass
@@ -14,6 +15,12 @@ from pytest_stages.core.lazy import lazy_pattern
 # pytest's INI configuration files, and a pytest-stages section in one (which is never read).
 INI_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg")
 
+
+# How close a table's name must be to ``pytest_stages`` (difflib's ratio, after folding case, ``-`` and
+# ``.`` to ``_``) to be taken for a misspelling of it: ``pytest-stages`` and ``pytest_stage`` are, ``pytest-split``
+# (0.72) and ``pytest_jax`` (0.7) are not.
+NEAR_MISS = 0.85
+TABLE = "pytest_stages"
 
 _INI_SECTION = lazy_pattern(r"^[ \t]*\[[ \t]*(?:tool[.:])?pytest[_-]stages\b", re.MULTILINE)
 
@@ -107,7 +114,29 @@ def _read_table(path: Path) -> dict[str, Any] | None:
         raise ConfigError(
             f"cannot read {path} ({exc.strerror or exc}); give the user running pytest read access."
         ) from None
-    table = document.get("tool", {}).get("pytest_stages")
+    tool = document.get("tool", {})
+    _refuse_near_misses(path, document, tool if isinstance(tool, dict) else {})
+    table = tool.get(TABLE) if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"[tool.pytest_stages] in {path} must be a table.")
     return table
+
+
+def _refuse_near_misses(path: Path, document: dict[str, Any], tool: dict[str, Any]) -> None:
+    """A table named almost ``[tool.pytest_stages]`` (``[tool.pytest-stages]``, ``[tool.pytest_stage]``,
+    ``[pytest_stages]``) is a usage error: left unread, every test would run under the default configs
+    without a word, and the hint to record snapshots would record a wrong set."""
+    found = [f"tool.{name}" for name in tool if name != TABLE and _near(name)]
+    found += [name for name in document if name != "tool" and (_near(name) or name == TABLE)]
+    if found:
+        raise ConfigError(
+            f"{path} has a [{found[0]}] table, which pytest-stages does not read: its settings live in "
+            f"[{'tool.' + TABLE}] (with an underscore, as Python names the package). Rename [{found[0]}] to "
+            f"[tool.{TABLE}] (and each [{found[0]}.<name>] to [tool.{TABLE}.<name>])."
+        )
+
+
+def _near(name: str) -> bool:
+    """Whether a TOML table name is a near miss of ``pytest_stages``."""
+    folded = name.lower().replace("-", "_").replace(".", "_")
+    return folded == "stages" or difflib.SequenceMatcher(None, folded, TABLE).ratio() >= NEAR_MISS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -37,6 +38,24 @@ def parse_choices(key: str, value: Any, allowed: tuple[str, ...]) -> tuple[str, 
 
 # The keywords of ``@pytest.mark.stages(...)``: a typo (``config=``) must not widen the test to every config.
 STAGES_MARKER_KEYS = ("configs", "stages", "analyses", "tolerance")
+
+
+# The plugin's marks; a mark named almost like one (``stage_budget``) would apply nothing without a word.
+PLUGIN_MARKS = ("stages", "stages_budget")
+# How close a mark's name must be to one of :data:`PLUGIN_MARKS` to be taken for a misspelling (difflib's
+# ratio): ``stage_budget`` (0.96), ``stage`` (0.91) and ``stages_budgets`` are; ``slow`` and ``staging`` are not.
+MARK_NEAR_MISS = 0.8
+
+
+def check_mark_names(where: str, names: Iterable[str]) -> None:
+    """Refuse a mark whose name is a near miss of one of the plugin's (``names``: those no one registered)."""
+    for name in names:
+        found = difflib.get_close_matches(name, PLUGIN_MARKS, n=1, cutoff=MARK_NEAR_MISS)
+        if found and name not in PLUGIN_MARKS:
+            raise ConfigError(
+                f"{where}: @pytest.mark.{name} is no mark of pytest-stages, so it would apply nothing; did you mean "
+                f"@pytest.mark.{found[0]}? Rename it (the plugin's marks: {listing(PLUGIN_MARKS)})."
+            )
 
 
 def check_marker(where: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:

@@ -103,6 +103,8 @@ class RunFacts:
     # the digest of its snapshot tree ("" where not recorded: outside git, or no JSON report asked).
     commit: str = ""
     snapshots: str = ""
+    # The staged items pytest skipped, each with its skip reason: what the run did not check (docs/budgets.md).
+    skipped: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {**self.__dict__, "collection": self.collection.to_json()}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from pytest_stages.core.errors import ConfigError
@@ -20,7 +21,12 @@ _UNITS = {
     "gib": 2**30,
     "tib": 2**40,
 }
-_SIZE = lazy_pattern(r"^\s*(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[a-z]*)\s*$", re.IGNORECASE)
+# Seconds per time unit: a bare number is seconds.
+_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+# A number and its unit, with or without a space between: ``64 MiB``, ``64MiB``, ``0.3ms``, ``150 µs``.
+_QUANTITY = lazy_pattern(
+    r"^\s*(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(?P<unit>[a-zµ]*)\s*$", re.IGNORECASE
+)
 
 
 def relative_change(old: float, new: float) -> float:
@@ -62,19 +68,46 @@ def format_bytes(count: float) -> str:
 
 
 def parse_size(where: str, value: object) -> int:
-    """``"64 MiB"`` -> 67108864; plain numbers are bytes. Units: B, KB/KiB, MB/MiB, GB/GiB, TB/TiB."""
+    """``"64 MiB"`` or ``"64MiB"`` -> 67108864; plain numbers are bytes. Units: B, KB/KiB, MB/MiB, GB/GiB, TB/TiB."""
+    number = _quantity(
+        where,
+        value,
+        _UNITS,
+        what="size",
+        example="64 MiB, 1.5 GB or 4096",
+        names="B, KB, MB, GB, TB, KiB, MiB, GiB or TiB",
+    )
+    return int(number)
+
+
+def parse_seconds(where: str, value: object) -> float:
+    """``"0.3 ms"`` or ``"0.3ms"`` -> 0.0003; plain numbers are seconds. Units: s, ms, us (or µs), ns.
+
+    The one reader of times, as :func:`parse_size` is of sizes: the same forms, the same messages.
+    """
+    seconds = _quantity(
+        where, value, _SECONDS, what="time", example='0.002 (seconds), "2 ms", "150us"', names="s, ms, us, µs or ns"
+    )
+    if seconds <= 0:
+        raise ConfigError(f'{where}: {value!r} must be a time above zero; write e.g. "2 ms".')
+    return seconds
+
+
+def _quantity(where: str, value: object, units: Mapping[str, float], *, what: str, example: str, names: str) -> float:
+    """A number with an optional unit from ``units`` (case-folded; none: the unit worth 1), in that unit's base."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        number, unit = float(value), "b"
+        number, unit = float(value) if abs(value) < 1e308 else math.inf, ""  # an int too large for a float
     else:
-        match = _SIZE.match(str(value))
+        match = _QUANTITY.match(str(value)) if isinstance(value, str) else None
         if match is None:
-            raise ConfigError(f"{where}: {value!r} is not a size; write e.g. 64 MiB, 1.5 GB or 4096.")
-        number, unit = float(match.group("number")), (match.group("unit") or "b").lower()
-    if unit not in _UNITS:
-        raise ConfigError(f"{where}: unknown unit {unit!r} in {value!r}; use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB.")
+            raise ConfigError(f"{where}: {value!r} is not a {what}; write e.g. {example}.")
+        number, unit = float(match.group("number")), match.group("unit").lower()
+    scale = units.get(unit) if unit else 1.0
+    if scale is None:
+        raise ConfigError(f"{where}: unknown unit {unit!r} in {value!r}; use {names}.")
     if not math.isfinite(number) or number < 0:
-        raise ConfigError(f"{where}: {value!r} must be a non-negative size.")
-    return int(number * _UNITS[unit])
+        raise ConfigError(f"{where}: {value!r} must be a non-negative {what}.")
+    return number * scale
 
 
 def parse_count(where: str, value: Any) -> float:

@@ -34,6 +34,7 @@ class Observer:
         self.view = CollectionView()
         self.outcomes: dict[str, ItemOutcome] = {}
         self.finished: set[str] = set()
+        self.skip_reasons: dict[str, str] = {}
         self.lost_workers: list[str] = []
         # Collection as it happened: each collector's children, the nodes collection went into, the
         # items it produced, and the modules that had children (node id -> snapshot module path).
@@ -105,6 +106,8 @@ class Observer:
         outcome = ItemOutcome.FAILED if report.failed else ItemOutcome.SKIPPED if report.skipped else ItemOutcome.PASSED
         previous = self.outcomes.get(report.nodeid, ItemOutcome.PASSED)
         self.outcomes[report.nodeid] = worse(previous, outcome)
+        if report.skipped and isinstance(report.longrepr, tuple):
+            self.skip_reasons[report.nodeid] = str(report.longrepr[2]).removeprefix("Skipped: ")
         if report.when == "teardown":
             self.finished.add(report.nodeid)
 
@@ -156,6 +159,11 @@ class Observer:
             stopped_early=bool(session.shouldstop or session.shouldfail),
             exit_status=int(exitstatus),
             split=split_of(self.config),
+            skipped={
+                nodeid: reason
+                for nodeid, reason in sorted(self.skip_reasons.items())
+                if self.view.items.get(nodeid) is not None  # a staged item (a test --stages-configs left out is not)
+            },
         )
 
 

@@ -15,6 +15,7 @@ from pytest_stages.config.values import parse_choices, parse_selection
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import Use, checked_path, held_inside, inside, shown_path
 from pytest_stages.run.session import Options
+from pytest_stages.stage.plan import host_dependent
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,7 +44,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--stages-configs",
         metavar="NAMES",
         default=None,
-        help="comma-separated device configs to run (default: all configured)",
+        help="comma-separated device configs to run (default: all configured); @attached: those staged on an "
+        "attached accelerator (a platform, no topology), @anywhere: the others (CPU and compile-only topologies)",
     )
     group.addoption(
         "--stages-check",
@@ -58,6 +60,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="delete the snapshot files this run observed to be unused (refused unless the run collected "
         "and ran everything, with no collection error or selection)",
+    )
+    group.addoption(
+        "--stages-strict",
+        action="store_true",
+        default=False,
+        help="fail the run when a staged call, an artifact or a budget was not checked (a config skipped for "
+        "want of its accelerator or plugin, a budget with no figure on this backend): for CI gates",
     )
     group.addoption(
         "--stages-list",
@@ -103,6 +112,7 @@ STAGES_OPTIONS = (
     "stages_configs",
     "stages_check",
     "stages_prune",
+    "stages_strict",
     "stages_list",
     "stages_baseline",
     "stages_report",
@@ -128,8 +138,7 @@ def read_options(config: pytest.Config, settings: Settings, snapshots: Path) -> 
     configs = config.getoption("stages_configs")
     names = None
     if configs is not None:
-        known = tuple(c.name for c in settings.configs)
-        names = parse_selection("--stages-configs", configs, known)
+        names = _selected_configs(configs, settings)
     reports = config.getoption("stages_report")
     if len(reports) > 1:
         raise ConfigError(
@@ -163,7 +172,29 @@ def read_options(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         verbosity=config.getoption("verbose", 0),
         long_tracebacks=config.getoption("tbstyle", "auto") == "long",
         measure=config.getoption("stages_measure"),
+        strict=config.getoption("stages_strict"),
     )
+
+
+# ``--stages-configs`` selectors that name no config: a CI workflow selects by where a config stages, so that it
+# works in any project, whatever its configs are called (docs/sharded-ci.md).
+SELECTORS = ("@attached", "@anywhere")
+
+
+def _selected_configs(value: str, settings: Settings) -> tuple[str, ...]:
+    """``--stages-configs``: config names, or one of :data:`SELECTORS`, which must select at least one config."""
+    known = tuple(c.name for c in settings.configs)
+    if value.strip() not in SELECTORS:
+        return parse_selection("--stages-configs", value, known)
+    attached = value.strip() == "@attached"
+    names = tuple(c.name for c in settings.configs if host_dependent(c) == attached)
+    if not names:
+        where = "on an attached accelerator (a platform and no topology)" if attached else "without an attached chip"
+        raise ConfigError(
+            f"--stages-configs={value.strip()} selects no config: none of {list(known)} stages {where}. Leave this "
+            "run out (a CI job for such configs has nothing to do in this project), or name configs."
+        )
+    return names
 
 
 def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> Path | None:

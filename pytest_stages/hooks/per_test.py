@@ -17,7 +17,7 @@ import pytest
 
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.budgets import budget_for, parse_budget
-from pytest_stages.config.values import check_marker, parse_choices, parse_tolerances, respellings
+from pytest_stages.config.values import check_mark_names, check_marker, parse_choices, parse_tolerances, respellings
 from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, StagesError
 from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, SNAPSHOT
 from pytest_stages.run.runner import StageSnapshot
@@ -76,6 +76,7 @@ def make_snapshot(
 def make_compiles(session: StagesSession, item: pytest.Item) -> StageCompiles:
     """The per-test :class:`StageCompiles`: its folder (the config's when the test has one) and ``compiles`` budget."""
     try:
+        check_marks(item, item.nodeid)
         ceilings = parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", marker_kwargs(item, "stages_budget"))
     except ConfigError as exc:
         raise as_pytest(exc) from None
@@ -152,10 +153,20 @@ def _narrowed(marker: dict[str, Any], key: str, default: tuple[str, ...], allowe
 
 
 def stages_marker(node: Any, nodeid: str) -> dict[str, Any]:
-    """The ``stages`` markers' keywords on ``node`` (closest last), each marker checked: a typo is an error."""
+    """The ``stages`` markers' keywords on ``node`` (closest last), each marker checked: a typo is an error.
+
+    A mark named almost like one of the plugin's (``stage_budget``), and registered by no one, is an error too.
+    """
+    check_marks(node, nodeid)
     for mark in node.iter_markers("stages"):
         check_marker(f"@pytest.mark.stages on {nodeid}", mark.args, mark.kwargs)
     return marker_kwargs(node, "stages")
+
+
+def check_marks(node: Any, nodeid: str) -> None:
+    """Refuse the unregistered marks on ``node`` that are near misses of the plugin's (``stage_budget``)."""
+    registered = {line.split(":")[0].split("(")[0].strip() for line in node.config.getini("markers")}
+    check_mark_names(f"test {nodeid}", [mark.name for mark in node.iter_markers() if mark.name not in registered])
 
 
 def marker_kwargs(node: Any, name: str) -> dict[str, Any]:

@@ -18,10 +18,10 @@ from pytest_stages.check.budgets import unmatched_patterns
 from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.paths import inside
 from pytest_stages.core.records import CallRecord
-from pytest_stages.core.run_view import RunFacts
+from pytest_stages.core.run_view import PASSED_EXIT, RunFacts
 from pytest_stages.hooks import report_outputs
 from pytest_stages.hooks.observe import Observer, collection_roots
-from pytest_stages.report.render import RunReport, terminal_summary
+from pytest_stages.report.render import RunReport, not_checked, terminal_summary
 from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.run.session import StagesSession
 from pytest_stages.stage import disk_cache
@@ -52,6 +52,7 @@ class StagesReporter:
         self.cache = cache
         self.cache_counts = (0, 0)  # (requests, hits), summed over the calls of every process
         self.lines: list[str] = []
+        self.facts: RunFacts | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
@@ -79,6 +80,9 @@ class StagesReporter:
                 "tests/test_model.py::test_step[cpu1]) or remove it."
                 for pattern in unmatched_patterns(self.session.budget_patterns, facts.collection.items)
             ]
+        if self.session.options.strict and not_checked(self.report(facts)) and exitstatus in PASSED_EXIT:
+            session.exitstatus = facts.exit_status = pytest.ExitCode.TESTS_FAILED
+        self.facts = facts
         report = self.report(facts)
         if self.session.options.report:
             path = Path(self.session.options.report)
@@ -102,7 +106,7 @@ class StagesReporter:
                 )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        terminal_summary(terminalreporter, self.report())
+        terminal_summary(terminalreporter, self.report(self.facts), strict=self.session.options.strict)
         requests, hits = self.cache_counts
         cache_line = disk_cache.summary(self.cache, requests, hits, self.session.rootpath)
         for line in [*self.lines, *([cache_line] if cache_line and any(self.cache_counts) else [])]:

@@ -12,7 +12,7 @@ from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.records import CallRecord, DiffRow, Finding, Kind
 from pytest_stages.core.text import shown
 from pytest_stages.report import drift, message_
-from pytest_stages.report.render import RunReport, key_deltas, table_rows
+from pytest_stages.report.render import NotCheckedEntry, RunReport, key_deltas, not_checked, table_rows
 
 # A pull-request comment holds 65,536 characters: a finding's diff shows at most MD_DIFF_LINES
 # lines, no diff is added once the report has MD_BUDGET characters, and whole entries are cut to
@@ -34,10 +34,20 @@ def markdown(report: RunReport, trends: Sequence[str] = ()) -> str:
     pending = [r for r in report.records if r.pending]
     if pending:
         lines += _pending_section(pending, sum(map(len, lines)))
+    unchecked = not_checked(report)
+    if unchecked:
+        lines += _not_checked_section(unchecked)
     failing = [(r, f) for r in report.records for f in r.findings if f.failing and not r.pending]
     if failing:
         lines += _findings_section(failing, sum(map(len, lines)))
     return "\n".join(_fit(lines, COMMENT_LIMIT)) + "\n"
+
+
+def _not_checked_section(entries: Sequence[NotCheckedEntry]) -> list[str]:
+    """What the run did not check, one row each, with the reason: a green gate says what it left out."""
+    rows = [["test", "not checked", "why"]]
+    rows += [[e["nodeid"], f"budget {e['what']}" if e["kind"] == "budget" else e["what"], e["reason"]] for e in entries]
+    return ["", f"### Not checked in this run ({len(entries)})", "", *_md_table(rows)]
 
 
 def _md_upgrades(report: RunReport) -> list[str]:

@@ -169,17 +169,21 @@ def union(all_facts: Iterable[RunFacts]) -> RunFacts:
     collection, outcomes, lost = CollectionView(), dict[str, ItemOutcome](), list[str]()
     removed, finished, roots = set[str](), set[str](), set[str]()
     merged = RunFacts(collection, [], outcomes, [])
+    passed = set[str]()  # an item one shard skipped and another ran was checked
     for facts in all_facts:
+        passed |= {nodeid for nodeid, outcome in facts.outcomes.items() if outcome != ItemOutcome.SKIPPED}
         collection.merge(facts.collection)
         removed |= set(facts.collection.removed)
         for nodeid, outcome in facts.outcomes.items():
             outcomes[nodeid] = worse(outcomes.get(nodeid, ItemOutcome.PASSED), outcome)
         finished |= set(facts.finished)
         lost += facts.lost_workers
+        merged.skipped.update(facts.skipped)
         roots |= set(facts.roots)
         merged.collect_only |= facts.collect_only
         merged.stopped_early |= facts.stopped_early
         merged.exit_status = worse_exit(merged.exit_status, facts.exit_status)
     collection.removed = sorted(removed - set(collection.items))
+    merged.skipped = {nodeid: why for nodeid, why in sorted(merged.skipped.items()) if nodeid not in passed}
     merged.roots, merged.finished, merged.lost_workers = sorted(roots), sorted(finished), lost
     return merged

@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Protocol, TypedDict
+from typing import Any, Literal, Protocol, TypedDict
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.analyse.step_time import SECONDS
@@ -50,6 +50,16 @@ class ReportSettings(TypedDict):
     selected: list[str]
 
 
+class NotCheckedEntry(TypedDict):
+    """One thing a run did not check (the JSON report's ``"not_checked"``): a whole call, some of its artifacts, or
+    one of its budgets (``kind``)."""
+
+    nodeid: str
+    kind: Literal["call", "artifacts", "budget"]
+    what: str
+    reason: str
+
+
 class ShardEntry(TypedDict):
     """One shard report a merge read (the merged report's ``"shards"``)."""
 
@@ -90,6 +100,61 @@ class RunReport:
             settings=data.get("settings"),
             shards=data.get("shards", []),
         )
+
+
+def not_checked(report: RunReport) -> list[NotCheckedEntry]:
+    """What the run did not check, with the reason: the staged items it skipped (a config whose accelerator or
+    plugin is missing), the artifacts an environment change left unchecked, and the budgets with no figure here.
+
+    A gate that passes has checked everything but these; ``--stages-strict`` fails a run that leaves any.
+    """
+    entries = [
+        NotCheckedEntry(nodeid=nodeid, kind="call", what="the whole call (its snapshots and budgets)", reason=reason)
+        for nodeid, reason in (report.run.skipped.items() if report.run is not None else ())
+    ]
+    for record in report.records:
+        skipped = {f.artifact: f.message for f in record.findings if f.kind == Kind.SKIPPED}
+        for reason, artifacts in _grouped(skipped).items():
+            entries.append(
+                NotCheckedEntry(nodeid=record.nodeid, kind="artifacts", what=", ".join(artifacts), reason=reason)
+            )
+        entries += [
+            # The message names the metric first (``estimated_seconds: no estimate: ...``): the reason follows it.
+            NotCheckedEntry(
+                nodeid=record.nodeid, kind="budget", what=f.subject, reason=f.message.partition(": ")[2] or f.message
+            )
+            for f in record.findings
+            if f.kind == Kind.BUDGET and f.change == Change.SKIPPED
+        ]
+    return entries
+
+
+def _grouped(reasons: Mapping[str, str]) -> dict[str, list[str]]:
+    """``{artifact: reason}`` turned into ``{reason: [artifacts]}``, in order."""
+    grouped: dict[str, list[str]] = {}
+    for artifact, reason in reasons.items():
+        grouped.setdefault(reason, []).append(artifact)
+    return grouped
+
+
+def not_checked_lines(entries: Sequence[NotCheckedEntry], strict: bool) -> list[str]:
+    """The terminal's account of what the run did not check: how many calls, artifacts and budgets, then each
+    call and budget with its reason (the artifacts are listed per config above); under ``--stages-strict``, that
+    they fail the run."""
+    if not entries:
+        return []
+    counts = {kind: sum(1 for e in entries if e["kind"] == kind) for kind in ("call", "artifacts", "budget")}
+    verdict = "--stages-strict fails the run" if strict else "a run under --stages-strict fails on them"
+    return [
+        f"{PREFIX}not checked in this run: {counts['call']} staged call(s) skipped, {counts['artifacts']} call(s) "
+        f"with artifacts not checked here, {counts['budget']} budget(s) with no figure ({verdict}):",
+        *(
+            f"  {shown(e['nodeid'])}: {'skipped' if e['kind'] == 'call' else 'budget ' + e['what']}: "
+            f"{shown(e['reason'])}"
+            for e in entries
+            if e["kind"] != "artifacts"
+        ),
+    ]
 
 
 def inventory_lines(
@@ -204,9 +269,10 @@ class Terminal(Protocol):
     def write_line(self, line: str) -> None: ...
 
 
-def terminal_summary(terminalreporter: Terminal, report: RunReport) -> None:
-    records = report.records
-    if not records:
+def terminal_summary(terminalreporter: Terminal, report: RunReport, *, strict: bool = False) -> None:
+    """The summary table and the lines below it, then what the run did not check (also when it checked nothing)."""
+    records, unchecked = report.records, not_checked(report)
+    if not records and not unchecked:
         return
     terminalreporter.section("pytest-stages")
     upgraded = upgrade_section(records, report.baseline)
@@ -214,9 +280,8 @@ def terminal_summary(terminalreporter: Terminal, report: RunReport) -> None:
         terminalreporter.write_line(f"{PREFIX}{SECTION_TITLE}")
         for line in upgraded:
             terminalreporter.write_line(f"  {line}")
-    for line in _aligned(table_rows(records)):
-        terminalreporter.write_line(line)
-    for line in _closing_lines(report):
+    lines = [*_aligned(table_rows(records)), *_closing_lines(report)] if records else []
+    for line in [*lines, *not_checked_lines(unchecked, strict)]:
         terminalreporter.write_line(line)
 
 
@@ -228,6 +293,7 @@ def _closing_lines(report: RunReport) -> list[str]:
         lines += [f"{PREFIX}wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
         lines += _migrated_lines(records)
     lines += _improved_lines(report)
+    lines += _budget_lines(records)
     lines += _skip_lines(records)
     lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
     lines += _pending_lines(records, report.pending_path)
@@ -282,6 +348,20 @@ def _pending_lines(records: Sequence[CallRecord], path: str) -> list[str]:
     ]
 
 
+def _budget_lines(records: Sequence[CallRecord]) -> list[str]:
+    """Each call's budgets met, the figure beside its ceiling in its unit: a unit slip shows in a passing run."""
+    lines = []
+    for record in records:
+        met = [
+            f.message
+            for f in record.findings
+            if f.kind == Kind.BUDGET and not f.failing and f.subject and f.change != Change.SKIPPED
+        ]
+        if met:
+            lines.append(f"{PREFIX}budget of {shown(record.nodeid)} {shown(record.name)}: {'; '.join(met)}")
+    return lines
+
+
 def _skip_lines(records: Sequence[CallRecord]) -> list[str]:
     """``config tpu: compiled, memory not checked here: <reason>``, once per config and reason."""
     skips: dict[tuple[str, str], list[str]] = {}
@@ -308,7 +388,12 @@ def _report_fields(report: RunReport) -> dict[str, Any]:
         "mode": Mode.of(report.update),
     }
     run = report.run.to_json() if report.run is not None else None
-    optional = {"run": run, "settings": report.settings, "shards": list(report.shards)}
+    optional = {
+        "run": run,
+        "settings": report.settings,
+        "shards": list(report.shards),
+        "not_checked": not_checked(report),
+    }
     return {**data, **{key: value for key, value in optional.items() if value}}
 
 

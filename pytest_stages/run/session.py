@@ -41,6 +41,8 @@ class Options:
     measure: bool = False
     # ``--stages-migrate`` (with ``--stages-update``): rewrite folders of an older snapshot format in this one.
     migrate: bool = False
+    # ``--stages-strict``: a run that left a staged call, an artifact or a budget unchecked fails (a CI gate).
+    strict: bool = False
 
 
 class StagesSession:

@@ -16,6 +16,15 @@ from pytest_stages.stage import jax
 from pytest_stages.stage.chip import held_elsewhere, held_message
 
 MAX_ERROR_LINES = 12
+# JAX's error for shardings that do not type-check on a mesh with explicit axes (jax._src.core, named by its
+# class's name: it is not public); a config's mesh has explicit axes unless axis_types says otherwise.
+SHARDING_TYPE_ERROR = "ShardingTypeError"
+AUTO_AXES_FIX = (
+    "A config's mesh has explicit axes by default (as jax.make_mesh's does), on which JAX checks shardings as "
+    "types; code written for automatic sharding (GSPMD: with_sharding_constraint, sharded inputs and a compiler that "
+    'places the rest) stages with axis_types = "auto" in the config\'s [[tool.pytest_stages.configs]] entry. Or '
+    "give the operation its out_sharding, as the error asks."
+)
 
 
 class StagingFailed(StagesError):
@@ -38,6 +47,8 @@ class StagingFailed(StagesError):
             fix = f"{held_message(held)} Its snapshots were left untouched."
         elif static:
             fix = f"{static_keywords_fix(name, static)} Its snapshots were left untouched."
+        elif type(cause).__name__ == SHARDING_TYPE_ERROR:
+            fix = f"{AUTO_AXES_FIX} Its snapshots were left untouched."
         else:
             fix = "Fix the function or its arguments; its snapshots were left untouched."
         super().__init__(

@@ -48,16 +48,29 @@ def gpu_spec(config: DeviceConfig, rootpath: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def install_message(config: DeviceConfig, module: str, extra: str, version: str) -> str:
+    """The skip message of a topology config whose plugin is missing: the command that installs it, and the one
+    that works when pip finds no plugin for this JAX.
+
+    ``jax[tpu]==V`` pins libtpu to the one release built with JAX V, and JAX is at times published before it
+    (``No matching distribution found for libtpu==0.0.53.*``); ``jax[tpu]<=V`` lets pip step back to the newest
+    JAX whose libtpu is published (checked with pip against PyPI: docs/configs.md).
+    """
+    plugin = module.rsplit(".", maxsplit=1)[-1]
+    return (
+        f"config {config.name!r} compiles for a {config.platform} topology, which needs {plugin}; install it with "
+        f'`pip install "jax[{extra}]=={version}"`. If pip finds no matching {plugin} (a JAX release can come before '
+        f'its {plugin}), `pip install "jax[{extra}]<={version}"` installs the newest JAX whose {plugin} is published'
+    )
+
+
 def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
     """The compile-only devices of ``config.topology`` (made once per session and spec)."""
     module, extra = PLUGINS[config.platform or ""]
     if importlib.util.find_spec(module.split(".")[0]) is None or (
         "." in module and importlib.util.find_spec(module) is None
     ):
-        raise TopologyUnavailable(
-            f"config {config.name!r} compiles for a {config.platform} topology, which needs "
-            f'{module.split(".")[-1]}; install it with `pip install "jax[{extra}]=={jax.__version__}"`'
-        )
+        raise TopologyUnavailable(install_message(config, module, extra, jax.__version__))
     spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
     try:
         return _make_devices(config.platform or "", config.topology or "", config.gpu, spec, _tpu_options(config))
