@@ -17,11 +17,74 @@ from pytest_stages.ir import hlo
 
 
 def collective_deltas(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]]) -> list[str]:
-    """``+1 all-gather f32[8,32,64] (16.0 KiB)``: the collectives added and removed, not the whole lists."""
-    old, new = Counter(collective_text(c) for c in before), Counter(collective_text(c) for c in after)
-    return [f"+{n} {text}" for text, n in sorted((new - old).items())] + [
-        f"-{n} {text}" for text, n in sorted((old - new).items())
-    ]
+    """``+1 all-gather f32[8,32,64] (16.0 KiB)``: the collectives added and removed, not the whole lists.
+
+    A collective of one kind that is gone while one of the same kind came is the same collective on other
+    operands, not one more and one fewer: ``all-reduce operands f32[128,64] -> f32[192,64] (64.0 KiB -> 96.0
+    KiB)`` (a count never reads +1 where it did not change), paired with the most alike of that kind (``x2``:
+    two such). Only the added or removed remainder is counted.
+    """
+    old, new = (Counter(_key(c) for c in side) for side in (before, after))
+    gone, came = _by_op(old - new), _by_op(new - old)
+    changed: Counter[str] = Counter()
+    for op in sorted(gone.keys() & came.keys()):
+        while gone[op] and came[op]:
+            old_key = gone[op].pop(0)
+            new_key = max(came[op], key=lambda key: _alike(old_key[1], key[1]))  # the first of the most alike
+            came[op].remove(new_key)
+            changed[_operands_change(op, old_key, new_key)] += 1
+    return (
+        [text + (f" x{n}" if n > 1 else "") for text, n in changed.items()]
+        + [f"+{n} {collective_text(c)}" for c, n in _counted(came)]
+        + [f"-{n} {collective_text(c)}" for c, n in _counted(gone)]
+    )
+
+
+# A collective as compared: its op, shape and bytes.
+_Key = tuple[str, str, int]
+
+
+def _key(collective: Mapping[str, Any]) -> _Key:
+    return collective["op"], collective["shape"], collective["bytes"]
+
+
+def _by_op(collectives: Counter[_Key]) -> dict[str, list[_Key]]:
+    """Each op kind's collectives, one entry per occurrence, in the order of their text."""
+    grouped: dict[str, list[_Key]] = {}
+    for key in sorted(collectives.elements(), key=lambda k: collective_text(_as_dict(k))):
+        grouped.setdefault(key[0], []).append(key)
+    return grouped
+
+
+def _counted(grouped: Mapping[str, Sequence[_Key]]) -> list[tuple[Mapping[str, Any], int]]:
+    """The collectives left unpaired, each once with its count, in the order of their text."""
+    counts = Counter(key for keys in grouped.values() for key in keys)
+    return sorted(((_as_dict(k), n) for k, n in counts.items()), key=lambda item: collective_text(item[0]))
+
+
+def _as_dict(key: _Key) -> dict[str, Any]:
+    return {"op": key[0], "shape": key[1], "bytes": key[2]}
+
+
+def _alike(old: str, new: str) -> tuple[bool, bool, bool]:
+    """How alike two collective shapes are: as many tuple elements, the same element types, the same ranks."""
+    before, after = hlo.tuple_elements(old), hlo.tuple_elements(new)
+    return (
+        len(before) == len(after),
+        [e.split("[", 1)[0] for e in before] == [e.split("[", 1)[0] for e in after],
+        [e.count(",") for e in before] == [e.count(",") for e in after],
+    )
+
+
+def _operands_change(op: str, old: _Key, new: _Key) -> str:
+    """``all-reduce operands f32[128,64] -> f32[192,64] (64.0 KiB -> 96.0 KiB)``: of tuples of one arity, only
+    the elements that differ."""
+    before, after = hlo.tuple_elements(old[1]), hlo.tuple_elements(new[1])
+    if len(before) == len(after) > 1:
+        differing = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+        before, after = [a for a, _ in differing], [b for _, b in differing]
+    shapes = f"{', '.join(before)} -> {', '.join(after)}"
+    return f"{op} operands {shapes} ({format_bytes(old[2])} -> {format_bytes(new[2])})"
 
 
 def op_deltas(before: Counter[str], after: Counter[str]) -> dict[str, int]:

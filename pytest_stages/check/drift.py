@@ -13,7 +13,7 @@ from dataclasses import asdict
 
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.collectives import (
-    collective_text,
+    collective_deltas,
     loop_collective_changes,
     loop_view,
     op_change_summary,
@@ -316,9 +316,7 @@ def hlo_structure_summary(
     if counts[0]["fusion"] != counts[1]["fusion"]:
         before, after = (hlo.count_opcode(text, "fusion") for text in texts)
         lines.append(f"fusions: {before} -> {after}")
-    old, new = (Counter(collective_text(asdict(c)) for c in hlo.collectives(text)) for text in differing)
-    changes = [f"+{n} {text}" for text, n in sorted((new - old).items())]
-    changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
+    changes = collective_deltas(*([asdict(c) for c in hlo.collectives(text)] for text in differing))
     if changes:
         lines.append("collectives: " + ", ".join(changes))
     if changes and any(" while(" in text for text in texts):
