@@ -7,9 +7,10 @@ headline says the spec change before the leaves it cuts.
 from __future__ import annotations
 
 import pytest
-from conftest import Project
+from conftest import ONE_CONFIG, Project
 
-from pytest_stages.check.collectives import collective_deltas
+from pytest_stages.check.collectives import collective_deltas, loop_collective_changes
+from pytest_stages.check.drift import compare_text
 
 CPU8 = """
 [[tool.pytest_stages.configs]]
@@ -52,9 +53,56 @@ def test_specs(stage_snapshot, stage_config):
 """
 
 
-def _headlines(project: Project, test: str, before: dict[str, str], after: dict[str, str]) -> list[str]:
+# One matmul's precision: no op count and no constant changes, only the dot's attribute.
+PRECISION = """
+import jax, jax.numpy as jnp
+
+def layer(w, x):
+    return jnp.tanh(jnp.matmul(x, w{precision}))
+
+def test_layer(stage_snapshot):
+    s = jax.ShapeDtypeStruct((8, 8), jnp.float32)
+    stage_snapshot(jax.jit(layer), s, s, name="layer")
+"""
+
+
+# A train step whose parameters are Refs (as JAX's training cookbook keeps them); the edit computes the logits in
+# float32 (line 7). The top-level ``let log_softmax`` disappears and every later name shifts: the Ref reads of line 16
+# are renamed, not changed.
+REFS = """
+import jax, jax.numpy as jnp
+
+def forward(refs, x):
+    for w in refs[:-1]:
+        x = jnp.tanh(x @ w[...])
+    logits = jnp.einsum("bd,dv->bv", x.astype(jnp.bfloat16), refs[-1][...].astype(jnp.bfloat16){logits})
+    return jax.nn.log_softmax(logits)
+
+@jax.jit
+def train_step(refs, x, y):
+    def loss(ws):
+        return -(forward(ws, x) * y).sum()
+
+    grads = jax.grad(loss)([r[...] for r in refs])
+    for r, g in zip(refs, grads):
+        r[...] = r[...] - 0.1 * g
+    return loss([r[...] for r in refs])
+"""
+REFS_TEST = """
+import jax, jax.numpy as jnp
+from model import train_step
+
+def test_step(stage_snapshot):
+    refs = [jax.new_ref(jnp.ones((16, 16))) for _ in range(4)] + [jax.new_ref(jnp.ones((16, 32)))]
+    stage_snapshot(train_step, refs, jnp.ones((8, 16)), jnp.ones((8, 32)), name="step")
+"""
+
+
+def _headlines(
+    project: Project, test: str, before: dict[str, str], after: dict[str, str], configs: str = CPU8
+) -> list[str]:
     """The headline lines (``  kind: ...``) of the failure after the edit, recorded before it."""
-    project.configure('stages = ["jaxpr", "compiled"]\nanalyses = ["sharding", "ops"]', configs=CPU8)
+    project.configure('stages = ["jaxpr", "stablehlo", "compiled"]\nanalyses = ["sharding", "ops"]', configs=configs)
     project.write("test_model.py", test.format(**before))
     project.run("--stages-update").assert_outcomes(passed=1)
     project.write("test_model.py", test.format(**after))
@@ -83,6 +131,30 @@ def test_a_sharding_headline_says_the_spec_change_before_the_leaves(project: Pro
     assert sharding.startswith(
         "  sharding: P('data', 'model') -> P('model', 'data'): 6 inputs (p['model.layers.0.mlp.down_proj.kernel'], "
     ), sharding
+
+
+def test_a_precision_change_is_named_at_the_edited_line(project: Project) -> None:
+    edit = {"precision": ", precision=jax.lax.Precision.HIGHEST"}
+    headlines = _headlines(project, PRECISION, {"precision": ""}, edit, configs=ONE_CONFIG)
+    [ir] = [line for line in headlines if line.startswith("  IR: ")]
+    assert ir.startswith(
+        "  IR: jaxpr, stablehlo, compiled changed; jaxpr: precision unset -> "
+        "(Precision.HIGHEST, Precision.HIGHEST) at test_model.py:5 in layer"
+    ), ir
+
+
+def test_renamed_ref_reads_are_never_the_headlines_line(project: Project) -> None:
+    project.write("test_model.py", REFS_TEST)
+    project.configure('stages = ["jaxpr", "stablehlo", "compiled"]\nanalyses = []')
+    project.write("model.py", REFS.format(logits=""))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("model.py", REFS.format(logits=", preferred_element_type=jnp.float32"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    [ir] = [line for line in result.outlines if line.startswith("  IR: ")]
+    assert ir.startswith(
+        "  IR: jaxpr, stablehlo, compiled changed; jaxpr: -7 convert_element_type at model.py:7 in forward"
+    ), ir
 
 
 @pytest.mark.parametrize(
@@ -121,3 +193,33 @@ def test_collective_deltas_count_only_what_came_or_went(before, after, expected)
         return [{"op": op, "shape": shape, "bytes": size} for op, shape, size in items]
 
     assert collective_deltas(side(before), side(after)) == expected
+
+
+def test_a_line_that_moved_and_was_renamed_is_never_a_headline_place() -> None:
+    """The Ref read moved before the sines and took another name: only the new ``exp`` is the edit's line."""
+    old = """{ lambda ; a:f32[4] b:Ref{f32[4]}. let
+    c:f32[4] = sin a
+    d:f32[4] = cos c
+    e:f32[4] <- b[...]
+    f:f32[4] = add d e
+  in (f,) }"""
+    new = """{ lambda ; a:f32[4] b:Ref{f32[4]}. let
+    g:f32[4] <- b[...]
+    c:f32[4] = sin a
+    d:f32[4] = cos c
+    h:f32[4] = exp d
+    f:f32[4] = add h g
+  in (f,) }"""
+    where = ["m.py:1 in f", "m.py:9 in f", "m.py:2 in f", "m.py:3 in f", "m.py:4 in f", "m.py:5 in f", None]
+    found = compare_text("jaxpr", old, new, diff_lines=20, locations=lambda: where)
+    assert found is not None and found.locations == ("m.py:4 in f (1 changed)",)
+
+
+def test_a_loop_collective_on_other_operands_is_not_one_more_in_the_loop() -> None:
+    def ops(shape: str, size: int) -> dict:
+        loop = {"trip_count": 12, "collectives": [{"op": "all-reduce", "shape": shape, "bytes": size}]}
+        return {"collectives": list(loop["collectives"]), "loops": [loop]}
+
+    assert loop_collective_changes(ops("f32[8]", 32), ops("f32[16]", 64)) == [
+        "all-reduce operands f32[8] -> f32[16] (32 B -> 64 B) in the while body of loop 1 (x 12 iterations)"
+    ]

@@ -24,6 +24,14 @@ def collective_deltas(before: Iterable[Mapping[str, Any]], after: Iterable[Mappi
     KiB)`` (a count never reads +1 where it did not change), paired with the most alike of that kind (``x2``:
     two such). Only the added or removed remainder is counted.
     """
+    changed, came, gone = _paired(before, after)
+    return changed + [f"+{n} {text}" for text, n in came] + [f"-{n} {text}" for text, n in gone]
+
+
+def _paired(
+    before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]]
+) -> tuple[list[str], list[tuple[str, int]], list[tuple[str, int]]]:
+    """:func:`collective_deltas`' parts: the collectives on other operands, then those that came and went, counted."""
     old, new = (Counter(_key(c) for c in side) for side in (before, after))
     gone, came = _by_op(old - new), _by_op(new - old)
     changed: Counter[str] = Counter()
@@ -34,9 +42,9 @@ def collective_deltas(before: Iterable[Mapping[str, Any]], after: Iterable[Mappi
             came[op].remove(new_key)
             changed[_operands_change(op, old_key, new_key)] += 1
     return (
-        [text + (f" x{n}" if n > 1 else "") for text, n in changed.items()]
-        + [f"+{n} {collective_text(c)}" for c, n in _counted(came)]
-        + [f"-{n} {collective_text(c)}" for c, n in _counted(gone)]
+        [text + (f" x{n}" if n > 1 else "") for text, n in changed.items()],
+        [(collective_text(c), n) for c, n in _counted(came)],
+        [(collective_text(c), n) for c, n in _counted(gone)],
     )
 
 
@@ -128,7 +136,8 @@ def loop_collective_changes(
 ) -> list[str]:
     """Collectives that came into or left a loop body (``ops.json``'s ``loops``, matched by position).
 
-    One that appears in a loop while the same kind leaves the code outside loops *moved* into it:
+    One on other operands is said so (:func:`collective_deltas`), never one more and one fewer. One that
+    appears in a loop while the same kind leaves the code outside loops *moved* into it:
     ``all-gather moved into the while body of examples/models.py:55 in rnn (x 12 iterations): f32[1,64,64] (16.0 KiB)``.
     """
     outside = [_outside_loops(side) for side in (before, after)]
@@ -138,11 +147,11 @@ def loop_collective_changes(
         loop = new_loops[k] if k < len(new_loops) else old_loops[k]
         where = places[k] if k < len(places) and places[k] else f"loop {k + 1}"
         trips = f" (x {loop['trip_count']} iterations)" if loop.get("trip_count") else ""
-        old, new = (
-            Counter(collective_text(c) for c in (side[k]["collectives"] if k < len(side) else []))
-            for side in (old_loops, new_loops)
+        changed, came, gone = _paired(
+            *(side[k]["collectives"] if k < len(side) else [] for side in (old_loops, new_loops))
         )
-        for text, n in sorted((new - old).items()):
+        lines += [f"{text} in the while body of {where}{trips}" for text in changed]
+        for text, n in came:
             op = text.split(" ", 1)[0]
             moved = outside[1][op] < outside[0][op]
             lines.append(
@@ -150,7 +159,7 @@ def loop_collective_changes(
                 if moved
                 else f"+{n} {text} in the while body of {where}{trips}"
             )
-        lines += [f"-{n} {text} out of the while body of {where}" for text, n in sorted((old - new).items())]
+        lines += [f"-{n} {text} out of the while body of {where}" for text, n in gone]
     return lines
 
 

@@ -22,7 +22,7 @@ from pytest_stages.check.collectives import (
 from pytest_stages.core.records import Change, Compared, Constant, DriftDetail, Finding, Pair
 from pytest_stages.ir import hlo, literals
 from pytest_stages.ir import sources as sources_
-from pytest_stages.ir.alpha import equivalent, naming
+from pytest_stages.ir.alpha import Naming, equivalent, naming
 from pytest_stages.ir.kernel_payloads import changed_lines
 from pytest_stages.ir.textdiff import (
     EditScript,
@@ -39,6 +39,7 @@ REPORT_ROWS = 400
 # The dialects whose lines record one source frame each, in the order the program ran (the jaxpr).
 ONE_FRAME = ("jaxpr",)
 CONSTANT = "constant"  # the subject of a drift whose changed lines include a changed scalar literal
+ATTRIBUTES = "attributes: "  # opens the summary line of op attributes that changed (:func:`changed_attributes`)
 # A jaxpr equation's primitive: ``    c:f32[4] d:f32[4] = pjit[...]`` -> ``pjit``.
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 # An MLIR line's op: ``%0 = stablehlo.add %a, %b : tensor<4xf32>`` -> ``stablehlo.add``.
@@ -86,6 +87,8 @@ def compare_text(
     where = (locations() if locations else None) or []
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     constants = changed_constants(dialect, script, where)
+    if not summary and not structure and not constants:
+        structure += changed_attributes(differing)
     new_kinds = _new_kinds(artifact, (expected, actual), counts)
     places = [place for place, _ in found] + [c["at"] for c in constants if c["at"]]
     setting = _setting(script, places) if BY_NAME[artifact].frontend else None
@@ -121,6 +124,49 @@ def compare_text(
     )
 
 
+def changed_attributes(differing: tuple[str, str], limit: int = 2) -> list[str]:
+    """``attributes: precision [DEFAULT, DEFAULT] -> [HIGHEST, HIGHEST]``: the op attributes (``key=value``) whose
+    values the differing lines no longer or newly hold, for a drift that changed no op count and no constant
+    (``precision=jax.lax.Precision.HIGHEST`` on a matmul). A key only one side writes is ``unset`` on the other (the
+    jaxpr omits a default precision). Names, references and source metadata are not attributes of the program."""
+    old, new = (Counter(_attributes(text)) for text in differing)
+    gone, came = old - new, new - old
+    keys = list(dict.fromkeys(key for key, _ in [*gone, *came]))
+    changes = []
+    for key in keys[:limit]:
+        before, after = (_values([value for k, value in side if k == key]) for side in (gone, came))
+        changes.append(f"{key} {before} -> {after}")
+    more = f", +{len(keys) - limit} more" if len(keys) > limit else ""
+    return [f"{ATTRIBUTES}{'; '.join(changes)}{more}"] if changes else []
+
+
+def _values(values: Sequence[str], shown: int = 3) -> str:
+    """``0, 1, 2, +9 more``: an attribute's distinct values on one side; ``unset`` where it has none."""
+    distinct = list(dict.fromkeys(values))
+    more = f", +{len(distinct) - shown} more" if len(distinct) > shown else ""
+    return ", ".join(distinct[:shown]) + more if distinct else "unset"
+
+
+def _attributes(text: str) -> list[tuple[str, str]]:
+    """The ``key=value`` attributes of IR lines (``precision = [HIGHEST, HIGHEST]``, ``operand_precision={highest,
+    highest}``), leaving out source metadata and values that name other values or computations (``%x``)."""
+    return [
+        (match["key"], match["value"])
+        for match in _ATTRIBUTE.finditer(text)
+        if match["key"] not in _NOT_ATTRIBUTES and "%" not in match["value"] and "<" not in match["value"]
+    ]
+
+
+# ``key=value`` or ``key = value``: a bracketed value (one level of nesting) or a bare word.
+_ATTRIBUTE = re.compile(
+    r"\b(?P<key>[a-z_][\w.]*)[ \t]*=[ \t]*"
+    r"(?P<value>\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]|\([^()]*(?:\([^()]*\)[^()]*)*\)|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[\w.+-]+)"
+)
+_NOT_ATTRIBUTES = frozenset(
+    {"metadata", "op_name", "source_file", "source_line", "stack_frame_id", "name", "jaxpr", "calls", "to_apply"}
+)
+
+
 def _setting(script: EditScript, places: Sequence[str]) -> sources_.Setting | None:
     """The user's configuration constant (``RMS_EPS = 1e-5`` at the top of ``lm.py``) that holds a value
     the drift's lines now hold where they held another, in a module of the changed lines' places.
@@ -151,24 +197,50 @@ def _changed_places(
     values it reads: its op, type or attributes), and of those that hold an op of one of ``kinds``.
 
     A line that only reads another value now is downstream of the edit (the sum that no longer adds
-    the weight decay), not where it was made.
+    the weight decay), not where it was made; an added line that is a removed one up to its names (a Ref read
+    whose names shifted, a fusion renumbered) was only renamed or moved: neither is named.
     """
     naming_ = naming(BY_NAME[artifact].dialect)
+    renamed = _renamed_additions(script, naming_)
     own: set[str] = set()
     holding: set[str] = set()
-    for row in script.rows:
-        if row.tag not in "+~" or row.new is None or row.new >= len(where):
+    for k, row in enumerate(script.rows):
+        if row.tag not in "+~" or row.new is None or row.new >= len(where) or k in renamed:
             continue
         place, line = where[row.new], script.new[row.new]
         if not place or place in own:
             continue
         old = script.old[row.old] if row.tag == "~" and row.old is not None else None
-        if old is not None and naming_ is not None and naming_.split.sub("", old) == naming_.split.sub("", line):
+        if old is not None and naming_ is not None and _unnamed(naming_, old) == _unnamed(naming_, line):
             continue
         own.add(place)
         if kinds and not kinds.isdisjoint(op_counts(artifact, line)):
             holding.add(place)
     return own, holding
+
+
+def _renamed_additions(script: EditScript, naming_: Naming | None) -> set[int]:
+    """The rows of added lines that are each an old line, removed or changed in place, with other names (each old
+    line pairs once): the line moved, and its names shifted."""
+    if naming_ is None:
+        return set()
+    removed = Counter(
+        _unnamed(naming_, script.old[row.old]) for row in script.rows if row.tag in "-~" and row.old is not None
+    )
+    renamed = set()
+    for k, row in enumerate(script.rows):
+        if row.tag == "+" and row.new is not None and _take(removed, _unnamed(naming_, script.new[row.new])):
+            renamed.add(k)
+    return renamed
+
+
+def _unnamed(naming_: Naming, line: str) -> str:
+    """``line`` without its names, a jaxpr's Ref reads and writes included (``h:f32[4] <- a[...]``)."""
+    return _REF_NAME.sub("", naming_.split.sub("", line))
+
+
+# The Ref a jaxpr line reads (``<- a[...]``) or writes (``a[...] <- h``): names the dialect's rules keep.
+_REF_NAME = re.compile(r"(?<=<- )[a-z]+(?=\[)|^[ \t]*[a-z]+(?=\[[^\]\n]*\] <-)", re.MULTILINE)
 
 
 def _headline_order(
