@@ -98,6 +98,35 @@ def test_step(stage_snapshot):
 """
 
 
+# A step whose parameters were donated; the edit drops the donation. XLA removes the donated arguments' copies in
+# the entry computation, and the fusions that read them now read the arguments, printed where the copies were.
+DONATION = """
+import jax, jax.numpy as jnp
+
+def rms_norm(x, scale):
+    return x * jax.lax.rsqrt((x * x).mean(-1, keepdims=True) + 1e-6) * scale
+
+def layer(p, x):
+    h = rms_norm(x, p["scale"])
+    return x + jnp.tanh(h @ p["up"]) @ p["down"]
+
+def step(params, cache, x):
+    for p in params:
+        x = layer(p, x)
+    cache = [c * 0.5 + x for c in cache]
+    new = [{{k: v * 0.99 for k, v in p.items()}} for p in params]
+    return new, cache, x.sum()
+
+def test_step(stage_snapshot, stage_config):
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    def s(shape, spec):
+        return jax.ShapeDtypeStruct(shape, jnp.float32, sharding=NamedSharding(stage_config.mesh, spec))
+    params = [{{"scale": s((64,), P()), "up": s((64, 128), P()), "down": s((128, 64), P())}} for _ in range(3)]
+    cache = [s((16, 64), P("data")) for _ in range(3)]
+    stage_snapshot(jax.jit(step{donate}), params, cache, s((16, 64), P("data")), name="step")
+"""
+
+
 def _headlines(
     project: Project, test: str, before: dict[str, str], after: dict[str, str], configs: str = CPU8
 ) -> list[str]:
@@ -193,6 +222,14 @@ def test_collective_deltas_count_only_what_came_or_went(before, after, expected)
         return [{"op": op, "shape": shape, "bytes": size} for op, shape, size in items]
 
     assert collective_deltas(side(before), side(after)) == expected
+
+
+def test_a_removed_donation_is_not_headlined_at_the_lines_that_now_read_the_arguments(project: Project) -> None:
+    headlines = _headlines(project, DONATION, {"donate": ", donate_argnums=(0, 1)"}, {"donate": ""})
+    [ir] = [line for line in headlines if line.startswith("  IR: ")]
+    assert ir == "  IR: stablehlo, compiled changed; compiled: -9 copy (removed; the snapshot keeps no source lines)", (
+        ir
+    )
 
 
 def test_a_line_that_moved_and_was_renamed_is_never_a_headline_place() -> None:

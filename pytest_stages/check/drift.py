@@ -220,16 +220,22 @@ def _changed_places(
 
 
 def _renamed_additions(script: EditScript, naming_: Naming | None) -> set[int]:
-    """The rows of added lines that are each an old line, removed or changed in place, with other names (each old
-    line pairs once): the line moved, and its names shifted."""
+    """The rows whose new line is another old line, removed or changed in place, with other names (each old line
+    pairs once): the line moved and its names shifted (a fusion that read a donated argument's copy, now the
+    argument itself, printed where the copy was). A line changed in place into its own old text is not one."""
     if naming_ is None:
         return set()
-    removed = Counter(
+    old = Counter(
         _unnamed(naming_, script.old[row.old]) for row in script.rows if row.tag in "-~" and row.old is not None
     )
     renamed = set()
     for k, row in enumerate(script.rows):
-        if row.tag == "+" and row.new is not None and _take(removed, _unnamed(naming_, script.new[row.new])):
+        if row.tag not in "+~" or row.new is None:
+            continue
+        line = _unnamed(naming_, script.new[row.new])
+        if row.tag == "~" and row.old is not None and _unnamed(naming_, script.old[row.old]) == line:
+            continue
+        if _take(old, line):
             renamed.add(k)
     return renamed
 
