@@ -146,11 +146,12 @@ def test_an_all_reduce_on_wider_operands_is_not_one_more_all_reduce(project: Pro
     headlines = _headlines(project, FFN, {"width": "128"}, {"width": "192"})
     text = "\n".join(headlines)
     assert "+1 all-reduce" not in text and "-1 all-reduce" not in text, text
-    changed = "all-reduce operands f32[64,128], f32[128,64] -> f32[64,192], f32[192,64] (64.0 KiB -> 96.0 KiB)"
+    changed = "all-reduce operands f32[64,128] -> f32[64,192], f32[128,64] -> f32[192,64] (64.0 KiB -> 96.0 KiB)"
     assert f"  sharding: collectives: {changed}" in headlines, text
     assert any(line.startswith("  op structure: ") and changed in line for line in headlines), text
     assert any(
-        line.startswith("  IR: ") and "collectives: all-reduce operands f32[64,128]" in line for line in headlines
+        line.startswith("  IR: ") and "collectives: all-reduce operands f32[64,128] -> f32[64,192]" in line
+        for line in headlines
     )
 
 

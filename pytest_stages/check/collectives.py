@@ -6,6 +6,7 @@ collectives added or removed, collectives that started crossing slices or moved 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
@@ -85,14 +86,23 @@ def _alike(old: str, new: str) -> tuple[bool, bool, bool]:
 
 
 def _operands_change(op: str, old: _Key, new: _Key) -> str:
-    """``all-reduce operands f32[128,64] -> f32[192,64] (64.0 KiB -> 96.0 KiB)``: of tuples of one arity, only
-    the elements that differ."""
-    before, after = hlo.tuple_elements(old[1]), hlo.tuple_elements(new[1])
+    """``all-reduce operands f32[128,64] -> f32[192,64] (64.0 KiB -> 96.0 KiB)``: of tuples of one arity, each
+    element that differs, the same change once with its count (``f32[256] -> f32[384] x6``), the first
+    :data:`OPERANDS_SHOWN` of them; HLO's ``/*index=5*/`` markers left out."""
+    before, after = ([_INDEX.sub("", e) for e in hlo.tuple_elements(side[1])] for side in (old, new))
     if len(before) == len(after) > 1:
-        differing = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
-        before, after = [a for a, _ in differing], [b for _, b in differing]
-    shapes = f"{', '.join(before)} -> {', '.join(after)}"
+        changes = Counter(f"{a} -> {b}" for a, b in zip(before, after, strict=True) if a != b)
+        parts = [text + (f" x{n}" if n > 1 else "") for text, n in changes.items()]
+        more = [f"+{len(parts) - OPERANDS_SHOWN} more"] if len(parts) > OPERANDS_SHOWN else []
+        shapes = ", ".join(parts[:OPERANDS_SHOWN] + more)
+    else:
+        shapes = f"{', '.join(before)} -> {', '.join(after)}"
     return f"{op} operands {shapes} ({format_bytes(old[2])} -> {format_bytes(new[2])})"
+
+
+OPERANDS_SHOWN = 3
+# HLO's position marker in a long tuple shape: ``/*index=5*/f32[4]``.
+_INDEX = re.compile(r"/\*index=\d+\*/")
 
 
 def op_deltas(before: Counter[str], after: Counter[str]) -> dict[str, int]:
