@@ -16,7 +16,9 @@ import pytest
 from conftest import Project
 
 from pytest_stages.check.figure_text import percent_change
+from pytest_stages.core.records import CallRecord
 from pytest_stages.report import cli
+from pytest_stages.report.render import key_deltas
 
 PYPROJECT = """
 [project]
@@ -122,6 +124,11 @@ def test_no_renderer_writes_a_change_from_zero_as_inf(pending: Project) -> None:
     assert "from 0" in texts[-1]  # the HTML report's figure table names it
     for text in texts:
         assert "inf%" not in text, text
+
+
+def test_the_summary_tables_key_deltas_say_from_0() -> None:
+    record = CallRecord("t.py::test_a[cpu1]", "cpu1", "f", "f", deltas={"temp_size_in_bytes": [0, 4096]})
+    assert key_deltas(record) == "temp_bytes 0->4096 (from 0)"
 
 
 @pytest.mark.parametrize(
