@@ -197,11 +197,12 @@ def _changed_places(
     values it reads: its op, type or attributes), and of those that hold an op of one of ``kinds``.
 
     A line that only reads another value now is downstream of the edit (the sum that no longer adds
-    the weight decay), not where it was made; an added line that is a removed one up to its names (a Ref read
-    whose names shifted, a fusion renumbered) was only renamed or moved: neither is named.
+    the weight decay), not where it was made; a line, added or changed in place, that is another old line up
+    to its names (a Ref read whose names shifted, a fusion printed elsewhere) only moved (:func:`_moved_lines`):
+    neither is named.
     """
     naming_ = naming(BY_NAME[artifact].dialect)
-    renamed = _renamed_additions(script, naming_)
+    renamed = _moved_lines(script, naming_)
     own: set[str] = set()
     holding: set[str] = set()
     for k, row in enumerate(script.rows):
@@ -219,7 +220,7 @@ def _changed_places(
     return own, holding
 
 
-def _renamed_additions(script: EditScript, naming_: Naming | None) -> set[int]:
+def _moved_lines(script: EditScript, naming_: Naming | None) -> set[int]:
     """The rows whose new line is another old line, removed or changed in place, with other names (each old line
     pairs once): the line moved and its names shifted (a fusion that read a donated argument's copy, now the
     argument itself, printed where the copy was). A line changed in place into its own old text is not one."""
