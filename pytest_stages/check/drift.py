@@ -128,16 +128,27 @@ def changed_attributes(differing: tuple[str, str], limit: int = 2) -> list[str]:
     """``attributes: precision [DEFAULT, DEFAULT] -> [HIGHEST, HIGHEST]``: the op attributes (``key=value``) whose
     values the differing lines no longer or newly hold, for a drift that changed no op count and no constant
     (``precision=jax.lax.Precision.HIGHEST`` on a matmul). A key only one side writes is ``unset`` on the other (the
-    jaxpr omits a default precision). Names, references and source metadata are not attributes of the program."""
+    jaxpr omits a default precision); one whose values differ only in numbers (a shape) is left to the constants and
+    the setting. Names, references and source metadata are not attributes of the program."""
     old, new = (Counter(_attributes(text)) for text in differing)
     gone, came = old - new, new - old
-    keys = list(dict.fromkeys(key for key, _ in [*gone, *came]))
-    changes = []
-    for key in keys[:limit]:
-        before, after = (_values([value for k, value in side if k == key]) for side in (gone, came))
-        changes.append(f"{key} {before} -> {after}")
+    changed: dict[str, tuple[list[str], list[str]]] = {}
+    for key in dict.fromkeys(key for key, _ in [*gone, *came]):
+        before, after = ([value for k, value in side.elements() if k == key] for side in (gone, came))
+        if _numbers(before) != _numbers(after):  # a shape or a size only: the constants and the setting say those
+            changed[key] = (before, after)
+    keys = list(changed)
+    changes = [f"{key} {_values(changed[key][0])} -> {_values(changed[key][1])}" for key in keys[:limit]]
     more = f", +{len(keys) - limit} more" if len(keys) > limit else ""
     return [f"{ATTRIBUTES}{'; '.join(changes)}{more}"] if changes else []
+
+
+def _numbers(values: Sequence[str]) -> list[str]:
+    """``values`` with every number read as 0, in order: equal on both sides where only numbers changed."""
+    return sorted(_DIGITS.sub("0", value) for value in values)
+
+
+_DIGITS = re.compile(r"\d+")
 
 
 def _values(values: Sequence[str], shown: int = 3) -> str:
@@ -149,11 +160,11 @@ def _values(values: Sequence[str], shown: int = 3) -> str:
 
 def _attributes(text: str) -> list[tuple[str, str]]:
     """The ``key=value`` attributes of IR lines (``precision = [HIGHEST, HIGHEST]``, ``operand_precision={highest,
-    highest}``), leaving out source metadata and values that name other values or computations (``%x``)."""
+    highest}``), leaving out source metadata, shardings and values that name other values or computations (``%x``)."""
     return [
         (match["key"], match["value"])
         for match in _ATTRIBUTE.finditer(text)
-        if match["key"] not in _NOT_ATTRIBUTES and "%" not in match["value"] and "<" not in match["value"]
+        if match["key"].rsplit(".", 1)[-1] not in _NOT_ATTRIBUTES and "%" not in match["value"]
     ]
 
 
@@ -162,8 +173,10 @@ _ATTRIBUTE = re.compile(
     r"\b(?P<key>[a-z_][\w.]*)[ \t]*=[ \t]*"
     r"(?P<value>\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]|\([^()]*(?:\([^()]*\)[^()]*)*\)|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[\w.+-]+)"
 )
+# Source metadata, names and callees; and shardings, which the sharding check names leaf by leaf.
 _NOT_ATTRIBUTES = frozenset(
     {"metadata", "op_name", "source_file", "source_line", "stack_frame_id", "name", "jaxpr", "calls", "to_apply"}
+    | {"sharding", "out_sharding", "in_shardings", "out_shardings"}
 )
 
 
