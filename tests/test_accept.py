@@ -438,7 +438,7 @@ def test_review_through_a_terminal_accepts_rejects_and_skips(pytester: pytest.Py
 
     stream = io.StringIO()
     status = cli.main(["review", "--rootdir", str(project.path), str(folder)], stream=stream)
-    assert status == 2 and "Run it in a terminal, or pass --accept-all or --reject-all." in stream.getvalue()
+    assert status == 2 and "Run it in a terminal, pass --accept-all or --reject-all, or list" in stream.getvalue()
     assert "\x1b[" not in stream.getvalue()
     # The pending files of a local run (pending_dir): review without a folder takes them.
     project.write(

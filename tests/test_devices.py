@@ -223,7 +223,7 @@ def test_lost_donation_fails_as_a_donation_change(multi):
         [
             "  sharding: input x no longer donated (XLA had reused its buffer) at test_sh.py:10 in <lambda>",
             "  memory: xla_peak_bytes +100.0%; alias_bytes -100.0%",
-            "  IR: stablehlo, compiled changed",
+            "  IR: stablehlo, compiled changed; stablehlo: tf.aliasing_output 0 -> unset",
             "- sharding (scale.sharding.json): input x no longer donated (XLA had reused its buffer)",
             "- memory (scale.memory.json):",
             "    alias_bytes 32768 -> 0 (-100.0%, tolerance exact): fewer bytes shared between inputs and outputs",

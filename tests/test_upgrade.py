@@ -266,3 +266,9 @@ def test_upgrade_section_orders_figures_by_relative_change_and_skips_information
         "text-only churn: 1 call(s) drifted in IR text or op structure only",
     ]
     assert upgrade_section(calls[-1:]) == []
+
+
+def test_a_figure_from_zero_in_the_upgrade_section_reads_from_0():
+    """A relative change from zero is no number: ``from 0``, never ``+inf%`` (docs/failures.md)."""
+    moved = upgrade_section([call("z", "compiler", {"temp_size_in_bytes": [0, 34730]}, kinds=("text", "memory"))])
+    assert "  t.py::test_z[cpu1] z: temp_bytes 0 -> 34730 (from 0)" in moved, moved

@@ -13,7 +13,7 @@ from dataclasses import asdict
 
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check.collectives import (
-    collective_text,
+    collective_deltas,
     loop_collective_changes,
     loop_view,
     op_change_summary,
@@ -22,7 +22,7 @@ from pytest_stages.check.collectives import (
 from pytest_stages.core.records import Change, Compared, Constant, DriftDetail, Finding, Pair
 from pytest_stages.ir import hlo, literals
 from pytest_stages.ir import sources as sources_
-from pytest_stages.ir.alpha import equivalent, naming
+from pytest_stages.ir.alpha import Naming, equivalent, naming
 from pytest_stages.ir.kernel_payloads import changed_lines
 from pytest_stages.ir.textdiff import (
     EditScript,
@@ -39,6 +39,7 @@ REPORT_ROWS = 400
 # The dialects whose lines record one source frame each, in the order the program ran (the jaxpr).
 ONE_FRAME = ("jaxpr",)
 CONSTANT = "constant"  # the subject of a drift whose changed lines include a changed scalar literal
+ATTRIBUTES = "attributes: "  # opens the summary line of op attributes that changed (:func:`changed_attributes`)
 # A jaxpr equation's primitive: ``    c:f32[4] d:f32[4] = pjit[...]`` -> ``pjit``.
 _JAXPR_EQUATION = re.compile(r"^[ \t]*(?:\S+:\S+[ \t]+)+=[ \t]+([a-z_]\w*)", re.MULTILINE)
 # An MLIR line's op: ``%0 = stablehlo.add %a, %b : tensor<4xf32>`` -> ``stablehlo.add``.
@@ -86,6 +87,8 @@ def compare_text(
     where = (locations() if locations else None) or []
     found, removed = _own_lines(sources(script, where)) if where else ([], 0)
     constants = changed_constants(dialect, script, where)
+    if not summary and not structure and not constants:
+        structure += changed_attributes(differing)
     new_kinds = _new_kinds(artifact, (expected, actual), counts)
     places = [place for place, _ in found] + [c["at"] for c in constants if c["at"]]
     setting = _setting(script, places) if BY_NAME[artifact].frontend else None
@@ -121,6 +124,62 @@ def compare_text(
     )
 
 
+def changed_attributes(differing: tuple[str, str], limit: int = 2) -> list[str]:
+    """``attributes: precision [DEFAULT, DEFAULT] -> [HIGHEST, HIGHEST]``: the op attributes (``key=value``) whose
+    values the differing lines no longer or newly hold, for a drift that changed no op count and no constant
+    (``precision=jax.lax.Precision.HIGHEST`` on a matmul). A key only one side writes is ``unset`` on the other (the
+    jaxpr omits a default precision); one whose values differ only in numbers (a shape) is left to the constants and
+    the setting. Names, references and source metadata are not attributes of the program."""
+    old, new = (Counter(_attributes(text)) for text in differing)
+    gone, came = old - new, new - old
+    changed: dict[str, tuple[list[str], list[str]]] = {}
+    for key in dict.fromkeys(key for key, _ in [*gone, *came]):
+        before, after = ([value for k, value in side.elements() if k == key] for side in (gone, came))
+        if _numbers(before) != _numbers(after):  # a shape or a size only: the constants and the setting say those
+            changed[key] = (before, after)
+    keys = list(changed)
+    changes = [f"{key} {_values(changed[key][0])} -> {_values(changed[key][1])}" for key in keys[:limit]]
+    more = f", +{len(keys) - limit} more" if len(keys) > limit else ""
+    return [f"{ATTRIBUTES}{'; '.join(changes)}{more}"] if changes else []
+
+
+def _numbers(values: Sequence[str]) -> list[str]:
+    """``values`` with every number read as 0, in order: equal on both sides where only numbers changed."""
+    return sorted(_DIGITS.sub("0", value) for value in values)
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _values(values: Sequence[str], shown: int = 3) -> str:
+    """``0, 1, 2, +9 more``: an attribute's distinct values on one side; ``unset`` where it has none."""
+    distinct = list(dict.fromkeys(values))
+    more = f", +{len(distinct) - shown} more" if len(distinct) > shown else ""
+    return ", ".join(distinct[:shown]) + more if distinct else "unset"
+
+
+def _attributes(text: str) -> list[tuple[str, str]]:
+    """The ``key=value`` attributes of IR lines (``precision = [HIGHEST, HIGHEST]``, ``operand_precision={highest,
+    highest}``), leaving out source metadata, shardings and values that name other values or computations (``%x``)."""
+    return [
+        (match["key"], match["value"])
+        for match in _ATTRIBUTE.finditer(text)
+        if match["key"].rsplit(".", 1)[-1] not in _NOT_ATTRIBUTES and "%" not in match["value"]
+    ]
+
+
+# ``key=value`` or ``key = value``: a bracketed value (one level of nesting) or a bare word.
+_ATTRIBUTE = re.compile(
+    r"\b(?P<key>[a-z_][\w.]*)[ \t]*=[ \t]*"
+    r"(?P<value>\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]|\([^()]*(?:\([^()]*\)[^()]*)*\)|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[\w.+-]+)"
+)
+# Source metadata, names and callees; and shardings, which the sharding check names leaf by leaf.
+_NOT_ATTRIBUTES = frozenset(
+    {"metadata", "op_name", "source_file", "source_line", "stack_frame_id", "name", "jaxpr", "calls", "to_apply"}
+    | {"sharding", "out_sharding", "in_shardings", "out_shardings"}
+)
+
+
 def _setting(script: EditScript, places: Sequence[str]) -> sources_.Setting | None:
     """The user's configuration constant (``RMS_EPS = 1e-5`` at the top of ``lm.py``) that holds a value
     the drift's lines now hold where they held another, in a module of the changed lines' places.
@@ -151,24 +210,57 @@ def _changed_places(
     values it reads: its op, type or attributes), and of those that hold an op of one of ``kinds``.
 
     A line that only reads another value now is downstream of the edit (the sum that no longer adds
-    the weight decay), not where it was made.
+    the weight decay), not where it was made; a line, added or changed in place, that is another old line up
+    to its names (a Ref read whose names shifted, a fusion printed elsewhere) only moved (:func:`_moved_lines`):
+    neither is named.
     """
     naming_ = naming(BY_NAME[artifact].dialect)
+    renamed = _moved_lines(script, naming_)
     own: set[str] = set()
     holding: set[str] = set()
-    for row in script.rows:
-        if row.tag not in "+~" or row.new is None or row.new >= len(where):
+    for k, row in enumerate(script.rows):
+        if row.tag not in "+~" or row.new is None or row.new >= len(where) or k in renamed:
             continue
         place, line = where[row.new], script.new[row.new]
         if not place or place in own:
             continue
         old = script.old[row.old] if row.tag == "~" and row.old is not None else None
-        if old is not None and naming_ is not None and naming_.split.sub("", old) == naming_.split.sub("", line):
+        if old is not None and naming_ is not None and _unnamed(naming_, old) == _unnamed(naming_, line):
             continue
         own.add(place)
         if kinds and not kinds.isdisjoint(op_counts(artifact, line)):
             holding.add(place)
     return own, holding
+
+
+def _moved_lines(script: EditScript, naming_: Naming | None) -> set[int]:
+    """The rows whose new line is another old line, removed or changed in place, with other names (each old line
+    pairs once): the line moved and its names shifted (a fusion that read a donated argument's copy, now the
+    argument itself, printed where the copy was). A line changed in place into its own old text is not one."""
+    if naming_ is None:
+        return set()
+    old = Counter(
+        _unnamed(naming_, script.old[row.old]) for row in script.rows if row.tag in "-~" and row.old is not None
+    )
+    renamed = set()
+    for k, row in enumerate(script.rows):
+        if row.tag not in "+~" or row.new is None:
+            continue
+        line = _unnamed(naming_, script.new[row.new])
+        if row.tag == "~" and row.old is not None and _unnamed(naming_, script.old[row.old]) == line:
+            continue
+        if _take(old, line):
+            renamed.add(k)
+    return renamed
+
+
+def _unnamed(naming_: Naming, line: str) -> str:
+    """``line`` without its names, a jaxpr's Ref reads and writes included (``h:f32[4] <- a[...]``)."""
+    return _REF_NAME.sub("", naming_.split.sub("", line))
+
+
+# The Ref a jaxpr line reads (``<- a[...]``) or writes (``a[...] <- h``): names the dialect's rules keep.
+_REF_NAME = re.compile(r"(?<=<- )[a-z]+(?=\[)|^[ \t]*[a-z]+(?=\[[^\]\n]*\] <-)", re.MULTILINE)
 
 
 def _headline_order(
@@ -316,9 +408,7 @@ def hlo_structure_summary(
     if counts[0]["fusion"] != counts[1]["fusion"]:
         before, after = (hlo.count_opcode(text, "fusion") for text in texts)
         lines.append(f"fusions: {before} -> {after}")
-    old, new = (Counter(collective_text(asdict(c)) for c in hlo.collectives(text)) for text in differing)
-    changes = [f"+{n} {text}" for text, n in sorted((new - old).items())]
-    changes += [f"-{n} {text}" for text, n in sorted((old - new).items())]
+    changes = collective_deltas(*([asdict(c) for c in hlo.collectives(text)] for text in differing))
     if changes:
         lines.append("collectives: " + ", ".join(changes))
     if changes and any(" while(" in text for text in texts):

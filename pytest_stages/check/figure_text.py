@@ -71,6 +71,14 @@ def figure_values(old: float, new: float) -> str:
     return f"{before} -> {after}"
 
 
+def percent_change(old: float, new: float) -> str:
+    """``+5.1%``, or ``from 0`` where the figure starts at zero: a relative change from zero is no number
+    (never ``+inf%``). Every renderer of a figure's change writes it with this or :func:`figure_change`."""
+    if old == 0 and new != 0:
+        return "from 0"
+    return f"{relative_change(old, new):+.1%}"
+
+
 def figure_change(metric: str, old: float, new: float) -> str:
     """How a figure moved, as a reviewer reads it: ``+20.0%``; ``+4 B`` where the percentage rounds
     to nothing; ``0 -> 1.2 MiB`` from zero (never ``+inf%`` or ``+0.0%``)."""

@@ -13,7 +13,7 @@ from pytest_stages.analyse.artifacts import ARTIFACTS, BUDGET, BY_NAME, HEADLINE
 from pytest_stages.analyse.step_time import METRIC as STEP_METRIC
 from pytest_stages.check.compare import NO_SNAPSHOT
 from pytest_stages.check.decide import Verdict
-from pytest_stages.check.drift import CONSTANT, summary_lines
+from pytest_stages.check.drift import ATTRIBUTES, CONSTANT, summary_lines
 from pytest_stages.check.figure_text import figure_change, metric_short, per_operand
 from pytest_stages.check.recompiles import explanation_lines
 from pytest_stages.core.records import Change, Finding, Kind
@@ -184,7 +184,7 @@ def _ir_headline(group: Sequence[Finding]) -> str:
     (docs/architecture.md, "How stage texts are compared"); the headline is cut before it, never through it.
     """
     names = ", ".join(dict.fromkeys(f.artifact for f in group))
-    described = next((f for f in group if f.ops or f.moves), None)
+    described = next((f for f in group if f.ops or (f.moves and not f.moves[0].startswith(ATTRIBUTES))), None)
     summary, located = _ir_summary(group, described)
     where = _ir_where(described, located)
     # The setting follows the cut summary rather than shortening it: it names the line to edit.
@@ -204,7 +204,8 @@ def _setting(group: Sequence[Finding]) -> str:
 
 
 def _ir_summary(group: Sequence[Finding], described: Finding | None) -> tuple[str, Finding | None]:
-    """What changed (the ops or move of ``described``, else a changed constant), and the finding to locate it by."""
+    """What changed (the ops or move of ``described``, else a changed constant, else the op attributes that
+    changed: ``jaxpr: precision unset -> (Precision.HIGHEST, Precision.HIGHEST)``), and the finding to locate it by."""
     constant = _first_located([f for f in group if f.subject == CONSTANT])
     located = _first_located(group)
     if described is not None:
@@ -214,6 +215,9 @@ def _ir_summary(group: Sequence[Finding], described: Finding | None) -> tuple[st
         return f"; {constant.artifact}: {constant.before} -> {constant.after}", (
             constant if constant.locations else located
         )
+    attributed = next((f for f in group if f.moves), None)
+    if attributed is not None:
+        return f"; {attributed.artifact}: {attributed.moves[0].removeprefix(ATTRIBUTES)}", located
     return "", located
 
 

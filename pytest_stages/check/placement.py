@@ -30,7 +30,9 @@ def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mappin
     keys = placement_keys(expected, actual)
     arguments = _argument_leaves([*expected.get("inputs", {}), *actual.get("inputs", {})])
     full = _grouped([_placement_change(key, expected, actual) for key in keys], arguments=arguments)
-    short = group_leaves([_placement_change(key, expected, actual, mesh=False) for key in keys], arguments=arguments)
+    short = group_leaves(
+        [_placement_change(key, expected, actual, mesh=False) for key in keys], arguments=arguments, headline=True
+    )
     return [
         Finding(
             check_kind(artifact),
@@ -106,21 +108,32 @@ def _reported_by_both(key: list[str], expected: Mapping[str, Any], actual: Mappi
 
 
 def group_leaves(
-    changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST, arguments: Mapping[str, int] | None = None
+    changes: Sequence[tuple[str, str, str, str]],
+    least: int = GROUP_LEAST,
+    arguments: Mapping[str, int] | None = None,
+    *,
+    headline: bool = False,
 ) -> list[str]:
     """``(side, leaf, change, extra)`` as messages; ``least`` or more leaves with one change are one line.
 
     ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; inputs that are every
     leaf of their arguments (``arguments``: each one's leaf count) are named by them: ``arguments p, s (115
-    arrays) no longer donated``.
+    arrays) no longer donated``; for the ``headline``, a group's field change first (:func:`_grouped`).
     """
-    return [message for _, message, _ in _grouped(changes, least, arguments)]
+    return [message for _, message, _ in _grouped(changes, least, arguments, headline=headline)]
 
 
 def _grouped(
-    changes: Sequence[tuple[str, str, str, str]], least: int = GROUP_LEAST, arguments: Mapping[str, int] | None = None
+    changes: Sequence[tuple[str, str, str, str]],
+    least: int = GROUP_LEAST,
+    arguments: Mapping[str, int] | None = None,
+    *,
+    headline: bool = False,
 ) -> list[tuple[str, str, str]]:
-    """:func:`group_leaves`' messages, each with its side (``""`` for the collectives) and its change."""
+    """:func:`group_leaves`' messages, each with its side (``""`` for the collectives) and its change.
+
+    For the ``headline``, a group's field change comes before its leaves, so that a cut headline still says it:
+    ``P('tensor', 'fsdp') -> P('fsdp', 'tensor'): 6 inputs (model.layers.0.mlp.down_proj.kernel, ...)``."""
     groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for side, leaf, change, extra in changes:
         groups.setdefault((side, change), []).append((leaf, extra))
@@ -132,14 +145,18 @@ def _grouped(
             messages.append((side, change, change))
         elif len(leaves) < least:
             messages += [(side, f"{side} {leaf}{change}{extra}", change) for leaf, extra in members]
-        elif whole:
-            plural = "s" if len(whole) > 1 else ""
-            messages.append((side, f"argument{plural} {', '.join(whole)} ({len(leaves)} arrays){change}", change))
         else:
+            plural = "s" if len(whole) > 1 else ""
             shown = ", ".join(leaves[:GROUP_NAMES]) + (
                 f", +{len(leaves) - GROUP_NAMES} more" if len(leaves) > GROUP_NAMES else ""
             )
-            messages.append((side, f"{len(leaves)} {side}s ({shown}){change}", change))
+            group = (
+                f"argument{plural} {', '.join(whole)} ({len(leaves)} arrays)"
+                if whole
+                else f"{len(leaves)} {side}s ({shown})"
+            )
+            first = headline and change.startswith(": ")
+            messages.append((side, f"{change[2:]}: {group}" if first else f"{group}{change}", change))
     return messages
 
 

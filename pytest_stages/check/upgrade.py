@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from pytest_stages.analyse.artifacts import ARTIFACTS
-from pytest_stages.check.figure_text import informational, metric_short
+from pytest_stages.check.figure_text import informational, metric_short, percent_change
 from pytest_stages.config.settings import VersionMode
 from pytest_stages.core.records import CallRecord, DriftCause, Kind, Status
 from pytest_stages.core.units import format_number, relative_change
@@ -146,7 +146,7 @@ def _figures(old: float, new: float) -> str:
     if before == after:
         before, after = f"{old:.9g}", f"{new:.9g}"
     change = relative_change(old, new)
-    percent = f"{change:+.1%}" if abs(change) >= 0.001 else f"{change * 100:+.2g}%"
+    percent = percent_change(old, new) if old == 0 or abs(change) >= 0.001 else f"{change * 100:+.2g}%"
     return f"{before} -> {after} ({percent})"
 
 

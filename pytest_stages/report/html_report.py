@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 
 from pytest_stages.analyse.artifacts import headline_rank
 from pytest_stages.check.drift import REPORT_ROWS, removed_line
-from pytest_stages.check.figure_text import metric_short
+from pytest_stages.check.figure_text import metric_short, percent_change
 from pytest_stages.check.recompiles import explanation_lines
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.records import CallRecord, DiffRow, DriftDetail, Kind, Mode
 from pytest_stages.core.text import shown
-from pytest_stages.core.units import format_number, relative_change
+from pytest_stages.core.units import format_number
 
 # Tokens of an IR line to colour: names (``%x.1``, ``@main``), types (``f32[8]{0}``, ``tensor<4xf32>``),
 # ops (``fusion(``, ``stablehlo.add``), strings and numbers.
@@ -176,7 +176,7 @@ def _deltas(deltas: Mapping[str, Sequence[float]]) -> str:
     for metric, (old, new) in sorted(deltas.items()):
         rows.append(
             f"<tr><td>{_e(metric_short(metric))}</td><td>{format_number(old)}</td><td>{format_number(new)}</td>"
-            f"<td>{relative_change(old, new):+.1%}</td></tr>"
+            f"<td>{percent_change(old, new)}</td></tr>"
         )
     return '<h3>cost and memory</h3><table class="deltas">' + "".join(rows) + "</table>"
 

@@ -11,14 +11,14 @@ from typing import Any, Literal, Protocol, TypedDict
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.analyse.step_time import SECONDS
-from pytest_stages.check.figure_text import metric_short
+from pytest_stages.check.figure_text import metric_short, percent_change
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.records import CallRecord, Change, Kind, Migration, Mode, Status
 from pytest_stages.core.run_view import RunFacts
 from pytest_stages.core.text import shown
-from pytest_stages.core.units import format_bytes, format_number, format_seconds, relative_change
+from pytest_stages.core.units import format_bytes, format_number, format_seconds
 from pytest_stages.run.session import StagesSession
 
 REPORT_SCHEMA = "pytest-stages-report/1"
@@ -215,7 +215,7 @@ def key_deltas(record: CallRecord) -> str:
         if metric in record.deltas:
             old, new = record.deltas[metric]
             parts.append(
-                f"{metric_short(metric)} {format_number(old)}->{format_number(new)} ({relative_change(old, new):+.1%})"
+                f"{metric_short(metric)} {format_number(old)}->{format_number(new)} ({percent_change(old, new)})"
             )
     for finding in record.findings:  # a memory share within its ceiling: how much the program may still grow
         if finding.change == Change.HEADROOM:

@@ -7,14 +7,17 @@ call and asks accept / reject / skip / quit (docs/review.md).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
+from pytest_stages.check.figure_text import percent_change
 from pytest_stages.check.message import Labels, headline_lines
 from pytest_stages.config.discovery import load_pyproject
 from pytest_stages.config.settings import parse_settings
@@ -22,7 +25,7 @@ from pytest_stages.config.values import parse_selection
 from pytest_stages.core.errors import ConfigError, StagesError
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.text import shown
-from pytest_stages.core.units import format_number, relative_change
+from pytest_stages.core.units import format_number
 from pytest_stages.report.diff_command import diff_lines
 from pytest_stages.store import accept as accept_
 from pytest_stages.store import expression
@@ -33,6 +36,7 @@ from pytest_stages.store.storage import SnapshotStore, snapshot_root
 
 # Exit statuses: done; bad input (nothing written); Ctrl-C at review's prompt (the answers given applied).
 OK, USAGE, INTERRUPTED = 0, 2, 130
+LIST_SCHEMA = "pytest-stages-review-list/1"
 _CHOICES = {"a": "accept", "r": "reject", "s": "skip", "q": "quit"}
 
 
@@ -67,6 +71,13 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     every = review.add_mutually_exclusive_group()
     every.add_argument("--accept-all", action="store_true", help="accept every selected call without asking")
     every.add_argument("--reject-all", action="store_true", help="reject every selected call without asking")
+    every.add_argument(
+        "--list",
+        action="store_true",
+        help="print each selected call's headline and figures, without diffs or questions; write nothing "
+        "(for a CI log or a script, no terminal needed)",
+    )
+    review.add_argument("--json", action="store_true", help="with --list: one JSON document instead of text")
 
 
 def _selection(parser: argparse.ArgumentParser) -> None:
@@ -158,16 +169,9 @@ def call_text(entry: PendingEntry, snapshots: Path, *, colour: bool = False) -> 
     The headline is rendered from the findings the run recorded in the call's manifest; a file that is not
     UTF-8 text is shown with replacement characters, and said so.
     """
-    record = CallRecord.from_dict(entry.manifest["record"])
+    summary = call_summary(entry)
     lines = [_paint(shown(f"{entry.label}  [{entry.source}]"), "1", colour)]
-    failing = [f for f in record.findings if f.failing]
-    headline = (
-        headline_lines(failing, Labels({})) if failing else [f"{f.artifact}: {f.message}" for f in record.findings]
-    )
-    lines += [f"  {shown(line)}" for line in headline]
-    for metric, (before, after) in record.deltas.items():
-        moved = relative_change(before, after)
-        lines.append(f"  {metric}: {format_number(before)} -> {format_number(after)} ({moved:+.1%})")
+    lines += [f"  {shown(line)}" for line in [*summary.headline, *summary.figure_lines()]]
     for name, data in entry.texts.items():
         if name == META_FILE:
             continue
@@ -182,6 +186,65 @@ def call_text(entry: PendingEntry, snapshots: Path, *, colour: bool = False) -> 
         for line in diff_lines(name, names, *(raw.decode("utf-8", "replace") for raw in raws)):
             lines.append(_paint(line, _colour_of(line), colour))
     return lines
+
+
+@dataclass(frozen=True)
+class CallSummary:
+    """A pending call as ``review --list`` gives it: which call, its headline and the figures that moved."""
+
+    label: str
+    nodeid: str
+    config: str
+    name: str
+    source: str
+    folder: str
+    headline: tuple[str, ...]
+    figures: Mapping[str, tuple[float, float]]
+    files: tuple[str, ...]
+
+    def figure_lines(self) -> list[str]:
+        """``alias_size_in_bytes: 0 -> 34730 (from 0)``: each figure that moved, as review prints it."""
+        return [
+            f"{metric}: {format_number(old)} -> {format_number(new)} ({percent_change(old, new)})"
+            for metric, (old, new) in self.figures.items()
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The call in ``review --list --json``: plain strings, lists and numbers."""
+        return {**asdict(self), "figures": {metric: list(pair) for metric, pair in self.figures.items()}}
+
+
+def call_summary(entry: PendingEntry) -> CallSummary:
+    """A pending call's headline, rendered from the findings the run recorded in its manifest (the one
+    pytest printed), and its figures that moved."""
+    record = CallRecord.from_dict(entry.manifest["record"])
+    failing = [f for f in record.findings if f.failing]
+    headline = (
+        headline_lines(failing, Labels({})) if failing else [f"{f.artifact}: {f.message}" for f in record.findings]
+    )
+    return CallSummary(
+        label=entry.label,
+        nodeid=entry.key[0],
+        config=entry.key[1],
+        name=entry.key[2],
+        source=entry.source,
+        folder=entry.folder,
+        headline=tuple(headline),
+        figures={metric: (before, after) for metric, (before, after) in record.deltas.items()},
+        files=tuple(name for name in entry.texts if name != META_FILE),
+    )
+
+
+def list_calls(calls: Sequence[CallSummary], stream: TextIO, *, as_json: bool) -> None:
+    """``review --list``: every call's label, headline and figures (or one JSON document); nothing asked or written."""
+    if as_json:
+        document = {"schema": LIST_SCHEMA, "calls": [call.to_dict() for call in calls]}
+        stream.write(json.dumps(document, indent=2) + "\n")
+        return
+    for position, call in enumerate(calls, 1):
+        stream.write(shown(f"({position}/{len(calls)}) {call.label}  [{call.source}]") + "\n")
+        stream.writelines(f"  {shown(line)}\n" for line in [*call.headline, *call.figure_lines()])
+    stream.write(f"pytest-stages review: {len(calls)} pending call(s) listed, nothing written\n")
 
 
 def _is_text(raw: bytes) -> bool:
@@ -210,6 +273,8 @@ def run_review(args: argparse.Namespace, stream: TextIO) -> int:
     """
     terminal = stream.isatty() and sys.stdin.isatty()
     try:
+        if args.json and not args.list:
+            raise ConfigError("--json goes with --list: `pytest-stages review --list --json`.")
         project = _project(args)
         folders, selection = _split(args, project)
         sets = accept_.read_sets(folders)
@@ -220,16 +285,31 @@ def run_review(args: argparse.Namespace, stream: TextIO) -> int:
     if not chosen:  # as accept refuses it: a selection that chooses nothing is a mistake, not a review
         stream.write(f"pytest-stages review: {accept_.nothing_selected(sets)}\n")
         return USAGE
+    if args.list:
+        list_calls([call_summary(entry) for _, entry in chosen], stream, as_json=args.json)
+        return OK
     if not (args.accept_all or args.reject_all or terminal):
         stream.write(
             "pytest-stages review: review asks about each call on a terminal; here stdin/stdout is not one. Run it "
-            "in a terminal, or pass --accept-all or --reject-all.\n"
+            "in a terminal, pass --accept-all or --reject-all, or list the calls with --list (add --json for a "
+            "script).\n"
         )
         return USAGE
     decisions: dict[str, list[tuple[PendingSet, PendingEntry]]] = {"accept": [], "reject": [], "skip": []}
     if args.accept_all or args.reject_all:
         decisions["accept" if args.accept_all else "reject"] = chosen
         return _conclude(decisions, project, stream)
+    return _walk(chosen, decisions, project, stream, terminal)
+
+
+def _walk(
+    chosen: Sequence[tuple[PendingSet, PendingEntry]],
+    decisions: dict[str, list[tuple[PendingSet, PendingEntry]]],
+    project: accept_.Project,
+    stream: TextIO,
+    terminal: bool,
+) -> int:
+    """Each call shown and asked about on the terminal; the answers applied at the end, or at Ctrl-C."""
     try:
         for position, (found, entry) in enumerate(chosen, 1):
             text = call_text(entry, project.snapshots, colour=_colour(terminal))
