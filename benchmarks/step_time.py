@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import json
+import math
+import os
 import statistics
 import sys
 import time
@@ -31,17 +34,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CALIBRATION, REPORT = "calibration", "report"
-# Pairs of report programs whose step times a change moves: (before, after), the direction checked.
-EDITS = (
-    ("matmul bf16 4096^2", "matmul bf16 8192^2"),
-    ("MLP train step f32, 4 x 512^2", "MLP train step bf16, 4 x 2048^2"),
-    ("scan RNN f32, 256 steps", "scan RNN f32, 512 steps"),
-    ("examples: mlp_train_step", "examples: mlp_train_step f32 -> bf16 params"),
-    ("gelu bf16 8192^2", "gelu f32 8192^2"),
-    ("softmax f32 64x1024x1024", "softmax bf16 64x1024x1024"),
-)
-
-
 Builder = Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]
 
 
@@ -49,7 +41,12 @@ def _programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder p
     import jax
     import jax.numpy as jnp
 
-    sys.path[:0] = [str(ROOT / "examples"), str(ROOT / "examples" / "field"), str(ROOT / "examples" / "kernels")]
+    sys.path[:0] = [
+        str(ROOT / "benchmarks"),
+        str(ROOT / "examples"),
+        str(ROOT / "examples" / "field"),
+        str(ROOT / "examples" / "kernels"),
+    ]
     import models
 
     bf16, f32 = jnp.bfloat16, jnp.float32
@@ -83,6 +80,19 @@ def _programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder p
             return jax.lax.scan(lambda c, _: (jnp.tanh(c @ w), None), h, None, length=steps)[0]
 
         return run
+
+    def layers(ws: Any, x: Any) -> Any:
+        for w in ws:
+            x = jnp.tanh(x @ w)
+        return x
+
+    def softmaxes(x: Any) -> Any:
+        for _ in range(32):
+            x = jax.nn.softmax(x * 1.1, axis=-1)
+        return x
+
+    def conv_few(x: Any, w: Any) -> Any:
+        return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
     def chain(x: Any) -> Any:
         for _ in range(12):
@@ -156,6 +166,22 @@ def _programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder p
             lambda: (jnp.matmul, (arr(64, 256, 64, dtype=bf16), arr(64, 64, 256, dtype=bf16))),
         ),
         ("matmul bf16 64x8192 @ 8192x8192", lambda: matmul(64, 8192, 8192, bf16)),
+        # Added for the kernel-by-kernel estimate (issue 66): chains of small kernels, a windowed reduction, a
+        # convolution of few input features.
+        (
+            "chain of 48 matmul layers f32 256 wide, batch 8",
+            lambda: (layers, ([arr(256, 256) for _ in range(48)], arr(8, 256))),
+        ),
+        (
+            "chain of 48 matmul layers bf16 512 wide, batch 64",
+            lambda: (layers, ([arr(512, 512, dtype=bf16) for _ in range(48)], arr(64, 512, dtype=bf16))),
+        ),
+        ("chain of 32 softmax f32 8x1024", lambda: (softmaxes, (arr(8, 1024),))),
+        ("cumsum f32 2048^2", lambda: ((lambda x: jnp.cumsum(x, axis=1)), (arr(2048, 2048),))),
+        (
+            "conv2d 5x5 bf16 16x112x112x3->32",
+            lambda: (conv_few, (arr(16, 112, 112, 3, dtype=bf16), arr(5, 5, 3, 32, dtype=bf16))),
+        ),
     ]
     report = [
         ("matmul bf16 4096^2", lambda: matmul(4096, 4096, 4096, bf16)),
@@ -208,56 +234,115 @@ def _programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder p
     ]
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+def _all_programs() -> list[tuple[str, str, Builder]]:
+    """The calibration programs, the earlier report programs, and the held-out corpus (group: its family)."""
+    from step_corpus import CALIBRATION as MOVED
+    from step_corpus import programs
+
+    return [
+        *_programs(),
+        *((name, CALIBRATION if name in MOVED else group, build) for name, group, build in programs()),
+    ]
 
 
-def measure(out: Path, repeats: int, only: str | None) -> None:
-    """Compile, cost and time each program on the first device; one JSON object per program in ``out``."""
+def _write(out: Path, results: list[dict[str, Any]]) -> None:
+    data = json.dumps(results).encode()
+    out.write_bytes(gzip.compress(data) if out.suffix == ".gz" else data)
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    """A measure or compile file's entries (gzipped where its name ends ``.gz``)."""
+    data = path.read_bytes()
+    return json.loads(gzip.decompress(data) if path.suffix == ".gz" else data)
+
+
+def measure(out: Path, only: str | None, topology: str | None, part: slice = slice(None)) -> None:
+    """Compile, cost and time each program on the first device, timed as ``--stages-measure`` times a call
+    (``pytest_stages.stage.measure``: its made-up inputs, 5 rounds of 20 queued calls); with ``topology``,
+    compile only, for that compile-only topology. One JSON object per program in ``out``."""
     import jax
+    from jax.experimental import topologies
 
-    device = jax.devices()[0]
-    mesh = jax.make_mesh((1,), ("model",), devices=[device])
+    from pytest_stages.stage.measure import measured
+
+    if topology:
+        os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+        desc = topologies.get_topology_desc(platform="tpu", topology_name=topology, chips_per_host_bounds=(1, 1, 1))
+        device = desc.devices[0]
+    else:
+        device = jax.devices()[0]
+    mesh = jax.make_mesh((1,), ("model",), devices=[device]) if not topology else None
+    sharding = jax.sharding.SingleDeviceSharding(device)
     results: list[dict[str, Any]] = []
-    for name, group, build in _programs():
+    for name, group, build in _all_programs()[part]:
         if only and only not in name:
             continue
         entry: dict[str, Any] = {"name": name, "group": group, "device_kind": device.device_kind}
         try:
             fn, args = build()
-            with jax.set_mesh(mesh):  # a one-device mesh: the example scan_layers reshards under it
-                compiled = jax.jit(fn).lower(*args).compile()
+            if topology:
+                shapes = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding), args)
+                lowered = jax.jit(fn).lower(*shapes)
+                start = time.perf_counter()
+                compiled = lowered.compile()
+            else:
+                with jax.set_mesh(mesh):  # a one-device mesh: the example scan_layers reshards under it
+                    lowered = jax.jit(fn).lower(*args)
+                    start = time.perf_counter()
+                    compiled = lowered.compile()
+            entry["compile_seconds"] = time.perf_counter() - start
             cost = compiled.cost_analysis()
             entry["cost"] = {k: float(v) for k, v in (cost[0] if isinstance(cost, list) else cost).items()}
             entry["compiled_text"] = compiled.as_text()
-            for _ in range(3):
-                jax.block_until_ready(compiled(*args))
-            blocking = []
-            for _ in range(repeats):
-                start = time.perf_counter()
-                jax.block_until_ready(compiled(*args))
-                blocking.append(time.perf_counter() - start)
-            queued = []
-            for _ in range(5):
-                start = time.perf_counter()
-                for _ in range(repeats):
-                    last = compiled(*args)  # queued back to back; each result freed once the next is queued
-                jax.block_until_ready(last)
-                queued.append((time.perf_counter() - start) / repeats)
-            entry["blocking"] = {
-                "median": statistics.median(blocking),
-                "p10": _percentile(blocking, 0.1),
-                "p90": _percentile(blocking, 0.9),
-            }
-            entry["queued"] = {"median": statistics.median(queued), "min": min(queued), "max": max(queued)}
-            blocked, queued_median = entry["blocking"]["median"] * 1e3, entry["queued"]["median"] * 1e3
-            print(f"{name}: blocking {blocked:.3f} ms, queued {queued_median:.3f} ms", flush=True)
+            if not topology:
+                found = measured(compiled, lowered, None)
+                entry["queued"] = {
+                    "median": found["measured_seconds"],
+                    "min": found["measured_min"],
+                    "max": found["measured_max"],
+                }
+                print(f"{name}: {found['measured_seconds'] * 1e3:.3f} ms", flush=True)
+            else:
+                print(f"{name}: compiled", flush=True)
         except Exception as exc:  # noqa: BLE001  (a program that fails here must not lose the others' figures)
             entry["error"] = f"{type(exc).__name__}: {exc}"[:2000]
             print(f"{name}: {entry['error'][:300]}", flush=True)
         results.append(entry)
-        out.write_text(json.dumps(results))
+        _write(out, results)
+
+
+def overhead(repeats: int) -> None:
+    """What the estimate costs beside the compile, on the field corpus's Gemma train step compiled for one v5e
+    chip (compile-only): the compile's seconds, the estimate's (the compiled text read kernel by kernel), the share."""
+    import jax
+    from jax.experimental import topologies
+
+    from pytest_stages.analyse import step_time
+
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    desc = topologies.get_topology_desc(platform="tpu", topology_name="v5e:1x1", chips_per_host_bounds=(1, 1, 1))
+    sharding = jax.sharding.SingleDeviceSharding(desc.devices[0])
+    from step_corpus import programs
+
+    fn, args = next(build for name, _, build in programs() if name == "field: gemma train_step (NNX)")()
+    shapes = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding), args)
+    compiles, costs = [], []
+    jax.config.update("jax_enable_compilation_cache", False)
+    for _ in range(repeats):
+        jax.clear_caches()  # a fresh compile each time, as a test session's first
+        lowered = jax.jit(fn).lower(*shapes)
+        start = time.perf_counter()
+        compiled = lowered.compile()
+        compiles.append(time.perf_counter() - start)
+        text, cost = compiled.as_text(), compiled.cost_analysis()
+        start = time.perf_counter()
+        step_time.estimate({"compiled": dict(cost)}, text, desc.devices[0].device_kind)
+        costs.append(time.perf_counter() - start)
+    compile_s, estimate_s = statistics.median(compiles), statistics.median(costs)
+    print(
+        f"gemma train step, v5e:1x1: compile {compile_s:.3f} s, estimate {estimate_s * 1e3:.1f} ms "
+        f"({estimate_s / compile_s:.1%} of the compile), medians of {repeats}; {len(text.splitlines())} HLO lines"
+    )
 
 
 def main() -> None:
@@ -265,14 +350,20 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     measuring = commands.add_parser("measure", help="on the chip host: compile, cost and time every program")
     measuring.add_argument("--out", type=Path, required=True)
-    measuring.add_argument("--repeats", type=int, default=30)
     measuring.add_argument("--only", help="only programs whose name holds this")
+    measuring.add_argument("--topology", help="compile only, for this TPU topology (e.g. v5e:1x1): no timing")
+    measuring.add_argument("--part", default=":", help="the programs start:stop of the list (two calls' worth each)")
     reporting = commands.add_parser("report", help="estimate / measured per program from a measure file")
     reporting.add_argument("results", type=Path)
     reporting.add_argument("--chip", default=None, help="chip figures to estimate with (default: the device kind's)")
+    costing = commands.add_parser("overhead", help="the estimate's time beside the compile (Gemma train step)")
+    costing.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    if args.command == "measure":
-        measure(args.out, args.repeats, args.only)
+    if args.command == "overhead":
+        overhead(args.repeats)
+    elif args.command == "measure":
+        start, _, stop = args.part.partition(":")
+        measure(args.out, args.only, args.topology, slice(int(start) if start else None, int(stop) if stop else None))
     else:
         report(args.results, args.chip)
 
@@ -283,6 +374,8 @@ def estimates(results: list[dict[str, Any]], chip: str | None) -> list[dict[str,
 
     rows = []
     for entry in results:
+        if "queued" not in entry and "error" not in entry:
+            continue  # compiled only (--topology): nothing measured
         if "error" in entry:
             rows.append({"name": entry["name"], "group": entry["group"], "error": entry["error"]})
             continue
@@ -294,63 +387,76 @@ def estimates(results: list[dict[str, Any]], chip: str | None) -> list[dict[str,
         )
         measured = entry["queued"]["median"]
         row = {"name": entry["name"], "group": entry["group"], "measured": measured, "spread": entry["queued"]}
-        row["blocking"] = entry["blocking"]["median"]
         row.update(found)
         if step_time.SECONDS in found:
             row["ratio"] = found[step_time.SECONDS] / measured
-        optimal = entry["cost"].get("optimal_seconds")
-        row["xla_ratio"] = optimal / measured if optimal is not None else None
+        row["xla_seconds"] = entry["cost"].get("optimal_seconds")
         rows.append(row)
     return rows
 
 
 def report(results: Path, chip: str | None) -> None:
-    """Print estimate / measured per program, each group apart, with the median, the worst and the edits' directions."""
-    rows = estimates(json.loads(results.read_text()), chip)
+    """Print the table per group (program | estimate | binding | XLA's figure | measured | ratio), each group's
+    count within 1.5x, beyond 2x and median |log2(estimate / measured)|, then the edits' directions."""
+    from step_corpus import EDITS as CORPUS_EDITS
+    from step_corpus import FAMILIES
+
+    rows = estimates(read(results), chip)
     by_name = {row["name"]: row for row in rows}
-    for group in (CALIBRATION, REPORT):
-        print(f"\n{group}")
-        print("| program | measured (ms, min-max) | estimate (ms) | binding | estimate / measured | XLA / measured |")
+    held_out: list[float] = []
+    for group in (CALIBRATION, *FAMILIES, REPORT):
+        print(f"\n{group}\n")
+        print("| program | estimate (ms) | binding | XLA's figure (ms) | measured (ms, min-max) | ratio |")
         print("|---|---|---|---|---|---|")
         ratios = []
         for row in (r for r in rows if r["group"] == group):
             if "error" in row:
-                print(f"| {row['name']} | not run: {row['error'][:80]} | | | | |")
+                print(f"| {row['name']} | | | | not run: {row['error'][:80]} | |")
                 continue
             spread = row["spread"]
             measured = f"{row['measured'] * 1e3:.3f} ({spread['min'] * 1e3:.3f}-{spread['max'] * 1e3:.3f})"
-            xla = row["xla_ratio"]
-            xla_text = "negative" if xla is not None and xla < 0 else "" if xla is None else f"{xla:.2f}"
+            xla = row["xla_seconds"]
+            xla_text = "negative" if xla is not None and xla < 0 else "-" if xla is None else f"{xla * 1e3:.3f}"
             if "ratio" not in row:
-                print(f"| {row['name']} | {measured} | no estimate: {row.get('unknown')} | | | {xla_text} |")
+                print(f"| {row['name']} | none: {row.get('unknown')} | | {xla_text} | {measured} | |")
                 continue
             ratios.append(row["ratio"])
             estimate = row[step_time_seconds()] * 1e3
             print(
-                f"| {row['name']} | {measured} | {estimate:.3f} | {row['binding']} | {row['ratio']:.2f} | {xla_text} |"
+                f"| {row['name']} | {estimate:.3f} | {row['binding']} | {xla_text} | {measured} | {row['ratio']:.2f} |"
             )
-        if ratios:
-            within = sum(1 for r in ratios if 1 / 1.5 <= r <= 1.5)
-            worst = max(ratios, key=lambda r: max(r, 1 / r))
-            print(
-                f"\n{group}: {len(ratios)} programs, median ratio {statistics.median(ratios):.2f}, "
-                f"worst {worst:.2f}, within 1.5x: {within} of {len(ratios)}"
-            )
-    print("\nedits (before -> after): measured and estimated direction")
-    for before, after in EDITS:
+        held_out += ratios if group in FAMILIES else []
+        _summary(group, ratios)
+    _summary("held out (the four families)", held_out)
+    print("\nedits (before -> after): measured and estimated change")
+    for before, after, kind in CORPUS_EDITS:
         one, two = by_name.get(before), by_name.get(after)
         if not one or not two or "ratio" not in one or "ratio" not in two:
             print(f"- {before} -> {after}: not measured")
             continue
         measured = two["measured"] / one["measured"] - 1
         estimated = two[step_time_seconds()] / one[step_time_seconds()] - 1
-        # A change within either side's run-to-run spread (min to max of the queued runs) is no direction.
-        noise = max((r["spread"]["max"] - r["spread"]["min"]) / r["measured"] for r in (one, two))
-        if abs(measured) <= noise or estimated == 0:
-            agree = f"flat (spread {noise:.1%}; estimate {'unmoved' if estimated == 0 else 'moved'})"
-        else:
-            agree = "right" if (measured > 0) == (estimated > 0) else "WRONG"
-        print(f"- {before} -> {after}: measured {measured:+.1%}, estimated {estimated:+.1%}: {agree}")
+        if abs(measured) < 0.1:
+            row = f"| {before} -> {after} | {kind} | {measured:+.1%} | {estimated:+.1%} |"
+            print(f"{row} moves under 10%: not counted | |")
+            continue
+        same = (measured > 0) == (estimated > 0) and estimated != 0
+        within = max((1 + estimated) / (1 + measured), (1 + measured) / (1 + estimated)) <= 1.5
+        print(
+            f"| {before} -> {after} | {kind} | {measured:+.1%} | {estimated:+.1%} | "
+            f"{'same way' if same else 'WRONG WAY'} | {'yes' if within else 'no'} |"
+        )
+
+
+def _summary(group: str, ratios: list[float]) -> None:
+    if ratios:
+        within = sum(1 for r in ratios if 1 / 1.5 <= r <= 1.5)
+        beyond = sum(1 for r in ratios if not 0.5 <= r <= 2)
+        median = statistics.median(abs(math.log2(r)) for r in ratios)
+        print(
+            f"\n{group}: {len(ratios)} programs, within 1.5x: {within} ({within / len(ratios):.0%}), beyond 2x: "
+            f"{beyond}, median |log2(estimate/measured)| {median:.2f}"
+        )
 
 
 def step_time_seconds() -> str:

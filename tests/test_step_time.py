@@ -17,6 +17,7 @@ from pytest_stages.check.budgets import check_budget, parse_budget
 from pytest_stages.check.figures import compare_metrics
 from pytest_stages.config.devices import parse_configs
 from pytest_stages.core.errors import ConfigError
+from pytest_stages.ir import hlo_kernels
 
 V5E = """
 [[tool.pytest_stages.configs]]
@@ -298,28 +299,29 @@ ENTRY %main (w: bf16[512,512], xs: f32[256,64,512]) -> f32[64,512] {
 
 
 def test_a_loop_counts_its_body_once_per_iteration_from_the_counter_it_compares():
-    """XLA's cost analysis counts the body once; the estimate adds 255 more products and slices."""
-    program = step_time.Module(SCAN).program(128)
-    product = 2 * 64 * 512 * 512
-    assert program.loop_flops_once == product  # what XLA's cost analysis counts
-    assert program.loop_flops == 256 * 2 * product  # 64 rows fill half of a 128-row matrix unit: padded to 128
-    # Each iteration reads one 64 x 512 float32 slice of xs (not all of xs), writes it to HBM, and the
-    # product reads it back: 3 x 128 KiB, and the counter's 16 bytes. The weights and the carried state
-    # live on chip (S(1)) and are not counted.
-    assert program.loop_bytes_once == 3 * 64 * 512 * 4 + 16
-    assert program.loop_bytes == 256 * program.loop_bytes_once
-    assert program.padding_flops == 0  # no product outside the loop
+    """XLA's cost analysis counts the body once; the estimate runs its kernels 256 times."""
+    program = hlo_kernels.Module(SCAN).program()
+    ((body, trips),) = program.entry.loops
+    assert trips == 256
+    slice_kernel, product = (k for k in body.kernels if k.opcode == "fusion")
+    # 64 rows stream through the 128-wide unit (8 at a time); the 512 columns and contraction fill it.
+    assert product.macs == (("bf16", 64 * 512 * 512),)
+    # The slice reads one 64 x 512 float32 row block of xs (not all of xs) and writes it to HBM; the product
+    # reads it back. The weights and the carried state live on chip (S(1)) and are not counted.
+    assert slice_kernel.hbm_bytes == 2 * 64 * 512 * 4 + 4  # and the 4-byte counter it slices at
+    assert product.hbm_bytes == 64 * 512 * 4
     assert (program.inputs, program.outputs) == (2, 1)
-    once = step_time.estimate(_figures(product, 1e6), None, "TPU v5 lite")
-    looped = step_time.estimate(_figures(product, 1e6), SCAN, "TPU v5 lite")
-    assert looped["compute_seconds"] == pytest.approx(512 * once["compute_seconds"])
+    chip = step_time.CHIPS["v5e"]
+    once = step_time._block(body, chip, looped=True).seconds + chip.iteration_seconds
+    looped = step_time.estimate(_figures(1, 1), SCAN, "TPU v5 lite")
+    assert looped["estimated_seconds"] == pytest.approx(max(chip.launch_seconds + 2 * 1.1e-6 + 9e-6, 256 * once))
 
 
 def test_a_loop_whose_trip_count_is_unknown_says_so():
     unknown = SCAN.replace("%limit = s32[]{:T(128)} constant(256)", "%limit = s32[]{:T(128)} parameter(1)")
-    program = step_time.Module(unknown).program(128)
+    program = hlo_kernels.Module(unknown).program()
     assert program.unknown_trips == 1
-    assert program.loop_flops == 0
+    assert program.entry.loops[0][1] == 1
     found = step_time.estimate(_figures(1, 1), unknown, "TPU v5 lite")
     assert found["notes"] == "1 loop(s) of unknown trip count: each body counted once"
 

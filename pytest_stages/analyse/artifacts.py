@@ -128,7 +128,8 @@ def _cost(result: Staged) -> dict[str, Any]:
         lowered_only=result.host_dependent,
         uncosted=kernel_specs.uncosted_calls(result.lowered_text),
     )
-    return {**found, step_time.KEY: _estimate(result, found)}
+    step = step_time.host_dependent_step() if result.host_dependent else _estimate(result, found)
+    return {**found, step_time.KEY: step}
 
 
 def device_estimate(result: Staged) -> dict[str, Any]:

@@ -234,10 +234,13 @@ def compile_time(record: CallRecord) -> str:
 
 def estimated_step(record: CallRecord) -> str:
     """``1.23 ms HBM``: the estimated step time on the config's chip and its binding term; ``n/a`` without one;
-    ``--stages-measure`` adds the measured time and the estimate's ratio to it: ``; measured 1.25 ms (0.98x)``."""
+    ``--stages-measure`` adds the measured time and the estimate's ratio to it: ``; measured 1.25 ms (0.98x)``,
+    or ``; not measured`` (the JSON report's ``step.not_measured`` says why)."""
     seconds = record.step.get(SECONDS)
     text = ("n/a" if record.step else "-") if seconds is None else f"{format_seconds(seconds)} {record.step['binding']}"
     measured = record.step.get("measured_seconds")
+    if record.step.get("not_measured"):
+        text += "; not measured"
     if measured is not None:
         ratio = record.step.get("estimate_over_measured")
         text += f"; measured {format_seconds(measured)}" + (f" ({ratio:.2f}x)" if ratio is not None else "")

@@ -2,6 +2,8 @@
 
 ``ROUNDS`` rounds of ``CALLS`` queued calls after a warm-up, the median round per call (docs/step-time.md);
 only where the platform is attached, and into the reports, never a snapshot: they are the host's figures.
+A program that cannot run on made-up inputs is reported ``not_measured`` with the reason, never a failure:
+the measurement must not change a verdict.
 """
 
 from __future__ import annotations
@@ -19,7 +21,21 @@ CALLS = 20
 
 
 def measured(compiled: Any, lowered: Any, estimated: float | None) -> dict[str, Any]:
-    """``measured_seconds`` (median), ``measured_min``/``measured_max`` (rounds) and ``estimate_over_measured``."""
+    """``measured_seconds`` (median), ``measured_min``/``measured_max`` (rounds) and ``estimate_over_measured``;
+    ``{"not_measured": reason}`` where the program raises on made-up inputs (a callback that rejects them)."""
+    try:
+        return _timed(compiled, lowered, estimated)
+    except Exception as error:  # noqa: BLE001  (whatever the program raises, the verdict stands)
+        # the last line of a runtime error names the cause (a callback's error follows its traceback)
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        cause = f": {lines[-1][:300]}" if lines else ""
+        return {
+            "not_measured": f"the call raised {type(error).__name__} on made-up inputs (random floats, zero "
+            f"integers){cause}; time it with inputs of your own (docs/step-time.md)"
+        }
+
+
+def _timed(compiled: Any, lowered: Any, estimated: float | None) -> dict[str, Any]:
     infos = lowered.args_info
     shardings = compiled.input_shardings
     donated = any(getattr(info, "donated", False) for info in jax.tree.leaves(infos))

@@ -1,0 +1,344 @@
+"""The held-out corpus of the estimated step time (docs/step-time.md): programs never used to fit a figure.
+
+Four families (matmul and convolution; elementwise and reductions; gather, sort, scan and control
+flow; real models) and the edits' "after" programs, each a builder ``() -> (function, arguments)``.
+``benchmarks/step_time.py`` measures them on the chip beside its calibration programs and reports them
+apart. Integer inputs are derived inside the programs from float inputs, so that ``--stages-measure``'s
+made-up inputs (random floats, zero integers) give the indices a real run would see.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+Builder = Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]
+# Corpus programs that fit a figure of the chip table, so reported with the calibration set, not held out:
+# the sort rate, the rate of a sine, the share of the bandwidth a gather of rows reaches.
+CALIBRATION = ("sort f32 256x32768", "fori sin f32 1024^2, 200 steps", "gather 16384 rows of 32768x1024 f32")
+FAMILIES = ("matmul and conv", "elementwise and reductions", "gather, sort, scan, control", "models")
+# (before, after, kind): edits that change what the chip runs; each pair's names are corpus programs.
+EDITS = (
+    ("transformer block fwd+bwd bf16 8x512x1024", "transformer block fwd+bwd bf16 16x512x1024", "batch"),
+    ("transformer block fwd+bwd bf16 8x512x1024", "transformer block fwd+bwd f32 8x512x1024", "dtype"),
+    ("transformer stack fwd+bwd bf16, 2 layers", "transformer stack fwd+bwd bf16, 4 layers", "layer count"),
+    ("transformer stack fwd+bwd bf16, 4 layers", "transformer stack fwd+bwd bf16, 4 layers, remat", "remat"),
+    ("MLP train step bf16 4 x 4096, batch 1024", "MLP train step bf16 4 x 4096, batch 2048", "batch"),
+    ("conv2d 3x3 bf16 32x56x56x256", "conv2d 3x3 bf16 32x56x56x128", "shape"),
+    ("scan 8x128 matmul f32, 500 steps", "scan 8x128 matmul f32, 1000 steps", "loop count"),
+    ("sort f32 256x32768", "sort f32 512x32768", "shape"),
+    ("gather 16384 rows of 32768x1024 f32", "gather 65536 rows of 32768x1024 f32", "shape"),
+    ("softmax f32 16x1024x2048", "softmax bf16 16x1024x2048", "dtype"),
+    ("matmul bf16 8192^2", "matmul int8 8192^2 (int32 acc)", "dtype"),
+    ("layernorm f32 16384x1024", "layernorm f32 16384x2048", "shape"),
+    ("field: gemma decode (16 steps)", "field: gemma decode (32 steps)", "loop count"),
+)
+
+
+def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder per program)
+    """(name, family, builder) of every corpus program."""
+    import jax
+    import jax.numpy as jnp
+
+    sys.path[:0] = [str(ROOT / "examples"), str(ROOT / "examples" / "field")]
+    import models
+
+    bf16, f32 = jnp.bfloat16, jnp.float32
+    keys = iter(jax.random.split(jax.random.key(1), 10_000))
+
+    def arr(*shape: int, dtype: Any = f32) -> Any:
+        return (jax.random.normal(next(keys), shape, f32) * 0.05).astype(dtype)
+
+    def indices(x: Any, size: int) -> Any:
+        """Spread integer indices below ``size`` from float inputs (made-up inputs are random floats)."""
+        return (jnp.abs(x) * 1e6).astype(jnp.int32) % size
+
+    def matmul(n: int, k: int, m: int, dtype: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return jnp.matmul, (arr(n, k, dtype=dtype), arr(k, m, dtype=dtype))
+
+    def int8_matmul(n: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(a: Any, b: Any) -> Any:
+            return jax.lax.dot(a, b, preferred_element_type=jnp.int32)
+
+        return run, (jnp.ones((n, n), jnp.int8), jnp.ones((n, n), jnp.int8))
+
+    def fp8_matmul(n: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(a: Any, b: Any) -> Any:
+            return jax.lax.dot(a, b, preferred_element_type=f32)
+
+        return run, (arr(n, n, dtype=jnp.float8_e4m3fn), arr(n, n, dtype=jnp.float8_e4m3fn))
+
+    def conv(batch: int, size: int, cin: int, cout: int, window: int, *, stride: int = 1, groups: int = 1) -> Any:
+        def run(x: Any, w: Any) -> Any:
+            return jax.lax.conv_general_dilated(
+                x, w, (stride, stride), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=groups
+            )
+
+        return run, (arr(batch, size, size, cin, dtype=bf16), arr(window, window, cin // groups, cout, dtype=bf16))
+
+    def attention(q: Any, k: Any, v: Any) -> Any:
+        logits = jnp.einsum("bqhd,bkhd->bhqk", q, k) / jnp.sqrt(q.shape[-1]).astype(q.dtype)
+        mask = jnp.tril(jnp.ones((q.shape[1], k.shape[1]), bool))
+        logits = jnp.where(mask, logits, -1e9).astype(q.dtype)
+        return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(logits, axis=-1), v)
+
+    def block(p: Any, x: Any, heads: int = 16) -> Any:
+        batch, seq, width = x.shape
+        h = models.layer_norm(x, p["ln1"])
+        q, k, v = (
+            (h @ p[name]).reshape(batch, seq, heads, width // heads).astype(x.dtype) for name in ("wq", "wk", "wv")
+        )
+        x = x + attention(q, k, v).reshape(batch, seq, width) @ p["wo"]
+        h = models.layer_norm(x, p["ln2"])
+        return x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
+
+    def block_params(width: int, dtype: Any) -> dict[str, Any]:
+        params = {name: arr(width, width, dtype=dtype) for name in ("wq", "wk", "wv", "wo")}
+        params.update(ln1=arr(width, dtype=dtype), ln2=arr(width, dtype=dtype))
+        params.update(w1=arr(width, 4 * width, dtype=dtype), w2=arr(4 * width, width, dtype=dtype))
+        return params
+
+    def block_train(batch: int, dtype: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def loss(p: Any, x: Any) -> Any:
+            return jnp.mean(block(p, x).astype(f32) ** 2)
+
+        return jax.grad(loss), (block_params(1024, dtype), arr(batch, 512, 1024, dtype=dtype))
+
+    def stack_train(layers: int, remat: bool) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        layer = jax.checkpoint(block) if remat else block
+
+        def loss(ps: Any, x: Any) -> Any:
+            for p in ps:
+                x = layer(p, x)
+            return jnp.mean(x.astype(f32) ** 2)
+
+        return jax.grad(loss), ([block_params(1024, bf16) for _ in range(layers)], arr(8, 512, 1024, dtype=bf16))
+
+    def block_forward() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return block, (block_params(1024, bf16), arr(8, 512, 1024, dtype=bf16))
+
+    def mlp_train(batch: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        params = [(arr(4096, 4096, dtype=bf16), arr(4096, dtype=bf16)) for _ in range(4)]
+        return models.train_step, (params, arr(batch, 4096, dtype=bf16), arr(batch, 4096, dtype=bf16))
+
+    def convnet_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def net(p: Any, x: Any) -> Any:
+            for w in p["convs"]:
+                x = jax.nn.relu(
+                    jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+                )
+            return jnp.mean(x, axis=(1, 2)) @ p["head"]
+
+        def loss(p: Any, x: Any) -> Any:
+            return jnp.mean(net(p, x).astype(f32) ** 2)
+
+        params = {"convs": [arr(3, 3, c, d, dtype=bf16) for c, d in ((64, 128), (128, 128), (128, 256))]}
+        params["head"] = arr(256, 1000, dtype=bf16)
+        return jax.grad(loss), (params, arr(64, 32, 32, 64, dtype=bf16))
+
+    def layernorm(width: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return models.layer_norm, (arr(16384, width), arr(width))
+
+    def rmsnorm(x: Any, scale: Any) -> Any:
+        variance = jnp.mean(jnp.square(x.astype(f32)), axis=-1, keepdims=True)
+        return (x * jax.lax.rsqrt(variance + 1e-6) * scale).astype(x.dtype)
+
+    def gather(rows: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return (lambda table, x: table[indices(x, table.shape[0])]), (arr(32768, 1024), arr(rows))
+
+    def embedding() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return (lambda table, x: jnp.take(table, indices(x, 50_000), axis=0)), (
+            arr(50_000, 1024, dtype=bf16),
+            arr(8, 512),
+        )
+
+    def scatter_add() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(table: Any, x: Any, rows: Any) -> Any:
+            return table.at[indices(x, table.shape[0])].add(rows)
+
+        return run, (arr(32768, 1024), arr(16384), arr(16384, 1024))
+
+    def slice_loop() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(big: Any, h: Any) -> Any:
+            def step(i: Any, h: Any) -> Any:
+                return h + jax.lax.dynamic_slice_in_dim(big, (i * 37) % 256 * 64, 64, axis=0)
+
+            return jax.lax.fori_loop(0, 256, step, h)
+
+        return run, (arr(16384, 1024), arr(64, 1024))
+
+    def scan_matmul(steps: int, batch: int, width: int, dtype: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(h: Any, w: Any) -> Any:
+            return jax.lax.scan(lambda c, _: (jnp.tanh(c @ w), None), h, None, length=steps)[0]
+
+        return run, (arr(batch, width, dtype=dtype), arr(width, width, dtype=dtype))
+
+    def fori_elementwise() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return (lambda x: jax.lax.fori_loop(0, 200, lambda i, y: jnp.sin(y) * 1.01 + 0.1, x)), (arr(1024, 1024),)
+
+    def while_matmul() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(h: Any, w: Any) -> Any:
+            def body(state: Any) -> Any:
+                i, h = state
+                return i + 1, jnp.tanh(h @ w)
+
+            return jax.lax.while_loop(lambda s: s[0] < 300, body, (0, h))[1]
+
+        return run, (arr(128, 512), arr(512, 512))
+
+    def cond_matmul() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(a: Any, b: Any) -> Any:
+            return jax.lax.cond(a[0, 0] > -10.0, lambda: a @ b, lambda: a @ b.T)
+
+        return run, (arr(4096, 4096, dtype=bf16), arr(4096, 4096, dtype=bf16))
+
+    def one_hot_matmul() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(table: Any, x: Any) -> Any:
+            return jax.nn.one_hot(indices(x, 8192), 8192, dtype=bf16) @ table
+
+        return run, (arr(8192, 1024, dtype=bf16), arr(4096))
+
+    def associative_cumsum(x: Any) -> Any:
+        return jax.lax.associative_scan(jnp.add, x, axis=1)
+
+    def field_gemma_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        import gemma
+
+        graphdef, params = gemma.build()
+        state = gemma.OPTIMIZER.init(params)
+        tokens = jnp.zeros((8, 65), jnp.int32)
+        return gemma.train_step(graphdef).__wrapped__, (params, state, tokens)  # the step, without donation
+
+    def field_gemma_decode(steps: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        import gemma
+
+        gemma.DECODE_STEPS = steps  # read when the sampler is traced
+        graphdef, params = gemma.build()
+        decode = gemma.greedy_decode(graphdef).__wrapped__
+        return decode, (params, jnp.zeros((8, 16), jnp.int32))
+
+    def field_lm_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        import lm
+
+        model, params = lm.build()
+        state = lm.OPTIMIZER.init(params)
+        return (lambda p, s, t: lm.train_step(model, p, s, t)), (params, state, jnp.zeros((8, 64), jnp.int32))
+
+    def field_lm_forward() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        import lm
+
+        model, params = lm.build(blocks=lm.FORWARD_BLOCKS)
+        return (lambda p, t: lm.forward(model, p, t)), (params, jnp.zeros((8, 64), jnp.int32))
+
+    def field_bert_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        import bert
+        import equinox as eqx
+
+        model = bert.Bert(jax.random.key(0))
+        state = bert.OPTIMIZER.init(eqx.filter(model, eqx.is_array))
+        arrays, static = eqx.partition(model, eqx.is_array)
+        batch = {
+            "tokens": jnp.zeros((8, 64), jnp.int32),
+            "padding": jnp.ones((8, 64), jnp.bool_),
+            "targets": jnp.zeros((8, 64), jnp.int32),
+            "masked": jnp.ones((8, 64), f32),
+        }
+
+        def run(arrays: Any, state: Any, batch: Any) -> Any:  # bert.train_step's body, on the model's arrays
+            model = eqx.combine(arrays, static)
+            value, grads = eqx.filter_value_and_grad(bert.loss)(model, batch)
+            updates, state = bert.OPTIMIZER.update(grads, state, eqx.filter(model, eqx.is_array))
+            return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array), state, value
+
+        return run, (arrays, state, batch)
+
+    matmuls: list[tuple[str, Builder]] = [
+        ("matmul bf16 3072^2", lambda: matmul(3072, 3072, 3072, bf16)),
+        ("matmul bf16 8192^2", lambda: matmul(8192, 8192, 8192, bf16)),
+        ("matmul f32 3072x2048x4096", lambda: matmul(3072, 2048, 4096, f32)),
+        ("matmul int8 8192^2 (int32 acc)", lambda: int8_matmul(8192)),
+        ("matmul int8 4096^2 (int32 acc)", lambda: int8_matmul(4096)),
+        ("matmul fp8 e4m3 4096^2 (f32 out)", lambda: fp8_matmul(4096)),
+        ("batched matmul f32 4096 x 64x64", lambda: (jnp.matmul, (arr(4096, 64, 64), arr(4096, 64, 64)))),
+        (
+            "batched matmul bf16 512 x 256x128 @ 128x256",
+            lambda: (jnp.matmul, (arr(512, 256, 128, dtype=bf16), arr(512, 128, 256, dtype=bf16))),
+        ),
+        ("matmul bf16 16x8192 @ 8192x8192", lambda: matmul(16, 8192, 8192, bf16)),
+        ("matmul bf16 8192x128x8192", lambda: matmul(8192, 128, 8192, bf16)),
+        ("conv2d 3x3 bf16 32x56x56x256", lambda: conv(32, 56, 256, 256, 3)),
+        ("conv2d 3x3 bf16 32x56x56x128", lambda: conv(32, 56, 128, 128, 3)),
+        ("conv2d 1x1 bf16 32x28x28x512", lambda: conv(32, 28, 512, 512, 1)),
+        ("conv2d 7x7/2 stem bf16 32x224x224x3->64", lambda: conv(32, 224, 3, 64, 7, stride=2)),
+        ("depthwise conv 3x3 bf16 32x56x56x256", lambda: conv(32, 56, 256, 256, 3, groups=256)),
+    ]
+    elementwise: list[tuple[str, Builder]] = [
+        (
+            "fma f32 8192x4096",
+            lambda: ((lambda a, b, c: a * b + c), (arr(8192, 4096), arr(8192, 4096), arr(8192, 4096))),
+        ),
+        ("tanh bf16 8192^2", lambda: (jnp.tanh, (arr(8192, 8192, dtype=bf16),))),
+        ("layernorm f32 16384x1024", lambda: layernorm(1024)),
+        ("layernorm f32 16384x2048", lambda: layernorm(2048)),
+        ("rmsnorm bf16 32x2048x1024", lambda: (rmsnorm, (arr(32, 2048, 1024, dtype=bf16), arr(1024, dtype=bf16)))),
+        ("softmax f32 16x1024x2048", lambda: (jax.nn.softmax, (arr(16, 1024, 2048),))),
+        ("softmax bf16 16x1024x2048", lambda: (jax.nn.softmax, (arr(16, 1024, 2048, dtype=bf16),))),
+        ("sum axis 0 f32 16384x4096", lambda: ((lambda x: jnp.sum(x, axis=0)), (arr(16384, 4096),))),
+        ("max last axis bf16 8192^2", lambda: ((lambda x: jnp.max(x, axis=-1)), (arr(8192, 8192, dtype=bf16),))),
+        ("argmax f32 4096x8192", lambda: ((lambda x: jnp.argmax(x, axis=-1)), (arr(4096, 8192),))),
+        ("transpose f32 8192^2", lambda: ((lambda x: x.T + 1), (arr(8192, 8192),))),
+        ("cumsum f32 4096^2", lambda: ((lambda x: jnp.cumsum(x, axis=1)), (arr(4096, 4096),))),
+        ("associative-scan cumsum f32 1024x8192", lambda: (associative_cumsum, (arr(1024, 8192),))),
+        (
+            "concatenate 4 x f32 4096^2",
+            lambda: ((lambda *xs: jnp.concatenate(xs)), tuple(arr(4096, 4096) for _ in range(4))),
+        ),
+        ("logsumexp f32 8192^2", lambda: ((lambda x: jax.nn.logsumexp(x, axis=-1)), (arr(8192, 8192),))),
+        ("outer add f32 8192^2", lambda: ((lambda a, b: a[:, None] + b[None, :]), (arr(8192), arr(8192)))),
+    ]
+    control: list[tuple[str, Builder]] = [
+        ("gather 16384 rows of 32768x1024 f32", lambda: gather(16384)),
+        ("gather 65536 rows of 32768x1024 f32", lambda: gather(65536)),
+        ("embedding lookup bf16 50000x1024, 8x512 tokens", embedding),
+        ("scatter-add 16384 rows into 32768x1024 f32", scatter_add),
+        ("fori dynamic-slice 256 x 64x1024 f32", slice_loop),
+        ("sort f32 256x32768", lambda: ((lambda x: jnp.sort(x, axis=-1)), (arr(256, 32768),))),
+        ("sort f32 512x32768", lambda: ((lambda x: jnp.sort(x, axis=-1)), (arr(512, 32768),))),
+        ("argsort bf16 1024x8192", lambda: ((lambda x: jnp.argsort(x, axis=-1)), (arr(1024, 8192, dtype=bf16),))),
+        ("top_k 64 of 32768, 256 rows", lambda: ((lambda x: jax.lax.top_k(x, 64)), (arr(256, 32768),))),
+        ("scan 8x128 matmul f32, 500 steps", lambda: scan_matmul(500, 8, 128, f32)),
+        ("scan 8x128 matmul f32, 1000 steps", lambda: scan_matmul(1000, 8, 128, f32)),
+        ("scan 256x1024 matmul bf16, 100 steps", lambda: scan_matmul(100, 256, 1024, bf16)),
+        ("fori sin f32 1024^2, 200 steps", fori_elementwise),
+        ("while i<300 matmul f32 128x512", while_matmul),
+        ("cond matmul bf16 4096^2", cond_matmul),
+        ("one-hot matmul bf16 4096 x 8192 -> 1024", one_hot_matmul),
+    ]
+    model_programs: list[tuple[str, Builder]] = [
+        ("transformer block fwd bf16 8x512x1024", block_forward),
+        ("transformer block fwd+bwd bf16 8x512x1024", lambda: block_train(8, bf16)),
+        ("transformer block fwd+bwd bf16 16x512x1024", lambda: block_train(16, bf16)),
+        ("transformer block fwd+bwd f32 8x512x1024", lambda: block_train(8, f32)),
+        ("transformer stack fwd+bwd bf16, 2 layers", lambda: stack_train(2, False)),
+        ("transformer stack fwd+bwd bf16, 4 layers", lambda: stack_train(4, False)),
+        ("transformer stack fwd+bwd bf16, 4 layers, remat", lambda: stack_train(4, True)),
+        (
+            "attention bf16 4x2048x16x64 causal",
+            lambda: (attention, tuple(arr(4, 2048, 16, 64, dtype=bf16) for _ in range(3))),
+        ),
+        ("MLP train step bf16 4 x 4096, batch 1024", lambda: mlp_train(1024)),
+        ("MLP train step bf16 4 x 4096, batch 2048", lambda: mlp_train(2048)),
+        ("convnet train step bf16 64x32x32", convnet_train),
+        ("field: gemma train_step (NNX)", field_gemma_train),
+        ("field: gemma decode (16 steps)", functools.partial(field_gemma_decode, 16)),
+        ("field: gemma decode (32 steps)", functools.partial(field_gemma_decode, 32)),
+        ("field: lm train_step (penzai + optax)", field_lm_train),
+        ("field: lm forward (penzai)", field_lm_forward),
+        ("field: bert train_step (Equinox)", field_bert_train),
+    ]
+    families = zip(FAMILIES, (matmuls, elementwise, control, model_programs), strict=True)
+    return [(name, family, build) for family, group in families for name, build in group]

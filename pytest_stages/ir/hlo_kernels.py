@@ -1,0 +1,522 @@
+"""A compiled HLO module as the kernels the chip runs, for the step-time estimate.
+
+Each fusion, custom call, copy, sort, collective or other op of a computation that runs in order (the
+entry, loop bodies, branches) is one kernel; ``kernels`` reads what each one computes (matrix
+multiply-adds by element type, vector work, sort work) and the HBM bytes it really touches (tiled
+layouts, arrays in on-chip memory left out, sliced, gathered and updated-in-place operands by what they
+read and write). Loop bodies come with their trip counts, branches apart. Pure functions over text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pytest_stages.core.lazy import lazy_pattern
+from pytest_stages.ir import hlo
+
+# Opcodes that launch no kernel: views, tuples, constants, control, the ends of async pairs.
+FREE = frozenset(
+    {
+        "parameter",
+        "get-tuple-element",
+        "tuple",
+        "constant",
+        "bitcast",
+        "after-all",
+        "partition-id",
+        "replica-id",
+        "iota",
+        "copy-done",
+        "send-done",
+        "recv-done",
+        "add-dependency",
+        "opt-barrier",
+        "domain",
+    }
+)
+# Ops inside a fusion that cost no vector work of their own (data movement the kernel's loads do).
+_MOVES = FREE | {
+    "broadcast",
+    "reshape",
+    "transpose",
+    "slice",
+    "dynamic-slice",
+    "dynamic-update-slice",
+    "concatenate",
+    "pad",
+    "reverse",
+    "copy",
+}
+# Elementwise ops a vector unit evaluates as a sequence of many instructions.
+TRANSCENDENTAL = frozenset(
+    {
+        "exponential",
+        "exponential-minus-one",
+        "log",
+        "log-plus-one",
+        "tanh",
+        "logistic",
+        "rsqrt",
+        "sqrt",
+        "cbrt",
+        "erf",
+        "divide",
+    }
+)
+# Elementwise ops evaluated as a long polynomial after a range reduction (no hardware unit of their own).
+POLYNOMIAL = frozenset({"sine", "cosine", "tan", "power", "atan2"})
+_ARRAY_LAYOUT = lazy_pattern(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[\d,]*)\](?P<layout>\{[^{}]*\})?")
+_MINOR_TO_MAJOR = lazy_pattern(r"^\{([\d,]*)")
+_TILE = lazy_pattern(r":T\(([\d,]+)\)")
+_ON_CHIP = lazy_pattern(r"S\(([1-9]\d*)\)")
+_OPERAND = lazy_pattern(r"%[\w.\-]+")
+_CALLS = lazy_pattern(r"\b(body|condition|calls|to_apply|true_computation|false_computation)=(%[\w.\-]+)")
+_BRANCHES = lazy_pattern(r"\bbranch_computations=\{([^{}]*)\}")
+_INDEX = lazy_pattern(r"index=(\d+)")
+_CONSTANT = lazy_pattern(r"^\s*(-?\d+)\)")
+_DIRECTION = lazy_pattern(r"direction=(\w+)")
+_CONTRACTING = lazy_pattern(r"lhs_contracting_dims=\{([\d,]*)\}")
+_LABELS = lazy_pattern(r"dim_labels=(\w+)_(\w+)->(\w+)")
+_WINDOW = lazy_pattern(r"window=\{([^{}]*)\}")
+_DIMENSIONS = lazy_pattern(r"dimensions=\{([\d,]*)\}")
+_GROUPS = lazy_pattern(r"feature_group_count=(\d+)")
+
+
+@dataclass(frozen=True)
+class Op:
+    """One instruction: its raw shape (layouts kept: ``S(1)`` marks on-chip memory), opcode, operands, attributes."""
+
+    name: str
+    shape: str
+    opcode: str
+    operands: tuple[str, ...]
+    rest: str
+    root: bool
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """What one kernel computes and moves, per run.
+
+    ``macs``: multiply-adds of its matrix products by operand element type (``bf16``, ``f32``, ``s8``,
+    ``f8``); ``vector``: elementwise results, ``transcendental``: those of many instructions each;
+    ``polynomial``: those of a long series (sine, power); ``sort``: element-stages of its sorting network;
+    ``hbm_bytes``: what it reads and writes in HBM, ``gathered``: whether at scattered rows (a gather or
+    scatter); ``dma_bytes``: what an async copy moves beside the kernels; ``collective_bytes``: what it sends
+    over the interconnect.
+    """
+
+    name: str
+    opcode: str
+    macs: tuple[tuple[str, float], ...] = ()
+    vector: float = 0.0
+    transcendental: float = 0.0
+    polynomial: float = 0.0
+    sort: float = 0.0
+    hbm_bytes: float = 0.0
+    gathered: bool = False
+    dma_bytes: float = 0.0
+    collective_bytes: float = 0.0
+
+
+@dataclass(frozen=True)
+class Block:
+    """A computation run in order: its kernels, then the loops it runs (one trip: body and condition; trip
+    count) and its conditionals (one block per branch; one of them runs)."""
+
+    kernels: tuple[Kernel, ...] = ()
+    loops: tuple[tuple[Block, int], ...] = ()
+    branches: tuple[tuple[Block, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class Program:
+    """A compiled module's kernels as it runs them, and what a call passes in and out."""
+
+    entry: Block = field(default_factory=Block)
+    inputs: int = 0
+    outputs: int = 0
+    unknown_trips: int = 0
+
+
+def tiled_bytes(shape: str, on_chip: bool = False) -> float:
+    """Bytes of the arrays of a raw shape as laid out in HBM: the minor dimensions padded to the layout's tile
+    (``{1,0:T(8,128)}``); arrays in on-chip memory (an ``S(n)`` layout, n >= 1) left out unless ``on_chip``."""
+    total = 0.0
+    for array in _ARRAY_LAYOUT.finditer(shape):
+        layout = array["layout"] or ""
+        if not on_chip and _ON_CHIP.search(layout):
+            continue
+        dims = [int(d) for d in array["dims"].split(",") if d]
+        order = _MINOR_TO_MAJOR.match(layout)
+        tile = _TILE.search(layout)
+        if order and tile and order[1]:
+            minor = [int(d) for d in order[1].split(",")]
+            sizes = [int(t) for t in tile[1].split(",")]
+            for dim, size in zip(minor, reversed(sizes), strict=False):
+                if dim < len(dims):
+                    dims[dim] = -(-dims[dim] // size) * size
+        total += math.prod(dims) * hlo.dtype_bits(array["dtype"]) / 8
+    return total
+
+
+def elements(shape: str) -> int:
+    """Elements of the first array of a shape (1 for a scalar, 0 for none)."""
+    found = _ARRAY_LAYOUT.search(shape)
+    return math.prod(int(d) for d in found["dims"].split(",") if d) if found else 0
+
+
+def _dims(shape: str) -> list[int]:
+    found = _ARRAY_LAYOUT.search(shape)
+    return [int(d) for d in found["dims"].split(",") if d] if found else []
+
+
+def _dtype(shape: str) -> str:
+    found = _ARRAY_LAYOUT.search(shape)
+    return found["dtype"] if found else ""
+
+
+class Module:
+    """A compiled HLO text's computations, parsed once: each a table of :class:`Op` by name; products padded
+    to a matrix unit of side ``tile``."""
+
+    def __init__(self, text: str, tile: int = 128) -> None:
+        self.tile = tile
+        self.computations: dict[str, dict[str, Op]] = {}
+        self.entry = ""
+        current: dict[str, Op] | None = None
+        for line in text.splitlines():
+            instruction = hlo.parse_instruction(line)
+            if instruction is not None and current is not None:
+                head = line.split(" = ", 1)[1]
+                shape = head[: head.find(f" {instruction.opcode}(")]
+                operands = tuple(_OPERAND.findall(_operand_text(instruction.rest)))
+                op = Op(instruction.name, shape, instruction.opcode, operands, instruction.rest, instruction.root)
+                current[op.name] = op
+                continue
+            header = hlo.parse_computation(line)
+            if header is not None:
+                current = self.computations.setdefault(header.name, {})
+                self.entry = header.name if header.entry else self.entry
+        self._unknown_trips = 0
+
+    def program(self) -> Program:
+        """The module's kernels from its entry computation down, with what a call passes in and out."""
+        entry = self.computations.get(self.entry, {})
+        root = next((op for op in entry.values() if op.root), None)
+        outputs = len(hlo.tuple_elements(hlo.strip_layouts(root.shape))) if root and root.shape.startswith("(") else 1
+        block = self._block(self.entry, frozenset())
+        return Program(
+            entry=block,
+            inputs=sum(1 for op in entry.values() if op.opcode == "parameter"),
+            outputs=outputs if root else 0,
+            unknown_trips=self._unknown_trips,
+        )
+
+    def _block(self, name: str, seen: frozenset[str]) -> Block:
+        """The kernels of computation ``name`` in order, its loops and its conditionals' branches."""
+        ops = self.computations.get(name, {})
+        seen = seen | {name}
+        kernels: list[Kernel] = []
+        loops: list[tuple[Block, int]] = []
+        branches: list[tuple[Block, ...]] = []
+        for op in ops.values():
+            called = dict(_CALLS.findall(op.rest))
+            if op.opcode == "while":
+                trips = self._trip_count(op, ops, called.get("condition", ""))
+                self._unknown_trips += trips is None
+                parts = [
+                    self._block(called[key], seen) for key in ("body", "condition") if called.get(key, "") not in seen
+                ]
+                one_trip = Block(
+                    tuple(k for part in parts for k in part.kernels),
+                    tuple(loop for part in parts for loop in part.loops),
+                    tuple(branch for part in parts for branch in part.branches),
+                )
+                loops.append((one_trip, max(1, trips or 1)))
+            elif op.opcode == "conditional":
+                listed = _BRANCHES.search(op.rest)
+                names = _OPERAND.findall(listed[1]) if listed else []
+                names += [called[key] for key in ("true_computation", "false_computation") if key in called]
+                branches.append(tuple(self._block(branch, seen) for branch in names if branch not in seen))
+            elif op.opcode in ("call", "async-start") and _callee(called) not in seen:
+                inner = self._block(_callee(called), seen)
+                kernels += inner.kernels
+                loops += inner.loops
+                branches += inner.branches
+            elif op.opcode not in FREE and not op.opcode.endswith("-done") and op.opcode != "async-done":
+                kernels.append(self._kernel(op, ops))
+        return Block(tuple(kernels), tuple(loops), tuple(branches))
+
+    def _kernel(self, op: Op, caller: Mapping[str, Op]) -> Kernel:
+        """One kernel: what ``op`` computes (inside its fused computation for a fusion) and the bytes it touches."""
+        base = op.opcode.removesuffix("-start")
+        if base in hlo.COLLECTIVES:
+            moved = tiled_bytes(op.shape, on_chip=True) * (2 if base == "all-reduce" else 1)
+            return Kernel(op.name, base, collective_bytes=moved, hbm_bytes=moved)
+        if op.opcode.endswith("-start") and op.shape.startswith("("):  # an async copy or slice: a DMA
+            parts = hlo.tuple_elements(op.shape)
+            return Kernel(op.name, op.opcode, dma_bytes=tiled_bytes(parts[1] if len(parts) > 1 else op.shape, True))
+        called = dict(_CALLS.findall(op.rest)).get("calls")
+        inner = self.computations.get(called or "", {}) if op.opcode == "fusion" else {}
+        work = _Work(self.tile)
+        if inner:
+            self._fused_work(inner, work, frozenset({called or ""}))
+            traffic = _fusion_bytes(inner, self.computations)
+        elif all(
+            elements(caller[n].shape) <= 1 for n in (op.name, *op.operands) if n in caller
+        ) and not op.shape.startswith("("):
+            return Kernel(op.name, op.opcode)  # a scalar: the core's scalar unit, between kernels
+        else:
+            work.add(op, caller)
+            operands = [caller[n] for n in op.operands if n in caller]
+            traffic = tiled_bytes(op.shape) + sum(_read_bytes(operand, op) for operand in operands)
+        return Kernel(
+            op.name,
+            op.opcode,
+            macs=tuple(sorted(work.macs.items())),
+            vector=work.vector,
+            transcendental=work.transcendental,
+            polynomial=work.polynomial,
+            sort=work.sort,
+            hbm_bytes=traffic,
+            gathered=work.gathered,
+        )
+
+    def _fused_work(self, fused: Mapping[str, Op], work: _Work, seen: frozenset[str]) -> None:
+        for op in fused.values():
+            nested = dict(_CALLS.findall(op.rest)).get("calls") if op.opcode == "fusion" else None
+            if nested in self.computations and nested not in seen:
+                self._fused_work(self.computations[nested], work, seen | {nested})
+            else:
+                work.add(op, fused)
+
+    def _trip_count(self, loop: Op, caller: Mapping[str, Op], condition: str) -> int | None:
+        """XLA's ``known_trip_count``, else ``i < N`` with ``i`` from a constant: ``N - start``."""
+        known = hlo.known_trip_count(loop.rest)
+        if known is not None:
+            return known
+        ops = self.computations.get(condition, {})
+        root = next((op for op in ops.values() if op.root), None)
+        if root is None or root.opcode != "compare" or _direction(root) != "LT" or len(root.operands) != 2:
+            return None
+        counter, bound = (ops.get(name) for name in root.operands)
+        limit = _constant(bound)
+        index = _INDEX.search(counter.rest) if counter is not None and counter.opcode == "get-tuple-element" else None
+        start_tuple = caller.get(loop.operands[0]) if loop.operands else None
+        if limit is None or index is None or start_tuple is None or start_tuple.opcode != "tuple":
+            return None
+        start = caller.get(start_tuple.operands[int(index[1])]) if int(index[1]) < len(start_tuple.operands) else None
+        while start is not None and start.opcode == "copy" and start.operands:
+            start = caller.get(start.operands[0])
+        first = _constant(start)
+        return None if first is None else max(0, limit - first)
+
+
+class _Work:
+    """What the ops of one kernel compute, summed as they are added."""
+
+    def __init__(self, tile: int) -> None:
+        self.tile = tile
+        self.macs: dict[str, float] = {}
+        self.vector = 0.0
+        self.transcendental = 0.0
+        self.polynomial = 0.0
+        self.sort = 0.0
+        self.gathered = False
+
+    def add(self, op: Op, ops: Mapping[str, Op]) -> None:
+        if op.opcode in ("dot", "convolution"):
+            kind, macs = _macs(op, ops, self.tile)
+            if kind == "vector":
+                self.vector += 2 * macs
+            else:
+                self.macs[kind] = self.macs.get(kind, 0.0) + macs
+        elif op.opcode == "sort":
+            self.sort += _sort_stages(op, ops)
+        elif op.opcode == "custom-call" and 'custom_call_target="TopK"' in op.rest:
+            self.sort += _top_k_stages(op, ops)
+        elif op.opcode in ("reduce", "reduce-window", "select-and-scatter"):
+            operand = ops.get(op.operands[0]) if op.operands else None
+            # a window reduces in log2(size) passes (XLA on TPU turns a reduce-and-broadcast into one)
+            passes = 1 if op.opcode == "reduce" else max(1, math.ceil(math.log2(max(1, _window_size(op)))))
+            self.vector += elements(operand.shape if operand else op.shape) * passes
+        elif op.opcode in TRANSCENDENTAL:
+            self.transcendental += elements(op.shape)
+        elif op.opcode in POLYNOMIAL:
+            self.polynomial += elements(op.shape)
+        elif op.opcode in ("gather", "scatter"):
+            self.gathered = True
+            updates = ops.get(op.operands[-1]) if op.opcode == "scatter" and op.operands else op
+            self.vector += elements(updates.shape if updates else op.shape)
+        elif op.opcode not in _MOVES and op.opcode not in ("fusion", "custom-call"):
+            self.vector += elements(op.shape)
+
+
+def _macs(op: Op, ops: Mapping[str, Op], tile: int) -> tuple[str, float]:
+    """A ``dot`` or ``convolution``: its operand element type class and the multiply-adds the matrix unit runs.
+
+    A dot: its real multiply-adds with the contracted size and the output's columns padded to the matrix
+    unit's ``tile`` (rows stream through it, 8 at a time). A convolution: output elements x input features per
+    group x the kernel's window taps that meet the input, the features padded likewise; a base-dilated
+    window (how XLA on TPU lowers a batched dot: ``size=4096 lhs_dilate=4096``) meets one input element per
+    ``lhs_dilate`` positions, so it counts ``ceil(size / lhs_dilate)`` taps, never the dilated window.
+    A depthwise convolution (one input feature per group) is vector work: kind ``vector``."""
+    lhs = ops.get(op.operands[0]) if op.operands else None
+    rhs = ops.get(op.operands[1]) if len(op.operands) > 1 else None
+    kind = _product_kind(lhs.shape if lhs else op.shape)
+    out = _dims(op.shape)
+    if op.opcode == "dot":
+        contracting = _CONTRACTING.search(op.rest)
+        dims = _dims(lhs.shape) if lhs else []
+        picked = [int(d) for d in contracting[1].split(",") if d] if contracting else []
+        size = math.prod(dims[d] for d in picked if d < len(dims))
+        rows, columns = (out[-2], out[-1]) if len(out) > 1 else (1, out[-1] if out else 1)
+        batch = math.prod(out[:-2])
+        return kind, float(batch * _pad(rows, 8) * _pad(columns, tile) * _pad(size, tile))
+    labels = _LABELS.search(op.rest)
+    kernel_labels = labels[2] if labels else ""
+    kernel_dims = _dims(rhs.shape) if rhs else []
+    features = math.prod(d for d, label in zip(kernel_dims, kernel_labels, strict=False) if label == "i")
+    outputs = math.prod(d for d, label in zip(kernel_dims, kernel_labels, strict=False) if label == "o")
+    taps = 1
+    window = _window(op)
+    spatial = [d for d, label in zip(kernel_dims, kernel_labels, strict=False) if label.isdigit()]
+    for k, size in enumerate(spatial):
+        dilate = window.get("lhs_dilate", [])[k] if k < len(window.get("lhs_dilate", [])) else 1
+        taps *= -(-size // dilate)
+    if features == 1:
+        return "vector", float(math.prod(out) * taps)
+    padded = _pad(features * taps, tile) * _pad(outputs, tile) / max(1, outputs)
+    return kind, float(math.prod(out) * padded)
+
+
+def _pad(size: int, tile: int) -> int:
+    return -(-size // tile) * tile
+
+
+def _window(op: Op) -> dict[str, list[int]]:
+    """``window={size=3x3 lhs_dilate=4096}`` -> ``{"size": [3, 3], "lhs_dilate": [4096]}`` (numbers only)."""
+    found = _WINDOW.search(op.rest)
+    table: dict[str, list[int]] = {}
+    for part in found[1].split() if found else []:
+        key, _, value = part.partition("=")
+        if value and all(piece.isdigit() for piece in value.split("x")):
+            table[key] = [int(piece) for piece in value.split("x")]
+    return table
+
+
+def _window_size(op: Op) -> int:
+    return math.prod(_window(op).get("size", [1]))
+
+
+def _product_kind(shape: str) -> str:
+    """The rate class of a product's operands: ``s8`` (8-bit integers), ``f8`` (8-bit floats), ``bf16``, ``f32``."""
+    dtype = _dtype(shape)
+    bits = hlo.dtype_bits(dtype)
+    if bits <= 8:
+        return "f8" if dtype.startswith("f") else "s8"
+    return "f32" if bits > 16 else "bf16"
+
+
+def _sort_stages(op: Op, ops: Mapping[str, Op]) -> float:
+    """A sort's compare-exchanges: elements x the stages of a bitonic network (``log2 n (log2 n + 1) / 2`` for
+    ``n`` along the sorted dimension); the operands it carries along move with each exchange."""
+    operand = ops.get(op.operands[0]) if op.operands else None
+    dims = _dims(operand.shape) if operand else _dims(op.shape)
+    picked = _DIMENSIONS.search(op.rest)
+    axis = int(picked[1].split(",")[0]) if picked and picked[1] else len(dims) - 1
+    n = dims[axis] if axis < len(dims) else 1
+    depth = math.ceil(math.log2(n)) if n > 1 else 0
+    return math.prod(dims) * depth * (depth + 1) / 2
+
+
+def _top_k_stages(op: Op, ops: Mapping[str, Op]) -> float:
+    """A ``TopK`` custom call's compare-exchanges: each row keeps a sorted run of ``k`` (a bitonic network on
+    ``k``) and merges ``n / k`` runs into it (``log2(n / k)`` stages)."""
+    operand = ops.get(op.operands[0]) if op.operands else None
+    dims = _dims(operand.shape) if operand else []
+    k = (_dims(hlo.tuple_elements(op.shape)[0]) or [1])[-1]
+    n = dims[-1] if dims else 1
+    depth = math.ceil(math.log2(k)) if k > 1 else 0
+    return math.prod(dims) * (depth * (depth + 1) / 2 + max(0.0, math.log2(n / k)))
+
+
+def _read_bytes(operand: Op, reader: Op) -> float:
+    """HBM bytes ``reader`` reads of ``operand``: a gather or dynamic slice its result's worth, others all of it."""
+    if reader.opcode in ("gather", "dynamic-slice") and reader.operands and reader.operands[0] == operand.name:
+        return min(tiled_bytes(operand.shape), tiled_bytes(reader.shape))
+    if reader.opcode in ("dynamic-update-slice", "scatter") and reader.operands[0] == operand.name:
+        return 0.0  # updated in place: the update is read and written, not the whole operand
+    return tiled_bytes(operand.shape)
+
+
+def _fusion_bytes(fused: Mapping[str, Op], computations: Mapping[str, Mapping[str, Op]]) -> float:
+    """A fusion's HBM traffic from inside it: each parameter by what its consumers read (a gather or dynamic
+    slice its rows, an in-place update nothing), each result it writes (an in-place update its update)."""
+    uses: dict[str, list[Op]] = {}
+    for op in fused.values():
+        for name in op.operands:
+            uses.setdefault(name, []).append(op)
+    total = 0.0
+    for op in fused.values():
+        if op.opcode == "parameter":
+            consumers = _through_bitcasts(op, uses, fused)
+            total += max((_read_bytes(op, c) for c in consumers), default=0.0) if consumers else 0.0
+        elif op.opcode in ("dynamic-update-slice", "scatter") and len(op.operands) > 1:
+            update = fused.get(op.operands[-1] if op.opcode == "scatter" else op.operands[1])
+            total += 2 * tiled_bytes(update.shape) if update is not None and not _ON_CHIP.search(op.shape) else 0.0
+    root = next((op for op in fused.values() if op.root), None)
+    written = [fused[n] for n in root.operands if n in fused] if root is not None and root.opcode == "tuple" else [root]
+    for result in written:
+        if result is not None and result.opcode not in ("dynamic-update-slice", "scatter"):
+            total += tiled_bytes(result.shape)
+    return total
+
+
+def _through_bitcasts(op: Op, uses: Mapping[str, list[Op]], fused: Mapping[str, Op]) -> list[Op]:
+    """The consumers of ``op``, looking through bitcasts and reshapes (views of the same bytes)."""
+    found: list[Op] = []
+    for consumer in uses.get(op.name, []):
+        if consumer.opcode in ("bitcast", "reshape"):
+            found += [_renamed(c, consumer.name, op.name) for c in _through_bitcasts(consumer, uses, fused)]
+        else:
+            found.append(consumer)
+    return found
+
+
+def _renamed(op: Op, old: str, new: str) -> Op:
+    """``op`` with operand ``old`` read as ``new`` (a view's consumer reads the viewed array)."""
+    return Op(op.name, op.shape, op.opcode, tuple(new if n == old else n for n in op.operands), op.rest, op.root)
+
+
+def _operand_text(rest: str) -> str:
+    """The operand list of an instruction's ``rest`` (up to the bracket closing ``opcode(``)."""
+    close = rest.find(")")
+    if "(" not in rest[:close]:  # compiled text names its operands bare: the first ")" closes the list
+        return rest[:close] if close >= 0 else rest
+    depth = 0
+    for k, char in enumerate(rest):
+        depth += (char in "([{") - (char in ")]}")
+        if depth < 0:
+            return rest[:k]
+    return rest
+
+
+def _callee(called: Mapping[str, str]) -> str:
+    """The computation a ``call`` (``to_apply=``) or an ``async-start`` (``calls=``) runs."""
+    return called.get("to_apply") or called.get("calls") or ""
+
+
+def _direction(op: Op) -> str | None:
+    found = _DIRECTION.search(op.rest)
+    return found[1] if found else None
+
+
+def _constant(op: Op | None) -> int | None:
+    if op is None or op.opcode != "constant":
+        return None
+    found = _CONSTANT.match(op.rest)
+    return int(found[1]) if found else None

@@ -1,0 +1,193 @@
+"""The step-time estimate kernel by kernel (``ir/hlo_kernels.py``), on compiled HLO as XLA writes it for a TPU v5e.
+
+Each text below is trimmed from a program compiled for one v5e chip (``benchmarks/step_corpus.py``): a batched
+dot lowered to a base-dilated convolution, an int8 product, a sort, a gather of rows; the kernels' work and
+bytes are checked as pure functions. Then ``--stages-measure`` on a program that rejects made-up inputs, and
+the one ``step`` a config without a topology records on every host, in inner sessions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_stages.analyse import step_time
+from pytest_stages.ir import hlo_kernels
+
+# jnp.matmul of two f32[4096,64,64]: XLA on TPU lowers the batched dot to a convolution whose window spans the
+# batch, base-dilated by its size (the window is 4096 wide; each output meets one input position of it).
+BATCHED = """HloModule jit_matmul
+
+%fused_computation (param_0: bf16[4096,64,64], param_1: bf16[4096,64,64]) -> f32[4096,64,64] {
+  %param_0 = bf16[4096,64,64]{2,1,0:T(8,128)(2,1)S(1)} parameter(0)
+  %param_1 = bf16[4096,64,64]{2,1,0:T(8,128)(2,1)} parameter(1)
+  ROOT %conv = f32[4096,64,64]{2,1,0:T(8,128)} convolution(%param_0, %param_1), window={size=4096 stride=4095 \
+lhs_dilate=4096}, dim_labels=0bf_0io->0bf
+}
+
+ENTRY %main.1 (a.1: bf16[4096,64,64], b.1: bf16[4096,64,64]) -> f32[4096,64,64] {
+  %a.1 = bf16[4096,64,64]{2,1,0:T(8,128)(2,1)S(1)} parameter(0)
+  %b.1 = bf16[4096,64,64]{2,1,0:T(8,128)(2,1)} parameter(1)
+  ROOT %fusion = f32[4096,64,64]{2,1,0:T(8,128)} fusion(%a.1, %b.1), kind=kOutput, calls=%fused_computation
+}
+""".replace("\\\n", "")
+
+PRODUCT = """HloModule jit_run
+
+ENTRY %main (a: T[8192,8192], b: T[8192,8192]) -> s32[8192,8192] {
+  %a = T[8192,8192]{1,0:T(8,128)} parameter(0)
+  %b = T[8192,8192]{1,0:T(8,128)} parameter(1)
+  ROOT %dot = s32[8192,8192]{1,0:T(8,128)} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+"""
+
+SORT = """HloModule jit_sort
+
+%compare (p0: f32[], p1: f32[]) -> pred[] {
+  %p0 = f32[] parameter(0)
+  %p1 = f32[] parameter(1)
+  ROOT %lt = pred[] compare(%p0, %p1), direction=LT
+}
+
+ENTRY %main (x: f32[256,32768]) -> f32[256,32768] {
+  %x = f32[256,32768]{1,0:T(8,128)} parameter(0)
+  ROOT %sort = f32[256,32768]{1,0:T(8,128)} sort(%x), dimensions={1}, to_apply=%compare
+}
+"""
+
+# table[indices]: 16384 rows of a 32768 x 1024 float32 table.
+GATHER = """HloModule jit_gather
+
+%fused_computation (param_0.2: f32[32768,1024], param_1: s32[16384]) -> f32[16384,1024] {
+  %param_0.2 = f32[32768,1024]{1,0:T(8,128)} parameter(0)
+  %param_1 = s32[16384]{0:T(1024)} parameter(1)
+  %indices = s32[16384,1]{0,1:T(1,128)} bitcast(%param_1)
+  ROOT %gather.1 = f32[16384,1024]{1,0:T(8,128)} gather(%param_0.2, %indices), offset_dims={1}, \
+collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,1024}
+}
+
+ENTRY %main (table.1: f32[32768,1024], i: s32[16384]) -> f32[16384,1024] {
+  %table.1 = f32[32768,1024]{1,0:T(8,128)} parameter(0)
+  %i = s32[16384]{0:T(1024)} parameter(1)
+  ROOT %gather_fusion = f32[16384,1024]{1,0:T(8,128)} fusion(%table.1, %i), kind=kCustom, calls=%fused_computation
+}
+""".replace("\\\n", "")
+
+
+def only_kernel(text: str) -> hlo_kernels.Kernel:
+    (kernel,) = hlo_kernels.Module(text).program().entry.kernels
+    return kernel
+
+
+def test_a_batched_dot_counts_its_products_never_the_dilated_window():
+    """4096 products of 64 x 64 by 64 x 64: 1.07 G multiply-adds, each product's 64 features padded to the
+    128-wide matrix unit (x4); the dilated window would count 4096 times as many (the 305x of issue 66)."""
+    kernel = only_kernel(BATCHED)
+    assert kernel.macs == (("bf16", 4096 * 64 * 64 * 128 * 2),)
+    # Only b is read from HBM (a lives on chip, S(1)); the f32 result is written; the minor 64 of each padded to
+    # the (8, 128) tile of its layout.
+    assert kernel.hbm_bytes == 4096 * 64 * 128 * (2 + 4)
+    found = step_time.estimate({"compiled": {"flops": 2.1e9}}, BATCHED, "TPU v5 lite")
+    assert found["binding"] == "HBM"
+    assert found["estimated_seconds"] == pytest.approx(4096 * 64 * 128 * 6 / (819e9 * 0.8) + 0.04e-6)
+
+
+def test_an_int8_product_runs_at_the_int8_rate():
+    """On a v5e int8 products run at 394 TOPS, twice the bf16 rate (measured: 2.89 ms for 8192^3)."""
+    int8, bf16 = (
+        step_time.estimate({"compiled": {}}, PRODUCT.replace("T[", f"{t}["), "TPU v5 lite") for t in ("s8", "bf16")
+    )
+    assert only_kernel(PRODUCT.replace("T[", "s8[")).macs == (("s8", 8192.0**3),)
+    assert int8["binding"] == bf16["binding"] == "compute"
+    assert int8["compute_seconds"] == pytest.approx(2 * 8192**3 / (394e12 * 0.95))
+    assert bf16["compute_seconds"] == pytest.approx(2 * 8192**3 / (197e12 * 0.95))
+
+
+def test_a_sort_is_costed_by_its_sorting_network_not_by_its_bytes():
+    """XLA counts no flops for a sort: 256 rows of 32768 take 15 x 16 / 2 = 120 stages of a bitonic network."""
+    kernel = only_kernel(SORT)
+    assert kernel.sort == 256 * 32768 * 120
+    found = step_time.estimate({"compiled": {"bytes accessed": 6.7e7}}, SORT, "TPU v5 lite")
+    assert found["binding"] == "compute"
+    assert found["estimated_seconds"] == pytest.approx(256 * 32768 * 120 / 0.16e12 + 0.04e-6)
+
+
+def test_a_gather_reads_the_rows_it_gathers_not_the_whole_table():
+    """16384 rows of 4 KiB read and written (XLA's bytes accessed counts the 128 MiB table too), at the share of
+    the bandwidth a gather of rows reaches."""
+    kernel = only_kernel(GATHER)
+    rows = 16384 * 1024 * 4
+    assert kernel.gathered
+    assert kernel.hbm_bytes == 2 * rows + 16384 * 4  # the rows read, the rows written, the indices
+    found = step_time.estimate({"compiled": {"bytes accessed": 6.0e8}}, GATHER, "TPU v5 lite")
+    assert found["hbm_seconds"] == pytest.approx((2 * rows + 16384 * 4) / (819e9 * 0.8 * 0.5))
+
+
+def test_a_tiled_layout_counts_its_padding_and_on_chip_arrays_no_hbm_bytes():
+    assert hlo_kernels.tiled_bytes("f32[8,3]{1,0:T(8,128)}") == 8 * 128 * 4
+    assert hlo_kernels.tiled_bytes("f32[8,3]{1,0:T(8,128)S(1)}") == 0
+
+
+CPU_V5E = """
+[[tool.pytest_stages.configs]]
+name = "cpu1"
+chip = { name = "v5e" }
+"""
+CALLBACK = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def picky(x):
+    if not np.all(np.asarray(x) > 100):
+        raise ValueError("expected a calibrated input above 100")
+    return np.asarray(x)
+
+
+def test_step(stage_snapshot):
+    def f(x):
+        return jax.pure_callback(picky, jax.ShapeDtypeStruct(x.shape, x.dtype), x) * 2
+
+    stage_snapshot(f, jax.ShapeDtypeStruct((8, 128), jnp.float32), name="step")
+"""
+
+
+def test_a_program_that_rejects_made_up_inputs_is_reported_not_measured_and_keeps_its_verdict(project, tmp_path):
+    project.configure(configs=CPU_V5E)
+    project.write("test_step.py", CALLBACK)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    report = tmp_path / "report.json"
+    result = project.run("--stages-measure", f"--stages-report={report}")
+    result.assert_outcomes(passed=1)
+    step = json.loads(report.read_text())["calls"][0]["step"]
+    assert "measured_seconds" not in step
+    assert step["not_measured"].startswith("the call raised ")
+    assert "on made-up inputs (random floats, zero integers)" in step["not_measured"]
+    assert "expected a calibrated input above 100" in step["not_measured"]
+    assert step["not_measured"].endswith("time it with inputs of your own (docs/step-time.md)")
+    assert any("test_step[cpu1]" in line and "; not measured" in line for line in result.outlines)
+    assert "Traceback" not in result.stdout.str()
+
+
+TPU_NO_TOPOLOGY = """
+[[tool.pytest_stages.configs]]
+name = "tpu"
+platform = "tpu"
+"""
+
+
+@pytest.mark.extras("tpu")
+def test_a_config_without_a_topology_records_the_one_step_every_host_records(project):
+    """Lowered in CPU CI, compiled next to the chip: its ``step`` says so on both, with the fix, and never a figure
+    of one host (tests/test_measure_on_chip.py checks the chip's side)."""
+    project.configure(configs=TPU_NO_TOPOLOGY)
+    project.write(
+        "test_step.py", CALLBACK.replace("jax.pure_callback(picky, jax.ShapeDtypeStruct(x.shape, x.dtype), x)", "x")
+    )
+    project.run("--stages-update").assert_outcomes(passed=1)
+    cost = json.loads(Path(project.path, "snapshots/test_step/test_step/tpu/step.cost.json").read_text())
+    assert cost["step"] == step_time.host_dependent_step()
+    assert 'add topology = "v5e:1x1"' in cost["step"]["unknown"]
