@@ -131,6 +131,43 @@ def test_an_added_top_level_let_changes_only_its_own_lines_in_the_jaxpr():
     assert all(" = " not in line or "silu" in line or "reduce_sum" in line for line in added[lets:]), added
 
 
+def _ref_mlp(logits_dtype):
+    """A 4-layer MLP whose parameters are ``jax.Ref``s (as JAX's training cookbook keeps its train state),
+    its loss a ``log_softmax`` of logits computed in ``logits_dtype``; each Ref updated in place."""
+
+    def step(params, x):
+        h = x
+        for ref in params[:-1]:
+            h = jax.nn.relu(h @ ref[...])
+        logits = jnp.einsum("bd,dv->bv", h, params[-1][...], preferred_element_type=logits_dtype)
+        loss = -jax.nn.log_softmax(logits).mean()
+        for ref in params:
+            ref[...] = ref[...] * 0.5
+        return loss
+
+    return step
+
+
+def test_a_let_that_disappears_renames_no_ref_parameter_and_no_ref_read():
+    """Issue #67's reproduction: float32 logits inline the ``let log_softmax`` JAX bound at the top, and
+    every later variable shifts, the ``Ref{...}`` parameters (``n o p q r`` came back ``a b c d e``) and
+    their reads ``v:bf16[16,16] <- p[...]`` included. The update renames none of them."""
+    refs = [jax.ref.new_ref(jnp.ones((16, 16), jnp.bfloat16)) for _ in range(5)]
+    x = jnp.ones((4, 16), jnp.bfloat16)
+    old, new = (str(jax.make_jaxpr(_ref_mlp(dtype))(refs, x)) for dtype in (jnp.bfloat16, jnp.float32))
+    assert old.startswith("let log_softmax = {") and "let log_softmax" not in new
+    assert len(_diff(old, new)[0]) > 60  # JAX's own text: every line after the let renamed
+
+    kept = keep_names("jaxpr", old, new)
+    removed, added = _diff(old, kept)
+    assert equivalent("jaxpr", kept, new)
+    parameters = old[old.index("\n{ lambda ;") : old.index(". let\n", old.index("\n{ lambda ;"))]
+    assert parameters.count(":Ref{bf16[16,16]}") == 5 and parameters in kept
+    assert not [line for line in removed + added if "[...]" in line], (removed, added)
+    # The let's 14 lines, the logits' dot_general (2 lines), the call and the casts around it.
+    assert len(removed) <= 22 and len(added) <= 20, (removed, added)
+
+
 def test_the_kept_jaxpr_compares_equal_and_a_second_update_writes_nothing(project):
     """The flow users meet: record, swap the activation, update (only the change written, under the
     snapshot's names and line breaks), then a compare passes and another update writes 0 files,

@@ -214,6 +214,28 @@ def instructions(text: str) -> Iterator[Instruction]:
                 computation, entry = header.name, header.entry
 
 
+# A name's numbers: "fused_computation.155.clone.1" and ".143.clone.1" are one kind of name.
+_NUMBERS = re.compile(r"\d+")
+
+
+def meanings(text: str) -> dict[str, tuple[str, ...]]:
+    """What each instruction name of ``text`` stands for, by its name without ``%``: the name without its
+    numbers, its opcode, its comparison's direction and its callees without their numbers.
+
+    An update keeps an old name only for an instruction of the same meaning (``%gt.1`` for no
+    ``direction=LT``, ``%copy.83`` for no fusion).
+    """
+    return {
+        instruction.name.removeprefix("%"): (
+            _NUMBERS.sub("", instruction.name.removeprefix("%")),
+            instruction.opcode,
+            _attribute(instruction.rest, "direction="),
+            *(_NUMBERS.sub("", called.removeprefix("%")) for called in _CALLED.findall(instruction.rest)),
+        )
+        for instruction in instructions(text)
+    }
+
+
 def defined_names(text: str) -> list[str]:
     """The names the lines of ``text`` define, in order: each instruction's, each computation's and its parameters'.
 
