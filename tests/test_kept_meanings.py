@@ -9,6 +9,7 @@ in both.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from collections.abc import Iterator
@@ -93,3 +94,34 @@ def test_a_kept_name_stands_for_an_instruction_of_the_same_meaning(call: Path) -
             name: (before[name], after[name]) for name in before.keys() & after.keys() if before[name] != after[name]
         }
         assert not lies, (what, sorted(lies.items())[:3])
+
+
+_FIRST_NUMBER = re.compile(r"^([A-Za-z_]+[._])(\d+)")
+_CONSTANT = re.compile(r"(?<= constant\()(\d+)(?=\))")
+
+
+def _computations(text: str) -> list[str]:
+    return [header.name.lstrip("%") for header in map(hlo.parse_computation, text.split("\n")) if header is not None]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for path in sorted(SNAPSHOTS.rglob("*.compiled.hlo.txt")) if _CONSTANT.search(path.read_text("utf-8"))][::3],
+    ids=lambda p: str(p.relative_to(SNAPSHOTS)),
+)
+def test_renumbered_computations_keep_their_snapshot_numbers(path: Path) -> None:
+    """An update renumbers XLA's computations and regions (``%fused_computation.155.clone.1`` -> ``.143``,
+    ``region_216`` -> ``region_260``): the written text keeps every snapshot number, and only the
+    changed constant's line differs."""
+    old = path.read_text(encoding="utf-8")
+    new = old
+    for name in sorted(_computations(old), key=len, reverse=True):
+        bumped = _FIRST_NUMBER.sub(lambda m: f"{m[1]}{int(m[2]) + 1000}", name)
+        new = re.sub(rf"(?<=%){re.escape(name)}(?![\w.\-])", bumped, new)
+    new = _CONSTANT.sub(lambda m: str(int(m[1]) + 1), new, count=1)
+    assert set(_computations(new)) != set(_computations(old))
+    written = keep_names("hlo", old, new)
+    assert equivalent("hlo", written, new)
+    assert set(_computations(written)) == set(_computations(old))
+    changed = [line for line in difflib.unified_diff(old.split("\n"), written.split("\n"), lineterm="", n=0)]
+    assert len(changed) == 2 + 3, changed  # the headers, the hunk's, the old and the new constant line

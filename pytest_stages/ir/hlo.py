@@ -214,8 +214,15 @@ def instructions(text: str) -> Iterator[Instruction]:
                 computation, entry = header.name, header.entry
 
 
-# A name's numbers: "fused_computation.155.clone.1" and ".143.clone.1" are one kind of name.
-_NUMBERS = re.compile(r"\d+")
+# A name's numbers with what joins them: "fused_computation.155.clone.1" and ".143.clone.1" are one kind
+# of name, "@_where" and "@_where_0" too.
+_NUMBERS = re.compile(r"[._]?\d+")
+
+
+def stem(name: str) -> str:
+    """A name without its numbers or ``%``: what it says of its instruction or computation, not which one
+    (``%fused_computation.155.clone.1`` -> ``fused_computation.clone``, ``region_216.3`` -> ``region``)."""
+    return _NUMBERS.sub("", name.removeprefix("%"))
 
 
 def meanings(text: str) -> dict[str, tuple[str, ...]]:
@@ -227,10 +234,10 @@ def meanings(text: str) -> dict[str, tuple[str, ...]]:
     """
     return {
         instruction.name.removeprefix("%"): (
-            _NUMBERS.sub("", instruction.name.removeprefix("%")),
+            stem(instruction.name),
             instruction.opcode,
             _attribute(instruction.rest, "direction="),
-            *(_NUMBERS.sub("", called.removeprefix("%")) for called in _CALLED.findall(instruction.rest)),
+            *map(stem, _CALLED.findall(instruction.rest)),
         )
         for instruction in instructions(text)
     }

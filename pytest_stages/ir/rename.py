@@ -20,8 +20,6 @@ _JAXPR_WORDS = frozenset({"lambda", "let", "in"})
 _WORD = re.compile(r"[a-z]+")
 # A name without its number, per dialect: "add.3.1" -> "add" (HLO); "%cst_12" -> "%cst", "%12" -> "%" (StableHLO).
 _NUMBER = {"hlo": re.compile(r"(?:\.\d+)+$"), "mlir": re.compile(r"_?\d+$")}
-# A function's name without its numbers: "@argmax_0" -> "@argmax", "region_17.23" -> "region".
-_FUNCTION_NUMBER = re.compile(r"(?:[._]?\d+)+$")
 # A placeholder for a name in a word's text: NUL never appears in a stage text.
 _SLOT = "\0"
 
@@ -142,7 +140,7 @@ class _Renaming:
         if (old_key in self.functions or new_key in self.functions) and (
             new_key not in self.functions
             or old_key not in self.functions
-            or _FUNCTION_NUMBER.sub("", old_key) != _FUNCTION_NUMBER.sub("", new_key)
+            or hlo.stem(old_key) != hlo.stem(new_key)  # numbers anywhere: "fused_computation.155.clone.1" -> ".143"
         ):
             return
         if (old_key[:1] in "%^@" or new_key[:1] in "%^@") and old_key[:1] != new_key[:1]:
