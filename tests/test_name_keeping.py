@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from pytest_stages.config.devices import DeviceConfig
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir.alpha import equivalent, naming
 from pytest_stages.ir.rename import keep_names
 from pytest_stages.stage.devices import activate
 from pytest_stages.stage.jax_events import CompileEvents
@@ -146,6 +146,21 @@ def _ref_mlp(logits_dtype):
         return loss
 
     return step
+
+
+def test_a_refs_binder_reads_writes_and_index_are_names_and_a_primitive_or_dtype_is_not():
+    """What JAX prints for Refs (jax/_src/state/primitives.py): a binder ``p:Ref{f32[4]}``, a read
+    ``v:f32[4] <- p[...]``, a write ``p[...] <- v``, an indexed add ``p[0:2,i] += v``; a primitive's
+    parameters (``pjit[`` at a line's end, ``jit[name=f]``) and a ``bool[4]`` dtype stay no names."""
+    rules = naming("jaxpr")
+    assert rules is not None
+    text = (
+        "{ lambda ; p:Ref{f32[4]} i:i32[]. let\n    v:f32[4] <- p[...]\n    p[...] <- v\n"
+        "    p[0:2,i] += v\n    m:bool[4] = lt v v\n    pjit[\n      name=f\n    ] v\n"
+        "    w:f32[4] = jit[name=f jaxpr=f] v\n  in (w,) }"
+    )
+    assert sorted(rules.names(text)) == ["i", "m", "p", "v", "w"]
+    assert rules.split.findall(text) == [*"pivppvpivmvvvwvw"]
 
 
 def test_a_let_that_disappears_renames_no_ref_parameter_and_no_ref_read():
