@@ -125,3 +125,48 @@ def test_renumbered_computations_keep_their_snapshot_numbers(path: Path) -> None
     assert set(_computations(written)) == set(_computations(old))
     changed = [line for line in difflib.unified_diff(old.split("\n"), written.split("\n"), lineterm="", n=0)]
     assert len(changed) == 2 + 3, changed  # the headers, the hunk's, the old and the new constant line
+
+
+def _swapped_computations(text: str) -> Iterator[str]:
+    """``text`` with two adjacent computations that call neither one another defined in the other order
+    and their numbers swapped (``%fused_computation.172``/``.173``, as XLA printed Gemma's ``up_proj``
+    computed before ``gate_proj``), at the first, middle and last such pair."""
+    lines = text.split("\n")
+    blocks, start = [], None
+    for k, line in enumerate(lines):
+        header = hlo.parse_computation(line)
+        if header is not None and not header.entry:
+            start = (k, header.name)
+        elif line.startswith("}") and start is not None:
+            blocks.append((start[0], k + 1, start[1]))
+            start = None
+    pairs = [
+        (a, b)
+        for a, b in itertools.pairwise(blocks)
+        if a[1] + 1 == b[0]  # one blank line between them
+        and _FIRST_NUMBER.match(a[2].lstrip("%"))
+        and _NUMBERS.sub("", a[2]) == _NUMBERS.sub("", b[2])
+        and f"{a[2]}\n" not in "\n".join(lines[b[0] : b[1]]) + "\n"
+        and not re.search(rf"{re.escape(a[2])}(?![\w.\-])", "\n".join(lines[b[0] : b[1]]))
+        and not re.search(rf"{re.escape(b[2])}(?![\w.\-])", "\n".join(lines[a[0] : a[1]]))
+    ]
+    for (a0, a1, a), (b0, b1, b) in {pairs[j] for j in (0, len(pairs) // 2, -1)} if pairs else ():
+        moved = [*lines[:a0], *lines[b0:b1], *lines[a1:b0], *lines[a0:a1], *lines[b1:]]
+        swapped = re.sub(rf"{re.escape(a)}(?![\w.\-])", "\0", "\n".join(moved))
+        swapped = re.sub(rf"{re.escape(b)}(?![\w.\-])", a, swapped)
+        yield swapped.replace("\0", b)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for path in sorted(SNAPSHOTS.rglob("*.compiled.hlo.txt")) if path.parent.name in ("cpu8", "v5e", "cpu1")],
+    ids=lambda p: str(p.relative_to(SNAPSHOTS)),
+)
+def test_computations_defined_in_the_other_order_with_their_numbers_swapped_are_one_program(path: Path) -> None:
+    """Issue #67: a reorder of two independent statements made XLA print two fused computations in the
+    other order with their numbers swapped; that is the same program, and an update writes the snapshot."""
+    old = path.read_text(encoding="utf-8")
+    for new in _swapped_computations(old):
+        assert new != old
+        assert equivalent("hlo", old, new)
+        assert keep_names("hlo", old, new) == old
