@@ -26,7 +26,7 @@ CALLS = sorted(
     {path.parent.parent for path in SNAPSHOTS.rglob("*.compiled.hlo.txt")},
     key=str,
 )
-_NUMBERS = re.compile(r"\d+")
+_NUMBERS = re.compile(r"[._]?\d+")  # a number and what joins it: "add.0.clone" and "add.clone.1" are both "add.clone"
 _DIRECTION = re.compile(r"\bdirection=(\w+)")
 _CALLEE = re.compile(r"\b(?:calls|to_apply|body|condition)=%?([\w.\-]+)")
 _OP_EDITS = {"multiply": "add", "add": "multiply", "subtract": "add", "maximum": "minimum", "minimum": "maximum"}

@@ -155,10 +155,8 @@ class _Renaming:
         gives it no other meaning, else a fresh one."""
         found = self.chosen.get((scope, key))
         if found is None:
-            own = (scope, key) not in self.taken and self.meanings[0].get(
-                key, self.meanings[1].get(key)
-            ) == self.meanings[1].get(key)
-            found = key if own else self._fresh(key)
+            clash = key in self.meanings[0] and self.meanings[0][key] != self.meanings[1].get(key)
+            found = key if (scope, key) not in self.taken and not clash else self._fresh(key)
             self.chosen[scope, key] = found
             self.taken.add((scope, found))
         return found
