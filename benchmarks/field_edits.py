@@ -1,6 +1,6 @@
 """The field list: one-line edits of real model code, their verdicts, headlines and pull-request churn.
 
-Usage: python benchmarks/field_edits.py [--only EDIT ...] [--configs cpu1,cpu8,v5e] [--json PATH]
+Usage: python benchmarks/field_edits.py [--list 58|67] [--only EDIT ...] [--configs cpu1,cpu8,v5e,fsdp8] [--json PATH]
        python benchmarks/field_edits.py --table PATH   (the table of a saved run)
 
 Copies examples/field (penzai, Flax NNX, Equinox and diffrax models: docs/field.md) into a
@@ -38,7 +38,7 @@ from diff_churn import _git, _replace
 
 ROOT = Path(__file__).resolve().parent.parent
 FIELD = ROOT / "examples" / "field"
-CONFIGS = ("cpu1", "cpu8", "v5e")
+CONFIGS = ("cpu1", "cpu8", "v5e", "fsdp8")
 # The goals: PR lines per file at most this many times its semantic rows; a one-constant edit's total.
 RATIO_GOAL, CONSTANT_GOAL = 2.0, 60
 NO_TESTS = pytest.ExitCode.NO_TESTS_COLLECTED
@@ -300,6 +300,208 @@ EDITS = (
         uses=("PIDController(rtol=RTOL",),
     ),
 )
+
+
+# Issue #67's fresh list: the training cookbook's jax.Ref step (plain JAX on 8 fsdp devices), the Flax NNX
+# Gemma (train step and sampler), the Equinox BERT and the penzai LM; masks, precision, optimizers, donation,
+# remat, dtypes, widths, two reorders and a refactor.
+COOKBOOK = (("test_cookbook.py",), "test_cookbook_train_step and fsdp8")
+GEMMA_DECODE = (("test_gemma.py",), "test_gemma_decode and cpu1")
+MOMENT_LINES = (
+    '    moments["mu"][...] = BETA_1 * moments["mu"][...] + (1 - BETA_1) * grad\n'
+    '    moments["nu"][...] = BETA_2 * moments["nu"][...] + (1 - BETA_2) * grad**2\n'
+)
+LIST_67 = (
+    Edit(
+        "ck-logits-f32",
+        "precision",
+        "jax",
+        "cookbook.py",
+        'logits = jnp.einsum("bsd,dv->bsv", out, params["unembed"])',
+        'logits = jnp.einsum("bsd,dv->bsv", out, params["unembed"], preferred_element_type=jnp.float32)',
+        "fail",
+        *COOKBOOK,
+    ),
+    Edit(
+        "ck-not-causal",
+        "mask",
+        "jax",
+        "cookbook.py",
+        "qkv[:, :, 2], is_causal=True)",
+        "qkv[:, :, 2], is_causal=False)",
+        "fail",
+        *COOKBOOK,
+    ),
+    Edit(
+        "ck-beta-2",
+        "optimizer",
+        "jax",
+        "cookbook.py",
+        "BETA_1, BETA_2, EPS = 0.9, 0.999, 1e-8",
+        "BETA_1, BETA_2, EPS = 0.9, 0.95, 1e-8",
+        "fail",
+        *COOKBOOK,
+        uses=("BETA_2 * moments",),
+    ),
+    Edit(
+        "ck-remat-mlp",
+        "jax.checkpoint",
+        "jax",
+        "cookbook.py",
+        'out = jax.nn.gelu(jnp.einsum("bsd,dh->bsh", out, layer("mlp_in")))',
+        'out = jax.checkpoint(lambda h: jax.nn.gelu(jnp.einsum("bsd,dh->bsh", h, layer("mlp_in"))))(out)',
+        "fail",
+        *COOKBOOK,
+    ),
+    Edit("ck-hidden-768", "width", "jax", "cookbook.py", "HIDDEN = 512", "HIDDEN = 768", "fail", *COOKBOOK),
+    Edit(
+        "ck-qkv-highest",
+        "precision",
+        "jax",
+        "cookbook.py",
+        'qkv = jnp.einsum("bsd,tdhk->bsthk", out, layer("qkv"))',
+        'qkv = jnp.einsum("bsd,tdhk->bsthk", out, layer("qkv"), precision=jax.lax.Precision.HIGHEST)',
+        "fail",
+        *COOKBOOK,
+    ),
+    Edit(
+        "ck-moments-reorder",
+        "reorder",
+        "jax",
+        "cookbook.py",
+        MOMENT_LINES,
+        "".join(reversed(MOMENT_LINES.splitlines(keepends=True))),
+        "pass",
+        *COOKBOOK,
+    ),
+    Edit(
+        "gm-sliding-window",
+        "mask",
+        "flax-nnx",
+        "gemma.py",
+        "causal = jnp.tril(jnp.ones((seq, seq), jnp.bool_))",
+        "causal = jnp.tril(jnp.ones((seq, seq), jnp.bool_)) & jnp.triu(jnp.ones((seq, seq), jnp.bool_), -32)",
+        "fail",
+        *GEMMA_TRAIN,
+    ),
+    Edit(
+        "gm-attention-highest",
+        "precision",
+        "flax-nnx",
+        "gemma.py",
+        'logits = jnp.einsum("bqhd,bkhd->bhqk", q, k)',
+        'logits = jnp.einsum("bqhd,bkhd->bhqk", q, k, precision=jax.lax.Precision.HIGHEST)',
+        "fail",
+        *GEMMA_TRAIN,
+    ),
+    Edit(
+        "gm-lion",
+        "optimizer",
+        "flax-nnx",
+        "gemma.py",
+        "OPTIMIZER = optax.adamw(3e-4, b2=0.95, weight_decay=0.1)",
+        "OPTIMIZER = optax.lion(3e-4, b2=0.95, weight_decay=0.1)",
+        "fail",
+        *GEMMA_TRAIN,
+        uses=("OPTIMIZER.update(",),
+    ),
+    Edit("gm-hidden-384", "width", "flax-nnx", "gemma.py", "HIDDEN = 256", "HIDDEN = 384", "fail", *GEMMA_TRAIN),
+    Edit(
+        "gm-sampler-donation",
+        "donation",
+        "flax-nnx",
+        "gemma.py",
+        "return jax.jit(decode)",
+        "return jax.jit(decode, donate_argnums=(1,))",
+        "fail",
+        *GEMMA_DECODE,
+    ),
+    Edit(
+        "gm-argmin",
+        "sampling",
+        "flax-nnx",
+        "gemma.py",
+        "jnp.argmax(logits, axis=-1)",
+        "jnp.argmin(logits, axis=-1)",
+        "fail",
+        *GEMMA_DECODE,
+    ),
+    Edit(
+        "gm-up-before-gate",
+        "reorder",
+        "flax-nnx",
+        "gemma.py",
+        MLP_LINES,
+        "".join(reversed(MLP_LINES.splitlines(keepends=True))),
+        "pass",
+        ("test_gemma.py",),
+        "test_gemma_train_step or test_gemma_sharded_train_step",
+    ),
+    Edit(
+        "bt-layer-checkpoint",
+        "jax.checkpoint",
+        "equinox",
+        "bert.py",
+        "x = layer(x, mask)",
+        "x = eqx.filter_checkpoint(layer)(x, mask)",
+        "fail",
+        *BERT_TRAIN,
+    ),
+    Edit("bt-ffn-384", "width", "equinox", "bert.py", "HIDDEN = 256", "HIDDEN = 384", "fail", *BERT_TRAIN),
+    Edit(
+        "bt-padding-keys-only",
+        "mask",
+        "equinox",
+        "bert.py",
+        "mask = padding[None, :] & padding[:, None]",
+        "mask = jnp.broadcast_to(padding[None, :], (tokens.shape[0], tokens.shape[0]))",
+        "fail",
+        *BERT_TRAIN,
+    ),
+    Edit(
+        "bt-no-weight-decay",
+        "optimizer",
+        "equinox",
+        "bert.py",
+        "OPTIMIZER = optax.adamw(1e-4, weight_decay=0.01)",
+        "OPTIMIZER = optax.adamw(1e-4, weight_decay=0.0)",
+        "fail",
+        *BERT_TRAIN,
+        uses=("OPTIMIZER.update(",),
+    ),
+    Edit(
+        "bt-embeddings-bf16",
+        "dtype",
+        "equinox",
+        "bert.py",
+        "x = jax.vmap(self.embedding_norm)(tokens_embedded + positions_embedded)",
+        "x = jax.vmap(self.embedding_norm)((tokens_embedded + positions_embedded).astype(jnp.bfloat16))",
+        "fail",
+        *BERT_TRAIN,
+    ),
+    Edit(
+        "bt-len-refactor",
+        "refactor",
+        "equinox",
+        "bert.py",
+        "positions = jnp.arange(tokens.shape[0])",
+        "positions = jnp.arange(len(tokens))",
+        "pass",
+        *BERT_TRAIN,
+    ),
+    Edit(
+        "pz-logits-bf16",
+        "dtype",
+        "penzai",
+        "lm.py",
+        "LOGITS_DTYPE = jnp.float32",
+        "LOGITS_DTYPE = jnp.bfloat16",
+        "fail",
+        *LM_TRAIN,
+        uses=(".astype(LOGITS_DTYPE)",),
+    ),
+)
+LISTS = {"58": EDITS, "67": LIST_67}
 
 
 @dataclass
@@ -569,6 +771,7 @@ def _save(path: Path | None, results: list[Result]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--list", choices=sorted(LISTS), default="58", help="issue #58's list or #67's fresh one")
     parser.add_argument("--only", nargs="+", metavar="EDIT", help="the edits to run (names or parts of them)")
     parser.add_argument("--configs", default=",".join(CONFIGS), help="the configs to run (default: %(default)s)")
     parser.add_argument("--json", type=Path, help="save the results here (after each edit)")
@@ -579,10 +782,10 @@ def main() -> None:
     if args.table:
         print(report([_from_json(item) for item in json.loads(args.table.read_text(encoding="utf-8"))]))
         return
-    chosen = [e for e in EDITS if not args.only or any(word in e.name for word in args.only)]
+    chosen = [e for e in LISTS[args.list] if not args.only or any(word in e.name for word in args.only)]
     configs = tuple(c for c in args.configs.split(",") if c)
     if not chosen or not set(configs) <= set(CONFIGS):
-        raise SystemExit(f"no such edit or config: edits {[e.name for e in EDITS]}, configs {CONFIGS}")
+        raise SystemExit(f"no such edit or config: edits {[e.name for e in LISTS[args.list]]}, configs {CONFIGS}")
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "field"
         shutil.copytree(FIELD, repo, ignore=shutil.ignore_patterns("snapshots", "__pycache__", ".pytest_cache"))

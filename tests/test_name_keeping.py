@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from pytest_stages.config.devices import DeviceConfig
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir.alpha import equivalent, naming
 from pytest_stages.ir.rename import keep_names
 from pytest_stages.stage.devices import activate
 from pytest_stages.stage.jax_events import CompileEvents
@@ -129,6 +129,58 @@ def test_an_added_top_level_let_changes_only_its_own_lines_in_the_jaxpr():
     assert len(added) <= 30, added  # the 12 lines of the lets, a call of each per block, the readers
     lets = new[: new.index("\n{ lambda ;")].count("\n") + 1
     assert all(" = " not in line or "silu" in line or "reduce_sum" in line for line in added[lets:]), added
+
+
+def _ref_mlp(logits_dtype):
+    """A 4-layer MLP whose parameters are ``jax.Ref``s (as JAX's training cookbook keeps its train state),
+    its loss a ``log_softmax`` of logits computed in ``logits_dtype``; each Ref updated in place."""
+
+    def step(params, x):
+        h = x
+        for ref in params[:-1]:
+            h = jax.nn.relu(h @ ref[...])
+        logits = jnp.einsum("bd,dv->bv", h, params[-1][...], preferred_element_type=logits_dtype)
+        loss = -jax.nn.log_softmax(logits).mean()
+        for ref in params:
+            ref[...] = ref[...] * 0.5
+        return loss
+
+    return step
+
+
+def test_a_refs_binder_reads_writes_and_index_are_names_and_a_primitive_or_dtype_is_not():
+    """What JAX prints for Refs (jax/_src/state/primitives.py): a binder ``p:Ref{f32[4]}``, a read
+    ``v:f32[4] <- p[...]``, a write ``p[...] <- v``, an indexed add ``p[0:2,i] += v``; a primitive's
+    parameters (``pjit[`` at a line's end, ``jit[name=f]``) and a ``bool[4]`` dtype stay no names."""
+    rules = naming("jaxpr")
+    assert rules is not None
+    text = (
+        "{ lambda ; p:Ref{f32[4]} i:i32[]. let\n    v:f32[4] <- p[...]\n    p[...] <- v\n"
+        "    p[0:2,i] += v\n    m:bool[4] = lt v v\n    pjit[\n      name=f\n    ] v\n"
+        "    w:f32[4] = jit[name=f jaxpr=f] v\n  in (w,) }"
+    )
+    assert sorted(rules.names(text)) == ["i", "m", "p", "v", "w"]
+    assert rules.split.findall(text) == [*"pivppvpivmvvvwvw"]
+
+
+def test_a_let_that_disappears_renames_no_ref_parameter_and_no_ref_read():
+    """Issue #67's reproduction: float32 logits inline the ``let log_softmax`` JAX bound at the top, and
+    every later variable shifts, the ``Ref{...}`` parameters (``n o p q r`` came back ``a b c d e``) and
+    their reads ``v:bf16[16,16] <- p[...]`` included. The update renames none of them."""
+    refs = [jax.ref.new_ref(jnp.ones((16, 16), jnp.bfloat16)) for _ in range(5)]
+    x = jnp.ones((4, 16), jnp.bfloat16)
+    old, new = (str(jax.make_jaxpr(_ref_mlp(dtype))(refs, x)) for dtype in (jnp.bfloat16, jnp.float32))
+    assert old.startswith("let log_softmax = {") and "let log_softmax" not in new
+    assert len(_diff(old, new)[0]) > 60  # JAX's own text: every line after the let renamed
+
+    kept = keep_names("jaxpr", old, new)
+    removed, added = _diff(old, kept)
+    assert equivalent("jaxpr", kept, new)
+    parameters = old[old.index("\n{ lambda ;") : old.index(". let\n", old.index("\n{ lambda ;"))]
+    assert parameters.count(":Ref{bf16[16,16]}") == 5 and parameters in kept
+    assert not [line for line in removed + added if "[...]" in line], (removed, added)
+    # The let's 14 lines, the logits' dot_general (2 lines), the call and the casts around it.
+    assert len(removed) <= 22 and len(added) <= 20, (removed, added)
 
 
 def test_the_kept_jaxpr_compares_equal_and_a_second_update_writes_nothing(project):

@@ -217,7 +217,10 @@ def test_an_update_keeps_the_snapshot_names_and_the_text_stays_jaxs_program(smal
     assert compare_text(artifact, kept, new, diff_lines=20) is None
     plain = _changed_lines(old, new)
     assert _changed_lines(old, kept) < plain
-    assert _changed_lines(old, kept) <= 8
+    # Compiled: XLA fuses the tanh with the exp; the fusion keeps no name of the old lone tanh
+    # (%wrapped_tanh), so its two readers change too (issue #67: no kept name of another meaning).
+    assert _changed_lines(old, kept) <= (11 if artifact == "compiled" else 8)
+    assert "wrapped_tanh = f32[8,16]{1,0} fusion(%x.1), kind=kLoop, calls=%fused_computation" not in kept
 
 
 def _changed_lines(old: str, new: str) -> int:

@@ -214,6 +214,35 @@ def instructions(text: str) -> Iterator[Instruction]:
                 computation, entry = header.name, header.entry
 
 
+# A name's numbers with what joins them: "fused_computation.155.clone.1" and ".143.clone.1" are one kind
+# of name, "@_where" and "@_where_0" too.
+_NUMBERS = re.compile(r"[._]?\d+")
+
+
+def stem(name: str) -> str:
+    """A name without its numbers or ``%``: what it says of its instruction or computation, not which one
+    (``%fused_computation.155.clone.1`` -> ``fused_computation.clone``, ``region_216.3`` -> ``region``)."""
+    return _NUMBERS.sub("", name.removeprefix("%"))
+
+
+def meanings(text: str) -> dict[str, tuple[str, ...]]:
+    """What each instruction name of ``text`` stands for, by its name without ``%``: the name without its
+    numbers, its opcode, its comparison's direction and its callees without their numbers.
+
+    An update keeps an old name only for an instruction of the same meaning (``%gt.1`` for no
+    ``direction=LT``, ``%copy.83`` for no fusion).
+    """
+    return {
+        instruction.name.removeprefix("%"): (
+            stem(instruction.name),
+            instruction.opcode,
+            _attribute(instruction.rest, "direction="),
+            *map(stem, _CALLED.findall(instruction.rest)),
+        )
+        for instruction in instructions(text)
+    }
+
+
 def defined_names(text: str) -> list[str]:
     """The names the lines of ``text`` define, in order: each instruction's, each computation's and its parameters'.
 

@@ -20,8 +20,6 @@ _JAXPR_WORDS = frozenset({"lambda", "let", "in"})
 _WORD = re.compile(r"[a-z]+")
 # A name without its number, per dialect: "add.3.1" -> "add" (HLO); "%cst_12" -> "%cst", "%12" -> "%" (StableHLO).
 _NUMBER = {"hlo": re.compile(r"(?:\.\d+)+$"), "mlir": re.compile(r"_?\d+$")}
-# A function's name without its numbers: "@argmax_0" -> "@argmax", "region_17.23" -> "region".
-_FUNCTION_NUMBER = re.compile(r"(?:[._]?\d+)+$")
 # A placeholder for a name in a word's text: NUL never appears in a stage text.
 _SLOT = "\0"
 
@@ -59,6 +57,7 @@ class _Renaming:
         self.dialect, self.rules = dialect, rules
         self.old_names, self.new_names = rules.names(old), rules.names(new)
         self.functions = _functions(dialect, rules, old) | _functions(dialect, rules, new)
+        self.meanings = (hlo.meanings(old), hlo.meanings(new)) if dialect == "hlo" else ({}, {})
         self.old_lines = list(rules.lines(old))
         self.new_lines = list(rules.lines(new))
         # (scope, new key) -> the key it is written with; keys taken per scope
@@ -134,25 +133,30 @@ class _Renaming:
         return scope if self.rules.is_scoped(key) else -1
 
     def _propose(self, scope: int, new_key: str, old_key: str) -> None:
-        """``new_key`` is written ``old_key`` unless either is already paired in its scope (first pair wins)."""
+        """``new_key`` is written ``old_key`` unless either is already paired in its scope (first pair wins), or
+        they name instructions of different meanings."""
         if (scope, new_key) in self.chosen or (scope, old_key) in self.taken:
             return
         if (old_key in self.functions or new_key in self.functions) and (
             new_key not in self.functions
             or old_key not in self.functions
-            or _FUNCTION_NUMBER.sub("", old_key) != _FUNCTION_NUMBER.sub("", new_key)
+            or hlo.stem(old_key) != hlo.stem(new_key)  # numbers anywhere: "fused_computation.155.clone.1" -> ".143"
         ):
             return
         if (old_key[:1] in "%^@" or new_key[:1] in "%^@") and old_key[:1] != new_key[:1]:
             return
+        if self.meanings[0].get(old_key) != self.meanings[1].get(new_key):
+            return  # a kept name never carries another instruction's meaning (hlo.meanings)
         self.chosen[scope, new_key] = old_key
         self.taken.add((scope, old_key))
 
     def _name(self, scope: int, key: str) -> str:
-        """The key a new name is written with: its old name, its own where no pair took it, else a fresh one."""
+        """The key a new name is written with: its old name, its own where no pair took it and the snapshot
+        gives it no other meaning, else a fresh one."""
         found = self.chosen.get((scope, key))
         if found is None:
-            found = key if (scope, key) not in self.taken else self._fresh(key)
+            clash = key in self.meanings[0] and self.meanings[0][key] != self.meanings[1].get(key)
+            found = key if (scope, key) not in self.taken and not clash else self._fresh(key)
             self.chosen[scope, key] = found
             self.taken.add((scope, found))
         return found

@@ -37,8 +37,13 @@ _JAXPR_KEYWORD = r"lambda\b(?![:,)])|(?:(?<=\. )|(?<![^\n]))let\b(?![:,)])|in(?=
 # so named that ends a wrapped line, or a constant before "; ", is then compared by its spelling).
 _JAXPR_BINDER_TAIL = r"[^\s;.]++(?: [a-z_]+:[^\s;.]++)*+(?: = |\. let\b)"
 _JAXPR_LITERAL = rf"(?:inf|nan):(?!{_JAXPR_BINDER_TAIL})"
-JAXPR_NAME = rf"(?<![\w.=])(?<!= )(?!{_JAXPR_KEYWORD}|{_JAXPR_LITERAL})[a-z]+\b(?![=\[.(])"
-JAXPR_DEF = rf"(?<![\w.])(?!{_JAXPR_LITERAL})([a-z]+):(?=[a-z][\w<>,]*\[)"
+# A Ref's name is written before its indexer ("<- p[...]", "p[...] <- a", "p[0:4,i] += a"; "+= a" reads a name
+# where "= a" never does): a "[" that opens no primitive's parameters ("dot_general[" at a line's end,
+# "jit[name=f ...]") nor a dtype's shape ("bool[4]").
+_JAXPR_NOT_INDEXED = r"\[(?:$|\n|[^\]\n]*=)|(?<=bool)\[|(?<=float0)\["
+JAXPR_NAME = rf"(?<![\w.=])(?<![^+]= )(?!{_JAXPR_KEYWORD}|{_JAXPR_LITERAL})[a-z]+\b(?![=.(])(?!{_JAXPR_NOT_INDEXED})"
+# A binder's type is a dtype and shape ("f32[4]", "key<fry>[]") or a Ref of one ("Ref{bf16[16,16]}").
+JAXPR_DEF = rf"(?<![\w.])(?!{_JAXPR_LITERAL})([a-z]+):(?=(?:Ref\{{)?[a-z][\w<>,]*\[)"
 # HLO: "%add.3" (compiled), "add.3" (lowered, or a decimal literal "1.5")
 HLO_BARE = r"(?<![\w.\-%])\w[\w\-]*+(?:\.\d+)++(?![\w\-])"
 HLO_NAME = rf"%[\w.\-]++|{HLO_BARE}"
