@@ -204,7 +204,8 @@ class Terminal(Protocol):
     def write_line(self, line: str) -> None: ...
 
 
-def terminal_summary(terminalreporter: Terminal, report: RunReport) -> None:
+def terminal_summary(terminalreporter: Terminal, report: RunReport, *, verbose: bool = False) -> None:
+    """The summary section: the table, then the closing lines (``verbose``: each file an update wrote)."""
     records = report.records
     if not records:
         return
@@ -216,22 +217,29 @@ def terminal_summary(terminalreporter: Terminal, report: RunReport) -> None:
             terminalreporter.write_line(f"  {line}")
     for line in _aligned(table_rows(records)):
         terminalreporter.write_line(line)
-    for line in _closing_lines(report):
+    for line in _closing_lines(report, verbose):
         terminalreporter.write_line(line)
 
 
-def _closing_lines(report: RunReport) -> list[str]:
+def _closing_lines(report: RunReport, verbose: bool) -> list[str]:
     """Below the table: files written, improvements, skipped artifacts per config, version notes."""
     records, lines = report.records, []
-    written = [path for record in records for path in record.written]
     if report.update:
-        lines += [f"{PREFIX}wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
+        lines += _written_lines([path for record in records for path in record.written], verbose)
         lines += _migrated_lines(records)
     lines += _improved_lines(report)
     lines += _skip_lines(records)
     lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
     lines += _pending_lines(records, report.pending_path)
     return lines
+
+
+def _written_lines(written: Sequence[str], verbose: bool) -> list[str]:
+    """What an update wrote: a count of files and folders (the table names the calls); ``verbose``, each file."""
+    if verbose or not written:
+        return [f"{PREFIX}wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
+    folders = len({path.rpartition("/")[0] for path in written})
+    return [f"{PREFIX}wrote {len(written)} snapshot file(s) in {folders} folder(s) (pytest -v lists them)"]
 
 
 # Why --stages-migrate rewrote a file (core.records.Migration), as the summary says it.
