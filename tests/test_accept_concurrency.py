@@ -63,7 +63,7 @@ def _restore(root: Path, tree: dict[str, bytes]) -> None:
 def _start(project: Project, pending_set: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     code = "import sys; from pytest_stages.report.cli import main; sys.exit(main(sys.argv[1:]))"
-    command = [sys.executable, "-c", code, "accept", "--rootdir", str(project.path), str(pending_set)]
+    command = [sys.executable, "-c", code, "accept", "--keep", "--rootdir", str(project.path), str(pending_set)]
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
