@@ -399,13 +399,14 @@ def limited_cases(scratch: Path) -> list[tuple[Case, list[str]]]:
 
 def fill(project: Path) -> None:
     """Fill the file system of ``project`` to its last few KiB."""
-    with (project.parent / "filler").open("wb") as stream:
-        try:
-            while True:
-                stream.write(b"\0" * 4096)
-                stream.flush()
-        except OSError:
-            pass
+    stream = (project.parent / "filler").open("wb", buffering=0)
+    try:
+        while True:
+            stream.write(b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        stream.close()
 
 
 def main() -> int:

@@ -137,7 +137,7 @@ def test_an_absolute_snapshot_dir_is_called_absolute_not_outside(tmp_path: Path)
     assert str(caught.value).startswith(
         f"[tool.pytest_stages] snapshot_dir = '{tmp_path / 'snapshots'}' is an absolute path; snapshots live inside "
     )
-    assert str(caught.value).endswith('Give the folder relative to the rootdir (snapshot_dir = "snapshots").')
+    assert str(caught.value).endswith('Give a folder relative to the rootdir (snapshot_dir = "snapshots").')
 
 
 def _limited(size: int) -> None:

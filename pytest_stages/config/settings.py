@@ -96,7 +96,7 @@ def _snapshot_dir(key: str, raw: Any, _parsed: Mapping[str, Any]) -> str:
         why = "is an absolute path" if Path(snapshot_dir).is_absolute() else "leaves the rootdir"
         raise ConfigError(
             f"[tool.pytest_stages] snapshot_dir = {snapshot_dir!r} {why}; snapshots live inside the project, named "
-            f"relative to the rootdir by the reports, pending sets and --stages-prune. Give the folder relative to "
+            f"relative to the rootdir by the reports, pending sets and --stages-prune. Give a folder relative to "
             f'the rootdir (snapshot_dir = "snapshots").'
         )
     return relative
