@@ -157,6 +157,8 @@ def judge(case: Case, project: Path, before: dict[str, str], status: object, out
         lines = [line for line in output.splitlines() if line.strip()]
         if len(lines) != 1 or not lines[0].startswith("pytest-stages "):
             problems.append(f"form: {output[:300]!r}")
+    if "[Errno " in output:  # a bare OSError, not a sentence that names the thing and the fix
+        problems.append("form: bare errno")
     if status not in (0, 1, 2, 3, 4):
         problems.append(f"exit {status}")
     return problems
@@ -411,12 +413,13 @@ def fill(project: Path) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="", help="run the cases whose name holds this")
+    parser.add_argument("--only", default="", help="run the cases whose name holds one of these (comma-separated)")
     parser.add_argument("--list", action="store_true", help="list the cases and stop")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hostile-store-"))
     todo = [(c, []) for c in cases()] + limited_cases(scratch)
-    todo = [(c, p) for c, p in todo if args.only in c.name and (IS_ROOT or not c.needs_root)]
+    only = args.only.split(",")
+    todo = [(c, p) for c, p in todo if any(o in c.name for o in only) and (IS_ROOT or not c.needs_root)]
     if args.list:
         print("\n".join(c.name for c, _ in todo), f"\n{len(todo)} case(s)")
         return 0
