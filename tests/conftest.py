@@ -143,13 +143,13 @@ class Project:
         return self.pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore::UserWarning", *args)
 
     def snapshots(self) -> dict[str, bytes]:
-        """Every file under snapshots/ but the tree's lock (``.stages.lock``, empty), by path relative to it."""
+        """Every file under snapshots/ but pytest-stages' own folder (the lock), by path relative to it."""
         root = self.path / "snapshots"
         return (
             {
                 p.relative_to(root).as_posix(): p.read_bytes()
                 for p in sorted(root.rglob("*"))
-                if p.is_file() and p != root / ".stages.lock"
+                if p.is_file() and not p.is_relative_to(root / ".pytest-stages")
             }
             if root.exists()
             else {}

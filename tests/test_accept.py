@@ -166,7 +166,7 @@ def test_shards_and_an_accelerator_runner_accept_into_what_one_update_writes(pyt
     status, output = accept(project, "--dry-run", str(shard_1), str(shard_2), str(runner))
     assert status == 0 and output.endswith("pytest-stages accept: dry run, nothing written\n")
     assert project.snapshots() == recorded
-    status, output = accept(project, str(shard_1), str(shard_2), str(runner))
+    status, output = accept(project, "--keep", str(shard_1), str(shard_2), str(runner))
     assert status == 0, output
     accepted = project.snapshots()
     listed = output.splitlines()[1:]
@@ -319,7 +319,7 @@ def killing(real):
     return call
 os.rename, os.replace = killing(os.rename), killing(os.replace)
 from pytest_stages.report.cli import main
-sys.exit(main(["accept", *sys.argv[2:]]))
+sys.exit(main(["accept", "--keep", *sys.argv[2:]]))
 """
 
 
@@ -327,7 +327,7 @@ def test_a_kill_at_any_point_of_an_accept_leaves_the_old_tree(pytester: pytest.P
     project = make_project(pytester)
     sets = [str(pending(project, "p", "--stages-configs", "cpu1"))]
     recorded = project.snapshots()
-    accept(project, *sets)
+    accept(project, "--keep", *sets)
     accepted = project.snapshots()
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     outcomes = []
@@ -351,7 +351,7 @@ def test_a_kill_at_any_point_of_an_accept_leaves_the_old_tree(pytester: pytest.P
         assert status == 0, output
         after = project.snapshots()
         assert after in (recorded, accepted), f"kill at rename {limit}: {output}"
-        left = [p for p in (project.path / "snapshots").rglob(".*") if p.name != ".stages.lock"]  # the tree's lock
+        left = [p for p in (project.path / "snapshots").rglob(".*") if ".pytest-stages" not in p.parts]  # the lock
         assert not left, f"kill at rename {limit} left files"
         outcomes.append((midway not in (recorded, accepted), after == recorded))
     else:
@@ -396,7 +396,7 @@ def test_bad_pending_folders_are_refused_with_nothing_written(pytester: pytest.P
     # puts back what it had staged (no journal, no copy left beside).
     (project.path / "snapshots/tests/test_a/test_one/cpu1/mine").mkdir()
     assert "is a folder, FIFO or device inside a snapshot folder" in refused(good)
-    assert sorted(p.name for p in (project.path / "snapshots").rglob(".*")) == [".stages.lock"]
+    assert sorted(p.name for p in (project.path / "snapshots").glob(".*")) == [".pytest-stages"]
     (project.path / "snapshots/tests/test_a/test_one/cpu1/mine").rmdir()
     # Another project: its name, or tests this checkout does not have.
     other = project.path / "other"

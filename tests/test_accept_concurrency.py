@@ -1,6 +1,6 @@
 """Concurrent writers of the snapshot tree: accepts of conflicting sets, in real processes, many rounds.
 
-Each accept holds the tree's lock (``snapshots/.stages.lock``) and checks again under it that the
+Each accept holds the tree's lock (``snapshots/.pytest-stages/lock``) and checks again under it that the
 files it replaces are as its set's run found them. Of three accepts of sets that change the same
 call three ways, started together, exactly one writes; the others are refused as stale; no file
 is lost and no staged copy is left. A process that finds the lock held waits for it.
@@ -63,7 +63,7 @@ def _restore(root: Path, tree: dict[str, bytes]) -> None:
 def _start(project: Project, pending_set: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     code = "import sys; from pytest_stages.report.cli import main; sys.exit(main(sys.argv[1:]))"
-    command = [sys.executable, "-c", code, "accept", "--rootdir", str(project.path), str(pending_set)]
+    command = [sys.executable, "-c", code, "accept", "--keep", "--rootdir", str(project.path), str(pending_set)]
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -115,7 +115,7 @@ def test_an_accept_waits_while_another_process_holds_the_lock(pytester: pytest.P
     project, sets = _project(pytester)
     root = project.path / "snapshots"
     recorded = _tree(root)
-    lock = filelock.FileLock(root / ".stages.lock")
+    lock = filelock.FileLock(root / ".pytest-stages/lock")
     with lock:
         waiting = _start(project, sets["1"])
         time.sleep(3)
@@ -124,20 +124,38 @@ def test_an_accept_waits_while_another_process_holds_the_lock(pytester: pytest.P
     output = waiting.communicate(timeout=120)[0]
     assert waiting.returncode == 0, output
     assert "pytest-stages accept: wrote " in output
-    assert (root / ".stages.lock").exists()  # never deleted: a waiting process would lock a file nobody else sees
+    assert (
+        root / ".pytest-stages/lock"
+    ).exists()  # never deleted: a waiting process would lock a file nobody else sees
 
 
-@pytest.mark.parametrize("kind", ["folder", "link", "fifo"])
-def test_a_lock_file_that_is_not_a_file_stops_a_write_with_one_paragraph(tmp_path, kind):
+@pytest.mark.parametrize(
+    ("place", "kind", "shown"),
+    [
+        ("lock", "folder", "folder"),
+        ("lock", "link", "symlink"),
+        ("lock", "fifo", "FIFO, socket or device"),
+        ("own", "file", "file"),
+        ("own", "link", "symlink"),
+    ],
+)
+def test_a_lock_file_or_folder_that_is_not_what_it_makes_stops_a_write_with_one_paragraph(tmp_path, place, kind, shown):
     root = tmp_path / "snapshots"
-    root.mkdir()
-    lock = root / ".stages.lock"
-    {"folder": lock.mkdir, "link": lambda: lock.symlink_to("/dev/zero"), "fifo": lambda: os.mkfifo(lock)}[kind]()
+    (root / ".pytest-stages").mkdir(parents=True)
+    held = root / ".pytest-stages" / "lock" if place == "lock" else root / ".pytest-stages"
+    if place == "own":
+        held.rmdir()
+    {
+        "folder": held.mkdir,
+        "file": lambda: held.write_text("mine"),
+        "link": lambda: held.symlink_to("/dev/zero" if place == "lock" else tmp_path),
+        "fifo": lambda: os.mkfifo(held),
+    }[kind]()
     with pytest.raises(SnapshotError) as caught:
         SnapshotStore(root).write(root / "m/t/cpu1/f.jaxpr.txt", "x\n")
-    assert str(caught.value).startswith(f"cannot take the snapshot folder's lock {root / '.stages.lock'} (")
-    assert str(caught.value).endswith(
-        "); nothing was written. It is an empty file pytest-stages makes: remove what is there in its place, then "
-        "run again."
+    what = "lock file" if place == "lock" else "folder"
+    assert str(caught.value) == (
+        f"cannot take the snapshot folder's lock {root / '.pytest-stages/lock'}; nothing was written. {held} is a "
+        f"{shown}, where pytest-stages keeps its own {what}: remove it, then run again."
     )
     assert not (root / "m").exists()

@@ -36,17 +36,16 @@ def test_first_update_writes_every_artifact_and_says_so(project):
     assert project.snapshots() == files
 
 
-def test_update_prints_what_it_wrote(project):
+def test_update_prints_how_much_it_wrote_and_lists_it_under_v(project):
     project.write("test_model.py", SIMPLE_TEST)
     result = project.run("--stages-update")
-    result.stdout.fnmatch_lines(
-        [
-            "pytest-stages: wrote 9 snapshot file(s)",
-            f"  snapshots/{FOLDER}/f.jaxpr.txt",
-        ]
-    )
+    result.stdout.fnmatch_lines(["pytest-stages: wrote 9 snapshot file(s) in 1 folder(s) (pytest -v lists them)"])
+    assert not [line for line in result.outlines if line.startswith("  snapshots/")], "one line, not one per file"
     again = project.run("--stages-update")
     again.stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
+    (project.path / "snapshots" / FOLDER / "f.jaxpr.txt").unlink()
+    listed = project.run("--stages-update", "-v")
+    listed.stdout.fnmatch_lines(["pytest-stages: wrote 1 snapshot file(s)", f"  snapshots/{FOLDER}/f.jaxpr.txt"])
 
 
 def test_snapshot_texts_are_free_of_locations_and_metadata(project):

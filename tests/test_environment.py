@@ -167,7 +167,7 @@ def test_a_folder_recorded_before_the_environment_keys_still_passes(recorded):
     _edit_meta(recorded, FOLDER, staging=..., device_kind=..., machine=..., pytest_stages=...)
     recorded.run().assert_outcomes(passed=1)
     recorded.run("--stages-update").stdout.fnmatch_lines(["pytest-stages: wrote 0 snapshot file(s)"])
-    result = recorded.run("--stages-update", "--stages-migrate")
+    result = recorded.run("--stages-update", "--stages-migrate", "-v")
     result.stdout.fnmatch_lines(
         [
             "pytest-stages: wrote 1 snapshot file(s)",

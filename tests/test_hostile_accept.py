@@ -64,7 +64,7 @@ def test_a_stale_call_is_named_before_an_applied_one_and_applied_ones_are_named_
     project = make_project(pytester)
     folder = pending(project, "p", "--stages-configs", "cpu1")
     one, two, _ = read_set(folder).entries
-    assert accept(project, str(folder), "-k", "one")[0] == 0
+    assert accept(project, "--keep", str(folder), "-k", "one")[0] == 0
     status, output = accept(project, str(folder))
     assert status == 2 and one_paragraph(output) == (
         f"pytest-stages accept: 1 of the 3 calls selected are already applied ({folder}: {one.label}): snapshots "

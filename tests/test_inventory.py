@@ -41,8 +41,9 @@ def test_the_tree_digest_covers_every_path_and_each_metadata_files_bytes(tmp_pat
     assert tree_digest(root) == expected
     (folder / "f.cost.json").write_text('{"a": 1}\n')
     assert tree_digest(root) == expected, "a snapshot's content is not part of the digest: only its name"
-    (root / ".stages.lock").write_text("")
-    assert tree_digest(root) == expected, "the tree's lock is no part of it (a fresh checkout has none)"
+    (root / ".pytest-stages").mkdir()
+    (root / ".pytest-stages/lock").write_text("")
+    assert tree_digest(root) == expected, "the folder of the tree's lock is no part of it (a fresh checkout has none)"
     (folder / "_stages.json").write_bytes(meta + b" ")
     assert tree_digest(root) != expected, "a manifest's bytes are"
 

@@ -229,7 +229,7 @@ def test_n{i}(stage_snapshot):
     report = tmp_path / "report.json"
     result = project.run("-p", "xdist", "-n", "2", "--stages-update", f"--stages-report={report}")
     result.assert_outcomes(passed=5)
-    result.stdout.fnmatch_lines(["pytest-stages: wrote 45 snapshot file(s)"])
+    result.stdout.fnmatch_lines(["pytest-stages: wrote 45 snapshot file(s) in 5 folder(s) (pytest -v lists them)"])
     assert project.snapshots() == serial
     assert len(json.loads(report.read_text())["calls"]) == 5
     project.run("-p", "xdist", "-n", "2").assert_outcomes(passed=5)

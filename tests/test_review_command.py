@@ -205,7 +205,7 @@ def test_a_closed_pipe_after_an_accept_ends_quietly(pytester: pytest.Pytester) -
     read, write = os.pipe()
     os.close(read)  # the reader (`| true`) is gone before the accept prints
     process = subprocess.run(
-        [sys.executable, "-m", "pytest_stages", "accept", "p"],
+        [sys.executable, "-m", "pytest_stages", "accept", "--keep", "p"],
         cwd=project.path,
         stdout=write,
         stderr=subprocess.PIPE,
@@ -221,7 +221,7 @@ def test_a_closed_pipe_after_an_accept_ends_quietly(pytester: pytest.Pytester) -
 def test_a_set_accepted_twice_says_already_applied(pytester: pytest.Pytester) -> None:
     project = make_project(pytester)
     folder = pending(project, "p", "--stages-configs", "cpu1", "-k", "one")
-    assert accept(project, str(folder))[0] == 0
+    assert accept(project, "--keep", str(folder))[0] == 0
     accepted = project.snapshots()
     status, output = accept(project, str(folder))
     [entry] = read_set(folder).entries

@@ -21,7 +21,7 @@ def test_only_a_rerecord_rewrites_metadata_whose_platform_is_not_the_configs(pro
     path.write_text(json.dumps({**meta, "platform": "tpu"}, indent=2))
     project.run("--stages-update").assert_outcomes(failed=1)
     assert json.loads(path.read_text())["platform"] == "tpu", "a plain update refuses another platform's folder"
-    result = project.run("--stages-update", "--stages-rerecord")
+    result = project.run("--stages-update", "--stages-rerecord", "-v")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["pytest-stages: wrote 1 snapshot file(s)", f"  snapshots/{META}"])
     assert json.loads(path.read_text()) == meta

@@ -50,7 +50,7 @@ def _files(root: Path) -> dict[str, str]:
     return {
         p.relative_to(root).as_posix(): p.read_text()
         for p in sorted((root / "snapshots").rglob("*"))
-        if p.is_file() and p.name != ".stages.lock"
+        if p.is_file() and ".pytest-stages" not in p.parts
     }
 
 

@@ -188,7 +188,7 @@ def test_a_failed_write_names_the_file_leaves_what_was_there_and_no_temporary(tm
     with pytest.raises(SnapshotError, match=r"could not write snapshot .*f.cost.json .*it keeps its previous content"):
         store.write(path, "new\n")
     assert (path / "inside.txt").read_text() == "kept"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".stages.lock", "_stages.json", "f.cost.json"], (
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".pytest-stages", "_stages.json", "f.cost.json"], (
         "the temporary is removed (the lock of the tree, its root here, stays)"
     )
 
@@ -238,7 +238,9 @@ def test_prune_deletes_the_files_then_only_the_folders_left_empty(tmp_path):
     assert emptied[-1] == root / "m/u", "deepest first: a parent empties once its children are gone"
     assert kept.exists() and root.is_dir()
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == [
-        ".stages.lock",
+        ".pytest-stages",
+        ".pytest-stages/.gitignore",
+        ".pytest-stages/lock",
         "m",
         "m/t",
         "m/t/cpu1",

@@ -13,7 +13,7 @@ from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
 from pytest_stages.config.devices import DEFAULT_CONFIGS, DeviceConfig, parse_configs
 from pytest_stages.config.values import parse_choices, parse_tolerances, reject_unknown
 from pytest_stages.core.errors import ConfigError
-from pytest_stages.core.paths import MAX_NAME, Use, checked_path, held_inside, inside, shown_path
+from pytest_stages.core.paths import MAX_NAME, Use, checked_path, folder_setting, held_inside, inside, shown_path
 from pytest_stages.core.units import parse_size
 
 # Staged tests between two drops of JAX's caches under clear_caches = "auto": it bounds the memory
@@ -91,13 +91,15 @@ def _snapshot_dir(key: str, raw: Any, _parsed: Mapping[str, Any]) -> str:
     if not snapshot_dir.strip():
         raise ConfigError("[tool.pytest_stages] snapshot_dir must not be empty.")
     _path_setting("snapshot_dir", snapshot_dir)
-    if Path(snapshot_dir).is_absolute() or ".." in Path(snapshot_dir).parts:
+    relative = folder_setting(snapshot_dir)
+    if not relative:
+        why = "is an absolute path" if Path(snapshot_dir).is_absolute() else "leaves the rootdir"
         raise ConfigError(
-            f"[tool.pytest_stages] snapshot_dir = {snapshot_dir!r} leaves the rootdir; snapshots live inside the "
-            f"project, where the reports and --stages-prune name them. Give a folder relative to the rootdir "
-            f'(snapshot_dir = "snapshots").'
+            f"[tool.pytest_stages] snapshot_dir = {snapshot_dir!r} {why}; snapshots live inside the project, named "
+            f"relative to the rootdir by the reports, pending sets and --stages-prune. Give a folder relative to "
+            f'the rootdir (snapshot_dir = "snapshots").'
         )
-    return snapshot_dir
+    return relative
 
 
 def _configs(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> tuple[DeviceConfig, ...]:

@@ -66,6 +66,15 @@ def held_inside(path: Path, project: Path) -> Path | None:
     return project if Path(os.path.normpath(path.absolute())).is_relative_to(project.absolute()) else None
 
 
+def folder_setting(text: str) -> str:
+    """A folder setting as the project names it: relative to the rootdir, ``.`` and ``..`` taken away lexically
+    (``tests/../snapshots`` is ``snapshots``), in POSIX form; "" where it is absolute or leads above the rootdir."""
+    if Path(text).is_absolute():
+        return ""
+    normal = Path(os.path.normpath(text)).as_posix()
+    return "" if normal == ".." or normal.startswith("../") else normal
+
+
 def shown_path(path: str, width: int = 80) -> str:
     """``path``, cut in the middle when longer than ``width`` characters (a message names it, not prints it whole)."""
     return path if len(path) <= width else f"{path[: width // 2]}...{path[-width // 2 :]}"

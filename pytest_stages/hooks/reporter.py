@@ -106,7 +106,12 @@ class StagesReporter:
                 )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        terminal_summary(terminalreporter, self.report(self.facts), strict=self.session.options.strict)
+        terminal_summary(
+            terminalreporter,
+            self.report(self.facts),
+            strict=self.session.options.strict,
+            verbose=terminalreporter.verbosity > 0,
+        )
         requests, hits = self.cache_counts
         cache_line = disk_cache.summary(self.cache, requests, hits, self.session.rootpath)
         for line in [*self.lines, *([cache_line] if cache_line and any(self.cache_counts) else [])]:

@@ -272,8 +272,11 @@ class Terminal(Protocol):
     def write_line(self, line: str) -> None: ...
 
 
-def terminal_summary(terminalreporter: Terminal, report: RunReport, *, strict: bool = False) -> None:
-    """The summary table and the lines below it, then what the run did not check (also when it checked nothing)."""
+def terminal_summary(
+    terminalreporter: Terminal, report: RunReport, *, strict: bool = False, verbose: bool = False
+) -> None:
+    """The summary table and the lines below it (``verbose``: each file an update wrote), then what the run did
+    not check (also when it checked nothing)."""
     records, unchecked = report.records, not_checked(report)
     if not records and not unchecked:
         return
@@ -283,17 +286,16 @@ def terminal_summary(terminalreporter: Terminal, report: RunReport, *, strict: b
         terminalreporter.write_line(f"{PREFIX}{SECTION_TITLE}")
         for line in upgraded:
             terminalreporter.write_line(f"  {line}")
-    lines = [*_aligned(table_rows(records)), *_closing_lines(report)] if records else []
+    lines = [*_aligned(table_rows(records)), *_closing_lines(report, verbose)] if records else []
     for line in [*lines, *not_checked_lines(unchecked, strict)]:
         terminalreporter.write_line(line)
 
 
-def _closing_lines(report: RunReport) -> list[str]:
+def _closing_lines(report: RunReport, verbose: bool) -> list[str]:
     """Below the table: files written, improvements, skipped artifacts per config, version notes."""
     records, lines = report.records, []
-    written = [path for record in records for path in record.written]
     if report.update:
-        lines += [f"{PREFIX}wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
+        lines += _written_lines([path for record in records for path in record.written], verbose)
         lines += _migrated_lines(records)
     lines += _improved_lines(report)
     lines += _budget_lines(records)
@@ -301,6 +303,14 @@ def _closing_lines(report: RunReport) -> list[str]:
     lines += [f"{PREFIX}note: {mismatch}" for mismatch in sorted({r.versions for r in records if r.versions})]
     lines += _pending_lines(records, report.pending_path)
     return lines
+
+
+def _written_lines(written: Sequence[str], verbose: bool) -> list[str]:
+    """What an update wrote: a count of files and folders (the table names the calls); ``verbose``, each file."""
+    if verbose or not written:
+        return [f"{PREFIX}wrote {len(written)} snapshot file(s)", *(f"  {path}" for path in written)]
+    folders = len({path.rpartition("/")[0] for path in written})
+    return [f"{PREFIX}wrote {len(written)} snapshot file(s) in {folders} folder(s) (pytest -v lists them)"]
 
 
 # Why --stages-migrate rewrote a file (core.records.Migration), as the summary says it.

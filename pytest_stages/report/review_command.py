@@ -58,6 +58,9 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _selection(accept)
     accept.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
     accept.add_argument(
+        "--keep", action="store_true", help="leave the accepted calls in their pending sets (by default dropped)"
+    )
+    accept.add_argument(
         "--recover", action="store_true", help="put back what an interrupted accept left (its journal), then stop"
     )
     review = commands.add_parser(
@@ -91,8 +94,8 @@ def _project(args: argparse.Namespace) -> accept_.Project:
     if not (rootdir / "pyproject.toml").is_file():
         raise ConfigError(f"{rootdir} has no pyproject.toml: run at the project root, or pass --rootdir.")
     settings = parse_settings(load_pyproject(rootdir))
-    if not getattr(args, "recover", False):  # an interrupted accept's journal stops all but --recover
-        snapshot_root(rootdir, settings.snapshot_dir)
+    # an interrupted accept's journal stops all but --recover
+    snapshot_root(rootdir, settings.snapshot_dir, recovering=getattr(args, "recover", False))
     with (rootdir / "pyproject.toml").open("rb") as stream:
         name = project_name(tomllib.load(stream))
     return accept_.Project(rootdir, settings, name)
@@ -132,17 +135,22 @@ def run_accept(args: argparse.Namespace, stream: TextIO) -> int:
             stream.write(f"pytest-stages accept: {done or 'no interrupted accept to recover'}\n")
             return OK
         folders, selection = _split(args, project)
-        plan = accept_.plan(accept_.read_sets(folders), project, selection, accept_.current_digests(project.snapshots))
+        sets = accept_.read_sets(folders)
+        plan = accept_.plan(sets, project, selection, accept_.current_digests(project.snapshots))
         prefix = project.settings.snapshot_dir
         if args.dry_run:
             stream.writelines(f"{line}\n" for line in describe_plan(plan, prefix))
             stream.write("pytest-stages accept: dry run, nothing written\n")
             return OK
+        taken = [] if args.keep else accept_.taken_from(sets, plan)
         written = accept_.apply(plan, SnapshotStore(project.snapshots))
     except (StagesError, OSError) as exc:
         stream.write(f"pytest-stages accept: {exc}\n")
         return USAGE
     _wrote(stream, written, project.rootdir, len(plan.calls))
+    dropped = accept_.drop(taken)
+    if dropped:
+        stream.write(f"pytest-stages accept: {dropped}\n")
     return OK
 
 

@@ -21,13 +21,14 @@ from typing import Any
 
 from pytest_stages.check.environment import compare_environments, describe
 from pytest_stages.config.settings import Settings
+from pytest_stages.core.errors import SnapshotError
 from pytest_stages.core.paths import temporary_of
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store import expression
-from pytest_stages.store.errors import AcceptError
+from pytest_stages.store.errors import AcceptError, write_fix
 from pytest_stages.store.journal import Swap, read_journal, staged_names, write_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
-from pytest_stages.store.pending import PendingEntry, PendingSet, disk_digest, read_set
+from pytest_stages.store.pending import PendingEntry, PendingSet, discard, disk_digest, read_set, unwritable
 from pytest_stages.store.prune import module_file
 from pytest_stages.store.storage import SnapshotStore, parse_meta, read_meta_file, tree_lock, unreadable_snapshot
 
@@ -329,7 +330,28 @@ def apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
     with store.locked():
         recover(store.root)
         _check_tree(plan_.calls, store.root, plan_.snapshot_dir, current_digests(store.root))
-        return _apply(plan_, store)
+        try:
+            return _apply(plan_, store)
+        except (OSError, SnapshotError) as exc:  # a full disk, a file-size limit, a read-only folder
+            raise _not_applied(exc, store.root) from None
+
+
+def _not_applied(exc: OSError | SnapshotError, root: Path) -> AcceptError:
+    """The refusal of an accept the file system stopped: why, what the tree is left as, and the fix."""
+    cause = exc if isinstance(exc, OSError) else exc.__context__
+    if not isinstance(cause, OSError):
+        return AcceptError(str(exc))
+    where = Path(cause.filename).parent if isinstance(cause.filename, str) else root
+    if (root / ACCEPT_JOURNAL).exists():  # its rollback failed as well: --recover finishes it
+        left = (
+            "the accept could not be rolled back either; once that is fixed, run `pytest-stages accept --recover`, "
+            "which puts the snapshot folders back as they were, then accept again."
+        )
+        return AcceptError(f"could not write the accepted snapshots in {where} ({cause.strerror or cause}); {left}")
+    return AcceptError(
+        f"could not write the accepted snapshots in {where} ({cause.strerror or cause}); the accept was rolled back, "
+        f"so the snapshot folder is as it was before it. {write_fix(cause, where).replace('run again', 'accept again')}"
+    )
 
 
 def _apply(plan_: Plan, store: SnapshotStore) -> list[Path]:
@@ -400,9 +422,10 @@ def recover(root: Path) -> str | None:
 
     The journal is checked in full first (a :class:`~pytest_stages.store.errors.JournalError` touches
     nothing); before the swaps the copies are removed, during them swapped back, after them the old folders
-    removed. Under the tree's lock.
+    removed. Under the tree's lock. ``root`` is checked by the caller (:func:`snapshot_root`): a link to a folder
+    inside the project is followed, as every write follows it.
     """
-    if not root.is_dir() or root.is_symlink():
+    if not root.is_dir():
         return None
     with tree_lock(root):
         _remove_torn_journals(root)
@@ -456,6 +479,37 @@ def _finish(root: Path, swaps: Sequence[Swap]) -> None:
         shutil.rmtree(path.parent / swap.old, ignore_errors=True)
         shutil.rmtree(path.parent / swap.staged, ignore_errors=True)
     (root / ACCEPT_JOURNAL).unlink(missing_ok=True)
+
+
+def taken_from(sets: Sequence[PendingSet], plan_: Plan) -> list[tuple[PendingSet, list[PendingEntry]]]:
+    """Each set with the calls of ``plan_`` it gave, to drop once written; :class:`AcceptError` (nothing written)
+    where a set's folder cannot be written, so that an accept never leaves a set it cannot drop half-dropped."""
+    chosen = {id(entry) for entry in plan_.calls}
+    taken = [(found, [e for e in found.entries if id(e) in chosen]) for found in sets]
+    for found, entries in taken:
+        folder = unwritable(found, entries)
+        if folder is not None:
+            raise AcceptError(
+                f"the pending set {found.path} cannot drop the calls accepted: {folder} is not writable. "
+                f"{NOTHING_WRITTEN} Make it writable, or pass --keep to leave the set as it is."
+            )
+    return [(found, entries) for found, entries in taken if entries]
+
+
+def drop(taken: Sequence[tuple[PendingSet, list[PendingEntry]]]) -> str:
+    """Remove the accepted calls from their sets (:func:`~pytest_stages.store.pending.discard`, a set left empty
+    with its folder); what was done, in one line ("" when nothing was taken)."""
+    gone = []
+    for found, entries in taken:
+        try:
+            discard(found, entries)
+        except OSError as exc:
+            return (
+                f"the snapshots are written, but the accepted calls could not be dropped from {found.path} "
+                f"({exc.strerror or exc}): remove that folder yourself once you no longer need it."
+            )
+        gone.append(f"{found.path}{' (now empty: removed)' if not found.path.exists() else ''}")
+    return f"dropped the accepted call(s) from {', '.join(gone)}" if gone else ""
 
 
 def current_digests(root: Path) -> Callable[[str], str | None]:

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from pytest_stages.store.names import LOCK_FILE, META_FILE
+from pytest_stages.store.names import META_FILE, OWN_FOLDER
 from pytest_stages.store.prune import Listing, owned_names
 from pytest_stages.store.storage import read_meta_file
 
@@ -46,13 +46,14 @@ def snapshot_files(root: Path) -> Listing:
 
 def _folders(root: Path) -> Iterator[tuple[PurePosixPath, list[os.DirEntry[str]] | None]]:
     """Every folder under ``root`` (relative; ``root`` itself first) with its entries, None where it
-    cannot be listed: one ``scandir`` per folder, symlinks never followed into."""
+    cannot be listed: one ``scandir`` per folder, symlinks never followed into. pytest-stages' own folder
+    at the root (the lock) is no part of the tree: neither listed nor judged."""
     pending = [PurePosixPath()] if root.is_dir() and not root.is_symlink() else []
     while pending:
         folder = pending.pop()
         try:
             with os.scandir(root / folder) as scan:
-                entries = list(scan)
+                entries = [e for e in scan if folder.parts or e.name != OWN_FOLDER]
         except OSError:
             yield folder, None
             continue
@@ -88,15 +89,13 @@ def git_commit(rootpath: Path) -> str:
 def tree_digest(root: Path) -> str:
     """The SHA-256 of the snapshot tree under ``root``: every entry's path, and each metadata file's bytes.
 
-    Links are not followed; what cannot be read counts by its name. The lock file is left out: it is never
-    committed, so it must not tell two checkouts of one commit apart.
+    Links are not followed; what cannot be read counts by its name. pytest-stages' own folder (the lock) is
+    left out (:func:`_folders`): it is never committed, so it must not tell two checkouts of one commit apart.
     """
     digest = hashlib.sha256()
     found: list[tuple[PurePosixPath, bool]] = []
     for folder, entries in _folders(root):
         for entry in entries or ():
-            if folder == PurePosixPath() and entry.name == LOCK_FILE:
-                continue
             if not entry.is_dir(follow_symlinks=False):  # a metadata file is read only when regular (a FIFO blocks)
                 found.append((folder / entry.name, entry.name == META_FILE and entry.is_file(follow_symlinks=False)))
     for path, is_meta in sorted(found):

@@ -24,10 +24,15 @@ OUTSIDE_ROOTDIR = "_outside_rootdir"
 # The journal of a ``pytest-stages accept`` under way, in the snapshot root (never a name of pytest-stages' own
 # files, so a prune is refused while one is left).
 ACCEPT_JOURNAL = ".stages-accept.json"
-# The snapshot tree's inter-process lock, in the snapshot root: held by every writer (an update's writes, a
-# prune, an accept, a recovery). pytest-stages' own file, never deleted (a lock file deleted while another
-# process waits on it would let two writers in).
-LOCK_FILE = ".stages.lock"
+# pytest-stages' own folder in the snapshot root, for what it keeps for itself and never commits: the tree's
+# lock, and a ``.gitignore`` of ``*`` (written before the lock), so that ``git status`` shows neither in a
+# project that has never heard of pytest-stages (as pytest's ``.pytest_cache``). Never judged by a prune.
+OWN_FOLDER = ".pytest-stages"
+OWN_GITIGNORE = "# pytest-stages' own files (the snapshot tree's lock): never committed.\n*\n"
+# The snapshot tree's inter-process lock, in that folder: held by every writer (an update's writes, a prune, an
+# accept, a recovery). Never deleted (a lock file deleted while another process waits on it would let two
+# writers in).
+LOCK_FILE = "lock"
 # What stands for each ``..`` in the path of a module outside the rootdir.
 UP = "_up"
 MAX_COMPONENT = 96

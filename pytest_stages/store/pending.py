@@ -22,7 +22,7 @@ from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.errors import PendingError
 from pytest_stages.store.names import META_FILE, safe_component, snapshot_folder
 from pytest_stages.store.prune import own_name
-from pytest_stages.store.schemas import ANY, call_schema, mismatch, schema_mismatch
+from pytest_stages.store.schemas import ANY, call_schema, mismatch, oversize, schema_mismatch
 
 PENDING_SCHEMA = "pytest-stages-pending/1"
 # A call's manifest: ``<safe call name>.pending.json`` (no artifact suffix ends so).
@@ -107,14 +107,44 @@ def manifest(
 
 
 def write_call(directory: Path, call: PendingCall) -> list[Path]:
-    """Write one call's pending files, then its manifest (last: a set without it is ignored); the paths written."""
+    """Write one call's pending files, then its manifest (last: a set without it is ignored); the paths written.
+
+    A write that fails (a full disk) takes back the files it wrote that no manifest beside them names, so that
+    the set is left as it was: else they would stop its accept and the next run's ``--stages-pending``.
+    """
     folder = directory / call.folder
-    written = []
-    for name, text in call.files.items():
-        write_atomically(folder / name, text)
-        written.append(folder / name)
-    write_atomically(folder / call.manifest_name, to_json(dict(call.manifest)))
+    written: list[Path] = []
+    try:
+        for name, text in call.files.items():
+            write_atomically(folder / name, text)
+            written.append(folder / name)
+        write_atomically(folder / call.manifest_name, to_json(dict(call.manifest)))
+    except OSError:
+        _take_back(directory, folder, written)
+        raise
     return [*written, folder / call.manifest_name]
+
+
+def _take_back(directory: Path, folder: Path, written: Sequence[Path]) -> None:
+    """Remove ``written`` (files this process just wrote in ``folder``) that no manifest there names, then the
+    folders up to ``directory`` left empty; a manifest that cannot be read keeps every file."""
+    named: set[str] = set()
+    for manifest_path in folder.glob(f"*{MANIFEST_SUFFIX}"):
+        try:
+            files = read_json(manifest_path).get("files", {})
+            named |= set(files)
+        except (InputError, OSError, AttributeError):
+            return
+    for path in written:
+        if path.name not in named:
+            path.unlink(missing_ok=True)
+    for parent in [folder, *folder.parents]:
+        if parent == directory or not parent.is_relative_to(directory):
+            break
+        try:
+            parent.rmdir()
+        except OSError:
+            break
 
 
 @dataclass(frozen=True)
@@ -203,6 +233,9 @@ def _read_folder(root: Path, folder: Path, names: list[str]) -> list[PendingEntr
         for file, expected in data["files"].items():
             if (file != META_FILE and not own_name(file)) or file not in names:
                 raise _edited(root, folder / name, f"it names {file!r}, which is not a pending file beside it")
+            too_large = oversize((folder / file).lstat().st_size)
+            if too_large is not None:  # refused unread, as the compare refuses such a snapshot
+                raise _edited(root, folder / file, f"it is {too_large}")
             content = (folder / file).read_bytes()
             if digest(content) != expected:
                 raise _edited(root, folder / file, "its bytes are not those its manifest's digest says")
@@ -261,10 +294,11 @@ def _edited(root: Path, path: Path, why: str) -> PendingError:
     )
 
 
-def discard(found: PendingSet, entries: Sequence[PendingEntry]) -> None:
+def discard(found: PendingSet, entries: Sequence[PendingEntry], *, keep_root: bool = False) -> None:
     """Remove ``entries`` from the pending folder: each manifest, and the files no other manifest beside it names.
 
-    Only files a manifest of the set names are removed (they were read and checked), then the folders left empty.
+    Only files a manifest of the set names are removed (they were read and checked), then the folders left
+    empty, the set's own folder too unless ``keep_root`` (a run about to write its set there keeps it).
     """
     gone = {(e.folder, e.manifest["name"]) for e in entries}
     kept: dict[str, set[str]] = {}
@@ -277,11 +311,13 @@ def discard(found: PendingSet, entries: Sequence[PendingEntry]) -> None:
             if name not in kept.get(entry.folder, set()):
                 (folder / name).unlink(missing_ok=True)
         for parent in [folder, *folder.parents]:
-            if parent == found.path or not parent.is_relative_to(found.path):
+            if not parent.is_relative_to(found.path) or (keep_root and parent == found.path):
                 break
             try:
                 parent.rmdir()
             except OSError:
+                break
+            if parent == found.path:
                 break
 
 
@@ -327,7 +363,7 @@ def start_set(path: Path) -> None:
     if found is None:
         return
     try:
-        discard(found, found.entries)
+        discard(found, found.entries, keep_root=True)
     except OSError as exc:
         raise PendingError(
             f"could not remove the earlier run's set from the pending folder {path} ({exc.strerror or exc}); "

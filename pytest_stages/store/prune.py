@@ -18,7 +18,6 @@ from pytest_stages.core.run_view import PASSED_EXIT, CollectionView, ItemOutcome
 from pytest_stages.store import prune_reasons_
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
-    LOCK_FILE,
     META_FILE,
     is_safe_component,
     module_source,
@@ -49,8 +48,6 @@ def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) ->
     a ``_compiles`` folder without metadata, its ``.compiles.json`` files), each with its temporary file.
     """
     owned = _legacy_compiles(folder, names) if meta is None else _manifest_owned(names, meta)
-    if not folder:  # the snapshot root: its lock (kept, as nothing at the root is judged)
-        owned |= {LOCK_FILE}
     return (owned & names) | {n for n in names if temporary_of(n) in owned}
 
 

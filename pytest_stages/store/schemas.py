@@ -15,6 +15,18 @@ from typing import Any
 
 from pytest_stages.core.inputs import UNPARSED, parse_json
 
+# The largest snapshot file pytest-stages writes or reads back: a stage text this long takes minutes to compare
+# (the largest of the examples is 0.3 MiB), so one larger is refused before it is read, never half-compared.
+MAX_SNAPSHOT_BYTES = 64 << 20
+
+
+def oversize(size: int) -> str | None:
+    """Why a snapshot file of ``size`` bytes is refused (None: it is not too large)."""
+    if size <= MAX_SNAPSHOT_BYTES:
+        return None
+    return f"{size / (1 << 20):,.0f} MiB, over the {MAX_SNAPSHOT_BYTES >> 20} MiB a snapshot file may hold"
+
+
 ANY = object()
 NUMBER = (int, float)
 SCALAR = (int, float, str, bool, type(None))

@@ -24,11 +24,19 @@ from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.paths import Use, checked_path, plainly_below, shown_path, temporary_of, write_atomically
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store import filelock
-from pytest_stages.store.errors import JournalError
+from pytest_stages.store.errors import JournalError, write_fix
 from pytest_stages.store.journal import Journal, read_journal
-from pytest_stages.store.names import ACCEPT_JOURNAL, LOCK_FILE, META_FILE, safe_component, safe_path
+from pytest_stages.store.names import (
+    ACCEPT_JOURNAL,
+    LOCK_FILE,
+    META_FILE,
+    OWN_FOLDER,
+    OWN_GITIGNORE,
+    safe_component,
+    safe_path,
+)
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names
-from pytest_stages.store.schemas import invalid_snapshot, judge_snapshot
+from pytest_stages.store.schemas import invalid_snapshot, judge_snapshot, oversize
 
 
 def parse_meta(text: str) -> dict[str, Any] | None:
@@ -145,6 +153,12 @@ class SnapshotStore:
             raise SnapshotError(
                 f"snapshot {path} is not a regular file (a FIFO, socket or device); pytest-stages does not open it. "
                 "Remove it and run `pytest --stages-update` to record the snapshot."
+            )
+        too_large = oversize(path.lstat().st_size)
+        if too_large is not None:  # refused unread: comparing it would take minutes, or hours
+            raise SnapshotError(
+                f"snapshot {path} is {too_large} (pytest-stages never writes one so large), so it is not compared. "
+                "Restore it from version control, or delete it and run `pytest --stages-update` to record it again."
             )
         try:
             text = _read_bytes(path).decode("utf-8")
@@ -328,6 +342,13 @@ class SnapshotStore:
 
 def _check_readable(path: Path, text: str) -> None:
     """Refuse to write a snapshot the reader would refuse: both hold it to the one schema of its kind."""
+    too_large = oversize(len(text)) and oversize(len(text.encode("utf-8")))
+    if too_large:
+        raise SnapshotError(
+            f"the snapshot built for {path} is {too_large}: a stage text this long takes minutes to compare, so "
+            "nothing was written. Leave that stage out for this test (stages = [...] in [tool.pytest_stages], or "
+            "@pytest.mark.stages(stages=[...])), or stage a smaller function."
+        )
     problem = invalid_snapshot(path.name, text)
     if problem is not None:
         raise SnapshotError(
@@ -338,6 +359,9 @@ def _check_readable(path: Path, text: str) -> None:
 
 def unreadable_snapshot(name: str, data: bytes) -> str | None:
     """Why the compare would refuse a snapshot file ``name`` holding ``data`` (None: it reads it as written)."""
+    too_large = oversize(len(data))
+    if too_large is not None:
+        return too_large
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -383,11 +407,12 @@ def file_digest(path: Path) -> str:
         return ""
 
 
-def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
+def snapshot_root(rootpath: Path, snapshot_dir: str, *, recovering: bool = False) -> Path:
     """The snapshot folder of the project at ``rootpath``, checked to be a folder of pytest-stages' own.
 
     It must lie inside the project once links are followed, be neither the project root nor inside ``.git``,
-    and be a folder if it exists; else :class:`SnapshotError` names the setting and the fix.
+    and be a folder if it exists; else :class:`SnapshotError` names the setting and the fix. An interrupted
+    accept's journal is refused too, unless ``recovering`` (``accept --recover``, which reads it).
     """
     root = rootpath / snapshot_dir
     fix = 'Give snapshots a folder of their own inside the project (snapshot_dir = "snapshots").'
@@ -401,7 +426,7 @@ def snapshot_root(rootpath: Path, snapshot_dir: str) -> Path:
             f"snapshot_dir = {snapshot_dir!r} is the project root {project}: pytest-stages writes and prunes only "
             f"in a folder of its own. {fix}"
         )
-    journal = _journal(root)
+    journal = None if recovering else _journal(root)
     if journal is not None:
         with tree_lock(root):  # an accept under way holds the lock: once it has finished, its journal is gone
             journal = _journal(root)
@@ -428,31 +453,67 @@ LOCK_TIMEOUT = 60.0
 
 @contextlib.contextmanager
 def tree_lock(root: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold the inter-process lock of the snapshot tree at ``root`` (``<root>/.stages.lock``) around a write.
+    """Hold the inter-process lock of the snapshot tree at ``root`` (``<root>/.pytest-stages/lock``) around a write.
 
     Re-entrant in a process; another process waits up to ``timeout`` seconds, then gets a
-    :class:`SnapshotError` naming the lock. The file is never deleted.
+    :class:`SnapshotError` naming the lock. The file is never deleted; its folder ignores itself in git.
     """
-    root.mkdir(parents=True, exist_ok=True)
-    lock = filelock.FileLock(root / LOCK_FILE, is_singleton=True)
+    path = root / OWN_FOLDER / LOCK_FILE
     try:
-        _check_lock_file(root / LOCK_FILE)
+        _make_own_folder(root)
+        _check_lock_file(path)
+        lock = filelock.FileLock(path, is_singleton=True)
         lock.acquire(timeout=timeout)
     except filelock.Timeout:
         raise SnapshotError(
             f"another pytest-stages process (an accept, a prune or an update) has held the snapshot folder's lock "
-            f"{root / LOCK_FILE} for over {timeout:.0f} s; nothing was written. Let it finish (or stop it), then run "
-            "again."
+            f"{path} for over {timeout:.0f} s; nothing was written. Let it finish (or stop it), then run again."
         ) from None
-    except OSError as exc:  # a folder, a link, a FIFO or a device put in its place
-        raise SnapshotError(
-            f"cannot take the snapshot folder's lock {root / LOCK_FILE} ({exc.strerror or exc}); nothing was "
-            "written. It is an empty file pytest-stages makes: remove what is there in its place, then run again."
-        ) from None
+    except OSError as exc:
+        raise SnapshotError(f"cannot take the snapshot folder's lock {path}{_lock_fix(exc, path)}") from None
     try:
         yield
     finally:
         lock.release()
+
+
+def _make_own_folder(root: Path) -> None:
+    """The snapshot folder and pytest-stages' own folder in it, whose ``.gitignore`` (``*``) is written before the
+    lock, so that git never shows the lock (nor the ``.gitignore``)."""
+    own = root / OWN_FOLDER
+    root.mkdir(parents=True, exist_ok=True)
+    own.mkdir(exist_ok=True)
+    if not stat.S_ISDIR(own.lstat().st_mode):  # a link to a folder elsewhere would lock nothing of this tree
+        raise OSError(errno.EINVAL, "not a folder")
+    ignore = own / ".gitignore"
+    if not ignore.exists() and not ignore.is_symlink():
+        write_atomically(ignore, OWN_GITIGNORE)
+
+
+def _lock_fix(exc: OSError, path: Path) -> str:
+    """The rest of the paragraph of a lock at ``path`` not taken: something in its place, or why the write failed."""
+    for held in (path.parent, path):
+        with contextlib.suppress(OSError):
+            mode = held.lstat().st_mode
+            if not (stat.S_ISDIR(mode) if held == path.parent else stat.S_ISREG(mode)):
+                return (
+                    f"; nothing was written. {held} is a {_kind(mode)}, where pytest-stages keeps its own "
+                    f"{'folder' if held == path.parent else 'lock file'}: remove it, then run again."
+                )
+    failed = Path(exc.filename) if isinstance(exc.filename, str) else path
+    return f" ({exc.strerror or exc}); nothing was written. {write_fix(exc, failed.parent)}"
+
+
+def _kind(mode: int) -> str:
+    return (
+        "folder"
+        if stat.S_ISDIR(mode)
+        else "symlink"
+        if stat.S_ISLNK(mode)
+        else "file"
+        if stat.S_ISREG(mode)
+        else "FIFO, socket or device"
+    )
 
 
 def _check_lock_file(path: Path) -> None:
@@ -462,4 +523,4 @@ def _check_lock_file(path: Path) -> None:
     except FileNotFoundError:
         return
     if not stat.S_ISREG(mode):
-        raise OSError(errno.EINVAL, "not a plain file: a folder, link, FIFO, socket or device")
+        raise OSError(errno.EINVAL, "not a plain file")
