@@ -6,8 +6,9 @@ import hashlib
 import json
 import os
 import subprocess
+from pathlib import PurePosixPath
 
-from pytest_stages.store.inventory import checkout_state, git_commit, tree_digest
+from pytest_stages.store.inventory import checkout_state, git_commit, snapshot_files, tree_digest
 
 
 def sha(*parts: bytes) -> str:
@@ -81,3 +82,16 @@ def test_a_symlinked_metadata_file_counts_by_its_name_not_its_targets_bytes(tmp_
     (tmp_path / "meta.json").write_text('{"format": 3}')
     (root / "_stages.json").symlink_to(tmp_path / "meta.json")
     assert tree_digest(root) == sha(b"_stages.json\0")
+
+
+def test_the_lock_of_this_and_of_earlier_versions_is_no_part_of_the_tree(tmp_path):
+    """An upgrade leaves the old root lock ``.stages.lock``: neither it nor ``.pytest-stages/`` is listed, so a
+    prune never calls either foreign; the same names one folder down are foreign as ever."""
+    (tmp_path / ".pytest-stages").mkdir()
+    (tmp_path / ".pytest-stages" / "lock").write_text("")
+    (tmp_path / ".stages.lock").write_text("")
+    (tmp_path / "mod").mkdir()
+    (tmp_path / "mod" / ".stages.lock").write_text("")
+    listing = snapshot_files(tmp_path)
+    assert listing.foreign == [PurePosixPath("mod/.stages.lock")]
+    assert listing.own == [] and listing.empty == []

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from pytest_stages.store.names import META_FILE, OWN_FOLDER
+from pytest_stages.store.names import LEGACY_LOCK, META_FILE, OWN_FOLDER
 from pytest_stages.store.prune import Listing, owned_names
 from pytest_stages.store.storage import read_meta_file
 
@@ -47,13 +47,14 @@ def snapshot_files(root: Path) -> Listing:
 def _folders(root: Path) -> Iterator[tuple[PurePosixPath, list[os.DirEntry[str]] | None]]:
     """Every folder under ``root`` (relative; ``root`` itself first) with its entries, None where it
     cannot be listed: one ``scandir`` per folder, symlinks never followed into. pytest-stages' own folder
-    at the root (the lock) is no part of the tree: neither listed nor judged."""
+    at the root (the lock), and the lock earlier versions kept there, are no part of the tree: neither listed
+    nor judged."""
     pending = [PurePosixPath()] if root.is_dir() and not root.is_symlink() else []
     while pending:
         folder = pending.pop()
         try:
             with os.scandir(root / folder) as scan:
-                entries = [e for e in scan if folder.parts or e.name != OWN_FOLDER]
+                entries = [e for e in scan if folder.parts or e.name not in (OWN_FOLDER, LEGACY_LOCK)]
         except OSError:
             yield folder, None
             continue

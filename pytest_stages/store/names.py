@@ -33,6 +33,9 @@ OWN_GITIGNORE = "# pytest-stages' own files (the snapshot tree's lock): never co
 # accept, a recovery). Never deleted (a lock file deleted while another process waits on it would let two
 # writers in).
 LOCK_FILE = "lock"
+# Where earlier versions kept that lock (the snapshot root): left by an upgrade, never deleted, and no part of the
+# tree either.
+LEGACY_LOCK = ".stages.lock"
 # What stands for each ``..`` in the path of a module outside the rootdir.
 UP = "_up"
 MAX_COMPONENT = 96
