@@ -240,16 +240,12 @@ def _check_step(findings: list[Finding], step: Mapping[str, Any] | None, ceiling
         _not_checked(findings, STEP_METRIC, f"{STEP_METRIC}: no estimate: {reason}")
         return
     value = step[step_time.SECONDS]
-    figures: dict[str, Any] = {"subject": STEP_METRIC, "before": ceiling, "after": value}
-    if value > ceiling:
-        message = (
-            f"{STEP_METRIC} {format_seconds(value)} on {step.get('chip')} ({step.get('binding')}-bound) "
-            f"exceeds the ceiling {format_seconds(ceiling)}"
-        )
-        findings.append(Finding(Kind.BUDGET, "budget", message, change=Change.BREACH, **figures))
-    else:
-        message = f"{STEP_METRIC} {format_seconds(value)} on {step.get('chip')}, ceiling {format_seconds(ceiling)}"
-        findings.append(Finding(Kind.BUDGET, "budget", message, failing=False, **figures))
+    over = (
+        f"{STEP_METRIC} {format_seconds(value)} on {step.get('chip')} ({step.get('binding')}-bound) "
+        f"exceeds the ceiling {format_seconds(ceiling)}"
+    )
+    within = f"{STEP_METRIC} {format_seconds(value)} on {step.get('chip')}, ceiling {format_seconds(ceiling)}"
+    _judged(findings, STEP_METRIC, value, ceiling, over=over if value > ceiling else None, within=within)
 
 
 def _check_size(
@@ -282,16 +278,29 @@ def _check_table(findings: list[Finding], metric: str, ops: Mapping[str, Any], c
 
 def _check(findings: list[Finding], metric: str, value: Any, ceiling: float, show: Any) -> None:
     """``flops 3e9 exceeds the ceiling 2.2e9``; within it a note with both (``flops 2.1e9, ceiling 2.2e9``)."""
-    figures: dict[str, Any] = {"subject": metric, "before": ceiling, "after": value}
     if value is None:
         _not_checked(findings, metric, f"{metric}: not measured on this backend")
-    elif value > ceiling:
-        message = f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}"
-        findings.append(Finding(Kind.BUDGET, "budget", message, change=Change.BREACH, **figures))
+        return
+    over = f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}"
+    _judged(
+        findings,
+        metric,
+        value,
+        ceiling,
+        over=over if value > ceiling else None,
+        within=f"{metric} {show(value)}, ceiling {show(ceiling)}",
+    )
+
+
+def _judged(
+    findings: list[Finding], metric: str, value: float, ceiling: float, *, over: str | None, within: str
+) -> None:
+    """One ceiling's verdict: the breach ``over`` where the figure exceeds it, else the passing note ``within``."""
+    figures: dict[str, Any] = {"subject": metric, "before": ceiling, "after": value}
+    if over is not None:
+        findings.append(Finding(Kind.BUDGET, "budget", over, change=Change.BREACH, **figures))
     else:
-        findings.append(
-            Finding(Kind.BUDGET, "budget", f"{metric} {show(value)}, ceiling {show(ceiling)}", failing=False, **figures)
-        )
+        findings.append(Finding(Kind.BUDGET, "budget", within, failing=False, **figures))
 
 
 def _not_checked(findings: list[Finding], metric: str, message: str) -> None:
@@ -354,13 +363,9 @@ def _check_seconds(findings: list[Finding], seconds: Mapping[str, float] | None,
         _not_checked(findings, SECONDS_METRIC, f"{SECONDS_METRIC}: not measured")
         return
     total, allowed = sum(seconds.values()), ceiling * (1 + COMPILE_SECONDS_MARGIN)
-    figures: dict[str, Any] = {"subject": SECONDS_METRIC, "before": ceiling, "after": total}
-    if total > allowed:
-        message = (
-            f"{SECONDS_METRIC} {format_seconds(total)} exceeds the ceiling {format_seconds(ceiling)} "
-            f"(+{COMPILE_SECONDS_MARGIN:.0%} noise margin: {format_seconds(allowed)})"
-        )
-        findings.append(Finding(Kind.BUDGET, "budget", message, change=Change.BREACH, **figures))
-    else:
-        message = f"{SECONDS_METRIC} {format_seconds(total)}, ceiling {format_seconds(ceiling)}"
-        findings.append(Finding(Kind.BUDGET, "budget", message, failing=False, **figures))
+    over = (
+        f"{SECONDS_METRIC} {format_seconds(total)} exceeds the ceiling {format_seconds(ceiling)} "
+        f"(+{COMPILE_SECONDS_MARGIN:.0%} noise margin: {format_seconds(allowed)})"
+    )
+    within = f"{SECONDS_METRIC} {format_seconds(total)}, ceiling {format_seconds(ceiling)}"
+    _judged(findings, SECONDS_METRIC, total, ceiling, over=over if total > allowed else None, within=within)
