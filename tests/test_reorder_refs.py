@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+from pytest_stages.check.message import SAME_PROGRAM
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import normalize_jaxpr
 
@@ -169,3 +170,51 @@ def test_one_refs_accesses_keep_their_order_wherever_their_hashes_sort(lines_bef
 
     assert not equivalent("jaxpr", _jaxpr(write_u_then_v), _jaxpr(write_v_then_u))
     assert not equivalent("jaxpr", _jaxpr(read_then_write), _jaxpr(write_then_read))
+
+
+# A jitted Adam-like step whose moments live in two Refs, its two writes in the order ``{writes}`` gives.
+STEP = """
+import jax, jax.numpy as jnp
+
+@jax.jit
+def step(moments, grad):
+{writes}
+    return grad * 2.0
+"""
+MU_FIRST = ("mu", "nu")
+NU_FIRST = ("nu", "mu")
+STEP_TEST = """
+import jax, jax.numpy as jnp
+from step import step
+
+def test_step(stage_snapshot):
+    moments = {"mu": jax.new_ref(jnp.zeros(8)), "nu": jax.new_ref(jnp.zeros(8))}
+    stage_snapshot(step, moments, jnp.ones(8))
+"""
+
+
+def _step(order: tuple[str, str], mu: str = "0.9", nu: str = "0.99") -> str:
+    """The step's module, its moments written in ``order`` with decays ``mu`` and ``nu``."""
+    lines = {
+        "mu": f'    moments["mu"][...] = {mu} * moments["mu"][...] + grad',
+        "nu": f'    moments["nu"][...] = {nu} * moments["nu"][...] + grad * grad',
+    }
+    return STEP.format(writes="\n".join(lines[name] for name in order))
+
+
+def test_a_step_with_its_two_ref_writes_swapped_passes_and_an_update_writes_nothing(project) -> None:
+    """Through the plugin, as issue #67's ``ck-moments-reorder`` met it; a decay edited still fails."""
+    project.configure('stages = ["jaxpr", "stablehlo"]')
+    project.write("step.py", _step(MU_FIRST))
+    project.write("test_step.py", STEP_TEST)
+    project.run("--stages-update").assert_outcomes(passed=1)
+    before = project.snapshots()
+    project.write("step.py", _step(NU_FIRST))
+    result = project.run()
+    out = project.output(result)
+    result.assert_outcomes(passed=1)
+    assert SAME_PROGRAM not in out and "changed" not in out
+    project.run("--stages-update").assert_outcomes(passed=1)
+    assert project.snapshots() == before
+    project.write("step.py", _step(NU_FIRST, mu="0.8"))
+    project.run().assert_outcomes(failed=1)
