@@ -25,7 +25,10 @@ class Order:
     first, and each call knows its callee's hash and whether it has a side effect. ``continued``: a line
     indented deeper than its unit's first line continues it (a jaxpr eqn's outputs or operands wrapped
     over lines), and ``movable`` is matched on the unit's lines joined. ``commutative``: a one-line operation
-    whose two operands may be swapped, as (head, operand, operand, tail)."""
+    whose two operands may be swapped, as (head, operand, operand, tail). ``refs``: a one-line read
+    (groups ``read`` and ``ref``) or write (group ``written``) of one Ref: it moves among the movable units,
+    but keeps its order with the other reads and writes of its Ref (distinct Refs never alias: JAX refuses
+    one Ref passed twice)."""
 
     movable: re.Pattern[str]
     glued: re.Pattern[str]
@@ -34,6 +37,7 @@ class Order:
     callers_first: bool = False
     continued: bool = False
     commutative: re.Pattern[str] | None = None
+    refs: re.Pattern[str] | None = None
 
 
 def _any_of(*needles: str) -> Callable[[str], bool]:
@@ -116,6 +120,12 @@ ORDERS = {
         continued=True,
         # an operand is a variable or a literal ("mul 0.5:f32[] a")
         commutative=re.compile(r"([ \t]*+[a-z_]+:\S+ = (?:add|add_any|mul|and|or|xor|eq|ne) )(\S+) (\S+)()$"),
+        # "e:f32[3] <- a[...]" reads Ref a; "a[0:2,i] <- v" and "a[0] += v" write it (a Ref indexed only:
+        # a tuple of Refs, a bitcast or a swap that returns the old value stays in place)
+        refs=re.compile(
+            r"[ \t]*+(?:(?P<read>[a-z]+:\S+ <- )(?P<ref>[a-z]+)(?:\[[^\]\n]*\])+"
+            r"|(?P<written>[a-z]+)(?:\[[^\]\n]*\])+ (?:<-|\+=) \S+)$"
+        ),
     ),
 }
 # A function's name as StableHLO defines it ("func.func private @inner(") and calls it ("call @inner(").
@@ -240,23 +250,25 @@ class _Graph:
 
     def hash_units(
         self, units: Sequence[list[str]], offset: int, *, shared: bool
-    ) -> tuple[dict[int, tuple[str, list[str], bool]], list[str], bool]:
+    ) -> tuple[dict[int, _Done], list[str], bool]:
         """Per unit (by index, callees first where the order says so): its hash, its lines as rewritten,
-        and whether it may move (a block, or a pure movable operation); the lines of the units read as
-        themselves (``shared``, see :meth:`level`), and whether no other unit has a side effect."""
+        and whether it may move (a block, or a pure movable operation), with its Ref and rank if it reads
+        or writes one; the lines of the units read as themselves (``shared``, see :meth:`level`), and
+        whether no other unit has a side effect."""
         starts = list(itertools.accumulate((len(unit) for unit in units), initial=offset))
-        done: dict[int, tuple[str, list[str], bool]] = {}
+        done: dict[int, _Done] = {}
         same: list[str] = []
         pure_level = True
+        writes: dict[str, int] = {}
         for index in self.callees_first(units) if self.order.callers_first else range(len(units)):
             found, first, stop = units[index], starts[index], starts[index + 1]
             if shared and (stop <= self.same[0] or first >= self.same[1]):
-                done[index] = self.same_unit(found), found, False
+                done[index] = self.same_unit(found), found, False, None
                 same += found
                 continue
             digest, unit, movable, pure = self.hash_unit(found, first, shared=shared)
             pure_level = pure_level and pure
-            done[index] = digest, unit, movable
+            done[index] = digest, unit, movable, self.ref_access(found, digest, writes)
         return done, same, pure_level
 
     def hash_unit(self, found: list[str], first: int, *, shared: bool) -> tuple[str, list[str], bool, bool]:
@@ -277,6 +289,21 @@ class _Graph:
             if copied is not defs and len(copied) == len(defs):
                 self.aliases.update(zip(defs, copied, strict=True))
         return digest, unit, block or (operation and pure), pure
+
+    def ref_access(self, found: list[str], digest: str, writes: dict[str, int]) -> tuple[str, int] | None:
+        """A unit that reads or writes one Ref (``refs``): the Ref's key and the unit's rank among its
+        accesses (``2w`` for a read after ``w`` writes, ``2w + 1`` for the write after them), else None.
+        A write gives the Ref a new hash, so that what reads or writes it after depends on it."""
+        found_ref = self.order.refs.match(found[0]) if self.order.refs is not None and len(found) == 1 else None
+        if found_ref is None:
+            return None
+        ref = self.key(found_ref["ref"] or found_ref["written"])
+        count = writes.get(ref, 0)
+        if found_ref["read"]:
+            return ref, 2 * count
+        writes[ref] = count + 1
+        self.hashes[ref] = f"{digest}\0ref"
+        return ref, 2 * count + 1
 
     def callees_first(self, units: Sequence[list[str]]) -> list[int]:
         """The indexes of ``units``, each block after the blocks it calls (``@name``) among them, so that
@@ -508,16 +535,20 @@ _JAXPR_TOP = re.compile(r"^(?=\S)", re.MULTILINE)
 _JAXPR_LET = re.compile(r"let (\w+) = \{")
 
 
-def _sorted_runs(done: Mapping[int, tuple[str, list[str], bool]], count: int) -> tuple[list[str], list[str]]:
-    """The ``count`` units of ``done`` (hash, lines, movable) as lines, each run of movable units between
-    fixed ones sorted by hash; the units' hashes in that order."""
+# A unit read: its hash, its lines as rewritten, whether it may move, and its Ref and rank if it reads or writes one.
+_Done = tuple[str, list[str], bool, tuple[str, int] | None]
+
+
+def _sorted_runs(done: Mapping[int, _Done], count: int) -> tuple[list[str], list[str]]:
+    """The ``count`` units of ``done`` as lines, each run of movable units (Ref reads and writes included)
+    between fixed ones sorted by hash; the units' hashes in that order."""
     out: list[str] = []
     digests: list[str] = []
-    run: list[tuple[str, int, list[str]]] = []
+    run: list[tuple[str, int, list[str], tuple[str, int] | None]] = []
     for index in range(count):
-        digest, unit, movable = done[index]
-        if movable:
-            run.append((digest, index, unit))
+        digest, unit, movable, access = done[index]
+        if movable or access is not None:
+            run.append((digest, index, unit, access))
             continue
         out += _flush(run, digests)
         out += unit
@@ -526,11 +557,21 @@ def _sorted_runs(done: Mapping[int, tuple[str, list[str], bool]], count: int) ->
     return out, digests
 
 
-def _flush(run: list[tuple[str, int, list[str]]], digests: list[str]) -> list[str]:
-    """The run's units sorted by hash (ties in their order) as lines; their hashes appended to ``digests``."""
-    run.sort()
-    digests += [digest for digest, _, _ in run]
-    lines = [line for _, _, unit in run for line in unit]
+def _flush(run: list[tuple[str, int, list[str], tuple[str, int] | None]], digests: list[str]) -> list[str]:
+    """The run's units sorted by hash (ties in their order) as lines; their hashes appended to ``digests``.
+    The places one Ref's reads and writes sort to are refilled with them by rank, then hash: two reads
+    between the same writes may swap, nothing else of one Ref may."""
+    run.sort(key=lambda item: item[:2])
+    places: dict[str, list[int]] = {}
+    for place, (_, _, _, access) in enumerate(run):
+        if access is not None:
+            places.setdefault(access[0], []).append(place)
+    for where in places.values():
+        ranked = sorted((run[place] for place in where), key=lambda item: (item[3], item[0], item[1]))
+        for place, item in zip(where, ranked, strict=True):
+            run[place] = item
+    digests += [digest for digest, _, _, _ in run]
+    lines = [line for _, _, unit, _ in run for line in unit]
     run.clear()
     return lines
 
