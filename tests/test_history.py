@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from test_drift import _chromium
 
+from pytest_stages.core.paths import shown_path
 from pytest_stages.report.cli import main
 from pytest_stages.store.history import Call, figures
 
@@ -158,7 +159,7 @@ def test_the_page_charts_each_figure_with_its_moves_and_their_subjects(widened, 
     status, out = repo.history("--html", str(page))
     assert status == 2 and page.read_text() == "<html>mine</html>"
     assert out == (
-        f"pytest-stages history: --html {page} is a file that is not a page `pytest-stages history` wrote, and "
+        f"pytest-stages history: --html {shown_path(str(page))} is a file that is not a page `pytest-stages history` wrote, and "
         "writing the page would replace it. Name another file, e.g. --html stages-history.html.\n"
     )
 
