@@ -159,8 +159,8 @@ def test_the_page_charts_each_figure_with_its_moves_and_their_subjects(widened, 
     status, out = repo.history("--html", str(page))
     assert status == 2 and page.read_text() == "<html>mine</html>"
     assert out == (
-        f"pytest-stages history: --html {shown_path(str(page))} is a file that is not a page `pytest-stages history` wrote, and "
-        "writing the page would replace it. Name another file, e.g. --html stages-history.html.\n"
+        f"pytest-stages history: --html {shown_path(str(page))} is a file that is not a page `pytest-stages history` "
+        "wrote, and writing the page would replace it. Name another file, e.g. --html stages-history.html.\n"
     )
 
 
