@@ -221,7 +221,7 @@ def test_compile_time_is_in_every_report_and_fails_only_where_a_budget_asks(proj
     )
     result = project.run()
     result.assert_outcomes(failed=1)
-    assert "exceeds the ceiling 1e-06 s (+50% noise margin: 1.5e-06 s)" in project.output(result)
+    assert "exceeds the ceiling 1 µs (+50% noise margin: 1.5 µs)" in project.output(result)
 
 
 def test_the_upgrade_section_lists_the_calls_whose_compile_time_moved_most():
