@@ -255,12 +255,9 @@ def _moved_lines(script: EditScript, naming_: Naming | None) -> set[int]:
 
 
 def _unnamed(naming_: Naming, line: str) -> str:
-    """``line`` without its names, a jaxpr's Ref reads and writes included (``h:f32[4] <- a[...]``)."""
-    return _REF_NAME.sub("", naming_.split.sub("", line))
-
-
-# The Ref a jaxpr line reads (``<- a[...]``) or writes (``a[...] <- h``): names the dialect's rules keep.
-_REF_NAME = re.compile(r"(?<=<- )[a-z]+(?=\[)|^[ \t]*[a-z]+(?=\[[^\]\n]*\] <-)", re.MULTILINE)
+    """``line`` without its names, a jaxpr's Ref reads and writes included (``h:f32[4] <- a[...]``: the
+    dialect's names take a Ref's, see ir/textdiff.py's ``JAXPR_NAME``)."""
+    return naming_.split.sub("", line)
 
 
 def _headline_order(
