@@ -22,7 +22,7 @@ from pytest_stages.core.text import close_match, listing, shown
 from pytest_stages.report.history_html import HEAD, page
 from pytest_stages.report.history_text import json_data, text_lines
 from pytest_stages.store import expression
-from pytest_stages.store.accept import _keyword_matches
+from pytest_stages.store.accept import keyword_matches, node_matches
 from pytest_stages.store.git_history import repository_root
 from pytest_stages.store.history import Call, History, read_history
 
@@ -111,11 +111,10 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
 def _chooses(args: argparse.Namespace, call: Call) -> bool:
     """Whether ``call`` is among the node ids and the ``-k`` expression given (all calls without either)."""
     nodeid = call.nodeid
-    nodes = [n.removesuffix("::") for n in args.nodeids]
-    if nodes and not any(nodeid == n or nodeid.startswith((f"{n}::", f"{n}[")) for n in nodes):
+    if not node_matches(nodeid, [n.removesuffix("::") for n in args.nodeids]):
         return False
     words = [*nodeid.replace("::", " ").split(), call.config, call.name]
-    return args.keyword is None or _keyword_matches(args.keyword, words)
+    return args.keyword is None or keyword_matches(args.keyword, words)
 
 
 def _check_keyword(keyword: str | None) -> None:

@@ -47,12 +47,17 @@ class Selection:
         nodeid, config, name = entry.key
         if self.configs and config not in self.configs:
             return False
-        if self.nodeids and not any(nodeid == n or nodeid.startswith((f"{n}::", f"{n}[")) for n in self.nodeids):
+        if not node_matches(nodeid, self.nodeids):
             return False
-        return self.keyword is None or _keyword_matches(self.keyword, [*nodeid.replace("::", " ").split(), name])
+        return self.keyword is None or keyword_matches(self.keyword, [*nodeid.replace("::", " ").split(), name])
 
 
-def _keyword_matches(keyword: str, words: Sequence[str]) -> bool:
+def node_matches(nodeid: str, nodeids: Sequence[str]) -> bool:
+    """Whether ``nodeid`` is one of ``nodeids`` (a test, or one of its parameters); any without ``nodeids``."""
+    return not nodeids or any(nodeid == n or nodeid.startswith((f"{n}::", f"{n}[")) for n in nodeids)
+
+
+def keyword_matches(keyword: str, words: Sequence[str]) -> bool:
     """pytest's ``-k`` over a call's words (its node id's parts, parameters, the call's name): substrings, any case."""
     lowered = [word.lower() for word in words]
 
