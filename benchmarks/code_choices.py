@@ -9,7 +9,7 @@ same result, and the ratio is plain / chosen:
 - ``hlo.Instruction``, a named tuple, against a frozen dataclass of the same fields (one per line);
 - ``normalize.METADATA``'s possessive loops against the same pattern with plain ones;
 - ``hlo._DEFINED`` led by a literal ``"\\n"`` against a multiline ``^``;
-- ``textdiff._renamed`` (split, map, join) against ``re.sub`` with a Python callback per name;
+- ``dialect_names._renamed`` (split, map, join) against ``re.sub`` with a Python callback per name;
 - renaming compiled HLO by its ``%`` names alone against renaming by every HLO name token;
 - ``dataflow._any_of`` (a substring search per needle) against one regex alternation, per line;
 - with ``strace`` installed: the file system calls of one snapshot read, ``storage``'s
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from large_modules import sample_module, sized
 
-from pytest_stages.ir import dataflow, hlo, normalize, textdiff
+from pytest_stages.ir import dataflow, dialect_names, hlo, normalize
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,7 +67,7 @@ def pairs(text: str) -> dict[str, tuple[Callable[[], object], Callable[[], objec
     multiline = re.compile(hlo._DEFINED.pattern.replace(r"\n", "^", 1).replace(r"(?<=\n)", "^"), re.MULTILINE)
     names = set(re.findall(r"%[\w.\-]++", normalized))
     renamed = {name: f"{name}_1" for name in names}
-    token_split = textdiff._name_split(textdiff.HLO_NAME)
+    token_split = dialect_names._name_split(dialect_names.HLO_NAME)
     instructions = "\n".join(line for line in normalized.splitlines() if line.startswith(" "))
     effects = [f" {opcode}(" for opcode in dataflow.HLO_EFFECTS] + ["-start(", "-done(", "-update("]
     effects += ["control-predecessors="]
@@ -87,12 +87,12 @@ def pairs(text: str) -> dict[str, tuple[Callable[[], object], Callable[[], objec
             lambda: multiline.findall(normalized),
         ),
         "_renamed: split-map-join / sub with callback": (
-            lambda: textdiff._renamed(token_split, normalized, renamed),
+            lambda: dialect_names._renamed(token_split, normalized, renamed),
             lambda: token_split.sub(lambda m: renamed.get(m[0], m[0]), normalized),
         ),
         "compiled HLO: % names / every name token": (
-            lambda: textdiff._renamed(textdiff._PERCENT_SPLIT, instructions, renamed),
-            lambda: textdiff._renamed(token_split, instructions, renamed),
+            lambda: dialect_names._renamed(dialect_names._PERCENT_SPLIT, instructions, renamed),
+            lambda: dialect_names._renamed(token_split, instructions, renamed),
         ),
         "effects: substring searches / alternation": (
             lambda: [any_of(line) for line in lines],

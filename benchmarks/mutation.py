@@ -49,9 +49,15 @@ MODULES = (
     "pytest_stages/store/storage.py",
     "pytest_stages/store/inventory.py",
     "pytest_stages/ir/textdiff.py",
+    "pytest_stages/ir/dialect_names.py",
+    "pytest_stages/ir/diff_render.py",
     "pytest_stages/ir/normalize.py",
     "pytest_stages/ir/literals.py",
-    "pytest_stages/ir/loopstate.py",
+    "pytest_stages/ir/state_order.py",
+    "pytest_stages/ir/state_rewrite.py",
+    "pytest_stages/ir/hlo_state.py",
+    "pytest_stages/ir/mlir_state.py",
+    "pytest_stages/ir/jaxpr_state.py",
     "pytest_stages/core/units.py",
 )
 TEST_FILES = (

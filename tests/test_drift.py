@@ -19,8 +19,9 @@ from pytest_stages.check.drift import compare_text
 from pytest_stages.check.message import details
 from pytest_stages.config.devices import DeviceConfig
 from pytest_stages.ir import hlo
+from pytest_stages.ir.diff_render import sources
 from pytest_stages.ir.sources import describe_all, hlo_locations
-from pytest_stages.ir.textdiff import BLOCK, edit_script, sources
+from pytest_stages.ir.textdiff import BLOCK, edit_script
 from pytest_stages.stage.devices import activate
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage

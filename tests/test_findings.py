@@ -20,6 +20,7 @@ from pytest_stages.check.placement import compare_placement
 from pytest_stages.config.settings import parse_settings
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import CallRecord, Mode
+from pytest_stages.ir.diff_render import unified
 from pytest_stages.ir.normalize import normalize_hlo, normalize_mlir
 from pytest_stages.ir.sources import (
     Location,
@@ -28,7 +29,7 @@ from pytest_stages.ir.sources import (
     mlir_locations,
     preferred,
 )
-from pytest_stages.ir.textdiff import edit_script, unified
+from pytest_stages.ir.textdiff import edit_script
 from pytest_stages.report.html_report import page
 
 

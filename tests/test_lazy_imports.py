@@ -35,6 +35,8 @@ ON_DEMAND = {
     "pytest_stages.ir.rename",
     "pytest_stages.ir.sources",
     "pytest_stages.ir.textdiff",
+    "pytest_stages.ir.dialect_names",
+    "pytest_stages.ir.diff_render",
     "pytest_stages.report.baseline",
     "pytest_stages.report.html_report",
     "pytest_stages.report.markdown",

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import pytest
 from conftest import projections
 
-from pytest_stages.ir import loopstate
+from pytest_stages.ir import state_order, state_rewrite
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import normalize_hlo
 
@@ -120,15 +120,15 @@ def test_a_position_the_body_changes_keeps_its_place():
         return jax.lax.while_loop(lambda c: c[0] < 5, step, (0, x, w1, w2))[1]
 
     lowered = jax.jit(f).trace(*ARGS).lower()
-    assert loopstate.plan("mlir", lowered.as_text()) is None
-    compiled = loopstate.plan("hlo", normalize_hlo(lowered.compile().as_text()))
+    assert state_order.plan("mlir", lowered.as_text()) is None
+    compiled = state_order.plan("hlo", normalize_hlo(lowered.compile().as_text()))
     assert compiled is None or not compiled.wanted  # a plan for fusions' operands reads no loop's values
 
 
 def test_order_refills_the_slots_by_key():
-    assert loopstate.order(["c", "x", "a", "y", "b"], [0, 2, 4]) == {0: 4, 2: 0, 4: 2}
-    assert loopstate.order(["a", "x", "b"], [0, 2]) == {}
-    assert loopstate.order(["b", "b", "a"], [0, 1, 2]) == {0: 1, 1: 2, 2: 0}  # ties keep their order
+    assert state_rewrite.order(["c", "x", "a", "y", "b"], [0, 2, 4]) == {0: 4, 2: 0, 4: 2}
+    assert state_rewrite.order(["a", "x", "b"], [0, 2]) == {}
+    assert state_rewrite.order(["b", "b", "a"], [0, 1, 2]) == {0: 1, 1: 2, 2: 0}  # ties keep their order
 
 
 def chain(moved: bool) -> str:

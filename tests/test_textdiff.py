@@ -4,18 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_stages.ir.diff_render import describe_sources, hunks, side_by_side, sources, unified
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir, strip_addresses, tidy_kept
-from pytest_stages.ir.textdiff import (
-    EditScript,
-    Row,
-    common_prefix,
-    describe_sources,
-    edit_script,
-    hunks,
-    side_by_side,
-    sources,
-    unified,
-)
+from pytest_stages.ir.textdiff import EditScript, Row, common_prefix, edit_script
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots" / "stages"
 COMPILED = (SNAPSHOTS / "rnn_decode/cpu1/rnn_decode.compiled.hlo.txt").read_text(encoding="utf-8")

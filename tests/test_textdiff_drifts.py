@@ -7,7 +7,8 @@ Each test is one drift with its exact rows ``(tag, old line, new line)`` (unchan
 
 from __future__ import annotations
 
-from pytest_stages.ir.textdiff import edit_script, unified
+from pytest_stages.ir.diff_render import unified
+from pytest_stages.ir.textdiff import edit_script
 
 
 def program(dialect: str | None, ops: str) -> str:

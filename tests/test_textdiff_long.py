@@ -6,7 +6,8 @@ aligned at anchors (lines counted from the start and from the end); what differs
 
 from __future__ import annotations
 
-from pytest_stages.ir.textdiff import BLOCK, SMALL, edit_script, unified
+from pytest_stages.ir.diff_render import unified
+from pytest_stages.ir.textdiff import BLOCK, SMALL, edit_script
 
 LAYERS = 1050
 

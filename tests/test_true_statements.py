@@ -13,8 +13,9 @@ import pytest
 from test_alpha import SNAPSHOTS, one_site_edits
 
 from pytest_stages.check.drift import CONSTANT, compare_text
+from pytest_stages.ir.diff_render import side_by_side, unified
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
-from pytest_stages.ir.textdiff import edit_script, side_by_side, unified
+from pytest_stages.ir.textdiff import edit_script
 
 # Compiled HLO of ``logistic(x * 0.044715 * 0.797885)`` against ``tanh(x * 0.797885 * 0.044715)``: the two
 # constants swapped places with the multiplies that read them (a product of independent factors in

@@ -23,17 +23,9 @@ from pytest_stages.core.records import Change, Compared, Constant, DriftDetail, 
 from pytest_stages.ir import hlo, literals
 from pytest_stages.ir import sources as sources_
 from pytest_stages.ir.alpha import Naming, equivalent, naming
+from pytest_stages.ir.diff_render import describe_sources, hunks, side_by_side, sources, unified_cut
 from pytest_stages.ir.kernel_payloads import changed_lines
-from pytest_stages.ir.textdiff import (
-    EditScript,
-    Row,
-    describe_sources,
-    edit_script,
-    hunks,
-    side_by_side,
-    sources,
-    unified_cut,
-)
+from pytest_stages.ir.textdiff import EditScript, Row, edit_script
 
 REPORT_ROWS = 400
 # The dialects whose lines record one source frame each, in the order the program ran (the jaxpr).
@@ -102,26 +94,41 @@ def compare_text(
         "new_kinds": new_kinds,
         "setting": asdict(setting) if setting else None,
     }
-    own, holding = _changed_places(artifact, script, where, set(new_kinds)) if found else (set(), set())
-    headline_places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
-    order = _headline_order(found, own, holding, one_frame=dialect in ONE_FRAME)
-    headline_places += [describe_sources([place]) for place in order]
     diff, omitted = unified_cut(script, diff_lines)
+    subject, before, after = (CONSTANT, constants[0]["old"], constants[0]["new"]) if constants else ("", None, None)
     return Finding(
         check_kind(artifact),
         artifact,
         BY_NAME[artifact].title,
         detail=detail,
         change=Change.DRIFT,
-        subject=CONSTANT if constants else "",
-        before=constants[0]["old"] if constants else None,
-        after=constants[0]["new"] if constants else None,
-        locations=tuple(dict.fromkeys(headline_places)),
+        subject=subject,
+        before=before,
+        after=after,
+        locations=_headline_places(artifact, script, where, found=found, constants=constants, new_kinds=set(new_kinds)),
         ops=op_deltas(*counts),
         moves=tuple(structure),
         diff=tuple(diff),
         omitted=omitted,
     )
+
+
+def _headline_places(
+    artifact: str,
+    script: EditScript,
+    where: Sequence[str | None],
+    *,
+    found: list[tuple[str, dict[str, int]]],
+    constants: list[Constant],
+    new_kinds: set[str],
+) -> tuple[str, ...]:
+    """The places a drift's headline names, first first: a changed constant's line in the user's code, then
+    the changed lines' places in :func:`_headline_order`'s order (each once)."""
+    own, holding = _changed_places(artifact, script, where, new_kinds) if found else (set(), set())
+    places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
+    order = _headline_order(found, own, holding, one_frame=BY_NAME[artifact].dialect in ONE_FRAME)
+    places += [describe_sources([place]) for place in order]
+    return tuple(dict.fromkeys(places))
 
 
 def changed_attributes(differing: tuple[str, str], limit: int = 2) -> list[str]:

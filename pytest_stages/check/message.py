@@ -18,8 +18,8 @@ from pytest_stages.check.figure_text import figure_change, metric_short, per_ope
 from pytest_stages.check.recompiles import explanation_lines
 from pytest_stages.core.records import Change, Finding, Kind
 from pytest_stages.core.text import shown
+from pytest_stages.ir.diff_render import more_lines
 from pytest_stages.ir.sources import Setting
-from pytest_stages.ir.textdiff import more_lines
 
 UPDATE_HINT = "Run `pytest --stages-update` to accept the changes if they are intended."
 BUDGET_HINT = "Budgets are ceilings: `--stages-update` does not lift them; change the budget or the program."

@@ -14,17 +14,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from pytest_stages.ir import hlo, loopstate
+from pytest_stages.ir import hlo, state_order
 from pytest_stages.ir.dataflow import reordered
-from pytest_stages.ir.textdiff import (
-    HLO_BARE,
-    HLO_PARAMETER,
-    JAXPR_DEF,
-    JAXPR_NAME,
-    MLIR_DEF,
-    MLIR_NAME,
-    common_prefix,
-)
+from pytest_stages.ir.dialect_names import HLO_BARE, HLO_PARAMETER, JAXPR_DEF, JAXPR_NAME, MLIR_DEF, MLIR_NAME
+from pytest_stages.ir.textdiff import common_prefix
 
 # A name's sigil, kept in the canonical form so that a value never matches a block label or a function.
 SIGILS = "%^@"
@@ -255,8 +248,8 @@ def same_dataflow(dialect: str, rules: Naming, lines: tuple[list[str], list[str]
     compiled = rules.fast is not None and _PERCENT_HEADER.search(texts[0]) is not None
     bare = [_bare(rules, side[first : len(side) - tail], compiled=compiled) for side in lines]
     if sorted(bare[0]) != sorted(bare[1]) and (
-        loopstate.plan(dialect, texts[0]) is None
-        or loopstate.plan(dialect, texts[1]) is None
+        state_order.plan(dialect, texts[0]) is None
+        or state_order.plan(dialect, texts[1]) is None
         or _tokens(bare[0]) != _tokens(bare[1])
     ):
         return False

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_stages.ir import loopstate
+from pytest_stages.ir import state_order, state_rewrite
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ def reordered(
     order = ORDERS.get(dialect)
     if order is None:
         return None
-    state = loopstate.plan(dialect, text)
+    state = state_order.plan(dialect, text)
     if state is not None:  # where the text changes, the lines it shares with the other text may not
         common = (0, 0)
     if state is not None and not state.wanted:  # a rewrite that reads no hashes (fusions' operands) is made at once
@@ -177,7 +177,7 @@ def reordered(
         rewritten = state.apply(graph.probes)
         if rewritten == text:
             break
-        text, state = rewritten, loopstate.plan(dialect, rewritten)
+        text, state = rewritten, state_order.plan(dialect, rewritten)
     return out
 
 
@@ -225,7 +225,7 @@ class _Graph:
         self.nets: list[int] = []
         # lines before the first and from the second index on are the same in both texts
         self.same = (0, 0)
-        # lines whose names' hashes a loop's rewrite reads (:mod:`pytest_stages.ir.loopstate`), and those hashes
+        # lines whose names' hashes a loop's rewrite reads (:mod:`pytest_stages.ir.state_order`), and those hashes
         self.wanted: set[int] = set()
         self.probes: dict[int, dict[str, str]] = {}
         # in the block being read: the names a pure operation's first copy defines, by its hash, and the
@@ -365,7 +365,7 @@ class _Graph:
         """
         if len(lines) > 1 and self.has_effect("\n".join(lines)):
             self.effectful.update(map(self.key, self.defined(lines[0])[:1]))
-        return loopstate.digest(lines)
+        return state_rewrite.digest(lines)
 
     def unit(self, lines: list[str], offset: int, *, shared: bool) -> tuple[str, list[str], bool, list[str]]:
         """A unit's hash, its lines with every block inside reordered, whether it has no side effect
@@ -379,6 +379,27 @@ class _Graph:
         own, bodies = ([0], []) if len(lines) == 1 else _bodies(lines, self.nets[offset : offset + len(lines)])
         split = self.splits[lines[0][:1] not in " \t" or len(lines) > 1]
         given = lines
+        lines, own_text = self._own_text(lines, own, split)
+        parts = split.split(own_text)
+        tokens = parts[1::2]
+        defs = self._own_defs(parts, own_text)
+        if self.wanted:
+            self._probe(given, own, offset)
+        outer = self._bind_parameters(defs, "".join(parts[::2])) if bodies else {}
+        out = [own_text] if len(lines) == 1 else list(lines)
+        pure = self._own_pure(own_text)
+        inner, pure_bodies = self._reorder_bodies(lines, out, bodies, offset, shared=shared)
+        pure = pure and pure_bodies and self.effectful.isdisjoint(tokens)
+        digest = self._merkle(parts, defs, inner)
+        if bodies:
+            self.restore(own_text, defs, outer)
+        if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
+            self.effectful.update(defs[:1])
+        return digest, out, pure, defs
+
+    def _own_text(self, lines: list[str], own: list[int], split: re.Pattern[str]) -> tuple[list[str], str]:
+        """The unit's lines with each name a copy defines read as the first copy's (:meth:`_aliased`, on its own
+        lines), and its own lines' text (a commutative operation's operands in the order of their hashes)."""
         if self.aliases or self.block_aliases:
             lines = list(lines)
             for k in own:
@@ -386,29 +407,21 @@ class _Graph:
         own_text = "\n".join(lines[k] for k in own)
         if len(lines) == 1 and self.order.commutative is not None:
             own_text = self._operands_sorted(own_text, split)
-        parts = split.split(own_text)
-        tokens = parts[1::2]
-        defs = self._own_defs(parts, own_text)
+        return lines, own_text
+
+    def _merkle(self, parts: list[str], defs: list[str], inner: Sequence[str]) -> str:
+        """The hash of a unit's own text ``parts`` (split at its names) and its blocks' hashes ``inner``: each
+        name it defines written as its index among them, each it reads as the hash of what defines that; the
+        names it defines then read as that hash and their index."""
         hashes = self.hashes
-        if self.wanted:
-            self._probe(given, own, offset)
-        outer = self._bind_parameters(defs, "".join(parts[::2])) if bodies else {}
-        out = [own_text] if len(lines) == 1 else list(lines)
-        pure = self._own_pure(own_text)
-        inner, pure_bodies = self._reorder_bodies(lines, out, bodies, offset, shared=shared)
-        pure = pure and pure_bodies
         for k, name in enumerate(defs):
             hashes[name] = f"\0d{k}"
-        pure = pure and self.effectful.isdisjoint(tokens)
+        tokens = parts[1::2]
         parts[1::2] = map(hashes.get, tokens, tokens)
-        digest = loopstate.digest((*parts, *inner))
+        digest = state_rewrite.digest((*parts, *inner))
         for k, name in enumerate(defs):
             hashes[name] = f"{digest}\0{k}"
-        if bodies:
-            self.restore(own_text, defs, outer)
-        if not pure and bodies:  # the block's own name (not its parameters): who calls it keeps its place
-            self.effectful.update(defs[:1])
-        return digest, out, pure, defs
+        return digest
 
     def _aliased(self, line: str) -> str:
         """``line`` with each name it reads that a copy of a value or a block defines read as the first

@@ -15,7 +15,8 @@ from pytest_stages.analyse.artifacts import ARTIFACTS, BY_NAME
 from pytest_stages.check.drift import compare_text, summary_lines
 from pytest_stages.core.inputs import read_text
 from pytest_stages.ir.alpha import equivalent
-from pytest_stages.ir.textdiff import edit_script, unified
+from pytest_stages.ir.diff_render import unified
+from pytest_stages.ir.textdiff import edit_script
 
 # git's external diff arguments: path old-file old-hex old-mode new-file new-hex new-mode [new-path rename-info]
 GIT_ARGUMENTS = (7, 9)

@@ -27,8 +27,9 @@ from syrupy.types import (
 from pytest_stages.analyse.artifacts import ARTIFACTS, Artifact
 from pytest_stages.config.settings import DEFAULT_DIFF_LINES
 from pytest_stages.core.paths import write_atomically
+from pytest_stages.ir.diff_render import unified
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.ir.textdiff import edit_script, unified
+from pytest_stages.ir.textdiff import edit_script
 
 # How a suffix word is spelled in a class name (any other word is capitalized).
 _SPELLING = {"stablehlo": "StableHLO", "hlo": "HLO"}
