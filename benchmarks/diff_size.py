@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from pytest_stages.analyse.artifacts import BY_NAME
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.ir.sources import describe_all
 from pytest_stages.ir.textdiff import describe_sources, edit_script, sources
 from pytest_stages.stage.devices import activate

@@ -15,7 +15,7 @@ import difflib
 import jax
 import jax.numpy as jnp
 
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.ir.alpha import equivalent, naming
 from pytest_stages.ir.rename import keep_names
 from pytest_stages.stage.devices import activate

@@ -161,7 +161,7 @@ def test_the_pods_example_passes_against_its_committed_snapshots():
 
 @pytest.mark.extras("tpu")
 def test_a_mesh_the_pod_cannot_lay_out_is_one_clear_error():
-    from pytest_stages.config.devices import parse_configs
+    from pytest_stages.config.device_configs import parse_configs
     from pytest_stages.core.errors import ConfigError
     from pytest_stages.stage.devices import activate
 

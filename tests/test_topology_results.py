@@ -16,7 +16,7 @@ import pytest
 from conftest import ONE_CONFIG, SIMPLE_TEST
 
 from pytest_stages.analyse.artifacts import ANALYSES
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.stage import plan, topology_results
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
