@@ -24,7 +24,7 @@ from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.ir.sources import describe_all
 from pytest_stages.ir.textdiff import describe_sources, edit_script, sources
-from pytest_stages.stage.devices import activate
+from pytest_stages.stage.activation import activate
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
 

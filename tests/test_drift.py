@@ -21,7 +21,7 @@ from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.ir import hlo
 from pytest_stages.ir.sources import describe_all, hlo_locations
 from pytest_stages.ir.textdiff import BLOCK, edit_script, sources
-from pytest_stages.stage.devices import activate
+from pytest_stages.stage.activation import activate
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
 

@@ -32,7 +32,7 @@ def run_stage(config, fn, *args, cache, **jit_options):
     """Stage ``fn`` for ``config`` as ``stage_snapshot`` does; the result and (lookups, hits) of the cache."""
     import jax
 
-    from pytest_stages.stage.devices import activate
+    from pytest_stages.stage.activation import activate
 
     events = CompileEvents()
     result = stage(
@@ -59,7 +59,7 @@ def arguments(config=V5E):
     import jax
     import jax.numpy as jnp
 
-    from pytest_stages.stage.devices import activate
+    from pytest_stages.stage.activation import activate
 
     mesh = activate(config).mesh
     x = jax.ShapeDtypeStruct((128, 256), jnp.float32, sharding=jax.sharding.NamedSharding(mesh, jax.P("data")))

@@ -21,7 +21,7 @@ from pytest_stages.hooks.stash import CHIP, OBSERVER, SESSION
 from pytest_stages.report import render
 from pytest_stages.run.session import StagesSession
 from pytest_stages.stage import chip, disk_cache
-from pytest_stages.stage.devices import arrange_cpu_devices, cpu_devices_needed
+from pytest_stages.stage.activation import arrange_cpu_devices, cpu_devices_needed
 from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
 from pytest_stages.stage.topology_results import CompileOnlyCache
 from pytest_stages.store.errors import PendingError

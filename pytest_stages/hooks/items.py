@@ -23,7 +23,7 @@ from pytest_stages.run.runner import StageSnapshot
 from pytest_stages.run.session import StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage import disk_cache
-from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import ChipHeld, TopologyUnavailable
 from pytest_stages.stage.jax_events import CompileLog
 from pytest_stages.stage.staging import StageResult
