@@ -10,7 +10,7 @@ import pytest
 
 from pytest_stages import hooks
 from pytest_stages.check.budgets import parse_budget
-from pytest_stages.config.discovery import ini_tables
+from pytest_stages.config.discovery import FoundTable, ini_tables
 from pytest_stages.config.settings import Settings, check_cache_folder, parse_settings
 from pytest_stages.config.values import parse_selection, respellings
 from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError, StagesError
@@ -174,11 +174,7 @@ def pytest_configure(config: pytest.Config) -> None:
         calls = hooks.report_baseline.read_baseline(Path(baseline)) if baseline is not None else []
     except StagesError as exc:
         raise snapshot_assembly.as_pytest(exc, configuring=True) from None
-    for path in found.unread:
-        config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
-    if wanted:
-        for message in _respelled(found.table or {}):
-            config.issue_config_time_warning(pytest.PytestConfigWarning(PREFIX + message), stacklevel=2)
+    _warn_of_table(config, found, wanted)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
         try:  # checked now; the controller (not an xdist worker) starts it afresh once tests are selected
             hooks.pending.earlier_set(options.pending)
@@ -194,6 +190,15 @@ def pytest_configure(config: pytest.Config) -> None:
         activate(config)
     if config.getoption("stages_list"):
         config.option.collectonly = True
+
+
+def _warn_of_table(config: pytest.Config, found: FoundTable, wanted: bool) -> None:
+    """Warn of tables this session does not read and, where it uses the plugin, of figures in JAX's spelling."""
+    for path in found.unread:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=3)
+    if wanted:
+        for message in _respelled(found.table or {}):
+            config.issue_config_time_warning(pytest.PytestConfigWarning(PREFIX + message), stacklevel=3)
 
 
 def _respelled(table: dict[str, Any]) -> list[str]:

@@ -246,8 +246,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         or (isinstance(item, collection.RegisteredItem) and item.registration.problem)
     ]
     observer.view.errors += bad
-    if not session.config.getoption("stages_list"):
-        return
+    if session.config.getoption("stages_list"):
+        _list_registered(session)
+
+
+def _list_registered(session: pytest.Session) -> None:
+    """``--stages-list``: the registered stage functions and their arguments, in the terminal."""
     terminal = session.config.pluginmanager.get_plugin("terminalreporter")
     if terminal is None:  # -p no:terminal: there is nowhere to list them
         return

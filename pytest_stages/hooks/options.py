@@ -192,14 +192,19 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
             f"{name}={path} overlaps the snapshot folder {snapshots}, which a compare run never changes; name a "
             "folder outside it, e.g. --stages-pending=stages-pending."
         )
+    _check_folder(name, path)
+    return path
+
+
+def _check_folder(name: str, path: Path) -> None:
+    """The pending set's folder is a folder (or none yet), with a UTF-8 name: each manifest records it as text."""
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise ConfigError(f"{name}={path} is not a folder (a file or a link); name a folder for the pending set.")
-    try:  # each call's manifest records the set's name as text
+    try:
         path.name.encode("utf-8")
     except UnicodeEncodeError:
         shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
         raise ConfigError(f"{name}={shown} is not a UTF-8 name; name the pending folder in UTF-8.") from None
-    return path
 
 
 def _apart_from_pending(pending: Path, report: str | None, cache: bool | str, rootpath: Path) -> None:
