@@ -21,11 +21,11 @@ import jax
 import jax.numpy as jnp
 
 from pytest_stages.analyse.artifacts import BY_NAME
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.ir.diff_render import describe_sources, sources
 from pytest_stages.ir.sources import describe_all
 from pytest_stages.ir.textdiff import edit_script
-from pytest_stages.stage.devices import activate
+from pytest_stages.stage.activation import activate
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
 

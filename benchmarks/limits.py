@@ -1,4 +1,4 @@
-"""The figures behind config/devices.py's limits: what host CPU devices cost to make, and where libtpu aborts.
+"""The figures behind config/device_configs.py's limits: what host CPU devices cost to make, and where libtpu aborts.
 
 Usage: python benchmarks/limits.py [--cpu-devices 1,1024,4096] [--topologies v5e:16x16,v5e:32x16]
 

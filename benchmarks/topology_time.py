@@ -82,8 +82,8 @@ def pods() -> None:
     from jax.sharding import NamedSharding
     from jax.sharding import PartitionSpec as P
 
-    from pytest_stages.config.devices import parse_configs
-    from pytest_stages.stage.devices import activate
+    from pytest_stages.config.device_configs import parse_configs
+    from pytest_stages.stage.activation import activate
     from pytest_stages.stage.staging import stage
 
     def step(w, x):

@@ -13,7 +13,7 @@ from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.core.lazy import lazy_module
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.registry import register
-from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import StagingFailed
 from pytest_stages.stage.staging import StageResult
 

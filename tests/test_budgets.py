@@ -15,7 +15,7 @@ from pytest_stages.check.budgets import (
 )
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import Change, Finding
-from pytest_stages.stage.devices import TPU_MEMORY, DeviceMemory
+from pytest_stages.stage.activation import TPU_MEMORY, DeviceMemory
 
 GIB = 2**30
 DEVICE = DeviceMemory(16 * GIB, "test")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.config.settings import parse_settings
 from pytest_stages.stage import chip
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_stages.config.devices import DeviceConfig, parse_configs
+from pytest_stages.config.device_configs import DeviceConfig, parse_configs
 from pytest_stages.config.discovery import load_pyproject
 from pytest_stages.config.settings import Settings, parse_settings
 from pytest_stages.core.errors import ConfigError

@@ -14,7 +14,7 @@ from conftest import ONE_CONFIG, Project
 
 from pytest_stages.check.environment import after_update, compare_environments, describe, not_checked
 from pytest_stages.check.upgrade import version_note
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.stage.plan import ATTACHED, COMPILE_ONLY, LOWERED, Plan, host_dependent, machine, plan
 
 CPU = {"platform": "cpu", "staging": "attached", "device_kind": "cpu", "machine": "x86_64", "jax": "0.10.2"}

@@ -13,6 +13,8 @@ import jax
 import pytest
 from conftest import ONE_CONFIG, SIMPLE_TEST
 
+from pytest_stages.hooks.options import STAGES_OPTIONS
+
 # The JAX options the plugin may set (CPU platform and devices, the persistent compilation cache).
 OPTIONS = (
     "jax_platforms",
@@ -199,3 +201,9 @@ def test_a_table_pytest_does_not_read_is_warned_about(pytester: pytest.Pytester)
     )
     assert warning in result.stdout.str()
     assert "test_simple.py::test_f[default]" in result.stdout.lines
+
+
+def test_every_stages_option_puts_the_plugin_to_work(pytester: pytest.Pytester) -> None:
+    """Any ``--stages-*`` option pytest parses starts the plugin without a table (``--stages-measure`` once did not)."""
+    parsed = {name for name in vars(pytester.parseconfig().option) if name.startswith("stages_")}
+    assert parsed == set(STAGES_OPTIONS)

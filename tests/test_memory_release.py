@@ -16,8 +16,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from pytest_stages.config.devices import DeviceConfig
-from pytest_stages.stage.devices import activate
+from pytest_stages.config.device_configs import DeviceConfig
+from pytest_stages.stage.activation import activate
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.memory_release import AUTO_PERIOD, CacheClearing, trace_key
 from pytest_stages.stage.staging import stage

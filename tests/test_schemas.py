@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.check.compare import Context, Snapshot, compare_call
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.core.errors import SnapshotError
-from pytest_stages.stage.devices import activate
+from pytest_stages.stage.activation import activate
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
 from pytest_stages.store.schemas import invalid_snapshot

@@ -109,7 +109,7 @@ def test_dcn_changes_name_a_new_crossing_else_the_growth():
 
 def test_a_memory_budget_as_a_share_of_the_device_says_the_headroom():
     from pytest_stages.check.budgets import Share, check_budget, parse_budget
-    from pytest_stages.stage.devices import TPU_MEMORY
+    from pytest_stages.stage.activation import TPU_MEMORY
 
     v5e = TPU_MEMORY[("TPU v5 lite", None)]
     gib = 2**30
@@ -161,9 +161,9 @@ def test_the_pods_example_passes_against_its_committed_snapshots():
 
 @pytest.mark.extras("tpu")
 def test_a_mesh_the_pod_cannot_lay_out_is_one_clear_error():
-    from pytest_stages.config.devices import parse_configs
+    from pytest_stages.config.device_configs import parse_configs
     from pytest_stages.core.errors import ConfigError
-    from pytest_stages.stage.devices import activate
+    from pytest_stages.stage.activation import activate
 
     entry = {"name": "pod", "platform": "tpu", "topology": "v5p:8x8x4", "mesh": {"data": 16, "fsdp": 16}}
     with pytest.raises(ConfigError) as caught:

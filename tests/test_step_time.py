@@ -15,7 +15,7 @@ import pytest
 from pytest_stages.analyse import step_time
 from pytest_stages.check.budgets import check_budget, parse_budget
 from pytest_stages.check.figures import compare_metrics
-from pytest_stages.config.devices import parse_configs
+from pytest_stages.config.device_configs import parse_configs
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.ir import hlo_kernels
 

@@ -9,7 +9,7 @@ import sys
 import jax
 import pytest
 
-from pytest_stages.config.devices import parse_configs
+from pytest_stages.config.device_configs import parse_configs
 from pytest_stages.core.errors import ConfigError
 
 V5E = """

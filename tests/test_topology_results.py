@@ -16,7 +16,7 @@ import pytest
 from conftest import ONE_CONFIG, SIMPLE_TEST
 
 from pytest_stages.analyse.artifacts import ANALYSES
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.stage import plan, topology_results
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage
@@ -32,7 +32,7 @@ def run_stage(config, fn, *args, cache, **jit_options):
     """Stage ``fn`` for ``config`` as ``stage_snapshot`` does; the result and (lookups, hits) of the cache."""
     import jax
 
-    from pytest_stages.stage.devices import activate
+    from pytest_stages.stage.activation import activate
 
     events = CompileEvents()
     result = stage(
@@ -59,7 +59,7 @@ def arguments(config=V5E):
     import jax
     import jax.numpy as jnp
 
-    from pytest_stages.stage.devices import activate
+    from pytest_stages.stage.activation import activate
 
     mesh = activate(config).mesh
     x = jax.ShapeDtypeStruct((128, 256), jnp.float32, sharding=jax.sharding.NamedSharding(mesh, jax.P("data")))

@@ -23,7 +23,7 @@ from pytest_stages.core.units import (
     parse_size,
 )
 from pytest_stages.ir.hlo import COLLECTIVES
-from pytest_stages.stage.devices import DeviceMemory
+from pytest_stages.stage.activation import DeviceMemory
 
 SIZE_METRICS = {
     "temp_bytes": FIGURE_KEYS["temp_bytes"],

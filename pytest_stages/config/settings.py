@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
-from pytest_stages.config.devices import DEFAULT_CONFIGS, DeviceConfig, parse_configs
+from pytest_stages.config.device_configs import DEFAULT_CONFIGS, DeviceConfig, parse_configs
 from pytest_stages.config.values import parse_choices, parse_tolerances, reject_unknown
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.paths import MAX_NAME, Use, checked_path, folder_setting, held_inside, inside, shown_path

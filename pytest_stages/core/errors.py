@@ -2,7 +2,7 @@
 
 Every error a user may read derives from :class:`StagesError`. Its message is one paragraph
 naming the thing and the fix, without the prefix; :meth:`StagesError.shown` adds it. The hook
-layer (``hooks/per_test.py``) turns an error into pytest's fail or skip from its class's
+layer (``hooks/snapshot_assembly.py``) turns an error into pytest's fail or skip from its class's
 :class:`Outcome`; at configure time every one of them is a usage error (exit 4).
 """
 

@@ -13,7 +13,7 @@ import pytest
 from pytest_stages.analyse.analyses import format_spec
 from pytest_stages.core.errors import StagesError
 from pytest_stages.core.text import close_match, listing
-from pytest_stages.hooks import jax, per_test
+from pytest_stages.hooks import jax, snapshot_assembly
 from pytest_stages.hooks.errors import RegisteredFunctionError, RegistrationError
 from pytest_stages.hooks.registry import Registration, registrations
 from pytest_stages.hooks.stash import SESSION
@@ -50,17 +50,17 @@ class RegisteredItem(pytest.Item):
         try:
             if self.problem is not None:
                 raise self.problem
-            per_test.check_chip(self.config, self.config_name)
+            snapshot_assembly.check_chip(self.config, self.config_name)
             fn = self.registration.staged_fn()
         except StagesError as exc:
-            raise per_test.as_pytest(exc) from None
+            raise snapshot_assembly.as_pytest(exc) from None
         session = self.config.stash[SESSION]
         active = session.active(self.config_name)
-        snapshot = per_test.make_snapshot(session, self, active, self.folder, self.registration.budget)
+        snapshot = snapshot_assembly.make_snapshot(session, self, active, self.folder, self.registration.budget)
         try:
-            per_test.run_call(snapshot, fn, self.args, {}, name=self.registration.name)
+            snapshot_assembly.run_call(snapshot, fn, self.args, {}, name=self.registration.name)
         finally:
-            per_test.finish(session, snapshot)
+            snapshot_assembly.finish(session, snapshot)
 
     def reportinfo(self) -> tuple[Any, int, str]:
         """The user's ``register()`` call: every callable (jitted, partial, object) has one, not all have code."""

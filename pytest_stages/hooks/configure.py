@@ -10,18 +10,18 @@ import pytest
 
 from pytest_stages import hooks
 from pytest_stages.check.budgets import parse_budget
-from pytest_stages.config.discovery import ini_tables
+from pytest_stages.config.discovery import FoundTable, ini_tables
 from pytest_stages.config.settings import Settings, check_cache_folder, parse_settings
 from pytest_stages.config.values import parse_selection, respellings
 from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError, StagesError
-from pytest_stages.hooks import per_test, reporter
+from pytest_stages.hooks import reporter, snapshot_assembly
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.options import found_table, read_options, uses_plugin
 from pytest_stages.hooks.stash import CHIP, OBSERVER, SESSION
 from pytest_stages.report import render
 from pytest_stages.run.session import StagesSession
 from pytest_stages.stage import chip, disk_cache
-from pytest_stages.stage.devices import arrange_cpu_devices, cpu_devices_needed
+from pytest_stages.stage.activation import arrange_cpu_devices, cpu_devices_needed
 from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
 from pytest_stages.stage.topology_results import CompileOnlyCache
 from pytest_stages.store.errors import PendingError
@@ -173,17 +173,13 @@ def pytest_configure(config: pytest.Config) -> None:
         baseline = config.getoption("stages_baseline")
         calls = hooks.report_baseline.read_baseline(Path(baseline)) if baseline is not None else []
     except StagesError as exc:
-        raise per_test.as_pytest(exc, configuring=True) from None
-    for path in found.unread:
-        config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=2)
-    if wanted:
-        for message in _respelled(found.table or {}):
-            config.issue_config_time_warning(pytest.PytestConfigWarning(PREFIX + message), stacklevel=2)
+        raise snapshot_assembly.as_pytest(exc, configuring=True) from None
+    _warn_of_table(config, found, wanted)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
         try:  # checked now; the controller (not an xdist worker) starts it afresh once tests are selected
             hooks.pending.earlier_set(options.pending)
         except PendingError as exc:
-            raise per_test.as_pytest(exc, configuring=True) from None
+            raise snapshot_assembly.as_pytest(exc, configuring=True) from None
     for path in ini_tables(config.inipath, config.rootpath):
         config.issue_config_time_warning(pytest.PytestConfigWarning(_ini_table(config, path)), stacklevel=2)
     session = StagesSession(settings, options, config.rootpath, patterns)
@@ -194,6 +190,15 @@ def pytest_configure(config: pytest.Config) -> None:
         activate(config)
     if config.getoption("stages_list"):
         config.option.collectonly = True
+
+
+def _warn_of_table(config: pytest.Config, found: FoundTable, wanted: bool) -> None:
+    """Warn of tables this session does not read and, where it uses the plugin, of figures in JAX's spelling."""
+    for path in found.unread:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(_unread_table(config, path)), stacklevel=3)
+    if wanted:
+        for message in _respelled(found.table or {}):
+            config.issue_config_time_warning(pytest.PytestConfigWarning(PREFIX + message), stacklevel=3)
 
 
 def _respelled(table: dict[str, Any]) -> list[str]:
@@ -236,7 +241,7 @@ def activate(config: pytest.Config) -> None:
     try:  # checked at configure where the session used the plugin from the start; here for one started late
         snapshot_root(config.rootpath, session.settings.snapshot_dir)
     except SnapshotError as exc:
-        raise per_test.as_pytest(exc) from None
+        raise snapshot_assembly.as_pytest(exc) from None
     _arrange_devices(config, session.settings, session.options.configs)
     settings = session.settings
     default = (
@@ -250,7 +255,7 @@ def activate(config: pytest.Config) -> None:
     staged = disk_cache.staged_folder(settings.compilation_cache, default, config.rootpath)
     if staged is not None and settings.compile_only_cache_size > 0:
         session.compile_only_cache = CompileOnlyCache(staged, settings.compile_only_cache_size, config.rootpath)
-    observer = Observer(config, lambda path: safe_path(per_test.module_path(session, path)).as_posix())
+    observer = Observer(config, lambda path: safe_path(snapshot_assembly.module_path(session, path)).as_posix())
     config.stash[OBSERVER] = observer
     config.pluginmanager.register(observer, "stages-observer")
     # What a merge checks a shard ran: taken before any test writes, by the process that writes the JSON report.

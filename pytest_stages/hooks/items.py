@@ -14,7 +14,7 @@ import pytest
 from pytest_stages.config.settings import Settings
 from pytest_stages.config.values import parse_choices
 from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError
-from pytest_stages.hooks import collection, per_test, reporter
+from pytest_stages.hooks import collection, reporter, snapshot_assembly
 from pytest_stages.hooks.configure import activate, start_pending_set
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.registry import registrations
@@ -23,7 +23,7 @@ from pytest_stages.run.runner import StageSnapshot
 from pytest_stages.run.session import StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage import disk_cache
-from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import ChipHeld, TopologyUnavailable
 from pytest_stages.stage.jax_events import CompileLog
 from pytest_stages.stage.staging import StageResult
@@ -39,7 +39,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     names = list(session.settings.configs_for(metafunc.definition.nodeid))
     bad = "bad-marker"
     try:
-        marker = per_test.stages_marker(metafunc.definition, metafunc.definition.nodeid)
+        marker = snapshot_assembly.stages_marker(metafunc.definition, metafunc.definition.nodeid)
         if marker.get("configs") is not None:
             bad = "bad-configs"
             names = list(_marker_configs(metafunc.definition.nodeid, marker["configs"], session.settings))
@@ -78,12 +78,12 @@ def stage_config(request: pytest.FixtureRequest) -> ActiveConfig:
     session = request.config.stash[SESSION]
     activate(request.config)
     if isinstance(request.param, ConfigError):
-        raise per_test.as_pytest(request.param) from None
+        raise snapshot_assembly.as_pytest(request.param) from None
     try:
-        per_test.check_chip(request.config, request.param)
+        snapshot_assembly.check_chip(request.config, request.param)
         return session.active(request.param)
     except (TopologyUnavailable, ConfigError, ChipHeld) as exc:
-        raise per_test.as_pytest(exc) from None
+        raise snapshot_assembly.as_pytest(exc) from None
 
 
 @pytest.fixture
@@ -95,16 +95,18 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     """
     session = request.config.stash[SESSION]
     item = request.node
-    snapshot = per_test.make_snapshot(session, item, stage_config, per_test.folder_of(session, item, stage_config.name))
+    snapshot = snapshot_assembly.make_snapshot(
+        session, item, stage_config, snapshot_assembly.folder_of(session, item, stage_config.name)
+    )
 
     def call(
         fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any
     ) -> StageResult:
-        return per_test.run_call(snapshot, fn, args, kwargs, name=name, static_scalars=static_scalars)
+        return snapshot_assembly.run_call(snapshot, fn, args, kwargs, name=name, static_scalars=static_scalars)
 
     call.__doc__ = StageSnapshot.__call__.__doc__
     yield call
-    per_test.finish(session, snapshot)
+    snapshot_assembly.finish(session, snapshot)
 
 
 @pytest.fixture
@@ -116,11 +118,11 @@ def stage_compiles(request: pytest.FixtureRequest) -> StageCompilesFixture:
     of each extra compile. ``@pytest.mark.stages_budget(compiles=N)`` caps the compiles per function.
     """
     activate(request.config)
-    checker = per_test.make_compiles(request.config.stash[SESSION], request.node)
+    checker = snapshot_assembly.make_compiles(request.config.stash[SESSION], request.node)
 
     @contextlib.contextmanager
     def block(*functions: Any, name: str = "compiles") -> Iterator[CompileLog]:
-        with per_test.as_pytest_outcome(), checker(*functions, name=name) as log:
+        with snapshot_assembly.as_pytest_outcome(), checker(*functions, name=name) as log:
             yield log
 
     return block
@@ -130,10 +132,10 @@ def item_folder(session: StagesSession, item: pytest.Item) -> SnapshotFolder | N
     """The snapshot folder of a staged item (None for items that stage nothing)."""
     if isinstance(item, collection.RegisteredItem):
         return item.folder
-    config_name = per_test.config_param(item)
+    config_name = snapshot_assembly.config_param(item)
     if not isinstance(config_name, str) and "stage_compiles" in getattr(item, "fixturenames", ()):
         config_name = COMPILES_FOLDER
-    return per_test.folder_for(session, item, config_name) if isinstance(config_name, str) else None
+    return snapshot_assembly.folder_for(session, item, config_name) if isinstance(config_name, str) else None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -226,7 +228,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         folder = item_folder(stages, item)
         if folder is None:
             return None
-        item.stash[FOLDER] = folder  # the stage_snapshot fixture reads it back (per_test.folder_of)
+        item.stash[FOLDER] = folder  # the stage_snapshot fixture reads it back (snapshot_assembly.folder_of)
         return folder.relative.as_posix()
 
     observer = session.config.stash.get(OBSERVER, None)
@@ -240,12 +242,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     bad = [
         item.nodeid
         for item in session.items
-        if isinstance(per_test.config_param(item), BaseException)
+        if isinstance(snapshot_assembly.config_param(item), BaseException)
         or (isinstance(item, collection.RegisteredItem) and item.registration.problem)
     ]
     observer.view.errors += bad
-    if not session.config.getoption("stages_list"):
-        return
+    if session.config.getoption("stages_list"):
+        _list_registered(session)
+
+
+def _list_registered(session: pytest.Session) -> None:
+    """``--stages-list``: the registered stage functions and their arguments, in the terminal."""
     terminal = session.config.pluginmanager.get_plugin("terminalreporter")
     if terminal is None:  # -p no:terminal: there is nowhere to list them
         return

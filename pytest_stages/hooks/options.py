@@ -18,106 +18,77 @@ from pytest_stages.run.session import Options
 from pytest_stages.stage.plan import host_dependent
 
 
+def _switch(text: str) -> dict[str, Any]:
+    """An option that is off unless given."""
+    return {"action": "store_true", "default": False, "help": text}
+
+
+def _value(metavar: str, text: str) -> dict[str, Any]:
+    """An option that takes a value, none unless given."""
+    return {"metavar": metavar, "default": None, "help": text}
+
+
+# Every ``--stages-*`` option, declared once: pytest_addoption adds them, and any of them given puts the plugin
+# to work in a session whose configuration has no table (:func:`uses_plugin`).
+OPTIONS: dict[str, dict[str, Any]] = {
+    "--stages-update": _switch("write new and changed stage snapshots of the tests that ran (deletes nothing)"),
+    "--stages-rerecord": _switch(
+        "with --stages-update: also replace snapshots recorded for another platform, device kind or "
+        "CPU architecture (a plain update refuses to)"
+    ),
+    "--stages-migrate": _switch(
+        "with --stages-update: also rewrite snapshot folders of an older pytest-stages format in this "
+        "version's (a plain update never rewrites a file for its format alone); lists each file and why"
+    ),
+    "--stages-configs": _value(
+        "NAMES",
+        "comma-separated device configs to run (default: all configured); @attached: those staged on an "
+        "attached accelerator (a platform, no topology), @anywhere: the others (CPU and compile-only topologies)",
+    ),
+    "--stages-check": _value(
+        "KINDS",
+        f"comma-separated kinds that fail a test, from {','.join(CHECK_KINDS)} (default: all); "
+        "the others are reported only",
+    ),
+    "--stages-prune": _switch(
+        "delete the snapshot files this run observed to be unused (refused unless the run collected "
+        "and ran everything, with no collection error or selection)"
+    ),
+    "--stages-strict": _switch(
+        "fail the run when a staged call, an artifact or a budget was not checked (a config skipped for "
+        "want of its accelerator or plugin, a budget with no figure on this backend): for CI gates"
+    ),
+    "--stages-list": _switch("list the registered stage functions and configs that would run, with their arguments"),
+    "--stages-baseline": _value(
+        "PATH",
+        "a JSON report of an earlier run (--stages-report=PATH.json): the upgrade section lists the calls "
+        "whose compile time moved most against it",
+    ),
+    "--stages-pending": _value(
+        "DIR",
+        "on a compare run, write what --stages-update would write for each differing call into DIR (with a "
+        "manifest per call), for `pytest-stages accept DIR` or `review DIR`; snapshot_dir is not changed",
+    ),
+    "--stages-measure": _switch(
+        "time each compiled call on its attached device (not compile-only topologies) and report the "
+        "measured step time beside the estimate; the reports only, never a snapshot"
+    ),
+    "--stages-report": {
+        **_value(
+            "PATH",
+            "write a report of every staged call: PATH.json, PATH.md or PATH.html (a review page); once a run",
+        ),
+        "action": "append",
+        "default": [],
+    },
+}
+STAGES_OPTIONS = tuple(flag.removeprefix("--").replace("-", "_") for flag in OPTIONS)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("stages", f"{PREFIX}compilation-regression snapshots of JAX programs")
-    group.addoption(
-        "--stages-update",
-        action="store_true",
-        default=False,
-        help="write new and changed stage snapshots of the tests that ran (deletes nothing)",
-    )
-    group.addoption(
-        "--stages-rerecord",
-        action="store_true",
-        default=False,
-        help="with --stages-update: also replace snapshots recorded for another platform, device kind or "
-        "CPU architecture (a plain update refuses to)",
-    )
-    group.addoption(
-        "--stages-migrate",
-        action="store_true",
-        default=False,
-        help="with --stages-update: also rewrite snapshot folders of an older pytest-stages format in this "
-        "version's (a plain update never rewrites a file for its format alone); lists each file and why",
-    )
-    group.addoption(
-        "--stages-configs",
-        metavar="NAMES",
-        default=None,
-        help="comma-separated device configs to run (default: all configured); @attached: those staged on an "
-        "attached accelerator (a platform, no topology), @anywhere: the others (CPU and compile-only topologies)",
-    )
-    group.addoption(
-        "--stages-check",
-        metavar="KINDS",
-        default=None,
-        help=f"comma-separated kinds that fail a test, from {','.join(CHECK_KINDS)} (default: all); "
-        "the others are reported only",
-    )
-    group.addoption(
-        "--stages-prune",
-        action="store_true",
-        default=False,
-        help="delete the snapshot files this run observed to be unused (refused unless the run collected "
-        "and ran everything, with no collection error or selection)",
-    )
-    group.addoption(
-        "--stages-strict",
-        action="store_true",
-        default=False,
-        help="fail the run when a staged call, an artifact or a budget was not checked (a config skipped for "
-        "want of its accelerator or plugin, a budget with no figure on this backend): for CI gates",
-    )
-    group.addoption(
-        "--stages-list",
-        action="store_true",
-        default=False,
-        help="list the registered stage functions and configs that would run, with their arguments",
-    )
-    group.addoption(
-        "--stages-baseline",
-        metavar="PATH",
-        default=None,
-        help="a JSON report of an earlier run (--stages-report=PATH.json): the upgrade section lists the calls "
-        "whose compile time moved most against it",
-    )
-    group.addoption(
-        "--stages-pending",
-        metavar="DIR",
-        default=None,
-        help="on a compare run, write what --stages-update would write for each differing call into DIR (with a "
-        "manifest per call), for `pytest-stages accept DIR` or `review DIR`; snapshot_dir is not changed",
-    )
-    group.addoption(
-        "--stages-measure",
-        action="store_true",
-        default=False,
-        help="time each compiled call on its attached device (not compile-only topologies) and report the "
-        "measured step time beside the estimate; the reports only, never a snapshot",
-    )
-    group.addoption(
-        "--stages-report",
-        metavar="PATH",
-        action="append",
-        default=[],
-        help="write a report of every staged call: PATH.json, PATH.md or PATH.html (a review page); once a run",
-    )
-
-
-# The options that put the plugin to work in a session whose configuration has no table.
-STAGES_OPTIONS = (
-    "stages_update",
-    "stages_rerecord",
-    "stages_migrate",
-    "stages_configs",
-    "stages_check",
-    "stages_prune",
-    "stages_strict",
-    "stages_list",
-    "stages_baseline",
-    "stages_report",
-    "stages_pending",
-)
+    for flag, settings in OPTIONS.items():
+        group.addoption(flag, **settings)
 
 
 def found_table(config: pytest.Config) -> FoundTable:
@@ -221,14 +192,19 @@ def _pending_dir(config: pytest.Config, settings: Settings, snapshots: Path) -> 
             f"{name}={path} overlaps the snapshot folder {snapshots}, which a compare run never changes; name a "
             "folder outside it, e.g. --stages-pending=stages-pending."
         )
+    _check_folder(name, path)
+    return path
+
+
+def _check_folder(name: str, path: Path) -> None:
+    """The pending set's folder is a folder (or none yet), with a UTF-8 name: each manifest records it as text."""
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise ConfigError(f"{name}={path} is not a folder (a file or a link); name a folder for the pending set.")
-    try:  # each call's manifest records the set's name as text
+    try:
         path.name.encode("utf-8")
     except UnicodeEncodeError:
         shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
         raise ConfigError(f"{name}={shown} is not a UTF-8 name; name the pending folder in UTF-8.") from None
-    return path
 
 
 def _apart_from_pending(pending: Path, report: str | None, cache: bool | str, rootpath: Path) -> None:

@@ -24,6 +24,7 @@ from pytest_stages.core.inputs import read_json
 from pytest_stages.core.paths import inside
 from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_command, history_command, review_command
+from pytest_stages.report.arguments import FAILED, INCOMPLETE, OK, USAGE, add_rootdir
 from pytest_stages.report.errors import MergeError, OutputLost
 from pytest_stages.report.merge import Merged, merge_reports, read_shard
 from pytest_stages.report.outputs import append_step_summary, check_output, step_summary_refusal, write_report
@@ -35,8 +36,6 @@ from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.prune import Evidence, module_file
 from pytest_stages.store.storage import SnapshotStore, file_digest, snapshot_root
 
-# Exit statuses: every shard passed; a test or a snapshot check failed; bad input; the shards do not cover the suite.
-OK, FAILED, USAGE, INCOMPLETE = 0, 1, 2, 3
 MERGE_PRUNE_HINT = "`python -m pytest_stages merge --prune REPORT...` deletes them"
 
 
@@ -91,7 +90,7 @@ def parser(prog: str = "pytest-stages") -> argparse.ArgumentParser:
         action="store_true",
         help="delete the snapshot files no shard used (refused unless the shards together ran the whole suite)",
     )
-    merge.add_argument("--rootdir", default=".", help="the project root the shards ran in (default: .)")
+    add_rootdir(merge, "the project root the shards ran in")
     diff_command.add_parser(commands)
     review_command.add_parsers(commands)
     history_command.add_parser(commands)

@@ -17,12 +17,12 @@ from pytest_stages.core.inputs import read_text
 from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.diff_render import unified
 from pytest_stages.ir.textdiff import edit_script
+from pytest_stages.report.arguments import USAGE
 
 # git's external diff arguments: path old-file old-hex old-mode new-file new-hex new-mode [new-path rename-info]
 GIT_ARGUMENTS = (7, 9)
 # What git passes for the missing side of an added or deleted file.
 MISSING = "/dev/null"
-USAGE = 2
 SAME_PROGRAM = (
     "same program: only names (one to one) or the order of independent operations changed (a re-recorded snapshot)"
 )

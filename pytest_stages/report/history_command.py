@@ -14,19 +14,17 @@ from pathlib import Path
 from typing import TextIO
 
 from pytest_stages.check.figure_text import metric_short
-from pytest_stages.config.discovery import load_pyproject
-from pytest_stages.config.settings import parse_settings
+from pytest_stages.config.settings import Settings
 from pytest_stages.core.errors import ConfigError, StagesError
 from pytest_stages.core.paths import Use, checked_path, inside, shown_path, write_atomically
 from pytest_stages.core.text import close_match, listing, shown
+from pytest_stages.report.arguments import USAGE, add_keyword, add_rootdir, project_settings
 from pytest_stages.report.history_html import HEAD, page
 from pytest_stages.report.history_text import json_data, text_lines
 from pytest_stages.store import expression
 from pytest_stages.store.accept import keyword_matches, node_matches
 from pytest_stages.store.git_history import repository_root
-from pytest_stages.store.history import Call, History, read_history
-
-USAGE = 2
+from pytest_stages.store.history import Call, History, Move, Series, read_history
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +36,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "checkout) and list, per call and config, the commits where a figure moved beyond its tolerance.",
     )
     history.add_argument("nodeids", nargs="*", metavar="NODEID", help="take only these tests (as pytest names them)")
-    history.add_argument("-k", dest="keyword", metavar="EXPRESSION", help="select calls as pytest -k selects tests")
+    add_keyword(history)
     history.add_argument(
         "--figure", action="append", default=[], metavar="NAME", help="only this figure, e.g. flops (repeatable)"
     )
@@ -49,7 +47,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     history.add_argument("--json", action="store_true", help="print the history as JSON")
     history.add_argument("--html", metavar="PATH", help="write a page of charts, one per figure of each call")
-    history.add_argument("--rootdir", default=".", help="the project root (default: .)")
+    add_rootdir(history)
 
 
 def _count(text: str) -> int:
@@ -68,18 +66,7 @@ def run(args: argparse.Namespace, stream: TextIO) -> int:
 
 
 def _run(args: argparse.Namespace, stream: TextIO) -> int:
-    rootdir = Path(args.rootdir).resolve()
-    if not (rootdir / "pyproject.toml").is_file():
-        raise ConfigError(f"{rootdir} has no pyproject.toml: run at the project root, or pass --rootdir.")
-    settings = parse_settings(load_pyproject(rootdir))
-    snapshots = (rootdir / settings.snapshot_dir).resolve()
-    _check_keyword(args.keyword)
-    repository = repository_root(rootdir)
-    if not inside(snapshots, repository):
-        raise ConfigError(
-            f"the snapshot folder {snapshots} is outside the git repository {repository}: its history is not there. "
-            "Set snapshot_dir to a folder of the repository."
-        )
+    settings, snapshots, repository = _project(args)
     output = _checked_page(Path(args.html), snapshots) if args.html else None
     started = time.perf_counter()
     folder = snapshots.relative_to(repository.resolve()).as_posix()
@@ -97,6 +84,32 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     figures = _figures(args.figure, history)
     series = [s for s in history.series if s.call in chosen and (not figures or s.figure in figures)]
     moves = [m for m in history.moves if m.call in chosen and (not figures or m.figure in figures)]
+    _write(args, stream, output, (history, series, moves, seconds))
+    return 0
+
+
+def _project(args: argparse.Namespace) -> tuple[Settings, Path, Path]:
+    """The project's settings, its snapshot folder and the git repository holding it, checked."""
+    rootdir, settings = project_settings(args)
+    snapshots = (rootdir / settings.snapshot_dir).resolve()
+    _check_keyword(args.keyword)
+    repository = repository_root(rootdir)
+    if not inside(snapshots, repository):
+        raise ConfigError(
+            f"the snapshot folder {snapshots} is outside the git repository {repository}: its history is not there. "
+            "Set snapshot_dir to a folder of the repository."
+        )
+    return settings, snapshots, repository
+
+
+def _write(
+    args: argparse.Namespace,
+    stream: TextIO,
+    output: Path | None,
+    view: tuple[History, list[Series], list[Move], float],
+) -> None:
+    """The page (``--html``), then the JSON (``--json``) or the text on the stream."""
+    history, series, moves, seconds = view
     if output is not None:
         write_atomically(output, page(history, series, moves, seconds))
     if args.json:
@@ -105,7 +118,6 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
         stream.writelines(line + "\n" for line in text_lines(history, moves, seconds))
         if output is not None:
             stream.write(f"pytest-stages history: wrote {output}\n")
-    return 0
 
 
 def _chooses(args: argparse.Namespace, call: Call) -> bool:

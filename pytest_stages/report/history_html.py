@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pytest_stages.report.history_text import change_text, paragraphs, read_line, short_subject, value_text
 from pytest_stages.store.history import BEFORE, Call, History, Move, Series
@@ -112,24 +112,34 @@ def _chart(history: History, series: Series, moves: Sequence[Move]) -> str:
             f'<circle class="point" cx="{x(point.commit):.1f}" cy="{y(point.value):.1f}" r="3">'
             f"<title>{html.escape(title + value_text(series.figure, point.value))}</title></circle>"
         )
-    for n, move in enumerate(moves):
-        commit = history.commits[move.commit]
-        cx, cy = x(move.commit), y(move.new)
-        label = f"{commit.short} {change_text(move.change)} {short_subject(commit.subject, 34)}"
-        anchor = "end" if cx > LEFT + plot_w * 0.6 else "start"
-        dx = -8 if anchor == "end" else 8
-        parts.append(
-            f'<circle class="{"rise" if move.new > move.old else "fall"}" cx="{cx:.1f}" cy="{cy:.1f}" r="6">'
-            f"<title>{html.escape(f'{commit.short} {commit.subject}')}</title></circle>"
-            f'<text class="subject" x="{cx + dx:.1f}" y="{_label_y(cy, n):.1f}" text-anchor="{anchor}">'
-            f"{html.escape(label)}</text>"
-        )
+    parts += _move_marks(history, moves, x, y)
     title = html.escape(f"{series.figure}: {series.call.label}")
     return (
         f"<h3>{html.escape(series.figure)}</h3>"
         f'<svg width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{title}">'
         f"{''.join(parts)}</svg>"
     )
+
+
+def _move_marks(
+    history: History, moves: Sequence[Move], x: Callable[[int], float], y: Callable[[float], float]
+) -> list[str]:
+    """Each move's marker (rising or falling) and its commit's subject beside it, away from the chart's edge."""
+    plot_w = WIDTH - LEFT - RIGHT
+    marks = []
+    for n, move in enumerate(moves):
+        commit = history.commits[move.commit]
+        cx, cy = x(move.commit), y(move.new)
+        label = f"{commit.short} {change_text(move.change)} {short_subject(commit.subject, 34)}"
+        anchor = "end" if cx > LEFT + plot_w * 0.6 else "start"
+        dx = -8 if anchor == "end" else 8
+        marks.append(
+            f'<circle class="{"rise" if move.new > move.old else "fall"}" cx="{cx:.1f}" cy="{cy:.1f}" r="6">'
+            f"<title>{html.escape(f'{commit.short} {commit.subject}')}</title></circle>"
+            f'<text class="subject" x="{cx + dx:.1f}" y="{_label_y(cy, n):.1f}" text-anchor="{anchor}">'
+            f"{html.escape(label)}</text>"
+        )
+    return marks
 
 
 def _label_y(cy: float, n: int) -> float:

@@ -120,9 +120,7 @@ def _pending_section(records: Sequence[CallRecord], size: int) -> list[str]:
 
 def _pending_entry(record: CallRecord, size: int) -> list[str]:
     """One pending call: its headline and key deltas, then each finding's collapsed diff while under ``MD_BUDGET``."""
-    failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != Kind.SKIPPED]
-    lines = message_.headline_lines(failing, message_.Labels({})) if any(f.failing for f in failing) else []
-    headline = "; ".join(lines or [f"{f.artifact}: {f.message}" for f in failing]) or "snapshots to write"
+    failing, headline = _pending_headline(record)
     deltas = key_deltas(record)
     entry = [
         f"- {_md_code(record.nodeid)} {_md_text(record.name)} on {_md_text(record.config)} "
@@ -133,6 +131,13 @@ def _pending_entry(record: CallRecord, size: int) -> list[str]:
             entry += [f"  - {_md_text(line)}" for line in drift.summary_lines(finding.detail)]
             entry += _md_diff(unified_rows(finding.detail["hunks"]), f"{finding.artifact} diff")
     return entry
+
+
+def _pending_headline(record: CallRecord) -> tuple[list[Finding], str]:
+    """A pending call's findings to show (the failing ones, else all but skips) and its one-line headline."""
+    failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != Kind.SKIPPED]
+    lines = message_.headline_lines(failing, message_.Labels({})) if any(f.failing for f in failing) else []
+    return failing, "; ".join(lines or [f"{f.artifact}: {f.message}" for f in failing]) or "snapshots to write"
 
 
 def accept_command(sets: Sequence[str], environ: Mapping[str, str] | None = None) -> str:

@@ -19,13 +19,12 @@ from typing import Any, TextIO
 
 from pytest_stages.check.figure_text import percent_change
 from pytest_stages.check.message import Labels, headline_lines
-from pytest_stages.config.discovery import load_pyproject
-from pytest_stages.config.settings import parse_settings
 from pytest_stages.config.values import parse_selection
 from pytest_stages.core.errors import ConfigError, StagesError
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number
+from pytest_stages.report.arguments import INTERRUPTED, OK, USAGE, add_keyword, add_rootdir, project_settings
 from pytest_stages.report.diff_command import diff_lines
 from pytest_stages.store import accept as accept_
 from pytest_stages.store import expression
@@ -34,8 +33,6 @@ from pytest_stages.store.names import META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet, discard, project_name, unwritable
 from pytest_stages.store.storage import SnapshotStore, snapshot_root
 
-# Exit statuses: done; bad input (nothing written); Ctrl-C at review's prompt (the answers given applied).
-OK, USAGE, INTERRUPTED = 0, 2, 130
 LIST_SCHEMA = "pytest-stages-review-list/1"
 _CHOICES = {"a": "accept", "r": "reject", "s": "skip", "q": "quit"}
 
@@ -84,16 +81,13 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _selection(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-k", dest="keyword", metavar="EXPRESSION", help="select calls as pytest -k selects tests")
+    add_keyword(parser)
     parser.add_argument("--configs", metavar="NAMES", help="comma-separated configs to take")
-    parser.add_argument("--rootdir", default=".", help="the project root (default: .)")
+    add_rootdir(parser)
 
 
 def _project(args: argparse.Namespace) -> accept_.Project:
-    rootdir = Path(args.rootdir).resolve()
-    if not (rootdir / "pyproject.toml").is_file():
-        raise ConfigError(f"{rootdir} has no pyproject.toml: run at the project root, or pass --rootdir.")
-    settings = parse_settings(load_pyproject(rootdir))
+    rootdir, settings = project_settings(args)
     # an interrupted accept's journal stops all but --recover
     snapshot_root(rootdir, settings.snapshot_dir, recovering=getattr(args, "recover", False))
     with (rootdir / "pyproject.toml").open("rb") as stream:
@@ -296,6 +290,17 @@ def run_review(args: argparse.Namespace, stream: TextIO) -> int:
     if args.list:
         list_calls([call_summary(entry) for _, entry in chosen], stream, as_json=args.json)
         return OK
+    return _decide(args, chosen, project, stream, terminal)
+
+
+def _decide(
+    args: argparse.Namespace,
+    chosen: list[tuple[PendingSet, PendingEntry]],
+    project: accept_.Project,
+    stream: TextIO,
+    terminal: bool,
+) -> int:
+    """``--accept-all`` or ``--reject-all`` decide every chosen call; otherwise each is asked on the terminal."""
     if not (args.accept_all or args.reject_all or terminal):
         stream.write(
             "pytest-stages review: review asks about each call on a terminal; here stdin/stdout is not one. Run it "

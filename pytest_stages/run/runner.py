@@ -35,7 +35,7 @@ from pytest_stages.run.errors import StagesFailure, StagesSkip
 from pytest_stages.run.session import StagesSession
 from pytest_stages.run.verdict import PendingWrite, conclude, write_pending
 from pytest_stages.stage import deep_recursion, plan
-from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import Unsupported
 from pytest_stages.stage.staging import StageResult, stage
 from pytest_stages.store.storage import SnapshotFolder

@@ -14,7 +14,7 @@ from pytest_stages.config.settings import Settings
 from pytest_stages.core.records import CallRecord
 from pytest_stages.run import pending_
 from pytest_stages.stage import plan
-from pytest_stages.stage.devices import ActiveConfig, activate
+from pytest_stages.stage.activation import ActiveConfig, activate
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.memory_release import CacheClearing
 from pytest_stages.stage.topology_results import CompileOnlyCache

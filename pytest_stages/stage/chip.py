@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.stage.plan import host_dependent, platform_of
 

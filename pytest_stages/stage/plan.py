@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 
 # How a config is staged: compiled on attached devices, for a compile-only topology, or lowered only.
 ATTACHED = "attached"

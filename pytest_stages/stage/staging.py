@@ -16,8 +16,8 @@ from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.stage import disk_cache, jax, jax_options, scalars, sources, topology_results
+from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, adapt, returned_leaves
-from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.errors import StagingFailed, Unsupported
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.memory_release import CacheClearing

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.stage import jax, topologies
 from pytest_stages.stage.errors import TopologyUnavailable

@@ -25,7 +25,7 @@ from pytest_stages.core.inputs import read_bytes
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.core.paths import write_atomically
 from pytest_stages.stage import plan
-from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.disk_cache import compile_only
 from pytest_stages.stage.topology import gpu_spec
 

@@ -280,23 +280,31 @@ def _check_bases(entries: Sequence[PendingEntry], snapshot_dir: str, on_disk: Ca
         if all(on_disk(f"{entry.folder}/{file}") == digest for file, digest in entry.manifest["files"].items()):
             applied.append(entry)
             continue
-        name, now = changed
-        recorded, commit = entry.manifest["base"][name], entry.manifest["commit"]
-        then = "absent" if recorded is None else f"SHA-256 {recorded[:12]}"
-        found = "is gone" if now is None else "exists now" if recorded is None else f"is now {now[:12]}"
-        raise AcceptError(
-            f"{entry.source}: {entry.label} is stale: {snapshot_dir}/{entry.folder}/{name} changed since the run "
-            f"that wrote the set compared against it (it was {then}{f' at commit {commit[:12]}' if commit else ''}, "
-            f"and {found}); accepting it would overwrite that change. {NOTHING_WRITTEN} Rerun the compare with "
-            "--stages-pending on the current tree (rebase and let CI run again), then accept the new set."
-        )
-    if not applied:
-        return
+        raise _stale(entry, snapshot_dir, *changed)
+    if applied:
+        _refuse_applied(applied, len(entries), snapshot_dir)
+
+
+def _stale(entry: PendingEntry, snapshot_dir: str, name: str, now: str | None) -> AcceptError:
+    """The refusal of a call whose file ``name`` changed since its run compared against it (``now``: its digest)."""
+    recorded, commit = entry.manifest["base"][name], entry.manifest["commit"]
+    then = "absent" if recorded is None else f"SHA-256 {recorded[:12]}"
+    found = "is gone" if now is None else "exists now" if recorded is None else f"is now {now[:12]}"
+    return AcceptError(
+        f"{entry.source}: {entry.label} is stale: {snapshot_dir}/{entry.folder}/{name} changed since the run "
+        f"that wrote the set compared against it (it was {then}{f' at commit {commit[:12]}' if commit else ''}, "
+        f"and {found}); accepting it would overwrite that change. {NOTHING_WRITTEN} Rerun the compare with "
+        "--stages-pending on the current tree (rebase and let CI run again), then accept the new set."
+    )
+
+
+def _refuse_applied(applied: Sequence[PendingEntry], selected: int, snapshot_dir: str) -> None:
+    """Refuse calls already applied: some of those selected (leave them out), or all (nothing to accept)."""
     shown = "; ".join(f"{entry.source}: {entry.label}" for entry in applied[:3])
     more = f" and {len(applied) - 3} more" if len(applied) > 3 else ""
-    if len(applied) < len(entries):
+    if len(applied) < selected:
         raise AcceptError(
-            f"{len(applied)} of the {len(entries)} calls selected are already applied ({shown}{more}): "
+            f"{len(applied)} of the {selected} calls selected are already applied ({shown}{more}): "
             f"{snapshot_dir} holds every file they write, as they write them. {NOTHING_WRITTEN} Leave them out "
             "(select the other calls by node id, -k or --configs), or delete them from the set."
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,27 +121,45 @@ def call_of(path: str, folder: str) -> tuple[Call, str] | None:
 
 def figures(artifact: str, data: Mapping[str, Any]) -> dict[str, float]:
     """The judged figures of one snapshot file, named as budgets and tolerances name them."""
-    out: dict[str, float] = {}
-    if artifact == "cost":
-        cost = staged_cost(dict(data))
-        out = {name: cost.get(key) or 0 for name, key in COST_METRICS.items()} if cost else {}
-        step = data.get(step_time.KEY)
-        if isinstance(step, Mapping):
-            out[step_time.SECONDS] = step.get(step_time.SECONDS)  # type: ignore[assignment]
-    elif artifact == "memory":
-        out = {figure_name(key): value for key, value in data.items()}
-        out["peak_bytes"] = peak_bytes(data)  # type: ignore[assignment]
-    elif artifact == "ops":
-        collectives = [c for c in data.get("collectives", []) if isinstance(c, Mapping)]
-        out = {f"collectives[{op}]": n for op, n in Counter(str(c["op"]) for c in collectives).items()}
-        for c in collectives:
-            if _number(c.get("bytes")):
-                key = f"collective_bytes[{c['op']}]"
-                out[key] = out.get(key, 0) + c["bytes"]
-    elif artifact == "compiles":
-        functions = data.get("functions", {})
-        out = {f"compiles[{fn}]": entry.get("compiles") for fn, entry in functions.items()}
+    read = _FIGURES.get(artifact)
+    out = read(data) if read is not None else {}
     return {name: value for name, value in out.items() if _number(value)}
+
+
+def _cost_figures(data: Mapping[str, Any]) -> dict[str, Any]:
+    cost = staged_cost(dict(data))
+    out: dict[str, Any] = {name: cost.get(key) or 0 for name, key in COST_METRICS.items()} if cost else {}
+    step = data.get(step_time.KEY)
+    if isinstance(step, Mapping):
+        out[step_time.SECONDS] = step.get(step_time.SECONDS)
+    return out
+
+
+def _memory_figures(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {**{figure_name(key): value for key, value in data.items()}, "peak_bytes": peak_bytes(data)}
+
+
+def _ops_figures(data: Mapping[str, Any]) -> dict[str, Any]:
+    collectives = [c for c in data.get("collectives", []) if isinstance(c, Mapping)]
+    out: dict[str, Any] = {f"collectives[{op}]": n for op, n in Counter(str(c["op"]) for c in collectives).items()}
+    for c in collectives:
+        if _number(c.get("bytes")):
+            key = f"collective_bytes[{c['op']}]"
+            out[key] = out.get(key, 0) + c["bytes"]
+    return out
+
+
+def _compiles_figures(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {f"compiles[{fn}]": entry.get("compiles") for fn, entry in data.get("functions", {}).items()}
+
+
+# Each judged artifact's figures, by the artifact's name; the others have none.
+_FIGURES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
+    "cost": _cost_figures,
+    "memory": _memory_figures,
+    "ops": _ops_figures,
+    "compiles": _compiles_figures,
+}
 
 
 def _number(value: Any) -> bool:

@@ -264,21 +264,28 @@ def _manifest(root: Path, path: Path) -> dict[str, Any]:
     missing = [key for key in _REQUIRED if key not in data]
     if problem or missing:
         raise _edited(root, path, problem or f"it has no {missing[0]!r}")
+    problem = _content_problem(data)
+    if problem:
+        raise _edited(root, path, problem)
+    return data
+
+
+def _content_problem(data: dict[str, Any]) -> str | None:
+    """What is wrong in a manifest of the right shape: its files, digests, record or folder; None if nothing."""
     if set(data["base"]) != set(data["files"]):
         named = sorted(set(data["base"]) ^ set(data["files"]))[0]
-        raise _edited(root, path, f"its base and its files do not name the same files ({named!r})")
+        return f"its base and its files do not name the same files ({named!r})"
     written = [*data["base"].items(), *data["files"].items()]
     odd = next((name for name, value in written if value is not None and not _sha256(value)), None)
     if odd is not None:  # else an edited base digest reads as a stale snapshot
-        raise _edited(root, path, f"its digest of {odd!r} is not a SHA-256 (64 hex digits)")
+        return f"its digest of {odd!r} is not a SHA-256 (64 hex digits)"
     # The call's record, as the JSON report holds a call: review shows it.
     problem = schema_mismatch(data["record"], call_schema(), "the manifest['record']")
     if problem:
-        raise _edited(root, path, problem)
-    folder = data["folder"]
-    if not snapshot_folder(folder):
-        raise _edited(root, path, f"its folder {folder!r} is not a snapshot folder pytest-stages names")
-    return data
+        return problem
+    if not snapshot_folder(data["folder"]):
+        return f"its folder {data['folder']!r} is not a snapshot folder pytest-stages names"
+    return None
 
 
 def _sha256(value: str) -> bool:

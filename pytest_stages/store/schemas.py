@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -283,23 +284,34 @@ def _value_check(schema: Mapping[str, Any]) -> Check | None:
     allowed = {(type(value), value) for value in schema.get("enum", ())}
     has_const, const = "const" in schema, schema.get("const")
     low = schema.get("minimum")
-    if types and not (allowed or has_const or low is not None):
+    given = (bool(types), bool(allowed), has_const, low is not None)
+    if given == (True, False, False, False):
         return lambda data: type(data) in types
-    if allowed and not (types or has_const or low is not None):
+    if given == (False, True, False, False):
         return lambda data: type(data) in _SCALARS and (type(data), data) in allowed
-    if not (types or allowed or has_const or low is not None):
+    if not any(given):
         return None
+    return _ValueRule(types, frozenset(allowed), has_const, const, low)
 
-    def fits(data: object) -> bool:
-        if types and type(data) not in types:
-            return False
-        if allowed and (type(data) not in _SCALARS or (type(data), data) not in allowed):
-            return False
-        if has_const and data != const:
-            return False
-        return low is None or type(data) not in (int, float) or data >= low
 
-    return fits
+@dataclass(frozen=True)
+class _ValueRule:
+    """``type``, ``enum``, ``const`` and ``minimum`` of one node together (the single ones have quicker checks)."""
+
+    types: frozenset[type]
+    allowed: frozenset[tuple[type, object]]
+    has_const: bool
+    const: object
+    low: Any
+
+    def __call__(self, data: object) -> bool:
+        if self.types and type(data) not in self.types:
+            return False
+        if self.allowed and (type(data) not in _SCALARS or (type(data), data) not in self.allowed):
+            return False
+        if self.has_const and data != self.const:
+            return False
+        return self.low is None or type(data) not in (int, float) or data >= self.low
 
 
 def _object_check(schema: Mapping[str, Any]) -> Check | None:
@@ -357,6 +369,18 @@ def _breaks(data: object, schema: Mapping[str, Any], path: tuple[str, ...]) -> s
 
 def _value_breaks(data: object, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
     """What ``type``, ``const``, ``enum``, ``minimum`` and ``anyOf`` say of ``data`` itself."""
+    found = _kind_breaks(data, schema, path)
+    if found is not None:
+        return found
+    if "minimum" in schema and _is(data, "number") and data < schema["minimum"]:
+        return f"{_where(path)} is below {schema['minimum']}"
+    if "anyOf" in schema and all(_breaks(data, part, path) for part in schema["anyOf"]):
+        return f"{_where(path)} fits none of the forms it may take"
+    return None
+
+
+def _kind_breaks(data: object, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+    """What ``type``, ``const`` and ``enum`` say of ``data``."""
     kinds = schema.get("type")
     names = [kinds] if isinstance(kinds, str) else kinds
     if names is not None and not any(_is(data, name) for name in names):
@@ -369,10 +393,6 @@ def _value_breaks(data: object, schema: Mapping[str, Any], path: tuple[str, ...]
             if isinstance(data, str)
             else f"{_where(path)} is {_kind(data)}, not one of {schema['enum']}"
         )
-    if "minimum" in schema and _is(data, "number") and data < schema["minimum"]:
-        return f"{_where(path)} is below {schema['minimum']}"
-    if "anyOf" in schema and all(_breaks(data, part, path) for part in schema["anyOf"]):
-        return f"{_where(path)} fits none of the forms it may take"
     return None
 
 

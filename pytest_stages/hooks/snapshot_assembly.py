@@ -23,7 +23,7 @@ from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, SNAPSHOT
 from pytest_stages.run.runner import StageSnapshot
 from pytest_stages.run.session import StagesSession
 from pytest_stages.run.stage_compiles import StageCompiles
-from pytest_stages.stage.devices import ActiveConfig
+from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import ChipHeld
 from pytest_stages.stage.staging import StageResult
 from pytest_stages.store.names import COMPILES_FOLDER, module_folder

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_stages.config.devices import DeviceConfig
+from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.stage import chip, jax, jax_options, mesh_utils
