@@ -9,29 +9,10 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from suite import make_project, pytest_command
-
-MEASURE = (
-    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
-    "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-)
-
-
-def peak_mib(root: Path, *args: str) -> float:
-    output = subprocess.run(
-        [sys.executable, "-c", MEASURE, *pytest_command(*args)],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return int(output.split()[-1]) / 1024
+from suite import make_project, peak_mib
 
 
 def main() -> None:

@@ -24,12 +24,11 @@ import argparse
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from suite import pytest_command, timing_conftest
+from suite import peak_mib, pytest_command, timing_conftest
 
 PYPROJECT = """
 [tool.pytest.ini_options]
@@ -66,12 +65,6 @@ def entry_{index}(x):
     return jnp.sin(x) * {index} + 1
 """
 
-MEASURE = (
-    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
-    "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-)
-
 
 def make_project(root: Path, count: int) -> Path:
     """A project whose ``entry_points`` module registers ``count`` tiny functions."""
@@ -95,18 +88,6 @@ def collect(root: Path, *extra: str) -> tuple[float, float, int]:
     whole = time.perf_counter() - start
     items = sum(line.startswith("stages::") for line in output.splitlines())
     return whole, float((root / "collection_seconds.txt").read_text()), items
-
-
-def peak_mib(root: Path, *args: str) -> float:
-    """Peak RSS (MiB) of one pytest run with ``args``, the child of a fresh measuring process."""
-    output = subprocess.run(
-        [sys.executable, "-c", MEASURE, *pytest_command(*args)],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return int(output.split()[-1]) / 1024
 
 
 def tree(folder: Path) -> tuple[int, int]:

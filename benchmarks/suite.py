@@ -221,6 +221,26 @@ def run_measured(command: list[str], cwd: Path) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+# Run as ``python -c MEASURE COMMAND...``: its children's peak RSS is that one command's.
+PEAK_RSS = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+    "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
+def peak_mib(root: Path, *args: str) -> float:
+    """Peak RSS (MiB) of one pytest run with ``args`` in ``root``, the child of a fresh measuring process."""
+    output = subprocess.run(
+        [sys.executable, "-c", PEAK_RSS, *pytest_command(*args)],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return int(output.split()[-1]) / 1024
+
+
 def pytest_command(*args: str) -> list[str]:
     """A whole pytest run without pytest's cache (so no compilation cache either, unless a project sets one).
 
