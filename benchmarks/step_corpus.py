@@ -9,9 +9,12 @@ made-up inputs (random floats, zero integers) give the indices a real run would 
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib
+import itertools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,7 @@ Builder = Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]
 # the sort rate, the rate of a sine, the share of the bandwidth a gather of rows reaches.
 CALIBRATION = ("sort f32 256x32768", "fori sin f32 1024^2, 200 steps", "gather 16384 rows of 32768x1024 f32")
 FAMILIES = ("matmul and conv", "elementwise and reductions", "gather, sort, scan, control", "models")
+BLIND = "blind"  # the blind set's groups: "blind: <family>"
 # (before, after, kind): edits that change what the chip runs; each pair's names are corpus programs.
 EDITS = (
     ("transformer block fwd+bwd bf16 8x512x1024", "transformer block fwd+bwd bf16 16x512x1024", "batch"),
@@ -37,6 +41,71 @@ EDITS = (
     ("layernorm f32 16384x1024", "layernorm f32 16384x2048", "shape"),
     ("field: gemma decode (16 steps)", "field: gemma decode (32 steps)", "loop count"),
 )
+# The blind set's edits (both sides blind programs), measured by the same ``measure --group blind`` call.
+BLIND_EDITS = (
+    ("transformer block fwd+bwd bf16 4x1024x768", "transformer block fwd+bwd bf16 8x1024x768", "batch"),
+    ("transformer block fwd+bwd bf16 4x1024x768", "transformer block fwd+bwd f32 4x1024x768", "dtype"),
+    ("transformer block fwd bf16 4x1024x768", "transformer block fwd+bwd bf16 4x1024x768", "backward pass"),
+    (
+        "transformer stack fwd+bwd bf16 512 wide, 3 layers",
+        "transformer stack fwd+bwd bf16 512 wide, 6 layers",
+        "layer count",
+    ),
+    (
+        "transformer stack fwd+bwd bf16 512 wide, 3 layers",
+        "transformer stack fwd+bwd bf16 512 wide, 3 layers, remat",
+        "remat",
+    ),
+    ("MLP train step bf16 3 x 8192, batch 512", "MLP train step bf16 3 x 8192, batch 1024", "batch"),
+    ("conv2d 3x3 bf16 16x28x28x256", "conv2d 3x3 bf16 16x28x28x512", "shape"),
+    ("scan 16x256 matmul f32, 300 steps", "scan 16x256 matmul f32, 600 steps", "loop count"),
+    ("sort bf16 1024x16384", "sort f32 1024x16384", "dtype"),
+    ("gather 8192 rows of 65536x512 bf16", "gather 32768 rows of 65536x512 bf16", "shape"),
+    ("softmax f32 64x512x1024", "softmax bf16 64x512x1024", "dtype"),
+    ("matmul bf16 5120^2", "matmul int8 5120^2 (int32 acc)", "dtype"),
+    ("layernorm bf16 8192x4096", "layernorm f32 8192x4096", "dtype"),
+    (
+        "field: gemma train_step (NNX) 128 wide, 4 layers, 16x129",
+        "field: gemma train_step (NNX) 128 wide, 8 layers, 16x129",
+        "layer count",
+    ),
+    (
+        "field: lm train_step (penzai) 128 wide, 2 blocks, 16x128",
+        "field: lm train_step (penzai) 128 wide, 2 blocks, 16x128, remat",
+        "remat",
+    ),
+)
+
+
+@contextlib.contextmanager
+def _constants(module: str, values: dict[str, Any]) -> Iterator[None]:
+    """``values`` set on the field module ``module`` (its sizes are module constants), restored after."""
+    found = importlib.import_module(module)
+    before = {name: getattr(found, name) for name in values}
+    for name, value in values.items():
+        setattr(found, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(found, name, value)
+
+
+def _resized(module: str, values: dict[str, Any], build: Builder) -> Builder:
+    """``build`` with the field module's constants at ``values``, both when it builds and when its function
+    is traced (the modules read their sizes at trace time), so that other programs keep the defaults."""
+
+    def built() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        with _constants(module, values):
+            fn, args = build()
+
+        def traced(*args: Any) -> Any:
+            with _constants(module, values):
+                return fn(*args)
+
+        return traced, args
+
+    return built
 
 
 def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder per program)
@@ -102,13 +171,17 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
         params.update(w1=arr(width, 4 * width, dtype=dtype), w2=arr(4 * width, width, dtype=dtype))
         return params
 
-    def block_train(batch: int, dtype: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    def block_train(
+        batch: int, dtype: Any, seq: int = 512, width: int = 1024, heads: int = 16
+    ) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         def loss(p: Any, x: Any) -> Any:
-            return jnp.mean(block(p, x).astype(f32) ** 2)
+            return jnp.mean(block(p, x, heads).astype(f32) ** 2)
 
-        return jax.grad(loss), (block_params(1024, dtype), arr(batch, 512, 1024, dtype=dtype))
+        return jax.grad(loss), (block_params(width, dtype), arr(batch, seq, width, dtype=dtype))
 
-    def stack_train(layers: int, remat: bool) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    def stack_train(
+        layers: int, remat: bool, batch: int = 8, seq: int = 512, width: int = 1024
+    ) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         layer = jax.checkpoint(block) if remat else block
 
         def loss(ps: Any, x: Any) -> Any:
@@ -116,16 +189,21 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
                 x = layer(p, x)
             return jnp.mean(x.astype(f32) ** 2)
 
-        return jax.grad(loss), ([block_params(1024, bf16) for _ in range(layers)], arr(8, 512, 1024, dtype=bf16))
+        params = [block_params(width, bf16) for _ in range(layers)]
+        return jax.grad(loss), (params, arr(batch, seq, width, dtype=bf16))
 
-    def block_forward() -> tuple[Callable[..., Any], tuple[Any, ...]]:
-        return block, (block_params(1024, bf16), arr(8, 512, 1024, dtype=bf16))
+    def block_forward(
+        batch: int = 8, seq: int = 512, width: int = 1024, heads: int = 16
+    ) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return functools.partial(block, heads=heads), (block_params(width, bf16), arr(batch, seq, width, dtype=bf16))
 
-    def mlp_train(batch: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-        params = [(arr(4096, 4096, dtype=bf16), arr(4096, dtype=bf16)) for _ in range(4)]
-        return models.train_step, (params, arr(batch, 4096, dtype=bf16), arr(batch, 4096, dtype=bf16))
+    def mlp_train(batch: int, width: int = 4096, depth: int = 4) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        params = [(arr(width, width, dtype=bf16), arr(width, dtype=bf16)) for _ in range(depth)]
+        return models.train_step, (params, arr(batch, width, dtype=bf16), arr(batch, width, dtype=bf16))
 
-    def convnet_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    def convnet_train(
+        batch: int = 64, size: int = 32, widths: tuple[int, ...] = (64, 128, 128, 256)
+    ) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         def net(p: Any, x: Any) -> Any:
             for w in p["convs"]:
                 x = jax.nn.relu(
@@ -136,9 +214,9 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
         def loss(p: Any, x: Any) -> Any:
             return jnp.mean(net(p, x).astype(f32) ** 2)
 
-        params = {"convs": [arr(3, 3, c, d, dtype=bf16) for c, d in ((64, 128), (128, 128), (128, 256))]}
-        params["head"] = arr(256, 1000, dtype=bf16)
-        return jax.grad(loss), (params, arr(64, 32, 32, 64, dtype=bf16))
+        params = {"convs": [arr(3, 3, c, d, dtype=bf16) for c, d in itertools.pairwise(widths)]}
+        params["head"] = arr(widths[-1], 1000, dtype=bf16)
+        return jax.grad(loss), (params, arr(batch, size, size, widths[0], dtype=bf16))
 
     def layernorm(width: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return models.layer_norm, (arr(16384, width), arr(width))
@@ -205,47 +283,51 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
     def associative_cumsum(x: Any) -> Any:
         return jax.lax.associative_scan(jnp.add, x, axis=1)
 
-    def field_gemma_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    def field_gemma_train(batch: int = 8, seq: int = 65) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         import gemma
 
-        graphdef, params = gemma.build()
+        graphdef, params = gemma.build(gemma.LAYERS)
         state = gemma.OPTIMIZER.init(params)
-        tokens = jnp.zeros((8, 65), jnp.int32)
+        tokens = jnp.zeros((batch, seq), jnp.int32)
         return gemma.train_step(graphdef).__wrapped__, (params, state, tokens)  # the step, without donation
 
-    def field_gemma_decode(steps: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    def field_gemma_decode(steps: int, batch: int = 8, prompt: int = 16) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         import gemma
 
         gemma.DECODE_STEPS = steps  # read when the sampler is traced
-        graphdef, params = gemma.build()
+        graphdef, params = gemma.build(gemma.LAYERS)
         decode = gemma.greedy_decode(graphdef).__wrapped__
-        return decode, (params, jnp.zeros((8, 16), jnp.int32))
+        return decode, (params, jnp.zeros((batch, prompt), jnp.int32))
 
-    def field_lm_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    def field_lm_train(
+        blocks: int | None = None, batch: int = 8, seq: int = 64
+    ) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         import lm
 
-        model, params = lm.build()
+        model, params = lm.build(blocks or lm.BLOCKS)
         state = lm.OPTIMIZER.init(params)
-        return (lambda p, s, t: lm.train_step(model, p, s, t)), (params, state, jnp.zeros((8, 64), jnp.int32))
+        return (lambda p, s, t: lm.train_step(model, p, s, t)), (params, state, jnp.zeros((batch, seq), jnp.int32))
 
-    def field_lm_forward() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    def field_lm_forward(
+        blocks: int | None = None, batch: int = 8, seq: int = 64
+    ) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         import lm
 
-        model, params = lm.build(blocks=lm.FORWARD_BLOCKS)
-        return (lambda p, t: lm.forward(model, p, t)), (params, jnp.zeros((8, 64), jnp.int32))
+        model, params = lm.build(blocks=blocks or lm.FORWARD_BLOCKS)
+        return (lambda p, t: lm.forward(model, p, t)), (params, jnp.zeros((batch, seq), jnp.int32))
 
-    def field_bert_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    def field_bert_train(layers: int = 6, batch: int = 8, seq: int = 64) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         import bert
         import equinox as eqx
 
-        model = bert.Bert(jax.random.key(0))
+        model = bert.Bert(jax.random.key(0), layers)
         state = bert.OPTIMIZER.init(eqx.filter(model, eqx.is_array))
         arrays, static = eqx.partition(model, eqx.is_array)
-        batch = {
-            "tokens": jnp.zeros((8, 64), jnp.int32),
-            "padding": jnp.ones((8, 64), jnp.bool_),
-            "targets": jnp.zeros((8, 64), jnp.int32),
-            "masked": jnp.ones((8, 64), f32),
+        tokens = {
+            "tokens": jnp.zeros((batch, seq), jnp.int32),
+            "padding": jnp.ones((batch, seq), jnp.bool_),
+            "targets": jnp.zeros((batch, seq), jnp.int32),
+            "masked": jnp.ones((batch, seq), f32),
         }
 
         def run(arrays: Any, state: Any, batch: Any) -> Any:  # bert.train_step's body, on the model's arrays
@@ -254,7 +336,28 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
             updates, state = bert.OPTIMIZER.update(grads, state, eqx.filter(model, eqx.is_array))
             return eqx.filter(eqx.apply_updates(model, updates), eqx.is_array), state, value
 
-        return run, (arrays, state, batch)
+        return run, (arrays, state, tokens)
+
+    def field_cookbook_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        """The cookbook's step on one device: its train state as plain arrays, put in ``jax.Ref``s inside the
+        program (a jitted call cannot take made-up Refs), the new state read back out."""
+        import cookbook
+
+        mesh = jax.make_mesh((1,), ("fsdp",), devices=jax.devices()[:1])
+        state = jax.tree.map(jax.ref.get, cookbook.train_state(mesh))
+        tokens = jnp.zeros((cookbook.BATCH, cookbook.SEQ), jnp.int32)
+
+        def run(state: Any, batch: Any) -> Any:
+            refs = jax.tree.map(jax.ref.new_ref, state)
+            out = cookbook.train_step(refs, batch)
+            return jax.tree.map(jax.ref.get, refs), out
+
+        return run, (state, {"observed": tokens, "target": tokens})
+
+    def field_ode(batch: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        import ode
+
+        return ode.solve, (ode.init(jax.random.key(0)), arr(batch, ode.WIDTH))
 
     matmuls: list[tuple[str, Builder]] = [
         ("matmul bf16 3072^2", lambda: matmul(3072, 3072, 3072, bf16)),
@@ -341,4 +444,185 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
         ("field: bert train_step (Equinox)", field_bert_train),
     ]
     families = zip(FAMILIES, (matmuls, elementwise, control, model_programs), strict=True)
-    return [(name, family, build) for family, group in families for name, build in group]
+    found = [(name, family, build) for family, group in families for name, build in group]
+
+    # The blind set (group "blind: <family>"): written and committed before any figure of the model was
+    # compared with it, measured on the chip after; never used to fit or to revise the model.
+    def take_rows(x: Any) -> Any:
+        return jnp.take_along_axis(x, indices(x, x.shape[1]), axis=1)
+
+    def scatter_set() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(table: Any, x: Any, rows: Any) -> Any:
+            return table.at[indices(x, table.shape[0])].set(rows)
+
+        return run, (arr(16384, 2048, dtype=bf16), arr(8192), arr(8192, 2048, dtype=bf16))
+
+    def update_loop() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(big: Any, h: Any) -> Any:
+            def step(i: Any, big: Any) -> Any:
+                return jax.lax.dynamic_update_slice_in_dim(big, h * i.astype(f32), (i * 53) % 256 * 32, axis=0)
+
+            return jax.lax.fori_loop(0, 128, step, big)
+
+        return run, (arr(8192, 2048), arr(32, 2048))
+
+    def segment_sum() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(x: Any, keys: Any) -> Any:
+            return jax.ops.segment_sum(x, indices(keys, 1024), num_segments=1024)
+
+        return run, (arr(65536, 256), arr(65536))
+
+    def switch_matmul() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(a: Any, b: Any) -> Any:
+            branches = (lambda: a @ b, lambda: a @ b.T, lambda: (a + 1) @ b)
+            return jax.lax.switch(indices(a[0, :1], 3)[0], branches)
+
+        return run, (arr(4096, 4096, dtype=bf16), arr(4096, 4096, dtype=bf16))
+
+    def while_bf16() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(h: Any, w: Any) -> Any:
+            def body(state: Any) -> Any:
+                i, h = state
+                return i + 1, jnp.tanh(h @ w)
+
+            return jax.lax.while_loop(lambda s: s[0] < 200, body, (0, h))[1]
+
+        return run, (arr(256, 1024, dtype=bf16), arr(1024, 1024, dtype=bf16))
+
+    def int_sort() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return (lambda x: jnp.sort(indices(x, 1 << 30), axis=-1)), (arr(128, 65536),)
+
+    blind_matmuls: list[tuple[str, Builder]] = [
+        ("matmul bf16 5120^2", lambda: matmul(5120, 5120, 5120, bf16)),
+        ("matmul int8 5120^2 (int32 acc)", lambda: int8_matmul(5120)),
+        ("matmul bf16 2048x8192x1024", lambda: matmul(2048, 8192, 1024, bf16)),
+        ("matmul bf16 1024x4096x16384", lambda: matmul(1024, 4096, 16384, bf16)),
+        ("matmul f32 8192x2048x2048", lambda: matmul(8192, 2048, 2048, f32)),
+        ("matmul bf16 32x16384 @ 16384x4096", lambda: matmul(32, 16384, 4096, bf16)),
+        ("matmul fp8 e4m3 2048^2 (f32 out)", lambda: fp8_matmul(2048)),
+        (
+            "batched matmul bf16 128 x 512x64 @ 64x512",
+            lambda: (jnp.matmul, (arr(128, 512, 64, dtype=bf16), arr(128, 64, 512, dtype=bf16))),
+        ),
+        ("batched matmul f32 1024 x 128x128", lambda: (jnp.matmul, (arr(1024, 128, 128), arr(1024, 128, 128)))),
+        ("conv2d 3x3 bf16 16x28x28x512", lambda: conv(16, 28, 512, 512, 3)),
+        ("conv2d 3x3 bf16 16x28x28x256", lambda: conv(16, 28, 256, 256, 3)),
+        ("conv2d 3x3/2 bf16 32x56x56x128->256", lambda: conv(32, 56, 128, 256, 3, stride=2)),
+        ("conv2d 5x5 bf16 8x64x64x64", lambda: conv(8, 64, 64, 64, 5)),
+        ("conv2d 1x1 bf16 64x14x14x1024->256", lambda: conv(64, 14, 1024, 256, 1)),
+        ("conv2d 3x3 bf16 32x128x128x3->32", lambda: conv(32, 128, 3, 32, 3)),
+        ("depthwise conv 5x5 bf16 16x64x64x128", lambda: conv(16, 64, 128, 128, 5, groups=128)),
+    ]
+    blind_elementwise: list[tuple[str, Builder]] = [
+        (
+            "add of 3 bf16 8192x4096",
+            lambda: ((lambda a, b, c: a + b + c), tuple(arr(8192, 4096, dtype=bf16) for _ in range(3))),
+        ),
+        ("sigmoid f32 4096x8192", lambda: (jax.nn.sigmoid, (arr(4096, 8192),))),
+        ("silu bf16 16384x4096", lambda: (jax.nn.silu, (arr(16384, 4096, dtype=bf16),))),
+        ("erf f32 4096^2", lambda: (jax.scipy.special.erf, (arr(4096, 4096),))),
+        ("layernorm bf16 8192x4096", lambda: (models.layer_norm, (arr(8192, 4096, dtype=bf16), arr(4096, dtype=bf16)))),
+        ("layernorm f32 8192x4096", lambda: (models.layer_norm, (arr(8192, 4096), arr(4096)))),
+        ("rmsnorm f32 16x1024x2048", lambda: (rmsnorm, (arr(16, 1024, 2048), arr(2048)))),
+        ("softmax f32 64x512x1024", lambda: (jax.nn.softmax, (arr(64, 512, 1024),))),
+        ("softmax bf16 64x512x1024", lambda: (jax.nn.softmax, (arr(64, 512, 1024, dtype=bf16),))),
+        ("sum last axis f32 8192^2", lambda: ((lambda x: jnp.sum(x, axis=-1)), (arr(8192, 8192),))),
+        (
+            "mean axis 1 bf16 64x1024x1024",
+            lambda: ((lambda x: jnp.mean(x, axis=1)), (arr(64, 1024, 1024, dtype=bf16),)),
+        ),
+        ("min axis 0 f32 8192x4096", lambda: ((lambda x: jnp.min(x, axis=0)), (arr(8192, 4096),))),
+        ("cumsum axis 0 f32 8192x2048", lambda: ((lambda x: jnp.cumsum(x, axis=0)), (arr(8192, 2048),))),
+        (
+            "cummax bf16 2048x4096",
+            lambda: ((lambda x: jax.lax.cummax(x, axis=1)), (arr(2048, 4096, dtype=bf16),)),
+        ),
+        ("transpose bf16 4096x8192", lambda: ((lambda x: x.T * 2), (arr(4096, 8192, dtype=bf16),))),
+        ("where f32 8192^2", lambda: ((lambda a, b: jnp.where(a > 0, a, b)), (arr(8192, 8192), arr(8192, 8192)))),
+        ("pad f32 4096^2 by 128", lambda: ((lambda x: jnp.pad(x, 128) + 1), (arr(4096, 4096),))),
+    ]
+    blind_control: list[tuple[str, Builder]] = [
+        (
+            "gather 8192 rows of 65536x512 bf16",
+            lambda: ((lambda t, x: t[indices(x, t.shape[0])]), (arr(65536, 512, dtype=bf16), arr(8192))),
+        ),
+        (
+            "gather 32768 rows of 65536x512 bf16",
+            lambda: ((lambda t, x: t[indices(x, t.shape[0])]), (arr(65536, 512, dtype=bf16), arr(32768))),
+        ),
+        ("take_along_axis f32 4096x1024", lambda: (take_rows, (arr(4096, 1024),))),
+        ("scatter-set 8192 rows into 16384x2048 bf16", scatter_set),
+        ("fori dynamic-update-slice 128 x 32x2048 f32", update_loop),
+        ("segment_sum f32 65536x256 into 1024", segment_sum),
+        ("sort bf16 1024x16384", lambda: ((lambda x: jnp.sort(x, axis=-1)), (arr(1024, 16384, dtype=bf16),))),
+        ("sort f32 1024x16384", lambda: ((lambda x: jnp.sort(x, axis=-1)), (arr(1024, 16384),))),
+        ("sort int32 128x65536", int_sort),
+        ("argsort f32 512x4096", lambda: ((lambda x: jnp.argsort(x, axis=-1)), (arr(512, 4096),))),
+        ("top_k 8 of 8192, 4096 rows", lambda: ((lambda x: jax.lax.top_k(x, 8)), (arr(4096, 8192),))),
+        ("scan 16x256 matmul f32, 300 steps", lambda: scan_matmul(300, 16, 256, f32)),
+        ("scan 16x256 matmul f32, 600 steps", lambda: scan_matmul(600, 16, 256, f32)),
+        ("scan 64x512 matmul bf16, 400 steps", lambda: scan_matmul(400, 64, 512, bf16)),
+        (
+            "fori cos bf16 2048x1024, 100 steps",
+            lambda: (
+                (lambda x: jax.lax.fori_loop(0, 100, lambda i, y: jnp.cos(y) * 0.9, x)),
+                (arr(2048, 1024, dtype=bf16),),
+            ),
+        ),
+        ("while i<200 matmul bf16 256x1024", while_bf16),
+        ("switch of 3 matmuls bf16 4096^2", switch_matmul),
+    ]
+    blind_models: list[tuple[str, Builder]] = [
+        ("transformer block fwd bf16 4x1024x768", lambda: block_forward(4, 1024, 768, 12)),
+        ("transformer block fwd+bwd bf16 4x1024x768", lambda: block_train(4, bf16, 1024, 768, 12)),
+        ("transformer block fwd+bwd bf16 8x1024x768", lambda: block_train(8, bf16, 1024, 768, 12)),
+        ("transformer block fwd+bwd f32 4x1024x768", lambda: block_train(4, f32, 1024, 768, 12)),
+        ("transformer block fwd+bwd bf16 16x256x2048", lambda: block_train(16, bf16, 256, 2048, 16)),
+        ("transformer stack fwd+bwd bf16 512 wide, 3 layers", lambda: stack_train(3, False, 16, 256, 512)),
+        ("transformer stack fwd+bwd bf16 512 wide, 6 layers", lambda: stack_train(6, False, 16, 256, 512)),
+        ("transformer stack fwd+bwd bf16 512 wide, 3 layers, remat", lambda: stack_train(3, True, 16, 256, 512)),
+        ("MLP train step bf16 3 x 8192, batch 512", lambda: mlp_train(512, 8192, 3)),
+        ("MLP train step bf16 3 x 8192, batch 1024", lambda: mlp_train(1024, 8192, 3)),
+        ("convnet train step bf16 32x64x64", lambda: convnet_train(32, 64, (32, 64, 64, 128))),
+        (
+            "field: gemma train_step (NNX) 128 wide, 4 layers, 16x129",
+            _resized(
+                "gemma", {"WIDTH": 128, "HEADS": 8, "HIDDEN": 512, "LAYERS": 4}, lambda: field_gemma_train(16, 129)
+            ),
+        ),
+        (
+            "field: gemma train_step (NNX) 128 wide, 8 layers, 16x129",
+            _resized(
+                "gemma", {"WIDTH": 128, "HEADS": 8, "HIDDEN": 512, "LAYERS": 8}, lambda: field_gemma_train(16, 129)
+            ),
+        ),
+        (
+            "field: gemma decode 128 wide, 24 steps, 8x32 prompt",
+            _resized("gemma", {"WIDTH": 128, "HEADS": 8, "HIDDEN": 512}, lambda: field_gemma_decode(24, 8, 32)),
+        ),
+        (
+            "field: lm train_step (penzai) 128 wide, 2 blocks, 16x128",
+            _resized("lm", {"WIDTH": 128, "HIDDEN": 512}, lambda: field_lm_train(2, 16, 128)),
+        ),
+        (
+            "field: lm train_step (penzai) 128 wide, 2 blocks, 16x128, remat",
+            _resized("lm", {"WIDTH": 128, "HIDDEN": 512, "REMAT_BLOCKS": True}, lambda: field_lm_train(2, 16, 128)),
+        ),
+        (
+            "field: lm forward (penzai) 128 wide, 8 blocks, 8x128",
+            _resized("lm", {"WIDTH": 128, "HIDDEN": 512}, lambda: field_lm_forward(8, 8, 128)),
+        ),
+        (
+            "field: bert train_step (Equinox) 128 wide, 4 layers, 16x128",
+            _resized("bert", {"WIDTH": 128, "HIDDEN": 512}, lambda: field_bert_train(4, 16, 128)),
+        ),
+        ("field: cookbook train_step, one device", field_cookbook_train),
+        (
+            "field: cookbook train_step, one device, 256 wide, 2 layers, batch 32",
+            _resized("cookbook", {"WIDTH": 256, "HIDDEN": 1024, "LAYERS": 2, "BATCH": 32}, field_cookbook_train),
+        ),
+        ("field: ode solve (diffrax) 64 wide, batch 64", _resized("ode", {"WIDTH": 64}, lambda: field_ode(64))),
+    ]
+    blind = (blind_matmuls, blind_elementwise, blind_control, blind_models)
+    families = zip(FAMILIES, blind, strict=True)
+    return found + [(name, f"{BLIND}: {family}", build) for family, group in families for name, build in group]

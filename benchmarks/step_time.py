@@ -2,10 +2,11 @@
 
 Two steps, so that the chip host needs nothing but JAX:
 
-    # on the chip host (JAX and its accelerator plugin; the field programs need penzai, optax, diffrax)
-    python benchmarks/step_time.py measure --out step_times.json
+    # on the chip host (JAX and its accelerator plugin; the field programs need flax, optax, penzai,
+    # equinox, diffrax); --group blind: the blind set only
+    python benchmarks/step_time.py measure --out step_times.json [--group blind]
     # anywhere with pytest-stages installed
-    python benchmarks/step_time.py report step_times.json [--chip v5e]
+    python benchmarks/step_time.py report step_times.json [more parts ...] [--chip v5e]
 
 ``measure`` compiles each program of :data:`PROGRAMS` for the first device, records XLA's cost
 analysis and the compiled HLO text (the figures a compile-only snapshot holds), then runs the
@@ -256,10 +257,13 @@ def read(path: Path) -> list[dict[str, Any]]:
     return json.loads(gzip.decompress(data) if path.suffix == ".gz" else data)
 
 
-def measure(out: Path, only: str | None, topology: str | None, part: slice = slice(None)) -> None:
+def measure(
+    out: Path, only: str | None, topology: str | None, part: slice = slice(None), group: str | None = None
+) -> None:
     """Compile, cost and time each program on the first device, timed as ``--stages-measure`` times a call
     (``pytest_stages.stage.measure``: its made-up inputs, 5 rounds of 20 queued calls); with ``topology``,
-    compile only, for that compile-only topology. One JSON object per program in ``out``."""
+    compile only, for that compile-only topology; with ``group``, only the programs of the groups that start
+    with it (``blind``: the blind set). One JSON object per program in ``out``."""
     import jax
     from jax.experimental import topologies
 
@@ -274,10 +278,10 @@ def measure(out: Path, only: str | None, topology: str | None, part: slice = sli
     mesh = jax.make_mesh((1,), ("model",), devices=[device]) if not topology else None
     sharding = jax.sharding.SingleDeviceSharding(device)
     results: list[dict[str, Any]] = []
-    for name, group, build in _all_programs()[part]:
-        if only and only not in name:
+    for name, group_name, build in _all_programs()[part]:
+        if (only and only not in name) or (group and not group_name.startswith(group)):
             continue
-        entry: dict[str, Any] = {"name": name, "group": group, "device_kind": device.device_kind}
+        entry: dict[str, Any] = {"name": name, "group": group_name, "device_kind": device.device_kind}
         try:
             fn, args = build()
             if topology:
@@ -353,8 +357,11 @@ def main() -> None:
     measuring.add_argument("--only", help="only programs whose name holds this")
     measuring.add_argument("--topology", help="compile only, for this TPU topology (e.g. v5e:1x1): no timing")
     measuring.add_argument("--part", default=":", help="the programs start:stop of the list (two calls' worth each)")
+    measuring.add_argument(
+        "--group", help="only the programs of the groups that start with this (blind: the blind set)"
+    )
     reporting = commands.add_parser("report", help="estimate / measured per program from a measure file")
-    reporting.add_argument("results", type=Path)
+    reporting.add_argument("results", type=Path, nargs="+", help="measure files (parts of one run, say)")
     reporting.add_argument("--chip", default=None, help="chip figures to estimate with (default: the device kind's)")
     costing = commands.add_parser("overhead", help="the estimate's time beside the compile (Gemma train step)")
     costing.add_argument("--repeats", type=int, default=3)
@@ -363,7 +370,8 @@ def main() -> None:
         overhead(args.repeats)
     elif args.command == "measure":
         start, _, stop = args.part.partition(":")
-        measure(args.out, args.only, args.topology, slice(int(start) if start else None, int(stop) if stop else None))
+        part = slice(int(start) if start else None, int(stop) if stop else None)
+        measure(args.out, args.only, args.topology, part, args.group)
     else:
         report(args.results, args.chip)
 
@@ -395,57 +403,82 @@ def estimates(results: list[dict[str, Any]], chip: str | None) -> list[dict[str,
     return rows
 
 
-def report(results: Path, chip: str | None) -> None:
+def report(results: list[Path], chip: str | None) -> None:
     """Print the table per group (program | estimate | binding | XLA's figure | measured | ratio), each group's
-    count within 1.5x, beyond 2x and median |log2(estimate / measured)|, then the edits' directions."""
+    count within 1.5x, beyond 2x and median |log2(estimate / measured)|: the calibration programs, the held-out
+    families, the earlier report programs, the blind set's families, each apart; then the edits' directions."""
+    from step_corpus import BLIND, BLIND_EDITS, FAMILIES
     from step_corpus import EDITS as CORPUS_EDITS
-    from step_corpus import FAMILIES
 
-    rows = estimates(read(results), chip)
+    rows = estimates([entry for path in results for entry in read(path)], chip)
     by_name = {row["name"]: row for row in rows}
+    blind_groups = tuple(f"{BLIND}: {family}" for family in FAMILIES)
     held_out: list[float] = []
-    for group in (CALIBRATION, *FAMILIES, REPORT):
-        print(f"\n{group}\n")
-        print("| program | estimate (ms) | binding | XLA's figure (ms) | measured (ms, min-max) | ratio |")
-        print("|---|---|---|---|---|---|")
-        ratios = []
-        for row in (r for r in rows if r["group"] == group):
-            if "error" in row:
-                print(f"| {row['name']} | | | | not run: {row['error'][:80]} | |")
-                continue
-            spread = row["spread"]
-            measured = f"{row['measured'] * 1e3:.3f} ({spread['min'] * 1e3:.3f}-{spread['max'] * 1e3:.3f})"
-            xla = row["xla_seconds"]
-            xla_text = "negative" if xla is not None and xla < 0 else "-" if xla is None else f"{xla * 1e3:.3f}"
-            if "ratio" not in row:
-                print(f"| {row['name']} | none: {row.get('unknown')} | | {xla_text} | {measured} | |")
-                continue
-            ratios.append(row["ratio"])
-            estimate = row[step_time_seconds()] * 1e3
-            print(
-                f"| {row['name']} | {estimate:.3f} | {row['binding']} | {xla_text} | {measured} | {row['ratio']:.2f} |"
-            )
+    blind: list[float] = []
+    for group in (CALIBRATION, *FAMILIES, REPORT, *blind_groups):
+        ratios = _table(group, [r for r in rows if r["group"] == group])
         held_out += ratios if group in FAMILIES else []
+        blind += ratios if group in blind_groups else []
         _summary(group, ratios)
     _summary("held out (the four families)", held_out)
-    print("\nedits (before -> after): measured and estimated change")
-    for before, after, kind in CORPUS_EDITS:
+    _summary("blind (the four families)", blind)
+    _edits("edits", CORPUS_EDITS, by_name)
+    _edits("blind edits", BLIND_EDITS, by_name)
+
+
+def _table(group: str, rows: list[dict[str, Any]]) -> list[float]:
+    """Print one group's table; its estimate / measured ratios."""
+    if not rows:
+        return []
+    print(f"\n{group}\n")
+    print("| program | estimate (ms) | binding | XLA's figure (ms) | measured (ms, min-max) | ratio |")
+    print("|---|---|---|---|---|---|")
+    ratios = []
+    for row in rows:
+        if "error" in row:
+            print(f"| {row['name']} | | | | not run: {row['error'][:80]} | |")
+            continue
+        spread = row["spread"]
+        measured = f"{row['measured'] * 1e3:.3f} ({spread['min'] * 1e3:.3f}-{spread['max'] * 1e3:.3f})"
+        xla = row["xla_seconds"]
+        xla_text = "negative" if xla is not None and xla < 0 else "-" if xla is None else f"{xla * 1e3:.3f}"
+        if "ratio" not in row:
+            print(f"| {row['name']} | none: {row.get('unknown')} | | {xla_text} | {measured} | |")
+            continue
+        ratios.append(row["ratio"])
+        estimate = row[step_time_seconds()] * 1e3
+        print(f"| {row['name']} | {estimate:.3f} | {row['binding']} | {xla_text} | {measured} | {row['ratio']:.2f} |")
+    return ratios
+
+
+def _edits(title: str, edits: tuple[tuple[str, str, str], ...], by_name: dict[str, dict[str, Any]]) -> None:
+    """Print each edit's measured and estimated change, and the count the issue asks: of the edits that move
+    the chip's time by 10% or more, how many the estimate moves the same way, by an amount within 1.5x."""
+    print(f"\n{title} (before -> after): measured and estimated change\n")
+    print("| edit | kind | measured | estimated | direction | move within 1.5x |")
+    print("|---|---|---|---|---|---|")
+    moved = same_way = close = 0
+    for before, after, kind in edits:
         one, two = by_name.get(before), by_name.get(after)
         if not one or not two or "ratio" not in one or "ratio" not in two:
-            print(f"- {before} -> {after}: not measured")
+            print(f"| {before} -> {after} | {kind} | not measured | | | |")
             continue
         measured = two["measured"] / one["measured"] - 1
         estimated = two[step_time_seconds()] / one[step_time_seconds()] - 1
         if abs(measured) < 0.1:
-            row = f"| {before} -> {after} | {kind} | {measured:+.1%} | {estimated:+.1%} |"
-            print(f"{row} moves under 10%: not counted | |")
+            print(f"| {before} -> {after} | {kind} | {measured:+.1%} | {estimated:+.1%} | under 10%: not counted | |")
             continue
         same = (measured > 0) == (estimated > 0) and estimated != 0
         within = max((1 + estimated) / (1 + measured), (1 + measured) / (1 + estimated)) <= 1.5
+        moved, same_way, close = moved + 1, same_way + same, close + (same and within)
         print(
             f"| {before} -> {after} | {kind} | {measured:+.1%} | {estimated:+.1%} | "
             f"{'same way' if same else 'WRONG WAY'} | {'yes' if within else 'no'} |"
         )
+    print(
+        f"\n{title}: {moved} moved the chip's time by 10% or more; the estimate moved the same way in {same_way}, "
+        f"by an amount within 1.5x in {close}"
+    )
 
 
 def _summary(group: str, ratios: list[float]) -> None:

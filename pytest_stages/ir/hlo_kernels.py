@@ -225,22 +225,9 @@ class Module:
         for op in ops.values():
             called = dict(_CALLS.findall(op.rest))
             if op.opcode == "while":
-                trips = self._trip_count(op, ops, called.get("condition", ""))
-                self._unknown_trips += trips is None
-                parts = [
-                    self._block(called[key], seen) for key in ("body", "condition") if called.get(key, "") not in seen
-                ]
-                one_trip = Block(
-                    tuple(k for part in parts for k in part.kernels),
-                    tuple(loop for part in parts for loop in part.loops),
-                    tuple(branch for part in parts for branch in part.branches),
-                )
-                loops.append((one_trip, max(1, trips or 1)))
+                loops.append(self._loop(op, ops, called, seen))
             elif op.opcode == "conditional":
-                listed = _BRANCHES.search(op.rest)
-                names = _OPERAND.findall(listed[1]) if listed else []
-                names += [called[key] for key in ("true_computation", "false_computation") if key in called]
-                branches.append(tuple(self._block(branch, seen) for branch in names if branch not in seen))
+                branches.append(self._branches(op, called, seen))
             elif op.opcode in ("call", "async-start") and _callee(called) not in seen:
                 inner = self._block(_callee(called), seen)
                 kernels += inner.kernels
@@ -250,24 +237,39 @@ class Module:
                 kernels.append(self._kernel(op, ops))
         return Block(tuple(kernels), tuple(loops), tuple(branches))
 
+    def _loop(
+        self, op: Op, ops: Mapping[str, Op], called: Mapping[str, str], seen: frozenset[str]
+    ) -> tuple[Block, int]:
+        """A ``while``: one trip (its body's kernels, then its condition's) and its trip count (1 if unknown)."""
+        trips = self._trip_count(op, ops, called.get("condition", ""))
+        self._unknown_trips += trips is None
+        parts = [self._block(called[key], seen) for key in ("body", "condition") if called.get(key, "") not in seen]
+        one_trip = Block(
+            tuple(k for part in parts for k in part.kernels),
+            tuple(loop for part in parts for loop in part.loops),
+            tuple(branch for part in parts for branch in part.branches),
+        )
+        return one_trip, max(1, trips or 1)
+
+    def _branches(self, op: Op, called: Mapping[str, str], seen: frozenset[str]) -> tuple[Block, ...]:
+        """A ``conditional``'s branches (``branch_computations=`` or the true and false computations)."""
+        listed = _BRANCHES.search(op.rest)
+        names = _OPERAND.findall(listed[1]) if listed else []
+        names += [called[key] for key in ("true_computation", "false_computation") if key in called]
+        return tuple(self._block(branch, seen) for branch in names if branch not in seen)
+
     def _kernel(self, op: Op, caller: Mapping[str, Op]) -> Kernel:
         """One kernel: what ``op`` computes (inside its fused computation for a fusion) and the bytes it touches."""
-        base = op.opcode.removesuffix("-start")
-        if base in hlo.COLLECTIVES:
-            moved = tiled_bytes(op.shape, on_chip=True) * (2 if base == "all-reduce" else 1)
-            return Kernel(op.name, base, collective_bytes=moved, hbm_bytes=moved)
-        if op.opcode.endswith("-start") and op.shape.startswith("("):  # an async copy or slice: a DMA
-            parts = hlo.tuple_elements(op.shape)
-            return Kernel(op.name, op.opcode, dma_bytes=tiled_bytes(parts[1] if len(parts) > 1 else op.shape, True))
+        moving = _transfer(op)
+        if moving is not None:
+            return moving
         called = dict(_CALLS.findall(op.rest)).get("calls")
         inner = self.computations.get(called or "", {}) if op.opcode == "fusion" else {}
         work = _Work(self.tile)
         if inner:
             self._fused_work(inner, work, frozenset({called or ""}))
-            traffic = _fusion_bytes(inner, self.computations)
-        elif all(
-            elements(caller[n].shape) <= 1 for n in (op.name, *op.operands) if n in caller
-        ) and not op.shape.startswith("("):
+            traffic = _fusion_bytes(inner)
+        elif _scalar(op, caller):
             return Kernel(op.name, op.opcode)  # a scalar: the core's scalar unit, between kernels
         else:
             work.add(op, caller)
@@ -298,21 +300,54 @@ class Module:
         known = hlo.known_trip_count(loop.rest)
         if known is not None:
             return known
-        ops = self.computations.get(condition, {})
-        root = next((op for op in ops.values() if op.root), None)
-        if root is None or root.opcode != "compare" or _direction(root) != "LT" or len(root.operands) != 2:
+        bound = _loop_bound(self.computations.get(condition, {}))
+        if bound is None:
             return None
-        counter, bound = (ops.get(name) for name in root.operands)
-        limit = _constant(bound)
-        index = _INDEX.search(counter.rest) if counter is not None and counter.opcode == "get-tuple-element" else None
-        start_tuple = caller.get(loop.operands[0]) if loop.operands else None
-        if limit is None or index is None or start_tuple is None or start_tuple.opcode != "tuple":
-            return None
-        start = caller.get(start_tuple.operands[int(index[1])]) if int(index[1]) < len(start_tuple.operands) else None
-        while start is not None and start.opcode == "copy" and start.operands:
-            start = caller.get(start.operands[0])
-        first = _constant(start)
+        index, limit = bound
+        first = _constant(_initial(loop, caller, index))
         return None if first is None else max(0, limit - first)
+
+
+def _loop_bound(condition: Mapping[str, Op]) -> tuple[int, int] | None:
+    """A loop condition ``i < N`` (``i`` a tuple element of the loop state): ``(i's index, N)``; else None."""
+    root = next((op for op in condition.values() if op.root), None)
+    if root is None or root.opcode != "compare" or _direction(root) != "LT" or len(root.operands) != 2:
+        return None
+    counter, bound = (condition.get(name) for name in root.operands)
+    limit = _constant(bound)
+    index = _INDEX.search(counter.rest) if counter is not None and counter.opcode == "get-tuple-element" else None
+    return None if limit is None or index is None else (int(index[1]), limit)
+
+
+def _initial(loop: Op, caller: Mapping[str, Op], index: int) -> Op | None:
+    """The op that gives element ``index`` of a loop's initial state (through copies), where a tuple builds it."""
+    state = caller.get(loop.operands[0]) if loop.operands else None
+    if state is None or state.opcode != "tuple" or index >= len(state.operands):
+        return None
+    start = caller.get(state.operands[index])
+    while start is not None and start.opcode == "copy" and start.operands:
+        start = caller.get(start.operands[0])
+    return start
+
+
+def _transfer(op: Op) -> Kernel | None:
+    """A collective (its bytes over the interconnect) or an async copy or slice (a DMA beside the kernels);
+    None for any other op."""
+    base = op.opcode.removesuffix("-start")
+    if base in hlo.COLLECTIVES:
+        moved = tiled_bytes(op.shape, on_chip=True) * (2 if base == "all-reduce" else 1)
+        return Kernel(op.name, base, collective_bytes=moved, hbm_bytes=moved)
+    if op.opcode.endswith("-start") and op.shape.startswith("("):
+        parts = hlo.tuple_elements(op.shape)
+        return Kernel(op.name, op.opcode, dma_bytes=tiled_bytes(parts[1] if len(parts) > 1 else op.shape, True))
+    return None
+
+
+def _scalar(op: Op, caller: Mapping[str, Op]) -> bool:
+    """Whether ``op`` and its operands are scalars (one element each, no tuple result)."""
+    if op.shape.startswith("("):
+        return False
+    return all(elements(caller[n].shape) <= 1 for n in (op.name, *op.operands) if n in caller)
 
 
 class _Work:
@@ -328,21 +363,13 @@ class _Work:
         self.gathered = False
 
     def add(self, op: Op, ops: Mapping[str, Op]) -> None:
+        """Count ``op`` (an op of this kernel, its operands in ``ops``) into the work of its unit."""
         if op.opcode in ("dot", "convolution"):
-            kind, macs = _macs(op, ops, self.tile)
-            if kind == "vector":
-                self.vector += 2 * macs
-            else:
-                self.macs[kind] = self.macs.get(kind, 0.0) + macs
-        elif op.opcode == "sort":
-            self.sort += _sort_stages(op, ops)
-        elif op.opcode == "custom-call" and 'custom_call_target="TopK"' in op.rest:
-            self.sort += _top_k_stages(op, ops)
+            self._product(op, ops)
+        elif op.opcode == "sort" or (op.opcode == "custom-call" and 'custom_call_target="TopK"' in op.rest):
+            self.sort += _sort_stages(op, ops) if op.opcode == "sort" else _top_k_stages(op, ops)
         elif op.opcode in ("reduce", "reduce-window", "select-and-scatter"):
-            operand = ops.get(op.operands[0]) if op.operands else None
-            # a window reduces in log2(size) passes (XLA on TPU turns a reduce-and-broadcast into one)
-            passes = 1 if op.opcode == "reduce" else max(1, math.ceil(math.log2(max(1, _window_size(op)))))
-            self.vector += elements(operand.shape if operand else op.shape) * passes
+            self.vector += _reduced(op, ops)
         elif op.opcode in TRANSCENDENTAL:
             self.transcendental += elements(op.shape)
         elif op.opcode in POLYNOMIAL:
@@ -353,6 +380,21 @@ class _Work:
             self.vector += elements(updates.shape if updates else op.shape)
         elif op.opcode not in _MOVES and op.opcode not in ("fusion", "custom-call"):
             self.vector += elements(op.shape)
+
+    def _product(self, op: Op, ops: Mapping[str, Op]) -> None:
+        kind, macs = _macs(op, ops, self.tile)
+        if kind == "vector":
+            self.vector += 2 * macs
+        else:
+            self.macs[kind] = self.macs.get(kind, 0.0) + macs
+
+
+def _reduced(op: Op, ops: Mapping[str, Op]) -> float:
+    """A reduction's vector work: its operand's elements, once per pass (a window reduces in log2(size)
+    passes; XLA on TPU turns a reduce-and-broadcast into one)."""
+    operand = ops.get(op.operands[0]) if op.operands else None
+    passes = 1 if op.opcode == "reduce" else max(1, math.ceil(math.log2(max(1, _window_size(op)))))
+    return elements(operand.shape if operand else op.shape) * passes
 
 
 def _macs(op: Op, ops: Mapping[str, Op], tile: int) -> tuple[str, float]:
@@ -369,28 +411,35 @@ def _macs(op: Op, ops: Mapping[str, Op], tile: int) -> tuple[str, float]:
     kind = _product_kind(lhs.shape if lhs else op.shape)
     out = _dims(op.shape)
     if op.opcode == "dot":
-        contracting = _CONTRACTING.search(op.rest)
-        dims = _dims(lhs.shape) if lhs else []
-        picked = [int(d) for d in contracting[1].split(",") if d] if contracting else []
-        size = math.prod(dims[d] for d in picked if d < len(dims))
-        rows, columns = (out[-2], out[-1]) if len(out) > 1 else (1, out[-1] if out else 1)
-        batch = math.prod(out[:-2])
-        return kind, float(batch * _pad(rows, 8) * _pad(columns, tile) * _pad(size, tile))
+        return kind, _dot_macs(op, _dims(lhs.shape) if lhs else [], out, tile)
     labels = _LABELS.search(op.rest)
     kernel_labels = labels[2] if labels else ""
-    kernel_dims = _dims(rhs.shape) if rhs else []
-    features = math.prod(d for d, label in zip(kernel_dims, kernel_labels, strict=False) if label == "i")
-    outputs = math.prod(d for d, label in zip(kernel_dims, kernel_labels, strict=False) if label == "o")
-    taps = 1
-    window = _window(op)
-    spatial = [d for d, label in zip(kernel_dims, kernel_labels, strict=False) if label.isdigit()]
-    for k, size in enumerate(spatial):
-        dilate = window.get("lhs_dilate", [])[k] if k < len(window.get("lhs_dilate", [])) else 1
-        taps *= -(-size // dilate)
+    kernel = list(zip(_dims(rhs.shape) if rhs else [], kernel_labels, strict=False))
+    features = math.prod(d for d, label in kernel if label == "i")
+    outputs = math.prod(d for d, label in kernel if label == "o")
+    taps = _taps(_window(op), [d for d, label in kernel if label.isdigit()])
     if features == 1:
         return "vector", float(math.prod(out) * taps)
     padded = _pad(features * taps, tile) * _pad(outputs, tile) / max(1, outputs)
     return kind, float(math.prod(out) * padded)
+
+
+def _dot_macs(op: Op, lhs: list[int], out: list[int], tile: int) -> float:
+    """A dot's multiply-adds: batch x rows (padded to 8) x columns and contracted size (padded to ``tile``)."""
+    contracting = _CONTRACTING.search(op.rest)
+    picked = [int(d) for d in contracting[1].split(",") if d] if contracting else []
+    size = math.prod(lhs[d] for d in picked if d < len(lhs))
+    rows, columns = (out[-2], out[-1]) if len(out) > 1 else (1, out[-1] if out else 1)
+    return float(math.prod(out[:-2]) * _pad(rows, 8) * _pad(columns, tile) * _pad(size, tile))
+
+
+def _taps(window: Mapping[str, list[int]], spatial: list[int]) -> int:
+    """The kernel window's taps that meet the input: ``ceil(size / lhs_dilate)`` per spatial dimension."""
+    dilations = window.get("lhs_dilate", [])
+    taps = 1
+    for k, size in enumerate(spatial):
+        taps *= -(-size // (dilations[k] if k < len(dilations) else 1))
+    return taps
 
 
 def _pad(size: int, tile: int) -> int:
@@ -453,27 +502,40 @@ def _read_bytes(operand: Op, reader: Op) -> float:
     return tiled_bytes(operand.shape)
 
 
-def _fusion_bytes(fused: Mapping[str, Op], computations: Mapping[str, Mapping[str, Op]]) -> float:
+def _fusion_bytes(fused: Mapping[str, Op]) -> float:
     """A fusion's HBM traffic from inside it: each parameter by what its consumers read (a gather or dynamic
     slice its rows, an in-place update nothing), each result it writes (an in-place update its update)."""
     uses: dict[str, list[Op]] = {}
     for op in fused.values():
         for name in op.operands:
             uses.setdefault(name, []).append(op)
-    total = 0.0
-    for op in fused.values():
-        if op.opcode == "parameter":
-            consumers = _through_bitcasts(op, uses, fused)
-            total += max((_read_bytes(op, c) for c in consumers), default=0.0) if consumers else 0.0
-        elif op.opcode in ("dynamic-update-slice", "scatter") and len(op.operands) > 1:
-            update = fused.get(op.operands[-1] if op.opcode == "scatter" else op.operands[1])
-            total += 2 * tiled_bytes(update.shape) if update is not None and not _ON_CHIP.search(op.shape) else 0.0
+    read = sum(_parameter_bytes(op, uses, fused) for op in fused.values() if op.opcode == "parameter")
+    updated = sum(_update_bytes(op, fused) for op in fused.values())
+    return read + updated + _written_bytes(fused)
+
+
+def _parameter_bytes(parameter: Op, uses: Mapping[str, list[Op]], fused: Mapping[str, Op]) -> float:
+    """What a fusion reads of one parameter: the most any of its consumers reads."""
+    return max((_read_bytes(parameter, c) for c in _through_bitcasts(parameter, uses, fused)), default=0.0)
+
+
+def _update_bytes(op: Op, fused: Mapping[str, Op]) -> float:
+    """An in-place update in HBM (a dynamic-update-slice or scatter): its update, read and written; else 0."""
+    if op.opcode not in ("dynamic-update-slice", "scatter") or len(op.operands) < 2 or _ON_CHIP.search(op.shape):
+        return 0.0
+    update = fused.get(op.operands[-1] if op.opcode == "scatter" else op.operands[1])
+    return 2 * tiled_bytes(update.shape) if update is not None else 0.0
+
+
+def _written_bytes(fused: Mapping[str, Op]) -> float:
+    """What a fusion writes: each result but an in-place update (counted by :func:`_update_bytes`)."""
     root = next((op for op in fused.values() if op.root), None)
     written = [fused[n] for n in root.operands if n in fused] if root is not None and root.opcode == "tuple" else [root]
-    for result in written:
-        if result is not None and result.opcode not in ("dynamic-update-slice", "scatter"):
-            total += tiled_bytes(result.shape)
-    return total
+    return sum(
+        tiled_bytes(result.shape)
+        for result in written
+        if result is not None and result.opcode not in ("dynamic-update-slice", "scatter")
+    )
 
 
 def _through_bitcasts(op: Op, uses: Mapping[str, list[Op]], fused: Mapping[str, Op]) -> list[Op]:
