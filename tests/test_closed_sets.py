@@ -3,6 +3,7 @@ report entry read back holds the enum members again, not bare strings."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def test_every_status_has_a_rank_in_the_summary_column():
     record = CallRecord("t.py::test_f", "cpu1", "f", "f", status={"jaxpr": Status.OK, "stablehlo": Status.CHANGED})
     assert column_status(record, Kind.TEXT) == Status.CHANGED
     assert column_status(record, Kind.BUDGET) == Status.UNCHECKED
-    record.written = ["snapshots/t/f/cpu1/f.stablehlo"]
+    record = dataclasses.replace(record, written=["snapshots/t/f/cpu1/f.stablehlo"])
     assert column_status(record, Kind.TEXT) == "written"
 
 

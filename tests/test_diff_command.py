@@ -149,11 +149,11 @@ def test_git_diff_and_git_log_use_the_driver_set_up_as_documented(tmp_path):
 
 def _report(findings: int, rows: int) -> str:
     hunk = [["~", k, f"old {k}", k, f"new {k}", None] for k in range(1, rows + 1)]
-    record = CallRecord(nodeid="t.py::test_f[cpu1]", config="cpu1", name="f", folder="f")
-    record.findings = [
+    drifts = [
         Finding("text", "jaxpr", "IR drift", detail={"summary": ["ops: +1 tanh"], "hunks": [hunk]})
         for _ in range(findings)
     ]
+    record = CallRecord(nodeid="t.py::test_f[cpu1]", config="cpu1", name="f", folder="f", findings=drifts)
     return markdown(RunReport([record], update=False, environment={}))
 
 

@@ -281,8 +281,9 @@ def test_markdown_shows_user_text_literally_and_the_whole_diff():
 
     hunk = [["=", 1, "a", 1, "a", None], ["~", 2, "b", 2, "c", None], ["+", None, "", 3, "d", None]]
     finding = Finding("text", "jaxpr", "IR drift\n    (cut to diff_lines)", detail={"summary": [], "hunks": [hunk]})
-    record = CallRecord(nodeid="t.py::test_f[cpu1-<lambda>]", config="cpu1", name="<lambda>`x", folder="f")
-    record.findings = [finding]
+    record = CallRecord(
+        nodeid="t.py::test_f[cpu1-<lambda>]", config="cpu1", name="<lambda>`x", folder="f", findings=[finding]
+    )
     text = markdown(RunReport([record], update=False, environment={}))
     assert "| t.py::test_f[cpu1-&lt;lambda&gt;] | cpu1 | &lt;lambda&gt;`x |" in text
     assert "- `t.py::test_f[cpu1-<lambda>]` &lt;lambda&gt;`x / jaxpr: IR drift" in text
@@ -294,9 +295,14 @@ def test_the_review_page_shows_an_improvement_rather_than_no_drift():
     from pytest_stages.report.html_report import page
     from pytest_stages.report.render import RunReport, table_rows
 
-    record = CallRecord(nodeid="t.py::test_f[cpu1]", config="cpu1", name="f", folder="f")
-    record.status = {"cost": "improved"}
-    record.findings = [Finding("cost", "cost", "flops 80 -> 8 (-90.0%): improved", failing=False)]
+    record = CallRecord(
+        nodeid="t.py::test_f[cpu1]",
+        config="cpu1",
+        name="f",
+        folder="f",
+        status={"cost": "improved"},
+        findings=[Finding("cost", "cost", "flops 80 -> 8 (-90.0%): improved", failing=False)],
+    )
     report = RunReport([record], update=False, environment={"jax": "0.10.2", "jaxlib": "0.10.2"})
     html = page(report.records, table_rows(report.records), report.environment, Mode.COMPARE)
     assert "No drift" not in html and "1 with findings" in html

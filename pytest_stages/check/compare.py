@@ -13,6 +13,7 @@ and the generic JSON comparison (:mod:`~pytest_stages.check.changed_paths`). Eac
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,9 +81,9 @@ class Snapshot:
     data: Any = UNPARSED
 
 
-@dataclass
+@dataclass(frozen=True)
 class CallComparison:
-    """What :func:`compare_call` found for one call.
+    """What :func:`compare_call` found for one call (its containers filled there, never after).
 
     ``changed`` names the artifacts whose file must be (re)written: new, or different
     from the snapshot. ``signature`` explains an input change seen in the jaxpr. ``current``
@@ -123,11 +124,12 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
     out = CallComparison(
         findings=[Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()]
     )
+    signature = None
     for name in staged.built:
         if name in snapshots:
-            _add_artifact(out, name, snapshots[name], staged=staged, context=context)
+            signature = _add_artifact(out, name, snapshots[name], staged=staged, context=context) or signature
     out.status.update(dict.fromkeys(staged.skipped, Status.SKIPPED))
-    return out
+    return out if signature is None else dataclasses.replace(out, signature=signature)
 
 
 def artifact_status(findings: Sequence[Finding], *, recorded: bool) -> Status:
@@ -149,37 +151,38 @@ def budget_status(configured: bool, findings: Sequence[Finding]) -> Status:
     return Status.SKIPPED if any(f.change == Change.SKIPPED for f in findings) else Status.OK
 
 
-def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, staged: Built, context: Context) -> None:
-    """One artifact's status, findings and deltas; whether its file must be written."""
+def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, staged: Built, context: Context) -> str | None:
+    """One artifact's status, findings and deltas; whether its file must be written; the input change it shows."""
     expected = snapshot.text
     if expected is None:
         out.status[name] = Status.NEW
         out.findings.append(no_snapshot(name))
         out.changed.append(name)
-        return
+        return None
     described = BY_NAME[name]
     built = staged.texts[name] if described.is_text else staged.analyses[name]
     if holds(name, expected, snapshot.data, built):  # nothing to compare, nor an analysis to print as JSON
         out.status[name] = Status.OK
-        return
+        return None
     current = snapshot_format.current_form(name, expected, context.renames)
     if current != expected:  # written by an older pytest-stages: compared as this one writes it
         out.current[name] = expected = current
         snapshot = Snapshot(snapshot.path, current)
         if holds(name, current, UNPARSED, built):  # its format alone is no reason to write it (--stages-migrate is)
             out.status[name] = Status.OK
-            return
+            return None
     actual = staged.serialized(name)
     found = _compare_artifact(name, snapshot, actual, staged, context)
-    out.findings += found.findings
+    out.findings.extend(found.findings)
     out.deltas.update(found.deltas)
     out.status[name] = artifact_status(found.findings, recorded=True)
     if alpha.equivalent(described.dialect, expected, actual):
-        return
+        return None
     out.changed.append(name)
-    if described.signature:
-        placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
-        out.signature = drift.signature_change(list(placed.get("inputs", {})), expected, actual)
+    if not described.signature:
+        return None
+    placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
+    return drift.signature_change(list(placed.get("inputs", {})), expected, actual)
 
 
 def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built, context: Context) -> Compared:

@@ -194,9 +194,12 @@ class Compared:
     deltas: dict[str, list[float]] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class CallRecord:
-    """What one call found and wrote: the row of the summary table and the entry of the JSON report."""
+    """What one call found and wrote: the row of the summary table and the entry of the JSON report.
+
+    Each step of judging a call returns a new record (``dataclasses.replace``); none is changed in place.
+    """
 
     nodeid: str
     config: str

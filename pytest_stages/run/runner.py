@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from pytest_stages.ir.normalize import to_json
 from pytest_stages.run import measure_, message_, pending_, rename
 from pytest_stages.run.errors import StagesFailure, StagesSkip
 from pytest_stages.run.session import StagesSession
-from pytest_stages.run.verdict import PendingWrite, conclude, write_pending
+from pytest_stages.run.verdict import CallWriter, PendingWrite
 from pytest_stages.stage import deep_recursion, plan
 from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import Unsupported
@@ -41,7 +42,23 @@ from pytest_stages.stage.staging import StageResult, stage
 from pytest_stages.store.storage import SnapshotFolder
 
 
-class StageSnapshot:
+@dataclass(frozen=True)
+class FolderRead:
+    """What a call's snapshot folder records, and how this run's environment differs from it.
+
+    ``rerecord``: ``--stages-update`` re-records a folder of a format this version cannot compare
+    (its snapshots are not read); ``mismatch`` the version note ("" where the versions agree).
+    """
+
+    meta: Mapping[str, Any] | None
+    current: Mapping[str, Any]
+    change: environment_.EnvironmentChange
+    mismatch: str
+    version_change: list[str]
+    rerecord: bool
+
+
+class StageSnapshot(CallWriter):
     """The ``stage_snapshot`` fixture's value for one test and config."""
 
     def __init__(
@@ -56,7 +73,7 @@ class StageSnapshot:
         tolerance: Mapping[str, float],
         budget: Mapping[str, Any],
     ) -> None:
-        self.session = session
+        super().__init__(session)
         self.nodeid = nodeid
         self.folder = folder
         self.active = active
@@ -64,10 +81,8 @@ class StageSnapshot:
         self.analyses = analyses
         self.tolerance = tolerance
         self.budget = budget
-        self.pending: list[PendingWrite] = []
-        # ``--stages-pending``: each differing call's record, the files its update would write, its environment.
-        self.pending_calls: list[tuple[CallRecord, dict[str, str], dict[str, Any]]] = []
-        self.records: list[CallRecord] = []
+        # ``--stages-pending``: each differing call's name, the files its update would write, its environment.
+        self.pending_calls: list[tuple[str, dict[str, str], dict[str, Any]]] = []
         self._names: list[str] = []
 
     def __call__(
@@ -104,8 +119,18 @@ class StageSnapshot:
             )
         except Unsupported as exc:
             raise StagesSkip(f"stage_snapshot({call_name}): {exc}") from None
-        self._judge(result)
+        self._judge(result, self._record(result, self._step(result)), self._over_budget(result))
         return result
+
+    def _step(self, result: StageResult) -> dict[str, Any]:
+        """The call's estimated step time (cost.json's ``step``); with ``--stages-measure``, timed on its device too."""
+        step = dict(result.analyses.get("cost", {}).get(STEP, {}))
+        on_device = self.active.attached and not self.active.compile_only  # a topology has no device to run on
+        if not (self.session.options.measure and result.compiled is not None and on_device):
+            return step
+        if result.host_dependent:  # its snapshot's estimate counts the lowered program, not what the device runs
+            step = device_estimate(result)
+        return {**step, **measure_.measured(result.compiled, result.lowered, step.get(SECONDS))}
 
     def _claim_name(self, fn: Callable[..., Any], name: str | None) -> str:
         if name is not None:
@@ -125,69 +150,56 @@ class StageSnapshot:
         self._names.append(candidate)
         return candidate
 
-    def _judge(self, result: StageResult) -> None:
-        """Compare, decide, and either keep the files to write or raise the failure message."""
-        session, policy = self.session, self.session.policy
-        record = CallRecord(
+    def _judge(self, result: StageResult, staged: CallRecord, budget: list[Finding] | None) -> None:
+        """Hold the staged call (its record and budget findings as staged) against its snapshot folder, and decide:
+        keep the files to write, or raise the failure message."""
+        self.records.append(staged)
+        folder = self._read_folder(staged)
+        record = self._keep(dataclasses.replace(staged, versions=folder.mismatch, version_change=folder.version_change))
+        if self.session.policy.skips(folder.mismatch):
+            raise StagesSkip(f'{folder.mismatch} (on_version_mismatch = "skip")')
+        snapshots = self._snapshots(record.name, read=not folder.rerecord)
+        context = self._context(result, folder.meta)
+        unchecked = self._unchecked(result, folder.change, snapshots)
+        compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
+        record = self._keep(self._compared(record, compared, budget, unchecked, drift=bool(folder.mismatch)))
+        queued = self._queued(
+            result, record.name, folder, snapshots=snapshots, compared=compared, renames=context.renames
+        )
+        if self.session.options.pending is not None and not self.session.policy.update:
+            self._keep_pending(record.name, queued[len(self.pending) :], folder.current)
+        verdict = self._conclude(record, folder.mismatch)
+        if not verdict.passed:
+            raise StagesFailure(self._failure(result, compared, verdict, folder))
+        self.pending = queued
+
+    def _record(self, result: StageResult, step: dict[str, Any]) -> CallRecord:
+        """The call's record before it is judged: which call, where, its compile times and step time."""
+        return CallRecord(
             nodeid=self.nodeid,
             config=self.active.name,
             name=result.name,
             folder=str(self.folder.relative),
             compile_seconds={step: round(t, 6) for step, t in result.seconds.items()},
             cached=result.from_cache,
-            step=dict(result.analyses.get("cost", {}).get(STEP, {})),
+            step=step,
         )
-        on_device = self.active.attached and not self.active.compile_only  # a topology has no device to run on
-        if session.options.measure and result.compiled is not None and on_device:
-            if result.host_dependent:  # its snapshot's estimate counts the lowered program, not what the device runs
-                record.step = device_estimate(result)
-            record.step.update(measure_.measured(result.compiled, result.lowered, record.step.get(SECONDS)))
-        self.records.append(record)
+
+    def _read_folder(self, record: CallRecord) -> FolderRead:
+        """The folder's metadata and this run's environment beside it; refuses folders this run must not compare."""
         meta = self._read_meta()
         rerecord = self._refuse_format(meta, record)
         current = plan.environment(self.active.plan, self.active.devices)
         change = environment_.compare_environments(meta, current)
-        self._refuse_foreign(result, record, change)
-        mismatch = record.versions = upgrade.version_note(meta, plan.versions(current))
-        record.version_change = list(upgrade.version_change(meta, plan.versions(current)) or ())
-        if policy.skips(mismatch):
-            raise StagesSkip(f'{mismatch} (on_version_mismatch = "skip")')
-        snapshots = self._snapshots(result.name, read=not rerecord)
-        compared = self._compare(result, snapshots, change, self._context(result, meta))
-        record.status, record.deltas, record.findings = compared.status, compared.deltas, compared.findings
-        record.drift_cause = upgrade.drift_cause(record.status) if mismatch else None
-        # What this version records of the folder; --stages-migrate writes it where an older version recorded
-        # less (an older format, keys it did not record, or a figures file without the keys added since). A folder
-        # re-recorded because this version cannot compare its format is in this one afterwards.
-        full_meta = self._meta(meta, current, migrating=True)
-        migrating = (
-            session.options.migrate
-            and meta is not None
-            and (
-                snapshot_format.older(meta, full_meta)
-                or any(snapshot_format.lacks_added(n, s.text, result.analyses.get(n)) for n, s in snapshots.items())
-            )
-        )
-        new_meta = full_meta if migrating or rerecord else self._meta(meta, current, migrating=False)
-        queued = len(self.pending)
-        self._queue_writes(
-            result,
-            compared,
-            record,
-            {name: compared.current.get(name, snapshot.text) for name, snapshot in snapshots.items()},
-            meta_text=to_json(new_meta) if self._meta_due(meta, new_meta, migrating=migrating or rerecord) else None,
-            renames=self._context(result, meta).renames,
-        )
-        if migrating:
-            self._migrate(record, snapshots, self._context(result, meta).renames, result)
-        if session.options.pending is not None and not policy.update:
-            self._keep_pending(record, self.pending[queued:], current)
-        conclude(
-            record,
-            self.pending,
-            policy,
-            mismatch,
-            lambda verdict: self._failure(result, compared, verdict, mismatch, change),
+        self._refuse_foreign(record, change)
+        versions = plan.versions(current)
+        return FolderRead(
+            meta,
+            current,
+            change,
+            upgrade.version_note(meta, versions),
+            list(upgrade.version_change(meta, versions) or ()),
+            rerecord,
         )
 
     def _context(self, result: StageResult, meta: Mapping[str, Any] | None) -> Context:
@@ -204,36 +216,92 @@ class StageSnapshot:
             else None,
         )
 
-    def _compare(
+    def _unchecked(
+        self, result: StageResult, change: environment_.EnvironmentChange, snapshots: Mapping[str, Snapshot]
+    ) -> dict[str, str]:
+        """The snapshots the environment change leaves unchecked, with why (none on update)."""
+        if self.session.policy.update:
+            return {}
+        return environment_.not_checked(
+            change,
+            [n for n in result.built if n in snapshots],
+            host_dependent=self.active.host_dependent,
+            missing=[n for n, snap in snapshots.items() if snap.text is None],
+        )
+
+    def _over_budget(self, result: StageResult) -> list[Finding] | None:
+        """The call's budget findings (None: no budget applies to it)."""
+        if not self.budget:
+            return None
+        return budgets_.check_budget(self.budget, result.analyses, result.seconds, result.config.device_memory)
+
+    @staticmethod
+    def _compared(
+        record: CallRecord,
+        compared: CallComparison,
+        budget: list[Finding] | None,
+        unchecked: Mapping[str, str],
+        *,
+        drift: bool,
+    ) -> CallRecord:
+        """``record`` with the comparison's statuses, figures and findings, its budget's and the unchecked artifacts'.
+
+        ``drift``: the snapshots are of other jax/jaxlib versions, so the record says which side drifted.
+        """
+        status = {
+            **compared.status,
+            BUDGET: budget_status(budget is not None, budget or []),
+            **dict.fromkeys(unchecked, Status.SKIPPED),
+        }
+        skipped = [Finding(Kind.SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
+        return dataclasses.replace(
+            record,
+            status=status,
+            deltas=compared.deltas,
+            findings=[*compared.findings, *(budget or []), *skipped],
+            drift_cause=upgrade.drift_cause(status) if drift else None,
+        )
+
+    def _queued(
         self,
         result: StageResult,
+        name: str,
+        folder: FolderRead,
+        *,
         snapshots: Mapping[str, Snapshot],
-        change: environment_.EnvironmentChange,
-        context: Context,
-    ) -> CallComparison:
-        """Compare the call's snapshots (those the environment change leaves unchecked skipped, none on update), then
-        check its budget."""
-        unchecked = (
-            {}
-            if self.session.policy.update
-            else environment_.not_checked(
-                change,
-                [n for n in result.built if n in snapshots],
-                host_dependent=self.active.host_dependent,
-                missing=[n for n, snap in snapshots.items() if snap.text is None],
+        compared: CallComparison,
+        renames: Callable[[], Mapping[str, str]] | None,
+    ) -> list[PendingWrite]:
+        """The test's files to write with this call's: its changed artifacts, the folder's metadata where it changed,
+        and with ``--stages-migrate`` its files of an older format.
+
+        What this version records of the folder; --stages-migrate writes it where an older version recorded
+        less (an older format, keys it did not record, or a figures file without the keys added since). A folder
+        re-recorded because this version cannot compare its format is in this one afterwards.
+        """
+        meta = folder.meta
+        full_meta = self._meta(meta, folder.current, migrating=True)
+        migrating = (
+            self.session.options.migrate
+            and meta is not None
+            and (
+                snapshot_format.older(meta, full_meta)
+                or any(snapshot_format.lacks_added(n, s.text, result.analyses.get(n)) for n, s in snapshots.items())
             )
         )
-        compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
-        budget = (
-            budgets_.check_budget(self.budget, result.analyses, result.seconds, result.config.device_memory)
-            if self.budget
-            else []
-        )
-        compared.status[BUDGET] = budget_status(bool(self.budget), budget)
-        compared.findings += budget
-        compared.findings += [Finding(Kind.SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
-        compared.status.update(dict.fromkeys(unchecked, Status.SKIPPED))
-        return compared
+        rewritten = migrating or folder.rerecord
+        new_meta = full_meta if rewritten else self._meta(meta, folder.current, migrating=False)
+        old = {n: compared.current.get(n, snapshot.text) for n, snapshot in snapshots.items()}
+        queued = [
+            *self.pending,
+            *(
+                PendingWrite(self.folder.artifact(name, n), self._written(result, n, old.get(n), renames), name)
+                for n in compared.changed
+            ),
+        ]
+        if self._meta_due(meta, new_meta, migrating=rewritten) and all(p.path != self.folder.meta for p in queued):
+            queued.append(PendingWrite(self.folder.meta, to_json(new_meta), name))
+        return self._migrated(queued, name, snapshots, renames, result) if migrating else queued
 
     def _refuse_format(self, meta: Mapping[str, Any] | None, record: CallRecord) -> bool:
         """A folder of a format this version cannot compare: said once a session (then skipped), never as drift.
@@ -243,7 +311,7 @@ class StageSnapshot:
         problem = snapshot_format.incomparable(meta, str(plan.installed_version("pytest-stages")))
         if problem is None or self.session.policy.update:
             return problem is not None
-        record.status = dict.fromkeys(self._judged(), Status.SKIPPED)
+        self._keep(dataclasses.replace(record, status=dict.fromkeys(self._judged(), Status.SKIPPED)))
         folder = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
         if problem in self.session.formats_said:
             written = snapshot_format.recorded_format(meta)
@@ -254,7 +322,7 @@ class StageSnapshot:
         self.session.formats_said.add(problem)
         raise StagesFailure(f"the snapshots in {folder} (and any others of that format) were {problem}.")
 
-    def _keep_pending(self, record: CallRecord, writes: Sequence[PendingWrite], current: Mapping[str, Any]) -> None:
+    def _keep_pending(self, name: str, writes: Sequence[PendingWrite], current: Mapping[str, Any]) -> None:
         """Keep what an update would write for this call (with its base and environment) for the pending set.
 
         The folder's metadata is written with every call of the folder that writes anything, so
@@ -263,16 +331,17 @@ class StageSnapshot:
         meta = [write for write in self.pending if write.path == self.folder.meta]
         files = {write.path.name: write.text for write in [*writes, *meta]}
         if writes:
-            self.pending_calls.append((record, files, dict(current)))
+            self.pending_calls.append((name, files, dict(current)))
 
     def pending_set(self, directory: Path) -> list[pending_.PendingCall]:
         """The calls whose update would write anything, as entries of the set ``directory`` (each record names it)."""
         session = self.session
         config = json.loads(to_json(dataclasses.asdict(self.active.config)))
+        records = {record.name: record for record in self.records}
         calls = []
-        for record, files, current in self.pending_calls:
-            base = {name: pending_.disk_digest(self.folder.path / name) for name in files}
-            record.pending = directory.name
+        for name, files, current in self.pending_calls:
+            base = {file: pending_.disk_digest(self.folder.path / file) for file in files}
+            record = dataclasses.replace(records[name], pending=directory.name)
             manifest = pending_.manifest(
                 identity=session.pending_identity,
                 call={
@@ -295,53 +364,28 @@ class StageSnapshot:
         directory = self.session.options.pending
         if directory is None:
             return
-        calls = self.pending_set(directory)
-        for index, call in enumerate(calls):
+        for (name, _, _), call in zip(self.pending_calls, self.pending_set(directory), strict=True):
             try:
                 pending_.write_call(directory, call)
-            except OSError as exc:
-                for record, _, _ in self.pending_calls[index:]:  # the summary counts only the calls written
-                    record.pending = ""
+            except OSError as exc:  # the summary counts only the calls written
                 raise SnapshotError(
                     f"could not write the pending set {directory} ({exc.strerror or exc}); the snapshots are "
                     "untouched. Free disk space or name a writable folder with --stages-pending."
                 ) from None
+            self.records = [
+                dataclasses.replace(r, pending=directory.name) if r.name == name else r for r in self.records
+            ]
         self.pending_calls.clear()
 
-    def _refuse_foreign(self, result: StageResult, record: CallRecord, change: environment_.EnvironmentChange) -> None:
+    def _refuse_foreign(self, record: CallRecord, change: environment_.EnvironmentChange) -> None:
         """Snapshots of another platform never compare; a plain update never replaces those of another target."""
         update = self.session.policy.update
         if not change.foreign or (update and self.session.options.rerecord) or (not update and not change.platform):
             return
         folder = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
         explain = environment_.refusal if update else environment_.platform_message
-        record.status = dict.fromkeys(self._judged(), Status.SKIPPED)
-        raise StagesFailure(f"{result.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}")
-
-    def _queue_writes(
-        self,
-        result: StageResult,
-        compared: CallComparison,
-        record: CallRecord,
-        old: Mapping[str, str | None],
-        *,
-        meta_text: str | None,
-        renames: Callable[[], Mapping[str, str]] | None,
-    ) -> None:
-        """Keep the changed artifacts (and the folder's metadata where it changed) to write if the test passes.
-
-        A changed stage text keeps the names of its ``old`` snapshot wherever the alignment maps them;
-        a changed placement snapshot in a folder of format 1 (``renames`` given) keeps its output names.
-        """
-        if compared.changed:
-            self.pending += [
-                PendingWrite(
-                    self.folder.artifact(result.name, n), self._written(result, n, old.get(n), renames), record
-                )
-                for n in compared.changed
-            ]
-        if meta_text is not None and all(p.path != self.folder.meta for p in self.pending):
-            self.pending.append(PendingWrite(self.folder.meta, meta_text, record))
+        self._keep(dataclasses.replace(record, status=dict.fromkeys(self._judged(), Status.SKIPPED)))
+        raise StagesFailure(f"{record.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}")
 
     @staticmethod
     def _written(
@@ -356,29 +400,31 @@ class StageSnapshot:
             return result.serialized(name)
         return to_json(snapshot_format.older_outputs(result.analyses[name], renames()))
 
-    def _migrate(
+    def _migrated(
         self,
-        record: CallRecord,
+        queued: list[PendingWrite],
+        name: str,
         snapshots: Mapping[str, Snapshot],
         renames: Callable[[], Mapping[str, str]] | None,
         result: StageResult,
-    ) -> None:
+    ) -> list[PendingWrite]:
         """``--stages-migrate``: each snapshot file of the call not yet in this version's form, rewritten in it.
 
         Rewriting of what is stored (no file is compared or re-recorded here), so a folder taken on a
         chip this host does not have migrates too; a figures file gains the keys added since from the
         ``result`` just built, where it holds the same otherwise. The folder's metadata is queued by the caller.
         """
-        queued = {write.path for write in self.pending}
-        for name, snapshot in snapshots.items():
-            if snapshot.text is None or snapshot.path in queued:
-                continue
-            found = snapshot_format.migration(name, snapshot.text, renames, result.analyses.get(name))
-            if found is not None:
-                self.pending.append(PendingWrite(snapshot.path, found[0], record, found[1]))
-        self.pending = [
+        paths = {write.path for write in queued}
+        migrations = [
+            PendingWrite(snapshot.path, found[0], name, found[1])
+            for artifact, snapshot in snapshots.items()
+            if snapshot.text is not None and snapshot.path not in paths
+            for found in [snapshot_format.migration(artifact, snapshot.text, renames, result.analyses.get(artifact))]
+            if found is not None
+        ]
+        return [
             dataclasses.replace(write, migration=Migration.FORMAT) if write.path == self.folder.meta else write
-            for write in self.pending
+            for write in [*queued, *migrations]
         ]
 
     def _failure(
@@ -386,11 +432,10 @@ class StageSnapshot:
         result: StageResult,
         compared: CallComparison,
         verdict: Verdict,
-        mismatch: str,
-        change: environment_.EnvironmentChange,
+        folder: FolderRead,
     ) -> str:
         """The failure message of a call whose verdict failed: environment, versions and inputs, then the findings."""
-        settings = self.session.settings
+        settings, change, mismatch = self.session.settings, folder.change, folder.mismatch
         notes = [f"environment: {change.headline()}"] if change.shown else []
         notes += [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
         notes += environment_.plugin_note(change)
@@ -454,7 +499,3 @@ class StageSnapshot:
         if migrating:
             return {**written, "format": snapshot_format.FORMAT_VERSION}
         return snapshot_format.kept_format(recorded, written)
-
-    def flush(self) -> None:
-        """Write pending snapshot files (update mode, after the test passed), noting each in its record."""
-        write_pending(self.pending, self.session.store, self.session.rootpath)

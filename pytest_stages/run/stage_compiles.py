@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,9 @@ from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.run import message_
+from pytest_stages.run.errors import StagesFailure
 from pytest_stages.run.session import StagesSession
-from pytest_stages.run.verdict import PendingWrite, conclude, write_pending
+from pytest_stages.run.verdict import CallWriter, PendingWrite
 from pytest_stages.stage.jax_events import CompileLog, watch
 from pytest_stages.store.storage import SnapshotFolder
 
@@ -33,18 +35,16 @@ ARTIFACT = "compiles"
 SECONDS = {"traces": "trace", "lowerings": "lower", "compiles": "compile"}
 
 
-class StageCompiles:
+class StageCompiles(CallWriter):
     """The ``stage_compiles`` fixture's value for one test: ``with stage_compiles(): ...`` blocks."""
 
     def __init__(
         self, session: StagesSession, *, nodeid: str, folder: SnapshotFolder, budget: Mapping[str, Any]
     ) -> None:
-        self.session = session
+        super().__init__(session)
         self.nodeid = nodeid
         self.folder = folder
         self.budget = budget
-        self.pending: list[PendingWrite] = []
-        self.records: list[CallRecord] = []
         self._names: list[str] = []
 
     @contextmanager
@@ -84,7 +84,7 @@ class StageCompiles:
         )
 
     def _judge(self, name: str, log: CompileLog) -> None:
-        session, policy = self.session, self.session.policy
+        session = self.session
         path = self.folder.artifact(name, ARTIFACT)
         data = log.data()
         watched = log.watched()
@@ -105,15 +105,16 @@ class StageCompiles:
             findings = recompiles.compare_counts(_parsed(expected, path, self.nodeid), data, explanations)
         ceiling = self.budget.get(COMPILES_METRIC)
         budget = recompiles.check_budget(ceiling, data, explanations) if ceiling is not None else []
-        record.findings = [*findings, *budget]
-        record.status = {
+        status = {
             ARTIFACT: artifact_status(findings, recorded=expected is not None),
             BUDGET: budget_status(ceiling is not None, budget),
         }
+        verdict = self._conclude(replace(record, findings=[*findings, *budget], status=status), "")
+        if not verdict.passed:
+            raise StagesFailure(self._failure(name, path, verdict))
         # Only a change the comparison saw is written: the same signatures in another order are none.
         if expected is None or findings:
-            self.pending.append(PendingWrite(path, to_json(data), record))
-        conclude(record, self.pending, policy, "", lambda verdict: self._failure(name, path, verdict))
+            self.pending.append(PendingWrite(path, to_json(data), name))
 
     def _failure(self, name: str, path: Path, verdict: Verdict) -> str:
         """The failure message of a block whose verdict failed."""
@@ -122,10 +123,6 @@ class StageCompiles:
             name, self.folder.config, f"{settings.snapshot_dir}/{self.folder.relative}/", {ARTIFACT: path.name}
         )
         return message_.call_message(call, verdict, notes=[], diff_lines=settings.diff_lines, full=full)
-
-    def flush(self) -> None:
-        """Write pending snapshots (update mode, after the test passed), noting each in its record."""
-        write_pending(self.pending, self.session.store, self.session.rootpath)
 
 
 def _seconds(log: CompileLog) -> dict[str, float]:
