@@ -82,6 +82,17 @@ def _placed(old: list[str], new: list[str]) -> list[str]:
     if not params or sorted(params) != sorted(line for line in new if HLO_SOURCE.match(line)):
         return new
     rest = [line for line in new if not HLO_SOURCE.match(line)]
+    places = _parameter_places(old, rest)
+    out: list[str] = []
+    for k, line in enumerate(rest):
+        out += places.get(k, [])
+        out.append(line)
+    return out + places.get(len(rest), [])
+
+
+def _parameter_places(old: list[str], rest: list[str]) -> dict[int, list[str]]:
+    """Each parameter line of ``old`` by the line of ``rest`` (the new lines but parameters) it goes before:
+    the next old line that ``rest`` keeps (aligned in order), or the parameter's first use if that is earlier."""
     first_use: dict[str, int] = {}
     for k, line in enumerate(rest):
         for token in _HLO_TOKEN.findall(line):
@@ -96,11 +107,7 @@ def _placed(old: list[str], new: list[str]) -> list[str]:
         elif HLO_SOURCE.match(old[k]):
             name = old[k].partition(" = ")[0].strip()
             places.setdefault(min(following, first_use.get(name, following)), []).insert(0, old[k])
-    out: list[str] = []
-    for k, line in enumerate(rest):
-        out += places.get(k, [])
-        out.append(line)
-    return out + places.get(len(rest), [])
+    return places
 
 
 def _laid_out(old: str, new: str) -> str:

@@ -452,14 +452,18 @@ def _jit_line(node: ast.AST, line: int, function: str) -> int | None:
     whose first argument is that name (or that lambda), or, that function's definition, its ``jit`` decorator
     (``@jax.jit``, ``@partial(jax.jit, donate_argnums=...)``)."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        decorators = [d for d in node.decorator_list if _is_jit(d) or _is_jit_call(d)] if node.name == function else []
-        return decorators[0].lineno if decorators else None
+        return _jit_decorator(node) if node.name == function else None
     if not isinstance(node, ast.Call) or not _is_jit(node.func) or not node.args:
         return None
     first = node.args[0]
     named = isinstance(first, ast.Name) and first.id == function and node.lineno > line  # jitted after it is defined
     inline = isinstance(first, ast.Lambda) and function == "<lambda>" and first.lineno == line
     return node.lineno if named or inline else None
+
+
+def _jit_decorator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
+    """The line of a definition's first ``jit`` decorator (``@jax.jit``, ``@partial(jax.jit, ...)``), if any."""
+    return next((d.lineno for d in node.decorator_list if _is_jit(d) or _is_jit_call(d)), None)
 
 
 def _is_jit_call(node: ast.expr) -> bool:
