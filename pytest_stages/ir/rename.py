@@ -91,8 +91,10 @@ def _placed(old: list[str], new: list[str]) -> list[str]:
 
 
 def _parameter_places(old: list[str], rest: list[str]) -> dict[int, list[str]]:
-    """Each parameter line of ``old`` by the line of ``rest`` (the new lines but parameters) it goes before:
-    the next old line that ``rest`` keeps (aligned in order), or the parameter's first use if that is earlier."""
+    """Each parameter line of ``old`` by the line of ``rest`` (the new lines but parameters) it goes before: its
+    place among the lines between the two lines around it that ``rest`` keeps (aligned in order), where as many
+    lines lie between them on both sides (lines changed in place), else just below the upper one; and never
+    below the parameter's first use."""
     first_use: dict[str, int] = {}
     for k, line in enumerate(rest):
         for token in _HLO_TOKEN.findall(line):
@@ -100,14 +102,24 @@ def _parameter_places(old: list[str], rest: list[str]) -> dict[int, list[str]]:
     kept = [k for k, line in enumerate(old) if not HLO_SOURCE.match(line)]
     at = {kept[i]: j for i, j in matches([old[k] for k in kept], rest)}  # old line -> its place in ``rest``
     places: dict[int, list[str]] = {}
-    following = max(len(rest) - 1, 0)  # none kept after it: before the computation's last line (its ROOT)
-    for k in reversed(range(len(old))):
-        if k in at:
-            following = at[k]
-        elif HLO_SOURCE.match(old[k]):
-            name = old[k].partition(" = ")[0].strip()
-            places.setdefault(min(following, first_use.get(name, following)), []).insert(0, old[k])
+    for start, stop in _gaps(sorted(at), len(old)):
+        after = at[start - 1] + 1 if start else 0
+        before = at[stop] if stop < len(old) else len(rest)
+        others = 0  # the gap's old lines above this one that are no parameter
+        same = before - after == sum(not HLO_SOURCE.match(line) for line in old[start:stop])
+        for line in old[start:stop]:
+            if not HLO_SOURCE.match(line):
+                others += 1
+                continue
+            place = after + others if same else after
+            places.setdefault(min(place, first_use.get(line.partition(" = ")[0].strip(), place)), []).append(line)
     return places
+
+
+def _gaps(kept: list[int], count: int) -> list[tuple[int, int]]:
+    """The runs ``[start, stop)`` of ``range(count)`` between the ascending indexes ``kept``."""
+    bounds = [-1, *kept, count]
+    return [(low + 1, high) for low, high in itertools.pairwise(bounds) if high > low + 1]
 
 
 def _laid_out(old: str, new: str) -> str:
