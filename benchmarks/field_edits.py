@@ -306,7 +306,7 @@ EDITS = (
 # Gemma (train step and sampler), the Equinox BERT and the penzai LM; masks, precision, optimizers, donation,
 # remat, dtypes, widths, two reorders and a refactor.
 COOKBOOK = (("test_cookbook.py",), "test_cookbook_train_step and fsdp8")
-GEMMA_DECODE = (("test_gemma.py",), "test_gemma_decode and cpu1")
+GEMMA_DECODE = (("test_gemma.py",), "test_gemma_decode")
 MOMENT_LINES = (
     '    moments["mu"][...] = BETA_1 * moments["mu"][...] + (1 - BETA_1) * grad\n'
     '    moments["nu"][...] = BETA_2 * moments["nu"][...] + (1 - BETA_2) * grad**2\n'
@@ -413,6 +413,16 @@ LIST_67 = (
         "gemma.py",
         "return jax.jit(decode)",
         "return jax.jit(decode, donate_argnums=(1,))",
+        "fail",
+        *GEMMA_DECODE,
+    ),
+    Edit(
+        "gm-sampler-state-donation",
+        "donation",
+        "flax-nnx",
+        "gemma.py",
+        "return jax.jit(decode)",
+        "return jax.jit(decode, donate_argnums=(2,))",
         "fail",
         *GEMMA_DECODE,
     ),
@@ -661,8 +671,7 @@ def measure(repo: Path, edit: Edit, configs: tuple[str, ...]) -> Result | None:
     if (repo / edit.path).read_text(encoding="utf-8").count(edit.old) != 1:
         raise SystemExit(f"{edit.path} does not hold the line edit {edit.name} changes exactly once: {edit.old!r}")
     _replace(repo, edit.path, edit.old, edit.new)
-    first_new = edit.new.splitlines()[0]
-    edited = _line_numbers(repo, edit.path, (first_new,))
+    edited = _line_numbers(repo, edit.path, tuple(edit.new.splitlines()))  # a reorder edits each line it moves
     uses = _line_numbers(repo, edit.path, edit.uses) if edit.uses else []
     uses += _statement_starts(repo, edit.path, uses)
     select = _selection(edit, configs)

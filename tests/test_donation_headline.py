@@ -1,5 +1,6 @@
-"""A removed donation is headlined plainly: which arguments are no longer donated, at the staged function's
-own line (JAX keeps no record of the line that called ``jax.jit``)."""
+"""A donation change is headlined plainly: which arguments are no longer (or now) donated, at the line that jits
+the staged function, where ``donate_argnums`` is set (JAX keeps no record of it: the one ``jit`` call naming
+the function in its file), else at the function's own line."""
 
 from __future__ import annotations
 
@@ -31,8 +32,32 @@ def test_a_removed_donation_names_the_arguments_and_the_functions_line(project) 
     result.assert_outcomes(failed=1)
     headline = next(line for line in result.outlines if line.startswith("  sharding: "))
     assert headline == (
-        "  sharding: arguments p, s (4 arrays) no longer donated (XLA had reused its buffer) at model.py:5 in <lambda>"
+        "  sharding: arguments p, s (4 arrays) no longer donated (XLA had reused its buffer) at model.py:5 in make_step"
     ), headline
+
+
+NAMED = """
+import jax, jax.numpy as jnp
+
+def make_step():
+    def step(p, x):
+        return {{k: v - x.sum() for k, v in p.items()}}
+
+    return jax.jit(step{donate})
+"""
+
+
+def test_a_new_donation_names_the_line_that_jits_the_function(project) -> None:
+    """The sampler's case (issue #67): ``donate_argnums`` added to ``jax.jit(decode)``, lines below ``decode``."""
+    project.configure('stages = ["jaxpr"]\nanalyses = ["sharding"]')
+    project.write("model.py", NAMED.format(donate=""))
+    project.write("test_model.py", TEST.replace("model.make_step(), p, s,", "model.make_step(), p,"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    project.write("model.py", NAMED.format(donate=", donate_argnums=(0,)"))
+    result = project.run()
+    result.assert_outcomes(failed=1)
+    headline = next(line for line in result.outlines if line.startswith("  sharding: "))
+    assert headline.endswith(" at model.py:8 in make_step"), headline
 
 
 def _leaf(donated: bool) -> dict[str, object]:

@@ -149,12 +149,13 @@ def train_step(graphdef: nnx.GraphDef, sharded: bool = False):
 
 
 def greedy_decode(graphdef: nnx.GraphDef):
-    """The jitted sampler: ``DECODE_STEPS`` greedy tokens after a ``[batch, prompt]`` prompt."""
+    """The jitted sampler ``(params, prompt, tokens) -> tokens``: ``DECODE_STEPS`` greedy tokens after a
+    ``[batch, prompt]`` prompt, written into the sampler's state ``tokens`` (``[batch, prompt + DECODE_STEPS]``)."""
 
-    def decode(params, prompt):
+    def decode(params, prompt, tokens):
         model = nnx.merge(graphdef, params)
-        batch, length = prompt.shape
-        tokens = jnp.zeros((batch, length + DECODE_STEPS), jnp.int32).at[:, :length].set(prompt)
+        length = prompt.shape[1]
+        tokens = tokens.at[:, :length].set(prompt)
 
         def sample(i, tokens):
             logits = jax.lax.dynamic_index_in_dim(model(tokens), length + i - 1, axis=1, keepdims=False)

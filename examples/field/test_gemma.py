@@ -35,8 +35,9 @@ def test_gemma_sharded_train_step(stage_snapshot, stage_config):
     stage_snapshot(step, abstract(params, replicated), abstract(state, replicated), tokens, name="train_step")
 
 
-@pytest.mark.stages(configs=["cpu1"])
+@pytest.mark.stages(configs=["cpu1", "v5e"])
 def test_gemma_decode(stage_snapshot):
     graphdef, params = gemma.build()
     prompt = jax.ShapeDtypeStruct((BATCH, PROMPT), jnp.int32)
-    stage_snapshot(gemma.greedy_decode(graphdef), abstract(params), prompt, name="decode")
+    tokens = jax.ShapeDtypeStruct((BATCH, PROMPT + gemma.DECODE_STEPS), jnp.int32)
+    stage_snapshot(gemma.greedy_decode(graphdef), abstract(params), prompt, tokens, name="decode")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict
 
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind
@@ -128,7 +128,41 @@ def _headline_places(
     places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
     order = _headline_order(found, own, holding, one_frame=BY_NAME[artifact].dialect in ONE_FRAME)
     places += [describe_sources([place]) for place in order]
+    if not places:  # no line of the user's code holds an added or changed op: one may hold the removed ones
+        places = [describe_sources([(place, {"removed": n})]) for place, n in _enclosed_removals(script, where)]
     return tuple(dict.fromkeys(places))
+
+
+def _enclosed_removals(script: EditScript, where: Sequence[str | None]) -> list[tuple[str, int]]:
+    """The user's lines that hold removed lines: removed lines whose kept neighbours with a place, the nearest
+    before them and the nearest after, both come from the same line of the user's code (dropping weight decay
+    removes ops between two of the optimizer update's). Removed lines between two places are charged to
+    neither: the snapshot keeps no source lines, and the line after alone may name code that does not hold them."""
+    found: dict[str, int] = {}
+    before: str | None = None
+    pending = 0
+    for row in script.rows:
+        if row.tag == "-":
+            pending += row.count
+            continue
+        span = range(row.new, min(row.new + row.count, len(where))) if row.new is not None else range(0)
+        last = _known(where, reversed(span))  # (``where`` describes a line when it is read: few are)
+        if last is None:
+            continue
+        if (
+            pending
+            and before is not None
+            and _known(where, span) == before
+            and sources_.rank(before) < sources_.ELSEWHERE
+        ):
+            found[before] = found.get(before, 0) + pending
+        before, pending = last, 0
+    return sorted(found.items(), key=lambda item: -item[1])
+
+
+def _known(where: Sequence[str | None], lines: Iterable[int]) -> str | None:
+    """The place of the first of ``lines`` that has one."""
+    return next((place for k in lines if (place := where[k]) is not None), None)
 
 
 def changed_attributes(differing: tuple[str, str], limit: int = 2) -> list[str]:

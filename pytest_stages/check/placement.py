@@ -47,9 +47,9 @@ def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mappin
 
 
 def at_function(compared: Compared, place: Callable[[], str | None]) -> Compared:
-    """``compared`` with the staged function's own line (``place``: ``lm.py:85 in <lambda>``) as the
-    location of each donation change: the arguments ``donate_argnums`` names are that function's.
-    JAX keeps no record of the line that called ``jax.jit``, so this is the line a reader can be given."""
+    """``compared`` with the staged function's place (``place``: the line that jits it, where its file holds
+    one, ``gemma.py:166 in greedy_decode``; else its own line, ``lm.py:85 in <lambda>``) as the location of
+    each donation change: ``donate_argnums`` is set where the function is jitted, and names its arguments."""
     if not any(f.subject == DONATION for f in compared.findings):
         return compared
     where = place()

@@ -28,7 +28,9 @@ class Order:
     whose two operands may be swapped, as (head, operand, operand, tail). ``refs``: a one-line read
     (groups ``read`` and ``ref``) or write (group ``written``) of one Ref: it moves among the movable units,
     but keeps its order with the other reads and writes of its Ref (distinct Refs never alias: JAX refuses
-    one Ref passed twice)."""
+    one Ref passed twice). ``sources``: a one-line operation that reads nothing and has no side effect
+    (compiled HLO's ``parameter(k)``, which XLA's TPU scheduler places anywhere before its first use): it
+    moves past fixed units too, to the front of its block."""
 
     movable: re.Pattern[str]
     glued: re.Pattern[str]
@@ -38,6 +40,7 @@ class Order:
     continued: bool = False
     commutative: re.Pattern[str] | None = None
     refs: re.Pattern[str] | None = None
+    sources: re.Pattern[str] | None = None
 
 
 def _any_of(*needles: str) -> Callable[[str], bool]:
@@ -73,6 +76,8 @@ HLO_EFFECTS = (
     "opt-barrier",
     "optimization-barrier",
 )
+# A computation's parameter: "  %tokens.1 = s32[8,32]{1,0:T(8,128)} parameter(57)" (a sharding or metadata may follow).
+HLO_SOURCE = re.compile(r"[ \t]++%?[\w.\-]++ = [^=]*? parameter\(\d++\)(?:, |$)")
 ORDERS = {
     "hlo": Order(
         # an instruction ("  ROOT %t.2 = ...", lowered "  add.3 = ..."), or a computation's header
@@ -91,6 +96,7 @@ ORDERS = {
             r"([ \t]*+(?:ROOT[ \t]+)?%?[\w.\-]++ = \S++ (?:add|multiply|and|or|xor)\()"
             r"(%?[\w.\-]++), (%?[\w.\-]++)(\).*)$"
         ),
+        sources=HLO_SOURCE,
     ),
     "mlir": Order(
         movable=re.compile(r"[ \t]*+(?:%[^=\n]+ = (?:\"?[a-z_]+\.|call @)|func\.func |sdy\.mesh )"),
@@ -245,7 +251,9 @@ class _Graph:
         outer, self.copies, self.aliases = (self.copies, self.aliases), {}, {}
         done, same, pure_level = self.hash_units(units, offset, shared=shared)
         self.copies, self.aliases = outer
-        out, digests = _sorted_runs(done, len(units))
+        sources = self.order.sources
+        front = [k for k, unit in enumerate(units) if sources and len(unit) == 1 and sources.match(unit[0])]
+        out, digests = _sorted_runs(done, len(units), [k for k in front if done[k][2]])
         return out, digests, pure_level and not self.has_effect("\n".join(same))
 
     def hash_units(
@@ -552,13 +560,17 @@ _JAXPR_LET = re.compile(r"let (\w+) = \{")
 _Done = tuple[str, list[str], bool, tuple[str, int] | None]
 
 
-def _sorted_runs(done: Mapping[int, _Done], count: int) -> tuple[list[str], list[str]]:
+def _sorted_runs(done: Mapping[int, _Done], count: int, front: Sequence[int] = ()) -> tuple[list[str], list[str]]:
     """The ``count`` units of ``done`` as lines, each run of movable units (Ref reads and writes included)
-    between fixed ones sorted by hash; the units' hashes in that order."""
-    out: list[str] = []
+    between fixed ones sorted by hash, the units ``front`` (movable sources) first, as a run of their own;
+    the units' hashes in that order."""
     digests: list[str] = []
-    run: list[tuple[str, int, list[str], tuple[str, int] | None]] = []
+    run: list[tuple[str, int, list[str], tuple[str, int] | None]] = [(done[k][0], k, done[k][1], None) for k in front]
+    out = _flush(run, digests)
+    hoisted = set(front)
     for index in range(count):
+        if index in hoisted:
+            continue
         digest, unit, movable, access = done[index]
         if movable or access is not None:
             run.append((digest, index, unit, access))

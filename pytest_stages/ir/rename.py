@@ -12,10 +12,14 @@ from collections.abc import Iterator
 
 from pytest_stages.ir import hlo
 from pytest_stages.ir.alpha import Naming, equivalent, naming
+from pytest_stages.ir.dataflow import HLO_SOURCE
+from pytest_stages.ir.dialect_names import HLO_NAME
 from pytest_stages.ir.textdiff import edit_script, matches
 
 # Words a jaxpr prints besides names: never a fresh variable name.
 _JAXPR_WORDS = frozenset({"lambda", "let", "in"})
+# A name an HLO line reads or defines ("%add.3", lowered "add.3").
+_HLO_TOKEN = re.compile(HLO_NAME)
 # Any lowercase word of a jaxpr (a name, a primitive, a keyword): a fresh name avoids them all.
 _WORD = re.compile(r"[a-z]+")
 # A name without its number, per dialect: "add.3.1" -> "add" (HLO); "%cst_12" -> "%cst", "%12" -> "%" (StableHLO).
@@ -36,10 +40,86 @@ def keep_names(dialect: str | None, old: str | None, new: str) -> str:
     if equivalent(dialect, old, new):
         return old
     renamed = _Renaming(dialect, rules, old, new).text()
-    if not equivalent(dialect, renamed, new):
+    placed = _parameters_in_place(old, renamed) if dialect == "hlo" else renamed
+    if placed != renamed and equivalent(dialect, placed, new):
+        renamed = placed
+    elif not equivalent(dialect, renamed, new):
         return new
     laid_out = _laid_out(old, renamed) if rules.wrapped else renamed
     return laid_out if equivalent(dialect, laid_out, new) else renamed
+
+
+def _parameters_in_place(old: str, new: str) -> str:
+    """``new`` (compiled HLO under ``old``'s names) with each computation's ``parameter(k)`` lines where
+    ``old`` has them, where both hold the same ones: XLA's TPU scheduler puts them anywhere before their
+    first use, a place that is no part of the program, so an update writes no line for it."""
+    old_lines, lines = old.split("\n"), new.split("\n")
+    old_bodies = _bodies(old_lines)
+    for name, (start, stop) in sorted(_bodies(lines).items(), key=lambda item: -item[1][0]):
+        if name in old_bodies:
+            first, last = old_bodies[name]
+            lines[start:stop] = _placed(old_lines[first:last], lines[start:stop])
+    return "\n".join(lines)
+
+
+def _bodies(lines: list[str]) -> dict[str, tuple[int, int]]:
+    """Each computation's instruction lines ``[start, stop)``, by the computation's name."""
+    found: dict[str, tuple[int, int]] = {}
+    name, start = "", 0
+    for k, line in enumerate(lines):
+        computation = hlo.parse_computation(line) if line.endswith("{") else None
+        if computation is not None:
+            name, start = computation.name, k + 1
+        elif line == "}" and name:
+            found[name], name = (start, k), ""
+    return found
+
+
+def _placed(old: list[str], new: list[str]) -> list[str]:
+    """One computation's ``new`` lines with its parameter lines in ``old``'s places (the same lines, else
+    ``new`` as it is): each before the next line of ``old`` that ``new`` keeps, and before its first use."""
+    params = [line for line in old if HLO_SOURCE.match(line)]
+    if not params or sorted(params) != sorted(line for line in new if HLO_SOURCE.match(line)):
+        return new
+    rest = [line for line in new if not HLO_SOURCE.match(line)]
+    places = _parameter_places(old, rest)
+    out: list[str] = []
+    for k, line in enumerate(rest):
+        out += places.get(k, [])
+        out.append(line)
+    return out + places.get(len(rest), [])
+
+
+def _parameter_places(old: list[str], rest: list[str]) -> dict[int, list[str]]:
+    """Each parameter line of ``old`` by the line of ``rest`` (the new lines but parameters) it goes before: its
+    place among the lines between the two lines around it that ``rest`` keeps (aligned in order), where as many
+    lines lie between them on both sides (lines changed in place), else just below the upper one; and never
+    below the parameter's first use."""
+    first_use: dict[str, int] = {}
+    for k, line in enumerate(rest):
+        for token in _HLO_TOKEN.findall(line):
+            first_use.setdefault(token, k)
+    kept = [k for k, line in enumerate(old) if not HLO_SOURCE.match(line)]
+    at = {kept[i]: j for i, j in matches([old[k] for k in kept], rest)}  # old line -> its place in ``rest``
+    places: dict[int, list[str]] = {}
+    for start, stop in _gaps(sorted(at), len(old)):
+        after = at[start - 1] + 1 if start else 0
+        before = at[stop] if stop < len(old) else len(rest)
+        others = 0  # the gap's old lines above this one that are no parameter
+        same = before - after == sum(not HLO_SOURCE.match(line) for line in old[start:stop])
+        for line in old[start:stop]:
+            if not HLO_SOURCE.match(line):
+                others += 1
+                continue
+            place = after + others if same else after
+            places.setdefault(min(place, first_use.get(line.partition(" = ")[0].strip(), place)), []).append(line)
+    return places
+
+
+def _gaps(kept: list[int], count: int) -> list[tuple[int, int]]:
+    """The runs ``[start, stop)`` of ``range(count)`` between the ascending indexes ``kept``."""
+    bounds = [-1, *kept, count]
+    return [(low + 1, high) for low, high in itertools.pairwise(bounds) if high > low + 1]
 
 
 def _laid_out(old: str, new: str) -> str:

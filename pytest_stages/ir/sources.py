@@ -423,3 +423,55 @@ def _module_numbers(file: str) -> list[tuple[str, int | float, int]]:
         ):
             found.append((target.id, number.value, statement.lineno))
     return found
+
+
+def jit_site(file: str, line: int, function: str) -> Location | None:
+    """Where the function ``function`` defined at ``file:line`` is jitted: the one call ``jit(function, ...)``
+    (``jax.jit``, ``nnx.jit``, ``eqx.filter_jit``, ...) that names it in its file, or a ``jit`` decorator of its
+    definition; None where there is not exactly one (JAX keeps no record of the line that called ``jax.jit``,
+    and that line is where ``donate_argnums`` is set)."""
+    try:
+        tree = ast.parse(Path(file).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    found: list[Location] = []
+    scopes: list[tuple[ast.AST, str | None]] = [(tree, None)]
+    while scopes:
+        node, scope = scopes.pop()
+        for child in ast.iter_child_nodes(node):
+            inner = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else scope
+            scopes.append((child, inner))
+            at = _jit_line(child, line, function)
+            if at is not None:
+                found.append(Location(file, at, scope))
+    return found[0] if len(found) == 1 else None
+
+
+def _jit_line(node: ast.AST, line: int, function: str) -> int | None:
+    """The line where ``node`` jits the function ``function`` defined at ``line``: a call of a ``*jit`` callable
+    whose first argument is that name (or that lambda), or, that function's definition, its ``jit`` decorator
+    (``@jax.jit``, ``@partial(jax.jit, donate_argnums=...)``)."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return _jit_decorator(node) if node.name == function else None
+    if not isinstance(node, ast.Call) or not _is_jit(node.func) or not node.args:
+        return None
+    first = node.args[0]
+    named = isinstance(first, ast.Name) and first.id == function and node.lineno > line  # jitted after it is defined
+    inline = isinstance(first, ast.Lambda) and function == "<lambda>" and first.lineno == line
+    return node.lineno if named or inline else None
+
+
+def _jit_decorator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
+    """The line of a definition's first ``jit`` decorator (``@jax.jit``, ``@partial(jax.jit, ...)``), if any."""
+    return next((d.lineno for d in node.decorator_list if _is_jit(d) or _is_jit_call(d)), None)
+
+
+def _is_jit_call(node: ast.expr) -> bool:
+    """Whether ``node`` is ``jax.jit(...)`` or ``partial(jax.jit, ...)`` (a decorator that jits)."""
+    return isinstance(node, ast.Call) and (_is_jit(node.func) or (bool(node.args) and _is_jit(node.args[0])))
+
+
+def _is_jit(callee: ast.expr) -> bool:
+    """Whether ``callee`` reads as a jit: ``jit``, ``jax.jit``, ``nnx.jit``, ``eqx.filter_jit``."""
+    name = callee.attr if isinstance(callee, ast.Attribute) else callee.id if isinstance(callee, ast.Name) else ""
+    return name == "jit" or name.endswith("_jit")

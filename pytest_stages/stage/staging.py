@@ -169,13 +169,15 @@ class StageResult:
         return list(sources.describe_all(sources.loop_locations(self.compiled_text), root))
 
     def function_place(self, root: Path | None) -> str | None:
-        """Where the staged function was defined (``lm.py:85 in <lambda>``, relative to ``root``), None where
-        JAX does not say or it is inside pytest-stages."""
+        """Where the staged function was jitted (``gemma.py:166 in greedy_decode``, relative to ``root``: the
+        one ``jit`` call or decorator of it in its file, :func:`~pytest_stages.ir.sources.jit_site`), else where
+        it was defined (``lm.py:85 in <lambda>``); None where JAX does not say or it is inside pytest-stages."""
         found = jax_compat.function_source(self.jaxpr)
         if found is None:
             return None
         function, file, line = found
-        return sources.describe_all([sources.Location(file, line, function)], root)[0]
+        place = sources.jit_site(file, line, function) or sources.Location(file, line, function)
+        return sources.describe_all([place], root)[0]
 
     @property
     def built(self) -> list[str]:

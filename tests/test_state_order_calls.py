@@ -1,7 +1,7 @@
 """ir.state_order on calls: a StableHLO private function called once, a jaxpr ``scan``'s constants and a
 custom-derivative call's operands, each as JAX 0.10.2 prints them.
 
-As in tests/test_loopstate_preconditions.py, each text reads two weights asymmetrically (``tanh`` of the
+As in tests/test_state_order_preconditions.py, each text reads two weights asymmetrically (``tanh`` of the
 first only) and comes in two copies: as written, and with the weights exchanged in the call's operands
 and in the callee's parameters (one program), which must compare equal. A copy that is not the same
 program (the callee reading the other weight, a callee shared by two calls, a count that does not
