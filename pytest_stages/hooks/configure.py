@@ -127,7 +127,7 @@ def start_pending_set(config: pytest.Config) -> None:
         return
     config.stash[_PENDING] = True
     try:
-        hooks.pending.start_set(options.pending)
+        hooks.store_pending.start_set(options.pending)
     except PendingError as exc:
         pytest.exit(exc.shown(), returncode=pytest.ExitCode.USAGE_ERROR)
 
@@ -181,7 +181,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.issue_config_time_warning(pytest.PytestConfigWarning(PREFIX + message), stacklevel=2)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
         try:  # checked now; the controller (not an xdist worker) starts it afresh once tests are selected
-            hooks.pending.earlier_set(options.pending)
+            hooks.store_pending.earlier_set(options.pending)
         except PendingError as exc:
             raise per_test.as_pytest(exc, configuring=True) from None
     for path in ini_tables(config.inipath, config.rootpath):

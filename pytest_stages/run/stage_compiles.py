@@ -24,7 +24,7 @@ from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.run import message_
+from pytest_stages.run import check_message
 from pytest_stages.run.errors import StagesFailure
 from pytest_stages.run.session import StagesSession
 from pytest_stages.run.verdict import CallWriter, PendingWrite
@@ -119,10 +119,10 @@ class StageCompiles(CallWriter):
     def _failure(self, name: str, path: Path, verdict: Verdict) -> str:
         """The failure message of a block whose verdict failed."""
         settings, full = self.session.settings, self.session.options.verbosity >= 2
-        call = message_.Call(
+        call = check_message.Call(
             name, self.folder.config, f"{settings.snapshot_dir}/{self.folder.relative}/", {ARTIFACT: path.name}
         )
-        return message_.call_message(call, verdict, notes=[], diff_lines=settings.diff_lines, full=full)
+        return check_message.call_message(call, verdict, notes=[], diff_lines=settings.diff_lines, full=full)
 
 
 def _seconds(log: CompileLog) -> dict[str, float]:
