@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_stages import hooks
+from pytest_stages.calls.session import StagesSession
 from pytest_stages.check.budgets import parse_budget
 from pytest_stages.config.discovery import ini_tables
 from pytest_stages.config.settings import Settings, check_cache_folder, parse_settings
@@ -19,7 +20,6 @@ from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.options import found_table, read_options, uses_plugin
 from pytest_stages.hooks.stash import CHIP, OBSERVER, SESSION
 from pytest_stages.report import render
-from pytest_stages.run.session import StagesSession
 from pytest_stages.stage import chip, disk_cache
 from pytest_stages.stage.devices import arrange_cpu_devices, cpu_devices_needed
 from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu

@@ -1,13 +1,13 @@
 """The ``stage_snapshot`` fixture's value: one call end to end, as steps (stage, compare, decide, format, write).
 
-:func:`~pytest_stages.check.call.compare_call` (snapshots and a staged result in, statuses and
+:func:`~pytest_stages.check.compare.compare_call` (snapshots and a staged result in, statuses and
 findings out), :func:`~pytest_stages.check.decide.decide` and the failure message are pure;
 :class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the files to write
-until the test has passed. The hook layer creates a :class:`~pytest_stages.run.session.StagesSession`
+until the test has passed. The hook layer creates a :class:`~pytest_stages.calls.session.StagesSession`
 per run and a :class:`StageSnapshot` per test.
 
 What only a difference or a failure needs is imported at its first use (this layer's late imports,
-``pytest_stages/run/__init__.py``): a run whose calls all match their snapshots never loads it.
+``pytest_stages/calls/__init__.py``): a run whose calls all match their snapshots never loads it.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from typing import Any
 from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, device_estimate
 from pytest_stages.analyse.step_time import KEY as STEP
 from pytest_stages.analyse.step_time import SECONDS
+from pytest_stages.calls import check_message, ir_rename, stage_measure, store_pending
+from pytest_stages.calls.errors import StagesFailure, StagesSkip
+from pytest_stages.calls.session import StagesSession
+from pytest_stages.calls.verdict import CallWriter, PendingWrite
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
@@ -31,10 +35,6 @@ from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED
 from pytest_stages.core.records import CallRecord, Finding, Kind, Migration, Status
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.run import check_message, ir_rename, stage_measure, store_pending
-from pytest_stages.run.errors import StagesFailure, StagesSkip
-from pytest_stages.run.session import StagesSession
-from pytest_stages.run.verdict import CallWriter, PendingWrite
 from pytest_stages.stage import deep_recursion, plan
 from pytest_stages.stage.devices import ActiveConfig
 from pytest_stages.stage.errors import Unsupported

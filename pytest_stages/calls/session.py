@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_stages.calls import store_pending
 from pytest_stages.check.decide import Policy
 from pytest_stages.config.settings import Settings
 from pytest_stages.core.records import CallRecord
-from pytest_stages.run import store_pending
 from pytest_stages.stage import plan
 from pytest_stages.stage.devices import ActiveConfig, activate
 from pytest_stages.stage.jax_events import CompileEvents
