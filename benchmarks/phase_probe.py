@@ -55,7 +55,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     stages.Traced.lower = timed("JAX lower", stages.Traced.lower)
     stages.Lowered.compile = timed("JAX compile (or cache read)", stages.Lowered.compile)
     if "pytest_stages.plugin" in sys.modules:
-        from pytest_stages.run import runner
+        from pytest_stages.calls import runner
         from pytest_stages.stage import staging
 
         staging._build = timed("plugin: build the artifacts", staging._build)

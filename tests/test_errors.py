@@ -10,11 +10,11 @@ import pytest
 from mypy import api as mypy_api
 
 import pytest_stages
+from pytest_stages.calls.errors import StagesFailure, StagesSkip
 from pytest_stages.core import errors
 from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, SnapshotError, StagesError
 from pytest_stages.hooks.errors import RegisteredFunctionError, RegistrationError
 from pytest_stages.report.errors import MergeError
-from pytest_stages.run.errors import StagesFailure, StagesSkip
 from pytest_stages.stage.errors import ChipHeld, StagingFailed, TopologyUnavailable, Unsupported
 
 OUTCOMES = {

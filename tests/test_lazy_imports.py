@@ -74,7 +74,7 @@ def test_a_passing_run_never_loads_what_only_a_difference_needs(project):
     project.write("test_m.py", SIMPLE_TEST)
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "--stages-update").ret == 0
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 0
-    assert "pytest_stages.run.runner" in loaded(project)
+    assert "pytest_stages.calls.snapshot_call" in loaded(project)
     assert loaded(project) & ON_DEMAND == set()
     # Nor JAX's public extension modules: importing jax.extend imports Pallas, 55-80 ms a process
     # that the same calls by hand never pay (the kernels analysis reads JAX's core module instead).
@@ -93,7 +93,7 @@ def test_a_session_that_stages_nothing_loads_no_lock_library(project):
     project.write("conftest.py", CONFTEST)
     project.write("test_plain.py", "def test_plain():\n    pass\n")
     assert project.pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 0
-    assert "pytest_stages.run.runner" in loaded(project)
+    assert "pytest_stages.calls.snapshot_call" in loaded(project)
     assert loaded(project) & (ON_DEMAND | {"filelock"}) == set()
 
 

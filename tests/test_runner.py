@@ -1,4 +1,4 @@
-"""What the run layer keeps on disk and carries between processes: snapshot metadata and the records xdist sends."""
+"""What the calls layer keeps on disk and carries between processes: snapshot metadata and the records xdist sends."""
 
 from __future__ import annotations
 

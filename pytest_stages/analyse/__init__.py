@@ -10,9 +10,9 @@ from pytest_stages.core.lazy import lazy_module
 if TYPE_CHECKING:
     import jax
 
-    from pytest_stages.ir import sources
+    from pytest_stages.ir import sources as ir_sources
 else:
     jax = lazy_module("jax")
-    sources = lazy_module("pytest_stages.ir.sources")
+    ir_sources = lazy_module("pytest_stages.ir.sources")
 
-__all__ = ["jax", "sources"]
+__all__ = ["ir_sources", "jax"]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pytest_stages.analyse import analyses, kernel_specs, sources, step_time
+from pytest_stages.analyse import analyses, ir_sources, kernel_specs, step_time
 from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.records import Kind
 from pytest_stages.ir.kernel_payloads import kernel_sections
@@ -87,7 +87,7 @@ class Artifact:
     is_text: bool
     dialect: str | None = None
     title: str = "IR drift"
-    locate: Callable[[Staged], sources.Located | None] | None = None
+    locate: Callable[[Staged], ir_sources.Located | None] | None = None
     signature: bool = False
     lowered_stand_in: bool = False
     absent_is_zero: bool = False
@@ -148,12 +148,12 @@ def _estimate(result: Staged, cost: dict[str, Any]) -> dict[str, Any]:
     return step_time.estimate(cost, text, result.device_kind, result.chip_overrides)
 
 
-def _compiled_locations(result: Staged) -> sources.Located | None:
+def _compiled_locations(result: Staged) -> ir_sources.Located | None:
     # An executable read from the persistent cache carries the stack frames of the compile that
     # filled the cache (its key ignores source locations), so its lines may name old code.
     if result.from_cache:
         return None
-    return sources.hlo_locations(result.compiled_text, result.texts["compiled"])
+    return ir_sources.hlo_locations(result.compiled_text, result.texts["compiled"])
 
 
 ARTIFACTS: tuple[Artifact, ...] = (
@@ -168,7 +168,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         headline="IR",
         is_text=True,
         dialect="jaxpr",
-        locate=lambda r: sources.jaxpr_locations(str(r.jaxpr.pretty_print(source_info=True)), r.texts["jaxpr"]),
+        locate=lambda r: ir_sources.jaxpr_locations(str(r.jaxpr.pretty_print(source_info=True)), r.texts["jaxpr"]),
         signature=True,
     ),
     Artifact(
@@ -182,7 +182,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         headline="IR",
         is_text=True,
         dialect="mlir",
-        locate=lambda r: sources.mlir_locations(r.lowered.as_text(debug_info=True), r.texts["stablehlo"]),
+        locate=lambda r: ir_sources.mlir_locations(r.lowered.as_text(debug_info=True), r.texts["stablehlo"]),
     ),
     # Each custom kernel's IR (a Pallas TPU kernel's Mosaic payload, decoded), one section per
     # kernel; the stage texts hold a reference to its section in place of the payload.
@@ -198,7 +198,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         is_text=True,
         dialect="mlir",
         title="kernel IR drift",
-        locate=lambda r: sources.mlir_locations(kernel_sections(r.lowered_text) or "", r.texts["kernel_ir"]),
+        locate=lambda r: ir_sources.mlir_locations(kernel_sections(r.lowered_text) or "", r.texts["kernel_ir"]),
         optional=True,
     ),
     Artifact(
@@ -212,7 +212,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         headline="IR",
         is_text=True,
         dialect="hlo",
-        locate=lambda r: sources.hlo_locations(r.lowered.as_text(dialect="hlo", debug_info=True), r.texts["hlo"]),
+        locate=lambda r: ir_sources.hlo_locations(r.lowered.as_text(dialect="hlo", debug_info=True), r.texts["hlo"]),
     ),
     Artifact(
         "compiled",

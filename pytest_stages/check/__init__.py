@@ -9,7 +9,8 @@ from pytest_stages.core.lazy import lazy_module
 # alignment of stage texts and their source lines. A matching snapshot imports none of them.
 if TYPE_CHECKING:
     from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
-    from pytest_stages.ir import alpha, sources
+    from pytest_stages.ir import alpha as ir_alpha
+    from pytest_stages.ir import sources as ir_sources
 else:
     changed_paths = lazy_module("pytest_stages.check.changed_paths")
     drift = lazy_module("pytest_stages.check.drift")
@@ -17,7 +18,7 @@ else:
     kernel_changes = lazy_module("pytest_stages.check.kernel_changes")
     ops = lazy_module("pytest_stages.check.ops")
     placement = lazy_module("pytest_stages.check.placement")
-    alpha = lazy_module("pytest_stages.ir.alpha")
-    sources = lazy_module("pytest_stages.ir.sources")
+    ir_alpha = lazy_module("pytest_stages.ir.alpha")
+    ir_sources = lazy_module("pytest_stages.ir.sources")
 
-__all__ = ["alpha", "changed_paths", "drift", "figures", "kernel_changes", "ops", "placement", "sources"]
+__all__ = ["changed_paths", "drift", "figures", "ir_alpha", "ir_sources", "kernel_changes", "ops", "placement"]

@@ -21,15 +21,15 @@ from typing import Any, Protocol
 
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind, holds
 from pytest_stages.check import (
-    alpha,
     changed_paths,
     drift,
     figures,
+    ir_alpha,
+    ir_sources,
     kernel_changes,
     ops,
     placement,
     snapshot_format,
-    sources,
 )
 from pytest_stages.core.errors import SnapshotError
 from pytest_stages.core.inputs import UNPARSED, parse_json
@@ -61,7 +61,7 @@ class Built(Protocol):
 
     def serialized(self, name: str) -> str: ...
 
-    def source_lines(self, artifact: str) -> sources.Located | None: ...
+    def source_lines(self, artifact: str) -> ir_sources.Located | None: ...
 
     def loop_places(self, root: Path | None) -> list[str | None]: ...
 
@@ -176,7 +176,7 @@ def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, staged:
     out.findings.extend(found.findings)
     out.deltas.update(found.deltas)
     out.status[name] = artifact_status(found.findings, recorded=True)
-    if alpha.equivalent(described.dialect, expected, actual):
+    if ir_alpha.equivalent(described.dialect, expected, actual):
         return None
     out.changed.append(name)
     if not described.signature:
@@ -195,7 +195,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
                 expected,
                 actual,
                 diff_lines=context.diff_lines,
-                locations=lambda: sources.describe_all(staged.source_lines(name) or (), context.rootpath),
+                locations=lambda: ir_sources.describe_all(staged.source_lines(name) or (), context.rootpath),
             )
         )
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too

@@ -12,8 +12,10 @@ their top), written as::
         jax = lazy_module("jax")  # what runs: JAX is imported at the first ``jax.<name>``
 
 and the layer's modules import that name (``from pytest_stages.stage import jax``) and use its
-attributes. No function body imports (tests/test_package_shape.py holds both rules, and that each
-``lazy_module`` name matches its ``TYPE_CHECKING`` import); docs/architecture.md, "Lazy imports".
+attributes. A module of another layer is bound under a name that starts with its home
+(``check_message``: ``pytest_stages.check.message``). No function body imports
+(tests/test_package_shape.py holds both rules, and that each ``lazy_module`` name matches its
+``TYPE_CHECKING`` import); docs/architecture.md, "Lazy imports".
 Its kin :func:`lazy_pattern` compiles a module's regular expression at its first use.
 """
 

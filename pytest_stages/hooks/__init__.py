@@ -18,12 +18,12 @@ if TYPE_CHECKING:
     from pytest_stages.hooks import chip_schedule
     from pytest_stages.report import baseline as report_baseline
     from pytest_stages.report import outputs as report_outputs
-    from pytest_stages.store import pending
+    from pytest_stages.store import pending as store_pending
 else:
     jax = lazy_module("jax")
     chip_schedule = lazy_module("pytest_stages.hooks.chip_schedule")
     report_baseline = lazy_module("pytest_stages.report.baseline")
     report_outputs = lazy_module("pytest_stages.report.outputs")
-    pending = lazy_module("pytest_stages.store.pending")
+    store_pending = lazy_module("pytest_stages.store.pending")
 
-__all__ = ["chip_schedule", "jax", "pending", "report_baseline", "report_outputs"]
+__all__ = ["chip_schedule", "jax", "report_baseline", "report_outputs", "store_pending"]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_stages import hooks
+from pytest_stages.calls.session import StagesSession
 from pytest_stages.check.budgets import parse_budget
 from pytest_stages.config.discovery import FoundTable, ini_tables
 from pytest_stages.config.settings import Settings, check_cache_folder, parse_settings
@@ -19,7 +20,6 @@ from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.options import found_table, read_options, uses_plugin
 from pytest_stages.hooks.stash import CHIP, OBSERVER, SESSION
 from pytest_stages.report import render
-from pytest_stages.run.session import StagesSession
 from pytest_stages.stage import chip, disk_cache
 from pytest_stages.stage.activation import arrange_cpu_devices, cpu_devices_needed
 from pytest_stages.stage.process_env import ProcessChanges, leave_platforms_to_jax, start_on_cpu
@@ -127,7 +127,7 @@ def start_pending_set(config: pytest.Config) -> None:
         return
     config.stash[_PENDING] = True
     try:
-        hooks.pending.start_set(options.pending)
+        hooks.store_pending.start_set(options.pending)
     except PendingError as exc:
         pytest.exit(exc.shown(), returncode=pytest.ExitCode.USAGE_ERROR)
 
@@ -177,7 +177,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _warn_of_table(config, found, wanted)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
         try:  # checked now; the controller (not an xdist worker) starts it afresh once tests are selected
-            hooks.pending.earlier_set(options.pending)
+            hooks.store_pending.earlier_set(options.pending)
         except PendingError as exc:
             raise snapshot_assembly.as_pytest(exc, configuring=True) from None
     for path in ini_tables(config.inipath, config.rootpath):

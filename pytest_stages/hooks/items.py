@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from pytest_stages.calls.compiles_block import StageCompiles
+from pytest_stages.calls.session import StagesSession
+from pytest_stages.calls.snapshot_call import StageSnapshot
 from pytest_stages.config.settings import Settings
 from pytest_stages.config.values import parse_choices
 from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError
@@ -19,9 +22,6 @@ from pytest_stages.hooks.configure import activate, start_pending_set
 from pytest_stages.hooks.fixtures import StageCompilesFixture, StageSnapshotFixture
 from pytest_stages.hooks.registry import registrations
 from pytest_stages.hooks.stash import COMPILES, FOLDER, OBSERVER, SESSION, SNAPSHOT
-from pytest_stages.run.runner import StageSnapshot
-from pytest_stages.run.session import StagesSession
-from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage import disk_cache
 from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import ChipHeld, TopologyUnavailable

@@ -9,12 +9,12 @@ import pytest
 
 from pytest_stages import hooks
 from pytest_stages.analyse.artifacts import CHECK_KINDS
+from pytest_stages.calls.session import Options
 from pytest_stages.config.discovery import FoundTable, find_table
 from pytest_stages.config.settings import Settings
 from pytest_stages.config.values import parse_choices, parse_selection
 from pytest_stages.core.errors import PREFIX, ConfigError
 from pytest_stages.core.paths import Use, checked_path, held_inside, inside, shown_path
-from pytest_stages.run.session import Options
 from pytest_stages.stage.plan import host_dependent
 
 

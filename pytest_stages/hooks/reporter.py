@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pytest_stages.calls.session import StagesSession
 from pytest_stages.check.budgets import unmatched_patterns
 from pytest_stages.core.errors import PREFIX
 from pytest_stages.core.paths import inside
@@ -23,7 +24,6 @@ from pytest_stages.hooks import report_outputs
 from pytest_stages.hooks.observe import Observer, collection_roots
 from pytest_stages.report.render import RunReport, not_checked, terminal_summary
 from pytest_stages.report.unused import judge_snapshots, project_tree
-from pytest_stages.run.session import StagesSession
 from pytest_stages.stage import disk_cache
 from pytest_stages.store.prune import Evidence, run_gaps
 

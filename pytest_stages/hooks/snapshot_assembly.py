@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
+from pytest_stages.calls.compiles_block import StageCompiles
+from pytest_stages.calls.session import StagesSession
+from pytest_stages.calls.snapshot_call import StageSnapshot
 from pytest_stages.check.budgets import budget_for, parse_budget
 from pytest_stages.config.values import check_mark_names, check_marker, parse_choices, parse_tolerances, respellings
 from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, StagesError
 from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, SNAPSHOT
-from pytest_stages.run.runner import StageSnapshot
-from pytest_stages.run.session import StagesSession
-from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import ChipHeld
 from pytest_stages.stage.staging import StageResult

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_stages.calls.compiles_block import StageCompiles
+from pytest_stages.calls.session import StagesSession
+from pytest_stages.calls.snapshot_call import StageSnapshot
 from pytest_stages.hooks.observe import Observer
-from pytest_stages.run.runner import StageSnapshot
-from pytest_stages.run.session import StagesSession
-from pytest_stages.run.stage_compiles import StageCompiles
 from pytest_stages.stage.chip import ChipPlan
 from pytest_stages.store.storage import SnapshotFolder
 

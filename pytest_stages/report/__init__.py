@@ -11,16 +11,16 @@ from pytest_stages.core.lazy import lazy_module
 # tree never prints. The moved figures' recent history, which only a Markdown report of a run where a
 # figure moved reads (with git, the history's reader and the compare's tolerances).
 if TYPE_CHECKING:
-    from pytest_stages.check import drift
-    from pytest_stages.check import message as message_
+    from pytest_stages.check import drift as check_drift
+    from pytest_stages.check import message as check_message
     from pytest_stages.report import history_trends as history_trends_
     from pytest_stages.report import html_report as html_report_
     from pytest_stages.report import refusal_text as refusal_text_
 else:
-    drift = lazy_module("pytest_stages.check.drift")
-    message_ = lazy_module("pytest_stages.check.message")
+    check_drift = lazy_module("pytest_stages.check.drift")
+    check_message = lazy_module("pytest_stages.check.message")
     history_trends_ = lazy_module("pytest_stages.report.history_trends")
     html_report_ = lazy_module("pytest_stages.report.html_report")
     refusal_text_ = lazy_module("pytest_stages.report.refusal_text")
 
-__all__ = ["drift", "history_trends_", "html_report_", "message_", "refusal_text_"]
+__all__ = ["check_drift", "check_message", "history_trends_", "html_report_", "refusal_text_"]

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
 from pytest_stages.core.records import CallRecord, DiffRow, Finding, Kind
 from pytest_stages.core.text import shown
-from pytest_stages.report import drift, message_
+from pytest_stages.report import check_drift, check_message
 from pytest_stages.report.render import NotCheckedEntry, RunReport, key_deltas, not_checked, table_rows
 
 # A pull-request comment holds 65,536 characters: a finding's diff shows at most MD_DIFF_LINES
@@ -82,7 +82,7 @@ def _findings_section(failing: Sequence[tuple[CallRecord, Finding]], size: int) 
         ]
         detail = finding.detail
         if detail:
-            entry += [f"  - {_md_text(line)}" for line in drift.summary_lines(detail)]
+            entry += [f"  - {_md_text(line)}" for line in check_drift.summary_lines(detail)]
             entry += _md_diff(unified_rows(detail["hunks"])) if size < MD_BUDGET else [""]
             left_out += size >= MD_BUDGET
         size += sum(map(len, entry))
@@ -128,7 +128,7 @@ def _pending_entry(record: CallRecord, size: int) -> list[str]:
     ]
     for finding in failing:
         if finding.detail and size < MD_BUDGET:
-            entry += [f"  - {_md_text(line)}" for line in drift.summary_lines(finding.detail)]
+            entry += [f"  - {_md_text(line)}" for line in check_drift.summary_lines(finding.detail)]
             entry += _md_diff(unified_rows(finding.detail["hunks"]), f"{finding.artifact} diff")
     return entry
 
@@ -136,7 +136,7 @@ def _pending_entry(record: CallRecord, size: int) -> list[str]:
 def _pending_headline(record: CallRecord) -> tuple[list[Finding], str]:
     """A pending call's findings to show (the failing ones, else all but skips) and its one-line headline."""
     failing = [f for f in record.findings if f.failing] or [f for f in record.findings if f.kind != Kind.SKIPPED]
-    lines = message_.headline_lines(failing, message_.Labels({})) if any(f.failing for f in failing) else []
+    lines = check_message.headline_lines(failing, check_message.Labels({})) if any(f.failing for f in failing) else []
     return failing, "; ".join(lines or [f"{f.artifact}: {f.message}" for f in failing]) or "snapshots to write"
 
 

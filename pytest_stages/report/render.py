@@ -11,6 +11,7 @@ from typing import Any, Literal, Protocol, TypedDict
 
 from pytest_stages.analyse.artifacts import CHECK_KINDS, check_kind
 from pytest_stages.analyse.step_time import SECONDS
+from pytest_stages.calls.session import StagesSession
 from pytest_stages.check.figure_text import metric_short, percent_change
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
@@ -19,7 +20,6 @@ from pytest_stages.core.records import CallRecord, Change, Kind, Migration, Mode
 from pytest_stages.core.run_view import RunFacts
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_bytes, format_number, format_seconds
-from pytest_stages.run.session import StagesSession
 
 REPORT_SCHEMA = "pytest-stages-report/1"
 COLUMNS = CHECK_KINDS

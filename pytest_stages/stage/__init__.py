@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from flax.nnx.transforms import compilation as nnx_compilation
     from jax.experimental import mesh_utils, topologies
 
-    from pytest_stages.ir import sources
+    from pytest_stages.ir import sources as ir_sources
 else:
     equinox = lazy_module("equinox")
     jax = lazy_module("jax")
@@ -24,6 +24,6 @@ else:
     nnx_compilation = lazy_module("flax.nnx.transforms.compilation")
     mesh_utils = lazy_module("jax.experimental.mesh_utils")
     topologies = lazy_module("jax.experimental.topologies")
-    sources = lazy_module("pytest_stages.ir.sources")
+    ir_sources = lazy_module("pytest_stages.ir.sources")
 
-__all__ = ["equinox", "jax", "linen", "mesh_utils", "nnx", "nnx_compilation", "sources", "topologies"]
+__all__ = ["equinox", "ir_sources", "jax", "linen", "mesh_utils", "nnx", "nnx_compilation", "topologies"]

@@ -15,7 +15,7 @@ from pytest_stages.analyse import analyses as analyses_
 from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.stage import disk_cache, jax, jax_options, scalars, sources, topology_results
+from pytest_stages.stage import disk_cache, ir_sources, jax, jax_options, scalars, topology_results
 from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, adapt, returned_leaves
 from pytest_stages.stage.errors import StagingFailed, Unsupported
@@ -146,7 +146,7 @@ class StageResult:
         slices = analyses_.slice_indices(self.compiled) if self.config.config.num_slices > 1 else None
         return analyses_.ops(self.compiled_text, slices)
 
-    def source_lines(self, artifact: str) -> sources.Located | None:
+    def source_lines(self, artifact: str) -> ir_sources.Located | None:
         """Where each line of ``texts[artifact]`` came from, read from JAX's debug info.
 
         Built only when asked (a drift message wants it): the debug texts cost
@@ -166,7 +166,7 @@ class StageResult:
         """
         if self.compiled is None or self.from_cache:
             return []
-        return list(sources.describe_all(sources.loop_locations(self.compiled_text), root))
+        return list(ir_sources.describe_all(ir_sources.loop_locations(self.compiled_text), root))
 
     def function_place(self, root: Path | None) -> str | None:
         """Where the staged function was jitted (``gemma.py:166 in greedy_decode``, relative to ``root``: the
@@ -176,8 +176,8 @@ class StageResult:
         if found is None:
             return None
         function, file, line = found
-        place = sources.jit_site(file, line, function) or sources.Location(file, line, function)
-        return sources.describe_all([place], root)[0]
+        place = ir_sources.jit_site(file, line, function) or ir_sources.Location(file, line, function)
+        return ir_sources.describe_all([place], root)[0]
 
     @property
     def built(self) -> list[str]:

@@ -1,4 +1,4 @@
-"""The run layer's errors: a call whose findings fail its test, or a call that is skipped."""
+"""The calls layer's errors: a call whose findings fail its test, or a call that is skipped."""
 
 from __future__ import annotations
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_stages.calls import store_pending
 from pytest_stages.check.decide import Policy
 from pytest_stages.config.settings import Settings
 from pytest_stages.core.records import CallRecord
-from pytest_stages.run import pending_
 from pytest_stages.stage import plan
 from pytest_stages.stage.activation import ActiveConfig, activate
 from pytest_stages.stage.jax_events import CompileEvents
@@ -80,7 +80,7 @@ class StagesSession:
         except (OSError, ValueError):
             pyproject = {}
         return {
-            "project": pending_.project_name(pyproject),
+            "project": store_pending.project_name(pyproject),
             "snapshot_dir": self.settings.snapshot_dir,
             "plugin": plan.installed_version("pytest-stages"),
             "commit": inventory.git_commit(self.rootpath) or None,

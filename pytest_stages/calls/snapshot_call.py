@@ -1,13 +1,13 @@
 """The ``stage_snapshot`` fixture's value: one call end to end, as steps (stage, compare, decide, format, write).
 
-:func:`~pytest_stages.check.call.compare_call` (snapshots and a staged result in, statuses and
+:func:`~pytest_stages.check.compare.compare_call` (snapshots and a staged result in, statuses and
 findings out), :func:`~pytest_stages.check.decide.decide` and the failure message are pure;
 :class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the files to write
-until the test has passed. The hook layer creates a :class:`~pytest_stages.run.session.StagesSession`
+until the test has passed. The hook layer creates a :class:`~pytest_stages.calls.session.StagesSession`
 per run and a :class:`StageSnapshot` per test.
 
 What only a difference or a failure needs is imported at its first use (this layer's late imports,
-``pytest_stages/run/__init__.py``): a run whose calls all match their snapshots never loads it.
+``pytest_stages/calls/__init__.py``): a run whose calls all match their snapshots never loads it.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from typing import Any
 from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, device_estimate
 from pytest_stages.analyse.step_time import KEY as STEP
 from pytest_stages.analyse.step_time import SECONDS
+from pytest_stages.calls import check_message, ir_rename, stage_measure, store_pending
+from pytest_stages.calls.errors import StagesFailure, StagesSkip
+from pytest_stages.calls.session import StagesSession
+from pytest_stages.calls.verdict import CallWriter, PendingWrite
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
@@ -31,10 +35,6 @@ from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED
 from pytest_stages.core.records import CallRecord, Finding, Kind, Migration, Status
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.run import measure_, message_, pending_, rename
-from pytest_stages.run.errors import StagesFailure, StagesSkip
-from pytest_stages.run.session import StagesSession
-from pytest_stages.run.verdict import CallWriter, PendingWrite
 from pytest_stages.stage import deep_recursion, plan
 from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import Unsupported
@@ -130,7 +130,7 @@ class StageSnapshot(CallWriter):
             return step
         if result.host_dependent:  # its snapshot's estimate counts the lowered program, not what the device runs
             step = device_estimate(result)
-        return {**step, **measure_.measured(result.compiled, result.lowered, step.get(SECONDS))}
+        return {**step, **stage_measure.measured(result.compiled, result.lowered, step.get(SECONDS))}
 
     def _claim_name(self, fn: Callable[..., Any], name: str | None) -> str:
         if name is not None:
@@ -333,16 +333,16 @@ class StageSnapshot(CallWriter):
         if writes:
             self.pending_calls.append((name, files, dict(current)))
 
-    def pending_set(self, directory: Path) -> list[pending_.PendingCall]:
+    def pending_set(self, directory: Path) -> list[store_pending.PendingCall]:
         """The calls whose update would write anything, as entries of the set ``directory`` (each record names it)."""
         session = self.session
         config = json.loads(to_json(dataclasses.asdict(self.active.config)))
         records = {record.name: record for record in self.records}
         calls = []
         for name, files, current in self.pending_calls:
-            base = {file: pending_.disk_digest(self.folder.path / file) for file in files}
+            base = {file: store_pending.disk_digest(self.folder.path / file) for file in files}
             record = dataclasses.replace(records[name], pending=directory.name)
-            manifest = pending_.manifest(
+            manifest = store_pending.manifest(
                 identity=session.pending_identity,
                 call={
                     "nodeid": record.nodeid,
@@ -356,7 +356,7 @@ class StageSnapshot(CallWriter):
                 files=files,
                 record=record.to_dict(),
             )
-            calls.append(pending_.PendingCall(self.folder.relative, files, manifest))
+            calls.append(store_pending.PendingCall(self.folder.relative, files, manifest))
         return calls
 
     def write_pending_set(self) -> None:
@@ -366,7 +366,7 @@ class StageSnapshot(CallWriter):
             return
         for (name, _, _), call in zip(self.pending_calls, self.pending_set(directory), strict=True):
             try:
-                pending_.write_call(directory, call)
+                store_pending.write_call(directory, call)
             except OSError as exc:  # the summary counts only the calls written
                 raise SnapshotError(
                     f"could not write the pending set {directory} ({exc.strerror or exc}); the snapshots are "
@@ -395,7 +395,7 @@ class StageSnapshot(CallWriter):
         snapshot with its folder's output names."""
         described = BY_NAME[name]
         if described.is_text:
-            return rename.keep_names(described.dialect, old, result.serialized(name))
+            return ir_rename.keep_names(described.dialect, old, result.serialized(name))
         if renames is None or described.family != "placement" or old is None:
             return result.serialized(name)
         return to_json(snapshot_format.older_outputs(result.analyses[name], renames()))
@@ -440,13 +440,13 @@ class StageSnapshot(CallWriter):
         notes += [f"note: {mismatch}; the differences may come from that upgrade."] if mismatch else []
         notes += environment_.plugin_note(change)
         notes += [f"inputs: {compared.signature}"] if compared.signature else []
-        call = message_.Call(
+        call = check_message.Call(
             result.name,
             self.active.name,
             f"{settings.snapshot_dir}/{self.folder.relative}/",
             {n: self.folder.artifact(result.name, n).name for n in self._judged()},
         )
-        return message_.call_message(
+        return check_message.call_message(
             call,
             verdict,
             notes=[*notes, *result.notes],

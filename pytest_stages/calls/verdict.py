@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pytest_stages.calls.session import StagesSession
 from pytest_stages.check.decide import Verdict, decide, judged
 from pytest_stages.core.records import CallRecord, Kind, Migration
-from pytest_stages.run.session import StagesSession
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,14 @@ from pytest_stages.core.lazy import lazy_module
 # ``--stages-pending``; the timing of ``--stages-measure`` (and with it ``statistics``); a run whose
 # calls all match their snapshots loads none of them (tests/test_lazy_imports.py).
 if TYPE_CHECKING:
-    from pytest_stages.check import message as message_
-    from pytest_stages.ir import rename
-    from pytest_stages.stage import measure as measure_
-    from pytest_stages.store import pending as pending_
+    from pytest_stages.check import message as check_message
+    from pytest_stages.ir import rename as ir_rename
+    from pytest_stages.stage import measure as stage_measure
+    from pytest_stages.store import pending as store_pending
 else:
-    message_ = lazy_module("pytest_stages.check.message")
-    measure_ = lazy_module("pytest_stages.stage.measure")
-    rename = lazy_module("pytest_stages.ir.rename")
-    pending_ = lazy_module("pytest_stages.store.pending")
+    check_message = lazy_module("pytest_stages.check.message")
+    stage_measure = lazy_module("pytest_stages.stage.measure")
+    ir_rename = lazy_module("pytest_stages.ir.rename")
+    store_pending = lazy_module("pytest_stages.store.pending")
 
-__all__ = ["measure_", "message_", "pending_", "rename"]
+__all__ = ["check_message", "ir_rename", "stage_measure", "store_pending"]

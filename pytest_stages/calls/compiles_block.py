@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_stages.analyse.artifacts import BUDGET
+from pytest_stages.calls import check_message
+from pytest_stages.calls.errors import StagesFailure
+from pytest_stages.calls.session import StagesSession
+from pytest_stages.calls.verdict import CallWriter, PendingWrite
 from pytest_stages.check import recompiles
 from pytest_stages.check.budgets import COMPILES_METRIC
 from pytest_stages.check.compare import artifact_status, budget_status, no_snapshot
@@ -24,10 +28,6 @@ from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import parse_json
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.run import message_
-from pytest_stages.run.errors import StagesFailure
-from pytest_stages.run.session import StagesSession
-from pytest_stages.run.verdict import CallWriter, PendingWrite
 from pytest_stages.stage.jax_events import CompileLog, watch
 from pytest_stages.store.storage import SnapshotFolder
 
@@ -119,10 +119,10 @@ class StageCompiles(CallWriter):
     def _failure(self, name: str, path: Path, verdict: Verdict) -> str:
         """The failure message of a block whose verdict failed."""
         settings, full = self.session.settings, self.session.options.verbosity >= 2
-        call = message_.Call(
+        call = check_message.Call(
             name, self.folder.config, f"{settings.snapshot_dir}/{self.folder.relative}/", {ARTIFACT: path.name}
         )
-        return message_.call_message(call, verdict, notes=[], diff_lines=settings.diff_lines, full=full)
+        return check_message.call_message(call, verdict, notes=[], diff_lines=settings.diff_lines, full=full)
 
 
 def _seconds(log: CompileLog) -> dict[str, float]:
