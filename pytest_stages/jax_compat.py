@@ -64,7 +64,7 @@ def register_listeners(event: Any, duration: Any) -> None:
     jax.monitoring.register_event_duration_secs_listener(duration)
 
 
-def unregister_listeners(event: Any, duration: Any) -> None:
+def unregister_listeners(event: object, duration: object) -> None:
     """Remove the listeners :func:`register_listeners` registered.
 
     ``jax.monitoring.unregister_event_listener``/``unregister_event_duration_listener`` are public
@@ -113,7 +113,7 @@ def cost_via_cpu(lowered: Any) -> Any:
 
 
 # --- 4. Layout attributes that come and go -------------------------------------------------------
-def sub_byte_element_size(layout: Any) -> int | None:
+def sub_byte_element_size(layout: object) -> int | None:
     """``Layout.sub_byte_element_size_in_bits``, or None where this jaxlib has no such attribute.
 
     jaxlib 0.8.0 and 0.8.3 have none (an ``AttributeError`` there before this function); 0.10.2 has it.
@@ -139,7 +139,7 @@ def decode_mosaic(body: bytes) -> tuple[str, str]:
     return _decode_kernel(body, register, "builtin.module(mosaic-serde{serialize=false})")
 
 
-def jaxprs_in_params(params: Any) -> Any:
+def jaxprs_in_params(params: object) -> Any:
     """The jaxprs an equation's parameters hold (a jit's, a scan's body, a cond's branches).
 
     Read as ``jax._src.core.jaxprs_in_params`` (private, JAX 0.8 to 0.12), which JAX imports with
@@ -262,7 +262,7 @@ def accelerator_digest(devices: Any) -> str:
 _FUNCTION_SOURCE = lazy_pattern(r"^(.*) at (.+):(\d+)$")
 
 
-def function_source(jaxpr: Any) -> tuple[str, str, int] | None:
+def function_source(jaxpr: object) -> tuple[str, str, int] | None:
     """``(function, file, line)`` where a closed jaxpr's function was defined, None where JAX does not say."""
     info = getattr(getattr(jaxpr, "jaxpr", None), "debug_info", None)
     match = _FUNCTION_SOURCE.match(str(getattr(info, "func_src_info", "") or ""))

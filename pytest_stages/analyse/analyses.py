@@ -125,7 +125,7 @@ def staged_cost(analysis: dict[str, Any]) -> dict[str, float]:
     return {} if source is None else analysis[source]
 
 
-def _plain_cost(raw: Any) -> dict[str, Any]:
+def _plain_cost(raw: object) -> dict[str, Any]:
     if isinstance(raw, Sequence) and raw and isinstance(raw[0], dict):
         raw = raw[0]
     if not isinstance(raw, dict):
@@ -260,7 +260,7 @@ class Unavailable(Exception):
         self.partial = partial
 
 
-def jax_property(obj: Any, name: str) -> Any:
+def jax_property(obj: object, name: str) -> Any:
     """``obj.<name>``, or :class:`Unavailable` with JAX's reason when JAX raises reading it.
 
     ``Compiled.output_shardings`` of a function taking ``jax.Ref`` arguments raises
@@ -276,7 +276,7 @@ def jax_property(obj: Any, name: str) -> Any:
 
 
 def _outputs_or_reason(
-    compiled: Any, name: str, named_outputs: NamedLeaves
+    compiled: object, name: str, named_outputs: NamedLeaves
 ) -> tuple[list[tuple[str, Any]] | None, str]:
     """The named output leaves of ``compiled.<name>``, or None and JAX's reason."""
     try:
@@ -286,7 +286,7 @@ def _outputs_or_reason(
 
 
 def sharding(
-    compiled: Any,
+    compiled: object,
     lowered: jax.stages.Lowered,
     named: NamedLeaves,
     hlo_text: str,
@@ -339,7 +339,7 @@ def _output_name(names: Sequence[str], alias: int | None, *, known: bool) -> str
     return names[alias] if alias < len(names) else None
 
 
-def layout(compiled: Any, named: NamedLeaves, named_outputs: NamedLeaves) -> dict[str, Any]:
+def layout(compiled: object, named: NamedLeaves, named_outputs: NamedLeaves) -> dict[str, Any]:
     """Per input/output leaf: the compiled layout (``major_to_minor``, tiling).
 
     Where JAX cannot give the outputs' formats, the inputs' are kept (:class:`Unavailable`).

@@ -6,7 +6,7 @@ Every layer iterates over :data:`ARTIFACTS`; adding an artifact is one entry her
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -50,9 +50,9 @@ class Staged(Protocol):
     @property
     def compiled_ops(self) -> dict[str, Any]: ...
 
-    def named_leaves(self, avals: Any) -> list[tuple[str, Any]]: ...
+    def named_leaves(self, avals: object) -> list[tuple[str, Any]]: ...
 
-    def named_outputs(self, tree: Any) -> list[tuple[str, Any]]: ...
+    def named_outputs(self, tree: object) -> list[tuple[str, Any]]: ...
 
 
 BUDGET = Kind.BUDGET
@@ -143,7 +143,7 @@ def device_estimate(result: Staged) -> dict[str, Any]:
     return _estimate(result, found)
 
 
-def _estimate(result: Staged, cost: dict[str, Any]) -> dict[str, Any]:
+def _estimate(result: Staged, cost: Mapping[str, object]) -> dict[str, Any]:
     text = result.compiled_text if result.compiled is not None else None
     return step_time.estimate(cost, text, result.device_kind, result.chip_overrides)
 
@@ -332,7 +332,7 @@ CHECK_KINDS = (*dict.fromkeys(a.kind for a in ARTIFACTS), BUDGET)
 SUFFIXES = {a.name: a.suffix for a in ARTIFACTS}
 
 
-def holds(name: str, text: str, data: Any, built: Any) -> bool:
+def holds(name: str, text: str, data: object, built: object) -> bool:
     """Whether the snapshot ``text`` of ``name`` holds exactly ``built``: the same text, or JSON of the same data.
 
     ``data`` is ``text`` as the reader parsed it (:data:`~pytest_stages.core.inputs.UNPARSED`: not

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from pytest_stages import jax_compat
@@ -31,7 +31,7 @@ _KERNEL_NAME = lazy_pattern(r'\b(?:kernel_)?name = "([^"]*)"')
 NOT_IN_VMEM = ("any", "hbm", "smem", "semaphore")
 
 
-def kernel_specs(jaxpr: Any, device_kind: str | None = None) -> dict[str, Any] | None:
+def kernel_specs(jaxpr: object, device_kind: str | None = None) -> dict[str, Any] | None:
     """``kernels.json``: an entry per ``pallas_call`` by kernel name, the rule, VMEM's size (None: no kernel)."""
     found: dict[str, Any] = {}
     for eqn in _pallas_calls(jaxpr.jaxpr if hasattr(jaxpr, "jaxpr") else jaxpr):
@@ -66,7 +66,7 @@ def _pallas_calls(jaxpr: Any) -> Iterator[Any]:
             yield from _pallas_calls(sub)
 
 
-def _on_gpu(params: dict[str, Any], device_kind: str | None) -> bool:
+def _on_gpu(params: Mapping[str, object], device_kind: str | None) -> bool:
     """A Pallas GPU kernel (Mosaic GPU, Triton): staged for a GPU, or given GPU compiler parameters."""
     module = type(params.get("compiler_params")).__module__
     gpu_device = device_kind is not None and not device_kind.startswith("TPU") and device_kind != "cpu"
@@ -101,7 +101,7 @@ def _kernel(params: dict[str, Any], *, gpu: bool) -> dict[str, Any]:
     return entry
 
 
-def _semantics(compiler: Any) -> list[str] | None:
+def _semantics(compiler: object) -> list[str] | None:
     """The grid's dimension semantics as words (``parallel``, ``arbitrary``); None where the kernel gives none."""
     semantics = getattr(compiler, "dimension_semantics", None) if compiler is not None else None
     return None if semantics is None else [str(s).rsplit(".", 1)[-1].lower() for s in semantics]
@@ -134,7 +134,7 @@ def _block(mapping: Any) -> dict[str, Any]:
     }
 
 
-def _scratch(aval: Any) -> dict[str, Any]:
+def _scratch(aval: object) -> dict[str, Any]:
     inner = getattr(aval, "inner_aval", aval)
     space = str(getattr(aval, "memory_space", "vmem")).lower()
     return {
@@ -145,13 +145,13 @@ def _scratch(aval: Any) -> dict[str, Any]:
     }
 
 
-def _dim(dim: Any) -> int | None:
+def _dim(dim: object) -> int | None:
     """A block dimension's size: ``Blocked(128)`` -> 128, a squeezed one (``None``, ``Squeezed()``) -> None."""
     size = dim if isinstance(dim, int) else getattr(dim, "block_size", None)
     return None if size is None else int(size)
 
 
-def _aval(aval: Any) -> str:
+def _aval(aval: object) -> str:
     """``f32[512,128]`` (a semaphore or other non-array type: its text)."""
     shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
     if shape is None or dtype is None:
@@ -159,7 +159,7 @@ def _aval(aval: Any) -> str:
     return f"{getattr(dtype, 'name', dtype)}[{','.join(map(str, shape))}]"
 
 
-def _bytes(aval: Any) -> int:
+def _bytes(aval: object) -> int:
     """Bytes of one buffer of ``aval`` (0 for what has no array shape: semaphores)."""
     shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
     itemsize = getattr(dtype, "itemsize", None)
@@ -168,13 +168,13 @@ def _bytes(aval: Any) -> int:
     return int(math.prod(int(d) for d in shape) * itemsize)
 
 
-def _estimate(estimate: Any) -> dict[str, Any]:
+def _estimate(estimate: object) -> dict[str, Any]:
     """``pl.CostEstimate`` as figures: flops, transcendentals, bytes accessed."""
     fields = ("flops", "transcendentals", "bytes_accessed", "remote_bytes_transferred")
     return {f: int(getattr(estimate, f)) for f in fields if getattr(estimate, f, None) is not None}
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     return int(value) if isinstance(value, int) else str(value)
 
 

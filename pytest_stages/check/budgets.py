@@ -85,7 +85,7 @@ def peak_bytes(memory: Mapping[str, Any]) -> int | None:
     return int(sum(sign * memory[part] for part, sign in PEAK_PARTS.items()))
 
 
-def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+def parse_budget(where: str, raw: Mapping[str, object]) -> dict[str, Any]:
     """Validate one budget table (marker kwargs or a ``[tool.pytest_stages.budgets]`` entry).
 
     A figure in JAX's spelling (``temp_size_in_bytes``) is read as its one name (``temp_bytes``):
@@ -104,21 +104,21 @@ def parse_budget(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     return budget
 
 
-def _size_or_share(where: str, value: Any) -> int | Share:
+def _size_or_share(where: str, value: object) -> int | Share:
     """A byte ceiling, or a share of the device's memory when written as a percentage (``"90%"``)."""
     if isinstance(value, str) and value.strip().endswith("%"):
         return _share(where, value)
     return parse_size(where, value)
 
 
-def _compiles(where: str, value: Any) -> int | dict[str, int]:
+def _compiles(where: str, value: object) -> int | dict[str, int]:
     """A ``compiles`` ceiling: a number, or a table of function = maximum."""
     if isinstance(value, Mapping):
         return {str(k): int(parse_count(f"{where}.{k}", v)) for k, v in value.items()}
     return int(parse_count(where, value))
 
 
-def _table(where: str, value: Any, known: Sequence[str] | None = None) -> dict[str, float]:
+def _table(where: str, value: object, known: Sequence[str] | None = None) -> dict[str, float]:
     """A table of name = maximum count (``ops``, ``collectives``); ``known``: the names allowed, if limited."""
     if not isinstance(value, Mapping):
         raise ConfigError(f'{where} must be a table of name = maximum count, e.g. {{"all-gather": 0}}.')
@@ -159,7 +159,7 @@ _PARSERS: dict[str, Callable[[str, Any], Any]] = {
 }
 
 
-def budget_for(nodeid: str, patterns: Mapping[str, Mapping[str, Any]], marker: Mapping[str, Any]) -> dict[str, Any]:
+def budget_for(nodeid: str, patterns: Mapping[str, Mapping[str, Any]], marker: Mapping[str, object]) -> dict[str, Any]:
     """Budgets from every matching ``[tool.pytest_stages.budgets]`` pattern, then the marker's."""
     merged: dict[str, Any] = {}
     for pattern, budget in patterns.items():
@@ -175,7 +175,7 @@ def unmatched_patterns(patterns: Iterable[str], nodeids: Iterable[str]) -> list[
     return [pattern for pattern in patterns if not any(fnmatch.fnmatchcase(nodeid, pattern) for nodeid in ids)]
 
 
-def needed_analyses(budget: Mapping[str, Any]) -> set[str]:
+def needed_analyses(budget: Mapping[str, object]) -> set[str]:
     """Analyses a budget reads (built even when not snapshotted)."""
     needed = set()
     for metric in budget:
@@ -251,7 +251,7 @@ def _check_step(findings: list[Finding], step: Mapping[str, Any] | None, ceiling
 def _check_size(
     findings: list[Finding],
     metric: str,
-    memory: Mapping[str, Any],
+    memory: Mapping[str, object],
     ceiling: float | Share,
     device: DeviceMemory | None,
 ) -> None:

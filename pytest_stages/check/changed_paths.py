@@ -33,7 +33,7 @@ def levels(diff: Any) -> Iterable[Any]:
         yield from report
 
 
-def show(value: Any) -> str:
+def show(value: object) -> str:
     """A value as the details write it: JSON, or ``absent``."""
     return "absent" if value is None else json.dumps(value, sort_keys=True)
 

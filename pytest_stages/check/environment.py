@@ -50,7 +50,7 @@ class EnvironmentChange:
         return f"recorded {describe(self.recorded)}, now {describe(self.current)}"
 
 
-def compare_environments(recorded: Mapping[str, Any] | None, current: Mapping[str, Any]) -> EnvironmentChange:
+def compare_environments(recorded: Mapping[str, object] | None, current: Mapping[str, object]) -> EnvironmentChange:
     """The differences of platform, device kind (CPU architecture), staging and plugin version."""
     recorded = recorded or {}
 
@@ -120,7 +120,7 @@ def not_checked(
     return out
 
 
-def _recorded_lowered(recorded: Mapping[str, Any]) -> bool:
+def _recorded_lowered(recorded: Mapping[str, object]) -> bool:
     """A folder recorded where its platform was not attached (said so, or older than the ``staging`` key)."""
     return bool(recorded) and recorded.get("staging") in (None, LOWERED)
 
@@ -131,7 +131,7 @@ def _from_compile(name: str, host_dependent: bool) -> bool:
     return artifact.needs_compile or (artifact.stage == "compiled" and not host_dependent)
 
 
-def after_update(recorded: Mapping[str, Any] | None, current: Mapping[str, Any]) -> dict[str, Any]:
+def after_update(recorded: Mapping[str, object] | None, current: Mapping[str, object]) -> dict[str, Any]:
     """A folder's ``_stages.json`` after an update: its other keys kept, this run's environment recorded.
 
     A run that only lowers (CPU CI) writes no compiled file, so over a folder a compiling host

@@ -43,8 +43,8 @@ SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
 
 def compare_metrics(
     artifact: str,
-    expected: Mapping[str, Any],
-    actual: Mapping[str, Any],
+    expected: Mapping[str, object],
+    actual: Mapping[str, object],
     tolerances: Mapping[str, float],
 ) -> list[Finding]:
     """Cost/memory figures: rises beyond tolerance fail, falls are reported as improvements."""
@@ -155,13 +155,13 @@ def _metric_finding(artifact: str, metric: str, old: Any, new: Any, tolerances: 
     return Finding(check_kind(artifact), artifact, f"{figures}): improved; {IMPROVEMENT_HINT}", failing=False, **fields)
 
 
-def compiled(metrics: Mapping[str, Any]) -> bool:
+def compiled(metrics: Mapping[str, object]) -> bool:
     """Whether a cost artifact holds compiled figures (else its lowered ones are the judged ones)."""
     figures = metrics.get("compiled")
     return not isinstance(figures, Mapping) or not figures.get("unavailable")
 
 
-def flatten_metrics(data: Mapping[str, Any]) -> dict[str, Any]:
+def flatten_metrics(data: Mapping[str, object]) -> dict[str, Any]:
     """``{"compiled": {"flops": 1}, "lowered": {...}}`` -> ``{"flops": 1, "lowered flops": ...}``."""
     flat: dict[str, Any] = {}
     for key, value in data.items():
@@ -189,7 +189,7 @@ def metric_tolerance(metric: str, old: Any, new: Any, tolerances: Mapping[str, f
     return 0.0 if both_integral and compiled_name not in ALLOCATOR_FIGURES else DEFAULT_FLOAT_TOLERANCE
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -76,7 +76,7 @@ def _vmem(kernel: Mapping[str, Any]) -> int | None:
     return None if value is None else int(value)
 
 
-def _shape(dims: Sequence[Any]) -> str:
+def _shape(dims: Sequence[object]) -> str:
     """``[128, None]`` -> ``(128, None)``; one dimension keeps its comma, as Python writes it: ``(4,)``."""
     return "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
 

@@ -221,7 +221,7 @@ def _field_change(field: str, old_leaf: Mapping[str, Any], new_leaf: Mapping[str
     return f" {field}: {show(old)} -> {show(new)}"
 
 
-def _donation_change(old_leaf: Mapping[str, Any], new_leaf: Mapping[str, Any]) -> str:
+def _donation_change(old_leaf: Mapping[str, object], new_leaf: Mapping[str, object]) -> str:
     """A donation lost or gained, and whether XLA had reused (reuses) the buffer."""
     if old_leaf.get("donated"):
         return LOST + (" (XLA had reused its buffer)" if old_leaf.get("aliased_to") else "")
@@ -253,7 +253,7 @@ def _describe_sharding(sharding: Mapping[str, Any] | None, *, mesh: bool = True)
     return f"{sharding.get('kind')} on devices {devices}{spread}{where}"
 
 
-def _tuple(value: Any) -> str:
+def _tuple(value: object) -> str:
     return "(" + ",".join(str(v) for v in value) + ")" if isinstance(value, list) else show(value)
 
 

@@ -26,14 +26,14 @@ def recorded_format(meta: Mapping[str, Any] | None) -> int:
     return int(meta["format"]) if meta else FORMAT_VERSION
 
 
-def older(meta: Mapping[str, Any], full: Mapping[str, Any]) -> bool:
+def older(meta: Mapping[str, object], full: Mapping[str, object]) -> bool:
     """Whether a folder was written by an older version than this one writes it (``--stages-migrate`` rewrites
     it): in an older format, or without keys this version records (``full``: its metadata as this version
     writes it)."""
     return recorded_format(meta) < FORMAT_VERSION or not set(full) <= set(meta)
 
 
-def incomparable(meta: Mapping[str, Any] | None, version: str) -> str | None:
+def incomparable(meta: Mapping[str, object] | None, version: str) -> str | None:
     """Why a folder's snapshots cannot be compared by pytest-stages ``version``, or None when they can.
 
     ``recorded by pytest-stages 0.0.9 (format 0); this is 0.1.0 (format 2): run `pytest --stages-update` once``.
@@ -69,7 +69,7 @@ def migration(
     return None
 
 
-def lacks_added(artifact: str, text: str | None, built: Any) -> bool:
+def lacks_added(artifact: str, text: str | None, built: object) -> bool:
     """Whether a JSON snapshot lacks keys this version adds to the artifact and holds what ``built`` holds
     otherwise (a snapshot whose program changed is the update's to write, not a migration's)."""
     added = BY_NAME[artifact].added
@@ -82,7 +82,7 @@ def lacks_added(artifact: str, text: str | None, built: Any) -> bool:
     return isinstance(stored, dict) and not set(added) <= set(stored) and holds(artifact, text, stored, built)
 
 
-def kept_format(recorded: Mapping[str, Any] | None, written: Mapping[str, Any]) -> dict[str, Any]:
+def kept_format(recorded: Mapping[str, object] | None, written: Mapping[str, object]) -> dict[str, Any]:
     """A folder's metadata ``written`` by an update, with the format and the version that wrote it the
     ``recorded`` ones: only a migration (or a folder's first record) changes them."""
     if not recorded:
@@ -94,12 +94,12 @@ def kept_format(recorded: Mapping[str, Any] | None, written: Mapping[str, Any]) 
     return out
 
 
-def records_other(recorded: Mapping[str, Any], written: Mapping[str, Any]) -> bool:
+def records_other(recorded: Mapping[str, object], written: Mapping[str, object]) -> bool:
     """Whether ``written`` metadata holds another value for a key the ``recorded`` one has (keys added don't count)."""
     return any(written.get(key) != value for key, value in recorded.items())
 
 
-def older_outputs(data: Any, renames: Mapping[str, str]) -> Any:
+def older_outputs(data: object, renames: Mapping[str, str]) -> Any:
     """A placement snapshot, as this version builds it, with the output names of a format-1 folder.
 
     The inverse of the renaming :func:`current_form` reads such a folder with, so that a changed
@@ -149,7 +149,7 @@ def renamed_outputs(data: Mapping[str, Any], renames: Mapping[str, str]) -> dict
     return out
 
 
-def _aliased(leaf: Any, renames: Mapping[str, str]) -> Any:
+def _aliased(leaf: object, renames: Mapping[str, str]) -> Any:
     if not isinstance(leaf, dict) or not isinstance(leaf.get("aliased_to"), str):
         return leaf
     return {**leaf, "aliased_to": renames.get(leaf["aliased_to"], leaf["aliased_to"])}

@@ -72,7 +72,7 @@ SLICE_KEYS = tuple(key.name for key in dataclasses.fields(_Slices))
 DEFAULT_CONFIGS = (DeviceConfig(name="default"),)
 
 
-def parse_configs(raw: Any) -> tuple[DeviceConfig, ...]:
+def parse_configs(raw: object) -> tuple[DeviceConfig, ...]:
     """Validate the ``[[tool.pytest_stages.configs]]`` array."""
     if not isinstance(raw, list) or not raw:
         raise ConfigError(
@@ -86,7 +86,7 @@ def parse_configs(raw: Any) -> tuple[DeviceConfig, ...]:
     return configs
 
 
-def _parse_config(index: int, entry: Any) -> DeviceConfig:
+def _parse_config(index: int, entry: object) -> DeviceConfig:
     """One ``[[tool.pytest_stages.configs]]`` table (``index`` counts from 0)."""
     where = f"[[tool.pytest_stages.configs]] entry {index + 1}"
     if not isinstance(entry, dict):
@@ -146,7 +146,7 @@ def _parse_slices(
     return _Slices(bounds, slices, chip_config, dcn_mesh)
 
 
-def _parse_host_bounds(where: str, bounds: Any) -> tuple[int, int, int] | None:
+def _parse_host_bounds(where: str, bounds: object) -> tuple[int, int, int] | None:
     """``chips_per_host_bounds``: three positive integers (chips per host along x, y, z), or absent."""
     if bounds is None:
         return None
@@ -162,7 +162,7 @@ def _parse_host_bounds(where: str, bounds: Any) -> tuple[int, int, int] | None:
     return (bounds[0], bounds[1], bounds[2])
 
 
-def _parse_num_slices(where: str, slices: Any, topology: str) -> int:
+def _parse_num_slices(where: str, slices: object, topology: str) -> int:
     """``num_slices``: a positive integer whose slices of ``topology`` stay within ``MAX_DEVICES``."""
     if not isinstance(slices, int) or isinstance(slices, bool) or slices < 1:
         raise ConfigError(f"{where}: num_slices must be a positive integer (slices joined by DCN), got {slices!r}.")
@@ -175,7 +175,7 @@ def _parse_num_slices(where: str, slices: Any, topology: str) -> int:
     return slices
 
 
-def _parse_chip_config(where: str, chip_config: Any) -> str | None:
+def _parse_chip_config(where: str, chip_config: object) -> str | None:
     """``chip_config_name``: an identifier libtpu knows, or absent."""
     if chip_config is not None and (not isinstance(chip_config, str) or not chip_config.isidentifier()):
         raise ConfigError(
@@ -238,7 +238,7 @@ MAX_CPU_DEVICES = 4096
 MAX_DEVICES = 16384
 
 
-def _parse_devices(where: str, entry: Mapping[str, Any], mesh: tuple[tuple[str, int], ...], *, cpu: bool) -> int:
+def _parse_devices(where: str, entry: Mapping[str, object], mesh: tuple[tuple[str, int], ...], *, cpu: bool) -> int:
     """``devices``: a positive count, the mesh's size by default, and equal to it when both are given.
 
     A count past what can be staged is refused here, before JAX spends minutes making the
@@ -264,7 +264,7 @@ def _parse_devices(where: str, entry: Mapping[str, Any], mesh: tuple[tuple[str, 
     return devices
 
 
-def _parse_axis_types(where: str, raw: Any, axes: int) -> tuple[AxisType, ...]:
+def _parse_axis_types(where: str, raw: object, axes: int) -> tuple[AxisType, ...]:
     """``axis_types``: one name per mesh axis, or a single name for all of them."""
     if isinstance(raw, str):
         raw = [raw] * axes
@@ -279,7 +279,7 @@ def _parse_axis_types(where: str, raw: Any, axes: int) -> tuple[AxisType, ...]:
     return tuple(AXIS_TYPES[AXIS_TYPES.index(t)] for t in raw)
 
 
-def _parse_platform(where: str, platform: Any) -> Platform | None:
+def _parse_platform(where: str, platform: object) -> Platform | None:
     if platform is None:
         return None
     if isinstance(platform, str) and platform in PLATFORMS:
@@ -292,7 +292,9 @@ def _parse_platform(where: str, platform: Any) -> Platform | None:
     raise ConfigError(f"{where}: platform {platform!r} is not one of {list(PLATFORMS)}.")
 
 
-def _parse_topology(where: str, platform: Platform | None, entry: Mapping[str, Any]) -> tuple[str | None, str | None]:
+def _parse_topology(
+    where: str, platform: Platform | None, entry: Mapping[str, object]
+) -> tuple[str | None, str | None]:
     """``topology`` (with ``gpu`` for cuda): a compile-only device set; it decides the device count."""
     topology, gpu = entry.get("topology"), entry.get("gpu")
     if topology is None:
@@ -319,7 +321,7 @@ def _parse_topology(where: str, platform: Platform | None, entry: Mapping[str, A
     return _cuda_topology(where, topology, gpu)
 
 
-def _tpu_topology(where: str, topology: str, gpu: Any) -> tuple[str, None]:
+def _tpu_topology(where: str, topology: str, gpu: object) -> tuple[str, None]:
     """A tpu ``topology``: it names its chip, stays within libtpu's bounds, and takes no ``gpu``."""
     if gpu is not None:
         raise ConfigError(f'{where}: gpu applies to platform = "cuda" only.')
@@ -329,7 +331,7 @@ def _tpu_topology(where: str, topology: str, gpu: Any) -> tuple[str, None]:
     return topology, None
 
 
-def _cuda_topology(where: str, topology: str, gpu: Any) -> tuple[str, str]:
+def _cuda_topology(where: str, topology: str, gpu: object) -> tuple[str, str]:
     """A cuda ``topology``: slices x hosts x devices, with ``gpu`` naming the target."""
     if ":" in topology or topology.count("x") != 2:
         raise ConfigError(f'{where}: a cuda topology is slices x hosts x devices, e.g. "1x1x4", got {topology!r}.')
@@ -358,7 +360,7 @@ def _check_tpu_bounds(where: str, topology: str) -> None:
         )
 
 
-def _parse_mesh(where: str, raw: Any, key: str = "mesh") -> tuple[tuple[str, int], ...]:
+def _parse_mesh(where: str, raw: object, key: str = "mesh") -> tuple[tuple[str, int], ...]:
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: {key} must be a table of axis name = size, got {raw!r}.")
     for axis, size in raw.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,7 @@ def _read_table(path: Path) -> dict[str, Any] | None:
     return table
 
 
-def _refuse_near_misses(path: Path, document: dict[str, Any], tool: dict[str, Any]) -> None:
+def _refuse_near_misses(path: Path, document: Mapping[str, object], tool: Mapping[str, object]) -> None:
     """A table named almost ``[tool.pytest_stages]`` (``[tool.pytest-stages]``, ``[tool.pytest_stage]``,
     ``[pytest_stages]``) is a usage error: left unread, every test would run under the default configs
     without a word, and the hint to record snapshots would record a wrong set."""

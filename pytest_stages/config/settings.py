@@ -7,7 +7,7 @@ import fnmatch
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar, cast, get_args
 
 from pytest_stages.analyse.artifacts import ANALYSES, CHECK_KINDS, STAGES
 from pytest_stages.config.device_configs import DEFAULT_CONFIGS, DeviceConfig, parse_configs
@@ -32,7 +32,7 @@ _D = TypeVar("_D")
 
 # How a setting's value is read: its key, the value the table gives, and the settings read before
 # it (``test_configs`` names configs) in; the setting's value out, or a ConfigError naming the key.
-_Parse = Callable[[str, Any, Mapping[str, Any]], _T]
+_Parse = Callable[[str, object, Mapping[str, object]], _T]
 _PARSE = "parse"  # the key of a Settings field's metadata that holds its parser
 
 
@@ -53,29 +53,29 @@ def _table_setting(empty: Callable[[], _D], parse: _Parse[_T | _D]) -> _T | _D:
 _KINDS: dict[type, str] = {str: "a string", bool: "true or false", int: "an integer"}
 
 
-def _typed(key: str, value: Any, kind: type[_T]) -> _T:
+def _typed(key: str, value: object, kind: type[_T]) -> _T:
     """``value``, which must be a ``kind``."""
     if not isinstance(value, kind):
         raise ConfigError(f"[tool.pytest_stages] {key} must be {_KINDS[kind]}, got {value!r}.")
     return value
 
 
-def _string(key: str, raw: Any, _parsed: Mapping[str, Any]) -> str:
+def _string(key: str, raw: object, _parsed: Mapping[str, object]) -> str:
     return _typed(key, raw, str)
 
 
-def _flag(key: str, raw: Any, _parsed: Mapping[str, Any]) -> bool:
+def _flag(key: str, raw: object, _parsed: Mapping[str, object]) -> bool:
     return _typed(key, raw, bool)
 
 
-def _positive_int(key: str, raw: Any, _parsed: Mapping[str, Any]) -> int:
+def _positive_int(key: str, raw: object, _parsed: Mapping[str, object]) -> int:
     value = _typed(key, raw, int)
     if isinstance(value, bool) or value < 1:
         raise ConfigError(f"[tool.pytest_stages] {key} must be a positive integer, got {value!r}.")
     return value
 
 
-def _size(key: str, raw: Any, _parsed: Mapping[str, Any]) -> int:
+def _size(key: str, raw: object, _parsed: Mapping[str, object]) -> int:
     """A size in bytes: ``1048576`` or ``"1 MiB"``."""
     return parse_size(f"[tool.pytest_stages] {key}", raw)
 
@@ -85,7 +85,7 @@ def _choices(allowed: tuple[str, ...]) -> _Parse[tuple[str, ...]]:
     return lambda key, raw, _parsed: parse_choices(key, raw, allowed)
 
 
-def _snapshot_dir(key: str, raw: Any, _parsed: Mapping[str, Any]) -> str:
+def _snapshot_dir(key: str, raw: object, _parsed: Mapping[str, object]) -> str:
     """``snapshot_dir``: a folder inside the rootdir, given relative to it."""
     snapshot_dir = _typed(key, raw, str)
     if not snapshot_dir.strip():
@@ -102,15 +102,15 @@ def _snapshot_dir(key: str, raw: Any, _parsed: Mapping[str, Any]) -> str:
     return relative
 
 
-def _configs(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> tuple[DeviceConfig, ...]:
+def _configs(_key: str, raw: object, _parsed: Mapping[str, object]) -> tuple[DeviceConfig, ...]:
     return parse_configs(raw)
 
 
-def _tolerances(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> dict[str, float]:
+def _tolerances(_key: str, raw: object, _parsed: Mapping[str, object]) -> dict[str, float]:
     return parse_tolerances(raw, "[tool.pytest_stages.tolerance]")
 
 
-def _budgets(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def _budgets(_key: str, raw: object, _parsed: Mapping[str, object]) -> dict[str, dict[str, Any]]:
     """``[tool.pytest_stages.budgets]``: node-id patterns to tables of ceilings (read by check/budgets.py)."""
     if not isinstance(raw, Mapping) or not all(isinstance(v, Mapping) for v in raw.values()):
         raise ConfigError(
@@ -120,11 +120,11 @@ def _budgets(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> dict[str, dict[
     return {str(pattern): dict(values) for pattern, values in raw.items()}
 
 
-def _version_mode(key: str, raw: Any, _parsed: Mapping[str, Any]) -> VersionMode:
+def _version_mode(key: str, raw: object, _parsed: Mapping[str, object]) -> VersionMode:
     return parse_version_mode(_typed(key, raw, str))
 
 
-def _clearing(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> ClearCaches:
+def _clearing(_key: str, raw: object, _parsed: Mapping[str, object]) -> ClearCaches:
     """``clear_caches``: "auto", true or false (:mod:`pytest_stages.stage.memory_release`)."""
     if isinstance(raw, bool):
         return raw
@@ -136,7 +136,7 @@ def _clearing(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> ClearCaches:
     )
 
 
-def _cache_setting(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> bool | str:
+def _cache_setting(_key: str, raw: object, _parsed: Mapping[str, object]) -> bool | str:
     """``compilation_cache``: true (under pytest's cache folder), false, or a folder path."""
     if isinstance(raw, str) and "://" in raw:
         raise ConfigError(
@@ -153,7 +153,7 @@ def _cache_setting(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> bool | st
     )
 
 
-def _module_names(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> tuple[str, ...]:
+def _module_names(_key: str, raw: object, _parsed: Mapping[str, object]) -> tuple[str, ...]:
     """``modules = ["mypkg.models", ...]``: importable dotted names holding registrations."""
     if not isinstance(raw, list) or not all(
         isinstance(m, str) and all(part.isidentifier() for part in m.split(".")) for m in raw
@@ -162,9 +162,10 @@ def _module_names(_key: str, raw: Any, _parsed: Mapping[str, Any]) -> tuple[str,
     return tuple(raw)
 
 
-def _test_configs(_key: str, raw: Any, parsed: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+def _test_configs(_key: str, raw: object, parsed: Mapping[str, object]) -> dict[str, tuple[str, ...]]:
     """``[tool.pytest_stages.test_configs]``: test-id patterns, each to a non-empty list of config names."""
-    known = tuple(c.name for c in parsed.get("configs", DEFAULT_CONFIGS))
+    configs = cast("tuple[DeviceConfig, ...]", parsed.get("configs", DEFAULT_CONFIGS))  # read before: Settings' order
+    known = tuple(c.name for c in configs)
     if not isinstance(raw, dict):
         raise ConfigError(
             "[tool.pytest_stages.test_configs] must map test-id patterns to config names, e.g. "
@@ -227,7 +228,7 @@ class Settings:
         return names
 
 
-def parse_settings(table: Mapping[str, Any]) -> Settings:
+def parse_settings(table: Mapping[str, object]) -> Settings:
     """Validate a raw ``[tool.pytest_stages]`` table into :class:`Settings`, key by key in field order."""
     settings = dataclasses.fields(Settings)
     reject_unknown("[tool.pytest_stages]", table, {setting.name for setting in settings})

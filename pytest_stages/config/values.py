@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from pytest_stages.analyse.analyses import FIGURE_KEYS, FIGURE_NAMES, figure_key, figure_name
 from pytest_stages.analyse.step_time import SECONDS
@@ -21,7 +20,7 @@ TOLERANCE_METRICS = ("default", *FIGURE_KEYS, SECONDS)
 OPERAND_PART = lazy_pattern(r"(?:\d+|out)\{[^{}]*\}$")
 
 
-def parse_choices(key: str, value: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
+def parse_choices(key: str, value: object, allowed: tuple[str, ...]) -> tuple[str, ...]:
     """A list of names drawn from ``allowed`` (a comma-separated string is accepted too)."""
     if isinstance(value, str):
         value = [part.strip() for part in value.split(",") if part.strip()]
@@ -58,7 +57,7 @@ def check_mark_names(where: str, names: Iterable[str]) -> None:
             )
 
 
-def check_marker(where: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
+def check_marker(where: str, args: tuple[object, ...], kwargs: Mapping[str, object]) -> None:
     """Refuse a ``stages`` marker with positional arguments or a keyword it does not take."""
     if args:
         raise ConfigError(
@@ -93,7 +92,7 @@ def _per_operand(key: str) -> bool:
     return OPERAND_PART.search(key) is not None and OPERAND_PART.sub("", key) == FIGURE_KEYS["bytes_accessed"]
 
 
-def parse_tolerances(raw: Any, where: str) -> dict[str, float]:
+def parse_tolerances(raw: object, where: str) -> dict[str, float]:
     """Relative tolerances by figure key (``temp_size_in_bytes``): ``0.02`` or ``"2%"``; the figure must be judged.
 
     Figures are written by their one name (``temp_bytes``); JAX's spelling is read too
@@ -122,7 +121,7 @@ def respellings(where: str, written: Iterable[object]) -> list[str]:
     ]
 
 
-def parse_fraction(where: str, value: Any) -> float:
+def parse_fraction(where: str, value: object) -> float:
     """``0.02`` or ``"2%"`` -> 0.02; anything negative or unparsable is an error."""
     text = value
     if isinstance(value, str):
@@ -141,7 +140,7 @@ def parse_fraction(where: str, value: Any) -> float:
     return number
 
 
-def reject_unknown(where: str, table: Mapping[str, Any], known: set[str]) -> None:
+def reject_unknown(where: str, table: Mapping[str, object], known: set[str]) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(

@@ -122,7 +122,7 @@ def _check_depth(text: str) -> None:
     raise InputError(f"nested deeper than {MAX_DEPTH} levels")
 
 
-def _check_strings(data: Any) -> None:
+def _check_strings(data: object) -> None:
     """Refuse a key or string that holds a lone surrogate (a walk without recursion)."""
     stack = [data]
     while stack:

@@ -26,7 +26,7 @@ class ChipScheduling(LoadScheduling):  # type: ignore[misc]
     node2pending: dict[Any, list[int]]
     maxschedchunk: int | None
 
-    def __init__(self, config: Any, log: Any, names: Collection[str]) -> None:
+    def __init__(self, config: object, log: object, names: Collection[str]) -> None:
         super().__init__(config, log)
         self.names = tuple(names)
         self.pinned: frozenset[int] = frozenset()

@@ -33,7 +33,7 @@ class RegisteredItem(pytest.Item):
         *,
         registration: Registration,
         config_name: str,
-        args: tuple[Any, ...],
+        args: tuple[object, ...],
         problem: StagesError | None = None,
         **kwargs: Any,
     ) -> None:
@@ -128,7 +128,7 @@ class RegisteredFunctions(pytest.Collector):
 
     def _item(self, session: Any, registration: Registration, config_name: str) -> RegisteredItem:
         skip = None
-        args: tuple[Any, ...] = ()
+        args: tuple[object, ...] = ()
         problem: StagesError | None = None
         known = [c.name for c in session.settings.configs]
         if registration.problem:

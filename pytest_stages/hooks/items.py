@@ -56,7 +56,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("stage_config", names, ids=names, indirect=True)
 
 
-def _marker_configs(nodeid: str, value: Any, settings: Settings) -> tuple[str, ...]:
+def _marker_configs(nodeid: str, value: object, settings: Settings) -> tuple[str, ...]:
     """The configs ``@pytest.mark.stages(configs=...)`` names; naming none is an error of the marker.
 
     An empty list would skip the test: its folders would then belong to no item, and a prune
@@ -100,7 +100,7 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     )
 
     def call(
-        fn: Any, *args: Any, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any
+        fn: object, *args: object, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any
     ) -> StageResult:
         return snapshot_assembly.run_call(snapshot, fn, args, kwargs, name=name, static_scalars=static_scalars)
 
@@ -121,7 +121,7 @@ def stage_compiles(request: pytest.FixtureRequest) -> StageCompilesFixture:
     checker = snapshot_assembly.make_compiles(request.config.stash[SESSION], request.node)
 
     @contextlib.contextmanager
-    def block(*functions: Any, name: str = "compiles") -> Iterator[CompileLog]:
+    def block(*functions: object, name: str = "compiles") -> Iterator[CompileLog]:
         with snapshot_assembly.as_pytest_outcome(), checker(*functions, name=name) as log:
             yield log
 

@@ -96,7 +96,7 @@ def found_table(config: pytest.Config) -> FoundTable:
     return find_table(config.inipath, config.rootpath, config.invocation_params.dir)
 
 
-def uses_plugin(namespace: Any, found: FoundTable) -> bool:
+def uses_plugin(namespace: object, found: FoundTable) -> bool:
     """Whether the session uses the plugin from the start: a table was read, or a ``--stages-*`` option given.
 
     Otherwise it stays inert (no variable, JAX option, folder or plugin object) until a test stages.

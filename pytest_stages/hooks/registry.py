@@ -134,7 +134,7 @@ def _namespace(module: object) -> dict[str, Any]:
 
 
 def register(
-    fn: Callable[..., Any] | None = None,
+    fn: Callable[..., object] | None = None,
     *,
     args: RegisteredArgs,
     name: str | None = None,
@@ -157,7 +157,7 @@ def register(
     module = str(namespace.get("__name__", ""))
     del caller
 
-    def record(function: Callable[..., Any]) -> Callable[..., Any]:
+    def record(function: Callable[..., object]) -> Callable[..., Any]:
         own = str(getattr(function, "__name__", type(function).__name__))
         chosen = name if isinstance(name, str) and name else own
         problem = options_problem(function, args, name=name, configs=configs, budget=budget, jit=jit)

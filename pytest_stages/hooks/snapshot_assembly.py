@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -122,9 +122,9 @@ def as_pytest_outcome(long_tracebacks: bool = False) -> Iterator[None]:
 
 def run_call(
     snapshot: StageSnapshot,
-    fn: Any,
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
+    fn: object,
+    args: tuple[object, ...],
+    kwargs: Mapping[str, object],
     *,
     name: str | None,
     static_scalars: bool | None = None,
@@ -146,7 +146,9 @@ def finish(session: StagesSession, snapshot: StageSnapshot) -> None:
     session.caches.after_test(bool(snapshot.records))
 
 
-def _narrowed(marker: dict[str, Any], key: str, default: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
+def _narrowed(
+    marker: Mapping[str, object], key: str, default: tuple[str, ...], allowed: tuple[str, ...]
+) -> tuple[str, ...]:
     if marker.get(key) is None:
         return default
     return parse_choices(f"@pytest.mark.stages({key}=...)", marker[key], allowed)

@@ -129,7 +129,7 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     )
 
 
-def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: Any) -> ActiveConfig:
+def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: object) -> ActiveConfig:
     devices = topology_devices(config, rootpath)
     if len(devices) != config.devices and config.mesh:
         raise ConfigError(_mesh_does_not_fit(config, len(devices)))
@@ -156,7 +156,7 @@ def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: Any) ->
     )
 
 
-def topology_mesh(config: DeviceConfig, devices: tuple[Any, ...], axis_types: Any) -> Any:
+def topology_mesh(config: DeviceConfig, devices: tuple[object, ...], axis_types: Any) -> Any:
     """The config's mesh over a topology's devices; a hybrid (ICI x DCN) mesh when it spans slices.
 
     ``jax.make_mesh`` fails on the devices of several slices (an AssertionError in

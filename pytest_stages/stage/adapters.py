@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +39,7 @@ class Adapter:
     user_leaves: Callable[[], NamedLeaves] | None = None
     user_outputs: Callable[[Any, Any, Any, dict[tuple[str, ...], tuple[str, Any]]], NamedLeaves] | None = None
 
-    def named_leaves(self, tree: Any) -> NamedLeaves:
+    def named_leaves(self, tree: object) -> NamedLeaves:
         """Leaves of an ``(args, kwargs)`` tree of JAX's (shardings, formats, ``ArgInfo``), named.
 
         The framework's names are used when they line up with JAX's leaves one for one (same
@@ -52,7 +52,7 @@ class Adapter:
                 return [(name, leaf) for (name, _), leaf in zip(named, leaves, strict=True)]
         return signature_leaves(self.fn, tree)
 
-    def named_outputs(self, tree: Any, args_info: Any, out_info: Any) -> NamedLeaves:
+    def named_outputs(self, tree: object, args_info: object, out_info: object) -> NamedLeaves:
         """Leaves of JAX's output tree (shardings, formats), named as the function returns them.
 
         ``args_info`` and ``out_info`` are the ``Lowered``'s: a framework's adapter names the
@@ -85,7 +85,7 @@ def adapt(  # noqa: PLR0911  (one return per kind of callable, in the order they
     return _jax_jit(fn, jax.jit(fn), args, kwargs)
 
 
-def _framework(fn: Callable[..., Any]) -> str:
+def _framework(fn: Callable[..., object]) -> str:
     """The top-level package ``fn`` (or its type, or its bound object) comes from."""
     for origin in (fn, type(fn), getattr(fn, "__self__", None)):
         name = getattr(origin, "__module__", None) or type(origin).__module__
@@ -96,11 +96,11 @@ def _framework(fn: Callable[..., Any]) -> str:
     return ""
 
 
-def _is_nnx_jit(fn: Any) -> bool:
+def _is_nnx_jit(fn: object) -> bool:
     return isinstance(fn, nnx_compilation.JitWrapped)
 
 
-def _is_linen_apply(fn: Any) -> bool:
+def _is_linen_apply(fn: object) -> bool:
     return isinstance(getattr(fn, "__self__", None), linen.Module) and getattr(fn, "__name__", "") == "apply"
 
 
@@ -108,11 +108,11 @@ def _lower_jax(traced: Any, platforms: tuple[str, ...] | None) -> Any:
     return traced.lower(lowering_platforms=platforms)
 
 
-def _jax_jit(fn: Callable[..., Any], jitted: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
+def _jax_jit(fn: Callable[..., object], jitted: Any, args: tuple[object, ...], kwargs: Mapping[str, object]) -> Adapter:
     return Adapter("jax.jit", fn, trace=lambda: jitted.trace(*args, **kwargs), lower=_lower_jax)
 
 
-def _nnx_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
+def _nnx_jit(fn: Any, args: tuple[object, ...], kwargs: Mapping[str, object]) -> Adapter:
     """``flax.nnx.jit``: flax's ``Traced`` holds JAX's at ``.traced``; graph state names its leaves."""
     return Adapter(
         "flax.nnx.jit",
@@ -124,8 +124,8 @@ def _nnx_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
     )
 
 
-def _nnx_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> NamedLeaves:
-    def leaves(name: str, value: Any) -> NamedLeaves:
+def _nnx_leaves(fn: Any, args: tuple[object, ...], kwargs: Mapping[str, object]) -> NamedLeaves:
+    def leaves(name: str, value: object) -> NamedLeaves:
         if nnx.graph.is_graph_node(value):
             return [
                 (".".join([name, *map(str, path)]), variable.get_value())
@@ -141,7 +141,7 @@ def _nnx_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Named
     return named + [leaf for key in sorted(kwargs) for leaf in leaves(key, kwargs[key])]
 
 
-def _nnx_static(fn: Any, count: int) -> set[int]:
+def _nnx_static(fn: object, count: int) -> set[int]:
     """Positions of an ``nnx.jit``'s static arguments: they are no inputs of JAX's, so they name no leaf.
 
     flax keeps ``static_argnums`` as given (an int, a sequence of them, or None), but not
@@ -193,7 +193,7 @@ def _lines_up(
     return places == [place for place, _ in leaves] and all(_same_shape(inputs[place], info) for place, info in leaves)
 
 
-def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adapter:
+def _equinox_jit(fn: Any, args: tuple[object, ...], kwargs: Mapping[str, object]) -> Adapter:
     """``equinox.filter_jit``: lowered through its own ``.lower`` (its partition kept).
 
     It has no ``.trace``: the jaxpr comes from ``equinox.filter_make_jaxpr`` of the wrapped
@@ -220,7 +220,7 @@ def _equinox_jit(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Adap
     )
 
 
-def _equinox_outputs(tree: Any) -> NamedLeaves:
+def _equinox_outputs(tree: object) -> NamedLeaves:
     """filter_jit returns ``(marker, arrays, static)``: its marker, then the returned value's arrays."""
     if not (isinstance(tree, tuple) and len(tree) == 3):
         return returned_leaves(tree)
@@ -228,13 +228,13 @@ def _equinox_outputs(tree: Any) -> NamedLeaves:
     return [(EQUINOX_MARKER, leaf) for _, leaf in returned_leaves(marker)] + returned_leaves(arrays)
 
 
-def _equinox_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> NamedLeaves:
+def _equinox_leaves(fn: Any, args: tuple[object, ...], kwargs: Mapping[str, object]) -> NamedLeaves:
     """Array leaves in filter_jit's order: donated groups first; each of first arg, function, rest."""
     wrapped = fn.__wrapped__
     bound = inspect.signature(wrapped).bind(*args, **kwargs)
     names = argument_names(wrapped, len(bound.args))
 
-    def arrays(name: str, value: Any) -> NamedLeaves:
+    def arrays(name: str, value: object) -> NamedLeaves:
         return [(n, leaf) for n, leaf in _path_leaves(name, value) if equinox.is_array(leaf)]
 
     first = arrays(names[0], bound.args[0]) if bound.args else []
@@ -249,9 +249,9 @@ def _equinox_leaves(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> N
 
 def _static_leaves_jit(
     kind: str,
-    fn: Callable[..., Any],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
+    fn: Callable[..., object],
+    args: tuple[object, ...],
+    kwargs: Mapping[str, object],
     *,
     static_scalars: bool,
     framework: bool = True,
@@ -263,7 +263,7 @@ def _static_leaves_jit(
     plain callable under ``static_scalars``) only top-level Python scalars are baked in.
     """
 
-    def is_static(value: Any) -> bool:
+    def is_static(value: object) -> bool:
         if is_python_scalar(value):
             return static_scalars or (framework and type(value) is bool)
         leaves = jax.tree_util.tree_leaves(value)
@@ -274,7 +274,7 @@ def _static_leaves_jit(
     dynamic_keys = sorted(k for k, v in kwargs.items() if not is_static(v))
 
     @functools.wraps(fn)
-    def call(*dynamic: Any, **dynamic_kwargs: Any) -> Any:
+    def call(*dynamic: object, **dynamic_kwargs: object) -> Any:
         merged = list(args)
         for position, value in zip(dynamic_positions, dynamic, strict=True):
             merged[position] = value
@@ -302,7 +302,7 @@ def _linen_names(apply: Any, count: int) -> list[str]:
     return ["variables", *argument_names(apply.__self__.__call__, count - 1)][:count]
 
 
-def is_python_scalar(value: Any) -> bool:
+def is_python_scalar(value: object) -> bool:
     """A Python ``bool``, ``int``, ``float`` or ``complex`` (JAX traces them weakly typed)."""
     return type(value) in (bool, int, float, complex)
 
@@ -315,7 +315,7 @@ def _same_shape(named: tuple[str, Any], leaf: Any) -> bool:
     return tuple(leaf.shape) == tuple(user.shape) and str(leaf.dtype) == str(user.dtype)
 
 
-def _array_like(leaf: Any) -> bool:
+def _array_like(leaf: object) -> bool:
     return (
         isinstance(leaf, jax.ShapeDtypeStruct)
         or (hasattr(leaf, "shape") and hasattr(leaf, "dtype"))
@@ -323,16 +323,16 @@ def _array_like(leaf: Any) -> bool:
     )
 
 
-def returned_leaves(tree: Any) -> NamedLeaves:
+def returned_leaves(tree: object) -> NamedLeaves:
     """Leaves of an output tree named by their paths in it: ``output``, ``output[0]``, ``output['grads']['w']``."""
     return _path_leaves(OUTPUT, tree)
 
 
-def _path_leaves(name: str, value: Any) -> NamedLeaves:
+def _path_leaves(name: str, value: object) -> NamedLeaves:
     return [(name + jax.tree_util.keystr(path), leaf) for path, leaf in jax.tree_util.tree_flatten_with_path(value)[0]]
 
 
-def _static_argnums(fn: Callable[..., Any], dynamic: int) -> set[int]:
+def _static_argnums(fn: Callable[..., object], dynamic: int) -> set[int]:
     """Positions of a ``jax.jit``'s static arguments, given how many dynamic ones JAX kept.
 
     Read from the jitted function's ``_jit_info``, which is private to JAX, so defensively:
@@ -345,7 +345,7 @@ def _static_argnums(fn: Callable[..., Any], dynamic: int) -> set[int]:
     return {n % total for n in numbers if -total <= n < total}
 
 
-def argument_names(fn: Callable[..., Any], count: int) -> list[str]:
+def argument_names(fn: Callable[..., object], count: int) -> list[str]:
     """Names of the first ``count`` positional arguments, from the signature where it has them."""
     try:
         parameters = list(inspect.signature(fn).parameters.values())
@@ -363,7 +363,7 @@ def argument_names(fn: Callable[..., Any], count: int) -> list[str]:
     return names
 
 
-def signature_leaves(fn: Callable[..., Any], tree: Any) -> NamedLeaves:
+def signature_leaves(fn: Callable[..., object], tree: Any) -> NamedLeaves:
     """Leaves of an ``(args, kwargs)`` tree, named ``x``, ``params[0][1]``, ``scale`` ...
 
     JAX's trees hold the dynamic arguments only: the static ones of a ``jax.jit`` are skipped

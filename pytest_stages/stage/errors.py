@@ -58,7 +58,7 @@ class StagingFailed(StagesError):
         self.traceback = "".join(traceback.format_exception(cause)).rstrip()
 
 
-def traced_keywords(cause: BaseException, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+def traced_keywords(cause: BaseException, kwargs: Mapping[str, object]) -> dict[str, Any]:
     """The keyword arguments with Python values that tracing made abstract where the function needs them concrete.
 
     JAX traces keyword arguments as it does positional ones: ``stage_snapshot(jnp.sum, x, axis=0)``
@@ -77,13 +77,13 @@ def traced_keywords(cause: BaseException, kwargs: Mapping[str, Any]) -> dict[str
     return {key: value for key, value in python.items() if re.search(rf"\b{re.escape(key)}\b", str(cause))}
 
 
-def _python_values(value: Any) -> bool:
+def _python_values(value: object) -> bool:
     """A Python scalar or string, or a tuple or list of them (``axis=(0, 1)``)."""
     items = value if isinstance(value, tuple | list) else (value,)
     return bool(items) and all(type(item) in (bool, int, float, complex, str) for item in items)
 
 
-def static_keywords_fix(name: str, static: Mapping[str, Any]) -> str:
+def static_keywords_fix(name: str, static: Mapping[str, object]) -> str:
     """How to keep keyword arguments static: ``functools.partial``, ``jax.jit(static_argnames=...)``, static_scalars."""
     shown = ", ".join(f"{key}={value!r}" for key, value in static.items())
     keys = tuple(static)

@@ -70,7 +70,7 @@ class CompileLog:
         """A persistent-cache hit: JAX reports it before the compile event it belongs to."""
         self._hits += 1
 
-    def lowering(self, module: str, avals: Any) -> None:
+    def lowering(self, module: str, avals: object) -> None:
         """A lowering's argument types (``module`` is ``jit(step)``; the duration event follows)."""
         self._of(function_name(module)).signatures.append(signature(avals))
 
@@ -151,7 +151,7 @@ class CompileEvents:
         for log in self.logs:
             log.event(event, duration_secs, str(kwargs.get("fun_name", "")))
 
-    def _event(self, event: str, **_: Any) -> None:
+    def _event(self, event: str, **_: object) -> None:
         if event == jax_compat.CACHE_HIT_EVENT:
             for log in self.logs:
                 log.hit()

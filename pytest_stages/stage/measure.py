@@ -20,7 +20,7 @@ ROUNDS = 5
 CALLS = 20
 
 
-def measured(compiled: Any, lowered: Any, estimated: float | None) -> dict[str, Any]:
+def measured(compiled: object, lowered: object, estimated: float | None) -> dict[str, Any]:
     """``measured_seconds`` (median), ``measured_min``/``measured_max`` (rounds) and ``estimate_over_measured``;
     ``{"not_measured": reason}`` where the program raises on made-up inputs (a callback that rejects them)."""
     try:

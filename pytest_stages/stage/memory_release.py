@@ -8,17 +8,16 @@ after every staged test; ``False`` never (docs/caches.md).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Hashable
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
 
 from pytest_stages.config.settings import AUTO_PERIOD, ClearCaches
 from pytest_stages.stage import jax
 
 
 def trace_key(
-    fn: Callable[..., Any],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
+    fn: Callable[..., object],
+    args: tuple[object, ...],
+    kwargs: Mapping[str, object],
     context: Hashable = None,
 ) -> Hashable | None:
     """What JAX's trace cache would at least have to match to reuse a trace of ``fn(*args, **kwargs)``.
@@ -43,7 +42,7 @@ def trace_key(
         return None
 
 
-def _abstract(leaf: Any) -> Hashable:
+def _abstract(leaf: object) -> Hashable:
     shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
     if shape is None or dtype is None:
         return type(leaf).__qualname__
@@ -65,9 +64,9 @@ class CacheClearing:
 
     def before_staging(
         self,
-        fn: Callable[..., Any],
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
+        fn: Callable[..., object],
+        args: tuple[object, ...],
+        kwargs: Mapping[str, object],
         context: Hashable = None,
     ) -> None:
         """In "auto" mode, drop the caches if this staging could reuse a trace kept since the last drop."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import platform as platform_
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -97,7 +97,7 @@ def environment(staged: Plan, devices: tuple[Any, ...], plugin_version: str | No
     return out
 
 
-def versions(recorded: dict[str, Any]) -> dict[str, str]:
+def versions(recorded: Mapping[str, object]) -> dict[str, str]:
     """The versions of an :func:`environment` that make a version change (jax, jaxlib, accelerator plugins)."""
     names = ("jax", "jaxlib", *(n for names in PLUGIN_DISTRIBUTIONS.values() for n in names))
     return {name: str(recorded[name]) for name in names if recorded.get(name) is not None}

@@ -78,13 +78,13 @@ class StageResult:
         """Staged for a compile-only topology (its lowered cost is counted by the CPU client)."""
         return self.config.compile_only
 
-    def named_leaves(self, tree: Any) -> NamedLeaves:
+    def named_leaves(self, tree: object) -> NamedLeaves:
         """The leaves of an in/out tree of the staged function, named by the user's argument paths."""
         if self.adapter is None:
             raise ValueError(f"stage_snapshot({self.name}): staged without an adapter, its leaves have no names")
         return self.adapter.named_leaves(tree)
 
-    def named_outputs(self, tree: Any) -> NamedLeaves:
+    def named_outputs(self, tree: object) -> NamedLeaves:
         """The leaves of an output tree of JAX's (shardings, formats), named as the function returns them."""
         if self.adapter is None:
             raise ValueError(f"stage_snapshot({self.name}): staged without an adapter, its leaves have no names")
@@ -198,8 +198,8 @@ class StageResult:
 
 
 def stage(
-    fn: Callable[..., Any],
-    args: tuple[Any, ...],
+    fn: Callable[..., object],
+    args: tuple[object, ...],
     kwargs: dict[str, Any],
     *,
     name: str,
@@ -351,7 +351,7 @@ def _entry(result: StageResult, wanted: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-def _leaves(tree: Any) -> list[Any]:
+def _leaves(tree: object) -> list[Any]:
     return list(jax.tree_util.tree_leaves(tree))
 
 

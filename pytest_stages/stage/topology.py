@@ -128,7 +128,7 @@ def quiet_stderr() -> Iterator[None]:
             os.close(saved)
 
 
-def place_unsharded(tree: Any) -> tuple[Any, bool]:
+def place_unsharded(tree: object) -> tuple[Any, bool]:
     """The arrays of ``tree`` as ``jax.jit`` takes them on the topology's hardware; and whether any is sharded.
 
     An array committed to a local device would pin the program to the CPU: it becomes a ``ShapeDtypeStruct``
@@ -136,7 +136,7 @@ def place_unsharded(tree: Any) -> tuple[Any, bool]:
     sharded leaf the caller stages under a topology device, else under the config's mesh.
     """
 
-    def place(leaf: Any) -> Any:
+    def place(leaf: object) -> Any:
         if isinstance(leaf, jax.Array) and getattr(leaf, "_committed", False):
             # A weakly typed array (jnp.asarray(2.0)) must stay weak, or it promotes what it touches.
             return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=bool(getattr(leaf, "weak_type", False)))

@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -208,7 +208,7 @@ class CompileOnlyCache:
             os.utime(path)
         return data
 
-    def write(self, parts: dict[str, str], entry: dict[str, Any]) -> None:
+    def write(self, parts: dict[str, str], entry: Mapping[str, object]) -> None:
         """Store ``entry`` (compiled texts, analyses, unavailable ones) under ``parts``, atomically; then evict.
 
         A folder that cannot be written is a warning: the run goes on without the cache's help.

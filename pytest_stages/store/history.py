@@ -119,14 +119,14 @@ def call_of(path: str, folder: str) -> tuple[Call, str] | None:
     return Call("/".join(module), test, config, name.removesuffix(suffix)), FIGURE_FILES[suffix]
 
 
-def figures(artifact: str, data: Mapping[str, Any]) -> dict[str, float]:
+def figures(artifact: str, data: Mapping[str, object]) -> dict[str, float]:
     """The judged figures of one snapshot file, named as budgets and tolerances name them."""
     read = _FIGURES.get(artifact)
     out = read(data) if read is not None else {}
     return {name: value for name, value in out.items() if _number(value)}
 
 
-def _cost_figures(data: Mapping[str, Any]) -> dict[str, Any]:
+def _cost_figures(data: Mapping[str, object]) -> dict[str, Any]:
     cost = staged_cost(dict(data))
     out: dict[str, Any] = {name: cost.get(key) or 0 for name, key in COST_METRICS.items()} if cost else {}
     step = data.get(step_time.KEY)
@@ -135,7 +135,7 @@ def _cost_figures(data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _memory_figures(data: Mapping[str, Any]) -> dict[str, Any]:
+def _memory_figures(data: Mapping[str, object]) -> dict[str, Any]:
     return {**{figure_name(key): value for key, value in data.items()}, "peak_bytes": peak_bytes(data)}
 
 
@@ -162,7 +162,7 @@ _FIGURES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
 }
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

@@ -85,7 +85,7 @@ def read_journal(root: Path) -> Journal | None:
     return Journal(data["phase"], swaps)
 
 
-def _problem(data: Any) -> str | None:
+def _problem(data: object) -> str | None:
     if not isinstance(data, dict) or set(data) != {"schema", "phase", "swaps"}:
         return 'it is not an object of "schema", "phase" and "swaps"'
     if data["schema"] != JOURNAL_SCHEMA:

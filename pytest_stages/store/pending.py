@@ -67,7 +67,7 @@ def disk_digest(path: Path) -> str | None:
         return None
 
 
-def project_name(pyproject: Mapping[str, Any]) -> str | None:
+def project_name(pyproject: Mapping[str, object]) -> str | None:
     """The ``[project] name`` of a parsed pyproject.toml, the identity a pending set records (None without one)."""
     project = pyproject.get("project")
     name = project.get("name") if isinstance(project, Mapping) else None
@@ -89,11 +89,11 @@ class PendingCall:
 
 def manifest(
     *,
-    identity: Mapping[str, Any],
-    call: Mapping[str, Any],
+    identity: Mapping[str, object],
+    call: Mapping[str, object],
     base: Mapping[str, str | None],
     files: Mapping[str, str],
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
 ) -> dict[str, Any]:
     """A call's manifest: who wrote it (``identity``: project, snapshot_dir, plugin, commit), the call, base, files."""
     return {

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.core.paths import temporary_of
@@ -36,12 +35,12 @@ def own_name(name: str) -> bool:
     return any(name.endswith(suffix) and is_safe_component(name[: -len(suffix)]) for suffix in SUFFIXES.values())
 
 
-def is_meta(data: Any) -> bool:
+def is_meta(data: object) -> bool:
     """Whether parsed JSON is a folder's metadata as pytest-stages writes it (an object with an integer ``format``)."""
     return isinstance(data, dict) and isinstance(data.get("format"), int) and not isinstance(data["format"], bool)
 
 
-def owned_names(folder: str, names: set[str], meta: Mapping[str, Any] | None) -> set[str]:
+def owned_names(folder: str, names: set[str], meta: Mapping[str, object] | None) -> set[str]:
     """Which of a folder's file ``names`` pytest-stages can show it wrote, given the folder's metadata.
 
     Its files are the metadata and those its manifest lists (without a manifest, those of its own naming;
@@ -59,7 +58,7 @@ def _legacy_compiles(folder: str, names: set[str]) -> set[str]:
     return owned
 
 
-def _manifest_owned(names: set[str], meta: Mapping[str, Any]) -> set[str]:
+def _manifest_owned(names: set[str], meta: Mapping[str, object]) -> set[str]:
     """The files a folder with metadata owns: the metadata and its manifest's files (its own naming without one)."""
     listed = meta.get(MANIFEST_KEY)
     owned = {META_FILE}

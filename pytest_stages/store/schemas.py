@@ -240,7 +240,7 @@ def call_schema() -> dict[str, Any]:
     return calls
 
 
-def schema_mismatch(data: object, schema: Mapping[str, Any], where: str) -> str | None:
+def schema_mismatch(data: object, schema: Mapping[str, object], where: str) -> str | None:
     """The first place where ``data`` breaks the JSON Schema ``schema`` (``the report['calls'][0] has no 'name'``).
 
     Judged first by the schema's compiled check (:func:`_compiled`), which names nothing: the walk that
@@ -358,7 +358,7 @@ def _array_check(schema: Mapping[str, Any]) -> Check | None:
     return fits
 
 
-def _breaks(data: object, schema: Mapping[str, Any], path: tuple[str, ...]) -> str | None:
+def _breaks(data: object, schema: Mapping[str, object], path: tuple[str, ...]) -> str | None:
     found = _value_breaks(data, schema, path)
     if found is None and isinstance(data, dict):
         return _object_breaks(data, schema, path)
