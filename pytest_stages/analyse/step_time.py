@@ -38,6 +38,7 @@ class Chip:
     ``transcendental_ops``: results/s of an exp, log, tanh, divide,
     ``polynomial_ops``: of a sine or power; ``sort_ops``: element-stages/s of a sorting network;
     ``gather_fraction``: the share of the achievable bandwidth a gather or scatter of rows reaches;
+    ``relayout_bytes_per_s``: bytes/s a copy into another layout (a transpose, another tiling) reads and writes;
     ``kernel_seconds``: the fixed cost of one kernel, ``iteration_seconds`` of one trip of a loop; dispatch
     costs ``launch_seconds`` plus a time per buffer.
     """
@@ -56,6 +57,7 @@ class Chip:
     iteration_seconds: float
     sort_ops: float
     gather_fraction: float
+    relayout_bytes_per_s: float
     kernel_seconds: float
     launch_seconds: float
     input_seconds: float
@@ -85,6 +87,7 @@ _V5E_VECTOR = {
     "polynomial_ops": 0.04 * T,
     "sort_ops": 0.16 * T,
     "gather_fraction": 0.5,
+    "relayout_bytes_per_s": 500 * G,
 }
 _GPU = {**_TPU, **_V5E_VECTOR, "launch_seconds": 20e-6, "kernel_seconds": 3e-6, "compute_fraction": 0.7}
 CHIPS: dict[str, Chip] = {
@@ -120,6 +123,7 @@ OVERRIDES = {
     "polynomial_tops": ("polynomial_ops", T),
     "sort_tops": ("sort_ops", T),
     "gather_fraction": ("gather_fraction", 1.0),
+    "relayout_gbps": ("relayout_bytes_per_s", G),
     "kernel_us": ("kernel_seconds", 1e-6),
     "iteration_us": ("iteration_seconds", 1e-6),
     "launch_us": ("launch_seconds", 1e-6),
@@ -280,7 +284,14 @@ def _kernel(kernel: hlo_kernels.Kernel, chip: Chip, looped: bool = False) -> _Te
     if kernel.collective_bytes:
         seconds = kernel.collective_bytes / (chip.interconnect_bytes_per_s * chip.interconnect_fraction)
         return _Terms(seconds + chip.kernel_seconds, collectives=seconds, kernels=1)
-    work = kernel.macs or kernel.vector or kernel.transcendental or kernel.polynomial or kernel.sort
+    work = (
+        kernel.macs
+        or kernel.vector
+        or kernel.transcendental
+        or kernel.polynomial
+        or kernel.sort
+        or kernel.relayout_bytes
+    )
     if not (work or kernel.hbm_bytes):
         return _Terms()  # a scalar op or a view: no kernel of its own
     rates = {"bf16": chip.bf16_flops, "f32": chip.f32_flops, "s8": chip.int8_ops, "f8": chip.fp8_flops}
@@ -290,7 +301,7 @@ def _kernel(kernel: hlo_kernels.Kernel, chip: Chip, looped: bool = False) -> _Te
         + kernel.transcendental / chip.transcendental_ops
         + kernel.polynomial / chip.polynomial_ops
     )
-    compute = max(matrix, vector, kernel.sort / chip.sort_ops)
+    compute = max(matrix, vector, kernel.sort / chip.sort_ops, kernel.relayout_bytes / chip.relayout_bytes_per_s)
     share = chip.hbm_fraction * (chip.gather_fraction if kernel.gathered else 1.0)
     hbm = kernel.hbm_bytes / (chip.hbm_bytes_per_s * share)
     bound = compute + hbm if looped else max(compute, hbm)

@@ -71,6 +71,7 @@ _ARRAY_LAYOUT = lazy_pattern(r"(?P<dtype>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<dims>[\
 _MINOR_TO_MAJOR = lazy_pattern(r"^\{([\d,]*)")
 _TILE = lazy_pattern(r":T\(([\d,]+)\)")
 _ON_CHIP = lazy_pattern(r"S\(([1-9]\d*)\)")
+_MEMORY_SPACE = lazy_pattern(r"S\(\d+\)")
 _OPERAND = lazy_pattern(r"%[\w.\-]+")
 _CALLS = lazy_pattern(r"\b(body|condition|calls|to_apply|true_computation|false_computation)=(%[\w.\-]+)")
 _BRANCHES = lazy_pattern(r"\bbranch_computations=\{([^{}]*)\}")
@@ -105,7 +106,8 @@ class Kernel:
     ``polynomial``: those of a long series (sine, power); ``sort``: element-stages of its sorting network;
     ``hbm_bytes``: what it reads and writes in HBM, ``gathered``: whether at scattered rows (a gather or
     scatter); ``dma_bytes``: what an async copy moves beside the kernels; ``collective_bytes``: what it sends
-    over the interconnect.
+    over the interconnect; ``relayout_bytes``: what its copies into another layout (a transpose, another tiling)
+    read and write, on chip or in HBM: the vector unit's loads, shuffles and stores move them.
     """
 
     name: str
@@ -119,6 +121,7 @@ class Kernel:
     gathered: bool = False
     dma_bytes: float = 0.0
     collective_bytes: float = 0.0
+    relayout_bytes: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -268,7 +271,7 @@ class Module:
         work = _Work(self.tile)
         if inner:
             self._fused_work(inner, work, frozenset({called or ""}))
-            traffic = _fusion_bytes(inner)
+            traffic = _fusion_bytes(inner, max(1, work.row_passes))
         elif _scalar(op, caller):
             return Kernel(op.name, op.opcode)  # a scalar: the core's scalar unit, between kernels
         else:
@@ -285,6 +288,7 @@ class Module:
             sort=work.sort,
             hbm_bytes=traffic,
             gathered=work.gathered,
+            relayout_bytes=_relayout_bytes(op, caller) if op.opcode == "copy" else _copy_fusion_bytes(inner),
         )
 
     def _fused_work(self, fused: Mapping[str, Op], work: _Work, seen: frozenset[str]) -> None:
@@ -306,6 +310,28 @@ class Module:
         index, limit = bound
         first = _constant(_initial(loop, caller, index))
         return None if first is None else max(0, limit - first)
+
+
+def _relayout_bytes(copy: Op, ops: Mapping[str, Op]) -> float:
+    """What a copy into another layout reads and writes, on chip or in HBM (tiles padded); 0 for a copy that
+    keeps its layout (only its memory space may change: a DMA's work)."""
+    operand = ops.get(copy.operands[0]) if copy.operands else None
+    if operand is None or _layout(operand.shape) == _layout(copy.shape):
+        return 0.0
+    return tiled_bytes(operand.shape, on_chip=True) + tiled_bytes(copy.shape, on_chip=True)
+
+
+def _copy_fusion_bytes(fused: Mapping[str, Op]) -> float:
+    """A fusion whose result is a copy into another layout: what that copy reads and writes (a copy fused into
+    another kernel's operand is that kernel's read)."""
+    root = next((op for op in fused.values() if op.root), None)
+    return _relayout_bytes(root, fused) if root is not None and root.opcode == "copy" else 0.0
+
+
+def _layout(shape: str) -> str:
+    """The first array's layout without its memory space (``{1,0:T(8,128)S(1)}`` -> ``{1,0:T(8,128)}``)."""
+    found = _ARRAY_LAYOUT.search(shape)
+    return _MEMORY_SPACE.sub("", found["layout"] or "") if found else ""
 
 
 def _loop_bound(condition: Mapping[str, Op]) -> tuple[int, int] | None:
@@ -361,6 +387,7 @@ class _Work:
         self.polynomial = 0.0
         self.sort = 0.0
         self.gathered = False
+        self.row_passes = 0  # reductions broadcast back over their rows, one after another: passes over the inputs
 
     def add(self, op: Op, ops: Mapping[str, Op]) -> None:
         """Count ``op`` (an op of this kernel, its operands in ``ops``) into the work of its unit."""
@@ -369,7 +396,7 @@ class _Work:
         elif op.opcode == "sort" or (op.opcode == "custom-call" and 'custom_call_target="TopK"' in op.rest):
             self.sort += _sort_stages(op, ops) if op.opcode == "sort" else _top_k_stages(op, ops)
         elif op.opcode in ("reduce", "reduce-window", "select-and-scatter"):
-            self.vector += _reduced(op, ops)
+            self._reduction(op, ops)
         elif op.opcode in TRANSCENDENTAL:
             self.transcendental += elements(op.shape)
         elif op.opcode in POLYNOMIAL:
@@ -381,6 +408,17 @@ class _Work:
         elif op.opcode not in _MOVES and op.opcode not in ("fusion", "custom-call"):
             self.vector += elements(op.shape)
 
+    def _reduction(self, op: Op, ops: Mapping[str, Op]) -> None:
+        """A reduction's vector work: its operand's elements once for a reduce or a reduction broadcast back over
+        its dimension (XLA on TPU runs that as a reduce, then a broadcast; each such stage is a pass over the
+        kernel's rows); a sliding or prefix window (a cumulative sum, which XLA on TPU emits as a depthwise
+        convolution) its window's taps for each element."""
+        operand = ops.get(op.operands[0]) if op.operands else None
+        broadcast = op.opcode == "reduce-window" and operand is not None and _broadcast_window(op, operand)
+        self.row_passes += broadcast
+        counted = elements(operand.shape if operand else op.shape)
+        self.vector += counted if op.opcode == "reduce" or broadcast else counted * _window_size(op)
+
     def _product(self, op: Op, ops: Mapping[str, Op]) -> None:
         kind, macs = _macs(op, ops, self.tile)
         if kind == "vector":
@@ -389,12 +427,11 @@ class _Work:
             self.macs[kind] = self.macs.get(kind, 0.0) + macs
 
 
-def _reduced(op: Op, ops: Mapping[str, Op]) -> float:
-    """A reduction's vector work: its operand's elements, once per pass (a window reduces in log2(size)
-    passes; XLA on TPU turns a reduce-and-broadcast into one)."""
-    operand = ops.get(op.operands[0]) if op.operands else None
-    passes = 1 if op.opcode == "reduce" else max(1, math.ceil(math.log2(max(1, _window_size(op)))))
-    return elements(operand.shape if operand else op.shape) * passes
+def _broadcast_window(op: Op, operand: Op) -> bool:
+    """Whether a reduce-window's window covers its whole dimension from every position (``size >= 2 n - 1``
+    wherever it is wider than 1): a reduction broadcast back, as ``jax.nn.softmax`` compiles for TPU."""
+    wide = [(size, n) for size, n in zip(_window(op).get("size", []), _dims(operand.shape), strict=False) if size > 1]
+    return bool(wide) and all(size >= 2 * n - 1 for size, n in wide)
 
 
 def _macs(op: Op, ops: Mapping[str, Op], tile: int) -> tuple[str, float]:
@@ -502,16 +539,18 @@ def _read_bytes(operand: Op, reader: Op) -> float:
     return tiled_bytes(operand.shape)
 
 
-def _fusion_bytes(fused: Mapping[str, Op]) -> float:
+def _fusion_bytes(fused: Mapping[str, Op], passes: int = 1) -> float:
     """A fusion's HBM traffic from inside it: each parameter by what its consumers read (a gather or dynamic
-    slice its rows, an in-place update nothing), each result it writes (an in-place update its update)."""
+    slice its rows, an in-place update nothing), ``passes`` times (a kernel that reduces its rows and broadcasts
+    the result back in k dependent stages, as a softmax does, streams its inputs once per stage), each result
+    it writes (an in-place update its update)."""
     uses: dict[str, list[Op]] = {}
     for op in fused.values():
         for name in op.operands:
             uses.setdefault(name, []).append(op)
     read = sum(_parameter_bytes(op, uses, fused) for op in fused.values() if op.opcode == "parameter")
     updated = sum(_update_bytes(op, fused) for op in fused.values())
-    return read + updated + _written_bytes(fused)
+    return read * passes + updated + _written_bytes(fused)
 
 
 def _parameter_bytes(parameter: Op, uses: Mapping[str, list[Op]], fused: Mapping[str, Op]) -> float:
