@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_stages.check.drift import compare_text, constant_text, ir_drift, removed_line, summary_lines
+from pytest_stages.check.drift import (
+    changed_attributes,
+    compare_text,
+    constant_text,
+    ir_drift,
+    removed_line,
+    summary_lines,
+)
 from pytest_stages.check.message import details
 from pytest_stages.core.records import Change, Pair
 
@@ -265,3 +272,17 @@ def test_text_drift_summarizes_ops_and_bounds_the_diff():
     ]
     assert len(lines) == 2 + 10 + 1
     assert compare_text("compiled", before, before, diff_lines=10) is None
+
+
+def test_a_changed_definition_is_no_attribute():
+    """``%param_0.3999 = f32[...] parameter(0)`` defines a name: a compiled drift that only moved such lines (the
+    v5e reorder of gm-up-before-gate) read ``compiled: param_0.3999 f32 -> unset`` as a changed attribute."""
+    lines = [text for text in HLO.splitlines() if " parameter(" in text]
+    assert lines
+    assert changed_attributes(("\n".join(lines), "")) == []
+    stablehlo = "%cst_2 = stablehlo.constant dense<1.0> : tensor<f32>"
+    assert changed_attributes((stablehlo, "")) == []
+    jaxpr = "    c:f32[4,4] = dot_general[\n      precision={}\n    ] a b"
+    assert changed_attributes((jaxpr.format("None"), jaxpr.format("(Precision.HIGHEST, Precision.HIGHEST)"))) == [
+        "attributes: precision None -> (Precision.HIGHEST, Precision.HIGHEST)"
+    ]

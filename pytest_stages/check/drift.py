@@ -205,8 +205,20 @@ def _attributes(text: str) -> list[tuple[str, str]]:
     return [
         (match["key"], match["value"])
         for match in _ATTRIBUTE.finditer(text)
-        if match["key"].rsplit(".", 1)[-1] not in _NOT_ATTRIBUTES and "%" not in match["value"]
+        if match["key"].rsplit(".", 1)[-1] not in _NOT_ATTRIBUTES
+        and "%" not in match["value"]
+        and not _defines(text, match)
     ]
+
+
+def _defines(text: str, match: re.Match[str]) -> bool:
+    """Whether ``match`` is the name a line defines (``  %param_0.3 = f32[] parameter(0)``, ``  ROOT add.3 = ...``,
+    ``%cst_2 = stablehlo.constant ...``): first on its line, then `` = ``. A jaxpr's ``precision=None`` has no
+    spaces: an attribute."""
+    line = text.rfind("\n", 0, match.start()) + 1
+    return (
+        text.startswith(" = ", match.end("key")) and _DEFINITION.fullmatch(text, line, match.start("key")) is not None
+    )
 
 
 # ``key=value`` or ``key = value``: a bracketed value (one level of nesting) or a bare word.
@@ -214,6 +226,9 @@ _ATTRIBUTE = re.compile(
     r"\b(?P<key>[a-z_][\w.]*)[ \t]*=[ \t]*"
     r"(?P<value>\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]|\([^()]*(?:\([^()]*\)[^()]*)*\)|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[\w.+-]+)"
 )
+# What stands before a name a line defines: ``  %param_0.3 = f32[] parameter(0)``, ``  ROOT add.3 = ...``,
+# ``%cst_2 = stablehlo.constant ...`` (a definition, not a ``key=value`` attribute).
+_DEFINITION = re.compile(r"[ \t]*(?:ROOT[ \t]+)?%?")
 # Source metadata, names and callees; and shardings, which the sharding check names leaf by leaf.
 _NOT_ATTRIBUTES = frozenset(
     {"metadata", "op_name", "source_file", "source_line", "stack_frame_id", "name", "jaxpr", "calls", "to_apply"}
