@@ -128,7 +128,9 @@ def _headline_places(
     places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
     order = _headline_order(found, own, holding, one_frame=BY_NAME[artifact].dialect in ONE_FRAME)
     places += [describe_sources([place]) for place in order]
-    if not places:  # no line of the user's code holds an added or changed op: one may hold the removed ones
+    # No line of the user's code holds an added or changed op: one may hold the removed ones, in a text before
+    # XLA (its lines in the program's order; XLA's schedule puts a removed copy between any two lines).
+    if not places and BY_NAME[artifact].frontend:
         places = [describe_sources([(place, {"removed": n})]) for place, n in _enclosed_removals(script, where)]
     return tuple(dict.fromkeys(places))
 
@@ -136,8 +138,9 @@ def _headline_places(
 def _enclosed_removals(script: EditScript, where: Sequence[str | None]) -> list[tuple[str, int]]:
     """The user's lines that hold removed lines: removed lines whose kept neighbours with a place, the nearest
     before them and the nearest after, both come from the same line of the user's code (dropping weight decay
-    removes ops between two of the optimizer update's). Removed lines between two places are charged to
-    neither: the snapshot keeps no source lines, and the line after alone may name code that does not hold them."""
+    removes ops between two of the optimizer update's; read in a text before XLA only). Removed lines between
+    two places are charged to neither: the snapshot keeps no source lines, and the line after alone may name
+    code that does not hold them."""
     found: dict[str, int] = {}
     before: str | None = None
     pending = 0
