@@ -95,6 +95,7 @@ def compare_text(
         "setting": asdict(setting) if setting else None,
     }
     diff, omitted = unified_cut(script, diff_lines)
+    deltas = op_deltas(*counts)
     subject, before, after = (CONSTANT, constants[0]["old"], constants[0]["new"]) if constants else ("", None, None)
     return Finding(
         check_kind(artifact),
@@ -105,8 +106,16 @@ def compare_text(
         subject=subject,
         before=before,
         after=after,
-        locations=_headline_places(artifact, script, where, found=found, constants=constants, new_kinds=set(new_kinds)),
-        ops=op_deltas(*counts),
+        locations=_headline_places(
+            artifact,
+            script,
+            where,
+            found=found,
+            constants=constants,
+            new_kinds=set(new_kinds),
+            removed_only=_removed_only(deltas),
+        ),
+        ops=deltas,
         moves=tuple(structure),
         diff=tuple(diff),
         omitted=omitted,
@@ -121,23 +130,33 @@ def _headline_places(
     found: list[tuple[str, dict[str, int]]],
     constants: list[Constant],
     new_kinds: set[str],
+    removed_only: bool,
 ) -> tuple[str, ...]:
     """The places a drift's headline names, first first: a changed constant's line in the user's code, then
-    the changed lines' places in :func:`_headline_order`'s order (each once)."""
+    the changed lines' places in :func:`_headline_order`'s order (each once); where ops were only removed
+    (``removed_only``: every op count that moved went down), the user's lines that hold the removed ones."""
     own, holding = _changed_places(artifact, script, where, new_kinds) if found else (set(), set())
     places = [c["at"] for c in constants if c["at"] and sources_.rank(c["at"]) < sources_.ELSEWHERE]
     order = _headline_order(found, own, holding, one_frame=BY_NAME[artifact].dialect in ONE_FRAME)
     places += [describe_sources([place]) for place in order]
-    if not places:  # no line of the user's code holds an added or changed op: one may hold the removed ones
+    # Ops only removed, and no line of the user's code holds a changed one: one may hold the removed ones, in a
+    # text before XLA (its lines in the program's order; XLA's schedule puts a removed copy between any two).
+    if removed_only and not places and BY_NAME[artifact].frontend:
         places = [describe_sources([(place, {"removed": n})]) for place, n in _enclosed_removals(script, where)]
     return tuple(dict.fromkeys(places))
+
+
+def _removed_only(deltas: dict[str, int]) -> bool:
+    """Whether the op counts that moved all went down (ops removed, none added)."""
+    return bool(deltas) and all(delta < 0 for delta in deltas.values())
 
 
 def _enclosed_removals(script: EditScript, where: Sequence[str | None]) -> list[tuple[str, int]]:
     """The user's lines that hold removed lines: removed lines whose kept neighbours with a place, the nearest
     before them and the nearest after, both come from the same line of the user's code (dropping weight decay
-    removes ops between two of the optimizer update's). Removed lines between two places are charged to
-    neither: the snapshot keeps no source lines, and the line after alone may name code that does not hold them."""
+    removes ops between two of the optimizer update's; read in a text before XLA only). Removed lines between
+    two places are charged to neither: the snapshot keeps no source lines, and the line after alone may name
+    code that does not hold them."""
     found: dict[str, int] = {}
     before: str | None = None
     pending = 0
