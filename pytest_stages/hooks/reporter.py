@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -74,36 +74,40 @@ class StagesReporter:
         if not session.config.getoption("stages_list"):
             self.lines = self._inventory(facts, session.config.pluginmanager.get_plugin("terminalreporter"))
         if self.session.options.configs is None and _collected_whole(session.config, facts):
-            self.lines += [
-                f"{PREFIX}[tool.pytest_stages.budgets] {pattern!r} matches no test this run collected, so its ceilings "
-                "apply to nothing: correct the pattern (it is matched against test ids such as "
-                "tests/test_model.py::test_step[cpu1]) or remove it."
-                for pattern in unmatched_patterns(self.session.budget_patterns, facts.collection.items)
-            ]
+            self.lines += _unmatched_budget_lines(self.session.budget_patterns, facts)
         if self.session.options.strict and not_checked(self.report(facts)) and exitstatus in PASSED_EXIT:
             session.exitstatus = facts.exit_status = pytest.ExitCode.TESTS_FAILED
         self.facts = facts
         report = self.report(facts)
-        if self.session.options.report:
-            path = Path(self.session.options.report)
-            try:
-                report_outputs.write_report(path, report, self.session.store.root)
-            except OSError as exc:
-                self.lines.append(
-                    f"{PREFIX}could not write the report {path} ({exc.strerror or exc}); it keeps its previous "
-                    "content (writes are atomic). Free disk space or fix the folder's permissions."
-                )
-                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+        if self.session.options.report and not self._write_report(Path(self.session.options.report), report):
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if step_summary and self.session.records and inside(Path(step_summary), self.session.store.root):
+        if step_summary and self.session.records:
+            self._append_step_summary(step_summary, report)
+
+    def _write_report(self, path: Path, report: RunReport) -> bool:
+        """Write the ``--stages-report`` file; False (and a line saying why) when it could not be written."""
+        try:
+            report_outputs.write_report(path, report, self.session.store.root)
+        except OSError as exc:
+            self.lines.append(
+                f"{PREFIX}could not write the report {path} ({exc.strerror or exc}); it keeps its previous "
+                "content (writes are atomic). Free disk space or fix the folder's permissions."
+            )
+            return False
+        return True
+
+    def _append_step_summary(self, step_summary: str, report: RunReport) -> None:
+        """Append the run's summary to ``$GITHUB_STEP_SUMMARY``, refused inside the snapshot folder."""
+        if inside(Path(step_summary), self.session.store.root):
             self.lines.append(report_outputs.step_summary_refusal(step_summary))
-        elif step_summary and self.session.records:
-            try:
-                report_outputs.append_step_summary(Path(step_summary), report, self.session.store.root)
-            except OSError as exc:  # a convenience: the run's verdict stands
-                self.lines.append(
-                    f"{PREFIX}could not append to $GITHUB_STEP_SUMMARY {step_summary} ({exc.strerror or exc})."
-                )
+            return
+        try:
+            report_outputs.append_step_summary(Path(step_summary), report, self.session.store.root)
+        except OSError as exc:  # a convenience: the run's verdict stands
+            self.lines.append(
+                f"{PREFIX}could not append to $GITHUB_STEP_SUMMARY {step_summary} ({exc.strerror or exc})."
+            )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminal_summary(
@@ -149,6 +153,16 @@ class StagesReporter:
             prefix=settings.snapshot_dir,
             announce=_announcer(terminal),
         ).lines
+
+
+def _unmatched_budget_lines(patterns: Iterable[str], facts: RunFacts) -> list[str]:
+    """A line for each budget pattern that matches no test the run collected."""
+    return [
+        f"{PREFIX}[tool.pytest_stages.budgets] {pattern!r} matches no test this run collected, so its ceilings "
+        "apply to nothing: correct the pattern (it is matched against test ids such as "
+        "tests/test_model.py::test_step[cpu1]) or remove it."
+        for pattern in unmatched_patterns(patterns, facts.collection.items)
+    ]
 
 
 def _collected_whole(config: pytest.Config, facts: RunFacts) -> bool:
