@@ -244,7 +244,7 @@ def loop_entry(loop: hlo_records_.Loop) -> dict[str, Any]:
     }
 
 
-NamedLeaves = Callable[[Any], list[tuple[str, Any]]]
+NamedLeaves = Callable[[object], list[tuple[str, Any]]]
 
 
 class Unavailable(Exception):

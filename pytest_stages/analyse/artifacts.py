@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pytest_stages.analyse import analyses, ir_sources, kernel_specs, step_time
+from pytest_stages.analyse import analyses, ir_sources, jax, kernel_specs, step_time
 from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.records import Kind
 from pytest_stages.ir.kernel_payloads import kernel_sections
@@ -23,8 +23,10 @@ class Staged(Protocol):
     Declared here, below the stage layer, so that the table needs nothing above it.
     """
 
+    # Any: the jaxpr is there whenever a builder reading it runs; the executable is jax.stages.Compiled or the
+    # stage layer's stand-in for one the compile-only cache served (a class this layer cannot name).
     jaxpr: Any
-    lowered: Any
+    lowered: jax.stages.Lowered
     compiled: Any | None
     texts: dict[str, str]
     from_cache: bool
@@ -50,9 +52,9 @@ class Staged(Protocol):
     @property
     def compiled_ops(self) -> dict[str, Any]: ...
 
-    def named_leaves(self, avals: object) -> list[tuple[str, Any]]: ...
+    def named_leaves(self, avals: object) -> list[tuple[str, object]]: ...
 
-    def named_outputs(self, tree: object) -> list[tuple[str, Any]]: ...
+    def named_outputs(self, tree: object) -> list[tuple[str, object]]: ...
 
 
 BUDGET = Kind.BUDGET
