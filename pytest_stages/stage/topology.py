@@ -86,7 +86,7 @@ def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
 
 def _tpu_options(config: DeviceConfig) -> tuple[tuple[str, Any], ...]:
     """The ``get_topology_desc`` keywords a TPU config sets beyond its name (hashable, for the cache)."""
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     if config.chips_per_host_bounds is not None:
         options["chips_per_host_bounds"] = config.chips_per_host_bounds
     if config.num_slices > 1:
