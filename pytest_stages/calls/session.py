@@ -7,7 +7,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pytest_stages.calls import store_pending
 from pytest_stages.check.decide import Policy

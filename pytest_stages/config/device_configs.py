@@ -128,7 +128,11 @@ def _parse_config(index: int, entry: object) -> DeviceConfig:
 
 
 def _parse_slices(
-    where: str, platform: str | None, topology: str | None, entry: Mapping[str, object], mesh: tuple[tuple[str, int], ...]
+    where: str,
+    platform: str | None,
+    topology: str | None,
+    entry: Mapping[str, object],
+    mesh: tuple[tuple[str, int], ...],
 ) -> _Slices:
     """``chips_per_host_bounds``, ``num_slices``, ``chip_config_name`` and ``dcn_mesh``: TPU topologies only."""
     given = [key for key in SLICE_KEYS if key in entry]

@@ -8,7 +8,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.lazy import lazy_pattern

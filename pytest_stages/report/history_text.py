@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
 
 from pytest_stages.analyse import step_time
 from pytest_stages.core.text import clip

@@ -9,7 +9,6 @@ import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.stage import jax
