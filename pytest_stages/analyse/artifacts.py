@@ -47,7 +47,7 @@ class Staged(Protocol):
     def compiled_text(self) -> str: ...
 
     @property
-    def chip_overrides(self) -> dict[str, Any]: ...
+    def chip_overrides(self) -> dict[str, object]: ...
 
     @property
     def compiled_ops(self) -> dict[str, Any]: ...
@@ -117,11 +117,11 @@ class Artifact:
         return self.stage != CONTEXT
 
 
-def _recorded_by_context(result: Staged) -> Any:
+def _recorded_by_context(result: Staged) -> object:
     raise TypeError("the compiles artifact is recorded by the stage_compiles fixture, not built from a staged call")
 
 
-def _cost(result: Staged) -> dict[str, Any]:
+def _cost(result: Staged) -> dict[str, object]:
     """XLA's cost analysis, with the step-time estimate on the config's chip (``step``)."""
     found = analyses.cost(
         result.compiled,
@@ -134,7 +134,7 @@ def _cost(result: Staged) -> dict[str, Any]:
     return {**found, step_time.KEY: step}
 
 
-def device_estimate(result: Staged) -> dict[str, Any]:
+def device_estimate(result: Staged) -> dict[str, object]:
     """The step estimate of the compiled program the attached device runs, which ``--stages-measure`` times.
 
     The cost snapshot of a config lowered in CPU CI and compiled where its platform is attached
@@ -145,7 +145,7 @@ def device_estimate(result: Staged) -> dict[str, Any]:
     return _estimate(result, found)
 
 
-def _estimate(result: Staged, cost: Mapping[str, object]) -> dict[str, Any]:
+def _estimate(result: Staged, cost: Mapping[str, object]) -> dict[str, object]:
     text = result.compiled_text if result.compiled is not None else None
     return step_time.estimate(cost, text, result.device_kind, result.chip_overrides)
 

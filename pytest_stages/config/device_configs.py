@@ -7,7 +7,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from pytest_stages.analyse.step_time import parse_chip
 from pytest_stages.config.values import reject_unknown
@@ -46,7 +46,7 @@ class DeviceConfig:
     # Each axis's size across slices (a hybrid mesh); ``mesh`` then gives the sizes within a slice.
     dcn_mesh: tuple[tuple[str, int], ...] = ()
     # The chip figures of the step-time estimate: a chip of the table and figures overriding its own.
-    chip: tuple[tuple[str, Any], ...] = ()
+    chip: tuple[tuple[str, object], ...] = ()
 
     @property
     def mesh_shape(self) -> dict[str, int]:

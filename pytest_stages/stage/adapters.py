@@ -16,6 +16,8 @@ from typing import Any
 from pytest_stages.stage import equinox, jax, linen, nnx, nnx_compilation
 from pytest_stages.stage.errors import Unsupported
 
+# Framework objects (flax.nnx, linen, equinox functions) stay untyped: those packages are optional extras
+# that mypy does not see here; JAX's own objects are typed by their public classes (jax.stages).
 NamedLeaves = list[tuple[str, object]]
 # The name of what a staged function returns; its leaves add their paths: ``output[0]``.
 OUTPUT = "output"

@@ -356,7 +356,7 @@ def _leaves(tree: object) -> list[object]:
     return list(jax.tree_util.tree_leaves(tree))
 
 
-def trace_context(active: ActiveConfig, use_mesh: bool = True) -> tuple[Any, Any]:
+def trace_context(active: ActiveConfig, use_mesh: bool = True) -> tuple[object, object]:
     """``(default device, abstract mesh)``: what a staging on ``active`` runs under (None: not set).
 
     :func:`_placement` enters them; both are in JAX's trace-cache key, so stagings that differ in
@@ -367,7 +367,7 @@ def trace_context(active: ActiveConfig, use_mesh: bool = True) -> tuple[Any, Any
 
 
 @contextlib.contextmanager
-def _placement(active: ActiveConfig, context: tuple[Any, Any]) -> Iterator[None]:
+def _placement(active: ActiveConfig, context: tuple[object, object]) -> Iterator[None]:
     """Stage under ``context`` (:func:`trace_context`): its default device, its config's mesh where it has one."""
     device, abstract_mesh = context
     with contextlib.ExitStack() as stack:

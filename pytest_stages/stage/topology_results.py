@@ -65,7 +65,7 @@ def versions(active: ActiveConfig, lowered: jax.stages.Lowered) -> dict[str, str
     return found
 
 
-def topology(active: ActiveConfig, rootpath: Path) -> dict[str, Any]:
+def topology(active: ActiveConfig, rootpath: Path) -> dict[str, object]:
     """The config's hardware (topology, chips per host, slices, chip config, GPU spec, chip figures), its devices."""
     config = active.config
     spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
@@ -180,7 +180,7 @@ class CompileOnlyCache:
             )
             return None
 
-    def read(self, parts: dict[str, str], wanted: tuple[str, ...]) -> dict[str, Any] | None:
+    def read(self, parts: dict[str, str], wanted: tuple[str, ...]) -> dict[str, object] | None:
         """The entry of ``parts`` if it holds every artifact ``wanted``; None on a miss.
 
         A hit marks the file used (its mtime, which eviction reads). An unreadable, corrupted or
