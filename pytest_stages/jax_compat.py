@@ -46,6 +46,9 @@ else:
     ir = lazy_module("jaxlib.mlir.ir")
     passmanager = lazy_module("jaxlib.mlir.passmanager")
 
+# What crosses into JAX's private modules below (``Lowered._lowering``, jax._src.monitoring, the dialect
+# registrations, device lists) stays untyped: those classes are private and change within the supported range.
+
 # --- 1. Monitoring event names (jax/_src/dispatch.py, jax/_src/compiler.py) -----------------------
 # The registration is public, the names are not documented. Renamed, the compile counts of
 # ``stage_compiles`` read 0 and the cache line vanishes: tests/test_stage_compiles.py and
@@ -100,7 +103,7 @@ EXPLAIN_ONLY = (
 
 
 # --- 3. The HLO module of a lowering, and the CPU client's cost analysis of it ---------------------
-def cost_via_cpu(lowered: Any) -> Any:
+def cost_via_cpu(lowered: Any) -> object:
     """Pre-optimization cost of a lowering, counted by the CPU client (``Lowered.cost_analysis()`` of a
     compile-only topology is None).
 
@@ -135,7 +138,7 @@ def decode_mosaic(body: bytes) -> tuple[str, str]:
     payload is then referenced by digest only): tests/test_kernels.py fails on the kernel text.
     Raises ValueError for bytes that are not a Mosaic module.
     """
-    register: Any = lib.tpu.register_dialect  # type: ignore[attr-defined]
+    register: object = lib.tpu.register_dialect  # type: ignore[attr-defined]
     return _decode_kernel(body, register, "builtin.module(mosaic-serde{serialize=false})")
 
 

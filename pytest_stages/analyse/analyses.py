@@ -52,7 +52,7 @@ FIGURE_NAMES = {key: name for name, key in FIGURE_KEYS.items()}
 def figure_name(key: str) -> str:
     """A file's figure key as pytest-stages names it: ``temp_size_in_bytes`` -> ``temp_bytes``.
 
-    Any other key is its own name (XLA's per-operand ``bytes accessed0{}`` keeps its raw key).
+    Every other key is its own name (XLA's per-operand ``bytes accessed0{}`` keeps its raw key).
     """
     return FIGURE_NAMES.get(key, key)
 
@@ -74,7 +74,7 @@ def cost(
     via_cpu: bool = False,
     lowered_only: bool = False,
     uncosted: Sequence[str] = (),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """``cost_analysis()`` of the compiled stage (per shard for sharded programs), else of the lowered one.
 
     ``{"compiled": {...}}`` where XLA gives a compiled cost; else ``{"compiled": {"unavailable":
@@ -125,7 +125,7 @@ def staged_cost(analysis: dict[str, Any]) -> dict[str, float]:
     return {} if source is None else analysis[source]
 
 
-def _plain_cost(raw: object) -> dict[str, Any]:
+def _plain_cost(raw: object) -> dict[str, object]:
     if isinstance(raw, Sequence) and raw and isinstance(raw[0], dict):
         raw = raw[0]
     if not isinstance(raw, dict):
@@ -133,7 +133,7 @@ def _plain_cost(raw: object) -> dict[str, Any]:
     return {str(k): None if v == XLA_UNAVAILABLE else _number(v) for k, v in raw.items()}
 
 
-def memory(compiled: Any) -> dict[str, Any]:
+def memory(compiled: Any) -> dict[str, object]:
     """Every ``memory_analysis()`` field, read as attributes (``peak_memory_in_bytes`` included)."""
     stats = compiled.memory_analysis()
     if stats is None:
@@ -150,7 +150,7 @@ def _number(value: Any) -> int | float | None:
     return int(number) if number.is_integer() and not isinstance(value, float) else number
 
 
-def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, Any]:
+def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, object]:
     """Op structure of an HLO module: opcode counts, fusions, custom calls, collectives, entry shapes.
 
     A module with while loops also gets ``loops``: per loop, in order, its trip count and the
@@ -161,7 +161,7 @@ def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, Any]:
     opcodes: Counter[str] = Counter()
     fusions: Counter[str] = Counter()
     custom_calls: Counter[str] = Counter()
-    collectives: list[dict[str, Any]] = []
+    collectives: list[dict[str, object]] = []
     entry_parameters: list[str] = []
     entry_output = ""
     for instruction in hlo.instructions(hlo_text):
@@ -196,7 +196,7 @@ def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, Any]:
     return found
 
 
-def networks(hlo_text: str, slices: Sequence[int]) -> dict[str, Any]:
+def networks(hlo_text: str, slices: Sequence[int]) -> dict[str, object]:
     """Collectives within a slice (``ici``) and across slices (``dcn``): how many, their bytes, and each one.
 
     ``bytes`` is what they produce on one device per call: each collective's bytes times the
@@ -244,7 +244,9 @@ def loop_entry(loop: hlo_records_.Loop) -> dict[str, Any]:
     }
 
 
-NamedLeaves = Callable[[Any], list[tuple[str, Any]]]
+# Untyped here: JAX's leaves (ArgInfo, shardings, Format/Layout), whose classes moved within jax 0.8-0.12, and
+# the executable, which may be the stage layer's stand-in for a compile-only cache hit.
+NamedLeaves = Callable[[object], list[tuple[str, Any]]]
 
 
 class Unavailable(Exception):
@@ -254,13 +256,13 @@ class Unavailable(Exception):
     give (None: nothing).
     """
 
-    def __init__(self, reason: str, partial: dict[str, Any] | None = None) -> None:
+    def __init__(self, reason: str, partial: dict[str, object] | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.partial = partial
 
 
-def jax_property(obj: object, name: str) -> Any:
+def jax_property(obj: object, name: str) -> object:
     """``obj.<name>``, or :class:`Unavailable` with JAX's reason when JAX raises reading it.
 
     ``Compiled.output_shardings`` of a function taking ``jax.Ref`` arguments raises
@@ -277,7 +279,7 @@ def jax_property(obj: object, name: str) -> Any:
 
 def _outputs_or_reason(
     compiled: object, name: str, named_outputs: NamedLeaves
-) -> tuple[list[tuple[str, Any]] | None, str]:
+) -> tuple[list[tuple[str, object]] | None, str]:
     """The named output leaves of ``compiled.<name>``, or None and JAX's reason."""
     try:
         return named_outputs(jax_property(compiled, name)), ""
@@ -290,7 +292,7 @@ def sharding(
     lowered: jax.stages.Lowered,
     named: NamedLeaves,
     hlo_text: str,
-    collectives: list[dict[str, Any]],
+    collectives: list[dict[str, object]],
     *,
     named_outputs: NamedLeaves,
     networks: dict[str, Any] | None = None,
@@ -339,7 +341,7 @@ def _output_name(names: Sequence[str], alias: int | None, *, known: bool) -> str
     return names[alias] if alias < len(names) else None
 
 
-def layout(compiled: object, named: NamedLeaves, named_outputs: NamedLeaves) -> dict[str, Any]:
+def layout(compiled: object, named: NamedLeaves, named_outputs: NamedLeaves) -> dict[str, object]:
     """Per input/output leaf: the compiled layout (``major_to_minor``, tiling).
 
     Where JAX cannot give the outputs' formats, the inputs' are kept (:class:`Unavailable`).
@@ -351,7 +353,7 @@ def layout(compiled: object, named: NamedLeaves, named_outputs: NamedLeaves) -> 
     return {"inputs": inputs, "outputs": {name: describe_format(f) for name, f in outputs}}
 
 
-def describe_sharding(value: Any) -> dict[str, Any]:
+def describe_sharding(value: Any) -> dict[str, object]:
     """A sharding as plain data: mesh and spec for NamedSharding, the device ids otherwise."""
     if isinstance(value, jax.sharding.NamedSharding):
         return {
@@ -360,7 +362,7 @@ def describe_sharding(value: Any) -> dict[str, Any]:
             "spec": format_spec(value.spec),
             "memory_kind": value.memory_kind,
         }
-    described: dict[str, Any] = {"kind": type(value).__name__}
+    described: dict[str, object] = {"kind": type(value).__name__}
     device_set = getattr(value, "device_set", None)
     if device_set is not None:
         described["devices"] = sorted(d.id for d in device_set)

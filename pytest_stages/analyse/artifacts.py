@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pytest_stages.analyse import analyses, ir_sources, kernel_specs, step_time
+from pytest_stages.analyse import analyses, ir_sources, jax, kernel_specs, step_time
 from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.records import Kind
 from pytest_stages.ir.kernel_payloads import kernel_sections
@@ -23,8 +23,10 @@ class Staged(Protocol):
     Declared here, below the stage layer, so that the table needs nothing above it.
     """
 
+    # Any: the jaxpr is there whenever a builder reading it runs; the executable is jax.stages.Compiled or the
+    # stage layer's stand-in for one the compile-only cache served (a class this layer cannot name).
     jaxpr: Any
-    lowered: Any
+    lowered: jax.stages.Lowered
     compiled: Any | None
     texts: dict[str, str]
     from_cache: bool
@@ -45,14 +47,14 @@ class Staged(Protocol):
     def compiled_text(self) -> str: ...
 
     @property
-    def chip_overrides(self) -> dict[str, Any]: ...
+    def chip_overrides(self) -> dict[str, object]: ...
 
     @property
     def compiled_ops(self) -> dict[str, Any]: ...
 
-    def named_leaves(self, avals: object) -> list[tuple[str, Any]]: ...
+    def named_leaves(self, avals: object) -> list[tuple[str, object]]: ...
 
-    def named_outputs(self, tree: object) -> list[tuple[str, Any]]: ...
+    def named_outputs(self, tree: object) -> list[tuple[str, object]]: ...
 
 
 BUDGET = Kind.BUDGET
@@ -115,11 +117,11 @@ class Artifact:
         return self.stage != CONTEXT
 
 
-def _recorded_by_context(result: Staged) -> Any:
+def _recorded_by_context(result: Staged) -> object:
     raise TypeError("the compiles artifact is recorded by the stage_compiles fixture, not built from a staged call")
 
 
-def _cost(result: Staged) -> dict[str, Any]:
+def _cost(result: Staged) -> dict[str, object]:
     """XLA's cost analysis, with the step-time estimate on the config's chip (``step``)."""
     found = analyses.cost(
         result.compiled,
@@ -132,7 +134,7 @@ def _cost(result: Staged) -> dict[str, Any]:
     return {**found, step_time.KEY: step}
 
 
-def device_estimate(result: Staged) -> dict[str, Any]:
+def device_estimate(result: Staged) -> dict[str, object]:
     """The step estimate of the compiled program the attached device runs, which ``--stages-measure`` times.
 
     The cost snapshot of a config lowered in CPU CI and compiled where its platform is attached
@@ -143,7 +145,7 @@ def device_estimate(result: Staged) -> dict[str, Any]:
     return _estimate(result, found)
 
 
-def _estimate(result: Staged, cost: Mapping[str, object]) -> dict[str, Any]:
+def _estimate(result: Staged, cost: Mapping[str, object]) -> dict[str, object]:
     text = result.compiled_text if result.compiled is not None else None
     return step_time.estimate(cost, text, result.device_kind, result.chip_overrides)
 

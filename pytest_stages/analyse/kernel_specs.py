@@ -31,7 +31,7 @@ _KERNEL_NAME = lazy_pattern(r'\b(?:kernel_)?name = "([^"]*)"')
 NOT_IN_VMEM = ("any", "hbm", "smem", "semaphore")
 
 
-def kernel_specs(jaxpr: object, device_kind: str | None = None) -> dict[str, Any] | None:
+def kernel_specs(jaxpr: object, device_kind: str | None = None) -> dict[str, object] | None:
     """``kernels.json``: an entry per ``pallas_call`` by kernel name, the rule, VMEM's size (None: no kernel)."""
     found: dict[str, Any] = {}
     for eqn in _pallas_calls(jaxpr.jaxpr if hasattr(jaxpr, "jaxpr") else jaxpr):
@@ -44,7 +44,7 @@ def kernel_specs(jaxpr: object, device_kind: str | None = None) -> dict[str, Any
         found[key] = entry
     if not found:
         return None
-    specs: dict[str, Any] = {"kernels": found, "source": SOURCE}
+    specs: dict[str, object] = {"kernels": found, "source": SOURCE}
     if any("vmem_estimate_bytes" in kernel for kernel in found.values()):
         specs["vmem_estimate_rule"] = VMEM_RULE
     capacity = jax_compat.tpu_vmem_bytes(device_kind) if device_kind else None
@@ -81,7 +81,7 @@ def _kernel(params: dict[str, Any], *, gpu: bool) -> dict[str, Any]:
     scratch = [_scratch(aval) for aval in mapping.scratch_avals]
     compiler = params.get("compiler_params")
     estimate = params.get("cost_estimate")
-    entry: dict[str, Any] = {
+    entry: dict[str, object] = {
         "name": getattr(debug, "func_name", None) or "kernel",
         "grid": [_plain(g) for g in mapping.grid],
         "blocks": blocks,
@@ -115,7 +115,7 @@ def _vmem_bytes(blocks: list[dict[str, Any]], scratch: list[dict[str, Any]]) -> 
     return int(vmem)
 
 
-def _block(mapping: Any) -> dict[str, Any]:
+def _block(mapping: Any) -> dict[str, object]:
     """A block: the operand, its whole array, the block shape (None: a squeezed dim), index map, memory space."""
     ref = mapping.transformed_block_aval
     inner = getattr(ref, "inner_aval", ref)
@@ -134,7 +134,7 @@ def _block(mapping: Any) -> dict[str, Any]:
     }
 
 
-def _scratch(aval: object) -> dict[str, Any]:
+def _scratch(aval: object) -> dict[str, object]:
     inner = getattr(aval, "inner_aval", aval)
     space = str(getattr(aval, "memory_space", "vmem")).lower()
     return {
@@ -168,13 +168,13 @@ def _bytes(aval: object) -> int:
     return int(math.prod(int(d) for d in shape) * itemsize)
 
 
-def _estimate(estimate: object) -> dict[str, Any]:
+def _estimate(estimate: object) -> dict[str, object]:
     """``pl.CostEstimate`` as figures: flops, transcendentals, bytes accessed."""
     fields = ("flops", "transcendentals", "bytes_accessed", "remote_bytes_transferred")
     return {f: int(getattr(estimate, f)) for f in fields if getattr(estimate, f, None) is not None}
 
 
-def _plain(value: object) -> Any:
+def _plain(value: object) -> object:
     return int(value) if isinstance(value, int) else str(value)
 
 

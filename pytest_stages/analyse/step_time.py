@@ -150,7 +150,7 @@ def chip_for(device_kind: str | None, overrides: Mapping[str, Any] | None = None
     return replace(base, **figures)
 
 
-def parse_chip(where: str, raw: Any) -> tuple[tuple[str, Any], ...]:
+def parse_chip(where: str, raw: object) -> tuple[tuple[str, object], ...]:
     """A config's ``chip = { name = "v5e", hbm_gbps = 700, ... }``: known keys, positive figures, fractions <= 1."""
     if not isinstance(raw, Mapping):
         raise ConfigError(f'{where}: chip must be a table, e.g. chip = {{ name = "v5e", hbm_gbps = 700 }}.')
@@ -170,7 +170,7 @@ def parse_chip(where: str, raw: Any) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(raw.items()))
 
 
-def host_dependent_step() -> dict[str, Any]:
+def host_dependent_step() -> dict[str, object]:
     """The ``step`` of a config with a platform and no topology, the same on every host: it is lowered in CPU CI
     and compiled where its chip is attached, so an estimate of either program would differ between them."""
     return {
@@ -184,8 +184,8 @@ def estimate(
     cost: Mapping[str, Any],
     compiled_text: str | None,
     device_kind: str | None,
-    overrides: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    overrides: Mapping[str, object] | None = None,
+) -> dict[str, object]:
     """The cost snapshot's ``step`` entry: the estimate and its terms, or ``{"unknown": reason}``."""
     chip = chip_for(device_kind, overrides)
     if chip is None:
@@ -245,7 +245,7 @@ class _Terms:
         )
 
 
-def _program_entry(program: hlo_kernels.Program, chip: Chip) -> dict[str, Any]:
+def _program_entry(program: hlo_kernels.Program, chip: Chip) -> dict[str, object]:
     """The estimate of a compiled program: its kernels' times in order, against the host's launch."""
     device = _block(program.entry, chip)
     launch = chip.launch_seconds + chip.input_seconds * program.inputs + chip.output_seconds * program.outputs
@@ -313,7 +313,7 @@ def _kernel(kernel: hlo_kernels.Kernel, chip: Chip, looped: bool = False) -> _Te
     )
 
 
-def _totals_entry(figures: Mapping[str, Any], chip: Chip) -> dict[str, Any]:
+def _totals_entry(figures: Mapping[str, Any], chip: Chip) -> dict[str, object]:
     """Where no compiled program is at hand: XLA's flops and bytes over the chip's bf16 rate and bandwidth."""
     flops, hbm = float(figures.get("flops") or 0), float(figures.get("bytes accessed") or 0)
     terms = {

@@ -48,7 +48,7 @@ class StageCompiles(CallWriter):
         self._names: list[str] = []
 
     @contextmanager
-    def __call__(self, *functions: Any, name: str = "compiles") -> Iterator[CompileLog]:
+    def __call__(self, *functions: object, name: str = "compiles") -> Iterator[CompileLog]:
         """Count what the block makes JAX trace, lower and compile; compare with ``<name>.compiles.json`` after it.
 
         ``functions`` (jitted functions or their names) narrows the count to them; without, every
@@ -134,7 +134,7 @@ def _seconds(log: CompileLog) -> dict[str, float]:
     return total
 
 
-def _parsed(text: str, path: Any, nodeid: str) -> dict[str, Any]:
+def _parsed(text: str, path: object, nodeid: str) -> dict[str, object]:
     try:
         data = parse_json(text)
     except ValueError as exc:

@@ -7,7 +7,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pytest_stages.calls import store_pending
 from pytest_stages.check.decide import Policy
@@ -53,7 +52,7 @@ class StagesSession:
         settings: Settings,
         options: Options,
         rootpath: Path,
-        budget_patterns: Mapping[str, Mapping[str, Any]],
+        budget_patterns: Mapping[str, Mapping[str, object]],
     ) -> None:
         self.settings = settings
         self.options = options
@@ -73,7 +72,7 @@ class StagesSession:
         self.formats_said: set[str] = set()
 
     @functools.cached_property
-    def pending_identity(self) -> dict[str, Any]:
+    def pending_identity(self) -> dict[str, object]:
         """Who writes this run's pending sets: the project, its snapshot folder, the plugin, the commit (read once)."""
         try:
             pyproject = tomllib.loads((self.rootpath / "pyproject.toml").read_text(encoding="utf-8"))

@@ -17,7 +17,6 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, device_estimate
 from pytest_stages.analyse.step_time import KEY as STEP
@@ -50,8 +49,8 @@ class FolderRead:
     (its snapshots are not read); ``mismatch`` the version note ("" where the versions agree).
     """
 
-    meta: Mapping[str, Any] | None
-    current: Mapping[str, Any]
+    meta: Mapping[str, object] | None
+    current: Mapping[str, object]
     change: environment_.EnvironmentChange
     mismatch: str
     version_change: list[str]
@@ -71,7 +70,7 @@ class StageSnapshot(CallWriter):
         stages: tuple[str, ...],
         analyses: tuple[str, ...],
         tolerance: Mapping[str, float],
-        budget: Mapping[str, Any],
+        budget: Mapping[str, object],
     ) -> None:
         super().__init__(session)
         self.nodeid = nodeid
@@ -82,16 +81,16 @@ class StageSnapshot(CallWriter):
         self.tolerance = tolerance
         self.budget = budget
         # ``--stages-pending``: each differing call's name, the files its update would write, its environment.
-        self.pending_calls: list[tuple[str, dict[str, str], dict[str, Any]]] = []
+        self.pending_calls: list[tuple[str, dict[str, str], dict[str, object]]] = []
         self._names: list[str] = []
 
     def __call__(
         self,
-        fn: Callable[..., Any],
-        *args: Any,
+        fn: Callable[..., object],
+        *args: object,
         name: str | None = None,
         static_scalars: bool | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> StageResult:
         """Trace, lower and compile ``fn(*args, **kwargs)``; compare every artifact with its snapshot.
 
@@ -122,7 +121,7 @@ class StageSnapshot(CallWriter):
         self._judge(result, self._record(result, self._step(result)), self._over_budget(result))
         return result
 
-    def _step(self, result: StageResult) -> dict[str, Any]:
+    def _step(self, result: StageResult) -> dict[str, object]:
         """The call's estimated step time (cost.json's ``step``); with ``--stages-measure``, timed on its device too."""
         step = dict(result.analyses.get("cost", {}).get(STEP, {}))
         on_device = self.active.attached and not self.active.compile_only  # a topology has no device to run on
@@ -132,7 +131,7 @@ class StageSnapshot(CallWriter):
             step = device_estimate(result)
         return {**step, **stage_measure.measured(result.compiled, result.lowered, step.get(SECONDS))}
 
-    def _claim_name(self, fn: Callable[..., Any], name: str | None) -> str:
+    def _claim_name(self, fn: Callable[..., object], name: str | None) -> str:
         if name is not None:
             if not isinstance(name, str) or not name:
                 raise ConfigError(f"stage_snapshot(name={name!r}): name must be a non-empty string.")
@@ -173,7 +172,7 @@ class StageSnapshot(CallWriter):
             raise StagesFailure(self._failure(result, compared, verdict, folder))
         self.pending = queued
 
-    def _record(self, result: StageResult, step: dict[str, Any]) -> CallRecord:
+    def _record(self, result: StageResult, step: dict[str, object]) -> CallRecord:
         """The call's record before it is judged: which call, where, its compile times and step time."""
         return CallRecord(
             nodeid=self.nodeid,
@@ -202,7 +201,7 @@ class StageSnapshot(CallWriter):
             rerecord,
         )
 
-    def _context(self, result: StageResult, meta: Mapping[str, Any] | None) -> Context:
+    def _context(self, result: StageResult, meta: Mapping[str, object] | None) -> Context:
         """What comparing this call needs besides its snapshots (renames only for folders before named outputs)."""
         session = self.session
         return Context(
@@ -303,7 +302,7 @@ class StageSnapshot(CallWriter):
             queued.append(PendingWrite(self.folder.meta, to_json(new_meta), name))
         return self._migrated(queued, name, snapshots, renames, result) if migrating else queued
 
-    def _refuse_format(self, meta: Mapping[str, Any] | None, record: CallRecord) -> bool:
+    def _refuse_format(self, meta: Mapping[str, object] | None, record: CallRecord) -> bool:
         """A folder of a format this version cannot compare: said once a session (then skipped), never as drift.
 
         ``--stages-update`` re-records such a folder: True, its snapshots are not read.
@@ -322,7 +321,7 @@ class StageSnapshot(CallWriter):
         self.session.formats_said.add(problem)
         raise StagesFailure(f"the snapshots in {folder} (and any others of that format) were {problem}.")
 
-    def _keep_pending(self, name: str, writes: Sequence[PendingWrite], current: Mapping[str, Any]) -> None:
+    def _keep_pending(self, name: str, writes: Sequence[PendingWrite], current: Mapping[str, object]) -> None:
         """Keep what an update would write for this call (with its base and environment) for the pending set.
 
         The folder's metadata is written with every call of the folder that writes anything, so
@@ -461,14 +460,14 @@ class StageSnapshot(CallWriter):
     def _snapshots(self, name: str, *, read: bool = True) -> dict[str, Snapshot]:
         """The call's snapshot files and their texts (all None, unread, where ``read`` is False)."""
         paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
-        parsed: dict[str, Any] = {}
+        parsed: dict[str, object] = {}
         texts = self.session.store.read_all(paths, parsed) if read else dict.fromkeys(paths)
         return {
             artifact: Snapshot(path, texts[artifact], parsed.get(artifact, UNPARSED))
             for artifact, path in paths.items()
         }
 
-    def _read_meta(self) -> dict[str, Any] | None:
+    def _read_meta(self) -> dict[str, object] | None:
         """The folder's metadata; a folder with snapshots but none is an error outside update mode."""
         meta = self.session.store.read_meta(self.folder)
         if meta is None and not self.session.options.update and self.folder.path.is_dir():
@@ -480,7 +479,7 @@ class StageSnapshot(CallWriter):
         return meta
 
     @staticmethod
-    def _meta_due(recorded: Mapping[str, Any] | None, written: Mapping[str, Any], *, migrating: bool) -> bool:
+    def _meta_due(recorded: Mapping[str, object] | None, written: Mapping[str, object], *, migrating: bool) -> bool:
         """Whether an update writes the folder's metadata: a folder's first record, a migration, or a value it
         records that changed (the jax version of an upgrade, the staging of a new artifact); never for keys an
         older version did not record, nor for a changed file alone (its pull request holds the change only)."""
@@ -489,8 +488,8 @@ class StageSnapshot(CallWriter):
         return recorded is None or migrating or snapshot_format.records_other(recorded, written)
 
     def _meta(
-        self, recorded: Mapping[str, Any] | None, current: Mapping[str, Any], *, migrating: bool
-    ) -> dict[str, Any]:
+        self, recorded: Mapping[str, object] | None, current: Mapping[str, object], *, migrating: bool
+    ) -> dict[str, object]:
         """The folder's metadata after this run: its other keys kept, the environment its files were made in.
 
         Its format and the version that wrote it stay the recorded ones unless ``migrating``.

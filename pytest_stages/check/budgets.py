@@ -85,13 +85,13 @@ def peak_bytes(memory: Mapping[str, Any]) -> int | None:
     return int(sum(sign * memory[part] for part, sign in PEAK_PARTS.items()))
 
 
-def parse_budget(where: str, raw: Mapping[str, object]) -> dict[str, Any]:
+def parse_budget(where: str, raw: Mapping[str, object]) -> dict[str, object]:
     """Validate one budget table (marker kwargs or a ``[tool.pytest_stages.budgets]`` entry).
 
     A figure in JAX's spelling (``temp_size_in_bytes``) is read as its one name (``temp_bytes``):
     :func:`~pytest_stages.config.values.respellings` says which to write.
     """
-    budget: dict[str, Any] = {}
+    budget: dict[str, object] = {}
     for written, value in raw.items():
         metric = figure_name(str(written))
         parse = _PARSERS.get(metric)
@@ -146,7 +146,7 @@ def _share(where: str, value: str) -> Share:
 
 
 # How each metric's ceiling is read (``where``, ``value``): bytes (or a share), a count, or a table.
-_PARSERS: dict[str, Callable[[str, Any], Any]] = {
+_PARSERS: dict[str, Callable[[str, object], object]] = {
     **dict.fromkeys(SIZE_METRICS, _size_or_share),
     VMEM_METRIC: _size_or_share,
     DCN_METRIC: parse_size,
@@ -159,9 +159,11 @@ _PARSERS: dict[str, Callable[[str, Any], Any]] = {
 }
 
 
-def budget_for(nodeid: str, patterns: Mapping[str, Mapping[str, Any]], marker: Mapping[str, object]) -> dict[str, Any]:
+def budget_for(
+    nodeid: str, patterns: Mapping[str, Mapping[str, object]], marker: Mapping[str, object]
+) -> dict[str, object]:
     """Budgets from every matching ``[tool.pytest_stages.budgets]`` pattern, then the marker's."""
-    merged: dict[str, Any] = {}
+    merged: dict[str, object] = {}
     for pattern, budget in patterns.items():
         if fnmatch.fnmatchcase(nodeid, pattern):
             merged.update(budget)

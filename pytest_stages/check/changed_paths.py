@@ -17,7 +17,7 @@ from pytest_stages.analyse.artifacts import check_kind
 from pytest_stages.core.records import Compared, Finding, Pair
 
 
-def deep_diff(before: Any, after: Any, **options: Any) -> Any:
+def deep_diff(before: object, after: Any, **options: Any) -> Any:
     """deepdiff's tree view, always down to the changed leaves.
 
     By default deepdiff reports a dict that shares under a third of its keys with the other
@@ -39,7 +39,7 @@ def show(value: object) -> str:
 
 
 def structure(pair: Pair) -> Compared:
-    """Any JSON artifact without a family of its own: ``['inputs']['x']['shape']: [2] -> [3]`` (deepdiff)."""
+    """A JSON artifact without a family of its own: ``['inputs']['x']['shape']: [2] -> [3]`` (deepdiff)."""
     findings = []
     for level in levels(deep_diff(pair.before, pair.after)):
         where = level.path().removeprefix("root")

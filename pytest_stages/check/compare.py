@@ -78,7 +78,7 @@ class Snapshot:
 
     path: Path
     text: str | None
-    data: Any = UNPARSED
+    data: object = UNPARSED
 
 
 @dataclass(frozen=True)

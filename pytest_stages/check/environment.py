@@ -28,8 +28,8 @@ class Change:
 class EnvironmentChange:
     """What differs between a folder's recorded environment and this run's (None: the same, or unknown)."""
 
-    recorded: Mapping[str, Any]
-    current: Mapping[str, Any]
+    recorded: Mapping[str, object]
+    current: Mapping[str, object]
     platform: Change | None = None
     target: Change | None = None
     staging: Change | None = None
@@ -131,7 +131,7 @@ def _from_compile(name: str, host_dependent: bool) -> bool:
     return artifact.needs_compile or (artifact.stage == "compiled" and not host_dependent)
 
 
-def after_update(recorded: Mapping[str, object] | None, current: Mapping[str, object]) -> dict[str, Any]:
+def after_update(recorded: Mapping[str, object] | None, current: Mapping[str, object]) -> dict[str, object]:
     """A folder's ``_stages.json`` after an update: its other keys kept, this run's environment recorded.
 
     A run that only lowers (CPU CI) writes no compiled file, so over a folder a compiling host

@@ -163,7 +163,7 @@ def compiled(metrics: Mapping[str, object]) -> bool:
 
 def flatten_metrics(data: Mapping[str, object]) -> dict[str, Any]:
     """``{"compiled": {"flops": 1}, "lowered": {...}}`` -> ``{"flops": 1, "lowered flops": ...}``."""
-    flat: dict[str, Any] = {}
+    flat: dict[str, object] = {}
     for key, value in data.items():
         if isinstance(value, Mapping):
             prefix = "" if key == "compiled" else f"{key} "

@@ -81,7 +81,7 @@ def _shape(dims: Sequence[object]) -> str:
     return "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
 
 
-def _without(specs: Mapping[str, Any], names: set[str]) -> dict[str, Any]:
+def _without(specs: Mapping[str, Any], names: set[str]) -> dict[str, object]:
     """The specs of kernels ``names`` less what :func:`kernel_moves` names (grid, block shapes, VMEM)."""
     kernels = {}
     for name, kernel in specs.get("kernels", {}).items():

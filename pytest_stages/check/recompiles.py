@@ -52,7 +52,7 @@ def _judge(
     return None
 
 
-def _moves(was: Mapping[str, Any], now: Mapping[str, Any], *, rising: bool) -> list[str]:
+def _moves(was: Mapping[str, object], now: Mapping[str, Any], *, rising: bool) -> list[str]:
     """The steps whose count rose (or fell): ``4 compiles, was 3``."""
     moved = [s for s in STEPS if (now.get(s, 0) > was.get(s, 0) if rising else now.get(s, 0) < was.get(s, 0))]
     return [f"{now.get(s, 0)} {s}, was {was.get(s, 0)}" for s in moved]

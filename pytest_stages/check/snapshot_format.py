@@ -82,7 +82,7 @@ def lacks_added(artifact: str, text: str | None, built: object) -> bool:
     return isinstance(stored, dict) and not set(added) <= set(stored) and holds(artifact, text, stored, built)
 
 
-def kept_format(recorded: Mapping[str, object] | None, written: Mapping[str, object]) -> dict[str, Any]:
+def kept_format(recorded: Mapping[str, object] | None, written: Mapping[str, object]) -> dict[str, object]:
     """A folder's metadata ``written`` by an update, with the format and the version that wrote it the
     ``recorded`` ones: only a migration (or a folder's first record) changes them."""
     if not recorded:
@@ -99,7 +99,7 @@ def records_other(recorded: Mapping[str, object], written: Mapping[str, object])
     return any(written.get(key) != value for key, value in recorded.items())
 
 
-def older_outputs(data: object, renames: Mapping[str, str]) -> Any:
+def older_outputs(data: object, renames: Mapping[str, str]) -> object:
     """A placement snapshot, as this version builds it, with the output names of a format-1 folder.
 
     The inverse of the renaming :func:`current_form` reads such a folder with, so that a changed
@@ -149,7 +149,7 @@ def renamed_outputs(data: Mapping[str, Any], renames: Mapping[str, str]) -> dict
     return out
 
 
-def _aliased(leaf: object, renames: Mapping[str, str]) -> Any:
+def _aliased(leaf: object, renames: Mapping[str, str]) -> object:
     if not isinstance(leaf, dict) or not isinstance(leaf.get("aliased_to"), str):
         return leaf
     return {**leaf, "aliased_to": renames.get(leaf["aliased_to"], leaf["aliased_to"])}

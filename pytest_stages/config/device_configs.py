@@ -7,7 +7,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from pytest_stages.analyse.step_time import parse_chip
 from pytest_stages.config.values import reject_unknown
@@ -46,7 +46,7 @@ class DeviceConfig:
     # Each axis's size across slices (a hybrid mesh); ``mesh`` then gives the sizes within a slice.
     dcn_mesh: tuple[tuple[str, int], ...] = ()
     # The chip figures of the step-time estimate: a chip of the table and figures overriding its own.
-    chip: tuple[tuple[str, Any], ...] = ()
+    chip: tuple[tuple[str, object], ...] = ()
 
     @property
     def mesh_shape(self) -> dict[str, int]:
@@ -128,7 +128,11 @@ def _parse_config(index: int, entry: object) -> DeviceConfig:
 
 
 def _parse_slices(
-    where: str, platform: str | None, topology: str | None, entry: Mapping[str, Any], mesh: tuple[tuple[str, int], ...]
+    where: str,
+    platform: str | None,
+    topology: str | None,
+    entry: Mapping[str, object],
+    mesh: tuple[tuple[str, int], ...],
 ) -> _Slices:
     """``chips_per_host_bounds``, ``num_slices``, ``chip_config_name`` and ``dcn_mesh``: TPU topologies only."""
     given = [key for key in SLICE_KEYS if key in entry]
@@ -191,7 +195,7 @@ def _topology_chips(topology: str) -> int:
 
 
 def _parse_dcn_mesh(
-    where: str, entry: Mapping[str, Any], slices: int, mesh: tuple[tuple[str, int], ...]
+    where: str, entry: Mapping[str, object], slices: int, mesh: tuple[tuple[str, int], ...]
 ) -> tuple[tuple[str, int], ...]:
     """``dcn_mesh``: each axis's size across slices; with ``num_slices`` > 1 and a ``mesh`` it is required."""
     if "dcn_mesh" not in entry:

@@ -8,7 +8,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.lazy import lazy_pattern
@@ -26,7 +25,7 @@ TABLE = "pytest_stages"
 _INI_SECTION = lazy_pattern(r"^[ \t]*\[[ \t]*(?:tool[.:])?pytest[_-]stages\b", re.MULTILINE)
 
 
-def load_pyproject(rootpath: Path) -> dict[str, Any]:
+def load_pyproject(rootpath: Path) -> dict[str, object]:
     """Return the ``[tool.pytest_stages]`` table of ``rootpath/pyproject.toml`` ({} if absent)."""
     return _read_table(rootpath / "pyproject.toml") or {}
 
@@ -40,7 +39,7 @@ class FoundTable:
     and the invocation folder that do hold one, which pytest's choice of configuration left out.
     """
 
-    table: dict[str, Any] | None
+    table: dict[str, object] | None
     path: Path | None
     unread: tuple[Path, ...] = ()
 
@@ -101,7 +100,7 @@ def _has_table(path: Path) -> bool:
         return False
 
 
-def _read_table(path: Path) -> dict[str, Any] | None:
+def _read_table(path: Path) -> dict[str, object] | None:
     """The ``[tool.pytest_stages]`` table of the TOML file ``path`` (None: no such table or file)."""
     if not path.is_file():
         return None

@@ -110,7 +110,7 @@ def _tolerances(_key: str, raw: object, _parsed: Mapping[str, object]) -> dict[s
     return parse_tolerances(raw, "[tool.pytest_stages.tolerance]")
 
 
-def _budgets(_key: str, raw: object, _parsed: Mapping[str, object]) -> dict[str, dict[str, Any]]:
+def _budgets(_key: str, raw: object, _parsed: Mapping[str, object]) -> dict[str, dict[str, object]]:
     """``[tool.pytest_stages.budgets]``: node-id patterns to tables of ceilings (read by check/budgets.py)."""
     if not isinstance(raw, Mapping) or not all(isinstance(v, Mapping) for v in raw.values()):
         raise ConfigError(
@@ -193,7 +193,7 @@ class Settings:
     stages: tuple[str, ...] = _setting(DEFAULT_STAGES, _choices(STAGES))
     analyses: tuple[str, ...] = _setting(ANALYSES, _choices(ANALYSES))
     tolerance: Mapping[str, float] = _table_setting(dict, _tolerances)
-    budgets: Mapping[str, Mapping[str, Any]] = _table_setting(dict, _budgets)
+    budgets: Mapping[str, Mapping[str, object]] = _table_setting(dict, _budgets)
     check: tuple[str, ...] = _setting(CHECK_KINDS, _choices(CHECK_KINDS))
     on_version_mismatch: VersionMode = _setting("semantic", _version_mode)
     diff_lines: int = _setting(DEFAULT_DIFF_LINES, _positive_int)

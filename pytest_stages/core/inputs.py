@@ -94,7 +94,7 @@ def parse_json(text: str) -> Any:
     return data
 
 
-def _constant(name: str) -> Any:
+def _constant(name: str) -> object:
     raise InputError(f"{name} is not a number JSON holds")
 
 

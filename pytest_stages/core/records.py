@@ -153,7 +153,7 @@ class Finding:
         """False for an artifact that has no snapshot yet."""
         return self.change != Change.NO_SNAPSHOT
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The finding as JSON-ready data (``dataclasses.asdict``'s result, built without its deep copy)."""
         out = {name: getattr(self, name) for name in _FINDING_FIELDS}
         out.update(
@@ -225,7 +225,7 @@ class CallRecord:
     # ``--stages-migrate``: each file rewritten in this version's format (its path) and why.
     migrated: dict[str, Migration] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The report entry (schema ``pytest-stages-report/1``): plain dicts, lists and strings.
 
         Equal to ``dataclasses.asdict(self)``, written out: asdict's recursive copy was half of

@@ -28,7 +28,7 @@ class CollectionView:
     errors: list[str] = field(default_factory=list)
     digests: dict[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {**self.__dict__, "modules": sorted(self.modules)}
 
     @classmethod
@@ -106,7 +106,7 @@ class RunFacts:
     # The staged items pytest skipped, each with its skip reason: what the run did not check (docs/budgets.md).
     skipped: dict[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {**self.__dict__, "collection": self.collection.to_json()}
 
     @classmethod

@@ -23,7 +23,7 @@ class ChipScheduling(LoadScheduling):  # type: ignore[misc]
     # LoadScheduling's state, as xdist keeps it (indices into ``collection``).
     collection: list[str] | None
     pending: list[int]
-    node2pending: dict[Any, list[int]]
+    node2pending: dict[object, list[int]]
     maxschedchunk: int | None
 
     def __init__(self, config: object, log: object, names: Collection[str]) -> None:

@@ -133,7 +133,7 @@ def start_pending_set(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> Any:
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """xdist controller: send the items of configs that need the attached accelerator to the worker that holds it.
 
     Only for xdist's default ``--dist load``; under another mode such an item fails elsewhere with

@@ -20,10 +20,10 @@ class StageSnapshotFixture(Protocol):
     def __call__(
         self,
         fn: Callable[..., Any],
-        *args: Any,
+        *args: object,
         name: str | None = None,
         static_scalars: bool | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> StageResult: ...
 
 
@@ -34,4 +34,4 @@ class StageCompilesFixture(Protocol):
     compared with ``<name>.compiles.json`` when the block ends.
     """
 
-    def __call__(self, *functions: Any, name: str = "compiles") -> AbstractContextManager[CompileLog]: ...
+    def __call__(self, *functions: object, name: str = "compiles") -> AbstractContextManager[CompileLog]: ...

@@ -7,7 +7,6 @@ import fnmatch
 import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -100,7 +99,7 @@ def stage_snapshot(request: pytest.FixtureRequest, stage_config: ActiveConfig) -
     )
 
     def call(
-        fn: object, *args: object, name: str | None = None, static_scalars: bool | None = None, **kwargs: Any
+        fn: object, *args: object, name: str | None = None, static_scalars: bool | None = None, **kwargs: object
     ) -> StageResult:
         return snapshot_assembly.run_call(snapshot, fn, args, kwargs, name=name, static_scalars=static_scalars)
 

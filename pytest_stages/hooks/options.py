@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,19 +17,19 @@ from pytest_stages.core.paths import Use, checked_path, held_inside, inside, sho
 from pytest_stages.stage.plan import host_dependent
 
 
-def _switch(text: str) -> dict[str, Any]:
+def _switch(text: str) -> dict[str, object]:
     """An option that is off unless given."""
     return {"action": "store_true", "default": False, "help": text}
 
 
-def _value(metavar: str, text: str) -> dict[str, Any]:
+def _value(metavar: str, text: str) -> dict[str, object]:
     """An option that takes a value, none unless given."""
     return {"metavar": metavar, "default": None, "help": text}
 
 
 # Every ``--stages-*`` option, declared once: pytest_addoption adds them, and any of them given puts the plugin
 # to work in a session whose configuration has no table (:func:`uses_plugin`).
-OPTIONS: dict[str, dict[str, Any]] = {
+OPTIONS: dict[str, dict[str, object]] = {
     "--stages-update": _switch("write new and changed stage snapshots of the tests that ran (deletes nothing)"),
     "--stages-rerecord": _switch(
         "with --stages-update: also replace snapshots recorded for another platform, device kind or "

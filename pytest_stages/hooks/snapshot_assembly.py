@@ -35,7 +35,7 @@ def make_snapshot(
     item: pytest.Item,
     active: ActiveConfig,
     folder: SnapshotFolder,
-    budget: dict[str, Any] | None = None,
+    budget: dict[str, object] | None = None,
 ) -> StageSnapshot:
     """The per-test :class:`StageSnapshot`: settings narrowed by the item's markers."""
     try:
@@ -91,7 +91,7 @@ def make_compiles(session: StagesSession, item: pytest.Item) -> StageCompiles:
     return checker
 
 
-def config_param(item: pytest.Item) -> Any:
+def config_param(item: pytest.Item) -> object:
     """The item's ``stage_config`` parameter: a config name, the error of a bad marker, or None."""
     callspec = getattr(item, "callspec", None)
     return callspec.params.get("stage_config") if callspec is not None else None
@@ -171,9 +171,9 @@ def check_marks(node: Any, nodeid: str) -> None:
     check_mark_names(f"test {nodeid}", [mark.name for mark in node.iter_markers() if mark.name not in registered])
 
 
-def marker_kwargs(node: Any, name: str) -> dict[str, Any]:
+def marker_kwargs(node: Any, name: str) -> dict[str, object]:
     """Keyword arguments of every ``name`` marker on ``node``, closest last."""
-    merged: dict[str, Any] = {}
+    merged: dict[str, object] = {}
     for mark in reversed(list(node.iter_markers(name))):
         merged.update(mark.kwargs)
     return merged

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
 
 from pytest_stages.analyse import step_time
 from pytest_stages.core.text import clip
@@ -92,7 +91,7 @@ def _number(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def json_data(history: History, moves: Sequence[Move], series: Sequence[Series], seconds: float) -> dict[str, Any]:
+def json_data(history: History, moves: Sequence[Move], series: Sequence[Series], seconds: float) -> dict[str, object]:
     """The history for machines: commits, moves, each figure's points (``null`` commit: before the oldest read)."""
     commits = history.commits
 

@@ -393,9 +393,9 @@ def _aligned(rows: list[list[str]]) -> Iterable[str]:
         yield "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
 
 
-def _report_fields(report: RunReport) -> dict[str, Any]:
+def _report_fields(report: RunReport) -> dict[str, object]:
     """The JSON report's fields but its calls."""
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "schema": REPORT_SCHEMA,
         "environment": dict(report.environment),
         "mode": Mode.of(report.update),

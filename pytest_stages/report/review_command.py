@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from pytest_stages.check.figure_text import percent_change
 from pytest_stages.check.message import Labels, headline_lines
@@ -211,7 +211,7 @@ class CallSummary:
             for metric, (old, new) in self.figures.items()
         ]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The call in ``review --list --json``: plain strings, lists and numbers."""
         return {**asdict(self), "figures": {metric: list(pair) for metric, pair in self.figures.items()}}
 

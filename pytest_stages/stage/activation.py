@@ -61,8 +61,8 @@ class ActiveConfig:
     config: DeviceConfig
     platform: str
     attached: bool
-    devices: tuple[Any, ...]
-    mesh: Any
+    devices: tuple[jax.Device, ...]
+    mesh: Any  # jax.sharding.Mesh, or AbstractMesh for a compile-only topology: callers use either's API
     compile_only: bool = False
     # What one device offers a program (bytes; None where unknown) and where that figure comes from.
     device_memory: DeviceMemory | None = None
@@ -129,7 +129,9 @@ def activate(config: DeviceConfig, rootpath: Path = Path(".")) -> ActiveConfig:
     )
 
 
-def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: object) -> ActiveConfig:
+def _activate_topology(
+    config: DeviceConfig, rootpath: Path, axis_types: tuple[jax.sharding.AxisType, ...] | None
+) -> ActiveConfig:
     devices = topology_devices(config, rootpath)
     if len(devices) != config.devices and config.mesh:
         raise ConfigError(_mesh_does_not_fit(config, len(devices)))
@@ -156,7 +158,9 @@ def _activate_topology(config: DeviceConfig, rootpath: Path, axis_types: object)
     )
 
 
-def topology_mesh(config: DeviceConfig, devices: tuple[object, ...], axis_types: Any) -> Any:
+def topology_mesh(
+    config: DeviceConfig, devices: tuple[object, ...], axis_types: tuple[jax.sharding.AxisType, ...] | None
+) -> object:
     """The config's mesh over a topology's devices; a hybrid (ICI x DCN) mesh when it spans slices.
 
     ``jax.make_mesh`` fails on the devices of several slices (an AssertionError in
@@ -230,7 +234,7 @@ def device_memory(device: Any, spec: str | None = None, chip_config: str | None 
     return TPU_MEMORY.get((str(getattr(device, "device_kind", "")), chip_config))
 
 
-def _axis_types(names: tuple[str, ...]) -> tuple[Any, ...]:
+def _axis_types(names: tuple[str, ...]) -> tuple[jax.sharding.AxisType, ...]:
     return tuple(getattr(jax.sharding.AxisType, name.capitalize()) for name in names)
 
 

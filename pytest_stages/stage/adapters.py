@@ -16,7 +16,9 @@ from typing import Any
 from pytest_stages.stage import equinox, jax, linen, nnx, nnx_compilation
 from pytest_stages.stage.errors import Unsupported
 
-NamedLeaves = list[tuple[str, Any]]
+# Framework objects (flax.nnx, linen, equinox functions) stay untyped: those packages are optional extras
+# that mypy does not see here; JAX's own objects are typed by their public classes (jax.stages).
+NamedLeaves = list[tuple[str, object]]
 # The name of what a staged function returns; its leaves add their paths: ``output[0]``.
 OUTPUT = "output"
 # equinox.filter_jit's own output beside the returned value (a scalar its runtime checks wait on).
@@ -32,12 +34,14 @@ class Adapter:
     """
 
     kind: str
-    fn: Callable[..., Any]
-    trace: Callable[[], Any]
-    lower: Callable[[Any, tuple[str, ...] | None], Any]
-    jaxpr: Callable[[Any], Any] = lambda traced: traced.jaxpr
+    fn: Callable[..., object]
+    trace: Callable[[], jax.stages.Traced | None]
+    lower: Callable[[jax.stages.Traced | None, tuple[str, ...] | None], jax.stages.Lowered]
+    jaxpr: Callable[[jax.stages.Traced | None], jax.extend.core.ClosedJaxpr] = lambda traced: _traced(traced).jaxpr
     user_leaves: Callable[[], NamedLeaves] | None = None
-    user_outputs: Callable[[Any, Any, Any, dict[tuple[str, ...], tuple[str, Any]]], NamedLeaves] | None = None
+    user_outputs: Callable[[object, object, object, dict[tuple[str, ...], tuple[str, object]]], NamedLeaves] | None = (
+        None
+    )
 
     def named_leaves(self, tree: object) -> NamedLeaves:
         """Leaves of an ``(args, kwargs)`` tree of JAX's (shardings, formats, ``ArgInfo``), named.
@@ -66,7 +70,7 @@ class Adapter:
 
 
 def adapt(  # noqa: PLR0911  (one return per kind of callable, in the order they must be told apart)
-    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, static_scalars: bool
+    fn: Callable[..., object], args: tuple[object, ...], kwargs: Mapping[str, object], *, static_scalars: bool
 ) -> Adapter:
     """The adapter for ``fn`` called with ``args``/``kwargs``."""
     module = _framework(fn)
@@ -104,8 +108,15 @@ def _is_linen_apply(fn: object) -> bool:
     return isinstance(getattr(fn, "__self__", None), linen.Module) and getattr(fn, "__name__", "") == "apply"
 
 
-def _lower_jax(traced: Any, platforms: tuple[str, ...] | None) -> Any:
-    return traced.lower(lowering_platforms=platforms)
+def _traced(traced: jax.stages.Traced | None) -> jax.stages.Traced:
+    if traced is None:
+        raise TypeError("this adapter's trace step gave no jax.stages.Traced")
+    return traced
+
+
+def _lower_jax(traced: jax.stages.Traced | None, platforms: tuple[str, ...] | None) -> jax.stages.Lowered:
+    lowered: jax.stages.Lowered = _traced(traced).lower(lowering_platforms=platforms)
+    return lowered
 
 
 def _jax_jit(fn: Callable[..., object], jitted: Any, args: tuple[object, ...], kwargs: Mapping[str, object]) -> Adapter:
@@ -154,7 +165,7 @@ def _nnx_static(fn: object, count: int) -> set[int]:
 
 
 def _nnx_outputs(
-    tree: Any, out_info: Any, args_info: Any, inputs: dict[tuple[str, ...], tuple[str, Any]]
+    tree: object, out_info: object, args_info: Any, inputs: dict[tuple[str, ...], tuple[str, object]]
 ) -> NamedLeaves:
     """flax's jit returns ``(args, kwargs, returned)``: the arguments' state after the call, then the value.
 
@@ -168,7 +179,7 @@ def _nnx_outputs(
     flat = jax.tree_util.tree_flatten_with_path(tree)[0]
     infos = jax.tree_util.tree_leaves(out_info)
     places = [tuple(map(str, path)) for path, _ in flat]
-    owners: dict[tuple[str, ...], list[tuple[tuple[str, ...], Any]]] = {}
+    owners: dict[tuple[str, ...], list[tuple[tuple[str, ...], object]]] = {}
     for place, info in zip(places, infos, strict=True):
         if place[0] != "[2]":
             owners.setdefault(place[:2], []).append((place, info))
@@ -186,7 +197,9 @@ def _nnx_outputs(
 
 
 def _lines_up(
-    owner: tuple[str, ...], leaves: list[tuple[tuple[str, ...], Any]], inputs: dict[tuple[str, ...], tuple[str, Any]]
+    owner: tuple[str, ...],
+    leaves: list[tuple[tuple[str, ...], object]],
+    inputs: dict[tuple[str, ...], tuple[str, object]],
 ) -> bool:
     """Whether an argument's output state leaves sit where its input leaves do, with their shapes and dtypes."""
     places = [place for place in inputs if place[:2] == owner]
@@ -200,14 +213,15 @@ def _equinox_jit(fn: Any, args: tuple[object, ...], kwargs: Mapping[str, object]
     function, and it cannot lower for a platform that is not attached.
     """
 
-    def lower(_: Any, platforms: tuple[str, ...] | None) -> Any:
+    def lower(_: object, platforms: tuple[str, ...] | None) -> jax.stages.Lowered:
         if platforms is not None:
             raise Unsupported(
                 f"equinox.filter_jit has no lowering_platforms, so it cannot be lowered for "
                 f"{platforms[0]!r}, which is not attached; narrow this test to attached configs "
                 "with @pytest.mark.stages(configs=[...])"
             )
-        return fn.lower(*args, **kwargs).lowered
+        lowered: jax.stages.Lowered = fn.lower(*args, **kwargs).lowered
+        return lowered
 
     return Adapter(
         "equinox.filter_jit",
@@ -274,7 +288,7 @@ def _static_leaves_jit(
     dynamic_keys = sorted(k for k, v in kwargs.items() if not is_static(v))
 
     @functools.wraps(fn)
-    def call(*dynamic: object, **dynamic_kwargs: object) -> Any:
+    def call(*dynamic: object, **dynamic_kwargs: object) -> object:
         merged = list(args)
         for position, value in zip(dynamic_positions, dynamic, strict=True):
             merged[position] = value

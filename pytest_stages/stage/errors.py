@@ -9,7 +9,6 @@ import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from pytest_stages.core.errors import Outcome, StagesError
 from pytest_stages.stage import jax
@@ -34,7 +33,7 @@ class StagingFailed(StagesError):
     apply_rope``), "" when there is none; ``traceback`` the whole traceback, for ``--tb=long``.
     """
 
-    def __init__(self, name: str, stage: str, cause: BaseException, kwargs: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, name: str, stage: str, cause: BaseException, kwargs: Mapping[str, object] | None = None) -> None:
         lines = [line for line in str(cause).strip().splitlines() if line.strip()]
         if len(lines) > MAX_ERROR_LINES:
             lines = [*lines[:MAX_ERROR_LINES], "..."]
@@ -58,7 +57,7 @@ class StagingFailed(StagesError):
         self.traceback = "".join(traceback.format_exception(cause)).rstrip()
 
 
-def traced_keywords(cause: BaseException, kwargs: Mapping[str, object]) -> dict[str, Any]:
+def traced_keywords(cause: BaseException, kwargs: Mapping[str, object]) -> dict[str, object]:
     """The keyword arguments with Python values that tracing made abstract where the function needs them concrete.
 
     JAX traces keyword arguments as it does positional ones: ``stage_snapshot(jnp.sum, x, axis=0)``

@@ -94,7 +94,7 @@ class CompileLog:
             return {name: self.functions[name] for name in self.only if name in self.functions}
         return {name: counts for name, counts in sorted(self.functions.items()) if counts.user_code}
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> dict[str, object]:
         """The block's snapshot (``<name>.compiles.json``): per watched function, counts and distinct signatures.
 
         No cache hits and no seconds: those depend on the cache and the machine, not on the code.

@@ -75,14 +75,14 @@ def machine() -> str:
     return MACHINE_ALIASES.get(name, name)
 
 
-def environment(staged: Plan, devices: tuple[Any, ...], plugin_version: str | None = None) -> dict[str, Any]:
+def environment(staged: Plan, devices: tuple[Any, ...], plugin_version: str | None = None) -> dict[str, object]:
     """What a snapshot folder records of where its programs were staged (``_stages.json`` keys).
 
     The platform, how it was staged, the device kind (None where lowered only), the host's
     CPU architecture for CPU compiles, the jax/jaxlib versions, the accelerator plugins'
     versions where they compiled the program, and pytest-stages' own version.
     """
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "jax": installed_version("jax"),
         "jaxlib": installed_version("jaxlib"),
         "platform": staged.platform,

@@ -36,7 +36,7 @@ class CapturedConstantsWarning(UserWarning):
     """A lowered module that carries large constants (arrays closed over instead of passed in)."""
 
 
-def weak_scalar_notes(inputs: list[tuple[str, Any]], values: list[Any]) -> list[str]:
+def weak_scalar_notes(inputs: list[tuple[str, Any]], values: list[object]) -> list[str]:
     """A note per input that was a Python ``int``/``float`` argument, which JAX traced as a weakly typed scalar.
 
     ``inputs`` are the named input avals, ``values`` the leaves of the arguments as the user passed

@@ -35,11 +35,11 @@ class StageResult:
 
     name: str
     config: ActiveConfig
-    traced: Any
-    lowered: Any
-    compiled: Any | None
+    traced: jax.stages.Traced | None
+    lowered: jax.stages.Lowered
+    compiled: jax.stages.Compiled | topology_results.CachedCompiled | None
     adapter: Adapter | None = None
-    jaxpr: Any = None
+    jaxpr: jax.extend.core.ClosedJaxpr | None = None
     notes: list[str] = field(default_factory=list)
     # Read from JAX's persistent cache: its stack-frame tables are those of the compile that
     # filled the cache (the key ignores source locations), so they may name old lines.
@@ -200,7 +200,7 @@ class StageResult:
 def stage(
     fn: Callable[..., object],
     args: tuple[object, ...],
-    kwargs: dict[str, Any],
+    kwargs: dict[str, object],
     *,
     name: str,
     active: ActiveConfig,
@@ -272,7 +272,7 @@ class _Lookup:
 
 def _compile(
     name: str,
-    lowered: Any,
+    lowered: jax.stages.Lowered,
     *,
     active: ActiveConfig,
     events: CompileEvents,
@@ -280,13 +280,14 @@ def _compile(
     cache: topology_results.CompileOnlyCache | None,
     adapter: Adapter,
     wanted: tuple[str, ...],
-) -> tuple[Any, _Lookup, bool]:
+) -> tuple[jax.stages.Compiled | topology_results.CachedCompiled | None, _Lookup, bool]:
     """The executable (None where nothing is compiled), the compile-only cache's lookup, and whether a cache served it.
 
     A compile-only config asks the compile-only cache first (a hit stands in for the compile); an
     attached platform compiles through JAX's persistent cache; any other platform is lowered only.
     """
-    hits, lookup, compiled = events.total_hits, _Lookup(), None
+    hits, lookup = events.total_hits, _Lookup()
+    compiled: jax.stages.Compiled | topology_results.CachedCompiled | None = None
     if active.compile_only and cache is not None:
         with _step(name, "compiling", seconds, "compile"):
             lookup = _look_up(cache, adapter, lowered, active=active, wanted=wanted, events=events)
@@ -302,7 +303,7 @@ def _compile(
 def _look_up(
     cache: topology_results.CompileOnlyCache,
     adapter: Adapter,
-    lowered: Any,
+    lowered: jax.stages.Lowered,
     *,
     active: ActiveConfig,
     wanted: tuple[str, ...],
@@ -317,7 +318,7 @@ def _look_up(
     return _Lookup(parts, entry, module_text)
 
 
-def _leaf_names(adapter: Adapter, lowered: Any) -> list[str]:
+def _leaf_names(adapter: Adapter, lowered: jax.stages.Lowered) -> list[str]:
     """The names the sharding and layout analyses give the inputs and outputs (a part of the compile-only key)."""
     inputs = [name for name, _ in adapter.named_leaves(lowered.args_info)]
     try:
@@ -351,11 +352,11 @@ def _entry(result: StageResult, wanted: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-def _leaves(tree: object) -> list[Any]:
+def _leaves(tree: object) -> list[object]:
     return list(jax.tree_util.tree_leaves(tree))
 
 
-def trace_context(active: ActiveConfig, use_mesh: bool = True) -> tuple[Any, Any]:
+def trace_context(active: ActiveConfig, use_mesh: bool = True) -> tuple[object, object]:
     """``(default device, abstract mesh)``: what a staging on ``active`` runs under (None: not set).
 
     :func:`_placement` enters them; both are in JAX's trace-cache key, so stagings that differ in
@@ -366,7 +367,7 @@ def trace_context(active: ActiveConfig, use_mesh: bool = True) -> tuple[Any, Any
 
 
 @contextlib.contextmanager
-def _placement(active: ActiveConfig, context: tuple[Any, Any]) -> Iterator[None]:
+def _placement(active: ActiveConfig, context: tuple[object, object]) -> Iterator[None]:
     """Stage under ``context`` (:func:`trace_context`): its default device, its config's mesh where it has one."""
     device, abstract_mesh = context
     with contextlib.ExitStack() as stack:
@@ -387,7 +388,7 @@ def _step(
     doing: str,
     seconds: dict[str, float] | None = None,
     step: str = "",
-    kwargs: Mapping[str, Any] | None = None,
+    kwargs: Mapping[str, object] | None = None,
 ) -> Iterator[None]:
     """Run a staging step in the caller's frame: its wall time kept as ``seconds[step]``, its error as a StagingFailed.
 

@@ -64,7 +64,7 @@ def install_message(config: DeviceConfig, module: str, extra: str, version: str)
     )
 
 
-def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
+def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[object, ...]:
     """The compile-only devices of ``config.topology`` (made once per session and spec)."""
     module, extra = PLUGINS[config.platform or ""]
     if importlib.util.find_spec(module.split(".")[0]) is None or (
@@ -84,9 +84,9 @@ def topology_devices(config: DeviceConfig, rootpath: Path) -> tuple[Any, ...]:
         ) from None
 
 
-def _tpu_options(config: DeviceConfig) -> tuple[tuple[str, Any], ...]:
+def _tpu_options(config: DeviceConfig) -> tuple[tuple[str, object], ...]:
     """The ``get_topology_desc`` keywords a TPU config sets beyond its name (hashable, for the cache)."""
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     if config.chips_per_host_bounds is not None:
         options["chips_per_host_bounds"] = config.chips_per_host_bounds
     if config.num_slices > 1:
@@ -98,8 +98,8 @@ def _tpu_options(config: DeviceConfig) -> tuple[tuple[str, Any], ...]:
 
 @functools.cache
 def _make_devices(
-    platform: str, topology: str, gpu: str | None, spec: str | None, tpu_options: tuple[tuple[str, Any], ...] = ()
-) -> tuple[Any, ...]:
+    platform: str, topology: str, gpu: str | None, spec: str | None, tpu_options: tuple[tuple[str, object], ...] = ()
+) -> tuple[object, ...]:
     """Once per session and topology: libtpu's topology of 256 chips takes a noticeable part of a second."""
     # libtpu takes a machine-wide lock (/tmp/libtpu_lockfile) unless told otherwise; compile-only
     # use needs no exclusive chip, and xdist workers or a second pytest each load libtpu.
@@ -136,7 +136,7 @@ def place_unsharded(tree: object) -> tuple[Any, bool]:
     sharded leaf the caller stages under a topology device, else under the config's mesh.
     """
 
-    def place(leaf: object) -> Any:
+    def place(leaf: object) -> object:
         if isinstance(leaf, jax.Array) and getattr(leaf, "_committed", False):
             # A weakly typed array (jnp.asarray(2.0)) must stay weak, or it promotes what it touches.
             return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=bool(getattr(leaf, "weak_type", False)))

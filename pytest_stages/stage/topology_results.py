@@ -24,7 +24,7 @@ from pytest_stages.core.errors import PREFIX, InputError
 from pytest_stages.core.inputs import read_bytes
 from pytest_stages.core.lazy import lazy_pattern
 from pytest_stages.core.paths import write_atomically
-from pytest_stages.stage import plan
+from pytest_stages.stage import jax, plan
 from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.disk_cache import compile_only
 from pytest_stages.stage.topology import gpu_spec
@@ -56,7 +56,7 @@ def plugin_digest() -> str:
     return digest.hexdigest()
 
 
-def versions(active: ActiveConfig, lowered: Any) -> dict[str, str | None]:
+def versions(active: ActiveConfig, lowered: jax.stages.Lowered) -> dict[str, str | None]:
     """The versions a compile-only result depends on: jax, jaxlib, the platform's plugin, its backend, pytest-stages."""
     names = ("jax", "jaxlib", *plan.PLUGIN_DISTRIBUTIONS.get(active.platform, ()))
     found: dict[str, str | None] = {name: plan.installed_version(name) for name in names}
@@ -65,7 +65,7 @@ def versions(active: ActiveConfig, lowered: Any) -> dict[str, str | None]:
     return found
 
 
-def topology(active: ActiveConfig, rootpath: Path) -> dict[str, Any]:
+def topology(active: ActiveConfig, rootpath: Path) -> dict[str, object]:
     """The config's hardware (topology, chips per host, slices, chip config, GPU spec, chip figures), its devices."""
     config = active.config
     spec = gpu_spec(config, rootpath) if config.platform == "cuda" else None
@@ -86,7 +86,7 @@ def topology(active: ActiveConfig, rootpath: Path) -> dict[str, Any]:
 def key_parts(
     module_text: str,
     names: list[str],
-    lowered: Any,
+    lowered: jax.stages.Lowered,
     active: ActiveConfig,
     rootpath: Path,
 ) -> dict[str, str]:
@@ -110,7 +110,7 @@ def entry_name(parts: dict[str, str]) -> str:
     return _sha(json.dumps(parts, sort_keys=True)) + ".json"
 
 
-def validate(data: Any, parts: dict[str, str]) -> str | None:
+def validate(data: object, parts: dict[str, str]) -> str | None:
     """Why ``data`` is not an entry of the key ``parts`` (None: it is one). Nothing of an entry is trusted unchecked."""
     if not isinstance(data, dict) or set(data) != {
         "format",
@@ -132,15 +132,15 @@ def validate(data: Any, parts: dict[str, str]) -> str | None:
     return next((why for fine, why in checks if not fine), None)
 
 
-def _texts(value: Any) -> bool:
+def _texts(value: object) -> bool:
     return isinstance(value, dict) and all(k in CACHED and isinstance(v, str) for k, v in value.items())
 
 
-def _analyses(value: Any) -> bool:
+def _analyses(value: object) -> bool:
     return isinstance(value, dict) and all(k in CACHED and isinstance(v, dict) for k, v in value.items())
 
 
-def _unavailable(value: Any) -> bool:
+def _unavailable(value: object) -> bool:
     return isinstance(value, dict) and all(
         k in CACHED
         and isinstance(v, dict)
@@ -160,7 +160,9 @@ class CompileOnlyCache:
         self.rootpath = rootpath
         self._broken: str | None = None  # why keys cannot be made here (JAX changed): the cache is off
 
-    def key(self, module_text: str, names: list[str], lowered: Any, active: ActiveConfig) -> dict[str, str] | None:
+    def key(
+        self, module_text: str, names: list[str], lowered: jax.stages.Lowered, active: ActiveConfig
+    ) -> dict[str, str] | None:
         """The key of this compile, or None (with one warning a process) where JAX's internals changed under it."""
         if self._broken is not None:
             return None
@@ -178,7 +180,7 @@ class CompileOnlyCache:
             )
             return None
 
-    def read(self, parts: dict[str, str], wanted: tuple[str, ...]) -> dict[str, Any] | None:
+    def read(self, parts: dict[str, str], wanted: tuple[str, ...]) -> dict[str, object] | None:
         """The entry of ``parts`` if it holds every artifact ``wanted``; None on a miss.
 
         A hit marks the file used (its mtime, which eviction reads). An unreadable, corrupted or
@@ -280,7 +282,7 @@ class CachedCompiled:
     ``jax.stages.Compiled``, also given as :attr:`executable`. The staged artifacts never need it.
     """
 
-    def __init__(self, lowered: Any, text: str) -> None:
+    def __init__(self, lowered: jax.stages.Lowered, text: str) -> None:
         self._lowered = lowered
         self._text = text
 
@@ -288,7 +290,7 @@ class CachedCompiled:
         return self._text
 
     @functools.cached_property
-    def executable(self) -> Any:
+    def executable(self) -> jax.stages.Compiled:
         """The real ``jax.stages.Compiled``, compiled on first use (kept out of JAX's persistent cache)."""
         with compile_only():
             return self._lowered.compile()

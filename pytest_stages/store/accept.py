@@ -17,7 +17,6 @@ import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from pytest_stages.check.environment import compare_environments, describe
 from pytest_stages.config.settings import Settings
@@ -199,7 +198,7 @@ def _check_environment(entry: PendingEntry, project: Project, on_disk: Callable[
         )
 
 
-def _recorded(path: Path, present: str | None) -> dict[str, Any] | None:
+def _recorded(path: Path, present: str | None) -> dict[str, object] | None:
     """The folder's metadata on disk (None where there is none, or it is not metadata pytest-stages writes)."""
     if present is None:
         return None

@@ -126,22 +126,22 @@ def figures(artifact: str, data: Mapping[str, object]) -> dict[str, float]:
     return {name: value for name, value in out.items() if _number(value)}
 
 
-def _cost_figures(data: Mapping[str, object]) -> dict[str, Any]:
+def _cost_figures(data: Mapping[str, object]) -> dict[str, object]:
     cost = staged_cost(dict(data))
-    out: dict[str, Any] = {name: cost.get(key) or 0 for name, key in COST_METRICS.items()} if cost else {}
+    out: dict[str, object] = {name: cost.get(key) or 0 for name, key in COST_METRICS.items()} if cost else {}
     step = data.get(step_time.KEY)
     if isinstance(step, Mapping):
         out[step_time.SECONDS] = step.get(step_time.SECONDS)
     return out
 
 
-def _memory_figures(data: Mapping[str, object]) -> dict[str, Any]:
+def _memory_figures(data: Mapping[str, object]) -> dict[str, object]:
     return {**{figure_name(key): value for key, value in data.items()}, "peak_bytes": peak_bytes(data)}
 
 
-def _ops_figures(data: Mapping[str, Any]) -> dict[str, Any]:
+def _ops_figures(data: Mapping[str, Any]) -> dict[str, object]:
     collectives = [c for c in data.get("collectives", []) if isinstance(c, Mapping)]
-    out: dict[str, Any] = {f"collectives[{op}]": n for op, n in Counter(str(c["op"]) for c in collectives).items()}
+    out: dict[str, object] = {f"collectives[{op}]": n for op, n in Counter(str(c["op"]) for c in collectives).items()}
     for c in collectives:
         if _number(c.get("bytes")):
             key = f"collective_bytes[{c['op']}]"
@@ -154,7 +154,7 @@ def _compiles_figures(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # Each judged artifact's figures, by the artifact's name; the others have none.
-_FIGURES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
+_FIGURES: dict[str, Callable[[Mapping[str, object]], dict[str, Any]]] = {
     "cost": _cost_figures,
     "memory": _memory_figures,
     "ops": _ops_figures,
@@ -285,7 +285,7 @@ class _Reader:
             return None
         return figures(artifact, data)
 
-    def series(self, budgets: Mapping[str, Mapping[str, Any]]) -> Iterator[Series]:
+    def series(self, budgets: Mapping[str, Mapping[str, object]]) -> Iterator[Series]:
         for (line, figure), points in sorted(self.points.items(), key=lambda item: (self.names[item[0][0]], item[0])):
             call = self.names[line]
             ceiling = ceilings(budget_for(call.nodeid, budgets, {})).get(figure) if budgets else None
@@ -301,7 +301,7 @@ def build(
     blobs: Mapping[str, bytes | None],
     folder: str,
     tolerances: Mapping[str, float],
-    budgets: Mapping[str, Mapping[str, Any]],
+    budgets: Mapping[str, Mapping[str, object]],
 ) -> History:
     """The history of the figure files under ``folder`` that ``log``'s commits changed, read from ``blobs``."""
     reader = _Reader(log, blobs, folder, tolerances)
@@ -323,7 +323,7 @@ def read_history(
     root: Path,
     folder: str,
     tolerances: Mapping[str, float],
-    budgets: Mapping[str, Mapping[str, Any]],
+    budgets: Mapping[str, Mapping[str, object]],
     *,
     since: str | None = None,
     max_count: int | None = None,

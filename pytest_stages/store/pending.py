@@ -94,7 +94,7 @@ def manifest(
     base: Mapping[str, str | None],
     files: Mapping[str, str],
     record: Mapping[str, object],
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A call's manifest: who wrote it (``identity``: project, snapshot_dir, plugin, commit), the call, base, files."""
     return {
         "schema": PENDING_SCHEMA,

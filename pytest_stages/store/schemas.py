@@ -74,7 +74,7 @@ def invalid_snapshot(name: str, text: str) -> str | None:
     return judge_snapshot(name, text)[1]
 
 
-def judge_snapshot(name: str, text: str) -> tuple[Any, str | None]:
+def judge_snapshot(name: str, text: str) -> tuple[object, str | None]:
     """:func:`invalid_snapshot`'s verdict, with the data it parsed (:data:`UNPARSED` where it parsed none).
 
     The reader keeps the data, so that comparing a JSON snapshot does not parse its text again.
@@ -234,9 +234,9 @@ def report_schema() -> dict[str, Any]:
     return data
 
 
-def call_schema() -> dict[str, Any]:
+def call_schema() -> dict[str, object]:
     """The schema of one call record (a report's ``calls`` item, a pending manifest's ``record``)."""
-    calls: dict[str, Any] = report_schema()["properties"]["calls"]["items"]
+    calls: dict[str, object] = report_schema()["properties"]["calls"]["items"]
     return calls
 
 
@@ -254,7 +254,7 @@ def schema_mismatch(data: object, schema: Mapping[str, object], where: str) -> s
 
 Check = Callable[[object], bool]
 # Each schema judged, by id, with its check (the schema kept, so that its id is not reused).
-_CHECKS: dict[int, tuple[Mapping[str, Any], Check]] = {}
+_CHECKS: dict[int, tuple[Mapping[str, object], Check]] = {}
 
 
 def _compiled(schema: Mapping[str, Any]) -> Check:

@@ -39,7 +39,7 @@ from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names
 from pytest_stages.store.schemas import invalid_snapshot, judge_snapshot, oversize
 
 
-def parse_meta(text: str) -> dict[str, Any] | None:
+def parse_meta(text: str) -> dict[str, object] | None:
     """A folder's metadata as pytest-stages writes it, else None."""
     try:
         meta = parse_json(text)
@@ -48,7 +48,7 @@ def parse_meta(text: str) -> dict[str, Any] | None:
     return meta if is_meta(meta) else None
 
 
-def read_meta_file(path: Path) -> dict[str, Any] | None:
+def read_meta_file(path: Path) -> dict[str, object] | None:
     """The metadata file at ``path`` as pytest-stages writes it; None when absent or not readable as that."""
     try:
         return parse_meta(path.read_text(encoding="utf-8")) if path.is_file() else None
@@ -106,7 +106,7 @@ class SnapshotStore:
         self._check_folder(path.parent)
         return self._judged(path, self._read_checked(path))[1]
 
-    def read_all(self, paths: Mapping[str, Path], parsed: dict[str, Any] | None = None) -> dict[str, str | None]:
+    def read_all(self, paths: Mapping[str, Path], parsed: dict[str, object] | None = None) -> dict[str, str | None]:
         """:meth:`read` of each path, resolving each distinct folder once; ``parsed``, where given, receives
         the data of each JSON file the check parsed, by key (so the comparison does not parse it again)."""
         folders = {path.parent for path in paths.values()}
@@ -119,7 +119,7 @@ class SnapshotStore:
                 parsed[key] = data
         return texts
 
-    def _judged(self, path: Path, text: str | None) -> tuple[Any, str | None]:
+    def _judged(self, path: Path, text: str | None) -> tuple[object, str | None]:
         """The data the check parsed (:data:`UNPARSED` where none) and ``text``, checked against what
         pytest-stages writes in a file of ``path``'s kind (None to repair it)."""
         data, problem = judge_snapshot(path.name, text) if text is not None else (UNPARSED, None)
@@ -292,7 +292,7 @@ class SnapshotStore:
                 emptied.append(folder)
         return emptied
 
-    def read_meta(self, folder: SnapshotFolder) -> dict[str, Any] | None:
+    def read_meta(self, folder: SnapshotFolder) -> dict[str, object] | None:
         """The folder's metadata (versions, platform, format), None if absent (or, with ``repair``, unusable);
         a format this version cannot compare is read all the same (the run says so once)."""
         text = self.read(folder.meta)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from syrupy.data import SnapshotCollection
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
@@ -105,7 +105,7 @@ def _class_name(artifact: Artifact) -> str:
 
 def _extension_class(artifact: Artifact) -> type[ArtifactExtension]:
     """The artifact's extension class: its suffix, normalizer (None: JSON) and the longer suffixes to leave alone."""
-    namespace: dict[str, Any] = {
+    namespace: dict[str, object] = {
         "__module__": __name__,
         "__doc__": f"syrupy extension for the ``{artifact.name}`` artifact (``*{artifact.suffix}`` files).",
         "artifact": artifact,
