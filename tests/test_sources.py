@@ -62,3 +62,18 @@ def test_describe_all_names_the_innermost_project_frame_that_is_not_a_test_file(
     assert list(describe_all([preferred(chain[:2])], project)) == ["test_model.py:9 in loss"]
     assert list(describe_all([preferred(chain)], None)) == [f"{checkout}:422 in __call__"]
     assert list(describe_all([preferred(chain[:1])], project)) == [f"{checkout}:422 in __call__"]
+
+
+def test_a_library_installed_outside_site_packages_is_a_library_on_every_host(tmp_path):
+    """``pip install --target DIR`` on PYTHONPATH (how a chip host without a venv gets optax): its files are
+    library code, as under site-packages, so a headline names the same user line on every host. The project's
+    own files beside no ``*.dist-info`` stay the user's."""
+    target = tmp_path / "site"
+    (target / "optax-0.2.8.dist-info").mkdir(parents=True)
+    (target / "optax" / "_src").mkdir(parents=True)
+    library = Location(str(target / "optax" / "_src" / "alias.py"), 12, "adamw")
+    user = Location(str(tmp_path / "project" / "bert.py"), 95, "train_step")
+    assert library.in_library
+    assert not user.in_library
+    assert library.describe(tmp_path / "project") == "optax/_src/alias.py:12 in adamw"
+    assert preferred([library, user]) == replace(user, callers=())

@@ -50,7 +50,8 @@ class Location:
 
     @property
     def in_library(self) -> bool:
-        """Whether the file is installed code (site-packages) or the standard library."""
+        """Whether the file is installed code (site-packages, a folder of installed distributions) or the standard
+        library."""
         return _library_relative(self.file) is not None
 
 
@@ -74,7 +75,27 @@ def _library_relative(file: str) -> str | None:
     try:
         return Path(file).relative_to(_STDLIB).as_posix()
     except ValueError:
-        return None
+        return _installed_relative(Path(posix))
+
+
+def _installed_relative(path: Path) -> str | None:
+    """``optax/_src/alias.py`` for a file below a folder of installed distributions outside any site-packages
+    (``pip install --target DIR`` put on PYTHONPATH, a vendored folder): the nearest folder above it that holds
+    a ``*.dist-info``, else None. A project's own folder holds none (an editable install puts its
+    ``.dist-info`` in site-packages), so its files stay the user's on every host."""
+    for folder in path.parents:
+        if _holds_distributions(str(folder)):
+            return path.relative_to(folder).as_posix()
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _holds_distributions(folder: str) -> bool:
+    """Whether ``folder`` holds an installed distribution's metadata (``NAME-VERSION.dist-info``)."""
+    try:
+        return any(name.endswith(".dist-info") for name in os.listdir(folder))
+    except OSError:
+        return False
 
 
 def preferred(frames: Iterable[Location | None]) -> Location | None:
