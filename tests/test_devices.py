@@ -221,7 +221,7 @@ def test_lost_donation_fails_as_a_donation_change(multi):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "  sharding: input x no longer donated (XLA had reused its buffer) at test_sh.py:10 in <lambda>",
+            "  sharding: input x no longer donated (XLA had reused its buffer) at test_sh.py:10 in test_sharded",
             "  memory: xla_peak_bytes +100.0%; alias_bytes -100.0%",
             "  IR: stablehlo, compiled changed; stablehlo: tf.aliasing_output 0 -> unset",
             "- sharding (scale.sharding.json): input x no longer donated (XLA had reused its buffer)",

@@ -173,7 +173,12 @@ def test_a_constant_alone_heads_with_its_values_and_removed_ops_with_no_place():
     )
     assert message([constant])[1] == "  IR: compiled changed; compiled: 12 -> 13 at h.py:71"
     gone = "    %1 = stablehlo.reshape %0 : (tensor<1x4x16xf32>) -> tensor<4x16xf32>\n"
-    removed = compare_text("stablehlo", mlir, mlir.replace(gone, ""), diff_lines=8, locations=lambda: ["m.py:1"] * 100)
+    removed = compare_text(
+        "stablehlo", mlir, mlir.replace(gone, ""), diff_lines=8, locations=lambda: [f"m.py:{k}" for k in range(100)]
+    )
     assert message([removed])[1] == (
         "  IR: stablehlo changed; stablehlo: -1 stablehlo.reshape (removed; the snapshot keeps no source lines)"
     )
+    # Kept lines of one user line on both sides: the removal is charged to it.
+    enclosed = compare_text("stablehlo", mlir, mlir.replace(gone, ""), diff_lines=8, locations=lambda: ["m.py:1"] * 100)
+    assert message([enclosed])[1] == "  IR: stablehlo changed; stablehlo: -1 stablehlo.reshape at m.py:1 (1 removed)"

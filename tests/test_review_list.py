@@ -76,7 +76,7 @@ def test_list_prints_every_calls_headline_and_figures_without_a_terminal(pending
     assert status == 0, output
     lines = output.splitlines()
     assert lines[0] == "(1/2) tests/test_d.py::test_scale[cpu1] 'scale' on cpu1  [p]", output
-    assert "  sharding: input x is now donated (XLA reuses its buffer) at tests/test_d.py:6 in <lambda>" in lines
+    assert "  sharding: input x is now donated (XLA reuses its buffer) at tests/test_d.py:6 in test_scale" in lines
     assert "  alias_size_in_bytes: 0 -> 4096 (from 0)" in lines, output
     assert lines[-1] == "pytest-stages review: 2 pending call(s) listed, nothing written", output
     assert any(line.startswith("(2/2) tests/test_d.py::test_sum[cpu1] 'total' on cpu1") for line in lines), output
