@@ -70,10 +70,13 @@ def test_a_library_installed_outside_site_packages_is_a_library_on_every_host(tm
     own files beside no ``*.dist-info`` stay the user's."""
     target = tmp_path / "site"
     (target / "optax-0.2.8.dist-info").mkdir(parents=True)
-    (target / "optax" / "_src").mkdir(parents=True)
+    (target / "optax-0.2.8.dist-info" / "RECORD").write_text("optax/__init__.py,sha256=x,1\noptax/_src/alias.py,,\n")
     library = Location(str(target / "optax" / "_src" / "alias.py"), 12, "adamw")
     user = Location(str(tmp_path / "project" / "bert.py"), 95, "train_step")
     assert library.in_library
     assert not user.in_library
     assert library.describe(tmp_path / "project") == "optax/_src/alias.py:12 in adamw"
     assert preferred([library, user]) == replace(user, callers=())
+    # A project that holds its dependencies itself (``pip install --target .``): its own files stay the user's.
+    (target / "train.py").touch()
+    assert not Location(str(target / "train.py"), 3, "main").in_library

@@ -79,23 +79,32 @@ def _library_relative(file: str) -> str | None:
 
 
 def _installed_relative(path: Path) -> str | None:
-    """``optax/_src/alias.py`` for a file below a folder of installed distributions outside any site-packages
-    (``pip install --target DIR`` put on PYTHONPATH, a vendored folder): the nearest folder above it that holds
-    a ``*.dist-info``, else None. A project's own folder holds none (an editable install puts its
-    ``.dist-info`` in site-packages), so its files stay the user's on every host."""
+    """``optax/_src/alias.py`` for a file of an installed distribution outside any site-packages (``pip install
+    --target DIR`` put on PYTHONPATH, a vendored folder): below the nearest folder whose ``*.dist-info`` records
+    list its top-level package, else None. A project's own files stay the user's on every host, also in a project
+    that holds its dependencies itself (``pip install --target .``): no record lists them."""
     for folder in path.parents:
-        if _holds_distributions(str(folder)):
-            return path.relative_to(folder).as_posix()
+        relative = path.relative_to(folder)
+        if relative.parts[0] in _installed_tops(str(folder)):
+            return relative.as_posix()
     return None
 
 
 @functools.lru_cache(maxsize=1024)
-def _holds_distributions(folder: str) -> bool:
-    """Whether ``folder`` holds an installed distribution's metadata (``NAME-VERSION.dist-info``)."""
+def _installed_tops(folder: str) -> frozenset[str]:
+    """The top-level names (``optax``, ``six.py``) that the ``*.dist-info/RECORD`` files in ``folder`` list."""
+    tops: set[str] = set()
     try:
-        return any(name.endswith(".dist-info") for name in os.listdir(folder))
+        records = [Path(folder, name, "RECORD") for name in os.listdir(folder) if name.endswith(".dist-info")]
     except OSError:
-        return False
+        return frozenset()
+    for record in records:
+        try:
+            lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        tops.update(line.split(",", 1)[0].split("/", 1)[0] for line in lines if line)
+    return frozenset(tops)
 
 
 def preferred(frames: Iterable[Location | None]) -> Location | None:
