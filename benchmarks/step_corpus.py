@@ -25,6 +25,7 @@ Builder = Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]
 CALIBRATION = ("sort f32 256x32768", "fori sin f32 1024^2, 200 steps", "gather 16384 rows of 32768x1024 f32")
 FAMILIES = ("matmul and conv", "elementwise and reductions", "gather, sort, scan, control", "models")
 BLIND = "blind"  # the blind set's groups: "blind: <family>"
+UNSEEN = "unseen"  # the second blind set's groups: "unseen: <family>"
 # (before, after, kind): edits that change what the chip runs; each pair's names are corpus programs.
 EDITS = (
     ("transformer block fwd+bwd bf16 8x512x1024", "transformer block fwd+bwd bf16 16x512x1024", "batch"),
@@ -72,6 +73,39 @@ BLIND_EDITS = (
     (
         "field: lm train_step (penzai) 128 wide, 2 blocks, 16x128",
         "field: lm train_step (penzai) 128 wide, 2 blocks, 16x128, remat",
+        "remat",
+    ),
+)
+
+# The second blind set's edits (both sides its programs), measured by the same ``measure --group unseen`` call.
+UNSEEN_EDITS = (
+    ("transformer block fwd+bwd bf16 2x2048x1024", "transformer block fwd+bwd bf16 4x2048x1024", "batch"),
+    ("transformer block fwd+bwd bf16 2x2048x1024", "transformer block fwd+bwd f32 2x2048x1024", "dtype"),
+    (
+        "transformer stack fwd+bwd bf16 768 wide, 4 layers",
+        "transformer stack fwd+bwd bf16 768 wide, 8 layers",
+        "layers",
+    ),
+    (
+        "transformer stack fwd+bwd bf16 768 wide, 4 layers",
+        "transformer stack fwd+bwd bf16 768 wide, 4 layers, remat",
+        "remat",
+    ),
+    ("MLP train step bf16 6 x 2048, batch 4096", "MLP train step bf16 6 x 2048, batch 8192", "batch"),
+    ("conv2d 3x3 bf16 64x32x32x128", "conv2d 3x3 bf16 64x32x32x256", "shape"),
+    ("scan 32x1024 matmul bf16, 100 steps", "scan 32x1024 matmul bf16, 200 steps", "loop count"),
+    ("sort f32 4096^2", "sort f32 8192x4096", "shape"),
+    ("gather 16384 rows of 131072x256 bf16", "gather 65536 rows of 131072x256 bf16", "shape"),
+    ("softmax bf16 32x1024x2048", "softmax f32 32x1024x2048", "dtype"),
+    ("matmul bf16 6144^2", "matmul int8 6144^2 (int32 acc)", "dtype"),
+    (
+        "field: gemma train_step (NNX) 256 wide, 4 layers, 8x257",
+        "field: gemma train_step (NNX) 256 wide, 8 layers, 8x257",
+        "layer count",
+    ),
+    (
+        "field: lm train_step (penzai) 256 wide, 4 blocks, 8x256",
+        "field: lm train_step (penzai) 256 wide, 4 blocks, 8x256, remat",
         "remat",
     ),
 )
@@ -296,8 +330,8 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
 
         gemma.DECODE_STEPS = steps  # read when the sampler is traced
         graphdef, params = gemma.build(gemma.LAYERS)
-        decode = gemma.greedy_decode(graphdef).__wrapped__
-        return decode, (params, jnp.zeros((batch, prompt), jnp.int32))
+        decode = gemma.greedy_decode(graphdef).__wrapped__  # (params, prompt, tokens): the token buffer is its state
+        return decode, (params, jnp.zeros((batch, prompt), jnp.int32), jnp.zeros((batch, prompt + steps), jnp.int32))
 
     def field_lm_train(
         blocks: int | None = None, batch: int = 8, seq: int = 64
@@ -404,7 +438,7 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
             "concatenate 4 x f32 4096^2",
             lambda: ((lambda *xs: jnp.concatenate(xs)), tuple(arr(4096, 4096) for _ in range(4))),
         ),
-        ("logsumexp f32 8192^2", lambda: ((lambda x: jax.nn.logsumexp(x, axis=-1)), (arr(8192, 8192),))),
+        ("logsumexp f32 4096x16384", lambda: ((lambda x: jax.nn.logsumexp(x, axis=-1)), (arr(4096, 16384),))),
         ("outer add f32 8192^2", lambda: ((lambda a, b: a[:, None] + b[None, :]), (arr(8192), arr(8192)))),
     ]
     control: list[tuple[str, Builder]] = [
@@ -626,4 +660,209 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
     ]
     blind = (blind_matmuls, blind_elementwise, blind_control, blind_models)
     families = zip(FAMILIES, blind, strict=True)
-    return found + [(name, f"{BLIND}: {family}", build) for family, group in families for name, build in group]
+    found += [(name, f"{BLIND}: {family}", build) for family, group in families for name, build in group]
+    shared = {"arr": arr, "indices": indices, "matmul": matmul, "int8_matmul": int8_matmul, "conv": conv}
+    shared.update(block_forward=block_forward, block_train=block_train, stack_train=stack_train)
+    shared.update(gemma_train=field_gemma_train, gemma_decode=field_gemma_decode, lm_train=field_lm_train)
+    shared.update(lm_forward=field_lm_forward, bert_train=field_bert_train, cookbook_train=field_cookbook_train)
+    return found + unseen_programs(shared)
+
+
+def unseen_programs(shared: dict[str, Any]) -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder each)
+    """The second blind set (group "unseen: <family>"): written and committed on 2026-12-07 before the model
+    changes of that day's second stop, measured on the chip before them, and reported only against the final
+    model; never used to fit or to revise it. New shapes and new kinds of programs beside the first blind set's."""
+    import jax
+    import jax.numpy as jnp
+    import models
+
+    bf16, f32 = jnp.bfloat16, jnp.float32
+    arr, indices, matmul, int8_matmul, conv = (shared[k] for k in ("arr", "indices", "matmul", "int8_matmul", "conv"))
+    block_forward, block_train, stack_train = (shared[k] for k in ("block_forward", "block_train", "stack_train"))
+
+    def depthwise_conv1d(batch: int, seq: int, width: int, window: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(x: Any, w: Any) -> Any:  # a causal depthwise 1-D convolution, as in state-space models
+            return jax.lax.conv_general_dilated(
+                x, w, (1,), ((window - 1, 0),), dimension_numbers=("NWC", "WIO", "NWC"), feature_group_count=width
+            )
+
+        return run, (arr(batch, seq, width, dtype=bf16), arr(window, 1, width, dtype=bf16))
+
+    def rmsnorm(x: Any, scale: Any) -> Any:
+        variance = jnp.mean(jnp.square(x.astype(f32)), axis=-1, keepdims=True)
+        return (x * jax.lax.rsqrt(variance + 1e-6) * scale).astype(x.dtype)
+
+    def scan_steps(steps: int, batch: int, width: int, dtype: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(h: Any, w: Any) -> Any:
+            return jax.lax.scan(lambda c, _: (jax.nn.gelu(c @ w), None), h, None, length=steps)[0]
+
+        return run, (arr(batch, width, dtype=dtype), arr(width, width, dtype=dtype))
+
+    def scatter_add(rows: int, table: int, width: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(t: Any, x: Any, updates: Any) -> Any:
+            return t.at[indices(x, table)].add(updates)
+
+        return run, (arr(table, width), arr(rows), arr(rows, width))
+
+    def window_loop() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(big: Any, h: Any) -> Any:  # 128 data-dependent windows of 128 rows summed
+            def step(i: Any, h: Any) -> Any:
+                start = indices(big[i, :1], 8192 - 128)[0]
+                return h * 0.5 + jax.lax.dynamic_slice_in_dim(big, start, 128, axis=0)
+
+            return jax.lax.fori_loop(0, 128, step, h)
+
+        return run, (arr(8192, 2048), arr(128, 2048))
+
+    def while_f32() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(h: Any, w: Any) -> Any:
+            def body(state: Any) -> Any:
+                i, h = state
+                return i + 1, jax.nn.relu(h @ w) * 0.5
+
+            return jax.lax.while_loop(lambda s: s[0] < 100, body, (0, h))[1]
+
+        return run, (arr(512, 2048), arr(2048, 2048))
+
+    def cond_conv() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        run_conv, (x, w) = conv(16, 56, 256, 256, 3)
+
+        def run(x: Any, w: Any) -> Any:
+            return jax.lax.cond(x[0, 0, 0, 0] > -10.0, lambda: run_conv(x, w), lambda: run_conv(x * 2, w))
+
+        return run, (x, w)
+
+    def mlp_train(batch: int, width: int, depth: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        params = [(arr(width, width, dtype=bf16), arr(width, dtype=bf16)) for _ in range(depth)]
+        return models.train_step, (params, arr(batch, width, dtype=bf16), arr(batch, width, dtype=bf16))
+
+    def field(module: str, sizes: dict[str, Any], name: str, *args: Any) -> Builder:
+        return _resized(module, sizes, lambda: shared[name](*args))
+
+    matmuls: list[tuple[str, Builder]] = [
+        ("matmul bf16 6144^2", lambda: matmul(6144, 6144, 6144, bf16)),
+        ("matmul bf16 4096x1024x8192", lambda: matmul(4096, 1024, 8192, bf16)),
+        ("matmul f32 2048x4096x1024", lambda: matmul(2048, 4096, 1024, f32)),
+        ("matmul bf16 256x8192x8192", lambda: matmul(256, 8192, 8192, bf16)),
+        ("matmul int8 6144^2 (int32 acc)", lambda: int8_matmul(6144)),
+        (
+            "batched matmul bf16 64 x 1024x128 @ 128x1024",
+            lambda: (jnp.matmul, (arr(64, 1024, 128, dtype=bf16), arr(64, 128, 1024, dtype=bf16))),
+        ),
+        ("batched matmul bf16 256 x 256x256", lambda: (jnp.matmul, (arr(256, 256, 256, dtype=bf16),) * 2)),
+        (
+            "attention logits einsum bf16 8x1024x8x128",
+            lambda: (
+                (lambda q, k: jnp.einsum("bqhd,bkhd->bhqk", q, k)),
+                (arr(8, 1024, 8, 128, dtype=bf16), arr(8, 1024, 8, 128, dtype=bf16)),
+            ),
+        ),
+        ("conv2d 3x3 bf16 64x32x32x128", lambda: conv(64, 32, 128, 128, 3)),
+        ("conv2d 3x3 bf16 64x32x32x256", lambda: conv(64, 32, 256, 256, 3)),
+        ("conv2d 1x1 bf16 32x28x28x512->128", lambda: conv(32, 28, 512, 128, 1)),
+        ("conv2d 7x7/2 bf16 16x224x224x3->64", lambda: conv(16, 224, 3, 64, 7, stride=2)),
+        ("depthwise conv1d k4 bf16 16x2048x1024", lambda: depthwise_conv1d(16, 2048, 1024, 4)),
+    ]
+    elementwise: list[tuple[str, Builder]] = [
+        ("gelu bf16 8192^2", lambda: (jax.nn.gelu, (arr(8192, 8192, dtype=bf16),))),
+        ("tanh f32 8192x4096", lambda: (jnp.tanh, (arr(8192, 4096),))),
+        ("logsumexp f32 4096x16384", lambda: ((lambda x: jax.nn.logsumexp(x, axis=-1)), (arr(4096, 16384),))),
+        ("rmsnorm bf16 8192x4096", lambda: (rmsnorm, (arr(8192, 4096, dtype=bf16), arr(4096, dtype=bf16)))),
+        ("layernorm f32 4096x8192", lambda: (models.layer_norm, (arr(4096, 8192), arr(8192)))),
+        ("softmax bf16 32x1024x2048", lambda: (jax.nn.softmax, (arr(32, 1024, 2048, dtype=bf16),))),
+        ("softmax f32 32x1024x2048", lambda: (jax.nn.softmax, (arr(32, 1024, 2048),))),
+        ("argmax last axis f32 8192^2", lambda: ((lambda x: jnp.argmax(x, axis=-1)), (arr(8192, 8192),))),
+        ("max axis 0 bf16 16384x2048", lambda: ((lambda x: jnp.max(x, axis=0)), (arr(16384, 2048, dtype=bf16),))),
+        ("variance f32 8192x4096", lambda: ((lambda x: jnp.var(x, axis=-1)), (arr(8192, 4096),))),
+        ("convert f32 to bf16 16384x4096", lambda: ((lambda x: x.astype(bf16)), (arr(16384, 4096),))),
+        (
+            "concatenate 2 f32 8192x4096, plus one",
+            lambda: ((lambda a, b: jnp.concatenate([a, b], axis=1) + 1), (arr(8192, 4096), arr(8192, 4096))),
+        ),
+        ("flip bf16 8192x4096", lambda: ((lambda x: jnp.flip(x, axis=1) * 2), (arr(8192, 4096, dtype=bf16),))),
+        ("cumsum axis 1 bf16 4096x2048", lambda: ((lambda x: jnp.cumsum(x, axis=1)), (arr(4096, 2048, dtype=bf16),))),
+        (
+            "bias add bf16 32x512x4096",
+            lambda: ((lambda x, b: x + b), (arr(32, 512, 4096, dtype=bf16), arr(4096, dtype=bf16))),
+        ),
+    ]
+    control: list[tuple[str, Builder]] = [
+        (
+            "gather 16384 rows of 131072x256 bf16",
+            lambda: ((lambda t, x: t[indices(x, t.shape[0])]), (arr(131072, 256, dtype=bf16), arr(16384))),
+        ),
+        (
+            "gather 65536 rows of 131072x256 bf16",
+            lambda: ((lambda t, x: t[indices(x, t.shape[0])]), (arr(131072, 256, dtype=bf16), arr(65536))),
+        ),
+        (
+            "embedding 32000x2048 bf16, 16x1024 tokens",
+            lambda: (
+                (lambda t, x: jnp.take(t, indices(x, 32000), axis=0)),
+                (arr(32000, 2048, dtype=bf16), arr(16, 1024)),
+            ),
+        ),
+        ("scatter-add 4096 rows into 8192x1024 f32", lambda: scatter_add(4096, 8192, 1024)),
+        ("fori 128 data-dependent windows of 8192x2048 f32", window_loop),
+        ("sort f32 4096^2", lambda: ((lambda x: jnp.sort(x, axis=-1)), (arr(4096, 4096),))),
+        ("sort f32 8192x4096", lambda: ((lambda x: jnp.sort(x, axis=-1)), (arr(8192, 4096),))),
+        ("argsort bf16 2048^2", lambda: ((lambda x: jnp.argsort(x, axis=-1)), (arr(2048, 2048, dtype=bf16),))),
+        ("top_k 16 of 32768, 256 rows", lambda: ((lambda x: jax.lax.top_k(x, 16)), (arr(256, 32768),))),
+        ("scan 32x1024 matmul bf16, 100 steps", lambda: scan_steps(100, 32, 1024, bf16)),
+        ("scan 32x1024 matmul bf16, 200 steps", lambda: scan_steps(200, 32, 1024, bf16)),
+        (
+            "fori exp f32 512^2, 500 steps",
+            lambda: ((lambda x: jax.lax.fori_loop(0, 500, lambda i, y: jnp.exp(-y * y), x)), (arr(512, 512),)),
+        ),
+        ("while i<100 matmul f32 512x2048", while_f32),
+        ("cond of 2 convs bf16 16x56x56x256", cond_conv),
+    ]
+    model_programs: list[tuple[str, Builder]] = [
+        ("transformer block fwd bf16 8x512x2048", lambda: block_forward(8, 512, 2048, 16)),
+        ("transformer block fwd+bwd bf16 2x2048x1024", lambda: block_train(2, bf16, 2048, 1024, 8)),
+        ("transformer block fwd+bwd bf16 4x2048x1024", lambda: block_train(4, bf16, 2048, 1024, 8)),
+        ("transformer block fwd+bwd f32 2x2048x1024", lambda: block_train(2, f32, 2048, 1024, 8)),
+        ("transformer stack fwd+bwd bf16 768 wide, 4 layers", lambda: stack_train(4, False, 8, 512, 768)),
+        ("transformer stack fwd+bwd bf16 768 wide, 8 layers", lambda: stack_train(8, False, 8, 512, 768)),
+        ("transformer stack fwd+bwd bf16 768 wide, 4 layers, remat", lambda: stack_train(4, True, 8, 512, 768)),
+        ("MLP train step bf16 2 x 16384, batch 256", lambda: mlp_train(256, 16384, 2)),
+        ("MLP train step bf16 6 x 2048, batch 4096", lambda: mlp_train(4096, 2048, 6)),
+        ("MLP train step bf16 6 x 2048, batch 8192", lambda: mlp_train(8192, 2048, 6)),
+        (
+            "field: gemma train_step (NNX) 256 wide, 4 layers, 8x257",
+            field(
+                "gemma", {"WIDTH": 256, "HEADS": 4, "HEAD_DIM": 64, "HIDDEN": 1024, "LAYERS": 4}, "gemma_train", 8, 257
+            ),
+        ),
+        (
+            "field: gemma train_step (NNX) 256 wide, 8 layers, 8x257",
+            field(
+                "gemma", {"WIDTH": 256, "HEADS": 4, "HEAD_DIM": 64, "HIDDEN": 1024, "LAYERS": 8}, "gemma_train", 8, 257
+            ),
+        ),
+        (
+            "field: gemma decode 256 wide, 48 steps, 4x64 prompt",
+            field("gemma", {"WIDTH": 256, "HEADS": 4, "HEAD_DIM": 64, "HIDDEN": 1024}, "gemma_decode", 48, 4, 64),
+        ),
+        (
+            "field: lm train_step (penzai) 256 wide, 4 blocks, 8x256",
+            field("lm", {"WIDTH": 256, "HIDDEN": 1024}, "lm_train", 4, 8, 256),
+        ),
+        (
+            "field: lm train_step (penzai) 256 wide, 4 blocks, 8x256, remat",
+            field("lm", {"WIDTH": 256, "HIDDEN": 1024, "REMAT_BLOCKS": True}, "lm_train", 4, 8, 256),
+        ),
+        ("field: lm forward (penzai) 64 wide, 16 blocks, 32x64", field("lm", {}, "lm_forward", 16, 32, 64)),
+        (
+            "field: bert train_step (Equinox) 256 wide, 6 layers, 16x128",
+            field("bert", {"WIDTH": 256, "HIDDEN": 1024}, "bert_train", 6, 16, 128),
+        ),
+        (
+            "field: cookbook train_step, one device, 512 wide, 2 layers",
+            field(
+                "cookbook", {"WIDTH": 512, "HEADS": 8, "HEAD_DIM": 64, "HIDDEN": 2048, "LAYERS": 2}, "cookbook_train"
+            ),
+        ),
+    ]
+    families = zip(FAMILIES, (matmuls, elementwise, control, model_programs), strict=True)
+    return [(name, f"{UNSEEN}: {family}", build) for family, group in families for name, build in group]

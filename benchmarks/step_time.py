@@ -3,7 +3,7 @@
 Two steps, so that the chip host needs nothing but JAX:
 
     # on the chip host (JAX and its accelerator plugin; the field programs need flax, optax, penzai,
-    # equinox, diffrax); --group blind: the blind set only
+    # equinox, diffrax); --group blind: the blind set only; --group unseen: the second blind set
     python benchmarks/step_time.py measure --out step_times.json [--group blind]
     # anywhere with pytest-stages installed
     python benchmarks/step_time.py report step_times.json [more parts ...] [--chip v5e]
@@ -405,25 +405,28 @@ def estimates(results: list[dict[str, Any]], chip: str | None) -> list[dict[str,
 
 def report(results: list[Path], chip: str | None) -> None:
     """Print the table per group (program | estimate | binding | XLA's figure | measured | ratio), each group's
-    count within 1.5x, beyond 2x and median |log2(estimate / measured)|: the calibration programs, the held-out
-    families, the earlier report programs, the blind set's families, each apart; then the edits' directions."""
-    from step_corpus import BLIND, BLIND_EDITS, FAMILIES
+    count within 1.5x, beyond 2x and median |log2(estimate / measured)|: the calibration programs, the earlier report
+    programs, the held-out families, the blind set's and the second blind set's (``unseen``), each apart; then
+    the edits' directions."""
+    from step_corpus import BLIND, BLIND_EDITS, FAMILIES, UNSEEN, UNSEEN_EDITS
     from step_corpus import EDITS as CORPUS_EDITS
 
     rows = estimates([entry for path in results for entry in read(path)], chip)
     by_name = {row["name"]: row for row in rows}
-    blind_groups = tuple(f"{BLIND}: {family}" for family in FAMILIES)
-    held_out: list[float] = []
-    blind: list[float] = []
-    for group in (CALIBRATION, *FAMILIES, REPORT, *blind_groups):
-        ratios = _table(group, [r for r in rows if r["group"] == group])
-        held_out += ratios if group in FAMILIES else []
-        blind += ratios if group in blind_groups else []
-        _summary(group, ratios)
-    _summary("held out (the four families)", held_out)
-    _summary("blind (the four families)", blind)
+    sets = {"held out": "", "blind": f"{BLIND}: ", "unseen": f"{UNSEEN}: "}  # each set's groups: prefix + family
+    ratios: dict[str, list[float]] = {name: [] for name in sets}
+    _summary(CALIBRATION, _table(CALIBRATION, [r for r in rows if r["group"] == CALIBRATION]))
+    _summary(REPORT, _table(REPORT, [r for r in rows if r["group"] == REPORT]))
+    for name, prefix in sets.items():
+        for group in (f"{prefix}{family}" for family in FAMILIES):
+            found = _table(group, [r for r in rows if r["group"] == group])
+            ratios[name] += found
+            _summary(group, found)
+    for name, found in ratios.items():
+        _summary(f"{name} (the four families)", found)
     _edits("edits", CORPUS_EDITS, by_name)
     _edits("blind edits", BLIND_EDITS, by_name)
+    _edits("unseen edits", UNSEEN_EDITS, by_name)
 
 
 def _table(group: str, rows: list[dict[str, Any]]) -> list[float]:
