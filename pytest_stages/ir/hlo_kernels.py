@@ -83,6 +83,8 @@ _LABELS = lazy_pattern(r"dim_labels=(\w+)_(\w+)->(\w+)")
 _WINDOW = lazy_pattern(r"window=\{([^{}]*)\}")
 _DIMENSIONS = lazy_pattern(r"dimensions=\{([\d,]*)\}")
 _GROUPS = lazy_pattern(r"feature_group_count=(\d+)")
+_SLICE_SIZES = lazy_pattern(r"slice_sizes=\{([\d,]*)\}")
+_INDEX_VECTOR = lazy_pattern(r"index_vector_dim=(\d+)")
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,8 @@ class Kernel:
     ``f8``); ``vector``: elementwise results, ``transcendental``: those of many instructions each;
     ``polynomial``: those of a long series (sine, power); ``sort``: element-stages of its sorting network;
     ``hbm_bytes``: what it reads and writes in HBM, ``gathered``: whether at scattered rows (a gather or
-    scatter); ``dma_bytes``: what an async copy moves beside the kernels; ``collective_bytes``: what it sends
+    scatter); ``indices``: the indices it applies one after another (a scatter's updates, a gather of single
+    elements); ``dma_bytes``: what an async copy moves beside the kernels; ``collective_bytes``: what it sends
     over the interconnect; ``relayout_bytes``: what its copies into another layout (a transpose, another tiling)
     read and write, on chip or in HBM: the vector unit's loads, shuffles and stores move them.
     """
@@ -119,6 +122,7 @@ class Kernel:
     sort: float = 0.0
     hbm_bytes: float = 0.0
     gathered: bool = False
+    indices: float = 0.0
     dma_bytes: float = 0.0
     collective_bytes: float = 0.0
     relayout_bytes: float = 0.0
@@ -127,11 +131,14 @@ class Kernel:
 @dataclass(frozen=True)
 class Block:
     """A computation run in order: its kernels, then the loops it runs (one trip: body and condition; trip
-    count) and its conditionals (one block per branch; one of them runs)."""
+    count) and its conditionals (one block per branch; one of them runs); ``scalar_reads``: the values its
+    kernels compute that it then uses as an offset (a dynamic slice at an index read from an array), each one
+    the scalar unit waits for."""
 
     kernels: tuple[Kernel, ...] = ()
     loops: tuple[tuple[Block, int], ...] = ()
     branches: tuple[tuple[Block, ...], ...] = ()
+    scalar_reads: int = 0
 
 
 @dataclass(frozen=True)
@@ -225,6 +232,7 @@ class Module:
         kernels: list[Kernel] = []
         loops: list[tuple[Block, int]] = []
         branches: list[tuple[Block, ...]] = []
+        reads = len(_scalar_reads(ops))
         for op in ops.values():
             called = dict(_CALLS.findall(op.rest))
             if op.opcode == "while":
@@ -236,9 +244,10 @@ class Module:
                 kernels += inner.kernels
                 loops += inner.loops
                 branches += inner.branches
+                reads += inner.scalar_reads
             elif op.opcode not in FREE and not op.opcode.endswith("-done") and op.opcode != "async-done":
                 kernels.append(self._kernel(op, ops))
-        return Block(tuple(kernels), tuple(loops), tuple(branches))
+        return Block(tuple(kernels), tuple(loops), tuple(branches), reads)
 
     def _loop(
         self, op: Op, ops: Mapping[str, Op], called: Mapping[str, str], seen: frozenset[str]
@@ -251,6 +260,7 @@ class Module:
             tuple(k for part in parts for k in part.kernels),
             tuple(loop for part in parts for loop in part.loops),
             tuple(branch for part in parts for branch in part.branches),
+            sum(part.scalar_reads for part in parts),
         )
         return one_trip, max(1, trips or 1)
 
@@ -288,6 +298,7 @@ class Module:
             sort=work.sort,
             hbm_bytes=traffic,
             gathered=work.gathered,
+            indices=work.indices,
             relayout_bytes=_relayout_bytes(op, caller) if op.opcode == "copy" else _copy_fusion_bytes(inner),
         )
 
@@ -387,6 +398,7 @@ class _Work:
         self.polynomial = 0.0
         self.sort = 0.0
         self.gathered = False
+        self.indices = 0.0
         self.row_passes = 0  # reductions broadcast back over their rows, one after another: passes over the inputs
 
     def add(self, op: Op, ops: Mapping[str, Op]) -> None:
@@ -402,11 +414,17 @@ class _Work:
         elif op.opcode in POLYNOMIAL:
             self.polynomial += elements(op.shape)
         elif op.opcode in ("gather", "scatter"):
-            self.gathered = True
-            updates = ops.get(op.operands[-1]) if op.opcode == "scatter" and op.operands else op
-            self.vector += elements(updates.shape if updates else op.shape)
+            self._indexed(op, ops)
         elif op.opcode not in _MOVES and op.opcode not in ("fusion", "custom-call"):
             self.vector += elements(op.shape)
+
+    def _indexed(self, op: Op, ops: Mapping[str, Op]) -> None:
+        """A gather or scatter: its rows at scattered addresses, its elements (a scatter its updates') as vector
+        work, the indices it applies one after another."""
+        self.gathered = True
+        updates = ops.get(op.operands[-1]) if op.opcode == "scatter" and op.operands else op
+        self.vector += elements(updates.shape if updates else op.shape)
+        self.indices += _serial_indices(op, ops)
 
     def _reduction(self, op: Op, ops: Mapping[str, Op]) -> None:
         """A reduction's vector work: its operand's elements once for a reduce or a reduction broadcast back over
@@ -425,6 +443,36 @@ class _Work:
             self.vector += 2 * macs
         else:
             self.macs[kind] = self.macs.get(kind, 0.0) + macs
+
+
+def _serial_indices(op: Op, ops: Mapping[str, Op]) -> float:
+    """The indices a gather or scatter applies one after another: a scatter's every update (two may meet one
+    row, so XLA on TPU applies them in order), a gather's where each slice is one element (every slice size 1:
+    one load per index, as ``take_along_axis`` compiles); 0 for a gather of rows, whose rows stream."""
+    sizes = _SLICE_SIZES.search(op.rest)
+    if op.opcode == "gather" and not (sizes and all(size == "1" for size in sizes[1].split(","))):
+        return 0.0
+    indices = ops.get(op.operands[1]) if len(op.operands) > 1 else None
+    dims = _dims(indices.shape) if indices is not None else []
+    vector = _INDEX_VECTOR.search(op.rest)
+    axis = int(vector[1]) if vector else len(dims)
+    return float(math.prod(dims) // (dims[axis] if axis < len(dims) else 1))
+
+
+def _scalar_reads(ops: Mapping[str, Op]) -> set[str]:
+    """The kernels of a computation whose result a dynamic slice or update then takes as an offset: a value the
+    chip computed in an array, which the scalar unit issuing the kernels must wait for and read back."""
+    sources: set[str] = set()
+    for op in ops.values():
+        if op.opcode not in ("dynamic-slice", "dynamic-update-slice"):
+            continue
+        for name in op.operands[1 if op.opcode == "dynamic-slice" else 2 :]:
+            source = ops.get(name)
+            while source is not None and source.opcode in ("bitcast", "reshape", "copy") and source.operands:
+                source = ops.get(source.operands[0])
+            if source is not None and source.opcode not in FREE and not _scalar(source, ops):
+                sources.add(source.name)
+    return sources
 
 
 def _broadcast_window(op: Op, operand: Op) -> bool:
