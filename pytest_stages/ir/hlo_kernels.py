@@ -83,6 +83,7 @@ _LABELS = lazy_pattern(r"dim_labels=(\w+)_(\w+)->(\w+)")
 _WINDOW = lazy_pattern(r"window=\{([^{}]*)\}")
 _DIMENSIONS = lazy_pattern(r"dimensions=\{([\d,]*)\}")
 _GROUPS = lazy_pattern(r"feature_group_count=(\d+)")
+_PADDING = lazy_pattern(r"\bpad=([-\d_x]+)")
 _SLICE_SIZES = lazy_pattern(r"slice_sizes=\{([\d,]*)\}")
 _INDEX_VECTOR = lazy_pattern(r"index_vector_dim=(\d+)")
 
@@ -487,9 +488,7 @@ def _macs(op: Op, ops: Mapping[str, Op], tile: int) -> tuple[str, float]:
 
     A dot: its real multiply-adds with the contracted size and the output's columns padded to the matrix
     unit's ``tile`` (rows stream through it, 8 at a time). A convolution: output elements x input features per
-    group x the kernel's window taps that meet the input, the features padded likewise; a base-dilated
-    window (how XLA on TPU lowers a batched dot: ``size=4096 lhs_dilate=4096``) meets one input element per
-    ``lhs_dilate`` positions, so it counts ``ceil(size / lhs_dilate)`` taps, never the dilated window.
+    group x the kernel's window taps that meet the input (:func:`_taps`), the features padded likewise.
     A depthwise convolution (one input feature per group) is vector work: kind ``vector``."""
     lhs = ops.get(op.operands[0]) if op.operands else None
     rhs = ops.get(op.operands[1]) if len(op.operands) > 1 else None
@@ -498,14 +497,15 @@ def _macs(op: Op, ops: Mapping[str, Op], tile: int) -> tuple[str, float]:
     if op.opcode == "dot":
         return kind, _dot_macs(op, _dims(lhs.shape) if lhs else [], out, tile)
     labels = _LABELS.search(op.rest)
-    kernel_labels = labels[2] if labels else ""
+    lhs_labels, kernel_labels, out_labels = labels.groups() if labels else ("", "", "")
     kernel = list(zip(_dims(rhs.shape) if rhs else [], kernel_labels, strict=False))
     features = math.prod(d for d, label in kernel if label == "i")
     outputs = math.prod(d for d, label in kernel if label == "o")
-    taps = _taps(_window(op), [d for d, label in kernel if label.isdigit()])
+    lhs_dims = _dims(lhs.shape) if lhs else []
+    taps = _taps(op, dict(zip(lhs_labels, lhs_dims, strict=False)), dict(zip(out_labels, out, strict=False)))
     if features == 1:
         return "vector", float(math.prod(out) * taps)
-    padded = _pad(features * taps, tile) * _pad(outputs, tile) / max(1, outputs)
+    padded = _pad(math.ceil(features * taps), tile) * _pad(outputs, tile) / max(1, outputs)
     return kind, float(math.prod(out) * padded)
 
 
@@ -518,13 +518,36 @@ def _dot_macs(op: Op, lhs: list[int], out: list[int], tile: int) -> float:
     return float(math.prod(out[:-2]) * _pad(rows, 8) * _pad(columns, tile) * _pad(size, tile))
 
 
-def _taps(window: Mapping[str, list[int]], spatial: list[int]) -> int:
-    """The kernel window's taps that meet the input: ``ceil(size / lhs_dilate)`` per spatial dimension."""
-    dilations = window.get("lhs_dilate", [])
-    taps = 1
-    for k, size in enumerate(spatial):
-        taps *= -(-size // (dilations[k] if k < len(dilations) else 1))
+def _taps(op: Op, inputs: Mapping[str, int], outputs: Mapping[str, int]) -> float:
+    """A convolution window's taps that meet an input element, on average over its output positions: per spatial
+    dimension (``inputs`` and ``outputs``: sizes by dimension label), the taps that land neither in the padding
+    nor between the elements of a base-dilated input. A batched dot, which XLA on TPU lowers to a window as wide
+    as the batch (``size=4096 stride=4095 lhs_dilate=4096``), meets one; an einsum lowered to a window padded
+    around a 1-wide input (``size=1x3x8 pad=0_0x2_2x7_7``) meets one of its 24: never the window's size."""
+    window = _window(op)
+    found = _PADDING.search(op.rest)
+    lows = [int(part.split("_")[0]) for part in found[1].split("x")] if found else []
+    taps = 1.0
+    for k, size in enumerate(window.get("size", [])):
+        stride, base, spread = (window.get(key, [1] * (k + 1))[k] for key in ("stride", "lhs_dilate", "rhs_dilate"))
+        extent = (inputs.get(str(k), 1) - 1) * base + 1
+        low = lows[k] if k < len(lows) else 0
+        positions = outputs.get(str(k), 1)
+        hits = sum(_hits(o * stride - low, size, spread, base, extent) for o in range(positions))
+        taps *= hits / max(1, positions)
     return taps
+
+
+def _hits(start: int, size: int, spread: int, base: int, extent: int) -> int:
+    """The taps of one output position's window (``size`` taps ``spread`` apart from ``start``) that land on an
+    input element: inside ``[0, extent)`` and on a multiple of ``base``."""
+    if base == 1:
+        first, last = max(0, -(start // spread)), min(size - 1, (extent - 1 - start) // spread)
+        return max(0, last - first + 1)
+    if spread == 1:
+        low, high = max(0, start), min(extent, start + size)
+        return max(0, (high - 1) // base - (low - 1) // base) if high > low else 0
+    return sum(1 for t in range(size) if 0 <= start + t * spread < extent and (start + t * spread) % base == 0)
 
 
 def _pad(size: int, tile: int) -> int:
