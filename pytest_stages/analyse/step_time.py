@@ -39,8 +39,10 @@ class Chip:
     ``polynomial_ops``: of a sine or power; ``sort_ops``: element-stages/s of a sorting network;
     ``gather_fraction``: the share of the achievable bandwidth a gather or scatter of rows reaches;
     ``relayout_bytes_per_s``: bytes/s a copy into another layout (a transpose, another tiling) reads and writes;
-    ``kernel_seconds``: the fixed cost of one kernel, ``iteration_seconds`` of one trip of a loop; dispatch
-    costs ``launch_seconds`` plus a time per buffer.
+    ``index_seconds``: the time of one index a gather or scatter applies one after another (a scatter's update,
+    a gather of one element); ``scalar_read_seconds``: the wait of the scalar unit for a value the kernels
+    computed that it takes as an offset; ``kernel_seconds``: the fixed cost of one kernel,
+    ``iteration_seconds`` of one trip of a loop; dispatch costs ``launch_seconds`` plus a time per buffer.
     """
 
     name: str
@@ -58,6 +60,8 @@ class Chip:
     sort_ops: float
     gather_fraction: float
     relayout_bytes_per_s: float
+    index_seconds: float
+    scalar_read_seconds: float
     kernel_seconds: float
     launch_seconds: float
     input_seconds: float
@@ -88,6 +92,8 @@ _V5E_VECTOR = {
     "sort_ops": 0.16 * T,
     "gather_fraction": 0.5,
     "relayout_bytes_per_s": 500 * G,
+    "index_seconds": 9e-9,
+    "scalar_read_seconds": 1.5e-6,
 }
 _GPU = {**_TPU, **_V5E_VECTOR, "launch_seconds": 20e-6, "kernel_seconds": 3e-6, "compute_fraction": 0.7}
 CHIPS: dict[str, Chip] = {
@@ -124,6 +130,8 @@ OVERRIDES = {
     "sort_tops": ("sort_ops", T),
     "gather_fraction": ("gather_fraction", 1.0),
     "relayout_gbps": ("relayout_bytes_per_s", G),
+    "index_ns": ("index_seconds", 1e-9),
+    "scalar_read_us": ("scalar_read_seconds", 1e-6),
     "kernel_us": ("kernel_seconds", 1e-6),
     "iteration_us": ("iteration_seconds", 1e-6),
     "launch_us": ("launch_seconds", 1e-6),
@@ -261,8 +269,9 @@ def _program_entry(program: hlo_kernels.Program, chip: Chip) -> dict[str, object
 
 def _block(block: hlo_kernels.Block, chip: Chip, looped: bool = False) -> _Terms:
     """A block's kernels one after another, each loop body times its trips, each conditional its dearest branch;
-    async copies run beside the kernels, so they add only where the HBM traffic outlasts the kernels."""
-    total = _Terms()
+    async copies run beside the kernels, so they add only where the HBM traffic outlasts the kernels; each value
+    the scalar unit reads back to use as an offset adds its wait."""
+    total = _Terms(block.scalar_reads * chip.scalar_read_seconds)
     bandwidth = chip.hbm_bytes_per_s * chip.hbm_fraction
     dma = sum(kernel.dma_bytes for kernel in block.kernels) / bandwidth
     for kernel in block.kernels:
@@ -301,7 +310,13 @@ def _kernel(kernel: hlo_kernels.Kernel, chip: Chip, looped: bool = False) -> _Te
         + kernel.transcendental / chip.transcendental_ops
         + kernel.polynomial / chip.polynomial_ops
     )
-    compute = max(matrix, vector, kernel.sort / chip.sort_ops, kernel.relayout_bytes / chip.relayout_bytes_per_s)
+    compute = max(
+        matrix,
+        vector,
+        kernel.sort / chip.sort_ops,
+        kernel.relayout_bytes / chip.relayout_bytes_per_s,
+        kernel.indices * chip.index_seconds,
+    )
     share = chip.hbm_fraction * (chip.gather_fraction if kernel.gathered else 1.0)
     hbm = kernel.hbm_bytes / (chip.hbm_bytes_per_s * share)
     bound = compute + hbm if looped else max(compute, hbm)

@@ -83,6 +83,9 @@ _LABELS = lazy_pattern(r"dim_labels=(\w+)_(\w+)->(\w+)")
 _WINDOW = lazy_pattern(r"window=\{([^{}]*)\}")
 _DIMENSIONS = lazy_pattern(r"dimensions=\{([\d,]*)\}")
 _GROUPS = lazy_pattern(r"feature_group_count=(\d+)")
+_PADDING = lazy_pattern(r"\bpad=([-\d_x]+)")
+_SLICE_SIZES = lazy_pattern(r"slice_sizes=\{([\d,]*)\}")
+_INDEX_VECTOR = lazy_pattern(r"index_vector_dim=(\d+)")
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,8 @@ class Kernel:
     ``f8``); ``vector``: elementwise results, ``transcendental``: those of many instructions each;
     ``polynomial``: those of a long series (sine, power); ``sort``: element-stages of its sorting network;
     ``hbm_bytes``: what it reads and writes in HBM, ``gathered``: whether at scattered rows (a gather or
-    scatter); ``dma_bytes``: what an async copy moves beside the kernels; ``collective_bytes``: what it sends
+    scatter); ``indices``: the indices it applies one after another (a scatter's updates, a gather of single
+    elements); ``dma_bytes``: what an async copy moves beside the kernels; ``collective_bytes``: what it sends
     over the interconnect; ``relayout_bytes``: what its copies into another layout (a transpose, another tiling)
     read and write, on chip or in HBM: the vector unit's loads, shuffles and stores move them.
     """
@@ -119,6 +123,7 @@ class Kernel:
     sort: float = 0.0
     hbm_bytes: float = 0.0
     gathered: bool = False
+    indices: float = 0.0
     dma_bytes: float = 0.0
     collective_bytes: float = 0.0
     relayout_bytes: float = 0.0
@@ -127,11 +132,14 @@ class Kernel:
 @dataclass(frozen=True)
 class Block:
     """A computation run in order: its kernels, then the loops it runs (one trip: body and condition; trip
-    count) and its conditionals (one block per branch; one of them runs)."""
+    count) and its conditionals (one block per branch; one of them runs); ``scalar_reads``: the values its
+    kernels compute that it then uses as an offset (a dynamic slice at an index read from an array), each one
+    the scalar unit waits for."""
 
     kernels: tuple[Kernel, ...] = ()
     loops: tuple[tuple[Block, int], ...] = ()
     branches: tuple[tuple[Block, ...], ...] = ()
+    scalar_reads: int = 0
 
 
 @dataclass(frozen=True)
@@ -225,6 +233,7 @@ class Module:
         kernels: list[Kernel] = []
         loops: list[tuple[Block, int]] = []
         branches: list[tuple[Block, ...]] = []
+        reads = len(_scalar_reads(ops))
         for op in ops.values():
             called = dict(_CALLS.findall(op.rest))
             if op.opcode == "while":
@@ -236,9 +245,10 @@ class Module:
                 kernels += inner.kernels
                 loops += inner.loops
                 branches += inner.branches
+                reads += inner.scalar_reads
             elif op.opcode not in FREE and not op.opcode.endswith("-done") and op.opcode != "async-done":
                 kernels.append(self._kernel(op, ops))
-        return Block(tuple(kernels), tuple(loops), tuple(branches))
+        return Block(tuple(kernels), tuple(loops), tuple(branches), reads)
 
     def _loop(
         self, op: Op, ops: Mapping[str, Op], called: Mapping[str, str], seen: frozenset[str]
@@ -251,6 +261,7 @@ class Module:
             tuple(k for part in parts for k in part.kernels),
             tuple(loop for part in parts for loop in part.loops),
             tuple(branch for part in parts for branch in part.branches),
+            sum(part.scalar_reads for part in parts),
         )
         return one_trip, max(1, trips or 1)
 
@@ -288,6 +299,7 @@ class Module:
             sort=work.sort,
             hbm_bytes=traffic,
             gathered=work.gathered,
+            indices=work.indices,
             relayout_bytes=_relayout_bytes(op, caller) if op.opcode == "copy" else _copy_fusion_bytes(inner),
         )
 
@@ -387,6 +399,7 @@ class _Work:
         self.polynomial = 0.0
         self.sort = 0.0
         self.gathered = False
+        self.indices = 0.0
         self.row_passes = 0  # reductions broadcast back over their rows, one after another: passes over the inputs
 
     def add(self, op: Op, ops: Mapping[str, Op]) -> None:
@@ -402,11 +415,17 @@ class _Work:
         elif op.opcode in POLYNOMIAL:
             self.polynomial += elements(op.shape)
         elif op.opcode in ("gather", "scatter"):
-            self.gathered = True
-            updates = ops.get(op.operands[-1]) if op.opcode == "scatter" and op.operands else op
-            self.vector += elements(updates.shape if updates else op.shape)
+            self._indexed(op, ops)
         elif op.opcode not in _MOVES and op.opcode not in ("fusion", "custom-call"):
             self.vector += elements(op.shape)
+
+    def _indexed(self, op: Op, ops: Mapping[str, Op]) -> None:
+        """A gather or scatter: its rows at scattered addresses, its elements (a scatter its updates') as vector
+        work, the indices it applies one after another."""
+        self.gathered = True
+        updates = ops.get(op.operands[-1]) if op.opcode == "scatter" and op.operands else op
+        self.vector += elements(updates.shape if updates else op.shape)
+        self.indices += _serial_indices(op, ops)
 
     def _reduction(self, op: Op, ops: Mapping[str, Op]) -> None:
         """A reduction's vector work: its operand's elements once for a reduce or a reduction broadcast back over
@@ -427,6 +446,36 @@ class _Work:
             self.macs[kind] = self.macs.get(kind, 0.0) + macs
 
 
+def _serial_indices(op: Op, ops: Mapping[str, Op]) -> float:
+    """The indices a gather or scatter applies one after another: a scatter's every update (two may meet one
+    row, so XLA on TPU applies them in order), a gather's where each slice is one element (every slice size 1:
+    one load per index, as ``take_along_axis`` compiles); 0 for a gather of rows, whose rows stream."""
+    sizes = _SLICE_SIZES.search(op.rest)
+    if op.opcode == "gather" and not (sizes and all(size == "1" for size in sizes[1].split(","))):
+        return 0.0
+    indices = ops.get(op.operands[1]) if len(op.operands) > 1 else None
+    dims = _dims(indices.shape) if indices is not None else []
+    vector = _INDEX_VECTOR.search(op.rest)
+    axis = int(vector[1]) if vector else len(dims)
+    return float(math.prod(dims) // (dims[axis] if axis < len(dims) else 1))
+
+
+def _scalar_reads(ops: Mapping[str, Op]) -> set[str]:
+    """The kernels of a computation whose result a dynamic slice or update then takes as an offset: a value the
+    chip computed in an array, which the scalar unit issuing the kernels must wait for and read back."""
+    sources: set[str] = set()
+    for op in ops.values():
+        if op.opcode not in ("dynamic-slice", "dynamic-update-slice"):
+            continue
+        for name in op.operands[1 if op.opcode == "dynamic-slice" else 2 :]:
+            source = ops.get(name)
+            while source is not None and source.opcode in ("bitcast", "reshape", "copy") and source.operands:
+                source = ops.get(source.operands[0])
+            if source is not None and source.opcode not in FREE and not _scalar(source, ops):
+                sources.add(source.name)
+    return sources
+
+
 def _broadcast_window(op: Op, operand: Op) -> bool:
     """Whether a reduce-window's window covers its whole dimension from every position (``size >= 2 n - 1``
     wherever it is wider than 1): a reduction broadcast back, as ``jax.nn.softmax`` compiles for TPU."""
@@ -439,9 +488,7 @@ def _macs(op: Op, ops: Mapping[str, Op], tile: int) -> tuple[str, float]:
 
     A dot: its real multiply-adds with the contracted size and the output's columns padded to the matrix
     unit's ``tile`` (rows stream through it, 8 at a time). A convolution: output elements x input features per
-    group x the kernel's window taps that meet the input, the features padded likewise; a base-dilated
-    window (how XLA on TPU lowers a batched dot: ``size=4096 lhs_dilate=4096``) meets one input element per
-    ``lhs_dilate`` positions, so it counts ``ceil(size / lhs_dilate)`` taps, never the dilated window.
+    group x the kernel's window taps that meet the input (:func:`_taps`), the features padded likewise.
     A depthwise convolution (one input feature per group) is vector work: kind ``vector``."""
     lhs = ops.get(op.operands[0]) if op.operands else None
     rhs = ops.get(op.operands[1]) if len(op.operands) > 1 else None
@@ -450,14 +497,15 @@ def _macs(op: Op, ops: Mapping[str, Op], tile: int) -> tuple[str, float]:
     if op.opcode == "dot":
         return kind, _dot_macs(op, _dims(lhs.shape) if lhs else [], out, tile)
     labels = _LABELS.search(op.rest)
-    kernel_labels = labels[2] if labels else ""
+    lhs_labels, kernel_labels, out_labels = labels.groups() if labels else ("", "", "")
     kernel = list(zip(_dims(rhs.shape) if rhs else [], kernel_labels, strict=False))
     features = math.prod(d for d, label in kernel if label == "i")
     outputs = math.prod(d for d, label in kernel if label == "o")
-    taps = _taps(_window(op), [d for d, label in kernel if label.isdigit()])
+    lhs_dims = _dims(lhs.shape) if lhs else []
+    taps = _taps(op, dict(zip(lhs_labels, lhs_dims, strict=False)), dict(zip(out_labels, out, strict=False)))
     if features == 1:
         return "vector", float(math.prod(out) * taps)
-    padded = _pad(features * taps, tile) * _pad(outputs, tile) / max(1, outputs)
+    padded = _pad(math.ceil(features * taps), tile) * _pad(outputs, tile) / max(1, outputs)
     return kind, float(math.prod(out) * padded)
 
 
@@ -470,13 +518,36 @@ def _dot_macs(op: Op, lhs: list[int], out: list[int], tile: int) -> float:
     return float(math.prod(out[:-2]) * _pad(rows, 8) * _pad(columns, tile) * _pad(size, tile))
 
 
-def _taps(window: Mapping[str, list[int]], spatial: list[int]) -> int:
-    """The kernel window's taps that meet the input: ``ceil(size / lhs_dilate)`` per spatial dimension."""
-    dilations = window.get("lhs_dilate", [])
-    taps = 1
-    for k, size in enumerate(spatial):
-        taps *= -(-size // (dilations[k] if k < len(dilations) else 1))
+def _taps(op: Op, inputs: Mapping[str, int], outputs: Mapping[str, int]) -> float:
+    """A convolution window's taps that meet an input element, on average over its output positions: per spatial
+    dimension (``inputs`` and ``outputs``: sizes by dimension label), the taps that land neither in the padding
+    nor between the elements of a base-dilated input. A batched dot, which XLA on TPU lowers to a window as wide
+    as the batch (``size=4096 stride=4095 lhs_dilate=4096``), meets one; an einsum lowered to a window padded
+    around a 1-wide input (``size=1x3x8 pad=0_0x2_2x7_7``) meets one of its 24: never the window's size."""
+    window = _window(op)
+    found = _PADDING.search(op.rest)
+    lows = [int(part.split("_")[0]) for part in found[1].split("x")] if found else []
+    taps = 1.0
+    for k, size in enumerate(window.get("size", [])):
+        stride, base, spread = (window.get(key, [1] * (k + 1))[k] for key in ("stride", "lhs_dilate", "rhs_dilate"))
+        extent = (inputs.get(str(k), 1) - 1) * base + 1
+        low = lows[k] if k < len(lows) else 0
+        positions = outputs.get(str(k), 1)
+        hits = sum(_hits(o * stride - low, size, spread, base, extent) for o in range(positions))
+        taps *= hits / max(1, positions)
     return taps
+
+
+def _hits(start: int, size: int, spread: int, base: int, extent: int) -> int:
+    """The taps of one output position's window (``size`` taps ``spread`` apart from ``start``) that land on an
+    input element: inside ``[0, extent)`` and on a multiple of ``base``."""
+    if base == 1:
+        first, last = max(0, -(start // spread)), min(size - 1, (extent - 1 - start) // spread)
+        return max(0, last - first + 1)
+    if spread == 1:
+        low, high = max(0, start), min(extent, start + size)
+        return max(0, (high - 1) // base - (low - 1) // base) if high > low else 0
+    return sum(1 for t in range(size) if 0 <= start + t * spread < extent and (start + t * spread) % base == 0)
 
 
 def _pad(size: int, tile: int) -> int:
