@@ -26,6 +26,7 @@ CALIBRATION = ("sort f32 256x32768", "fori sin f32 1024^2, 200 steps", "gather 1
 FAMILIES = ("matmul and conv", "elementwise and reductions", "gather, sort, scan, control", "models")
 BLIND = "blind"  # the blind set's groups: "blind: <family>"
 UNSEEN = "unseen"  # the second blind set's groups: "unseen: <family>"
+THIRD = "third"  # the third blind set's groups: "third: <family>"
 # (before, after, kind): edits that change what the chip runs; each pair's names are corpus programs.
 EDITS = (
     ("transformer block fwd+bwd bf16 8x512x1024", "transformer block fwd+bwd bf16 16x512x1024", "batch"),
@@ -107,6 +108,33 @@ UNSEEN_EDITS = (
         "field: lm train_step (penzai) 256 wide, 4 blocks, 8x256",
         "field: lm train_step (penzai) 256 wide, 4 blocks, 8x256, remat",
         "remat",
+    ),
+)
+
+# The third blind set's edits (both sides its programs), measured by the same ``measure --group third`` call.
+THIRD_EDITS = (
+    ("transformer block fwd+bwd bf16 8x256x1536", "transformer block fwd+bwd bf16 16x256x1536", "batch"),
+    (
+        "transformer stack fwd+bwd bf16 1024 wide, 2 layers",
+        "transformer stack fwd+bwd bf16 1024 wide, 2 layers, remat",
+        "remat",
+    ),
+    ("scan 64x2048 matmul bf16, 50 steps", "scan 64x2048 matmul bf16, 100 steps", "loop count"),
+    ("matmul bf16 2048^3", "matmul f32 2048^3", "dtype"),
+    (
+        "field: gemma decode 64 wide, 32 steps, 8x16 prompt",
+        "field: gemma decode 64 wide, 64 steps, 8x16 prompt",
+        "loop count",
+    ),
+    ("conv2d 3x3 bf16 8x112x112x64", "conv2d 3x3 bf16 16x112x112x64", "batch"),
+    ("softmax f32 8x2048x2048", "softmax bf16 8x2048x2048", "dtype"),
+    ("layernorm bf16 16384x1536", "layernorm f32 16384x1536", "dtype"),
+    ("sort bf16 2048x8192", "sort f32 2048x8192", "dtype"),
+    ("MLP train step bf16 4 x 3072, batch 2048", "MLP train step bf16 4 x 3072, batch 4096", "batch"),
+    (
+        "field: lm train_step (penzai) 128 wide, 4 blocks, 8x512",
+        "field: lm train_step (penzai) 128 wide, 8 blocks, 8x512",
+        "layer count",
     ),
 )
 
@@ -438,7 +466,7 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
             "concatenate 4 x f32 4096^2",
             lambda: ((lambda *xs: jnp.concatenate(xs)), tuple(arr(4096, 4096) for _ in range(4))),
         ),
-        ("logsumexp f32 4096x16384", lambda: ((lambda x: jax.nn.logsumexp(x, axis=-1)), (arr(4096, 16384),))),
+        ("logsumexp f32 8192^2", lambda: ((lambda x: jax.nn.logsumexp(x, axis=-1)), (arr(8192, 8192),))),
         ("outer add f32 8192^2", lambda: ((lambda a, b: a[:, None] + b[None, :]), (arr(8192), arr(8192)))),
     ]
     control: list[tuple[str, Builder]] = [
@@ -665,7 +693,7 @@ def programs() -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder pe
     shared.update(block_forward=block_forward, block_train=block_train, stack_train=stack_train)
     shared.update(gemma_train=field_gemma_train, gemma_decode=field_gemma_decode, lm_train=field_lm_train)
     shared.update(lm_forward=field_lm_forward, bert_train=field_bert_train, cookbook_train=field_cookbook_train)
-    return found + unseen_programs(shared)
+    return found + unseen_programs(shared) + third_programs(shared)
 
 
 def unseen_programs(shared: dict[str, Any]) -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder each)
@@ -866,3 +894,181 @@ def unseen_programs(shared: dict[str, Any]) -> list[tuple[str, str, Builder]]:  
     ]
     families = zip(FAMILIES, (matmuls, elementwise, control, model_programs), strict=True)
     return [(name, f"{UNSEEN}: {family}", build) for family, group in families for name, build in group]
+
+
+def third_programs(shared: dict[str, Any]) -> list[tuple[str, str, Builder]]:  # noqa: C901  (one builder each)
+    """The third blind set (group "third: <family>"): written and measured on the chip on 2026-12-07 before the
+    model changes of that stop's second round, reported only against the final model; never used to fit it."""
+    import jax
+    import jax.numpy as jnp
+    import models
+
+    bf16, f32 = jnp.bfloat16, jnp.float32
+    arr, indices, matmul, conv = (shared[k] for k in ("arr", "indices", "matmul", "conv"))
+    block_forward, block_train, stack_train = (shared[k] for k in ("block_forward", "block_train", "stack_train"))
+
+    def rmsnorm(x: Any, scale: Any) -> Any:
+        variance = jnp.mean(jnp.square(x.astype(f32)), axis=-1, keepdims=True)
+        return (x * jax.lax.rsqrt(variance + 1e-6) * scale).astype(x.dtype)
+
+    def scan_steps(steps: int, batch: int, width: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(h: Any, w: Any) -> Any:
+            return jax.lax.scan(lambda c, _: (jax.nn.silu(c @ w), None), h, None, length=steps)[0]
+
+        return run, (arr(batch, width, dtype=bf16), arr(width, width, dtype=bf16))
+
+    def while_bf16() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(h: Any, w: Any) -> Any:
+            def body(state: Any) -> Any:
+                i, h = state
+                return i + 1, jnp.tanh(h @ w)
+
+            return jax.lax.while_loop(lambda s: s[0] < 50, body, (0, h))[1]
+
+        return run, (arr(1024, 1024, dtype=bf16), arr(1024, 1024, dtype=bf16))
+
+    def scatter_add() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(t: Any, x: Any, updates: Any) -> Any:
+            return t.at[indices(x, 4096)].add(updates)
+
+        return run, (arr(4096, 512, dtype=bf16), arr(16384), arr(16384, 512, dtype=bf16))
+
+    def take_columns() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(x: Any, picks: Any) -> Any:  # 64 columns picked per row: single-element gathers
+            return jnp.take_along_axis(x, indices(picks, x.shape[1]), axis=1)
+
+        return run, (arr(4096, 4096), arr(4096, 64))
+
+    def one_hot_matmul() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        def run(table: Any, x: Any) -> Any:
+            return jax.nn.one_hot(indices(x, 16384), 16384, dtype=bf16) @ table
+
+        return run, (arr(16384, 512, dtype=bf16), arr(4096))
+
+    def mlp_train(batch: int, width: int, depth: int) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        params = [(arr(width, width, dtype=bf16), arr(width, dtype=bf16)) for _ in range(depth)]
+        return models.train_step, (params, arr(batch, width, dtype=bf16), arr(batch, width, dtype=bf16))
+
+    def convnet_train() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        widths = (64, 64, 128, 128)
+
+        def loss(p: Any, x: Any) -> Any:
+            for w in p:
+                x = jax.nn.relu(
+                    jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+                )
+            return jnp.mean(x.astype(f32) ** 2)
+
+        params = [arr(3, 3, c, d, dtype=bf16) for c, d in itertools.pairwise(widths)]
+        return jax.grad(loss), (params, arr(32, 56, 56, widths[0], dtype=bf16))
+
+    def field(module: str, sizes: dict[str, Any], name: str, *args: Any) -> Builder:
+        return _resized(module, sizes, lambda: shared[name](*args))
+
+    matmuls: list[tuple[str, Builder]] = [
+        ("matmul bf16 7168x2048x4096", lambda: matmul(7168, 2048, 4096, bf16)),
+        ("matmul bf16 2048^3", lambda: matmul(2048, 2048, 2048, bf16)),
+        ("matmul f32 2048^3", lambda: matmul(2048, 2048, 2048, f32)),
+        ("matmul bf16 128x16384x4096", lambda: matmul(128, 16384, 4096, bf16)),
+        (
+            "batched matmul bf16 32 x 2048x64 @ 64x2048",
+            lambda: (jnp.matmul, (arr(32, 2048, 64, dtype=bf16), arr(32, 64, 2048, dtype=bf16))),
+        ),
+        (
+            "attention output einsum bf16 4x16x1024x1024 @ 4x1024x16x64",
+            lambda: (
+                (lambda p, v: jnp.einsum("bhqk,bkhd->bqhd", p, v)),
+                (arr(4, 16, 1024, 1024, dtype=bf16), arr(4, 1024, 16, 64, dtype=bf16)),
+            ),
+        ),
+        ("conv2d 3x3 bf16 8x112x112x64", lambda: conv(8, 112, 64, 64, 3)),
+        ("conv2d 3x3 bf16 16x112x112x64", lambda: conv(16, 112, 64, 64, 3)),
+        ("conv2d 3x3/2 bf16 32x28x28x256->512", lambda: conv(32, 28, 256, 512, 3, stride=2)),
+        ("conv2d 1x1 bf16 128x7x7x2048->512", lambda: conv(128, 7, 2048, 512, 1)),
+    ]
+    elementwise: list[tuple[str, Builder]] = [
+        ("relu f32 16384x4096", lambda: (jax.nn.relu, (arr(16384, 4096),))),
+        ("exp bf16 8192^2", lambda: (jnp.exp, (arr(8192, 8192, dtype=bf16),))),
+        (
+            "x / sqrt(y + 1) f32 8192x4096",
+            lambda: ((lambda x, y: x / jnp.sqrt(y * y + 1)), (arr(8192, 4096), arr(8192, 4096))),
+        ),
+        (
+            "layernorm bf16 16384x1536",
+            lambda: (models.layer_norm, (arr(16384, 1536, dtype=bf16), arr(1536, dtype=bf16))),
+        ),
+        ("layernorm f32 16384x1536", lambda: (models.layer_norm, (arr(16384, 1536), arr(1536)))),
+        ("rmsnorm f32 4096^2", lambda: (rmsnorm, (arr(4096, 4096), arr(4096)))),
+        ("softmax f32 8x2048x2048", lambda: (jax.nn.softmax, (arr(8, 2048, 2048),))),
+        ("softmax bf16 8x2048x2048", lambda: (jax.nn.softmax, (arr(8, 2048, 2048, dtype=bf16),))),
+        ("sum of all f32 8192^2", lambda: (jnp.sum, (arr(8192, 8192),))),
+        ("mean axis 0 f32 4096x8192", lambda: ((lambda x: jnp.mean(x, axis=0)), (arr(4096, 8192),))),
+        ("argmin axis 0 bf16 8192x2048", lambda: ((lambda x: jnp.argmin(x, axis=0)), (arr(8192, 2048, dtype=bf16),))),
+        ("cumsum axis 0 f32 4096^2", lambda: ((lambda x: jnp.cumsum(x, axis=0)), (arr(4096, 4096),))),
+        ("transpose f32 4096x8192", lambda: ((lambda x: x.T + 1), (arr(4096, 8192),))),
+        ("flip axis 0 f32 8192x4096", lambda: ((lambda x: jnp.flip(x, axis=0) * 2), (arr(8192, 4096),))),
+    ]
+    control: list[tuple[str, Builder]] = [
+        (
+            "gather 4096 rows of 262144x128 f32",
+            lambda: ((lambda t, x: t[indices(x, t.shape[0])]), (arr(262144, 128), arr(4096))),
+        ),
+        ("take_along_axis 64 of 4096 columns f32 4096 rows", take_columns),
+        ("scatter-add 16384 rows into 4096x512 bf16", scatter_add),
+        ("one_hot 4096 of 16384 @ 16384x512 bf16", one_hot_matmul),
+        ("sort bf16 2048x8192", lambda: ((lambda x: jnp.sort(x, axis=-1)), (arr(2048, 8192, dtype=bf16),))),
+        ("sort f32 2048x8192", lambda: ((lambda x: jnp.sort(x, axis=-1)), (arr(2048, 8192),))),
+        ("argsort f32 1024x8192", lambda: ((lambda x: jnp.argsort(x, axis=-1)), (arr(1024, 8192),))),
+        ("top_k 4 of 4096, 8192 rows", lambda: ((lambda x: jax.lax.top_k(x, 4)), (arr(8192, 4096),))),
+        ("scan 64x2048 matmul bf16, 50 steps", lambda: scan_steps(50, 64, 2048)),
+        ("scan 64x2048 matmul bf16, 100 steps", lambda: scan_steps(100, 64, 2048)),
+        (
+            "fori sin bf16 4096x1024, 50 steps",
+            lambda: (
+                (lambda x: jax.lax.fori_loop(0, 50, lambda i, y: jnp.sin(y) + 0.5, x)),
+                (arr(4096, 1024, dtype=bf16),),
+            ),
+        ),
+        ("while i<50 matmul bf16 1024^2", while_bf16),
+    ]
+    gemma_small = {"WIDTH": 64}
+    model_programs: list[tuple[str, Builder]] = [
+        ("transformer block fwd bf16 16x256x1024", lambda: block_forward(16, 256, 1024, 16)),
+        ("transformer block fwd+bwd bf16 8x256x1536", lambda: block_train(8, bf16, 256, 1536, 12)),
+        ("transformer block fwd+bwd bf16 16x256x1536", lambda: block_train(16, bf16, 256, 1536, 12)),
+        ("transformer stack fwd+bwd bf16 1024 wide, 2 layers", lambda: stack_train(2, False, 4, 1024, 1024)),
+        ("transformer stack fwd+bwd bf16 1024 wide, 2 layers, remat", lambda: stack_train(2, True, 4, 1024, 1024)),
+        ("MLP train step bf16 4 x 3072, batch 2048", lambda: mlp_train(2048, 3072, 4)),
+        ("MLP train step bf16 4 x 3072, batch 4096", lambda: mlp_train(4096, 3072, 4)),
+        ("convnet train step bf16 32x56x56", convnet_train),
+        (
+            "field: gemma train_step (NNX) 192 wide, 6 layers, 8x129",
+            field("gemma", {"WIDTH": 192, "HEADS": 3, "HEAD_DIM": 64, "HIDDEN": 768}, "gemma_train", 8, 129),
+        ),
+        (
+            "field: gemma decode 64 wide, 32 steps, 8x16 prompt",
+            field("gemma", gemma_small, "gemma_decode", 32, 8, 16),
+        ),
+        (
+            "field: gemma decode 64 wide, 64 steps, 8x16 prompt",
+            field("gemma", gemma_small, "gemma_decode", 64, 8, 16),
+        ),
+        (
+            "field: lm train_step (penzai) 128 wide, 4 blocks, 8x512",
+            field("lm", {"WIDTH": 128, "HIDDEN": 512}, "lm_train", 4, 8, 512),
+        ),
+        (
+            "field: lm train_step (penzai) 128 wide, 8 blocks, 8x512",
+            field("lm", {"WIDTH": 128, "HIDDEN": 512}, "lm_train", 8, 8, 512),
+        ),
+        (
+            "field: bert train_step (Equinox) 192 wide, 4 layers, 8x128",
+            field("bert", {"WIDTH": 192, "HIDDEN": 768}, "bert_train", 4, 8, 128),
+        ),
+        (
+            "field: cookbook train_step, one device, batch 64",
+            field("cookbook", {"BATCH": 64}, "cookbook_train"),
+        ),
+    ]
+    families = zip(FAMILIES, (matmuls, elementwise, control, model_programs), strict=True)
+    return [(name, f"{THIRD}: {family}", build) for family, group in families for name, build in group]

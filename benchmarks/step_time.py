@@ -3,7 +3,7 @@
 Two steps, so that the chip host needs nothing but JAX:
 
     # on the chip host (JAX and its accelerator plugin; the field programs need flax, optax, penzai,
-    # equinox, diffrax); --group blind: the blind set only; --group unseen: the second blind set
+    # equinox, diffrax); --group blind: the blind set only; --group unseen / third: the second / third
     python benchmarks/step_time.py measure --out step_times.json [--group blind]
     # anywhere with pytest-stages installed
     python benchmarks/step_time.py report step_times.json [more parts ...] [--chip v5e]
@@ -406,14 +406,19 @@ def estimates(results: list[dict[str, Any]], chip: str | None) -> list[dict[str,
 def report(results: list[Path], chip: str | None) -> None:
     """Print the table per group (program | estimate | binding | XLA's figure | measured | ratio), each group's
     count within 1.5x, beyond 2x and median |log2(estimate / measured)|: the calibration programs, the earlier report
-    programs, the held-out families, the blind set's and the second blind set's (``unseen``), each apart; then
+    programs, the held-out families, the three blind sets' (``blind``, ``unseen``, ``third``), each apart; then
     the edits' directions."""
-    from step_corpus import BLIND, BLIND_EDITS, FAMILIES, UNSEEN, UNSEEN_EDITS
+    from step_corpus import BLIND, BLIND_EDITS, FAMILIES, THIRD, THIRD_EDITS, UNSEEN, UNSEEN_EDITS
     from step_corpus import EDITS as CORPUS_EDITS
 
     rows = estimates([entry for path in results for entry in read(path)], chip)
     by_name = {row["name"]: row for row in rows}
-    sets = {"held out": "", "blind": f"{BLIND}: ", "unseen": f"{UNSEEN}: "}  # each set's groups: prefix + family
+    sets = {
+        "held out": "",
+        "blind": f"{BLIND}: ",
+        "unseen": f"{UNSEEN}: ",
+        "third": f"{THIRD}: ",
+    }  # each set's groups: prefix + family
     ratios: dict[str, list[float]] = {name: [] for name in sets}
     _summary(CALIBRATION, _table(CALIBRATION, [r for r in rows if r["group"] == CALIBRATION]))
     _summary(REPORT, _table(REPORT, [r for r in rows if r["group"] == REPORT]))
@@ -427,6 +432,7 @@ def report(results: list[Path], chip: str | None) -> None:
     _edits("edits", CORPUS_EDITS, by_name)
     _edits("blind edits", BLIND_EDITS, by_name)
     _edits("unseen edits", UNSEEN_EDITS, by_name)
+    _edits("third edits", THIRD_EDITS, by_name)
 
 
 def _table(group: str, rows: list[dict[str, Any]]) -> list[float]:
