@@ -11,20 +11,25 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pytest_stages.check.figure_text import metric_short
 from pytest_stages.config.settings import Settings
 from pytest_stages.core.errors import ConfigError, StagesError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.paths import Use, checked_path, inside, shown_path, write_atomically
 from pytest_stages.core.text import close_match, listing, shown
 from pytest_stages.report.arguments import USAGE, add_keyword, add_rootdir, project_settings
 from pytest_stages.report.history_html import HEAD, page
 from pytest_stages.report.history_text import json_data, text_lines
-from pytest_stages.store import expression
 from pytest_stages.store.accept import keyword_matches, node_matches
 from pytest_stages.store.git_history import repository_root
 from pytest_stages.store.history import Call, History, Move, Series, read_history
+
+if TYPE_CHECKING:
+    from _pytest.mark import expression
+else:
+    expression = lazy_module("_pytest.mark.expression")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

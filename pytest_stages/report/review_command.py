@@ -15,23 +15,28 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pytest_stages.check.figure_text import percent_change
 from pytest_stages.check.message import Labels, headline_lines
 from pytest_stages.config.values import parse_selection
 from pytest_stages.core.errors import ConfigError, StagesError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number
 from pytest_stages.report.arguments import INTERRUPTED, OK, USAGE, add_keyword, add_rootdir, project_settings
 from pytest_stages.report.diff_command import diff_lines
 from pytest_stages.store import accept as accept_
-from pytest_stages.store import expression
 from pytest_stages.store.errors import PendingError
 from pytest_stages.store.names import META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet, discard, project_name, unwritable
 from pytest_stages.store.storage import SnapshotStore, snapshot_root
+
+if TYPE_CHECKING:
+    from _pytest.mark import expression
+else:
+    expression = lazy_module("_pytest.mark.expression")
 
 LIST_SCHEMA = "pytest-stages-review-list/1"
 _CHOICES = {"a": "accept", "r": "reject", "s": "skip", "q": "quit"}

@@ -11,9 +11,14 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_stages.stage import jax
+from pytest_stages.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import jax
+else:
+    jax = lazy_module("jax")
 
 WARM_UP = 3
 ROUNDS = 5
