@@ -1,20 +1,10 @@
 """Modules imported at their first use: the one mechanism behind every late import of the package.
 
-Start-up is paid by every pytest session with the plugin installed, also one that never stages:
-such a session imports no JAX, and a run whose calls all match their snapshots imports no
-comparison family or failure message. Each module binds what it imports late itself, at its top,
-under the module's real home::
-
-    if TYPE_CHECKING:
-        from pytest_stages.check import message as check_message  # what mypy and import-linter read
-    else:
-        check_message = lazy_module("pytest_stages.check.message")  # imported at the first use
-
-A module of another layer is bound under a name that starts with its home (``check_message``), and
-no module imports a late name from another (tests/test_package_shape.py holds both rules, that no
-function body imports, and that each ``lazy_module`` name matches its ``TYPE_CHECKING`` import);
-docs/architecture.md, "Lazy imports". Its kin :func:`lazy_pattern` compiles a module's regular
-expression at its first use.
+Start-up is paid by every pytest session with the plugin installed, also one that never stages.
+Each module binds what it imports late at its top, under the module's real home (``check_message =
+lazy_module("pytest_stages.check.message")``, beside its ``TYPE_CHECKING`` import); docs/architecture.md,
+"Lazy imports", says how, and tests/test_package_shape.py holds the rules. :func:`lazy_pattern` compiles
+a module's regular expression at its first use.
 """
 
 from __future__ import annotations

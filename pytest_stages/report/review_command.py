@@ -15,13 +15,12 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from pytest_stages.check.figure_text import percent_change
 from pytest_stages.check.message import Labels, headline_lines
 from pytest_stages.config.values import parse_selection
 from pytest_stages.core.errors import ConfigError, StagesError
-from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.text import shown
 from pytest_stages.core.units import format_number
@@ -32,11 +31,6 @@ from pytest_stages.store.errors import PendingError
 from pytest_stages.store.names import META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet, discard, project_name, unwritable
 from pytest_stages.store.storage import SnapshotStore, snapshot_root
-
-if TYPE_CHECKING:
-    from _pytest.mark import expression
-else:
-    expression = lazy_module("_pytest.mark.expression")
 
 LIST_SCHEMA = "pytest-stages-review-list/1"
 _CHOICES = {"a": "accept", "r": "reject", "s": "skip", "q": "quit"}
@@ -113,14 +107,7 @@ def _split(args: argparse.Namespace, project: accept_.Project) -> tuple[list[str
         )
     configs = tuple(c.name for c in project.settings.configs)
     chosen = parse_selection("--configs", args.configs, configs) if args.configs is not None else ()
-    if args.keyword is not None:
-        try:  # a parse nested past Python's recursion limit (thousands of parentheses, or of `or`s) is refused too
-            expression.Expression.compile(args.keyword)
-        except (SyntaxError, RecursionError, getattr(expression, "ParseError", SyntaxError)) as exc:  # 8.0-8.3
-            raise ConfigError(
-                f"-k {shown(repr(args.keyword), 200)} is not an expression pytest's -k takes ({exc}); write it as for "
-                "pytest, e.g. -k 'test_a and not cpu8'."
-            ) from None
+    accept_.check_keyword(args.keyword)
     nodes = tuple(n.removesuffix("::") for n in nodeids)
     return folders, accept_.Selection(nodes, args.keyword, tuple(chosen or ()))
 

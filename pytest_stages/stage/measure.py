@@ -11,14 +11,9 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pytest_stages.core.lazy import lazy_module
-
-if TYPE_CHECKING:
-    import jax
-else:
-    jax = lazy_module("jax")
+import jax  # imported only by a run that stages (calls/snapshot_call.py binds this module late)
 
 WARM_UP = 3
 ROUNDS = 5

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING
 
 from pytest_stages.check.environment import compare_environments, describe
 from pytest_stages.config.settings import Settings
-from pytest_stages.core.errors import SnapshotError
+from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.paths import temporary_of
+from pytest_stages.core.text import shown
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.store.errors import AcceptError, write_fix
 from pytest_stages.store.journal import Swap, read_journal, staged_names, write_journal
@@ -70,6 +71,21 @@ def keyword_matches(keyword: str, words: Sequence[str]) -> bool:
         return any(part.lower() in word for word in lowered)
 
     return expression.Expression.compile(keyword).evaluate(matches)
+
+
+def check_keyword(keyword: str | None) -> None:
+    """Refuse a ``-k`` expression pytest's ``-k`` would not take (None: no ``-k``)."""
+    if keyword is None:
+        return
+    try:  # a parse nested past Python's recursion limit (thousands of parentheses, or of `or`s) is refused too
+        expression.Expression.compile(keyword)
+    except (SyntaxError, RecursionError, getattr(expression, "ParseError", SyntaxError)) as exc:  # 8.0-8.3
+        # Python's own words for the recursion vary with where the parse hit the limit ("... in comparison").
+        reason = "maximum recursion depth exceeded" if isinstance(exc, RecursionError) else exc
+        raise ConfigError(
+            f"-k {shown(repr(keyword), 200)} is not an expression pytest's -k takes ({reason}); write it as for "
+            "pytest, e.g. -k 'test_a and not cpu8'."
+        ) from None
 
 
 @dataclass(frozen=True)
