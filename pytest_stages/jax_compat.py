@@ -5,7 +5,7 @@ the tests at the pins and both ends (``.ci/run``). Each item below says what JAX
 would then see, and which test notices it first. Everything else the plugin calls is JAX's
 public API (``jax.jit(...).trace/lower/compile``, ``Compiled.cost_analysis``/``memory_analysis``,
 ``jax.monitoring``'s listener registration, ``jax.config`` options by name). What it imports is
-named once below, imported at its first use (core/lazy.py), so importing this module costs no JAX import.
+bound below, imported at its first use (core/lazy.py), so importing this module costs no JAX import.
 
 Not moved here yet: ``jax.experimental.topologies.get_topology_desc`` (compile-only TPU/GPU
 devices, ``stage/topology.py``): an experimental API; a change fails ``tests/test_topology.py``.

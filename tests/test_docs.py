@@ -111,7 +111,7 @@ def test_architecture_md_lists_every_module_and_layer_of_the_package_and_no_othe
     listed = MODULE_ROW.findall(text[text.index("\n## Modules\n") : text.index("\n## The artifact table\n")])
     package = ROOT / "pytest_stages"
     # Every module, the package's own __init__.py (its public names) included; a subpackage's __init__.py
-    # is its layer's hub, described by the layer's row of the diagram.
+    # holds its docstring only, described by the layer's row of the diagram.
     modules = {
         path.relative_to(package).as_posix()
         for path in package.rglob("*.py")

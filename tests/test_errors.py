@@ -79,7 +79,7 @@ def test_the_prefix_is_written_in_one_place():
 
 
 TYPED_TEST = """
-from pytest_stages import StageCompilesFixture, StageResult, StageSnapshotFixture
+from pytest_stages import StableHLOExtension, StageCompilesFixture, StageResult, StageSnapshotFixture
 
 
 def double(x: float) -> float:
@@ -94,11 +94,12 @@ def test_typed(stage_snapshot: StageSnapshotFixture, stage_compiles: StageCompil
     stage_snapshot(double, static_scalars="yes")
     stage_snapshot(None)
     stage_compiles(name=3)
+    extension: int = StableHLOExtension
 """
 
 
 def test_the_fixture_types_check_a_typed_test(tmp_path):
-    """mypy reads the exported fixture types: the calls the fixtures take pass, wrong ones are named."""
+    """mypy reads the exported fixture types and extensions: the calls the fixtures take pass, wrong ones are named."""
     path = tmp_path / "test_typed.py"
     path.write_text(TYPED_TEST)
     package = str(Path(pytest_stages.__file__).parent.parent)
@@ -115,6 +116,9 @@ def test_the_fixture_types_check_a_typed_test(tmp_path):
         'expected "Callable[..., Any]"  [arg-type]',
         '16: error: Argument "name" to "__call__" of "StageCompilesFixture" has incompatible type "int"; '
         'expected "str"  [arg-type]',
+        # An extension class, read through the package's __all__ and typed (not Any).
+        '17: error: Incompatible types in assignment (expression has type "type[ArtifactExtension]", '
+        'variable has type "int")  [assignment]',
     ], stdout
 
 

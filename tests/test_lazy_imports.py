@@ -3,8 +3,8 @@
 Start-up is a fixed cost of every session (benchmarks/README.md); a run whose calls all match
 their snapshots never imports the comparison families, the renumbering-proof diff, the message
 renderer or the syrupy extensions; nor does it import ``jax.extend`` (and with it Pallas). Each
-layer names what it imports late in its hub (``pytest_stages/core/lazy.py``; tests/test_package_shape.py
-holds where).
+module binds what it imports late at its top (``pytest_stages/core/lazy.py``; tests/test_package_shape.py
+holds how).
 """
 
 from __future__ import annotations
@@ -103,6 +103,9 @@ def test_a_late_module_is_imported_at_its_first_attribute_read(tmp_path, monkeyp
     monkeypatch.delitem(sys.modules, "late_probe", raising=False)
     late = lazy_module("late_probe")
     assert repr(late) == "<lazy module 'late_probe'>"
+    # What pytest reads of each name of a plugin module (a hook module's late imports) imports nothing.
+    for probed in ("_mock_name", "__wrapped__", "_fixture_function_marker", "_pytestfixturefunction"):
+        assert getattr(late, probed, None) is None
     assert "late_probe" not in sys.modules  # nothing stands in for it there: "jax" in sys.modules stays honest
     assert late.VALUE == 42
     assert sys.modules["late_probe"].VALUE == 42

@@ -1,9 +1,9 @@
-"""The package's shape: no import cycles, late imports in one place per layer, a docstring per subpackage.
+"""The package's shape: no import cycles, late imports bound where they are used, a docstring per subpackage.
 
 import-linter's layers contract (``lint-imports``, run by ``.ci/run``) keeps the layers
 importing downward; a cycle between two modules of one layer is outside that contract, so
 this test walks the whole graph that grimp builds (the ``TYPE_CHECKING`` imports that name each
-late import included). What a layer imports late it names once, in its hub (core/lazy.py).
+late import included). A module binds what it imports late itself, under its real home (core/lazy.py).
 """
 
 from __future__ import annotations
@@ -68,8 +68,6 @@ def test_the_package_has_no_import_cycles():
 
 
 PACKAGE = Path(pytest_stages.__file__).parent
-# The modules that name late imports: each layer package's __init__.py, the root's, jax_compat.py.
-HUBS = {"__init__.py", "jax_compat.py"} | {f"{p.parent.name}/__init__.py" for p in PACKAGE.glob("*/__init__.py")}
 
 
 def _is_type_checking(node: ast.AST) -> bool:
@@ -110,34 +108,63 @@ def late_names(tree: ast.Module) -> tuple[dict[str, str], dict[str, str]]:
     return typed, late
 
 
-def test_late_imports_are_named_in_one_hub_per_layer_and_seen_by_import_linter():
-    """No function body imports; ``lazy_module`` is called only in the hubs, each name matched by a
-    ``TYPE_CHECKING`` import of the same module (so mypy types it and import-linter checks the edge)."""
-    hubs_found = set()
+def late_names_read_elsewhere(trees: dict[str, ast.Module]) -> list[str]:
+    """Where a module reads a late name another module binds (``from pytest_stages.calls import check_message``,
+    or ``hooks.store_pending`` after ``from pytest_stages import hooks``): such an import names that module,
+    not the module's real home."""
+    late = {module: late_names(tree)[1] for module, tree in trees.items()}
+    found = []
+    for module, tree in trees.items():
+        aliases = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in late:
+                found += [f"{module}: {node.module}.{a.name}" for a in node.names if a.name in late[node.module]]
+            if isinstance(node, ast.ImportFrom) and node.module:
+                aliases |= {a.asname or a.name: f"{node.module}.{a.name}" for a in node.names}
+        found += [
+            f"{module}: {aliases[node.value.id]}.{node.attr}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+            if node.attr in late.get(aliases[node.value.id], {})
+        ]
+    return found
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_late_imports_are_bound_where_used_and_seen_by_import_linter():
+    """No function body imports; each ``lazy_module`` name is bound at the top of the module that uses it,
+    matched by a ``TYPE_CHECKING`` import of the same module (so mypy types it and import-linter checks
+    the edge), and no other module imports it from there."""
+    trees = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         name = path.relative_to(PACKAGE).as_posix()
         source = path.read_text(encoding="utf-8")
-        tree = ast.parse(source)
-        assert imports_in_functions(tree) == [], f"{name}: import inside a function; name it in the layer's hub"
+        tree = trees[_module_name(path)] = ast.parse(source)
+        assert imports_in_functions(tree) == [], f"{name}: import inside a function; bind it at the module's top"
         if "lazy_module(" in source and name != "core/lazy.py":
-            assert name in HUBS, f"{name} calls lazy_module: late imports are named in the layer's __init__.py"
             typed, late = late_names(tree)
             assert late, f"{name}: lazy_module outside `if TYPE_CHECKING: ... else: ...`"
             assert {n: typed.get(n) for n in late} == late, f"{name}: a late name without its TYPE_CHECKING import"
-            hubs_found.add(name)
-    assert hubs_found >= {"stage/__init__.py", "calls/__init__.py", "jax_compat.py"}
+    assert late_names_read_elsewhere(trees) == [], "import each late module from its real home, bound where used"
 
 
 def test_the_checks_of_late_imports_can_fail():
-    """The two rules above, on sources that break them."""
+    """The rules above, on sources that break them."""
     assert imports_in_functions(ast.parse("def f():\n    import jax\n")) == [2]
     assert imports_in_functions(ast.parse("import jax\nif True:\n    import os\n")) == []
-    typed, late = late_names(
-        ast.parse(
-            "if TYPE_CHECKING:\n    import jax\nelse:\n    jax = lazy_module('jax')\n    np = lazy_module('numpy')\n"
-        )
-    )
+    hub = "if TYPE_CHECKING:\n    import jax\nelse:\n    jax = lazy_module('jax')\n    np = lazy_module('numpy')\n"
+    typed, late = late_names(ast.parse(hub))
     assert typed == {"jax": "jax"} and late == {"jax": "jax", "np": "numpy"}
+    trees = {
+        "p.stage": ast.parse(hub),
+        "p.stage.staging": ast.parse("from p.stage import jax, plan\n"),
+        "p.hooks.configure": ast.parse("from p import stage\n\ndef f():\n    return stage.np.ones, stage.plan\n"),
+    }
+    assert late_names_read_elsewhere(trees) == ["p.stage.staging: p.stage.jax", "p.hooks.configure: p.stage.np"]
 
 
 def test_each_subpackage_says_what_lives_there():

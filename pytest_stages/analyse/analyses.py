@@ -9,11 +9,19 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_stages import jax_compat
-from pytest_stages.analyse import jax
-from pytest_stages.ir import hlo, hlo_records_
+from pytest_stages.core.lazy import lazy_module
+from pytest_stages.ir import hlo
+
+if TYPE_CHECKING:
+    import jax
+
+    from pytest_stages.ir import hlo_records as hlo_records_
+else:
+    hlo_records_ = lazy_module("pytest_stages.ir.hlo_records")
+    jax = lazy_module("jax")
 
 MEMORY_FIELDS = (
     "argument_size_in_bytes",

@@ -8,13 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pytest_stages.analyse import analyses, ir_sources, jax, kernel_specs, step_time
+from pytest_stages.analyse import analyses, kernel_specs, step_time
 from pytest_stages.core.inputs import UNPARSED, parse_json
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import Kind
 from pytest_stages.ir.kernel_payloads import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
+
+if TYPE_CHECKING:
+    import jax
+
+    from pytest_stages.ir import sources as ir_sources
+else:
+    ir_sources = lazy_module("pytest_stages.ir.sources")
+    jax = lazy_module("jax")
 
 
 class Staged(Protocol):

@@ -13,10 +13,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_stages.analyse.artifacts import BUDGET
-from pytest_stages.calls import check_message
 from pytest_stages.calls.errors import StagesFailure
 from pytest_stages.calls.session import StagesSession
 from pytest_stages.calls.verdict import CallWriter, PendingWrite
@@ -26,10 +25,16 @@ from pytest_stages.check.compare import artifact_status, budget_status, no_snaps
 from pytest_stages.check.decide import Verdict
 from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import parse_json
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import CallRecord
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.stage.jax_events import CompileLog, watch
 from pytest_stages.store.storage import SnapshotFolder
+
+if TYPE_CHECKING:
+    from pytest_stages.check import message as check_message
+else:
+    check_message = lazy_module("pytest_stages.check.message")
 
 ARTIFACT = "compiles"
 SECONDS = {"traces": "trace", "lowerings": "lower", "compiles": "compile"}

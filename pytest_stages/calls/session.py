@@ -7,10 +7,11 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pytest_stages.calls import store_pending
 from pytest_stages.check.decide import Policy
 from pytest_stages.config.settings import Settings
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import CallRecord
 from pytest_stages.stage import plan
 from pytest_stages.stage.activation import ActiveConfig, activate
@@ -19,6 +20,11 @@ from pytest_stages.stage.memory_release import CacheClearing
 from pytest_stages.stage.topology_results import CompileOnlyCache
 from pytest_stages.store import inventory
 from pytest_stages.store.storage import SnapshotStore
+
+if TYPE_CHECKING:
+    from pytest_stages.store import pending as store_pending
+else:
+    store_pending = lazy_module("pytest_stages.store.pending")
 
 
 @dataclass(frozen=True)

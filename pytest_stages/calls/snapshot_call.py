@@ -17,11 +17,11 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, device_estimate
 from pytest_stages.analyse.step_time import KEY as STEP
 from pytest_stages.analyse.step_time import SECONDS
-from pytest_stages.calls import check_message, ir_rename, stage_measure, store_pending
 from pytest_stages.calls.errors import StagesFailure, StagesSkip
 from pytest_stages.calls.session import StagesSession
 from pytest_stages.calls.verdict import CallWriter, PendingWrite
@@ -32,6 +32,7 @@ from pytest_stages.check.compare import CallComparison, Context, Snapshot, budge
 from pytest_stages.check.decide import Verdict
 from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import CallRecord, Finding, Kind, Migration, Status
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.stage import deep_recursion, plan
@@ -39,6 +40,17 @@ from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.errors import Unsupported
 from pytest_stages.stage.staging import StageResult, stage
 from pytest_stages.store.storage import SnapshotFolder
+
+if TYPE_CHECKING:
+    from pytest_stages.check import message as check_message
+    from pytest_stages.ir import rename as ir_rename
+    from pytest_stages.stage import measure as stage_measure
+    from pytest_stages.store import pending as store_pending
+else:
+    check_message = lazy_module("pytest_stages.check.message")
+    ir_rename = lazy_module("pytest_stages.ir.rename")
+    stage_measure = lazy_module("pytest_stages.stage.measure")
+    store_pending = lazy_module("pytest_stages.store.pending")
 
 
 @dataclass(frozen=True)

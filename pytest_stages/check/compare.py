@@ -17,23 +17,28 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_stages.analyse.artifacts import BY_NAME, check_kind, holds
-from pytest_stages.check import (
-    changed_paths,
-    drift,
-    figures,
-    ir_alpha,
-    ir_sources,
-    kernel_changes,
-    ops,
-    placement,
-    snapshot_format,
-)
+from pytest_stages.check import snapshot_format
 from pytest_stages.core.errors import SnapshotError
 from pytest_stages.core.inputs import UNPARSED, parse_json
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import Change, Compared, Finding, Kind, Pair, Status
+
+if TYPE_CHECKING:
+    from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
+    from pytest_stages.ir import alpha as ir_alpha
+    from pytest_stages.ir import sources as ir_sources
+else:
+    changed_paths = lazy_module("pytest_stages.check.changed_paths")
+    drift = lazy_module("pytest_stages.check.drift")
+    figures = lazy_module("pytest_stages.check.figures")
+    ir_alpha = lazy_module("pytest_stages.ir.alpha")
+    ir_sources = lazy_module("pytest_stages.ir.sources")
+    kernel_changes = lazy_module("pytest_stages.check.kernel_changes")
+    ops = lazy_module("pytest_stages.check.ops")
+    placement = lazy_module("pytest_stages.check.placement")
 
 NO_SNAPSHOT = "no snapshot yet"
 

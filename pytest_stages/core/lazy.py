@@ -1,22 +1,10 @@
 """Modules imported at their first use: the one mechanism behind every late import of the package.
 
-Start-up is paid by every pytest session with the plugin installed, also one that never stages:
-such a session imports no JAX, and a run whose calls all match their snapshots imports no
-comparison family or failure message. Each layer names what it imports late in one place, its
-package's ``__init__.py`` (``jax_compat.py`` and ``pytest_stages/__init__.py`` at
-their top), written as::
-
-    if TYPE_CHECKING:
-        import jax as jax  # what mypy and import-linter read
-    else:
-        jax = lazy_module("jax")  # what runs: JAX is imported at the first ``jax.<name>``
-
-and the layer's modules import that name (``from pytest_stages.stage import jax``) and use its
-attributes. A module of another layer is bound under a name that starts with its home
-(``check_message``: ``pytest_stages.check.message``). No function body imports
-(tests/test_package_shape.py holds both rules, and that each ``lazy_module`` name matches its
-``TYPE_CHECKING`` import); docs/architecture.md, "Lazy imports".
-Its kin :func:`lazy_pattern` compiles a module's regular expression at its first use.
+Start-up is paid by every pytest session with the plugin installed, also one that never stages.
+Each module binds what it imports late at its top, under the module's real home (``check_message =
+lazy_module("pytest_stages.check.message")``, beside its ``TYPE_CHECKING`` import); docs/architecture.md,
+"Lazy imports", says how, and tests/test_package_shape.py holds the rules. :func:`lazy_pattern` compiles
+a module's regular expression at its first use.
 """
 
 from __future__ import annotations
@@ -26,6 +14,11 @@ import re
 import sys
 from types import ModuleType
 from typing import cast
+
+# What pytest reads of every name of a module it registers as a plugin (its fixture scan: pytest 9
+# ``_mock_name`` and ``__wrapped__``, 8.4 ``_fixture_function_marker``, older ``_pytestfixturefunction``):
+# a stand-in answers them itself until its module is loaded, so a hook module may bind late imports too.
+_PROBED = frozenset({"_mock_name", "__wrapped__", "_fixture_function_marker", "_pytestfixturefunction"})
 
 
 class _LazyModule(ModuleType):
@@ -39,7 +32,12 @@ class _LazyModule(ModuleType):
 
     def __getattribute__(self, attribute: str) -> object:
         name = ModuleType.__getattribute__(self, "__name__")
-        return getattr(sys.modules.get(name) or importlib.import_module(name), attribute)
+        module = sys.modules.get(name)
+        if module is None:
+            if attribute in _PROBED:
+                return ModuleType.__getattribute__(self, attribute)
+            module = importlib.import_module(name)
+        return getattr(module, attribute)
 
     def __repr__(self) -> str:
         return f"<lazy module {ModuleType.__getattribute__(self, '__name__')!r}>"

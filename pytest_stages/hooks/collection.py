@@ -6,14 +6,15 @@ import importlib
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_stages.analyse.analyses import format_spec
 from pytest_stages.core.errors import StagesError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.text import close_match, listing
-from pytest_stages.hooks import jax, snapshot_assembly
+from pytest_stages.hooks import snapshot_assembly
 from pytest_stages.hooks.errors import RegisteredFunctionError, RegistrationError
 from pytest_stages.hooks.registry import Registration, registrations
 from pytest_stages.hooks.stash import SESSION
@@ -21,6 +22,11 @@ from pytest_stages.stage.adapters import argument_names
 from pytest_stages.stage.errors import TopologyUnavailable
 from pytest_stages.store.names import REGISTERED_MODULE
 from pytest_stages.store.storage import SnapshotFolder
+
+if TYPE_CHECKING:
+    import jax
+else:
+    jax = lazy_module("jax")
 
 COLLECTOR_NAME = "stages"
 

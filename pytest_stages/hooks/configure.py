@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_stages import hooks
 from pytest_stages.calls.session import StagesSession
 from pytest_stages.check.budgets import parse_budget
 from pytest_stages.config.discovery import FoundTable, ini_tables
 from pytest_stages.config.settings import Settings, check_cache_folder, parse_settings
 from pytest_stages.config.values import parse_selection, respellings
 from pytest_stages.core.errors import PREFIX, ConfigError, SnapshotError, StagesError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.hooks import reporter, snapshot_assembly
 from pytest_stages.hooks.observe import Observer
 from pytest_stages.hooks.options import found_table, read_options, uses_plugin
@@ -28,6 +28,15 @@ from pytest_stages.store.errors import PendingError
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.names import safe_path
 from pytest_stages.store.storage import snapshot_root
+
+if TYPE_CHECKING:
+    from pytest_stages.hooks import chip_schedule
+    from pytest_stages.report import baseline as report_baseline
+    from pytest_stages.store import pending as store_pending
+else:
+    chip_schedule = lazy_module("pytest_stages.hooks.chip_schedule")
+    report_baseline = lazy_module("pytest_stages.report.baseline")
+    store_pending = lazy_module("pytest_stages.store.pending")
 
 # What the plugin changed in the process (put back at unconfigure), and whether it was put to work.
 CHANGES = pytest.StashKey[ProcessChanges]()
@@ -127,7 +136,7 @@ def start_pending_set(config: pytest.Config) -> None:
         return
     config.stash[_PENDING] = True
     try:
-        hooks.store_pending.start_set(options.pending)
+        store_pending.start_set(options.pending)
     except PendingError as exc:
         pytest.exit(exc.shown(), returncode=pytest.ExitCode.USAGE_ERROR)
 
@@ -143,7 +152,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     if plan is None or not plan.needed or config.getoption("dist", None) != "load":
         return None
 
-    return hooks.chip_schedule.ChipScheduling(config, log, plan.needed)
+    return chip_schedule.ChipScheduling(config, log, plan.needed)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -171,13 +180,13 @@ def pytest_configure(config: pytest.Config) -> None:
             for pattern, raw in settings.budgets.items()
         }
         baseline = config.getoption("stages_baseline")
-        calls = hooks.report_baseline.read_baseline(Path(baseline)) if baseline is not None else []
+        calls = report_baseline.read_baseline(Path(baseline)) if baseline is not None else []
     except StagesError as exc:
         raise snapshot_assembly.as_pytest(exc, configuring=True) from None
     _warn_of_table(config, found, wanted)
     if options.pending is not None and not options.update and not hasattr(config, "workerinput"):
         try:  # checked now; the controller (not an xdist worker) starts it afresh once tests are selected
-            hooks.store_pending.earlier_set(options.pending)
+            store_pending.earlier_set(options.pending)
         except PendingError as exc:
             raise snapshot_assembly.as_pytest(exc, configuring=True) from None
     for path in ini_tables(config.inipath, config.rootpath):

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_stages import hooks
 from pytest_stages.analyse.artifacts import CHECK_KINDS
 from pytest_stages.calls.session import Options
 from pytest_stages.config.discovery import FoundTable, find_table
 from pytest_stages.config.settings import Settings
 from pytest_stages.config.values import parse_choices, parse_selection
 from pytest_stages.core.errors import PREFIX, ConfigError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.paths import Use, checked_path, held_inside, inside, shown_path
 from pytest_stages.stage.plan import host_dependent
+
+if TYPE_CHECKING:
+    from pytest_stages.report import outputs as report_outputs
+else:
+    report_outputs = lazy_module("pytest_stages.report.outputs")
 
 
 def _switch(text: str) -> dict[str, object]:
@@ -117,7 +123,7 @@ def read_options(config: pytest.Config, settings: Settings, snapshots: Path) -> 
         )
     report = reports[0] if reports else None
     if report is not None:
-        hooks.report_outputs.check_output("--stages-report", Path(report), snapshots)
+        report_outputs.check_output("--stages-report", Path(report), snapshots)
     pending = _pending_dir(config, settings, snapshots)
     if pending is not None:
         _apart_from_pending(pending, report, settings.compilation_cache, config.rootpath)

@@ -13,11 +13,16 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_stages.hooks import jax
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.hooks.errors import RegisteredFunctionError
 from pytest_stages.stage.errors import TopologyUnavailable
+
+if TYPE_CHECKING:
+    import jax
+else:
+    jax = lazy_module("jax")
 
 RegisteredArgs = tuple[Any, ...] | Callable[[Any], tuple[Any, ...]]
 

@@ -10,22 +10,27 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_stages.calls.session import StagesSession
 from pytest_stages.check.budgets import unmatched_patterns
 from pytest_stages.core.errors import PREFIX
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.paths import inside
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.run_view import PASSED_EXIT, RunFacts
-from pytest_stages.hooks import report_outputs
 from pytest_stages.hooks.observe import Observer, collection_roots
 from pytest_stages.report.render import RunReport, not_checked, terminal_summary
 from pytest_stages.report.unused import judge_snapshots, project_tree
 from pytest_stages.stage import disk_cache
 from pytest_stages.store.prune import Evidence, run_gaps
+
+if TYPE_CHECKING:
+    from pytest_stages.report import outputs as report_outputs
+else:
+    report_outputs = lazy_module("pytest_stages.report.outputs")
 
 # The user property that carries a call's record from the test's process to the controller.
 RECORD_PROPERTY = "pytest_stages"

@@ -12,10 +12,14 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from pytest_stages.core.lazy import lazy_pattern
-from pytest_stages.ir import hlo_records_
+from pytest_stages.core.lazy import lazy_module, lazy_pattern
+
+if TYPE_CHECKING:
+    from pytest_stages.ir import hlo_records as hlo_records_
+else:
+    hlo_records_ = lazy_module("pytest_stages.ir.hlo_records")
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
 # The opcodes of a collective, sync or an async start (``Instruction.collective`` is None for any other).

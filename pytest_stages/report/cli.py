@@ -15,12 +15,13 @@ import sys
 import typing
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pytest_stages.config.discovery import load_pyproject
 from pytest_stages.config.settings import parse_settings
 from pytest_stages.core.errors import PREFIX, SnapshotError, StagesError
 from pytest_stages.core.inputs import read_json
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.paths import inside
 from pytest_stages.core.run_view import PASSED_EXIT
 from pytest_stages.report import diff_command, history_command, review_command
@@ -31,10 +32,14 @@ from pytest_stages.report.outputs import append_step_summary, check_output, step
 from pytest_stages.report.render import REPORT_FORMATS, terminal_summary
 from pytest_stages.report.unused import Judgement, judge_snapshots, project_tree
 from pytest_stages.stage.plan import installed_version
-from pytest_stages.store import prune_reasons_
 from pytest_stages.store.inventory import checkout_state
 from pytest_stages.store.prune import Evidence, module_file
 from pytest_stages.store.storage import SnapshotStore, file_digest, snapshot_root
+
+if TYPE_CHECKING:
+    from pytest_stages.store import prune_reasons as prune_reasons_
+else:
+    prune_reasons_ = lazy_module("pytest_stages.store.prune_reasons")
 
 MERGE_PRUNE_HINT = "`python -m pytest_stages merge --prune REPORT...` deletes them"
 

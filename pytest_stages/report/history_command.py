@@ -17,12 +17,11 @@ from pytest_stages.check.figure_text import metric_short
 from pytest_stages.config.settings import Settings
 from pytest_stages.core.errors import ConfigError, StagesError
 from pytest_stages.core.paths import Use, checked_path, inside, shown_path, write_atomically
-from pytest_stages.core.text import close_match, listing, shown
+from pytest_stages.core.text import close_match, listing
 from pytest_stages.report.arguments import USAGE, add_keyword, add_rootdir, project_settings
 from pytest_stages.report.history_html import HEAD, page
 from pytest_stages.report.history_text import json_data, text_lines
-from pytest_stages.store import expression
-from pytest_stages.store.accept import keyword_matches, node_matches
+from pytest_stages.store.accept import check_keyword, keyword_matches, node_matches
 from pytest_stages.store.git_history import repository_root
 from pytest_stages.store.history import Call, History, Move, Series, read_history
 
@@ -92,7 +91,7 @@ def _project(args: argparse.Namespace) -> tuple[Settings, Path, Path]:
     """The project's settings, its snapshot folder and the git repository holding it, checked."""
     rootdir, settings = project_settings(args)
     snapshots = (rootdir / settings.snapshot_dir).resolve()
-    _check_keyword(args.keyword)
+    check_keyword(args.keyword)
     repository = repository_root(rootdir)
     if not inside(snapshots, repository):
         raise ConfigError(
@@ -127,18 +126,6 @@ def _chooses(args: argparse.Namespace, call: Call) -> bool:
         return False
     words = [*nodeid.replace("::", " ").split(), call.config, call.name]
     return args.keyword is None or keyword_matches(args.keyword, words)
-
-
-def _check_keyword(keyword: str | None) -> None:
-    if keyword is None:
-        return
-    try:
-        expression.Expression.compile(keyword)
-    except (SyntaxError, RecursionError, getattr(expression, "ParseError", SyntaxError)) as exc:  # 8.0-8.3
-        raise ConfigError(
-            f"-k {shown(repr(keyword), 200)} is not an expression pytest's -k takes ({exc}); write it as for "
-            "pytest, e.g. -k 'test_a and not cpu8'."
-        ) from None
 
 
 def _figures(names: list[str], history: History) -> set[str]:

@@ -7,12 +7,20 @@ import os
 import re
 import shlex
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pytest_stages.check.upgrade import SECTION_TITLE, upgrade_section
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import CallRecord, DiffRow, Finding, Kind
 from pytest_stages.core.text import shown
-from pytest_stages.report import check_drift, check_message
 from pytest_stages.report.render import NotCheckedEntry, RunReport, key_deltas, not_checked, table_rows
+
+if TYPE_CHECKING:
+    from pytest_stages.check import drift as check_drift
+    from pytest_stages.check import message as check_message
+else:
+    check_drift = lazy_module("pytest_stages.check.drift")
+    check_message = lazy_module("pytest_stages.check.message")
 
 # A pull-request comment holds 65,536 characters: a finding's diff shows at most MD_DIFF_LINES
 # lines, no diff is added once the report has MD_BUDGET characters, and whole entries are cut to

@@ -9,13 +9,21 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_stages.core.errors import PREFIX, ConfigError, PathError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.paths import Use, checked_path, inside, shown_path, write_atomically
 from pytest_stages.core.records import Mode
-from pytest_stages.report import history_trends_, html_report_
 from pytest_stages.report.markdown import markdown
 from pytest_stages.report.render import REPORT_FORMATS, RunReport, report_json, table_rows
+
+if TYPE_CHECKING:
+    from pytest_stages.report import history_trends as history_trends_
+    from pytest_stages.report import html_report as html_report_
+else:
+    history_trends_ = lazy_module("pytest_stages.report.history_trends")
+    html_report_ = lazy_module("pytest_stages.report.html_report")
 
 
 def check_output(option: str, path: Path, snapshots: Path) -> None:

@@ -27,7 +27,6 @@ from pytest_stages.core.units import format_number
 from pytest_stages.report.arguments import INTERRUPTED, OK, USAGE, add_keyword, add_rootdir, project_settings
 from pytest_stages.report.diff_command import diff_lines
 from pytest_stages.store import accept as accept_
-from pytest_stages.store import expression
 from pytest_stages.store.errors import PendingError
 from pytest_stages.store.names import META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet, discard, project_name, unwritable
@@ -108,14 +107,7 @@ def _split(args: argparse.Namespace, project: accept_.Project) -> tuple[list[str
         )
     configs = tuple(c.name for c in project.settings.configs)
     chosen = parse_selection("--configs", args.configs, configs) if args.configs is not None else ()
-    if args.keyword is not None:
-        try:  # a parse nested past Python's recursion limit (thousands of parentheses, or of `or`s) is refused too
-            expression.Expression.compile(args.keyword)
-        except (SyntaxError, RecursionError, getattr(expression, "ParseError", SyntaxError)) as exc:  # 8.0-8.3
-            raise ConfigError(
-                f"-k {shown(repr(args.keyword), 200)} is not an expression pytest's -k takes ({exc}); write it as for "
-                "pytest, e.g. -k 'test_a and not cpu8'."
-            ) from None
+    accept_.check_keyword(args.keyword)
     nodes = tuple(n.removesuffix("::") for n in nodeids)
     return folders, accept_.Selection(nodes, args.keyword, tuple(chosen or ()))
 

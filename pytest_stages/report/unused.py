@@ -10,16 +10,23 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_stages.core.errors import PREFIX, SnapshotError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import CallRecord
 from pytest_stages.core.run_view import RunView
-from pytest_stages.report import refusal_text_
 from pytest_stages.report.render import PRUNE_HINT, inventory_lines
-from pytest_stages.store import prune_reasons_
 from pytest_stages.store.inventory import snapshot_files
 from pytest_stages.store.prune import Evidence, Tree, module_file, refusal, take_inventory, used_files
 from pytest_stages.store.storage import SnapshotStore
+
+if TYPE_CHECKING:
+    from pytest_stages.report import refusal_text as refusal_text_
+    from pytest_stages.store import prune_reasons as prune_reasons_
+else:
+    prune_reasons_ = lazy_module("pytest_stages.store.prune_reasons")
+    refusal_text_ = lazy_module("pytest_stages.report.refusal_text")
 
 
 def project_tree(

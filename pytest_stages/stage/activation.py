@@ -9,16 +9,23 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.core.errors import ConfigError
-from pytest_stages.core.lazy import lazy_pattern
-from pytest_stages.stage import chip, jax, jax_options, mesh_utils
+from pytest_stages.core.lazy import lazy_module, lazy_pattern
+from pytest_stages.stage import chip, jax_options
 from pytest_stages.stage import plan as plan_
 from pytest_stages.stage.errors import ChipHeld
 from pytest_stages.stage.process_env import ProcessChanges
 from pytest_stages.stage.topology import gpu_spec, topology_devices
+
+if TYPE_CHECKING:
+    import jax
+    from jax.experimental import mesh_utils
+else:
+    jax = lazy_module("jax")
+    mesh_utils = lazy_module("jax.experimental.mesh_utils")
 
 CPU_COUNT_VARIABLE = "JAX_NUM_CPU_DEVICES"
 

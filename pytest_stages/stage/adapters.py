@@ -11,10 +11,22 @@ import inspect
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_stages.stage import equinox, jax, linen, nnx, nnx_compilation
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.stage.errors import Unsupported
+
+if TYPE_CHECKING:
+    import equinox
+    import jax
+    from flax import linen, nnx
+    from flax.nnx.transforms import compilation as nnx_compilation
+else:
+    equinox = lazy_module("equinox")
+    jax = lazy_module("jax")
+    linen = lazy_module("flax.linen")
+    nnx = lazy_module("flax.nnx")
+    nnx_compilation = lazy_module("flax.nnx.transforms.compilation")
 
 # Framework objects (flax.nnx, linen, equinox functions) stay untyped: those packages are optional extras
 # that mypy does not see here; JAX's own objects are typed by their public classes (jax.stages).

@@ -9,10 +9,16 @@ import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from pytest_stages.core.errors import Outcome, StagesError
-from pytest_stages.stage import jax
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.stage.chip import held_elsewhere, held_message
+
+if TYPE_CHECKING:
+    import jax
+else:
+    jax = lazy_module("jax")
 
 MAX_ERROR_LINES = 12
 # JAX's error for shardings that do not type-check on a mesh with explicit axes (jax._src.core, named by its

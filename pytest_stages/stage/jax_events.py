@@ -11,11 +11,15 @@ import contextlib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_stages import jax_compat
-from pytest_stages.core.lazy import lazy_pattern
-from pytest_stages.stage import jax
+from pytest_stages.core.lazy import lazy_module, lazy_pattern
+
+if TYPE_CHECKING:
+    import jax
+else:
+    jax = lazy_module("jax")
 
 STEPS = {jax_compat.TRACE_EVENT: "traces", jax_compat.LOWER_EVENT: "lowerings", jax_compat.COMPILE_EVENT: "compiles"}
 # "jit(step)" -> step; "pjit(step)" -> step; "step" stays

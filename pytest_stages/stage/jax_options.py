@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_stages.stage import jax
+from pytest_stages.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import jax
+else:
+    jax = lazy_module("jax")
 
 
 def option(name: str) -> Any:

@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Hashable, Mapping
+from typing import TYPE_CHECKING
 
 from pytest_stages.config.settings import AUTO_PERIOD, ClearCaches
-from pytest_stages.stage import jax
+from pytest_stages.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import jax
+else:
+    jax = lazy_module("jax")
 
 
 def trace_key(

@@ -10,9 +10,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_stages.stage import jax, jax_options
+from pytest_stages.core.lazy import lazy_module
+from pytest_stages.stage import jax_options
+
+if TYPE_CHECKING:
+    import jax
+else:
+    jax = lazy_module("jax")
 
 
 class ProcessChanges:

@@ -8,20 +8,29 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_stages import jax_compat
 from pytest_stages.analyse import analyses as analyses_
 from pytest_stages.analyse.analyses import cost_source, staged_cost
 from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.stage import disk_cache, ir_sources, jax, jax_options, scalars, topology_results
+from pytest_stages.stage import disk_cache, jax_options, scalars, topology_results
 from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.adapters import Adapter, NamedLeaves, adapt, returned_leaves
 from pytest_stages.stage.errors import StagingFailed, Unsupported
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.memory_release import CacheClearing
 from pytest_stages.stage.topology import place_unsharded
+
+if TYPE_CHECKING:
+    import jax
+
+    from pytest_stages.ir import sources as ir_sources
+else:
+    ir_sources = lazy_module("pytest_stages.ir.sources")
+    jax = lazy_module("jax")
 
 
 @dataclass

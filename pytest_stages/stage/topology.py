@@ -16,12 +16,19 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.core.errors import ConfigError
-from pytest_stages.stage import jax, topologies
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.stage.errors import TopologyUnavailable
+
+if TYPE_CHECKING:
+    import jax
+    from jax.experimental import topologies
+else:
+    jax = lazy_module("jax")
+    topologies = lazy_module("jax.experimental.topologies")
 
 SPEC_DIR = Path(__file__).parent / "gpu_specs"
 # platform -> the module its compile-only plugin provides, and the extra of JAX that installs it

@@ -16,18 +16,23 @@ import os
 import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_stages import jax_compat
 from pytest_stages.analyse.artifacts import ARTIFACTS
 from pytest_stages.core.errors import PREFIX, InputError
 from pytest_stages.core.inputs import read_bytes
-from pytest_stages.core.lazy import lazy_pattern
+from pytest_stages.core.lazy import lazy_module, lazy_pattern
 from pytest_stages.core.paths import write_atomically
-from pytest_stages.stage import jax, plan
+from pytest_stages.stage import plan
 from pytest_stages.stage.activation import ActiveConfig
 from pytest_stages.stage.disk_cache import compile_only
 from pytest_stages.stage.topology import gpu_spec
+
+if TYPE_CHECKING:
+    import jax
+else:
+    jax = lazy_module("jax")
 
 FORMAT = 2  # 2: the normalized compiled text (``texts``) beside XLA's
 # The artifacts read from the executable: what an entry holds. The others come from the trace and lowering.

@@ -17,19 +17,26 @@ import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from pytest_stages.check.environment import compare_environments, describe
 from pytest_stages.config.settings import Settings
-from pytest_stages.core.errors import SnapshotError
+from pytest_stages.core.errors import ConfigError, SnapshotError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.paths import temporary_of
+from pytest_stages.core.text import shown
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store import expression
 from pytest_stages.store.errors import AcceptError, write_fix
 from pytest_stages.store.journal import Swap, read_journal, staged_names, write_journal
 from pytest_stages.store.names import ACCEPT_JOURNAL, META_FILE
 from pytest_stages.store.pending import PendingEntry, PendingSet, discard, disk_digest, read_set, unwritable
 from pytest_stages.store.prune import module_file
 from pytest_stages.store.storage import SnapshotStore, parse_meta, read_meta_file, tree_lock, unreadable_snapshot
+
+if TYPE_CHECKING:
+    from _pytest.mark import expression
+else:
+    expression = lazy_module("_pytest.mark.expression")
 
 NOTHING_WRITTEN = "Nothing was written."
 
@@ -64,6 +71,21 @@ def keyword_matches(keyword: str, words: Sequence[str]) -> bool:
         return any(part.lower() in word for word in lowered)
 
     return expression.Expression.compile(keyword).evaluate(matches)
+
+
+def check_keyword(keyword: str | None) -> None:
+    """Refuse a ``-k`` expression pytest's ``-k`` would not take (None: no ``-k``)."""
+    if keyword is None:
+        return
+    try:  # a parse nested past Python's recursion limit (thousands of parentheses, or of `or`s) is refused too
+        expression.Expression.compile(keyword)
+    except (SyntaxError, RecursionError, getattr(expression, "ParseError", SyntaxError)) as exc:  # 8.0-8.3
+        # Python's own words for the recursion vary with where the parse hit the limit ("... in comparison").
+        reason = "maximum recursion depth exceeded" if isinstance(exc, RecursionError) else exc
+        raise ConfigError(
+            f"-k {shown(repr(keyword), 200)} is not an expression pytest's -k takes ({reason}); write it as for "
+            "pytest, e.g. -k 'test_a and not cpu8'."
+        ) from None
 
 
 @dataclass(frozen=True)

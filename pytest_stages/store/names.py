@@ -129,3 +129,21 @@ def module_source(module: str) -> str | None:
         parts[0] = _unescaped(parts[0], REGISTERED_MODULE)
     parts[0] = _unescaped(parts[0], OUTSIDE_ROOTDIR)
     return "/".join(parts) + ".py"
+
+
+# How a suffix word is spelled in an extension's class name (any other word is capitalized).
+_SPELLING = {"stablehlo": "StableHLO", "hlo": "HLO"}
+# Artifacts whose suffix words another artifact shares (``.kernels.mlir`` beside ``.kernels.json``).
+_OWN_NAMES = {"kernel_ir": "KernelIRExtension"}
+
+
+def extension_name(artifact: str, suffix: str) -> str:
+    """The syrupy extension class of an artifact's files: ``.compiled.hlo.txt`` -> ``CompiledHLOExtension``.
+
+    Here, not in :mod:`~pytest_stages.store.syrupy_extensions`, so that the package's ``__all__`` names
+    the extensions without importing them.
+    """
+    if artifact in _OWN_NAMES:
+        return _OWN_NAMES[artifact]
+    words = suffix.strip(".").split(".")[:-1]
+    return "".join(_SPELLING.get(word, word.capitalize()) for word in words) + "Extension"

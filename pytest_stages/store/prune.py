@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from pytest_stages.analyse.artifacts import SUFFIXES
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.paths import temporary_of
 from pytest_stages.core.run_view import PASSED_EXIT, CollectionView, ItemOutcome, RunFacts, RunView
-from pytest_stages.store import prune_reasons_
 from pytest_stages.store.names import (
     COMPILES_FOLDER,
     META_FILE,
@@ -23,6 +24,11 @@ from pytest_stages.store.names import (
     safe_component,
     snapshot_folder,
 )
+
+if TYPE_CHECKING:
+    from pytest_stages.store import prune_reasons as prune_reasons_
+else:
+    prune_reasons_ = lazy_module("pytest_stages.store.prune_reasons")
 
 # --- 1. ownership -------------------------------------------------------------------------------
 

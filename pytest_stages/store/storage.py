@@ -15,15 +15,15 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_stages.analyse.artifacts import SUFFIXES
 from pytest_stages.check.snapshot_format import FORMAT_VERSION
 from pytest_stages.core.errors import PathError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED, parse_json
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.paths import Use, checked_path, plainly_below, shown_path, temporary_of, write_atomically
 from pytest_stages.ir.normalize import to_json
-from pytest_stages.store import filelock
 from pytest_stages.store.errors import JournalError, write_fix
 from pytest_stages.store.journal import Journal, read_journal
 from pytest_stages.store.names import (
@@ -37,6 +37,11 @@ from pytest_stages.store.names import (
 )
 from pytest_stages.store.prune import MANIFEST_KEY, is_meta, owned_names
 from pytest_stages.store.schemas import invalid_snapshot, judge_snapshot, oversize
+
+if TYPE_CHECKING:
+    import filelock
+else:
+    filelock = lazy_module("filelock")
 
 
 def parse_meta(text: str) -> dict[str, object] | None:

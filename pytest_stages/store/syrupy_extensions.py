@@ -30,11 +30,7 @@ from pytest_stages.core.paths import write_atomically
 from pytest_stages.ir.diff_render import unified
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.ir.textdiff import edit_script
-
-# How a suffix word is spelled in a class name (any other word is capitalized).
-_SPELLING = {"stablehlo": "StableHLO", "hlo": "HLO"}
-# Artifacts whose suffix words another artifact shares (``.kernels.mlir`` beside ``.kernels.json``).
-_OWN_NAMES = {"kernel_ir": "KernelIRExtension"}
+from pytest_stages.store.names import extension_name
 
 
 class ArtifactExtension(SingleFileSnapshotExtension):
@@ -95,14 +91,6 @@ class ArtifactExtension(SingleFileSnapshotExtension):
         return super().is_snapshot_location(location=location) and not location.endswith(self.longer_suffixes)
 
 
-def _class_name(artifact: Artifact) -> str:
-    """``.compiled.hlo.txt`` -> ``CompiledHLOExtension``: the suffix's words but the file type."""
-    if artifact.name in _OWN_NAMES:
-        return _OWN_NAMES[artifact.name]
-    words = artifact.suffix.strip(".").split(".")[:-1]
-    return "".join(_SPELLING.get(word, word.capitalize()) for word in words) + "Extension"
-
-
 def _extension_class(artifact: Artifact) -> type[ArtifactExtension]:
     """The artifact's extension class: its suffix, normalizer (None: JSON) and the longer suffixes to leave alone."""
     namespace: dict[str, object] = {
@@ -117,7 +105,7 @@ def _extension_class(artifact: Artifact) -> type[ArtifactExtension]:
             if other.suffix != artifact.suffix and other.suffix.endswith(artifact.suffix)
         ),
     }
-    return type(_class_name(artifact), (ArtifactExtension,), namespace)
+    return type(extension_name(artifact.name, artifact.suffix), (ArtifactExtension,), namespace)
 
 
 EXTENSIONS: dict[str, type[ArtifactExtension]] = {artifact.name: _extension_class(artifact) for artifact in ARTIFACTS}
