@@ -1,9 +1,9 @@
-"""Whether a stored snapshot holds what was just built (``analyse.artifacts.holds``): then nothing is compared."""
+"""Whether a stored snapshot holds what was just built (``check.snapshot_format.holds``): then nothing is compared."""
 
 from __future__ import annotations
 
-from pytest_stages.analyse.artifacts import holds
 from pytest_stages.analyse.step_time import KEY as STEP
+from pytest_stages.check.snapshot_format import holds
 from pytest_stages.core.inputs import UNPARSED
 
 COST = {"flops": 12.0, "bytes accessed": 48.0, STEP: {"seconds": 1e-6}}

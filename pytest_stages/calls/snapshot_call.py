@@ -28,8 +28,9 @@ from pytest_stages.calls.verdict import CallWriter, PendingWrite
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
-from pytest_stages.check.compare import CallComparison, Context, Snapshot, budget_status, compare_call
+from pytest_stages.check.compare import CallComparison, Context, budget_status, compare_call
 from pytest_stages.check.decide import Verdict
+from pytest_stages.check.snapshot_format import Snapshot
 from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED
 from pytest_stages.core.records import CallRecord, Finding, Kind, Migration, Status
@@ -280,27 +281,27 @@ class StageSnapshot(CallWriter):
         """
         meta = folder.meta
         full_meta = self._meta(meta, folder.current, migrating=True)
+        migrations = (
+            snapshot_format.migrations(snapshots, renames, result.analyses)
+            if self.session.options.migrate and meta is not None
+            else {}
+        )
         migrating = (
             self.session.options.migrate
             and meta is not None
             and (
-                snapshot_format.older(meta, full_meta)
-                or any(snapshot_format.lacks_added(n, s.text, result.analyses.get(n)) for n, s in snapshots.items())
+                snapshot_format.older(meta, full_meta) or any(why == Migration.ADDED for _, why in migrations.values())
             )
         )
         rewritten = migrating or folder.rerecord
         new_meta = full_meta if rewritten else self._meta(meta, folder.current, migrating=False)
-        old = {n: compared.current.get(n, snapshot.text) for n, snapshot in snapshots.items()}
         queued = [
             *self.pending,
-            *(
-                PendingWrite(self.folder.artifact(name, n), self._written(result, n, old.get(n), renames), name)
-                for n in compared.changed
-            ),
+            *(PendingWrite(self.folder.artifact(name, n), self._written(n, compared), name) for n in compared.changed),
         ]
         if self._meta_due(meta, new_meta, migrating=rewritten) and all(p.path != self.folder.meta for p in queued):
             queued.append(PendingWrite(self.folder.meta, to_json(new_meta), name))
-        return self._migrated(queued, name, snapshots, renames, result) if migrating else queued
+        return self._migrated(queued, name, snapshots, migrations) if migrating else queued
 
     def _refuse_format(self, meta: Mapping[str, object] | None, record: CallRecord) -> bool:
         """A folder of a format this version cannot compare: said once a session (then skipped), never as drift.
@@ -387,43 +388,35 @@ class StageSnapshot(CallWriter):
         raise StagesFailure(f"{record.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}")
 
     @staticmethod
-    def _written(
-        result: StageResult, name: str, old: str | None, renames: Callable[[], Mapping[str, str]] | None
-    ) -> str:
-        """What an update writes of a changed artifact: a stage text under its snapshot's names, a placement
-        snapshot with its folder's output names."""
+    def _written(name: str, compared: CallComparison) -> str:
+        """What an update writes of a changed artifact: a stage text under its snapshot's names."""
         described = BY_NAME[name]
         if described.is_text:
-            return ir_rename.keep_names(described.dialect, old, result.serialized(name))
-        if renames is None or described.family != "placement" or old is None:
-            return result.serialized(name)
-        return to_json(snapshot_format.older_outputs(result.analyses[name], renames()))
+            return ir_rename.keep_names(described.dialect, compared.current.get(name), compared.changed[name])
+        return compared.changed[name]
 
     def _migrated(
         self,
         queued: list[PendingWrite],
         name: str,
         snapshots: Mapping[str, Snapshot],
-        renames: Callable[[], Mapping[str, str]] | None,
-        result: StageResult,
+        migrations: Mapping[str, tuple[str, Migration]],
     ) -> list[PendingWrite]:
         """``--stages-migrate``: each snapshot file of the call not yet in this version's form, rewritten in it.
 
         Rewriting of what is stored (no file is compared or re-recorded here), so a folder taken on a
         chip this host does not have migrates too; a figures file gains the keys added since from the
-        ``result`` just built, where it holds the same otherwise. The folder's metadata is queued by the caller.
+        call just built, where it holds the same otherwise. The folder's metadata is queued by the caller.
         """
         paths = {write.path for write in queued}
-        migrations = [
-            PendingWrite(snapshot.path, found[0], name, found[1])
-            for artifact, snapshot in snapshots.items()
-            if snapshot.text is not None and snapshot.path not in paths
-            for found in [snapshot_format.migration(artifact, snapshot.text, renames, result.analyses.get(artifact))]
-            if found is not None
+        rewrites = [
+            PendingWrite(snapshots[artifact].path, text, name, why)
+            for artifact, (text, why) in migrations.items()
+            if snapshots[artifact].path not in paths
         ]
         return [
             dataclasses.replace(write, migration=Migration.FORMAT) if write.path == self.folder.meta else write
-            for write in [*queued, *migrations]
+            for write in [*queued, *rewrites]
         ]
 
     def _failure(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pytest_stages.analyse.artifacts import BY_NAME, check_kind, holds
+from pytest_stages.analyse.artifacts import BY_NAME, check_kind
 from pytest_stages.check import (
     changed_paths,
     drift,
@@ -31,9 +31,10 @@ from pytest_stages.check import (
     placement,
     snapshot_format,
 )
+from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form
 from pytest_stages.core.errors import SnapshotError
-from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.records import Change, Compared, Finding, Kind, Pair, Status
+from pytest_stages.ir.normalize import to_json
 
 NO_SNAPSHOT = "no snapshot yet"
 
@@ -69,31 +70,20 @@ class Built(Protocol):
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    """One artifact's snapshot file and its text (None when there is none yet).
-
-    ``data`` is what the reader parsed of a JSON snapshot's text when it checked it
-    (:data:`~pytest_stages.core.inputs.UNPARSED`: not parsed).
-    """
-
-    path: Path
-    text: str | None
-    data: object = UNPARSED
-
-
-@dataclass(frozen=True)
 class CallComparison:
     """What :func:`compare_call` found for one call (its containers filled there, never after).
 
-    ``changed`` names the artifacts whose file must be (re)written: new, or different
-    from the snapshot. ``signature`` explains an input change seen in the jaxpr. ``current``
-    holds each snapshot that differed, as this version of pytest-stages writes it (renormalized).
+    ``changed`` holds what an update writes of each artifact whose file must be (re)written (new, or
+    different from its snapshot): its text as built, a placement snapshot under its folder's output
+    names; a stage text is aligned with its snapshot's names as the file is written. ``current`` holds
+    the snapshot of each changed artifact recorded before, as this version of pytest-stages writes it.
+    ``signature`` explains an input change seen in the jaxpr.
     """
 
     status: dict[str, Status] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     deltas: dict[str, list[float]] = field(default_factory=dict)
-    changed: list[str] = field(default_factory=list)
+    changed: dict[str, str] = field(default_factory=dict)
     signature: str | None = None
     current: dict[str, str] = field(default_factory=dict)
 
@@ -111,7 +101,7 @@ class Context:
     tolerance: Mapping[str, float] = field(default_factory=dict)
     diff_lines: int = 60
     replace_unreadable: bool = False
-    renames: Callable[[], Mapping[str, str]] | None = None
+    renames: Renames = None
 
 
 def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Context) -> CallComparison:
@@ -152,41 +142,43 @@ def budget_status(configured: bool, findings: Sequence[Finding]) -> Status:
 
 
 def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, staged: Built, context: Context) -> str | None:
-    """One artifact's status, findings and deltas; whether its file must be written; the input change it shows."""
-    expected = snapshot.text
-    if expected is None:
+    """One artifact's status, findings and deltas; what an update writes of it; the input change it shows."""
+    if snapshot.text is None:
         out.status[name] = Status.NEW
         out.findings.append(no_snapshot(name))
-        out.changed.append(name)
+        out.changed[name] = staged.serialized(name)
         return None
     described = BY_NAME[name]
     built = staged.texts[name] if described.is_text else staged.analyses[name]
-    if holds(name, expected, snapshot.data, built):  # nothing to compare, nor an analysis to print as JSON
+    compared = compared_form(name, snapshot, built, context.renames)
+    if compared is None:  # nothing to compare, nor an analysis to print as JSON
         out.status[name] = Status.OK
         return None
-    current = snapshot_format.current_form(name, expected, context.renames)
-    if current != expected:  # written by an older pytest-stages: compared as this one writes it
-        out.current[name] = expected = current
-        snapshot = Snapshot(snapshot.path, current)
-        if holds(name, current, UNPARSED, built):  # its format alone is no reason to write it (--stages-migrate is)
-            out.status[name] = Status.OK
-            return None
-    actual = staged.serialized(name)
-    found = _compare_artifact(name, snapshot, actual, staged, context)
+    expected, actual = compared.text or "", staged.serialized(name)
+    found = _compare_artifact(name, compared, actual, staged, context)
     out.findings.extend(found.findings)
     out.deltas.update(found.deltas)
     out.status[name] = artifact_status(found.findings, recorded=True)
     if ir_alpha.equivalent(described.dialect, expected, actual):
         return None
-    out.changed.append(name)
+    out.current[name] = expected
+    out.changed[name] = _written(name, actual, staged, context.renames)
     if not described.signature:
         return None
     placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
     return drift.signature_change(list(placed.get("inputs", {})), expected, actual)
 
 
+def _written(name: str, actual: str, staged: Built, renames: Renames) -> str:
+    """What an update writes of a changed recorded artifact: a placement snapshot of a format-1 folder keeps
+    that folder's output names, so that its file changes only where its program did."""
+    if renames is None or BY_NAME[name].family != "placement":
+        return actual
+    return to_json(snapshot_format.older_outputs(staged.analyses[name], renames()))
+
+
 def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built, context: Context) -> Compared:
-    """One artifact against its snapshot, with the comparison family the artifact table names."""
+    """One artifact against its snapshot (as :func:`compared_form` gives it), with the family the table names."""
     expected = snapshot.text or ""
     if BY_NAME[name].is_text:
         return compare_pair(
@@ -200,22 +192,20 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
         )
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
         return Compared([])
-    try:
-        before = parse_json(expected)
-    except ValueError as exc:
+    if snapshot.unreadable is not None:
         if context.replace_unreadable:
             return Compared([Finding(check_kind(name), name, "unreadable snapshot replaced", change=Change.UNREADABLE)])
         raise SnapshotError(
-            f"snapshot {snapshot.path} is not valid JSON ({exc}): it was corrupted "
+            f"snapshot {snapshot.path} is not valid JSON ({snapshot.unreadable}): it was corrupted "
             "or edited by hand. Restore it from version control, or run "
             f"`pytest --stages-update {context.nodeid}` to record it again."
-        ) from None
+        )
     compared = compare_pair(
         Pair(
             name,
             expected,
             actual,
-            before,
+            snapshot.data,
             staged.analyses[name],
             context.tolerance,
             context.diff_lines,

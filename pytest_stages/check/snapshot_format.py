@@ -1,4 +1,4 @@
-"""Snapshots written by other versions of pytest-stages: read in this version's form, or refused once.
+"""Stored snapshots as this version compares them: held as they are, read in this version's form, or refused once.
 
 A stored stage text is normalized again before it is compared, format-1 output names are read as format 2
 names them, and an older format is rewritten only by ``--stages-migrate`` (docs/upgrades.md). Pure.
@@ -8,17 +8,81 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BY_NAME, holds
+from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.records import Migration
 from pytest_stages.ir.normalize import to_json
+
+# Gives, when asked, the map from a format-1 output name to this version's (None: a format-2 folder).
+Renames = Callable[[], Mapping[str, str]] | None
 
 FORMAT_VERSION = 2
 # The oldest format this version compares; older folders are re-recorded once with --stages-update.
 OLDEST_FORMAT = 1
 # The first format that names output leaves as the function returns them.
 NAMED_OUTPUTS = 2
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One artifact's snapshot file and its text (None when there is none yet).
+
+    ``data`` is what was parsed of a JSON snapshot's text (:data:`~pytest_stages.core.inputs.UNPARSED`:
+    not parsed); ``unreadable`` why that text is no JSON pytest-stages writes (None: not found so).
+    """
+
+    path: Path
+    text: str | None
+    data: object = UNPARSED
+    unreadable: str | None = None
+
+
+def compared_form(name: str, snapshot: Snapshot, built: object, renames: Renames) -> Snapshot | None:
+    """The recorded ``snapshot`` of ``name`` as it is compared with ``built``: None where it holds it, as stored
+    or in this version's form (its format alone is no reason to write it: ``--stages-migrate`` is); else in
+    this version's form, a JSON one parsed. Only a snapshot that differs is renormalized (a matching run's cost)."""
+    text = snapshot.text or ""
+    if holds(name, text, snapshot.data, built):
+        return None
+    current = current_form(name, text, renames)
+    if current == text:
+        return _parsed(name, snapshot)
+    renamed = _parsed(name, Snapshot(snapshot.path, current))  # written by an older pytest-stages
+    return None if holds(name, current, renamed.data, built) else renamed
+
+
+def _parsed(name: str, snapshot: Snapshot) -> Snapshot:
+    """A JSON ``snapshot`` with its data, or with why it is unreadable; a stage text as it is."""
+    if BY_NAME[name].is_text or snapshot.data is not UNPARSED:
+        return snapshot
+    try:
+        return replace(snapshot, data=parse_json(snapshot.text or ""))
+    except ValueError as exc:
+        return replace(snapshot, unreadable=str(exc))
+
+
+def holds(name: str, text: str, data: object, built: object) -> bool:
+    """Whether the snapshot ``text`` of ``name`` holds exactly ``built``: the same text, or JSON of the same data.
+
+    ``data`` is ``text`` as the reader parsed it (:data:`~pytest_stages.core.inputs.UNPARSED`: not
+    parsed). A JSON snapshot printed otherwise (by hand) holds the same data too; one written before
+    a key was added to the artifact (:attr:`Artifact.added`) is held to ``built`` less those keys.
+    """
+    described = BY_NAME[name]
+    if described.is_text:
+        return bool(text == built)
+    try:
+        stored = parse_json(text) if data is UNPARSED else data
+    except ValueError:
+        return False
+    added = described.added
+    if added and isinstance(stored, dict) and isinstance(built, dict) and not all(k in stored for k in added):
+        built = {key: value for key, value in built.items() if key in stored or key not in added}
+    return bool(stored == built)
 
 
 def recorded_format(meta: Mapping[str, Any] | None) -> int:
@@ -53,9 +117,18 @@ def incomparable(meta: Mapping[str, object] | None, version: str) -> str | None:
     return f"{said}: run `pytest --stages-update` once"
 
 
-def migration(
-    artifact: str, text: str, renames: Callable[[], Mapping[str, str]] | None, built: Any = None
-) -> tuple[str, Migration] | None:
+def migrations(
+    snapshots: Mapping[str, Snapshot], renames: Renames, analyses: Mapping[str, object]
+) -> dict[str, tuple[str, Migration]]:
+    """``--stages-migrate``: each recorded snapshot not in this version's form, as it writes it and why, by artifact.
+
+    ``analyses``: the call's, just built; a figures file holding the same otherwise gains the keys added since.
+    """
+    found = {n: migration(n, s.text, renames, analyses.get(n)) for n, s in snapshots.items() if s.text is not None}
+    return {n: rewrite for n, rewrite in found.items() if rewrite is not None}
+
+
+def migration(artifact: str, text: str, renames: Renames, built: Any = None) -> tuple[str, Migration] | None:
     """A stored snapshot text as this version writes it and why it differs, or None when it is in that form.
 
     ``built``: the artifact this version just built of the same program; a JSON snapshot without the
@@ -111,7 +184,7 @@ def older_outputs(data: object, renames: Mapping[str, str]) -> object:
     return renamed_outputs(data, back) if len(back) == len(renames) else data
 
 
-def current_form(artifact: str, text: str, renames: Callable[[], Mapping[str, str]] | None = None) -> str:
+def current_form(artifact: str, text: str, renames: Renames = None) -> str:
     """A stored snapshot text as this version writes it: stage texts normalized again, outputs renamed.
 
     ``renames`` gives the map from a format-1 output name to this version's (None for a format-2
