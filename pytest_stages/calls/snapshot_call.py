@@ -159,13 +159,10 @@ class StageSnapshot(CallWriter):
         if self.session.policy.skips(folder.mismatch):
             raise StagesSkip(f'{folder.mismatch} (on_version_mismatch = "skip")')
         snapshots = self._snapshots(record.name, read=not folder.rerecord)
-        context = self._context(result, folder.meta)
-        unchecked = self._unchecked(result, folder.change, snapshots)
-        compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
-        record = self._keep(self._compared(record, compared, budget, unchecked, drift=bool(folder.mismatch)))
-        queued = self._queued(
-            result, record.name, folder, snapshots=snapshots, compared=compared, renames=context.renames
-        )
+        context = self._context(result, folder.meta, self._unchecked(result, folder.change, snapshots))
+        compared = compare_call(result, snapshots, context)
+        record = self._keep(self._compared(record, compared, budget, context.unchecked, drift=bool(folder.mismatch)))
+        queued = self._queued(record.name, folder, snapshots=snapshots, compared=compared)
         if self.session.options.pending is not None and not self.session.policy.update:
             self._keep_pending(record.name, queued[len(self.pending) :], folder.current)
         verdict = self._conclude(record, folder.mismatch)
@@ -202,7 +199,7 @@ class StageSnapshot(CallWriter):
             rerecord,
         )
 
-    def _context(self, result: StageResult, meta: Mapping[str, object] | None) -> Context:
+    def _context(self, result: StageResult, meta: Mapping[str, object] | None, unchecked: dict[str, str]) -> Context:
         """What comparing this call needs besides its snapshots (renames only for folders before named outputs)."""
         session = self.session
         return Context(
@@ -214,6 +211,8 @@ class StageSnapshot(CallWriter):
             renames=(lambda: result.output_renames)
             if snapshot_format.recorded_format(meta) < snapshot_format.NAMED_OUTPUTS
             else None,
+            unchecked=unchecked,
+            migrate=session.options.migrate and meta is not None,
         )
 
     def _unchecked(
@@ -263,14 +262,7 @@ class StageSnapshot(CallWriter):
         )
 
     def _queued(
-        self,
-        result: StageResult,
-        name: str,
-        folder: FolderRead,
-        *,
-        snapshots: Mapping[str, Snapshot],
-        compared: CallComparison,
-        renames: Callable[[], Mapping[str, str]] | None,
+        self, name: str, folder: FolderRead, *, snapshots: Mapping[str, Snapshot], compared: CallComparison
     ) -> list[PendingWrite]:
         """The test's files to write with this call's: its changed artifacts, the folder's metadata where it changed,
         and with ``--stages-migrate`` its files of an older format.
@@ -281,11 +273,7 @@ class StageSnapshot(CallWriter):
         """
         meta = folder.meta
         full_meta = self._meta(meta, folder.current, migrating=True)
-        migrations = (
-            snapshot_format.migrations(snapshots, renames, result.analyses)
-            if self.session.options.migrate and meta is not None
-            else {}
-        )
+        migrations = compared.migrations
         migrating = (
             self.session.options.migrate
             and meta is not None
@@ -451,12 +439,13 @@ class StageSnapshot(CallWriter):
         return (*self.stages, *self.analyses)
 
     def _snapshots(self, name: str, *, read: bool = True) -> dict[str, Snapshot]:
-        """The call's snapshot files and their texts (all None, unread, where ``read`` is False)."""
+        """The call's snapshot files, each read once: its text, a JSON one parsed (all None, unread, where ``read``
+        is False)."""
         paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
         parsed: dict[str, object] = {}
         texts = self.session.store.read_all(paths, parsed) if read else dict.fromkeys(paths)
         return {
-            artifact: Snapshot(path, texts[artifact], parsed.get(artifact, UNPARSED))
+            artifact: snapshot_format.parsed(artifact, Snapshot(path, texts[artifact], parsed.get(artifact, UNPARSED)))
             for artifact, path in paths.items()
         }
 

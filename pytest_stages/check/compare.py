@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pytest_stages.analyse.artifacts import BY_NAME, check_kind
+from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.check import (
     changed_paths,
     drift,
@@ -31,9 +31,9 @@ from pytest_stages.check import (
     placement,
     snapshot_format,
 )
-from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form
+from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form, migrations
 from pytest_stages.core.errors import SnapshotError
-from pytest_stages.core.records import Change, Compared, Finding, Kind, Pair, Status
+from pytest_stages.core.records import Change, Compared, Finding, Kind, Migration, Pair, Status
 from pytest_stages.ir.normalize import to_json
 
 NO_SNAPSHOT = "no snapshot yet"
@@ -77,7 +77,8 @@ class CallComparison:
     different from its snapshot): its text as built, a placement snapshot under its folder's output
     names; a stage text is aligned with its snapshot's names as the file is written. ``current`` holds
     the snapshot of each changed artifact recorded before, as this version of pytest-stages writes it.
-    ``signature`` explains an input change seen in the jaxpr.
+    ``signature`` explains an input change seen in the jaxpr. ``migrations``: with ``--stages-migrate``, each
+    recorded snapshot (compared or not) not in this version's form, as it writes it and why.
     """
 
     status: dict[str, Status] = field(default_factory=dict)
@@ -86,6 +87,7 @@ class CallComparison:
     changed: dict[str, str] = field(default_factory=dict)
     signature: str | None = None
     current: dict[str, str] = field(default_factory=dict)
+    migrations: dict[str, tuple[str, Migration]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,8 @@ class Context:
 
     ``renames`` gives, when asked, the map from the output names of an older snapshot format to
     this one's (:attr:`~pytest_stages.stage.staging.StageResult.output_renames`; None: the same format).
+    ``unchecked``: the snapshots left uncompared here (the environment differs), with why; ``migrate``:
+    the folder's snapshots not in this version's form are to be rewritten (``--stages-migrate``).
     """
 
     nodeid: str
@@ -102,6 +106,8 @@ class Context:
     diff_lines: int = 60
     replace_unreadable: bool = False
     renames: Renames = None
+    unchecked: Mapping[str, str] = field(default_factory=dict)
+    migrate: bool = False
 
 
 def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Context) -> CallComparison:
@@ -112,11 +118,12 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
     """
     left_out = {**staged.skipped, **staged.partial}
     out = CallComparison(
-        findings=[Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()]
+        findings=[Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()],
+        migrations=migrations(snapshots, context.renames, staged.analyses) if context.migrate else {},
     )
     signature = None
     for name in staged.built:
-        if name in snapshots:
+        if name in snapshots and name not in context.unchecked:
             signature = _add_artifact(out, name, snapshots[name], staged=staged, context=context) or signature
     out.status.update(dict.fromkeys(staged.skipped, Status.SKIPPED))
     return out if signature is None else dataclasses.replace(out, signature=signature)
@@ -194,7 +201,9 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
         return Compared([])
     if snapshot.unreadable is not None:
         if context.replace_unreadable:
-            return Compared([Finding(check_kind(name), name, "unreadable snapshot replaced", change=Change.UNREADABLE)])
+            return Compared(
+                [Finding(BY_NAME[name].kind, name, "unreadable snapshot replaced", change=Change.UNREADABLE)]
+            )
         raise SnapshotError(
             f"snapshot {snapshot.path} is not valid JSON ({snapshot.unreadable}): it was corrupted "
             "or edited by hand. Restore it from version control, or run "
@@ -212,7 +221,22 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             loop_places=lambda: staged.loop_places(context.rootpath),
         )
     )
-    return placement.at_function(compared, lambda: staged.function_place(context.rootpath))
+    return _at_function(compared, lambda: staged.function_place(context.rootpath))
+
+
+def _at_function(compared: Compared, place: Callable[[], str | None]) -> Compared:
+    """``compared`` with the staged function's place (``place``: the line that jits it, where its file holds
+    one, ``gemma.py:166 in greedy_decode``; else its own line, ``lm.py:85 in <lambda>``) as the location of
+    each donation change: ``donate_argnums`` is set where the function is jitted, and names its arguments."""
+    if not any(f.subject == placement.DONATION for f in compared.findings):
+        return compared
+    where = place()
+    if where is None:
+        return compared
+    findings = [
+        dataclasses.replace(f, locations=(where,)) if f.subject == placement.DONATION else f for f in compared.findings
+    ]
+    return dataclasses.replace(compared, findings=findings)
 
 
 def compare_pair(pair: Pair) -> Compared:
@@ -222,4 +246,4 @@ def compare_pair(pair: Pair) -> Compared:
 
 def no_snapshot(artifact: str) -> Finding:
     """The finding of an artifact never recorded."""
-    return Finding(check_kind(artifact), artifact, NO_SNAPSHOT, change=Change.NO_SNAPSHOT)
+    return Finding(BY_NAME[artifact].kind, artifact, NO_SNAPSHOT, change=Change.NO_SNAPSHOT)

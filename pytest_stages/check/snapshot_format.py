@@ -42,47 +42,48 @@ class Snapshot:
 
 
 def compared_form(name: str, snapshot: Snapshot, built: object, renames: Renames) -> Snapshot | None:
-    """The recorded ``snapshot`` of ``name`` as it is compared with ``built``: None where it holds it, as stored
-    or in this version's form (its format alone is no reason to write it: ``--stages-migrate`` is); else in
-    this version's form, a JSON one parsed. Only a snapshot that differs is renormalized (a matching run's cost)."""
+    """The recorded ``snapshot`` of ``name`` (as :func:`parsed` read it) as it is compared with ``built``: None where
+    it holds it, as stored or in this version's form (its format alone is no reason to write it:
+    ``--stages-migrate`` is); else in this version's form. Only a snapshot that differs is renormalized."""
     text = snapshot.text or ""
     if holds(name, text, snapshot.data, built):
         return None
     current = current_form(name, text, renames)
     if current == text:
-        return _parsed(name, snapshot)
-    renamed = _parsed(name, Snapshot(snapshot.path, current))  # written by an older pytest-stages
-    return None if holds(name, current, renamed.data, built) else renamed
+        return snapshot
+    # Written by an older pytest-stages. A renamed JSON snapshot's data: that of this version's printing of the
+    # data read already (parse_json checked it then), so json.loads; one unreadable stays so.
+    data = UNPARSED if snapshot.data is UNPARSED else json.loads(current)
+    return None if holds(name, current, data, built) else Snapshot(snapshot.path, current, data, snapshot.unreadable)
 
 
-def _parsed(name: str, snapshot: Snapshot) -> Snapshot:
-    """A JSON ``snapshot`` with its data, or with why it is unreadable; a stage text as it is."""
-    if BY_NAME[name].is_text or snapshot.data is not UNPARSED:
+def parsed(name: str, snapshot: Snapshot) -> Snapshot:
+    """A snapshot of ``name`` as read once: a JSON one with its data (unless the reader parsed it already), or with
+    why it is unreadable; a stage text, or a file not there, as it is."""
+    if snapshot.text is None or BY_NAME[name].is_text or snapshot.data is not UNPARSED:
         return snapshot
     try:
-        return replace(snapshot, data=parse_json(snapshot.text or ""))
+        return replace(snapshot, data=parse_json(snapshot.text))
     except ValueError as exc:
         return replace(snapshot, unreadable=str(exc))
 
 
 def holds(name: str, text: str, data: object, built: object) -> bool:
-    """Whether the snapshot ``text`` of ``name`` holds exactly ``built``: the same text, or JSON of the same data.
+    """Whether the snapshot of ``name`` holds exactly ``built``: the same ``text``, or JSON of the same ``data``.
 
-    ``data`` is ``text`` as the reader parsed it (:data:`~pytest_stages.core.inputs.UNPARSED`: not
-    parsed). A JSON snapshot printed otherwise (by hand) holds the same data too; one written before
-    a key was added to the artifact (:attr:`Artifact.added`) is held to ``built`` less those keys.
+    ``data`` is a JSON snapshot's text as :func:`parsed` read it (:data:`~pytest_stages.core.inputs.UNPARSED`:
+    unreadable, it holds nothing). A JSON snapshot printed otherwise (by hand) holds the same data too; one
+    written before a key was added to the artifact (:attr:`Artifact.added`) is held to ``built`` less those keys.
     """
     described = BY_NAME[name]
     if described.is_text:
         return bool(text == built)
-    try:
-        stored = parse_json(text) if data is UNPARSED else data
-    except ValueError:
+    if data is UNPARSED:
         return False
     added = described.added
-    if added and isinstance(stored, dict) and isinstance(built, dict) and not all(k in stored for k in added):
-        built = {key: value for key, value in built.items() if key in stored or key not in added}
-    return bool(stored == built)
+    if added and isinstance(data, dict) and isinstance(built, dict) and not all(k in data for k in added):
+        built = {key: value for key, value in built.items() if key in data or key not in added}
+    return bool(data == built)
 
 
 def recorded_format(meta: Mapping[str, Any] | None) -> int:
