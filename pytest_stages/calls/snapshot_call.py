@@ -162,7 +162,7 @@ class StageSnapshot(CallWriter):
         context = self._context(result, folder.meta, self._unchecked(result, folder.change, snapshots))
         compared = compare_call(result, snapshots, context)
         record = self._keep(self._compared(record, compared, budget, context.unchecked, drift=bool(folder.mismatch)))
-        queued = self._queued(record.name, folder, snapshots=snapshots, compared=compared)
+        queued = self._queued(record.name, folder, compared)
         if self.session.options.pending is not None and not self.session.policy.update:
             self._keep_pending(record.name, queued[len(self.pending) :], folder.current)
         verdict = self._conclude(record, folder.mismatch)
@@ -261,9 +261,7 @@ class StageSnapshot(CallWriter):
             drift_cause=upgrade.drift_cause(status) if drift else None,
         )
 
-    def _queued(
-        self, name: str, folder: FolderRead, *, snapshots: Mapping[str, Snapshot], compared: CallComparison
-    ) -> list[PendingWrite]:
+    def _queued(self, name: str, folder: FolderRead, compared: CallComparison) -> list[PendingWrite]:
         """The test's files to write with this call's: its changed artifacts, the folder's metadata where it changed,
         and with ``--stages-migrate`` its files of an older format.
 
@@ -273,13 +271,9 @@ class StageSnapshot(CallWriter):
         """
         meta = folder.meta
         full_meta = self._meta(meta, folder.current, migrating=True)
-        migrations = compared.migrations
+        added = any(why == Migration.ADDED for _, why in compared.migrations.values())  # none unless migrating
         migrating = (
-            self.session.options.migrate
-            and meta is not None
-            and (
-                snapshot_format.older(meta, full_meta) or any(why == Migration.ADDED for _, why in migrations.values())
-            )
+            self.session.options.migrate and meta is not None and (snapshot_format.older(meta, full_meta) or added)
         )
         rewritten = migrating or folder.rerecord
         new_meta = full_meta if rewritten else self._meta(meta, folder.current, migrating=False)
@@ -289,7 +283,7 @@ class StageSnapshot(CallWriter):
         ]
         if self._meta_due(meta, new_meta, migrating=rewritten) and all(p.path != self.folder.meta for p in queued):
             queued.append(PendingWrite(self.folder.meta, to_json(new_meta), name))
-        return self._migrated(queued, name, snapshots, migrations) if migrating else queued
+        return self._migrated(queued, name, compared.migrations) if migrating else queued
 
     def _refuse_format(self, meta: Mapping[str, object] | None, record: CallRecord) -> bool:
         """A folder of a format this version cannot compare: said once a session (then skipped), never as drift.
@@ -384,11 +378,7 @@ class StageSnapshot(CallWriter):
         return compared.changed[name]
 
     def _migrated(
-        self,
-        queued: list[PendingWrite],
-        name: str,
-        snapshots: Mapping[str, Snapshot],
-        migrations: Mapping[str, tuple[str, Migration]],
+        self, queued: list[PendingWrite], name: str, migrations: Mapping[Path, tuple[str, Migration]]
     ) -> list[PendingWrite]:
         """``--stages-migrate``: each snapshot file of the call not yet in this version's form, rewritten in it.
 
@@ -398,9 +388,7 @@ class StageSnapshot(CallWriter):
         """
         paths = {write.path for write in queued}
         rewrites = [
-            PendingWrite(snapshots[artifact].path, text, name, why)
-            for artifact, (text, why) in migrations.items()
-            if snapshots[artifact].path not in paths
+            PendingWrite(path, text, name, why) for path, (text, why) in migrations.items() if path not in paths
         ]
         return [
             dataclasses.replace(write, migration=Migration.FORMAT) if write.path == self.folder.meta else write
@@ -439,8 +427,7 @@ class StageSnapshot(CallWriter):
         return (*self.stages, *self.analyses)
 
     def _snapshots(self, name: str, *, read: bool = True) -> dict[str, Snapshot]:
-        """The call's snapshot files, each read once: its text, a JSON one parsed (all None, unread, where ``read``
-        is False)."""
+        """The call's snapshot files, each read once, a JSON one parsed (all None, unread, where ``read`` is False)."""
         paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
         parsed: dict[str, object] = {}
         texts = self.session.store.read_all(paths, parsed) if read else dict.fromkeys(paths)

@@ -87,15 +87,14 @@ class CallComparison:
     changed: dict[str, str] = field(default_factory=dict)
     signature: str | None = None
     current: dict[str, str] = field(default_factory=dict)
-    migrations: dict[str, tuple[str, Migration]] = field(default_factory=dict)
+    migrations: dict[Path, tuple[str, Migration]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Context:
     """What comparing a call needs besides the snapshots: tolerances, diff size, where.
 
-    ``renames`` gives, when asked, the map from the output names of an older snapshot format to
-    this one's (:attr:`~pytest_stages.stage.staging.StageResult.output_renames`; None: the same format).
+    ``renames``: :attr:`~pytest_stages.stage.staging.StageResult.output_renames` for a format-1 folder.
     ``unchecked``: the snapshots left uncompared here (the environment differs), with why; ``migrate``:
     the folder's snapshots not in this version's form are to be rewritten (``--stages-migrate``).
     """
@@ -228,15 +227,14 @@ def _at_function(compared: Compared, place: Callable[[], str | None]) -> Compare
     """``compared`` with the staged function's place (``place``: the line that jits it, where its file holds
     one, ``gemma.py:166 in greedy_decode``; else its own line, ``lm.py:85 in <lambda>``) as the location of
     each donation change: ``donate_argnums`` is set where the function is jitted, and names its arguments."""
-    if not any(f.subject == placement.DONATION for f in compared.findings):
-        return compared
-    where = place()
+    donated = [f.subject == placement.DONATION for f in compared.findings]
+    where = place() if any(donated) else None
     if where is None:
         return compared
-    findings = [
-        dataclasses.replace(f, locations=(where,)) if f.subject == placement.DONATION else f for f in compared.findings
+    located = [
+        dataclasses.replace(f, locations=(where,)) if d else f for f, d in zip(compared.findings, donated, strict=True)
     ]
-    return dataclasses.replace(compared, findings=findings)
+    return dataclasses.replace(compared, findings=located)
 
 
 def compare_pair(pair: Pair) -> Compared:

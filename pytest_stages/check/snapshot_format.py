@@ -51,8 +51,7 @@ def compared_form(name: str, snapshot: Snapshot, built: object, renames: Renames
     current = current_form(name, text, renames)
     if current == text:
         return snapshot
-    # Written by an older pytest-stages. A renamed JSON snapshot's data: that of this version's printing of the
-    # data read already (parse_json checked it then), so json.loads; one unreadable stays so.
+    # Written by an older pytest-stages: renamed JSON is this version's printing of data parse_json read, so json.loads.
     data = UNPARSED if snapshot.data is UNPARSED else json.loads(current)
     return None if holds(name, current, data, built) else Snapshot(snapshot.path, current, data, snapshot.unreadable)
 
@@ -120,40 +119,21 @@ def incomparable(meta: Mapping[str, object] | None, version: str) -> str | None:
 
 def migrations(
     snapshots: Mapping[str, Snapshot], renames: Renames, analyses: Mapping[str, object]
-) -> dict[str, tuple[str, Migration]]:
-    """``--stages-migrate``: each recorded snapshot not in this version's form, as it writes it and why, by artifact.
-
-    ``analyses``: the call's, just built; a figures file holding the same otherwise gains the keys added since.
-    """
-    found = {n: migration(n, s.text, renames, analyses.get(n)) for n, s in snapshots.items() if s.text is not None}
-    return {n: rewrite for n, rewrite in found.items() if rewrite is not None}
-
-
-def migration(artifact: str, text: str, renames: Renames, built: Any = None) -> tuple[str, Migration] | None:
-    """A stored snapshot text as this version writes it and why it differs, or None when it is in that form.
-
-    ``built``: the artifact this version just built of the same program; a JSON snapshot without the
-    keys added to it since (:attr:`Artifact.added`, such as the cost's ``step``) gains them from it.
-    """
-    form = current_form(artifact, text, renames)
-    if form != text:
-        return form, Migration.NORMALIZED if BY_NAME[artifact].is_text else Migration.OUTPUTS
-    if lacks_added(artifact, text, built):
-        return to_json(built), Migration.ADDED
-    return None
-
-
-def lacks_added(artifact: str, text: str | None, built: object) -> bool:
-    """Whether a JSON snapshot lacks keys this version adds to the artifact and holds what ``built`` holds
-    otherwise (a snapshot whose program changed is the update's to write, not a migration's)."""
-    added = BY_NAME[artifact].added
-    if not added or text is None or not isinstance(built, dict):
-        return False
-    try:
-        stored = json.loads(text)
-    except ValueError:
-        return False
-    return isinstance(stored, dict) and not set(added) <= set(stored) and holds(artifact, text, stored, built)
+) -> dict[Path, tuple[str, Migration]]:
+    """``--stages-migrate``: each recorded snapshot (as :func:`parsed` read it) not in this version's form, as it
+    writes it and why. A JSON one without the keys added to its artifact since (:attr:`Artifact.added`, such as the
+    cost's ``step``) that holds what ``analyses`` (the call's, just built) hold otherwise gains them; one whose
+    program changed is the update's to write, not a migration's."""
+    out = {}
+    for name, snapshot in snapshots.items():
+        text, data, built = snapshot.text or "", snapshot.data, analyses.get(name)
+        form = current_form(name, text, renames) if snapshot.text is not None else text
+        lacks_added = isinstance(data, dict) and not set(BY_NAME[name].added) <= set(data)
+        if form != text:
+            out[snapshot.path] = form, Migration.NORMALIZED if BY_NAME[name].is_text else Migration.OUTPUTS
+        elif lacks_added and holds(name, text, data, built):
+            out[snapshot.path] = to_json(built), Migration.ADDED
+    return out
 
 
 def kept_format(recorded: Mapping[str, object] | None, written: Mapping[str, object]) -> dict[str, object]:
