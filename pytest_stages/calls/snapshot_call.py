@@ -1,8 +1,8 @@
 """The ``stage_snapshot`` fixture's value: one call end to end, as steps (stage, compare, decide, format, write).
 
-:func:`~pytest_stages.check.compare.compare_call` (snapshots and a staged result in, statuses and
-findings out), :func:`~pytest_stages.check.decide.decide` and the failure message are pure;
-:class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the files to write
+:func:`~pytest_stages.check.compare.compare_call` (snapshots and a staged result in; statuses, findings
+and what an update writes out), :func:`~pytest_stages.check.decide.decide` and the failure message are pure;
+:class:`StageSnapshot` reads the snapshots once, runs the steps in order and keeps the files to write
 until the test has passed. The hook layer creates a :class:`~pytest_stages.calls.session.StagesSession`
 per run and a :class:`StageSnapshot` per test.
 
