@@ -69,14 +69,21 @@ def test_stages_migrate_gives_an_older_cost_snapshot_the_estimate_and_rewrites_n
     assert "migrated" not in project.output(again)
 
 
+PATH = Path("f.cost.json")
+BUILT = {"compiled": {"flops": 2.0, "bytes accessed": 8.0}, "step": {"estimated_seconds": 1e-4}}
+
+
 def test_a_cost_snapshot_whose_program_changed_is_not_migrated_but_compared():
     """Without the estimate and with other figures than the program now has: the change is the compare's to
     report and the update's to write, never a migration's."""
-    built = {"compiled": {"flops": 2.0, "bytes accessed": 8.0}, "step": {"estimated_seconds": 1e-4}}
     same = json.dumps({"compiled": {"flops": 2.0, "bytes accessed": 8.0}})
     changed = json.dumps({"compiled": {"flops": 3.0, "bytes accessed": 8.0}})
-    assert snapshot_format.lacks_added("cost", same, built)
-    assert snapshot_format.migration("cost", same, None, built) == (to_json(built), Migration.ADDED)
-    assert not snapshot_format.lacks_added("cost", changed, built)
-    assert snapshot_format.migration("cost", changed, None, built) is None
-    assert snapshot_format.migration("cost", to_json(built), None, built) is None
+    assert migrations(same) == {PATH: (to_json(BUILT), Migration.ADDED)}
+    assert migrations(changed) == {}
+    assert migrations(to_json(BUILT)) == {}
+
+
+def migrations(text: str) -> dict[Path, tuple[str, Migration]]:
+    """What ``--stages-migrate`` rewrites of a cost snapshot ``text`` (read as the plugin reads it) beside BUILT."""
+    read = snapshot_format.parsed("cost", snapshot_format.Snapshot(PATH, text))
+    return snapshot_format.migrations({"cost": read}, None, {"cost": BUILT})

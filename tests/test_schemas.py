@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_stages.analyse.artifacts import ANALYSES, STAGES
-from pytest_stages.check.compare import Context, Snapshot, compare_call
+from pytest_stages.check.compare import Context, compare_call
+from pytest_stages.check.snapshot_format import Snapshot
 from pytest_stages.config.device_configs import DeviceConfig
 from pytest_stages.core.errors import SnapshotError
 from pytest_stages.stage.activation import activate

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pytest_stages.analyse import analyses, kernel_specs, step_time
-from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import Kind
 from pytest_stages.ir.kernel_payloads import kernel_sections
@@ -341,26 +340,6 @@ STAGES = tuple(a.name for a in ARTIFACTS if a.is_text and a.staged)
 ANALYSES = tuple(a.name for a in ARTIFACTS if not a.is_text and a.staged)
 CHECK_KINDS = (*dict.fromkeys(a.kind for a in ARTIFACTS), BUDGET)
 SUFFIXES = {a.name: a.suffix for a in ARTIFACTS}
-
-
-def holds(name: str, text: str, data: object, built: object) -> bool:
-    """Whether the snapshot ``text`` of ``name`` holds exactly ``built``: the same text, or JSON of the same data.
-
-    ``data`` is ``text`` as the reader parsed it (:data:`~pytest_stages.core.inputs.UNPARSED`: not
-    parsed). A JSON snapshot printed otherwise (by hand) holds the same data too; one written before
-    a key was added to the artifact (:attr:`Artifact.added`) is held to ``built`` less those keys.
-    """
-    described = BY_NAME[name]
-    if described.is_text:
-        return bool(text == built)
-    try:
-        stored = parse_json(text) if data is UNPARSED else data
-    except ValueError:
-        return False
-    added = described.added
-    if added and isinstance(stored, dict) and isinstance(built, dict) and not all(k in stored for k in added):
-        built = {key: value for key, value in built.items() if key in stored or key not in added}
-    return bool(stored == built)
 
 
 def check_kind(name: str) -> Kind:

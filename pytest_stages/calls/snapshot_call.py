@@ -1,8 +1,8 @@
 """The ``stage_snapshot`` fixture's value: one call end to end, as steps (stage, compare, decide, format, write).
 
-:func:`~pytest_stages.check.compare.compare_call` (snapshots and a staged result in, statuses and
-findings out), :func:`~pytest_stages.check.decide.decide` and the failure message are pure;
-:class:`StageSnapshot` reads the snapshots, runs the steps in order and keeps the files to write
+:func:`~pytest_stages.check.compare.compare_call` (snapshots and a staged result in; statuses, findings
+and what an update writes out), :func:`~pytest_stages.check.decide.decide` and the failure message are pure;
+:class:`StageSnapshot` reads the snapshots once, runs the steps in order and keeps the files to write
 until the test has passed. The hook layer creates a :class:`~pytest_stages.calls.session.StagesSession`
 per run and a :class:`StageSnapshot` per test.
 
@@ -28,8 +28,9 @@ from pytest_stages.calls.verdict import CallWriter, PendingWrite
 from pytest_stages.check import budgets as budgets_
 from pytest_stages.check import environment as environment_
 from pytest_stages.check import snapshot_format, upgrade
-from pytest_stages.check.compare import CallComparison, Context, Snapshot, budget_status, compare_call
+from pytest_stages.check.compare import CallComparison, Context, budget_status, compare_call
 from pytest_stages.check.decide import Verdict
+from pytest_stages.check.snapshot_format import Snapshot
 from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED
 from pytest_stages.core.lazy import lazy_module
@@ -170,13 +171,10 @@ class StageSnapshot(CallWriter):
         if self.session.policy.skips(folder.mismatch):
             raise StagesSkip(f'{folder.mismatch} (on_version_mismatch = "skip")')
         snapshots = self._snapshots(record.name, read=not folder.rerecord)
-        context = self._context(result, folder.meta)
-        unchecked = self._unchecked(result, folder.change, snapshots)
-        compared = compare_call(result, {n: s for n, s in snapshots.items() if n not in unchecked}, context)
-        record = self._keep(self._compared(record, compared, budget, unchecked, drift=bool(folder.mismatch)))
-        queued = self._queued(
-            result, record.name, folder, snapshots=snapshots, compared=compared, renames=context.renames
-        )
+        context = self._context(result, folder.meta, self._unchecked(result, folder.change, snapshots))
+        compared = compare_call(result, snapshots, context)
+        record = self._keep(self._compared(record, compared, budget, context.unchecked, drift=bool(folder.mismatch)))
+        queued = self._queued(record.name, folder, compared)
         if self.session.options.pending is not None and not self.session.policy.update:
             self._keep_pending(record.name, queued[len(self.pending) :], folder.current)
         verdict = self._conclude(record, folder.mismatch)
@@ -213,7 +211,7 @@ class StageSnapshot(CallWriter):
             rerecord,
         )
 
-    def _context(self, result: StageResult, meta: Mapping[str, object] | None) -> Context:
+    def _context(self, result: StageResult, meta: Mapping[str, object] | None, unchecked: dict[str, str]) -> Context:
         """What comparing this call needs besides its snapshots (renames only for folders before named outputs)."""
         session = self.session
         return Context(
@@ -225,6 +223,8 @@ class StageSnapshot(CallWriter):
             renames=(lambda: result.output_renames)
             if snapshot_format.recorded_format(meta) < snapshot_format.NAMED_OUTPUTS
             else None,
+            unchecked=unchecked,
+            migrate=session.options.migrate and meta is not None,
         )
 
     def _unchecked(
@@ -273,16 +273,7 @@ class StageSnapshot(CallWriter):
             drift_cause=upgrade.drift_cause(status) if drift else None,
         )
 
-    def _queued(
-        self,
-        result: StageResult,
-        name: str,
-        folder: FolderRead,
-        *,
-        snapshots: Mapping[str, Snapshot],
-        compared: CallComparison,
-        renames: Callable[[], Mapping[str, str]] | None,
-    ) -> list[PendingWrite]:
+    def _queued(self, name: str, folder: FolderRead, compared: CallComparison) -> list[PendingWrite]:
         """The test's files to write with this call's: its changed artifacts, the folder's metadata where it changed,
         and with ``--stages-migrate`` its files of an older format.
 
@@ -292,27 +283,19 @@ class StageSnapshot(CallWriter):
         """
         meta = folder.meta
         full_meta = self._meta(meta, folder.current, migrating=True)
+        added = any(why == Migration.ADDED for _, why in compared.migrations.values())  # none unless migrating
         migrating = (
-            self.session.options.migrate
-            and meta is not None
-            and (
-                snapshot_format.older(meta, full_meta)
-                or any(snapshot_format.lacks_added(n, s.text, result.analyses.get(n)) for n, s in snapshots.items())
-            )
+            self.session.options.migrate and meta is not None and (snapshot_format.older(meta, full_meta) or added)
         )
         rewritten = migrating or folder.rerecord
         new_meta = full_meta if rewritten else self._meta(meta, folder.current, migrating=False)
-        old = {n: compared.current.get(n, snapshot.text) for n, snapshot in snapshots.items()}
         queued = [
             *self.pending,
-            *(
-                PendingWrite(self.folder.artifact(name, n), self._written(result, n, old.get(n), renames), name)
-                for n in compared.changed
-            ),
+            *(PendingWrite(self.folder.artifact(name, n), self._written(n, compared), name) for n in compared.changed),
         ]
         if self._meta_due(meta, new_meta, migrating=rewritten) and all(p.path != self.folder.meta for p in queued):
             queued.append(PendingWrite(self.folder.meta, to_json(new_meta), name))
-        return self._migrated(queued, name, snapshots, renames, result) if migrating else queued
+        return self._migrated(queued, name, compared.migrations) if migrating else queued
 
     def _refuse_format(self, meta: Mapping[str, object] | None, record: CallRecord) -> bool:
         """A folder of a format this version cannot compare: said once a session (then skipped), never as drift.
@@ -399,43 +382,29 @@ class StageSnapshot(CallWriter):
         raise StagesFailure(f"{record.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}")
 
     @staticmethod
-    def _written(
-        result: StageResult, name: str, old: str | None, renames: Callable[[], Mapping[str, str]] | None
-    ) -> str:
-        """What an update writes of a changed artifact: a stage text under its snapshot's names, a placement
-        snapshot with its folder's output names."""
+    def _written(name: str, compared: CallComparison) -> str:
+        """What an update writes of a changed artifact: a stage text under its snapshot's names."""
         described = BY_NAME[name]
         if described.is_text:
-            return ir_rename.keep_names(described.dialect, old, result.serialized(name))
-        if renames is None or described.family != "placement" or old is None:
-            return result.serialized(name)
-        return to_json(snapshot_format.older_outputs(result.analyses[name], renames()))
+            return ir_rename.keep_names(described.dialect, compared.current.get(name), compared.changed[name])
+        return compared.changed[name]
 
     def _migrated(
-        self,
-        queued: list[PendingWrite],
-        name: str,
-        snapshots: Mapping[str, Snapshot],
-        renames: Callable[[], Mapping[str, str]] | None,
-        result: StageResult,
+        self, queued: list[PendingWrite], name: str, migrations: Mapping[Path, tuple[str, Migration]]
     ) -> list[PendingWrite]:
         """``--stages-migrate``: each snapshot file of the call not yet in this version's form, rewritten in it.
 
         Rewriting of what is stored (no file is compared or re-recorded here), so a folder taken on a
         chip this host does not have migrates too; a figures file gains the keys added since from the
-        ``result`` just built, where it holds the same otherwise. The folder's metadata is queued by the caller.
+        call just built, where it holds the same otherwise. The folder's metadata is queued by the caller.
         """
         paths = {write.path for write in queued}
-        migrations = [
-            PendingWrite(snapshot.path, found[0], name, found[1])
-            for artifact, snapshot in snapshots.items()
-            if snapshot.text is not None and snapshot.path not in paths
-            for found in [snapshot_format.migration(artifact, snapshot.text, renames, result.analyses.get(artifact))]
-            if found is not None
+        rewrites = [
+            PendingWrite(path, text, name, why) for path, (text, why) in migrations.items() if path not in paths
         ]
         return [
             dataclasses.replace(write, migration=Migration.FORMAT) if write.path == self.folder.meta else write
-            for write in [*queued, *migrations]
+            for write in [*queued, *rewrites]
         ]
 
     def _failure(
@@ -470,12 +439,12 @@ class StageSnapshot(CallWriter):
         return (*self.stages, *self.analyses)
 
     def _snapshots(self, name: str, *, read: bool = True) -> dict[str, Snapshot]:
-        """The call's snapshot files and their texts (all None, unread, where ``read`` is False)."""
+        """The call's snapshot files, each read once, a JSON one parsed (all None, unread, where ``read`` is False)."""
         paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
         parsed: dict[str, object] = {}
         texts = self.session.store.read_all(paths, parsed) if read else dict.fromkeys(paths)
         return {
-            artifact: Snapshot(path, texts[artifact], parsed.get(artifact, UNPARSED))
+            artifact: snapshot_format.parsed(artifact, Snapshot(path, texts[artifact], parsed.get(artifact, UNPARSED)))
             for artifact, path in paths.items()
         }
 

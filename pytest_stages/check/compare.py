@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pytest_stages.analyse.artifacts import BY_NAME, check_kind, holds
+from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.check import snapshot_format
+from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form, migrations
 from pytest_stages.core.errors import SnapshotError
-from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.lazy import lazy_module
-from pytest_stages.core.records import Change, Compared, Finding, Kind, Pair, Status
+from pytest_stages.core.records import Change, Compared, Finding, Kind, Migration, Pair, Status
+from pytest_stages.ir.normalize import to_json
 
 if TYPE_CHECKING:
     from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
@@ -74,41 +75,33 @@ class Built(Protocol):
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    """One artifact's snapshot file and its text (None when there is none yet).
-
-    ``data`` is what the reader parsed of a JSON snapshot's text when it checked it
-    (:data:`~pytest_stages.core.inputs.UNPARSED`: not parsed).
-    """
-
-    path: Path
-    text: str | None
-    data: object = UNPARSED
-
-
-@dataclass(frozen=True)
 class CallComparison:
     """What :func:`compare_call` found for one call (its containers filled there, never after).
 
-    ``changed`` names the artifacts whose file must be (re)written: new, or different
-    from the snapshot. ``signature`` explains an input change seen in the jaxpr. ``current``
-    holds each snapshot that differed, as this version of pytest-stages writes it (renormalized).
+    ``changed`` holds what an update writes of each artifact whose file must be (re)written (new, or
+    different from its snapshot): its text as built, a placement snapshot under its folder's output
+    names; a stage text is aligned with its snapshot's names as the file is written. ``current`` holds
+    the snapshot of each changed artifact recorded before, as this version of pytest-stages writes it.
+    ``signature`` explains an input change seen in the jaxpr. ``migrations``: with ``--stages-migrate``, each
+    recorded snapshot (compared or not) not in this version's form, as it writes it and why.
     """
 
     status: dict[str, Status] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     deltas: dict[str, list[float]] = field(default_factory=dict)
-    changed: list[str] = field(default_factory=list)
+    changed: dict[str, str] = field(default_factory=dict)
     signature: str | None = None
     current: dict[str, str] = field(default_factory=dict)
+    migrations: dict[Path, tuple[str, Migration]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Context:
     """What comparing a call needs besides the snapshots: tolerances, diff size, where.
 
-    ``renames`` gives, when asked, the map from the output names of an older snapshot format to
-    this one's (:attr:`~pytest_stages.stage.staging.StageResult.output_renames`; None: the same format).
+    ``renames``: :attr:`~pytest_stages.stage.staging.StageResult.output_renames` for a format-1 folder.
+    ``unchecked``: the snapshots left uncompared here (the environment differs), with why; ``migrate``:
+    the folder's snapshots not in this version's form are to be rewritten (``--stages-migrate``).
     """
 
     nodeid: str
@@ -116,7 +109,9 @@ class Context:
     tolerance: Mapping[str, float] = field(default_factory=dict)
     diff_lines: int = 60
     replace_unreadable: bool = False
-    renames: Callable[[], Mapping[str, str]] | None = None
+    renames: Renames = None
+    unchecked: Mapping[str, str] = field(default_factory=dict)
+    migrate: bool = False
 
 
 def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Context) -> CallComparison:
@@ -127,11 +122,12 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
     """
     left_out = {**staged.skipped, **staged.partial}
     out = CallComparison(
-        findings=[Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()]
+        findings=[Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()],
+        migrations=migrations(snapshots, context.renames, staged.analyses) if context.migrate else {},
     )
     signature = None
     for name in staged.built:
-        if name in snapshots:
+        if name in snapshots and name not in context.unchecked:
             signature = _add_artifact(out, name, snapshots[name], staged=staged, context=context) or signature
     out.status.update(dict.fromkeys(staged.skipped, Status.SKIPPED))
     return out if signature is None else dataclasses.replace(out, signature=signature)
@@ -157,41 +153,43 @@ def budget_status(configured: bool, findings: Sequence[Finding]) -> Status:
 
 
 def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, staged: Built, context: Context) -> str | None:
-    """One artifact's status, findings and deltas; whether its file must be written; the input change it shows."""
-    expected = snapshot.text
-    if expected is None:
+    """One artifact's status, findings and deltas; what an update writes of it; the input change it shows."""
+    if snapshot.text is None:
         out.status[name] = Status.NEW
         out.findings.append(no_snapshot(name))
-        out.changed.append(name)
+        out.changed[name] = staged.serialized(name)
         return None
     described = BY_NAME[name]
     built = staged.texts[name] if described.is_text else staged.analyses[name]
-    if holds(name, expected, snapshot.data, built):  # nothing to compare, nor an analysis to print as JSON
+    compared = compared_form(name, snapshot, built, context.renames)
+    if compared is None:  # nothing to compare, nor an analysis to print as JSON
         out.status[name] = Status.OK
         return None
-    current = snapshot_format.current_form(name, expected, context.renames)
-    if current != expected:  # written by an older pytest-stages: compared as this one writes it
-        out.current[name] = expected = current
-        snapshot = Snapshot(snapshot.path, current)
-        if holds(name, current, UNPARSED, built):  # its format alone is no reason to write it (--stages-migrate is)
-            out.status[name] = Status.OK
-            return None
-    actual = staged.serialized(name)
-    found = _compare_artifact(name, snapshot, actual, staged, context)
+    expected, actual = compared.text or "", staged.serialized(name)
+    found = _compare_artifact(name, compared, actual, staged, context)
     out.findings.extend(found.findings)
     out.deltas.update(found.deltas)
     out.status[name] = artifact_status(found.findings, recorded=True)
     if ir_alpha.equivalent(described.dialect, expected, actual):
         return None
-    out.changed.append(name)
+    out.current[name] = expected
+    out.changed[name] = _written(name, actual, staged, context.renames)
     if not described.signature:
         return None
     placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
     return drift.signature_change(list(placed.get("inputs", {})), expected, actual)
 
 
+def _written(name: str, actual: str, staged: Built, renames: Renames) -> str:
+    """What an update writes of a changed recorded artifact: a placement snapshot of a format-1 folder keeps
+    that folder's output names, so that its file changes only where its program did."""
+    if renames is None or BY_NAME[name].family != "placement":
+        return actual
+    return to_json(snapshot_format.older_outputs(staged.analyses[name], renames()))
+
+
 def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built, context: Context) -> Compared:
-    """One artifact against its snapshot, with the comparison family the artifact table names."""
+    """One artifact against its snapshot (as :func:`compared_form` gives it), with the family the table names."""
     expected = snapshot.text or ""
     if BY_NAME[name].is_text:
         return compare_pair(
@@ -205,29 +203,43 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
         )
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
         return Compared([])
-    try:
-        before = parse_json(expected)
-    except ValueError as exc:
+    if snapshot.unreadable is not None:
         if context.replace_unreadable:
-            return Compared([Finding(check_kind(name), name, "unreadable snapshot replaced", change=Change.UNREADABLE)])
+            return Compared(
+                [Finding(BY_NAME[name].kind, name, "unreadable snapshot replaced", change=Change.UNREADABLE)]
+            )
         raise SnapshotError(
-            f"snapshot {snapshot.path} is not valid JSON ({exc}): it was corrupted "
+            f"snapshot {snapshot.path} is not valid JSON ({snapshot.unreadable}): it was corrupted "
             "or edited by hand. Restore it from version control, or run "
             f"`pytest --stages-update {context.nodeid}` to record it again."
-        ) from None
+        )
     compared = compare_pair(
         Pair(
             name,
             expected,
             actual,
-            before,
+            snapshot.data,
             staged.analyses[name],
             context.tolerance,
             context.diff_lines,
             loop_places=lambda: staged.loop_places(context.rootpath),
         )
     )
-    return placement.at_function(compared, lambda: staged.function_place(context.rootpath))
+    return _at_function(compared, lambda: staged.function_place(context.rootpath))
+
+
+def _at_function(compared: Compared, place: Callable[[], str | None]) -> Compared:
+    """``compared`` with the staged function's place (``place``: the line that jits it, where its file holds
+    one, ``gemma.py:166 in greedy_decode``; else its own line, ``lm.py:85 in <lambda>``) as the location of
+    each donation change: ``donate_argnums`` is set where the function is jitted, and names its arguments."""
+    donated = [f.subject == placement.DONATION for f in compared.findings]
+    where = place() if any(donated) else None
+    if where is None:
+        return compared
+    located = [
+        dataclasses.replace(f, locations=(where,)) if d else f for f, d in zip(compared.findings, donated, strict=True)
+    ]
+    return dataclasses.replace(compared, findings=located)
 
 
 def compare_pair(pair: Pair) -> Compared:
@@ -237,4 +249,4 @@ def compare_pair(pair: Pair) -> Compared:
 
 def no_snapshot(artifact: str) -> Finding:
     """The finding of an artifact never recorded."""
-    return Finding(check_kind(artifact), artifact, NO_SNAPSHOT, change=Change.NO_SNAPSHOT)
+    return Finding(BY_NAME[artifact].kind, artifact, NO_SNAPSHOT, change=Change.NO_SNAPSHOT)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_stages.analyse.artifacts import check_kind
@@ -44,19 +43,6 @@ def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mappin
         )
         for (side, message, change), headline in zip(full, short, strict=True)
     ]
-
-
-def at_function(compared: Compared, place: Callable[[], str | None]) -> Compared:
-    """``compared`` with the staged function's place (``place``: the line that jits it, where its file holds
-    one, ``gemma.py:166 in greedy_decode``; else its own line, ``lm.py:85 in <lambda>``) as the location of
-    each donation change: ``donate_argnums`` is set where the function is jitted, and names its arguments."""
-    if not any(f.subject == DONATION for f in compared.findings):
-        return compared
-    where = place()
-    if where is None:
-        return compared
-    findings = [replace(f, locations=(where,)) if f.subject == DONATION else f for f in compared.findings]
-    return replace(compared, findings=findings)
 
 
 COLLECTIVES_LABEL = "collectives: "

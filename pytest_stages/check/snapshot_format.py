@@ -1,4 +1,4 @@
-"""Snapshots written by other versions of pytest-stages: read in this version's form, or refused once.
+"""Stored snapshots as this version compares them: held as they are, read in this version's form, or refused once.
 
 A stored stage text is normalized again before it is compared, format-1 output names are read as format 2
 names them, and an older format is rewritten only by ``--stages-migrate`` (docs/upgrades.md). Pure.
@@ -8,17 +8,81 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from pytest_stages.analyse.artifacts import BY_NAME, holds
+from pytest_stages.analyse.artifacts import BY_NAME
+from pytest_stages.core.inputs import UNPARSED, parse_json
 from pytest_stages.core.records import Migration
 from pytest_stages.ir.normalize import to_json
+
+# Gives, when asked, the map from a format-1 output name to this version's (None: a format-2 folder).
+Renames = Callable[[], Mapping[str, str]] | None
 
 FORMAT_VERSION = 2
 # The oldest format this version compares; older folders are re-recorded once with --stages-update.
 OLDEST_FORMAT = 1
 # The first format that names output leaves as the function returns them.
 NAMED_OUTPUTS = 2
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One artifact's snapshot file and its text (None when there is none yet).
+
+    ``data`` is what was parsed of a JSON snapshot's text (:data:`~pytest_stages.core.inputs.UNPARSED`:
+    not parsed); ``unreadable`` why that text is no JSON pytest-stages writes (None: not found so).
+    """
+
+    path: Path
+    text: str | None
+    data: object = UNPARSED
+    unreadable: str | None = None
+
+
+def compared_form(name: str, snapshot: Snapshot, built: object, renames: Renames) -> Snapshot | None:
+    """The recorded ``snapshot`` of ``name`` (as :func:`parsed` read it) as it is compared with ``built``: None where
+    it holds it, as stored or in this version's form (its format alone is no reason to write it:
+    ``--stages-migrate`` is); else in this version's form. Only a snapshot that differs is renormalized."""
+    text = snapshot.text or ""
+    if holds(name, text, snapshot.data, built):
+        return None
+    current = current_form(name, text, renames)
+    if current == text:
+        return snapshot
+    # Written by an older pytest-stages: renamed JSON is this version's printing of data parse_json read, so json.loads.
+    data = UNPARSED if snapshot.data is UNPARSED else json.loads(current)
+    return None if holds(name, current, data, built) else Snapshot(snapshot.path, current, data, snapshot.unreadable)
+
+
+def parsed(name: str, snapshot: Snapshot) -> Snapshot:
+    """A snapshot of ``name`` as read once: a JSON one with its data (unless the reader parsed it already), or with
+    why it is unreadable; a stage text, or a file not there, as it is."""
+    if snapshot.text is None or BY_NAME[name].is_text or snapshot.data is not UNPARSED:
+        return snapshot
+    try:
+        return replace(snapshot, data=parse_json(snapshot.text))
+    except ValueError as exc:
+        return replace(snapshot, unreadable=str(exc))
+
+
+def holds(name: str, text: str, data: object, built: object) -> bool:
+    """Whether the snapshot of ``name`` holds exactly ``built``: the same ``text``, or JSON of the same ``data``.
+
+    ``data`` is a JSON snapshot's text as :func:`parsed` read it (:data:`~pytest_stages.core.inputs.UNPARSED`:
+    unreadable, it holds nothing). A JSON snapshot printed otherwise (by hand) holds the same data too; one
+    written before a key was added to the artifact (:attr:`Artifact.added`) is held to ``built`` less those keys.
+    """
+    described = BY_NAME[name]
+    if described.is_text:
+        return bool(text == built)
+    if data is UNPARSED:
+        return False
+    added = described.added
+    if added and isinstance(data, dict) and isinstance(built, dict) and not all(k in data for k in added):
+        built = {key: value for key, value in built.items() if key in data or key not in added}
+    return bool(data == built)
 
 
 def recorded_format(meta: Mapping[str, Any] | None) -> int:
@@ -53,33 +117,23 @@ def incomparable(meta: Mapping[str, object] | None, version: str) -> str | None:
     return f"{said}: run `pytest --stages-update` once"
 
 
-def migration(
-    artifact: str, text: str, renames: Callable[[], Mapping[str, str]] | None, built: Any = None
-) -> tuple[str, Migration] | None:
-    """A stored snapshot text as this version writes it and why it differs, or None when it is in that form.
-
-    ``built``: the artifact this version just built of the same program; a JSON snapshot without the
-    keys added to it since (:attr:`Artifact.added`, such as the cost's ``step``) gains them from it.
-    """
-    form = current_form(artifact, text, renames)
-    if form != text:
-        return form, Migration.NORMALIZED if BY_NAME[artifact].is_text else Migration.OUTPUTS
-    if lacks_added(artifact, text, built):
-        return to_json(built), Migration.ADDED
-    return None
-
-
-def lacks_added(artifact: str, text: str | None, built: object) -> bool:
-    """Whether a JSON snapshot lacks keys this version adds to the artifact and holds what ``built`` holds
-    otherwise (a snapshot whose program changed is the update's to write, not a migration's)."""
-    added = BY_NAME[artifact].added
-    if not added or text is None or not isinstance(built, dict):
-        return False
-    try:
-        stored = json.loads(text)
-    except ValueError:
-        return False
-    return isinstance(stored, dict) and not set(added) <= set(stored) and holds(artifact, text, stored, built)
+def migrations(
+    snapshots: Mapping[str, Snapshot], renames: Renames, analyses: Mapping[str, object]
+) -> dict[Path, tuple[str, Migration]]:
+    """``--stages-migrate``: each recorded snapshot (as :func:`parsed` read it) not in this version's form, as it
+    writes it and why. A JSON one without the keys added to its artifact since (:attr:`Artifact.added`, such as the
+    cost's ``step``) that holds what ``analyses`` (the call's, just built) hold otherwise gains them; one whose
+    program changed is the update's to write, not a migration's."""
+    out = {}
+    for name, snapshot in snapshots.items():
+        text, data, built = snapshot.text or "", snapshot.data, analyses.get(name)
+        form = current_form(name, text, renames) if snapshot.text is not None else text
+        lacks_added = isinstance(data, dict) and not set(BY_NAME[name].added) <= set(data)
+        if form != text:
+            out[snapshot.path] = form, Migration.NORMALIZED if BY_NAME[name].is_text else Migration.OUTPUTS
+        elif lacks_added and holds(name, text, data, built):
+            out[snapshot.path] = to_json(built), Migration.ADDED
+    return out
 
 
 def kept_format(recorded: Mapping[str, object] | None, written: Mapping[str, object]) -> dict[str, object]:
@@ -111,7 +165,7 @@ def older_outputs(data: object, renames: Mapping[str, str]) -> object:
     return renamed_outputs(data, back) if len(back) == len(renames) else data
 
 
-def current_form(artifact: str, text: str, renames: Callable[[], Mapping[str, str]] | None = None) -> str:
+def current_form(artifact: str, text: str, renames: Renames = None) -> str:
     """A stored snapshot text as this version writes it: stage texts normalized again, outputs renamed.
 
     ``renames`` gives the map from a format-1 output name to this version's (None for a format-2
