@@ -107,6 +107,7 @@ class Kernel:
     ``macs``: multiply-adds of its matrix products by operand element type (``bf16``, ``f32``, ``s8``,
     ``f8``); ``vector``: elementwise results, ``transcendental``: those of many instructions each;
     ``polynomial``: those of a long series (sine, power); ``sort``: element-stages of its sorting network;
+    ``top_k``: the comparisons of a ``TopK`` (each element of a row against each of the ``k`` values kept);
     ``hbm_bytes``: what it reads and writes in HBM, ``gathered``: whether at scattered rows (a gather or
     scatter); ``indices``: the indices it applies one after another (a scatter's updates, a gather of single
     elements); ``dma_bytes``: what an async copy moves beside the kernels; ``collective_bytes``: what it sends
@@ -121,6 +122,7 @@ class Kernel:
     transcendental: float = 0.0
     polynomial: float = 0.0
     sort: float = 0.0
+    top_k: float = 0.0
     hbm_bytes: float = 0.0
     gathered: bool = False
     indices: float = 0.0
@@ -297,6 +299,7 @@ class Module:
             transcendental=work.transcendental,
             polynomial=work.polynomial,
             sort=work.sort,
+            top_k=work.top_k,
             hbm_bytes=traffic,
             gathered=work.gathered,
             indices=work.indices,
@@ -398,6 +401,7 @@ class _Work:
         self.transcendental = 0.0
         self.polynomial = 0.0
         self.sort = 0.0
+        self.top_k = 0.0
         self.gathered = False
         self.indices = 0.0
         self.row_passes = 0  # reductions broadcast back over their rows, one after another: passes over the inputs
@@ -406,8 +410,10 @@ class _Work:
         """Count ``op`` (an op of this kernel, its operands in ``ops``) into the work of its unit."""
         if op.opcode in ("dot", "convolution"):
             self._product(op, ops)
-        elif op.opcode == "sort" or (op.opcode == "custom-call" and 'custom_call_target="TopK"' in op.rest):
-            self.sort += _sort_stages(op, ops) if op.opcode == "sort" else _top_k_stages(op, ops)
+        elif op.opcode == "sort":
+            self.sort += _sort_stages(op, ops)
+        elif op.opcode == "custom-call" and 'custom_call_target="TopK"' in op.rest:
+            self.top_k += _top_k_comparisons(op, ops)
         elif op.opcode in ("reduce", "reduce-window", "select-and-scatter"):
             self._reduction(op, ops)
         elif op.opcode in TRANSCENDENTAL:
@@ -590,15 +596,13 @@ def _sort_stages(op: Op, ops: Mapping[str, Op]) -> float:
     return math.prod(dims) * depth * (depth + 1) / 2
 
 
-def _top_k_stages(op: Op, ops: Mapping[str, Op]) -> float:
-    """A ``TopK`` custom call's compare-exchanges: each row keeps a sorted run of ``k`` (a bitonic network on
-    ``k``) and merges ``n / k`` runs into it (``log2(n / k)`` stages)."""
+def _top_k_comparisons(op: Op, ops: Mapping[str, Op]) -> float:
+    """A ``TopK`` custom call's comparisons: XLA on TPU lays the rows along the lanes (its operand is copied
+    into a transposed layout) and streams each row's elements through a sorted run of ``k`` kept values, each
+    element meeting every one of them: elements x ``k`` (the time grows with ``k``, not ``log k``)."""
     operand = ops.get(op.operands[0]) if op.operands else None
-    dims = _dims(operand.shape) if operand else []
     k = (_dims(hlo.tuple_elements(op.shape)[0]) or [1])[-1]
-    n = dims[-1] if dims else 1
-    depth = math.ceil(math.log2(k)) if k > 1 else 0
-    return math.prod(dims) * (depth * (depth + 1) / 2 + max(0.0, math.log2(n / k)))
+    return float(elements(operand.shape) * k) if operand is not None else 0.0
 
 
 def _read_bytes(operand: Op, reader: Op) -> float:
