@@ -235,7 +235,7 @@ class Module:
         kernels: list[Kernel] = []
         loops: list[tuple[Block, int]] = []
         branches: list[tuple[Block, ...]] = []
-        reads = len(_scalar_reads(ops))
+        reads = len(_scalar_reads(ops, self.computations))
         for op in ops.values():
             called = dict(_CALLS.findall(op.rest))
             if op.opcode == "while":
@@ -466,20 +466,48 @@ def _serial_indices(op: Op, ops: Mapping[str, Op]) -> float:
     return float(math.prod(dims) // (dims[axis] if axis < len(dims) else 1))
 
 
-def _scalar_reads(ops: Mapping[str, Op]) -> set[str]:
-    """The kernels of a computation whose result a dynamic slice or update then takes as an offset: a value the
-    chip computed in an array, which the scalar unit issuing the kernels must wait for and read back."""
+def _scalar_reads(ops: Mapping[str, Op], computations: Mapping[str, Mapping[str, Op]]) -> set[str]:
+    """The kernels of a computation whose result a dynamic slice or update then takes as an offset (itself, or
+    inside a fusion): a value the chip computed in an array, which the scalar unit issuing the kernels must
+    wait for and read back, directly or through the scalar arithmetic that turns it into the offset."""
     sources: set[str] = set()
     for op in ops.values():
-        if op.opcode not in ("dynamic-slice", "dynamic-update-slice"):
-            continue
-        for name in op.operands[1 if op.opcode == "dynamic-slice" else 2 :]:
-            source = ops.get(name)
-            while source is not None and source.opcode in ("bitcast", "reshape", "copy") and source.operands:
-                source = ops.get(source.operands[0])
-            if source is not None and source.opcode not in FREE and not _scalar(source, ops):
-                sources.add(source.name)
+        for name in _offsets(op, computations):
+            sources |= _read_back(name, ops)
     return sources
+
+
+def _offsets(op: Op, computations: Mapping[str, Mapping[str, Op]]) -> list[str]:
+    """The operands ``op`` takes as offsets: a dynamic slice's or update's start indices; a fusion's operands
+    that a dynamic slice or update inside it takes so."""
+    if op.opcode in ("dynamic-slice", "dynamic-update-slice"):
+        return list(op.operands[1 if op.opcode == "dynamic-slice" else 2 :])
+    fused = computations.get(dict(_CALLS.findall(op.rest)).get("calls", ""), {}) if op.opcode == "fusion" else {}
+    inner = {name for fused_op in fused.values() for name in _offsets(fused_op, {})}
+    numbers = [_parameter_number(fused[name]) for name in inner if name in fused]
+    return [op.operands[n] for n in numbers if n is not None and n < len(op.operands)]
+
+
+def _parameter_number(op: Op) -> int | None:
+    found = _CONSTANT.match(op.rest) if op.opcode == "parameter" else None
+    return int(found[1]) if found else None
+
+
+def _read_back(name: str, ops: Mapping[str, Op]) -> set[str]:
+    """The kernels an offset comes from, through views and the scalar unit's own arithmetic (a loop counter, a
+    constant or a parameter comes from none)."""
+    found: set[str] = set()
+    pending, seen = [name], set()
+    while pending:
+        op = ops.get(pending.pop())
+        if op is None or op.name in seen:
+            continue
+        seen.add(op.name)
+        if op.opcode in ("bitcast", "reshape", "copy") or (op.opcode not in FREE and _scalar(op, ops)):
+            pending += op.operands
+        elif op.opcode not in FREE:
+            found.add(op.name)
+    return found
 
 
 def _broadcast_window(op: Op, operand: Op) -> bool:
