@@ -146,6 +146,27 @@ def test_a_top_k_compares_each_element_with_each_of_the_k_values_kept():
     assert estimates[1] / estimates[0] == pytest.approx(1.778 / 0.525, rel=0.2)
 
 
+# jnp.flip(x, axis) * 2 of x: bf16[8192,4096], as XLA on TPU compiles it: a reverse into on-chip memory, then the
+# product.
+FLIP = """HloModule jit_flip
+
+ENTRY %main.2 (x.1: bf16[8192,4096]) -> bf16[8192,4096] {
+  %x.1 = bf16[8192,4096]{1,0:T(8,128)(2,1)} parameter(0)
+  ROOT %rev.0 = bf16[8192,4096]{1,0:T(8,128)(2,1)S(1)} reverse(%x.1), dimensions={AXIS}
+}
+"""
+
+
+def test_a_reverse_along_the_lanes_is_a_relayout_and_along_the_rows_only_a_read():
+    """Flipping the minor (lane) axis permutes the lanes of every vector register: the bytes read and written at
+    the relayout rate (measured on v5e: 0.703 ms for the flip and the product, 0.205 ms counted as their HBM
+    bytes alone); flipping the rows reads them in another order, HBM bytes only."""
+    lanes, rows = (only_kernel(FLIP.replace("AXIS", axis)) for axis in ("1", "0"))
+    assert lanes.relayout_bytes == 2 * 8192 * 4096 * 2
+    assert rows.relayout_bytes == 0
+    assert lanes.hbm_bytes == rows.hbm_bytes == 8192 * 4096 * 2
+
+
 def test_a_gather_reads_the_rows_it_gathers_not_the_whole_table():
     """16384 rows of 4 KiB read and written (XLA's bytes accessed counts the 128 MiB table too), at the share of
     the bandwidth a gather of rows reaches."""

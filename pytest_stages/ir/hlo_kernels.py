@@ -303,7 +303,9 @@ class Module:
             hbm_bytes=traffic,
             gathered=work.gathered,
             indices=work.indices,
-            relayout_bytes=_relayout_bytes(op, caller) if op.opcode == "copy" else _copy_fusion_bytes(inner),
+            relayout_bytes=_relayout_bytes(op, caller)
+            if op.opcode in ("copy", "reverse")
+            else _copy_fusion_bytes(inner),
         )
 
     def _fused_work(self, fused: Mapping[str, Op], work: _Work, seen: frozenset[str]) -> None:
@@ -328,19 +330,32 @@ class Module:
 
 
 def _relayout_bytes(copy: Op, ops: Mapping[str, Op]) -> float:
-    """What a copy into another layout reads and writes, on chip or in HBM (tiles padded); 0 for a copy that
-    keeps its layout (only its memory space may change: a DMA's work)."""
+    """What a copy into another layout, or a reverse along the lanes, reads and writes, on chip or in HBM (tiles
+    padded); 0 for a copy that keeps its layout (only its memory space may change: a DMA's work) and for a
+    reverse along a major dimension (the rows' addresses reordered)."""
     operand = ops.get(copy.operands[0]) if copy.operands else None
-    if operand is None or _layout(operand.shape) == _layout(copy.shape):
+    if operand is None or (copy.opcode == "reverse" and not _reverses_lanes(copy)):
+        return 0.0
+    if copy.opcode == "copy" and _layout(operand.shape) == _layout(copy.shape):
         return 0.0
     return tiled_bytes(operand.shape, on_chip=True) + tiled_bytes(copy.shape, on_chip=True)
 
 
+def _reverses_lanes(reverse: Op) -> bool:
+    """Whether a reverse runs along its layout's minor dimension (``{1,0}`` with ``dimensions={1}``): the
+    lanes of every vector register permuted, not rows read in another order."""
+    order = _MINOR_TO_MAJOR.match(_layout(reverse.shape))
+    picked = _DIMENSIONS.search(reverse.rest)
+    minor = order[1].split(",")[0] if order and order[1] else str(len(_dims(reverse.shape)) - 1)
+    return picked is not None and minor in picked[1].split(",")
+
+
 def _copy_fusion_bytes(fused: Mapping[str, Op]) -> float:
     """A fusion whose result is a copy into another layout: what that copy reads and writes (a copy fused into
-    another kernel's operand is that kernel's read)."""
+    another kernel's operand is that kernel's read); and each reverse along the lanes inside it."""
     root = next((op for op in fused.values() if op.root), None)
-    return _relayout_bytes(root, fused) if root is not None and root.opcode == "copy" else 0.0
+    copied = _relayout_bytes(root, fused) if root is not None and root.opcode == "copy" else 0.0
+    return copied + sum(_relayout_bytes(op, fused) for op in fused.values() if op.opcode == "reverse")
 
 
 def _layout(shape: str) -> str:
