@@ -37,6 +37,7 @@ class Chip:
     side of the matrix unit products are padded to; ``vector_ops``: elementwise results/s,
     ``transcendental_ops``: results/s of an exp, log, tanh, divide,
     ``polynomial_ops``: of a sine or power; ``sort_ops``: element-stages/s of a sorting network;
+    ``top_k_ops``: comparisons/s of a top-k (an element against one of the ``k`` values kept);
     ``gather_fraction``: the share of the achievable bandwidth a gather or scatter of rows reaches;
     ``relayout_bytes_per_s``: bytes/s a copy into another layout (a transpose, another tiling) reads and writes;
     ``index_seconds``: the time of one index a gather or scatter applies one after another (a scatter's update,
@@ -58,6 +59,7 @@ class Chip:
     polynomial_ops: float
     iteration_seconds: float
     sort_ops: float
+    top_k_ops: float
     gather_fraction: float
     relayout_bytes_per_s: float
     index_seconds: float
@@ -90,6 +92,7 @@ _V5E_VECTOR = {
     "transcendental_ops": 1 * T,
     "polynomial_ops": 0.04 * T,
     "sort_ops": 0.16 * T,
+    "top_k_ops": 0.32 * T,
     "gather_fraction": 0.5,
     "relayout_bytes_per_s": 500 * G,
     "index_seconds": 9e-9,
@@ -128,6 +131,7 @@ OVERRIDES = {
     "transcendental_tops": ("transcendental_ops", T),
     "polynomial_tops": ("polynomial_ops", T),
     "sort_tops": ("sort_ops", T),
+    "top_k_tops": ("top_k_ops", T),
     "gather_fraction": ("gather_fraction", 1.0),
     "relayout_gbps": ("relayout_bytes_per_s", G),
     "index_ns": ("index_seconds", 1e-9),
@@ -299,6 +303,7 @@ def _kernel(kernel: hlo_kernels.Kernel, chip: Chip, looped: bool = False) -> _Te
         or kernel.transcendental
         or kernel.polynomial
         or kernel.sort
+        or kernel.top_k
         or kernel.relayout_bytes
     )
     if not (work or kernel.hbm_bytes):
@@ -314,6 +319,7 @@ def _kernel(kernel: hlo_kernels.Kernel, chip: Chip, looped: bool = False) -> _Te
         matrix,
         vector,
         kernel.sort / chip.sort_ops,
+        kernel.top_k / chip.top_k_ops,
         kernel.relayout_bytes / chip.relayout_bytes_per_s,
         kernel.indices * chip.index_seconds,
     )

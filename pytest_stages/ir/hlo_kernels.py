@@ -107,6 +107,7 @@ class Kernel:
     ``macs``: multiply-adds of its matrix products by operand element type (``bf16``, ``f32``, ``s8``,
     ``f8``); ``vector``: elementwise results, ``transcendental``: those of many instructions each;
     ``polynomial``: those of a long series (sine, power); ``sort``: element-stages of its sorting network;
+    ``top_k``: the comparisons of a ``TopK`` (each element of a row against each of the ``k`` values kept);
     ``hbm_bytes``: what it reads and writes in HBM, ``gathered``: whether at scattered rows (a gather or
     scatter); ``indices``: the indices it applies one after another (a scatter's updates, a gather of single
     elements); ``dma_bytes``: what an async copy moves beside the kernels; ``collective_bytes``: what it sends
@@ -121,6 +122,7 @@ class Kernel:
     transcendental: float = 0.0
     polynomial: float = 0.0
     sort: float = 0.0
+    top_k: float = 0.0
     hbm_bytes: float = 0.0
     gathered: bool = False
     indices: float = 0.0
@@ -233,7 +235,7 @@ class Module:
         kernels: list[Kernel] = []
         loops: list[tuple[Block, int]] = []
         branches: list[tuple[Block, ...]] = []
-        reads = len(_scalar_reads(ops))
+        reads = len(_scalar_reads(ops, self.computations))
         for op in ops.values():
             called = dict(_CALLS.findall(op.rest))
             if op.opcode == "while":
@@ -297,10 +299,13 @@ class Module:
             transcendental=work.transcendental,
             polynomial=work.polynomial,
             sort=work.sort,
+            top_k=work.top_k,
             hbm_bytes=traffic,
             gathered=work.gathered,
             indices=work.indices,
-            relayout_bytes=_relayout_bytes(op, caller) if op.opcode == "copy" else _copy_fusion_bytes(inner),
+            relayout_bytes=_relayout_bytes(op, caller)
+            if op.opcode in ("copy", "reverse")
+            else _copy_fusion_bytes(inner),
         )
 
     def _fused_work(self, fused: Mapping[str, Op], work: _Work, seen: frozenset[str]) -> None:
@@ -325,19 +330,32 @@ class Module:
 
 
 def _relayout_bytes(copy: Op, ops: Mapping[str, Op]) -> float:
-    """What a copy into another layout reads and writes, on chip or in HBM (tiles padded); 0 for a copy that
-    keeps its layout (only its memory space may change: a DMA's work)."""
+    """What a copy into another layout, or a reverse along the lanes, reads and writes, on chip or in HBM (tiles
+    padded); 0 for a copy that keeps its layout (only its memory space may change: a DMA's work) and for a
+    reverse along a major dimension (the rows' addresses reordered)."""
     operand = ops.get(copy.operands[0]) if copy.operands else None
-    if operand is None or _layout(operand.shape) == _layout(copy.shape):
+    if operand is None or (copy.opcode == "reverse" and not _reverses_lanes(copy)):
+        return 0.0
+    if copy.opcode == "copy" and _layout(operand.shape) == _layout(copy.shape):
         return 0.0
     return tiled_bytes(operand.shape, on_chip=True) + tiled_bytes(copy.shape, on_chip=True)
 
 
+def _reverses_lanes(reverse: Op) -> bool:
+    """Whether a reverse runs along its layout's minor dimension (``{1,0}`` with ``dimensions={1}``): the
+    lanes of every vector register permuted, not rows read in another order."""
+    order = _MINOR_TO_MAJOR.match(_layout(reverse.shape))
+    picked = _DIMENSIONS.search(reverse.rest)
+    minor = order[1].split(",")[0] if order and order[1] else str(len(_dims(reverse.shape)) - 1)
+    return picked is not None and minor in picked[1].split(",")
+
+
 def _copy_fusion_bytes(fused: Mapping[str, Op]) -> float:
     """A fusion whose result is a copy into another layout: what that copy reads and writes (a copy fused into
-    another kernel's operand is that kernel's read)."""
+    another kernel's operand is that kernel's read); and each reverse along the lanes inside it."""
     root = next((op for op in fused.values() if op.root), None)
-    return _relayout_bytes(root, fused) if root is not None and root.opcode == "copy" else 0.0
+    copied = _relayout_bytes(root, fused) if root is not None and root.opcode == "copy" else 0.0
+    return copied + sum(_relayout_bytes(op, fused) for op in fused.values() if op.opcode == "reverse")
 
 
 def _layout(shape: str) -> str:
@@ -398,6 +416,7 @@ class _Work:
         self.transcendental = 0.0
         self.polynomial = 0.0
         self.sort = 0.0
+        self.top_k = 0.0
         self.gathered = False
         self.indices = 0.0
         self.row_passes = 0  # reductions broadcast back over their rows, one after another: passes over the inputs
@@ -406,8 +425,10 @@ class _Work:
         """Count ``op`` (an op of this kernel, its operands in ``ops``) into the work of its unit."""
         if op.opcode in ("dot", "convolution"):
             self._product(op, ops)
-        elif op.opcode == "sort" or (op.opcode == "custom-call" and 'custom_call_target="TopK"' in op.rest):
-            self.sort += _sort_stages(op, ops) if op.opcode == "sort" else _top_k_stages(op, ops)
+        elif op.opcode == "sort":
+            self.sort += _sort_stages(op, ops)
+        elif op.opcode == "custom-call" and 'custom_call_target="TopK"' in op.rest:
+            self.top_k += _top_k_comparisons(op, ops)
         elif op.opcode in ("reduce", "reduce-window", "select-and-scatter"):
             self._reduction(op, ops)
         elif op.opcode in TRANSCENDENTAL:
@@ -460,20 +481,48 @@ def _serial_indices(op: Op, ops: Mapping[str, Op]) -> float:
     return float(math.prod(dims) // (dims[axis] if axis < len(dims) else 1))
 
 
-def _scalar_reads(ops: Mapping[str, Op]) -> set[str]:
-    """The kernels of a computation whose result a dynamic slice or update then takes as an offset: a value the
-    chip computed in an array, which the scalar unit issuing the kernels must wait for and read back."""
+def _scalar_reads(ops: Mapping[str, Op], computations: Mapping[str, Mapping[str, Op]]) -> set[str]:
+    """The kernels of a computation whose result a dynamic slice or update then takes as an offset (itself, or
+    inside a fusion): a value the chip computed in an array, which the scalar unit issuing the kernels must
+    wait for and read back, directly or through the scalar arithmetic that turns it into the offset."""
     sources: set[str] = set()
     for op in ops.values():
-        if op.opcode not in ("dynamic-slice", "dynamic-update-slice"):
-            continue
-        for name in op.operands[1 if op.opcode == "dynamic-slice" else 2 :]:
-            source = ops.get(name)
-            while source is not None and source.opcode in ("bitcast", "reshape", "copy") and source.operands:
-                source = ops.get(source.operands[0])
-            if source is not None and source.opcode not in FREE and not _scalar(source, ops):
-                sources.add(source.name)
+        for name in _offsets(op, computations):
+            sources |= _read_back(name, ops)
     return sources
+
+
+def _offsets(op: Op, computations: Mapping[str, Mapping[str, Op]]) -> list[str]:
+    """The operands ``op`` takes as offsets: a dynamic slice's or update's start indices; a fusion's operands
+    that a dynamic slice or update inside it takes so."""
+    if op.opcode in ("dynamic-slice", "dynamic-update-slice"):
+        return list(op.operands[1 if op.opcode == "dynamic-slice" else 2 :])
+    fused = computations.get(dict(_CALLS.findall(op.rest)).get("calls", ""), {}) if op.opcode == "fusion" else {}
+    inner = {name for fused_op in fused.values() for name in _offsets(fused_op, {})}
+    numbers = [_parameter_number(fused[name]) for name in inner if name in fused]
+    return [op.operands[n] for n in numbers if n is not None and n < len(op.operands)]
+
+
+def _parameter_number(op: Op) -> int | None:
+    found = _CONSTANT.match(op.rest) if op.opcode == "parameter" else None
+    return int(found[1]) if found else None
+
+
+def _read_back(name: str, ops: Mapping[str, Op]) -> set[str]:
+    """The kernels an offset comes from, through views and the scalar unit's own arithmetic (a loop counter, a
+    constant or a parameter comes from none)."""
+    found: set[str] = set()
+    pending, seen = [name], set()
+    while pending:
+        op = ops.get(pending.pop())
+        if op is None or op.name in seen:
+            continue
+        seen.add(op.name)
+        if op.opcode in ("bitcast", "reshape", "copy") or (op.opcode not in FREE and _scalar(op, ops)):
+            pending += op.operands
+        elif op.opcode not in FREE:
+            found.add(op.name)
+    return found
 
 
 def _broadcast_window(op: Op, operand: Op) -> bool:
@@ -590,15 +639,13 @@ def _sort_stages(op: Op, ops: Mapping[str, Op]) -> float:
     return math.prod(dims) * depth * (depth + 1) / 2
 
 
-def _top_k_stages(op: Op, ops: Mapping[str, Op]) -> float:
-    """A ``TopK`` custom call's compare-exchanges: each row keeps a sorted run of ``k`` (a bitonic network on
-    ``k``) and merges ``n / k`` runs into it (``log2(n / k)`` stages)."""
+def _top_k_comparisons(op: Op, ops: Mapping[str, Op]) -> float:
+    """A ``TopK`` custom call's comparisons: XLA on TPU lays the rows along the lanes (its operand is copied
+    into a transposed layout) and streams each row's elements through a sorted run of ``k`` kept values, each
+    element meeting every one of them: elements x ``k`` (the time grows with ``k``, not ``log k``)."""
     operand = ops.get(op.operands[0]) if op.operands else None
-    dims = _dims(operand.shape) if operand else []
     k = (_dims(hlo.tuple_elements(op.shape)[0]) or [1])[-1]
-    n = dims[-1] if dims else 1
-    depth = math.ceil(math.log2(k)) if k > 1 else 0
-    return math.prod(dims) * (depth * (depth + 1) / 2 + max(0.0, math.log2(n / k)))
+    return float(elements(operand.shape) * k) if operand is not None else 0.0
 
 
 def _read_bytes(operand: Op, reader: Op) -> float:
