@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pytest_stages.analyse import analyses, kernel_specs, step_time
 from pytest_stages.core.lazy import lazy_module
-from pytest_stages.core.records import Kind
+from pytest_stages.core.records import Kind, StepTime
 from pytest_stages.ir.kernel_payloads import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
 
@@ -142,7 +142,7 @@ def _cost(result: Staged) -> dict[str, object]:
     return {**found, step_time.KEY: step}
 
 
-def device_estimate(result: Staged) -> dict[str, object]:
+def device_estimate(result: Staged) -> StepTime:
     """The step estimate of the compiled program the attached device runs, which ``--stages-measure`` times.
 
     The cost snapshot of a config lowered in CPU CI and compiled where its platform is attached
@@ -153,7 +153,7 @@ def device_estimate(result: Staged) -> dict[str, object]:
     return _estimate(result, found)
 
 
-def _estimate(result: Staged, cost: Mapping[str, object]) -> dict[str, object]:
+def _estimate(result: Staged, cost: Mapping[str, object]) -> StepTime:
     text = result.compiled_text if result.compiled is not None else None
     return step_time.estimate(cost, text, result.device_kind, result.chip_overrides)
 

@@ -12,14 +12,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 from pytest_stages.core.errors import ConfigError
+from pytest_stages.core.records import StepTime
 from pytest_stages.ir import hlo_kernels
 
 # The cost snapshot's entry for the estimate, and the one figure of it that is judged.
-KEY = "step"
-SECONDS = "estimated_seconds"
+KEY: Final = "step"
+SECONDS: Final = "estimated_seconds"
 TERMS = ("compute", "HBM", "collectives", "launch")
 # The estimate as the cost comparison names it (the ``step`` table flattened), and the cost figure
 # behind each term a headline names.
@@ -182,7 +183,7 @@ def parse_chip(where: str, raw: object) -> tuple[tuple[str, object], ...]:
     return tuple(sorted(raw.items()))
 
 
-def host_dependent_step() -> dict[str, object]:
+def host_dependent_step() -> StepTime:
     """The ``step`` of a config with a platform and no topology, the same on every host: it is lowered in CPU CI
     and compiled where its chip is attached, so an estimate of either program would differ between them."""
     return {
@@ -197,7 +198,7 @@ def estimate(
     compiled_text: str | None,
     device_kind: str | None,
     overrides: Mapping[str, object] | None = None,
-) -> dict[str, object]:
+) -> StepTime:
     """The cost snapshot's ``step`` entry: the estimate and its terms, or ``{"unknown": reason}``."""
     chip = chip_for(device_kind, overrides)
     if chip is None:
@@ -257,18 +258,13 @@ class _Terms:
         )
 
 
-def _program_entry(program: hlo_kernels.Program, chip: Chip) -> dict[str, object]:
+def _program_entry(program: hlo_kernels.Program, chip: Chip) -> StepTime:
     """The estimate of a compiled program: its kernels' times in order, against the host's launch."""
     device = _block(program.entry, chip)
     launch = chip.launch_seconds + chip.input_seconds * program.inputs + chip.output_seconds * program.outputs
     terms = {"compute": device.compute, "HBM": device.hbm, "collectives": device.collectives, "launch": launch}
     binding = "launch" if launch >= device.seconds else max(TERMS[:3], key=lambda term: terms[term])
-    return {
-        SECONDS: max(launch, device.seconds),
-        "binding": binding,
-        **{f"{term.lower()}_seconds": value for term, value in terms.items()},
-        "kernels": device.kernels,
-    }
+    return {**_terms_entry(max(launch, device.seconds), binding, terms), "kernels": device.kernels}
 
 
 def _block(block: hlo_kernels.Block, chip: Chip, looped: bool = False) -> _Terms:
@@ -334,7 +330,7 @@ def _kernel(kernel: hlo_kernels.Kernel, chip: Chip, looped: bool = False) -> _Te
     )
 
 
-def _totals_entry(figures: Mapping[str, Any], chip: Chip) -> dict[str, object]:
+def _totals_entry(figures: Mapping[str, Any], chip: Chip) -> StepTime:
     """Where no compiled program is at hand: XLA's flops and bytes over the chip's bf16 rate and bandwidth."""
     flops, hbm = float(figures.get("flops") or 0), float(figures.get("bytes accessed") or 0)
     terms = {
@@ -343,8 +339,18 @@ def _totals_entry(figures: Mapping[str, Any], chip: Chip) -> dict[str, object]:
         "collectives": 0.0,
         "launch": chip.launch_seconds,
     }
+    return _terms_entry(
+        max(terms["launch"], terms["compute"], terms["HBM"]), max(TERMS, key=lambda term: terms[term]), terms
+    )
+
+
+def _terms_entry(seconds: float, binding: str, terms: Mapping[str, float]) -> StepTime:
+    """The estimate, the term that binds it and each term's seconds (``compute_seconds``, ``hbm_seconds``...)."""
     return {
-        SECONDS: max(terms["launch"], terms["compute"], terms["HBM"]),
-        "binding": max(TERMS, key=lambda term: terms[term]),
-        **{f"{term.lower()}_seconds": value for term, value in terms.items()},
+        SECONDS: seconds,
+        "binding": binding,
+        "compute_seconds": terms["compute"],
+        "hbm_seconds": terms["HBM"],
+        "collectives_seconds": terms["collectives"],
+        "launch_seconds": terms["launch"],
     }

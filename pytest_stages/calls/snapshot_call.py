@@ -34,7 +34,7 @@ from pytest_stages.check.snapshot_format import Snapshot
 from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import UNPARSED
 from pytest_stages.core.lazy import lazy_module
-from pytest_stages.core.records import CallRecord, Finding, Kind, Migration, Status
+from pytest_stages.core.records import CallRecord, Finding, Kind, Migration, Status, StepTime
 from pytest_stages.ir.normalize import to_json
 from pytest_stages.stage import deep_recursion, plan
 from pytest_stages.stage.activation import ActiveConfig
@@ -134,9 +134,9 @@ class StageSnapshot(CallWriter):
         self._judge(result, self._record(result, self._step(result)), self._over_budget(result))
         return result
 
-    def _step(self, result: StageResult) -> dict[str, object]:
+    def _step(self, result: StageResult) -> StepTime:
         """The call's estimated step time (cost.json's ``step``); with ``--stages-measure``, timed on its device too."""
-        step = dict(result.analyses.get("cost", {}).get(STEP, {}))
+        step: StepTime = result.analyses.get("cost", {}).get(STEP, {}).copy()
         on_device = self.active.attached and not self.active.compile_only  # a topology has no device to run on
         if not (self.session.options.measure and result.compiled is not None and on_device):
             return step
@@ -182,7 +182,7 @@ class StageSnapshot(CallWriter):
             raise StagesFailure(self._failure(result, compared, verdict, folder))
         self.pending = queued
 
-    def _record(self, result: StageResult, step: dict[str, object]) -> CallRecord:
+    def _record(self, result: StageResult, step: StepTime) -> CallRecord:
         """The call's record before it is judged: which call, where, its compile times and step time."""
         return CallRecord(
             nodeid=self.nodeid,

@@ -12,7 +12,7 @@ from typing import Any
 from pytest_stages.analyse import step_time
 from pytest_stages.analyse.analyses import FIGURE_KEYS, cost_source, figure_name, staged_cost
 from pytest_stages.core.errors import ConfigError
-from pytest_stages.core.records import Change, Finding, Kind
+from pytest_stages.core.records import Change, Finding, Kind, StepTime
 from pytest_stages.core.text import close_match, listing
 from pytest_stages.core.units import (
     format_bytes,
@@ -233,7 +233,7 @@ def check_budget(
     return findings
 
 
-def _check_step(findings: list[Finding], step: Mapping[str, Any] | None, ceiling: float) -> None:
+def _check_step(findings: list[Finding], step: StepTime | None, ceiling: float) -> None:
     """``estimated_seconds 1.3 ms on TPU v5e (HBM-bound) exceeds the ceiling 1 ms``; within it, a note with both
     (``estimated_seconds 414 µs on TPU v5e, ceiling 300 s``: a unit slip shows in a passing run); an estimate that
     is unknown says why (not checked, a note)."""

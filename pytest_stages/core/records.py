@@ -122,6 +122,31 @@ class DriftDetail(TypedDict):
     setting: NotRequired[dict[str, str] | None]
 
 
+class StepTime(TypedDict, total=False):
+    """cost.json's ``step`` (analyse/step_time.py): ``unknown`` (why no estimate) alone, or the estimate in
+    seconds, the term that binds it, each term's seconds, the kernels counted (compiled programs), the chip,
+    XLA's own figure where it gives a time and ``notes``; the reports' ``step`` adds ``--stages-measure``'s
+    timing (stage/measure.py), or ``not_measured`` and why."""
+
+    unknown: str
+    estimated_seconds: float
+    binding: str
+    compute_seconds: float
+    hbm_seconds: float
+    collectives_seconds: float
+    launch_seconds: float
+    kernels: int
+    chip: str
+    xla_optimal_seconds: float
+    notes: str
+    measured_seconds: float
+    measured_min: float
+    measured_max: float
+    measured_calls: str
+    estimate_over_measured: float
+    not_measured: str
+
+
 @dataclass(frozen=True)
 class Finding:
     """One difference between a snapshot and what was staged, as data.
@@ -219,7 +244,7 @@ class CallRecord:
     cached: bool = False
     # The estimated step time on the config's chip (cost.json's ``step``: its seconds, binding term
     # and chip, or ``unknown`` and why); {} where no cost analysis was built.
-    step: dict[str, Any] = field(default_factory=dict)
+    step: StepTime = field(default_factory=StepTime)
     # ``--stages-pending``: the name of the pending set that holds what an update would write for this call.
     pending: str = ""
     # ``--stages-migrate``: each file rewritten in this version's format (its path) and why.

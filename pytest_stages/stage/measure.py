@@ -15,12 +15,14 @@ from typing import Any
 
 import jax  # imported only by a run that stages (calls/snapshot_call.py binds this module late)
 
+from pytest_stages.core.records import StepTime
+
 WARM_UP = 3
 ROUNDS = 5
 CALLS = 20
 
 
-def measured(compiled: object, lowered: object, estimated: float | None) -> dict[str, Any]:
+def measured(compiled: object, lowered: object, estimated: float | None) -> StepTime:
     """``measured_seconds`` (median), ``measured_min``/``measured_max`` (rounds) and ``estimate_over_measured``;
     ``{"not_measured": reason}`` where the program raises on made-up inputs (a callback that rejects them)."""
     try:
@@ -35,7 +37,7 @@ def measured(compiled: object, lowered: object, estimated: float | None) -> dict
         }
 
 
-def _timed(compiled: Any, lowered: Any, estimated: float | None) -> dict[str, Any]:
+def _timed(compiled: Any, lowered: Any, estimated: float | None) -> StepTime:
     infos = lowered.args_info
     shardings = compiled.input_shardings
     donated = any(getattr(info, "donated", False) for info in jax.tree.leaves(infos))
@@ -52,7 +54,7 @@ def _timed(compiled: Any, lowered: Any, estimated: float | None) -> dict[str, An
             args, kwargs = inputs()
     rounds = [_one_at_a_time(compiled, inputs) if donated else _queued(compiled, args, kwargs) for _ in range(ROUNDS)]
     seconds = statistics.median(rounds)
-    found: dict[str, Any] = {
+    found: StepTime = {
         "measured_seconds": seconds,
         "measured_min": min(rounds),
         "measured_max": max(rounds),
