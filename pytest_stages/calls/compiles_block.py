@@ -9,7 +9,7 @@ staged calls' in the reports (status column ``compiles``).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +20,7 @@ from pytest_stages.calls.errors import StagesFailure
 from pytest_stages.calls.session import StagesSession
 from pytest_stages.calls.verdict import CallWriter, PendingWrite
 from pytest_stages.check import recompiles
-from pytest_stages.check.budgets import COMPILES_METRIC
+from pytest_stages.check.budgets import COMPILES_METRIC, Budget
 from pytest_stages.check.compare import artifact_status, budget_status, no_snapshot
 from pytest_stages.check.decide import Verdict
 from pytest_stages.core.errors import ConfigError, SnapshotError
@@ -43,9 +43,7 @@ SECONDS = {"traces": "trace", "lowerings": "lower", "compiles": "compile"}
 class StageCompiles(CallWriter):
     """The ``stage_compiles`` fixture's value for one test: ``with stage_compiles(): ...`` blocks."""
 
-    def __init__(
-        self, session: StagesSession, *, nodeid: str, folder: SnapshotFolder, budget: Mapping[str, Any]
-    ) -> None:
+    def __init__(self, session: StagesSession, *, nodeid: str, folder: SnapshotFolder, budget: Budget) -> None:
         super().__init__(session)
         self.nodeid = nodeid
         self.folder = folder

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_stages.check.budgets import Budget
 from pytest_stages.check.decide import Policy
 from pytest_stages.config.settings import Settings
 from pytest_stages.core.lazy import lazy_module
@@ -58,7 +59,7 @@ class StagesSession:
         settings: Settings,
         options: Options,
         rootpath: Path,
-        budget_patterns: Mapping[str, Mapping[str, object]],
+        budget_patterns: Mapping[str, Budget],
     ) -> None:
         self.settings = settings
         self.options = options

@@ -83,7 +83,7 @@ class StageSnapshot(CallWriter):
         stages: tuple[str, ...],
         analyses: tuple[str, ...],
         tolerance: Mapping[str, float],
-        budget: Mapping[str, object],
+        budget: budgets_.Budget,
     ) -> None:
         super().__init__(session)
         self.nodeid = nodeid

@@ -7,7 +7,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, TypedDict, TypeVar, cast
 
 from pytest_stages.analyse import step_time
 from pytest_stages.analyse.analyses import FIGURE_KEYS, cost_source, figure_name, staged_cost
@@ -41,21 +41,21 @@ PEAK_PARTS = {
     "alias_size_in_bytes": -1,
 }
 # Bytes the cross-slice collectives produce on one device per call (ops.json's networks.dcn.bytes).
-DCN_METRIC = "dcn_bytes"
+DCN_METRIC: Final = "dcn_bytes"
 COST_METRICS = {name: FIGURE_KEYS[name] for name in ("flops", "transcendentals", "bytes_accessed")}
 TABLE_METRICS = ("collectives", "ops")
 # Backend compiles per function inside ``stage_compiles`` (a number, or a table of function = maximum).
-COMPILES_METRIC = "compiles"
+COMPILES_METRIC: Final = "compiles"
 # Seconds to trace, lower and compile one staged call (opt-in: wall time is noisy).
-SECONDS_METRIC = "compile_seconds"
+SECONDS_METRIC: Final = "compile_seconds"
 # A compile_seconds ceiling fails only above ceiling x (1 + margin): the margin is the spread
 # benchmarks/compile_time_noise.py measured between repeated compiles of one call on this
 # project's CI-sized machine (largest max/min - 1 seen, rounded up; see docs/compiles.md).
 COMPILE_SECONDS_MARGIN = 0.5
 # Each Pallas kernel's VMEM estimate (kernels.json): bytes, or a share of the TPU generation's VMEM.
-VMEM_METRIC = "vmem_bytes"
+VMEM_METRIC: Final = "vmem_bytes"
 # The step-time estimate on the config's chip (cost.json's ``step``): seconds, or "2 ms", "150 us".
-STEP_METRIC = step_time.SECONDS
+STEP_METRIC: Final = step_time.SECONDS
 METRICS = (
     *COST_METRICS,
     STEP_METRIC,
@@ -78,6 +78,32 @@ class Share:
         return f"{self.fraction * 100:g}%"
 
 
+class Budget(TypedDict, total=False):
+    """A budget table as :func:`parse_budget` reads it: each metric's ceiling (docs/budgets.md)."""
+
+    flops: float
+    transcendentals: float
+    bytes_accessed: float
+    estimated_seconds: float
+    temp_bytes: int | Share
+    peak_bytes: int | Share
+    xla_peak_bytes: int | Share
+    argument_bytes: int | Share
+    output_bytes: int | Share
+    alias_bytes: int | Share
+    code_bytes: int | Share
+    vmem_bytes: int | Share
+    dcn_bytes: int
+    collectives: dict[str, float]
+    ops: dict[str, float]
+    compiles: int | dict[str, int]
+    compile_seconds: float
+
+
+# A budget table: parsed (:class:`Budget`), or as the pyproject writes it (``pytest-stages history``'s ceilings).
+_Table = TypeVar("_Table", bound=Mapping[str, object])
+
+
 def peak_bytes(memory: Mapping[str, Any]) -> int | None:
     """Arguments + outputs + generated code + temp - aliased bytes (None without those figures)."""
     if any(memory.get(part) is None for part in PEAK_PARTS):
@@ -85,7 +111,7 @@ def peak_bytes(memory: Mapping[str, Any]) -> int | None:
     return int(sum(sign * memory[part] for part, sign in PEAK_PARTS.items()))
 
 
-def parse_budget(where: str, raw: Mapping[str, object]) -> dict[str, object]:
+def parse_budget(where: str, raw: Mapping[str, object]) -> Budget:
     """Validate one budget table (marker kwargs or a ``[tool.pytest_stages.budgets]`` entry).
 
     A figure in JAX's spelling (``temp_size_in_bytes``) is read as its one name (``temp_bytes``):
@@ -101,7 +127,7 @@ def parse_budget(where: str, raw: Mapping[str, object]) -> dict[str, object]:
                 f"{listing(METRICS)}."
             )
         budget[metric] = parse(f"{where} {metric}", value)
-    return budget
+    return cast(Budget, budget)  # each metric known, its ceiling read by its metric's parser
 
 
 def _size_or_share(where: str, value: object) -> int | Share:
@@ -159,16 +185,14 @@ _PARSERS: dict[str, Callable[[str, object], object]] = {
 }
 
 
-def budget_for(
-    nodeid: str, patterns: Mapping[str, Mapping[str, object]], marker: Mapping[str, object]
-) -> dict[str, object]:
+def budget_for(nodeid: str, patterns: Mapping[str, _Table], marker: _Table) -> _Table:
     """Budgets from every matching ``[tool.pytest_stages.budgets]`` pattern, then the marker's."""
     merged: dict[str, object] = {}
     for pattern, budget in patterns.items():
         if fnmatch.fnmatchcase(nodeid, pattern):
             merged.update(budget)
     merged.update(marker)
-    return merged
+    return cast(_Table, merged)
 
 
 def unmatched_patterns(patterns: Iterable[str], nodeids: Iterable[str]) -> list[str]:
@@ -192,7 +216,7 @@ def needed_analyses(budget: Mapping[str, object]) -> set[str]:
 
 
 def check_budget(
-    budget: Mapping[str, Any],
+    budget: Budget,
     analyses: Mapping[str, Any],
     seconds: Mapping[str, float] | None = None,
     device_memory: DeviceMemory | None = None,
@@ -208,7 +232,8 @@ def check_budget(
     counted = " (lowered)" if cost_source(analyses.get("cost", {})) == "lowered" else ""
     memory = analyses.get("memory", {})
     ops = analyses.get("ops", {})
-    for metric, ceiling in budget.items():
+    ceilings: Mapping[str, Any] = budget  # read by name below: each ceiling of its metric's type (Budget)
+    for metric, ceiling in ceilings.items():
         if metric == COMPILES_METRIC:
             continue
         if metric == SECONDS_METRIC:

@@ -19,7 +19,7 @@ from pytest_stages.analyse.artifacts import ANALYSES, STAGES
 from pytest_stages.calls.compiles_block import StageCompiles
 from pytest_stages.calls.session import StagesSession
 from pytest_stages.calls.snapshot_call import StageSnapshot
-from pytest_stages.check.budgets import budget_for, parse_budget
+from pytest_stages.check.budgets import Budget, budget_for, parse_budget
 from pytest_stages.config.values import check_mark_names, check_marker, parse_choices, parse_tolerances, respellings
 from pytest_stages.core.errors import PREFIX, ConfigError, Outcome, StagesError
 from pytest_stages.hooks.stash import CHIP, COMPILES, FOLDER, SNAPSHOT
@@ -44,7 +44,7 @@ def make_snapshot(
             **session.settings.tolerance,
             **parse_tolerances(marker.get("tolerance") or {}, "@pytest.mark.stages(tolerance=...)"),
         }
-        ceilings = {
+        ceilings: Budget = {
             **parse_budget(f"budget= of {item.nodeid}", budget or {}),
             **parse_budget(f"@pytest.mark.stages_budget on {item.nodeid}", marker_kwargs(item, "stages_budget")),
         }
