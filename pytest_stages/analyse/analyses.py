@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_stages import jax_compat
 from pytest_stages.core.lazy import lazy_module
+from pytest_stages.core.records import CostAnalysis
 from pytest_stages.ir import hlo
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def cost(
     via_cpu: bool = False,
     lowered_only: bool = False,
     uncosted: Sequence[str] = (),
-) -> dict[str, object]:
+) -> CostAnalysis:
     """``cost_analysis()`` of the compiled stage (per shard for sharded programs), else of the lowered one.
 
     ``{"compiled": {...}}`` where XLA gives a compiled cost; else ``{"compiled": {"unavailable":
@@ -90,7 +91,7 @@ def cost(
     ``lowered_only`` records the lowered cost even beside a compiled program (the same figures in CPU CI
     and where the platform is attached); ``uncosted`` kernels are recorded as ``unknown``.
     """
-    unknown = {"unknown": {"custom_calls": len(uncosted), "kernels": list(uncosted)}} if uncosted else {}
+    unknown: CostAnalysis = {"unknown": {"custom_calls": len(uncosted), "kernels": list(uncosted)}} if uncosted else {}
     compiled_cost = _plain_cost(None if compiled is None or lowered_only else compiled.cost_analysis())
     if compiled_cost != UNAVAILABLE:
         return {"compiled": compiled_cost, **unknown}
@@ -133,7 +134,7 @@ def staged_cost(analysis: dict[str, Any]) -> dict[str, float]:
     return {} if source is None else analysis[source]
 
 
-def _plain_cost(raw: object) -> dict[str, object]:
+def _plain_cost(raw: object) -> dict[str, float | None]:
     if isinstance(raw, Sequence) and raw and isinstance(raw[0], dict):
         raw = raw[0]
     if not isinstance(raw, dict):

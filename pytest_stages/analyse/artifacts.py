@@ -6,13 +6,13 @@ Every layer iterates over :data:`ARTIFACTS`; adding an artifact is one entry her
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pytest_stages.analyse import analyses, kernel_specs, step_time
 from pytest_stages.core.lazy import lazy_module
-from pytest_stages.core.records import Kind, StepTime
+from pytest_stages.core.records import CostAnalysis, Kind, StepTime
 from pytest_stages.ir.kernel_payloads import kernel_sections
 from pytest_stages.ir.normalize import NORMALIZERS
 
@@ -153,7 +153,7 @@ def device_estimate(result: Staged) -> StepTime:
     return _estimate(result, found)
 
 
-def _estimate(result: Staged, cost: Mapping[str, object]) -> StepTime:
+def _estimate(result: Staged, cost: CostAnalysis) -> StepTime:
     text = result.compiled_text if result.compiled is not None else None
     return step_time.estimate(cost, text, result.device_kind, result.chip_overrides)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from pytest_stages.core.errors import ConfigError
-from pytest_stages.core.records import StepTime
+from pytest_stages.core.records import CostAnalysis, StepTime
 from pytest_stages.ir import hlo_kernels
 
 # The cost snapshot's entry for the estimate, and the one figure of it that is judged.
@@ -194,7 +194,7 @@ def host_dependent_step() -> StepTime:
 
 
 def estimate(
-    cost: Mapping[str, Any],
+    cost: CostAnalysis,
     compiled_text: str | None,
     device_kind: str | None,
     overrides: Mapping[str, object] | None = None,
@@ -330,7 +330,7 @@ def _kernel(kernel: hlo_kernels.Kernel, chip: Chip, looped: bool = False) -> _Te
     )
 
 
-def _totals_entry(figures: Mapping[str, Any], chip: Chip) -> StepTime:
+def _totals_entry(figures: Mapping[str, float | None], chip: Chip) -> StepTime:
     """Where no compiled program is at hand: XLA's flops and bytes over the chip's bf16 rate and bandwidth."""
     flops, hbm = float(figures.get("flops") or 0), float(figures.get("bytes accessed") or 0)
     terms = {

@@ -147,6 +147,24 @@ class StepTime(TypedDict, total=False):
     not_measured: str
 
 
+class Uncosted(TypedDict):
+    """The Pallas kernels XLA's cost analysis cannot look inside (cost.json's ``unknown``)."""
+
+    custom_calls: int
+    kernels: list[str]
+
+
+class CostAnalysis(TypedDict, total=False):
+    """cost.json (analyse/analyses.py:cost): XLA's figures of the compiled program by XLA's names (``flops``,
+    ``bytes accessed``, ``optimal_seconds``...; ``{"unavailable": true}`` where it gave none), the lowered
+    program's standing in for them, the kernels it could not cost and the step-time estimate."""
+
+    compiled: dict[str, float | None]
+    lowered: dict[str, float | None]
+    unknown: Uncosted
+    step: StepTime
+
+
 @dataclass(frozen=True)
 class Finding:
     """One difference between a snapshot and what was staged, as data.
