@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from pytest_stages.analyse import step_time
 from pytest_stages.analyse.analyses import figure_key, figure_name, staged_cost
@@ -162,11 +162,11 @@ _FIGURES: dict[str, Callable[[Mapping[str, object]], dict[str, Any]]] = {
 }
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def ceilings(budget: Mapping[str, Any]) -> dict[str, float]:
+def ceilings(budget: Mapping[str, object]) -> dict[str, float]:
     """A budget table's ceilings by figure name (a share of a device's memory has no one figure; left out)."""
     out: dict[str, float] = {}
     for metric, ceiling in budget.items():
