@@ -179,6 +179,22 @@ def test_the_page_renders_in_chromium(widened, tmp_path):
     assert (207, 34, 46) in colours and (9, 105, 218) in colours  # the rise markers, the line
 
 
+def test_a_ceiling_written_with_its_unit_or_in_jaxs_spelling_is_drawn_as_the_plugin_reads_it(tmp_path):
+    """The ceilings are the budgets the plugin judges: a count written as a string, a size with its unit under
+    JAX's name of the figure (before: both left out of the charts, read raw from the pyproject)."""
+    repo = Repo(
+        tmp_path,
+        '[tool.pytest_stages.budgets]\n"tests/test_m.py::*" = { flops = "150", temp_size_in_bytes = "2 KiB" }\n',
+    )
+    memory = COST.replace("cost.json", "memory.json")
+    repo.commit("first", {COST: cost(100), memory: json.dumps({"temp_size_in_bytes": 1000})})
+    repo.commit("second", {COST: cost(120), memory: json.dumps({"temp_size_in_bytes": 1500})})
+    assert repo.history("--html", str(tmp_path / "h.html"))[0] == 0
+    page = (tmp_path / "h.html").read_text()
+    assert "stages_budget ceiling 150</text>" in page
+    assert "stages_budget ceiling 2048</text>" in page  # the temp_bytes chart, 2 KiB in bytes
+
+
 def test_a_move_within_its_tolerance_is_not_listed_and_the_budget_ceiling_is_drawn(tmp_path):
     repo = Repo(
         tmp_path,

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from pytest_stages.check.budgets import parse_budget
 from pytest_stages.check.figure_text import metric_short
 from pytest_stages.config.settings import Settings
 from pytest_stages.core.errors import ConfigError, StagesError
@@ -69,11 +70,16 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     output = _checked_page(Path(args.html), snapshots) if args.html else None
     started = time.perf_counter()
     folder = snapshots.relative_to(repository.resolve()).as_posix()
+    # The ceilings as the plugin reads them: "2 ms", "64MiB" and JAX's spellings (temp_size_in_bytes) too.
+    budgets = {
+        pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
+        for pattern, raw in settings.budgets.items()
+    }
     history = read_history(
         repository,
         folder,
         settings.tolerance,
-        settings.budgets,
+        budgets,
         since=args.since,
         max_count=args.max_count,
         first_parent=not args.all_parents,
