@@ -167,20 +167,23 @@ def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, object]
     A program over several slices (``slices``: the slice of each logical device) also gets
     ``networks`` (:func:`networks`).
     """
-    opcodes: Counter[str] = Counter()
+    opcodes: dict[str, int] = {}
     fusions: Counter[str] = Counter()
     custom_calls: Counter[str] = Counter()
     collectives: list[dict[str, object]] = []
     entry_parameters: list[str] = []
     entry_output = ""
+    collective_opcodes = hlo.COLLECTIVE_OPCODES
+    # One pass over every instruction of the module: a plain dict's get counts faster than a Counter's
+    # __missing__, and the rare opcodes are tested only after the count.
     for instruction in hlo.instructions(hlo_text):
         opcode = instruction.opcode
-        opcodes[opcode] += 1
+        opcodes[opcode] = opcodes.get(opcode, 0) + 1
         if opcode == "fusion":
             fusions[instruction.fusion_kind or "unknown"] += 1
         elif opcode == "custom-call":
             custom_calls[instruction.custom_call_target or "unknown"] += 1
-        elif opcode in hlo.COLLECTIVE_OPCODES:  # only these are collectives: the property is read for them alone
+        elif opcode in collective_opcodes:  # only these are collectives: the property is read for them alone
             collective = instruction.collective
             if collective is not None:
                 collectives.append(asdict(collective))

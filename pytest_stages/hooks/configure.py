@@ -270,7 +270,7 @@ def activate(config: pytest.Config) -> None:
     # What a merge checks a shard ran: taken before any test writes, by the process that writes the JSON report.
     json_report = (session.options.report or "").endswith(".json") and not hasattr(config, "workerinput")
     state = checkout_state(config.rootpath, session.store.root) if json_report else ("", "")
-    config.pluginmanager.register(reporter.StagesReporter(session, observer, cache, state), "stages-reporter")
+    config.pluginmanager.register(reporter.StagesReporter(session, observer, cache, state), reporter.PLUGIN_NAME)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -154,7 +153,7 @@ def pytest_runtest_makereport(
         if requests:
             test_report.user_properties.append((disk_cache.PROPERTY, [requests, hits]))
         for record in (record for writer in writers for record in writer.records):
-            test_report.user_properties.append((reporter.RECORD_PROPERTY, json.dumps(record.to_dict())))
+            test_report.user_properties.append(reporter.record_property(item.config, record))
     return test_report
 
 

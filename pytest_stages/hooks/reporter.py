@@ -34,6 +34,21 @@ else:
 
 # The user property that carries a call's record from the test's process to the controller.
 RECORD_PROPERTY = "pytest_stages"
+# The reporter plugin's name in pytest's plugin manager.
+PLUGIN_NAME = "stages-reporter"
+
+
+def record_property(config: pytest.Config, record: CallRecord) -> tuple[str, str]:
+    """The user property that carries ``record`` (its JSON) in the test's report.
+
+    This process's reporter keeps the record beside its text, so that reading the report here takes the record
+    as it is, not parsed back from the JSON (only an xdist controller, and junitxml, read the text).
+    """
+    text = json.dumps(record.to_dict())
+    plugin = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    if isinstance(plugin, StagesReporter):
+        plugin.kept[id(text)] = (text, record)
+    return RECORD_PROPERTY, text
 
 
 class StagesReporter:
@@ -58,13 +73,18 @@ class StagesReporter:
         self.cache_counts = (0, 0)  # (requests, hits), summed over the calls of every process
         self.lines: list[str] = []
         self.facts: RunFacts | None = None
+        # The records this process put in its reports, by the id of their text (:func:`record_property`).
+        self.kept: dict[int, tuple[str, CallRecord]] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
             return
         for key, value in getattr(report, "user_properties", ()):
             if key == RECORD_PROPERTY:
-                self.session.records.append(CallRecord.from_dict(json.loads(value)))
+                kept = self.kept.pop(id(value), None)
+                if kept is None or kept[0] is not value:  # a worker's report, read on the xdist controller
+                    kept = (value, CallRecord.from_dict(json.loads(value)))
+                self.session.records.append(kept[1])
             elif key == disk_cache.PROPERTY:
                 requests, hits = value
                 self.cache_counts = (self.cache_counts[0] + requests, self.cache_counts[1] + hits)

@@ -40,8 +40,14 @@ def snapshot_files(root: Path) -> Listing:
         listing.own.extend(folder / name for name in owned)
         listing.foreign.extend(folder / name for name in files - owned)
     for found in (listing.own, listing.foreign, listing.empty, listing.unreadable):
-        found.sort()
+        found.sort(key=_parts)
     return listing
+
+
+def _parts(path: PurePosixPath) -> tuple[str, ...]:
+    """A relative path's sort key: its parts, the order its own comparison gives, without a Python-level
+    ``__lt__`` per comparison (a tree of 500 tests sorts 4,500 paths)."""
+    return path.parts
 
 
 def _folders(root: Path) -> Iterator[tuple[PurePosixPath, list[os.DirEntry[str]] | None]]:
@@ -53,7 +59,7 @@ def _folders(root: Path) -> Iterator[tuple[PurePosixPath, list[os.DirEntry[str]]
     while pending:
         folder = pending.pop()
         try:
-            with os.scandir(root / folder) as scan:
+            with os.scandir(os.path.join(root, folder)) as scan:  # a str: no Path parsed per folder
                 entries = [e for e in scan if folder.parts or e.name not in (OWN_FOLDER, LEGACY_LOCK)]
         except OSError:
             yield folder, None

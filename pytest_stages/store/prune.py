@@ -36,9 +36,21 @@ else:
 MANIFEST_KEY = "files"
 
 
+# Every artifact suffix, for one ``str.endswith`` that turns most foreign names away at once.
+_OWN_SUFFIXES = tuple(SUFFIXES.values())
+
+
 def own_name(name: str) -> bool:
-    """Whether ``name`` is one pytest-stages gives an artifact file: ``<safe name><artifact suffix>``."""
-    return any(name.endswith(suffix) and is_safe_component(name[: -len(suffix)]) for suffix in SUFFIXES.values())
+    """Whether ``name`` is one pytest-stages gives an artifact file: ``<safe name><artifact suffix>``.
+
+    A loop, not any() over a generator: a prune's inventory asks this of every file in the tree.
+    """
+    if not name.endswith(_OWN_SUFFIXES):
+        return False
+    for suffix in _OWN_SUFFIXES:  # noqa: SIM110
+        if name.endswith(suffix) and is_safe_component(name[: -len(suffix)]):
+            return True
+    return False
 
 
 def is_meta(data: object) -> bool:

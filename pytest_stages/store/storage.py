@@ -145,11 +145,12 @@ class SnapshotStore:
         block the read); the read is one open that does not follow a link.
         """
         try:
-            mode = path.lstat().st_mode
+            found = path.lstat()  # one stat: its mode and size decide what follows
         except FileNotFoundError:
             return None
         except OSError as exc:
             raise _unreadable(path, exc) from None
+        mode = found.st_mode
         if stat.S_ISLNK(mode):
             raise _symlink(path)
         if stat.S_ISDIR(mode):
@@ -159,7 +160,7 @@ class SnapshotStore:
                 f"snapshot {path} is not a regular file (a FIFO, socket or device); pytest-stages does not open it. "
                 "Remove it and run `pytest --stages-update` to record the snapshot."
             )
-        too_large = oversize(path.lstat().st_size)
+        too_large = oversize(found.st_size)
         if too_large is not None:  # refused unread: comparing it would take minutes, or hours
             raise SnapshotError(
                 f"snapshot {path} is {too_large} (pytest-stages never writes one so large), so it is not compared. "
