@@ -29,13 +29,13 @@ from pytest_stages.ir.normalize import to_json
 
 if TYPE_CHECKING:
     from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
-    from pytest_stages.ir import alpha as ir_alpha
+    from pytest_stages.ir import rename as ir_rename
     from pytest_stages.ir import sources as ir_sources
 else:
     changed_paths = lazy_module("pytest_stages.check.changed_paths")
     drift = lazy_module("pytest_stages.check.drift")
     figures = lazy_module("pytest_stages.check.figures")
-    ir_alpha = lazy_module("pytest_stages.ir.alpha")
+    ir_rename = lazy_module("pytest_stages.ir.rename")
     ir_sources = lazy_module("pytest_stages.ir.sources")
     kernel_changes = lazy_module("pytest_stages.check.kernel_changes")
     ops = lazy_module("pytest_stages.check.ops")
@@ -79,11 +79,10 @@ class CallComparison:
     """What :func:`compare_call` found for one call (its containers filled there, never after).
 
     ``changed`` holds what an update writes of each artifact whose file must be (re)written (new, or
-    different from its snapshot): its text as built, a placement snapshot under its folder's output
-    names; a stage text is aligned with its snapshot's names as the file is written. ``current`` holds
-    the snapshot of each changed artifact recorded before, as this version of pytest-stages writes it.
-    ``signature`` explains an input change seen in the jaxpr. ``migrations``: with ``--stages-migrate``, each
-    recorded snapshot (compared or not) not in this version's form, as it writes it and why.
+    different from its snapshot): its text as built, a stage text under its snapshot's names, a placement
+    snapshot under its folder's output names. ``signature`` explains an input change seen in the jaxpr.
+    ``migrations``: with ``--stages-migrate``, each recorded snapshot (compared or not) not in this version's
+    form, as it writes it and why.
     """
 
     status: dict[str, Status] = field(default_factory=dict)
@@ -91,7 +90,6 @@ class CallComparison:
     deltas: dict[str, list[float]] = field(default_factory=dict)
     changed: dict[str, str] = field(default_factory=dict)
     signature: str | None = None
-    current: dict[str, str] = field(default_factory=dict)
     migrations: dict[Path, tuple[str, Migration]] = field(default_factory=dict)
 
 
@@ -170,20 +168,27 @@ def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, staged:
     out.findings.extend(found.findings)
     out.deltas.update(found.deltas)
     out.status[name] = artifact_status(found.findings, recorded=True)
-    if ir_alpha.equivalent(described.dialect, expected, actual):
+    written = _written(name, expected, actual, staged, context.renames)
+    if written is None:
         return None
-    out.current[name] = expected
-    out.changed[name] = _written(name, actual, staged, context.renames)
+    out.changed[name] = written
     if not described.signature:
         return None
     placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
     return drift.signature_change(list(placed.get("inputs", {})), expected, actual)
 
 
-def _written(name: str, actual: str, staged: Built, renames: Renames) -> str:
-    """What an update writes of a changed recorded artifact: a placement snapshot of a format-1 folder keeps
-    that folder's output names, so that its file changes only where its program did."""
-    if renames is None or BY_NAME[name].family != "placement":
+def _written(name: str, expected: str, actual: str, staged: Built, renames: Renames) -> str | None:
+    """What an update writes of a recorded artifact (None: its snapshot ``expected`` holds the same program, up
+    to names and the order of independent operations): a stage text under the snapshot's names, a placement
+    snapshot of a format-1 folder under that folder's output names; so a file changes only where its program did."""
+    described = BY_NAME[name]
+    if described.is_text:
+        written = ir_rename.keep_names(described.dialect, expected, actual)  # the snapshot itself where equivalent
+        return None if written == expected else written
+    if expected == actual:
+        return None
+    if renames is None or described.family != "placement":
         return actual
     return to_json(snapshot_format.older_outputs(staged.analyses[name], renames()))
 
