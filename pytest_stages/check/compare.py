@@ -218,7 +218,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             "or edited by hand. Restore it from version control, or run "
             f"`pytest --stages-update {context.nodeid}` to record it again."
         )
-    compared = compare_pair(
+    return compare_pair(
         Pair(
             name,
             expected,
@@ -228,23 +228,9 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             context.tolerance,
             context.diff_lines,
             loop_places=lambda: staged.loop_places(context.rootpath),
+            function_place=lambda: staged.function_place(context.rootpath),
         )
     )
-    return _at_function(compared, lambda: staged.function_place(context.rootpath))
-
-
-def _at_function(compared: Compared, place: Callable[[], str | None]) -> Compared:
-    """``compared`` with the staged function's place (``place``: the line that jits it, where its file holds
-    one, ``gemma.py:166 in greedy_decode``; else its own line, ``lm.py:85 in <lambda>``) as the location of
-    each donation change: ``donate_argnums`` is set where the function is jitted, and names its arguments."""
-    donated = [f.subject == placement.DONATION for f in compared.findings]
-    where = place() if any(donated) else None
-    if where is None:
-        return compared
-    located = [
-        dataclasses.replace(f, locations=(where,)) if d else f for f, d in zip(compared.findings, donated, strict=True)
-    ]
-    return dataclasses.replace(compared, findings=located)
 
 
 def compare_pair(pair: Pair) -> Compared:
