@@ -20,12 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_stages.analyse.artifacts import BY_NAME
-from pytest_stages.check import snapshot_format
-from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form, migrations
+from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form, migrations, stored_form
 from pytest_stages.core.errors import SnapshotError
 from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import Change, Compared, Finding, Kind, Migration, Pair, Status
-from pytest_stages.ir.normalize import to_json
 
 if TYPE_CHECKING:
     from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
@@ -183,14 +181,10 @@ def _written(name: str, expected: str, actual: str, staged: Built, renames: Rena
     to names and the order of independent operations): a stage text under the snapshot's names, a placement
     snapshot of a format-1 folder under that folder's output names; so a file changes only where its program did."""
     described = BY_NAME[name]
-    if described.is_text:
-        written = ir_rename.keep_names(described.dialect, expected, actual)  # the snapshot itself where equivalent
-        return None if written == expected else written
-    if expected == actual:
-        return None
-    if renames is None or described.family != "placement":
-        return actual
-    return to_json(snapshot_format.older_outputs(staged.analyses[name], renames()))
+    if not described.is_text:
+        return None if expected == actual else stored_form(name, actual, staged.analyses[name], renames)
+    written = ir_rename.keep_names(described.dialect, expected, actual)  # the snapshot itself where equivalent
+    return None if written == expected else written
 
 
 def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built, context: Context) -> Compared:
