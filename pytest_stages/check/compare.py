@@ -1,6 +1,6 @@
 """Comparison: one staged call's artifacts against their snapshots, each judged by the family the artifact table names.
 
-:func:`compare_call` takes the call as :class:`Staged`, what comparing needs of a staged result
+:func:`compare_call` takes the call as :class:`Built`, what comparing needs of a staged result
 (the built texts and analyses, their printed form and source lines on demand), and runs down
 the layers from here: it never calls back into the run that staged it. Each family is its own
 module, imported at the first difference it judges: IR drift of stage texts
@@ -13,7 +13,6 @@ and the generic JSON comparison (:mod:`~pytest_stages.check.changed_paths`). Eac
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,8 +72,21 @@ class Built(Protocol):
 
 
 @dataclass(frozen=True)
+class Judged:
+    """One artifact against its snapshot: its cell, findings and moved figures, what an update writes of it
+    (None: nothing), and the input change it shows."""
+
+    name: str
+    status: Status
+    findings: Sequence[Finding] = ()
+    deltas: Mapping[str, list[float]] = field(default_factory=dict)
+    written: str | None = None
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
 class CallComparison:
-    """What :func:`compare_call` found for one call (its containers filled there, never after).
+    """What :func:`compare_call` found for one call, built once from its artifacts' :class:`Judged`.
 
     ``changed`` holds what an update writes of each artifact whose file must be (re)written (new, or
     different from its snapshot): its text as built, a stage text under its snapshot's names, a placement
@@ -83,12 +95,12 @@ class CallComparison:
     form, as it writes it and why.
     """
 
-    status: dict[str, Status] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-    deltas: dict[str, list[float]] = field(default_factory=dict)
-    changed: dict[str, str] = field(default_factory=dict)
-    signature: str | None = None
-    migrations: dict[Path, tuple[str, Migration]] = field(default_factory=dict)
+    status: dict[str, Status]
+    findings: list[Finding]
+    deltas: dict[str, list[float]]
+    changed: dict[str, str]
+    signature: str | None
+    migrations: dict[Path, tuple[str, Migration]]
 
 
 @dataclass(frozen=True)
@@ -117,16 +129,21 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
     ``context.replace_unreadable`` (update mode), where it is reported and replaced.
     """
     left_out = {**staged.skipped, **staged.partial}
-    out = CallComparison(
-        findings=[Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()],
-        migrations=migrations(snapshots, context.renames, staged.analyses) if context.migrate else {},
-    )
-    signature = None
+    judged = []
     for name in staged.built:
         if name in snapshots and name not in context.unchecked:
-            signature = _add_artifact(out, name, snapshots[name], staged=staged, context=context) or signature
-    out.status.update(dict.fromkeys(staged.skipped, Status.SKIPPED))
-    return out if signature is None else dataclasses.replace(out, signature=signature)
+            judged.append(_judged(name, snapshots[name], staged, context))
+    return CallComparison(
+        status={**{j.name: j.status for j in judged}, **dict.fromkeys(staged.skipped, Status.SKIPPED)},
+        findings=[
+            *(Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()),
+            *(finding for j in judged for finding in j.findings),
+        ],
+        deltas={metric: moved for j in judged for metric, moved in j.deltas.items()},
+        changed={j.name: j.written for j in judged if j.written is not None},
+        signature=next((j.signature for j in judged if j.signature), None),  # the jaxpr's alone
+        migrations=migrations(snapshots, context.renames, staged.analyses) if context.migrate else {},
+    )
 
 
 def artifact_status(findings: Sequence[Finding], *, recorded: bool) -> Status:
@@ -148,32 +165,24 @@ def budget_status(configured: bool, findings: Sequence[Finding]) -> Status:
     return Status.SKIPPED if any(f.change == Change.SKIPPED for f in findings) else Status.OK
 
 
-def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, staged: Built, context: Context) -> str | None:
-    """One artifact's status, findings and deltas; what an update writes of it; the input change it shows."""
+def _judged(name: str, snapshot: Snapshot, staged: Built, context: Context) -> Judged:
+    """One artifact against its snapshot."""
     if snapshot.text is None:
-        out.status[name] = Status.NEW
-        out.findings.append(no_snapshot(name))
-        out.changed[name] = staged.serialized(name)
-        return None
+        return Judged(name, Status.NEW, [no_snapshot(name)], written=staged.serialized(name))
     described = BY_NAME[name]
     built = staged.texts[name] if described.is_text else staged.analyses[name]
     compared = compared_form(name, snapshot, built, context.renames)
     if compared is None:  # nothing to compare, nor an analysis to print as JSON
-        out.status[name] = Status.OK
-        return None
+        return Judged(name, Status.OK)
     expected, actual = compared.text or "", staged.serialized(name)
     found = _compare_artifact(name, compared, actual, staged, context)
-    out.findings.extend(found.findings)
-    out.deltas.update(found.deltas)
-    out.status[name] = artifact_status(found.findings, recorded=True)
+    status = artifact_status(found.findings, recorded=True)
     written = _written(name, expected, actual, staged, context.renames)
-    if written is None:
-        return None
-    out.changed[name] = written
-    if not described.signature:
-        return None
+    if written is None or not described.signature:
+        return Judged(name, status, found.findings, found.deltas, written)
     placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
-    return drift.signature_change(list(placed.get("inputs", {})), expected, actual)
+    signature = drift.signature_change(list(placed.get("inputs", {})), expected, actual)
+    return Judged(name, status, found.findings, found.deltas, written, signature)
 
 
 def _written(name: str, expected: str, actual: str, staged: Built, renames: Renames) -> str | None:
