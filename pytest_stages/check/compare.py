@@ -1,7 +1,7 @@
 """Comparison: one staged call's artifacts against their snapshots, each judged by the family the artifact table names.
 
 :func:`compare_call` takes the call as :class:`Built`, what comparing needs of a staged result
-(the built texts and analyses, their printed form and source lines on demand), and runs down
+(the built texts and analyses, their printed form and source places on demand), and runs down
 the layers from here: it never calls back into the run that staged it. Each family is its own
 module, imported at the first difference it judges: IR drift of stage texts
 (:mod:`~pytest_stages.check.drift`), op structure (:mod:`~pytest_stages.check.ops`), cost and
@@ -27,13 +27,11 @@ from pytest_stages.core.records import Change, Compared, Finding, Kind, Migratio
 if TYPE_CHECKING:
     from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
     from pytest_stages.ir import rename as ir_rename
-    from pytest_stages.ir import sources as ir_sources
 else:
     changed_paths = lazy_module("pytest_stages.check.changed_paths")
     drift = lazy_module("pytest_stages.check.drift")
     figures = lazy_module("pytest_stages.check.figures")
     ir_rename = lazy_module("pytest_stages.ir.rename")
-    ir_sources = lazy_module("pytest_stages.ir.sources")
     kernel_changes = lazy_module("pytest_stages.check.kernel_changes")
     ops = lazy_module("pytest_stages.check.ops")
     placement = lazy_module("pytest_stages.check.placement")
@@ -64,7 +62,7 @@ class Built(Protocol):
 
     def serialized(self, name: str) -> str: ...
 
-    def source_lines(self, artifact: str) -> ir_sources.Located | None: ...
+    def line_places(self, artifact: str, root: Path | None) -> Sequence[str | None]: ...
 
     def loop_places(self, root: Path | None) -> list[str | None]: ...
 
@@ -206,7 +204,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
                 expected,
                 actual,
                 diff_lines=context.diff_lines,
-                locations=lambda: ir_sources.describe_all(staged.source_lines(name) or (), context.rootpath),
+                locations=lambda: staged.line_places(name, context.rootpath),
             )
         )
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
