@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_stages.analyse.artifacts import BUDGET, BY_NAME, device_estimate
+from pytest_stages.analyse.artifacts import BUDGET, device_estimate
 from pytest_stages.analyse.step_time import KEY as STEP
 from pytest_stages.analyse.step_time import SECONDS
 from pytest_stages.calls.errors import StagesFailure, StagesSkip
@@ -44,12 +44,10 @@ from pytest_stages.store.storage import SnapshotFolder
 
 if TYPE_CHECKING:
     from pytest_stages.check import message as check_message
-    from pytest_stages.ir import rename as ir_rename
     from pytest_stages.stage import measure as stage_measure
     from pytest_stages.store import pending as store_pending
 else:
     check_message = lazy_module("pytest_stages.check.message")
-    ir_rename = lazy_module("pytest_stages.ir.rename")
     stage_measure = lazy_module("pytest_stages.stage.measure")
     store_pending = lazy_module("pytest_stages.store.pending")
 
@@ -291,7 +289,7 @@ class StageSnapshot(CallWriter):
         new_meta = full_meta if rewritten else self._meta(meta, folder.current, migrating=False)
         queued = [
             *self.pending,
-            *(PendingWrite(self.folder.artifact(name, n), self._written(n, compared), name) for n in compared.changed),
+            *(PendingWrite(self.folder.artifact(name, n), text, name) for n, text in compared.changed.items()),
         ]
         if self._meta_due(meta, new_meta, migrating=rewritten) and all(p.path != self.folder.meta for p in queued):
             queued.append(PendingWrite(self.folder.meta, to_json(new_meta), name))
@@ -380,14 +378,6 @@ class StageSnapshot(CallWriter):
         explain = environment_.refusal if update else environment_.platform_message
         self._keep(dataclasses.replace(record, status=dict.fromkeys(self._judged(), Status.SKIPPED)))
         raise StagesFailure(f"{record.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}")
-
-    @staticmethod
-    def _written(name: str, compared: CallComparison) -> str:
-        """What an update writes of a changed artifact: a stage text under its snapshot's names."""
-        described = BY_NAME[name]
-        if described.is_text:
-            return ir_rename.keep_names(described.dialect, compared.current.get(name), compared.changed[name])
-        return compared.changed[name]
 
     def _migrated(
         self, queued: list[PendingWrite], name: str, migrations: Mapping[Path, tuple[str, Migration]]

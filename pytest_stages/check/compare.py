@@ -1,7 +1,7 @@
 """Comparison: one staged call's artifacts against their snapshots, each judged by the family the artifact table names.
 
-:func:`compare_call` takes the call as :class:`Staged`, what comparing needs of a staged result
-(the built texts and analyses, their printed form and source lines on demand), and runs down
+:func:`compare_call` takes the call as :class:`Built`, what comparing needs of a staged result
+(the built texts and analyses, their printed form and source places on demand), and runs down
 the layers from here: it never calls back into the run that staged it. Each family is its own
 module, imported at the first difference it judges: IR drift of stage texts
 (:mod:`~pytest_stages.check.drift`), op structure (:mod:`~pytest_stages.check.ops`), cost and
@@ -13,30 +13,25 @@ and the generic JSON comparison (:mod:`~pytest_stages.check.changed_paths`). Eac
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_stages.analyse.artifacts import BY_NAME
-from pytest_stages.check import snapshot_format
-from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form, migrations
+from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form, migrations, stored_form
 from pytest_stages.core.errors import SnapshotError
 from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import Change, Compared, Finding, Kind, Migration, Pair, Status
-from pytest_stages.ir.normalize import to_json
 
 if TYPE_CHECKING:
     from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
-    from pytest_stages.ir import alpha as ir_alpha
-    from pytest_stages.ir import sources as ir_sources
+    from pytest_stages.ir import rename as ir_rename
 else:
     changed_paths = lazy_module("pytest_stages.check.changed_paths")
     drift = lazy_module("pytest_stages.check.drift")
     figures = lazy_module("pytest_stages.check.figures")
-    ir_alpha = lazy_module("pytest_stages.ir.alpha")
-    ir_sources = lazy_module("pytest_stages.ir.sources")
+    ir_rename = lazy_module("pytest_stages.ir.rename")
     kernel_changes = lazy_module("pytest_stages.check.kernel_changes")
     ops = lazy_module("pytest_stages.check.ops")
     placement = lazy_module("pytest_stages.check.placement")
@@ -67,7 +62,7 @@ class Built(Protocol):
 
     def serialized(self, name: str) -> str: ...
 
-    def source_lines(self, artifact: str) -> ir_sources.Located | None: ...
+    def line_places(self, artifact: str, root: Path | None) -> Sequence[str | None]: ...
 
     def loop_places(self, root: Path | None) -> list[str | None]: ...
 
@@ -75,24 +70,35 @@ class Built(Protocol):
 
 
 @dataclass(frozen=True)
+class Judged:
+    """One artifact against its snapshot: its cell, findings and moved figures, what an update writes of it
+    (None: nothing), and the input change it shows."""
+
+    name: str
+    status: Status
+    findings: Sequence[Finding] = ()
+    deltas: Mapping[str, list[float]] = field(default_factory=dict)
+    written: str | None = None
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
 class CallComparison:
-    """What :func:`compare_call` found for one call (its containers filled there, never after).
+    """What :func:`compare_call` found for one call, built once from its artifacts' :class:`Judged`.
 
     ``changed`` holds what an update writes of each artifact whose file must be (re)written (new, or
-    different from its snapshot): its text as built, a placement snapshot under its folder's output
-    names; a stage text is aligned with its snapshot's names as the file is written. ``current`` holds
-    the snapshot of each changed artifact recorded before, as this version of pytest-stages writes it.
-    ``signature`` explains an input change seen in the jaxpr. ``migrations``: with ``--stages-migrate``, each
-    recorded snapshot (compared or not) not in this version's form, as it writes it and why.
+    different from its snapshot): its text as built, a stage text under its snapshot's names, a placement
+    snapshot under its folder's output names. ``signature`` explains an input change seen in the jaxpr.
+    ``migrations``: with ``--stages-migrate``, each recorded snapshot (compared or not) not in this version's
+    form, as it writes it and why.
     """
 
-    status: dict[str, Status] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-    deltas: dict[str, list[float]] = field(default_factory=dict)
-    changed: dict[str, str] = field(default_factory=dict)
-    signature: str | None = None
-    current: dict[str, str] = field(default_factory=dict)
-    migrations: dict[Path, tuple[str, Migration]] = field(default_factory=dict)
+    status: dict[str, Status]
+    findings: list[Finding]
+    deltas: dict[str, list[float]]
+    changed: dict[str, str]
+    signature: str | None
+    migrations: dict[Path, tuple[str, Migration]]
 
 
 @dataclass(frozen=True)
@@ -121,16 +127,21 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
     ``context.replace_unreadable`` (update mode), where it is reported and replaced.
     """
     left_out = {**staged.skipped, **staged.partial}
-    out = CallComparison(
-        findings=[Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()],
-        migrations=migrations(snapshots, context.renames, staged.analyses) if context.migrate else {},
-    )
-    signature = None
+    judged = []
     for name in staged.built:
         if name in snapshots and name not in context.unchecked:
-            signature = _add_artifact(out, name, snapshots[name], staged=staged, context=context) or signature
-    out.status.update(dict.fromkeys(staged.skipped, Status.SKIPPED))
-    return out if signature is None else dataclasses.replace(out, signature=signature)
+            judged.append(_judged(name, snapshots[name], staged, context))
+    return CallComparison(
+        status={**{j.name: j.status for j in judged}, **dict.fromkeys(staged.skipped, Status.SKIPPED)},
+        findings=[
+            *(Finding(Kind.SKIPPED, name, reason, failing=False) for name, reason in left_out.items()),
+            *(finding for j in judged for finding in j.findings),
+        ],
+        deltas={metric: moved for j in judged for metric, moved in j.deltas.items()},
+        changed={j.name: j.written for j in judged if j.written is not None},
+        signature=next((j.signature for j in judged if j.signature), None),  # the jaxpr's alone
+        migrations=migrations(snapshots, context.renames, staged.analyses) if context.migrate else {},
+    )
 
 
 def artifact_status(findings: Sequence[Finding], *, recorded: bool) -> Status:
@@ -152,40 +163,35 @@ def budget_status(configured: bool, findings: Sequence[Finding]) -> Status:
     return Status.SKIPPED if any(f.change == Change.SKIPPED for f in findings) else Status.OK
 
 
-def _add_artifact(out: CallComparison, name: str, snapshot: Snapshot, *, staged: Built, context: Context) -> str | None:
-    """One artifact's status, findings and deltas; what an update writes of it; the input change it shows."""
+def _judged(name: str, snapshot: Snapshot, staged: Built, context: Context) -> Judged:
+    """One artifact against its snapshot."""
     if snapshot.text is None:
-        out.status[name] = Status.NEW
-        out.findings.append(no_snapshot(name))
-        out.changed[name] = staged.serialized(name)
-        return None
+        return Judged(name, Status.NEW, [no_snapshot(name)], written=staged.serialized(name))
     described = BY_NAME[name]
     built = staged.texts[name] if described.is_text else staged.analyses[name]
     compared = compared_form(name, snapshot, built, context.renames)
     if compared is None:  # nothing to compare, nor an analysis to print as JSON
-        out.status[name] = Status.OK
-        return None
+        return Judged(name, Status.OK)
     expected, actual = compared.text or "", staged.serialized(name)
     found = _compare_artifact(name, compared, actual, staged, context)
-    out.findings.extend(found.findings)
-    out.deltas.update(found.deltas)
-    out.status[name] = artifact_status(found.findings, recorded=True)
-    if ir_alpha.equivalent(described.dialect, expected, actual):
-        return None
-    out.current[name] = expected
-    out.changed[name] = _written(name, actual, staged, context.renames)
-    if not described.signature:
-        return None
+    status = artifact_status(found.findings, recorded=True)
+    written = _written(name, expected, actual, staged, context.renames)
+    if written is None or not described.signature:
+        return Judged(name, status, found.findings, found.deltas, written)
     placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
-    return drift.signature_change(list(placed.get("inputs", {})), expected, actual)
+    signature = drift.signature_change(list(placed.get("inputs", {})), expected, actual)
+    return Judged(name, status, found.findings, found.deltas, written, signature)
 
 
-def _written(name: str, actual: str, staged: Built, renames: Renames) -> str:
-    """What an update writes of a changed recorded artifact: a placement snapshot of a format-1 folder keeps
-    that folder's output names, so that its file changes only where its program did."""
-    if renames is None or BY_NAME[name].family != "placement":
-        return actual
-    return to_json(snapshot_format.older_outputs(staged.analyses[name], renames()))
+def _written(name: str, expected: str, actual: str, staged: Built, renames: Renames) -> str | None:
+    """What an update writes of a recorded artifact (None: its snapshot ``expected`` holds the same program, up
+    to names and the order of independent operations): a stage text under the snapshot's names, a placement
+    snapshot of a format-1 folder under that folder's output names; so a file changes only where its program did."""
+    described = BY_NAME[name]
+    if not described.is_text:
+        return None if expected == actual else stored_form(name, actual, staged.analyses[name], renames)
+    written = ir_rename.keep_names(described.dialect, expected, actual)  # the snapshot itself where equivalent
+    return None if written == expected else written
 
 
 def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built, context: Context) -> Compared:
@@ -198,7 +204,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
                 expected,
                 actual,
                 diff_lines=context.diff_lines,
-                locations=lambda: ir_sources.describe_all(staged.source_lines(name) or (), context.rootpath),
+                locations=lambda: staged.line_places(name, context.rootpath),
             )
         )
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
@@ -213,7 +219,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             "or edited by hand. Restore it from version control, or run "
             f"`pytest --stages-update {context.nodeid}` to record it again."
         )
-    compared = compare_pair(
+    return compare_pair(
         Pair(
             name,
             expected,
@@ -223,23 +229,9 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             context.tolerance,
             context.diff_lines,
             loop_places=lambda: staged.loop_places(context.rootpath),
+            function_place=lambda: staged.function_place(context.rootpath),
         )
     )
-    return _at_function(compared, lambda: staged.function_place(context.rootpath))
-
-
-def _at_function(compared: Compared, place: Callable[[], str | None]) -> Compared:
-    """``compared`` with the staged function's place (``place``: the line that jits it, where its file holds
-    one, ``gemma.py:166 in greedy_decode``; else its own line, ``lm.py:85 in <lambda>``) as the location of
-    each donation change: ``donate_argnums`` is set where the function is jitted, and names its arguments."""
-    donated = [f.subject == placement.DONATION for f in compared.findings]
-    where = place() if any(donated) else None
-    if where is None:
-        return compared
-    located = [
-        dataclasses.replace(f, locations=(where,)) if d else f for f, d in zip(compared.findings, donated, strict=True)
-    ]
-    return dataclasses.replace(compared, findings=located)
 
 
 def compare_pair(pair: Pair) -> Compared:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pytest_stages.analyse.artifacts import check_kind
@@ -244,5 +245,12 @@ def _tuple(value: object) -> str:
 
 
 def placement(pair: Pair) -> Compared:
-    """Shardings, donations and layouts, leaf by leaf."""
-    return Compared(compare_placement(pair.artifact, pair.before, pair.after))
+    """Shardings, donations and layouts, leaf by leaf; each donation change placed at the staged function
+    (``pair.function_place``: the line that jits it, where its file holds one, ``gemma.py:166 in greedy_decode``;
+    else its own line, ``lm.py:85 in <lambda>``): ``donate_argnums`` is set there, and names its arguments."""
+    findings = compare_placement(pair.artifact, pair.before, pair.after)
+    donated = [f.subject == DONATION for f in findings]
+    where = pair.function_place() if any(donated) and pair.function_place is not None else None
+    if where is None:
+        return Compared(findings)
+    return Compared([replace(f, locations=(where,)) if d else f for f, d in zip(findings, donated, strict=True)])

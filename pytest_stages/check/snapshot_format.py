@@ -153,16 +153,15 @@ def records_other(recorded: Mapping[str, object], written: Mapping[str, object])
     return any(written.get(key) != value for key, value in recorded.items())
 
 
-def older_outputs(data: object, renames: Mapping[str, str]) -> object:
-    """A placement snapshot, as this version builds it, with the output names of a format-1 folder.
-
-    The inverse of the renaming :func:`current_form` reads such a folder with, so that a changed
-    placement file written into a folder of format 1 changes only where its program did.
-    """
-    if not isinstance(data, dict) or not renames:
-        return data
-    back = {new: old for old, new in renames.items()}
-    return renamed_outputs(data, back) if len(back) == len(renames) else data
+def stored_form(artifact: str, text: str, data: object, renames: Renames = None) -> str:
+    """A changed artifact as an update writes it (``text``: ``data`` as this version prints it): a placement
+    snapshot of a format-1 folder with that folder's output names, the inverse of the renaming
+    :func:`current_form` reads it with, so that its file changes only where its program did."""
+    if renames is None or BY_NAME[artifact].family != "placement" or not isinstance(data, dict):
+        return text
+    names = renames()
+    back = {new: old for old, new in names.items()}
+    return to_json(renamed_outputs(data, back)) if names and len(back) == len(names) else text
 
 
 def current_form(artifact: str, text: str, renames: Renames = None) -> str:

@@ -215,7 +215,7 @@ class Pair:
 
     ``before`` is the snapshot parsed (JSON artifacts) and ``after`` the fresh data;
     ``locations`` gives, on demand, the source location of each line of ``actual``, and
-    ``loop_places`` that of each while loop of ``after`` (``ops.json``).
+    ``loop_places`` that of each while loop of ``after`` (``ops.json``), ``function_place`` the staged function's.
     """
 
     artifact: str
@@ -227,6 +227,7 @@ class Pair:
     diff_lines: int = 60
     locations: Callable[[], Sequence[str | None] | None] | None = None
     loop_places: Callable[[], Sequence[str | None]] | None = None
+    function_place: Callable[[], str | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -166,6 +166,11 @@ class StageResult:
         if artifact not in self.texts or locate is None:
             return None
         return locate(self)
+
+    def line_places(self, artifact: str, root: Path | None) -> Sequence[str | None]:
+        """Where each line of ``texts[artifact]`` came from, relative to ``root``, each described as it is read
+        (empty where :meth:`source_lines` cannot say)."""
+        return ir_sources.describe_all(self.source_lines(artifact) or (), root)
 
     def loop_places(self, root: Path | None) -> list[str | None]:
         """Where each while loop of the compiled program was written (relative to ``root``), in ``ops.json`` order.
