@@ -463,15 +463,21 @@ def in_a_terminal(
     env.pop("NO_COLOR", None)
     if not color:
         env["NO_COLOR"] = "1"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pytest_stages", "review", "p"],
-        cwd=project.path,
-        stdin=child,
-        stdout=child,
-        stderr=child,
-        env=env,
-        close_fds=True,
-    )
+    # Ctrl-C at its default in the child, as in a terminal: a run started in the background (nohup, a CI job
+    # without job control) ignores SIGINT, and a Python child inherits an ignored SIGINT and never sees it.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pytest_stages", "review", "p"],
+            cwd=project.path,
+            stdin=child,
+            stdout=child,
+            stderr=child,
+            env=env,
+            close_fds=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, before)
     os.close(child)
     seen, left = b"", list(answers)
     deadline = time.monotonic() + 120
