@@ -117,6 +117,20 @@ def test_every_artifact_the_writer_produces_reads_back_and_compares_clean(tmp_pa
     assert set(compared.status.values()) <= {"ok", "skipped", "-"}
 
 
+def test_a_json_snapshot_given_unparsed_is_parsed_and_judged_by_its_data(tmp_path):
+    """compare_call parses a JSON snapshot itself where its reader did not: one whose text differs from the fresh
+    analysis (a changed figure) is judged by its data, not taken for unreadable or compared as a sentinel."""
+    result = _staged((jax.ShapeDtypeStruct((3,), jnp.float32),) * 2, [True, True], "used", ())
+    path = SnapshotFolder(tmp_path, "test_m", "test_f", "cpu1").artifact("f", "cost")
+    recorded = json.loads(result.serialized("cost"))
+    recorded["compiled"]["flops"] = recorded["compiled"]["flops"] * 2 + 1000
+    compared = compare_call(
+        result, {"cost": Snapshot(path, json.dumps(recorded))}, Context("test_m.py::test_f", tmp_path)
+    )
+    assert compared.status["cost"] == "improved"
+    assert [f.subject for f in compared.findings if f.artifact == "cost"] == ["flops"]
+
+
 def test_an_input_jit_drops_has_a_null_sharding_the_reader_accepts():
     """A snapshot of an input jit drops records ``"sharding": null``, which the reader accepts."""
     result = _staged((jax.ShapeDtypeStruct((3,), jnp.float32),) * 2, [True, False], "used", ())

@@ -429,12 +429,13 @@ class StageSnapshot(CallWriter):
         return (*self.stages, *self.analyses)
 
     def _snapshots(self, name: str, *, read: bool = True) -> dict[str, Snapshot]:
-        """The call's snapshot files, each read once, a JSON one parsed (all None, unread, where ``read`` is False)."""
+        """The call's snapshot files, each read once, with the data the reader parsed (all None, unread, where
+        ``read`` is False); compare_call parses the other JSON ones."""
         paths = {artifact: self.folder.artifact(name, artifact) for artifact in self._judged()}
         parsed: dict[str, object] = {}
         texts = self.session.store.read_all(paths, parsed) if read else dict.fromkeys(paths)
         return {
-            artifact: snapshot_format.parsed(artifact, Snapshot(path, texts[artifact], parsed.get(artifact, UNPARSED)))
+            artifact: Snapshot(path, texts[artifact], parsed.get(artifact, UNPARSED))
             for artifact, path in paths.items()
         }
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_stages.analyse.artifacts import BY_NAME
-from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form, migrations, stored_form
+from pytest_stages.check.snapshot_format import Renames, Snapshot, compared_form, migrations, parsed, stored_form
 from pytest_stages.core.errors import SnapshotError
 from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import Change, Compared, Finding, Kind, Migration, Pair, Status
@@ -127,6 +127,7 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
     ``context.replace_unreadable`` (update mode), where it is reported and replaced.
     """
     left_out = {**staged.skipped, **staged.partial}
+    snapshots = {name: parsed(name, snapshot) for name, snapshot in snapshots.items()}  # each JSON one parsed once
     judged = []
     for name in staged.built:
         if name in snapshots and name not in context.unchecked:
