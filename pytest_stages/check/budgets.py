@@ -7,7 +7,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypedDict, TypeVar, cast
+from typing import Any, Final, TypedDict, cast
 
 from pytest_stages.analyse import step_time
 from pytest_stages.analyse.analyses import FIGURE_KEYS, cost_source, figure_name, staged_cost
@@ -100,10 +100,6 @@ class Budget(TypedDict, total=False):
     compile_seconds: float
 
 
-# A budget table: parsed (:class:`Budget`), or as the pyproject writes it (``pytest-stages history``'s ceilings).
-_Table = TypeVar("_Table", bound=Mapping[str, object])
-
-
 def peak_bytes(memory: Mapping[str, Any]) -> int | None:
     """Arguments + outputs + generated code + temp - aliased bytes (None without those figures)."""
     if any(memory.get(part) is None for part in PEAK_PARTS):
@@ -185,14 +181,19 @@ _PARSERS: dict[str, Callable[[str, object], object]] = {
 }
 
 
-def budget_for(nodeid: str, patterns: Mapping[str, _Table], marker: _Table) -> _Table:
+def parse_budgets(tables: Mapping[str, Mapping[str, object]]) -> dict[str, Budget]:
+    """``[tool.pytest_stages.budgets]``, each node-id pattern's table parsed (the session's and history's)."""
+    return {pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw) for pattern, raw in tables.items()}
+
+
+def budget_for(nodeid: str, patterns: Mapping[str, Budget], marker: Budget) -> Budget:
     """Budgets from every matching ``[tool.pytest_stages.budgets]`` pattern, then the marker's."""
-    merged: dict[str, object] = {}
+    merged = Budget()
     for pattern, budget in patterns.items():
         if fnmatch.fnmatchcase(nodeid, pattern):
             merged.update(budget)
     merged.update(marker)
-    return cast(_Table, merged)
+    return merged
 
 
 def unmatched_patterns(patterns: Iterable[str], nodeids: Iterable[str]) -> list[str]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_stages.calls.session import StagesSession
-from pytest_stages.check.budgets import parse_budget
+from pytest_stages.check.budgets import parse_budgets
 from pytest_stages.config.discovery import FoundTable, ini_tables
 from pytest_stages.config.settings import Settings, check_cache_folder, parse_settings
 from pytest_stages.config.values import parse_selection, respellings
@@ -175,10 +175,7 @@ def pytest_configure(config: pytest.Config) -> None:
             snapshots = snapshot_root(config.rootpath, settings.snapshot_dir)
             check_cache_folder(settings.compilation_cache, config.rootpath, settings.snapshot_dir)
         options = read_options(config, settings, snapshots)
-        patterns = {
-            pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
-            for pattern, raw in settings.budgets.items()
-        }
+        patterns = parse_budgets(settings.budgets)
         baseline = config.getoption("stages_baseline")
         calls = report_baseline.read_baseline(Path(baseline)) if baseline is not None else []
     except StagesError as exc:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from pytest_stages.check.budgets import parse_budget
+from pytest_stages.check.budgets import parse_budgets
 from pytest_stages.check.figure_text import metric_short
 from pytest_stages.config.settings import Settings
 from pytest_stages.core.errors import ConfigError, StagesError
@@ -70,16 +70,11 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     output = _checked_page(Path(args.html), snapshots) if args.html else None
     started = time.perf_counter()
     folder = snapshots.relative_to(repository.resolve()).as_posix()
-    # The ceilings as the plugin reads them: "2 ms", "64MiB" and JAX's spellings (temp_size_in_bytes) too.
-    budgets = {
-        pattern: parse_budget(f"[tool.pytest_stages.budgets] {pattern!r}", raw)
-        for pattern, raw in settings.budgets.items()
-    }
     history = read_history(
         repository,
         folder,
         settings.tolerance,
-        budgets,
+        parse_budgets(settings.budgets),  # the ceilings as the plugin reads them ("2 ms", JAX's names)
         since=args.since,
         max_count=args.max_count,
         first_parent=not args.all_parents,

@@ -19,7 +19,7 @@ from typing import Any, TypeGuard
 
 from pytest_stages.analyse import step_time
 from pytest_stages.analyse.analyses import figure_key, figure_name, staged_cost
-from pytest_stages.check.budgets import COST_METRICS, Share, budget_for, peak_bytes
+from pytest_stages.check.budgets import COST_METRICS, Budget, Share, budget_for, peak_bytes
 from pytest_stages.check.figures import metric_tolerance
 from pytest_stages.core.inputs import UNPARSED
 from pytest_stages.core.units import relative_change
@@ -285,7 +285,7 @@ class _Reader:
             return None
         return figures(artifact, data)
 
-    def series(self, budgets: Mapping[str, Mapping[str, object]]) -> Iterator[Series]:
+    def series(self, budgets: Mapping[str, Budget]) -> Iterator[Series]:
         for (line, figure), points in sorted(self.points.items(), key=lambda item: (self.names[item[0][0]], item[0])):
             call = self.names[line]
             ceiling = ceilings(budget_for(call.nodeid, budgets, {})).get(figure) if budgets else None
@@ -301,7 +301,7 @@ def build(
     blobs: Mapping[str, bytes | None],
     folder: str,
     tolerances: Mapping[str, float],
-    budgets: Mapping[str, Mapping[str, object]],
+    budgets: Mapping[str, Budget],
 ) -> History:
     """The history of the figure files under ``folder`` that ``log``'s commits changed, read from ``blobs``."""
     reader = _Reader(log, blobs, folder, tolerances)
@@ -323,7 +323,7 @@ def read_history(
     root: Path,
     folder: str,
     tolerances: Mapping[str, float],
-    budgets: Mapping[str, Mapping[str, object]],
+    budgets: Mapping[str, Budget],
     *,
     since: str | None = None,
     max_count: int | None = None,
