@@ -127,7 +127,7 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
     ``context.replace_unreadable`` (update mode), where it is reported and replaced.
     """
     left_out = {**staged.skipped, **staged.partial}
-    snapshots = {name: parsed(name, snapshot) for name, snapshot in snapshots.items()}  # each JSON one parsed once
+    snapshots = _parsed(snapshots)
     judged = []
     for name in staged.built:
         if name in snapshots and name not in context.unchecked:
@@ -143,6 +143,11 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
         signature=next((j.signature for j in judged if j.signature), None),  # the jaxpr's alone
         migrations=migrations(snapshots, context.renames, staged.analyses) if context.migrate else {},
     )
+
+
+def _parsed(snapshots: Mapping[str, Snapshot]) -> dict[str, Snapshot]:
+    """Each JSON snapshot with its data, parsed once (as its reader left it where the reader parsed it)."""
+    return {name: parsed(name, snapshot) for name, snapshot in snapshots.items()}
 
 
 def artifact_status(findings: Sequence[Finding], *, recorded: bool) -> Status:
