@@ -273,7 +273,7 @@ def _check_step(findings: list[Finding], step: StepTime | None, ceiling: float) 
         f"exceeds the ceiling {format_seconds(ceiling)}"
     )
     within = f"{STEP_METRIC} {format_seconds(value)} on {step.get('chip')}, ceiling {format_seconds(ceiling)}"
-    _judged(findings, STEP_METRIC, value, ceiling, over=over if value > ceiling else None, within=within)
+    _judged(findings, STEP_METRIC, value, ceiling, over=over, within=within)
 
 
 def _check_size(
@@ -310,25 +310,27 @@ def _check(findings: list[Finding], metric: str, value: Any, ceiling: float, sho
         _not_checked(findings, metric, f"{metric}: not measured on this backend")
         return
     over = f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}"
-    _judged(
-        findings,
-        metric,
-        value,
-        ceiling,
-        over=over if value > ceiling else None,
-        within=f"{metric} {show(value)}, ceiling {show(ceiling)}",
-    )
+    _judged(findings, metric, value, ceiling, over=over, within=f"{metric} {show(value)}, ceiling {show(ceiling)}")
 
 
 def _judged(
-    findings: list[Finding], metric: str, value: float, ceiling: float, *, over: str | None, within: str
+    findings: list[Finding],
+    metric: str,
+    value: float,
+    ceiling: float,
+    *,
+    over: str,
+    within: str,
+    allowed: float | None = None,
 ) -> None:
-    """One ceiling's verdict: the breach ``over`` where the figure exceeds it, else the passing note ``within``."""
-    figures: dict[str, Any] = {"subject": metric, "before": ceiling, "after": value}
-    if over is not None:
-        findings.append(Finding(Kind.BUDGET, "budget", over, change=Change.BREACH, **figures))
-    else:
-        findings.append(Finding(Kind.BUDGET, "budget", within, failing=False, **figures))
+    """One ceiling's verdict: the breach ``over`` where the figure exceeds ``allowed`` (the ceiling, unless
+    given), else the passing note ``within``."""
+    breach = value > (ceiling if allowed is None else allowed)
+    change = Change.BREACH if breach else Change.OTHER
+    message = over if breach else within
+    findings.append(
+        Finding(Kind.BUDGET, "budget", message, breach, change=change, subject=metric, before=ceiling, after=value)
+    )
 
 
 def _not_checked(findings: list[Finding], metric: str, message: str) -> None:
@@ -370,10 +372,8 @@ def _check_vmem(findings: list[Finding], specs: Mapping[str, Any] | None, ceilin
                 findings, VMEM_METRIC, f"{VMEM_METRIC} {ceiling}: the VMEM size of this device is not known here"
             )
             return
-        limit, shown = (
-            ceiling.fraction * capacity,
-            f"{ceiling} of {format_bytes(capacity)} VMEM ({format_bytes(ceiling.fraction * capacity)})",
-        )
+        limit = ceiling.fraction * capacity
+        shown = f"{ceiling} of {format_bytes(capacity)} VMEM ({format_bytes(limit)})"
     else:
         limit, shown = float(ceiling), format_bytes(ceiling)
     for name, kernel in specs["kernels"].items():
@@ -396,4 +396,4 @@ def _check_seconds(findings: list[Finding], seconds: Mapping[str, float] | None,
         f"(+{COMPILE_SECONDS_MARGIN:.0%} noise margin: {format_seconds(allowed)})"
     )
     within = f"{SECONDS_METRIC} {format_seconds(total)}, ceiling {format_seconds(ceiling)}"
-    _judged(findings, SECONDS_METRIC, total, ceiling, over=over if total > allowed else None, within=within)
+    _judged(findings, SECONDS_METRIC, total, ceiling, over=over, within=within, allowed=allowed)

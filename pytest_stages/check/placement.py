@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -149,19 +150,12 @@ def _grouped(
 
 def _argument_leaves(leaves: Sequence[str]) -> dict[str, int]:
     """Each argument's count of distinct input leaves (``p[0]``, ``p[1]`` -> ``{"p": 2}``)."""
-    counts: dict[str, int] = {}
-    for leaf in dict.fromkeys(leaves):
-        argument = _argument(leaf)
-        counts[argument] = counts.get(argument, 0) + 1
-    return counts
+    return dict(Counter(map(_argument, dict.fromkeys(leaves))))
 
 
 def _whole_arguments(leaves: Sequence[str], arguments: Mapping[str, int]) -> list[str]:
     """The arguments ``leaves`` are every input leaf of, in order; [] where they are not whole arguments."""
-    named: dict[str, int] = {}
-    for leaf in leaves:
-        argument = _argument(leaf)
-        named[argument] = named.get(argument, 0) + 1
+    named = Counter(map(_argument, leaves))
     return list(named) if all(arguments.get(argument) == n for argument, n in named.items()) else []
 
 
@@ -182,8 +176,7 @@ def _placement_change(
         return "", "", COLLECTIVES_LABEL + (", ".join(deltas) or "reordered"), ""
     side, leaf = key[0], key[1]
     label = side[:-1]
-    old_leaf = expected.get(side, {}).get(leaf)
-    new_leaf = actual.get(side, {}).get(leaf)
+    old_leaf, new_leaf = expected.get(side, {}).get(leaf), actual.get(side, {}).get(leaf)
     if old_leaf is None:
         return label, leaf, ": new leaf", f" ({_describe_leaf(new_leaf, mesh=mesh)})"
     if new_leaf is None:

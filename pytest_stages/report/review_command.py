@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TextIO
@@ -315,21 +315,21 @@ def _walk(
     terminal: bool,
 ) -> int:
     """Each call shown and asked about on the terminal; the answers applied at the end, or at Ctrl-C."""
+    colour, interrupted = terminal and not os.environ.get("NO_COLOR"), False
     try:
         for position, (found, entry) in enumerate(chosen, 1):
-            text = call_text(entry, project.snapshots, colour=_colour(terminal))
+            text = call_text(entry, project.snapshots, colour=colour)
             _show([f"({position}/{len(chosen)}) {text[0]}", *text[1:]], stream, terminal)
-            choice = _ask(_prompt(stream), stream)
+            choice = _ask(stream)
             if choice == "quit":
                 break
             decisions[choice].append((found, entry))
     except KeyboardInterrupt:
         stream.write("\npytest-stages review: interrupted: the answers given are applied, the rest stay pending\n")
-        decisions["skip"] += chosen[sum(map(len, decisions.values())) :]
-        status = _conclude(decisions, project, stream)
-        return INTERRUPTED if status == OK else status
+        interrupted = True
     decisions["skip"] += chosen[sum(map(len, decisions.values())) :]
-    return _conclude(decisions, project, stream)
+    status = _conclude(decisions, project, stream)
+    return INTERRUPTED if interrupted and status == OK else status
 
 
 def _conclude(
@@ -374,10 +374,6 @@ def _by_set(calls: Sequence[tuple[PendingSet, PendingEntry]]) -> list[tuple[Pend
     return list(sets.values())
 
 
-def _colour(terminal: bool) -> bool:
-    return terminal and not os.environ.get("NO_COLOR")
-
-
 def _show(lines: list[str], stream: TextIO, terminal: bool) -> None:
     """The call's text: through ``$PAGER`` on a terminal where one is set, else written out."""
     text = "".join(f"{line}\n" for line in lines)
@@ -392,21 +388,13 @@ def _show(lines: list[str], stream: TextIO, terminal: bool) -> None:
     stream.flush()
 
 
-def _prompt(stream: TextIO) -> Callable[[str], str]:
-    def ask(question: str) -> str:
-        stream.write(question)
+def _ask(stream: TextIO) -> str:
+    """The answer about one call, asked until it is one of :data:`_CHOICES`; quit at the end of input."""
+    while True:
+        stream.write("accept (a), reject (r), skip (s), quit (q)? ")
         stream.flush()
         line = sys.stdin.readline()
-        if not line:
-            return "q"
-        return line.strip()
-
-    return ask
-
-
-def _ask(ask: Callable[[str], str], stream: TextIO) -> str:
-    while True:
-        answer = ask("accept (a), reject (r), skip (s), quit (q)? ").strip().lower()[:1]
+        answer = line.strip().lower()[:1] if line else "q"
         if answer in _CHOICES:
             return _CHOICES[answer]
         stream.write("answer a, r, s or q\n")
