@@ -14,14 +14,7 @@ from pytest_stages.analyse.analyses import FIGURE_KEYS, cost_source, figure_name
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import Change, Finding, Kind, StepTime
 from pytest_stages.core.text import close_match, listing
-from pytest_stages.core.units import (
-    format_bytes,
-    format_number,
-    format_seconds,
-    parse_count,
-    parse_seconds,
-    parse_size,
-)
+from pytest_stages.core.units import format_bytes, format_number, format_seconds, parse_count, parse_seconds, parse_size
 from pytest_stages.ir.hlo import COLLECTIVES
 from pytest_stages.stage.activation import DeviceMemory
 

@@ -64,7 +64,7 @@ class Dialect:
         """Per-diff state (jaxpr variable names); none for HLO and MLIR."""
 
     def canonical(self, text: str) -> str:
-        return self.canonical_pattern.sub(_first_group, text)
+        return self.canonical_pattern.sub(r"\1", text)
 
     def unchanged(self, old: Sequence[str], new: Sequence[str], renamed: dict[str, str]) -> bool:
         """Whether aligned lines are the same under ``renamed``, checked at once: only with ``unique_names``."""
@@ -87,10 +87,6 @@ class Dialect:
         return [next(g for g in m.groups() if g) for m in self.defs_pattern.finditer(text)]
 
 
-def _first_group(match: re.Match[str]) -> str:
-    return match[1]
-
-
 def _name_split(token: str) -> re.Pattern[str]:
     """A pattern whose ``split`` keeps the names: ``%a.1 = f(%b.2)`` -> ``["", "%a.1", " = f(", "%b.2", ")"]``."""
     return re.compile(f"({token})")
@@ -108,11 +104,7 @@ class _Jaxpr(Dialect):
     """Jaxpr variables are bare lowercase words; only words bound somewhere (``b:f32[]``) are names."""
 
     def __init__(self) -> None:
-        super().__init__(
-            token=JAXPR_NAME,
-            canonical=r"(?!)()",
-            defs=JAXPR_DEF,
-        )
+        super().__init__(token=JAXPR_NAME, canonical=r"(?!)()", defs=JAXPR_DEF)
         self.names: frozenset[str] = frozenset()
 
     def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
