@@ -30,7 +30,7 @@ def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mappin
     """
     keys = placement_keys(expected, actual)
     arguments = _argument_leaves([*expected.get("inputs", {}), *actual.get("inputs", {})])
-    full = _grouped([_placement_change(key, expected, actual) for key in keys], arguments=arguments)
+    full = group_leaves([_placement_change(key, expected, actual) for key in keys], arguments=arguments)
     short = group_leaves(
         [_placement_change(key, expected, actual, mesh=False) for key in keys], arguments=arguments, headline=True
     )
@@ -43,7 +43,7 @@ def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mappin
             subject=DONATION if change.startswith((LOST, GAINED)) else "",
             moves=(headline,),
         )
-        for (side, message, change), headline in zip(full, short, strict=True)
+        for (side, message, change), (_, headline, _) in zip(full, short, strict=True)
     ]
 
 
@@ -101,27 +101,14 @@ def group_leaves(
     arguments: Mapping[str, int] | None = None,
     *,
     headline: bool = False,
-) -> list[str]:
-    """``(side, leaf, change, extra)`` as messages; ``least`` or more leaves with one change are one line.
+) -> list[tuple[str, str, str]]:
+    """``(side, leaf, change, extra)`` as ``(side, message, change)``, side ``""`` for the collectives; ``least``
+    or more leaves with one change are one message.
 
     ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; inputs that are every
     leaf of their arguments (``arguments``: each one's leaf count) are named by them: ``arguments p, s (115
-    arrays) no longer donated``; for the ``headline``, a group's field change first (:func:`_grouped`).
-    """
-    return [message for _, message, _ in _grouped(changes, least, arguments, headline=headline)]
-
-
-def _grouped(
-    changes: Sequence[tuple[str, str, str, str]],
-    least: int = GROUP_LEAST,
-    arguments: Mapping[str, int] | None = None,
-    *,
-    headline: bool = False,
-) -> list[tuple[str, str, str]]:
-    """:func:`group_leaves`' messages, each with its side (``""`` for the collectives) and its change.
-
-    For the ``headline``, a group's field change comes before its leaves, so that a cut headline still says it:
-    ``P('tensor', 'fsdp') -> P('fsdp', 'tensor'): 6 inputs (model.layers.0.mlp.down_proj.kernel, ...)``."""
+    arrays) no longer donated``. For the ``headline``, a group's field change comes before its leaves, so that a
+    cut headline still says it: ``P('tensor', 'fsdp') -> P('fsdp', 'tensor'): 6 inputs (model.layers.0...)``."""
     groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for side, leaf, change, extra in changes:
         groups.setdefault((side, change), []).append((leaf, extra))
