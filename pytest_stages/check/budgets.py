@@ -315,11 +315,12 @@ def _judged(
     over: str,
     within: str,
     allowed: float | None = None,
+    noted: Change = Change.OTHER,
 ) -> None:
     """One ceiling's verdict: the breach ``over`` where the figure exceeds ``allowed`` (the ceiling, unless
-    given), else the passing note ``within``."""
+    given), else the passing note ``within`` (a change ``noted``: a share's headroom)."""
     breach = value > (ceiling if allowed is None else allowed)
-    change = Change.BREACH if breach else Change.OTHER
+    change = Change.BREACH if breach else noted
     message = over if breach else within
     findings.append(
         Finding(Kind.BUDGET, "budget", message, breach, change=change, subject=metric, before=ceiling, after=value)
@@ -341,13 +342,9 @@ def _check_share(findings: list[Finding], metric: str, value: Any, share: Share,
     used = value / device.bytes
     left = format_bytes(device.bytes - value)
     text = f"{metric} {format_bytes(value)} is {used:.1%} of the device's {format_bytes(device.bytes)}"
-    figures: dict[str, Any] = {"subject": metric, "before": ceiling, "after": value}
-    if value > ceiling:
-        message = f"{text}, over the ceiling {share} ({format_bytes(ceiling)}): {left} left on the device"
-        findings.append(Finding(Kind.BUDGET, "budget", message, change=Change.BREACH, **figures))
-    else:
-        message = f"{text}, within the ceiling {share}: headroom {format_bytes(ceiling - value)} to it, {left} left"
-        findings.append(Finding(Kind.BUDGET, "budget", message, failing=False, change=Change.HEADROOM, **figures))
+    over = f"{text}, over the ceiling {share} ({format_bytes(ceiling)}): {left} left on the device"
+    within = f"{text}, within the ceiling {share}: headroom {format_bytes(ceiling - value)} to it, {left} left"
+    _judged(findings, metric, value, ceiling, over=over, within=within, noted=Change.HEADROOM)
 
 
 def _check_vmem(findings: list[Finding], specs: Mapping[str, Any] | None, ceiling: float | Share) -> None:

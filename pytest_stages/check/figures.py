@@ -51,17 +51,11 @@ def compare_metrics(
     entry = BY_NAME[artifact]
     if entry.lowered_stand_in and compiled(expected) != compiled(actual):
         was, now = ("compiled", "lowered") if compiled(expected) else ("lowered", "compiled")
-        return [
-            Finding(
-                check_kind(artifact),
-                artifact,
-                f"the snapshot counts the {was} program, this run the {now} one (only an attached platform "
-                "has a compiled cost): the figures do not compare; run `pytest --stages-update` to record them",
-                change=Change.INCOMPARABLE,
-                before=was,
-                after=now,
-            )
-        ]
+        message = (
+            f"the snapshot counts the {was} program, this run the {now} one (only an attached platform "
+            "has a compiled cost): the figures do not compare; run `pytest --stages-update` to record them"
+        )
+        return [Finding(check_kind(artifact), artifact, message, change=Change.INCOMPARABLE, before=was, after=now)]
     before, after = flatten_metrics(expected), flatten_metrics(actual)
     diff = deep_diff(before, after, ignore_numeric_type_changes=True)
     no_compiled = not compiled(expected) and not compiled(actual)

@@ -33,11 +33,8 @@ def compare_ops(
     diff_lines: int,
     loop_places: Sequence[str | None] = (),
 ) -> Finding | None:
-    """``ops.json`` drift, its title naming what moved: collectives into or out of loops first, then
-    op counts, fusions, collectives, entry shapes.
-
-    ``loop_places`` names where each loop of ``after`` was written (``examples/models.py:55 in rnn``).
-    """
+    """``ops.json`` drift, its title naming what moved in the module's order; ``loop_places`` names where each
+    loop of ``after`` was written (``examples/models.py:55 in rnn``)."""
     found = compare_text("ops", expected, actual, diff_lines=diff_lines)
     if found is None:
         return None

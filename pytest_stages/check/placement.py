@@ -24,10 +24,7 @@ GROUP_NAMES = 3
 
 
 def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[Finding]:
-    """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after.
-
-    Each finding's ``moves`` holds its headline text: shardings without their mesh.
-    """
+    """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after."""
     keys = placement_keys(expected, actual)
     arguments = _argument_leaves([*expected.get("inputs", {}), *actual.get("inputs", {})])
     full = group_leaves([_placement_change(key, expected, actual) for key in keys], arguments=arguments)

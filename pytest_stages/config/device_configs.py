@@ -324,12 +324,21 @@ def _parse_topology(
 
 
 def _tpu_topology(where: str, topology: str, gpu: object) -> tuple[str, None]:
-    """A tpu ``topology``: it names its chip, stays within libtpu's bounds, and takes no ``gpu``."""
+    """A tpu ``topology``: it names its chip, takes no ``gpu``, and stays within :data:`TPU_AXIS_BOUNDS`, refused
+    here before JAX is asked: libtpu aborts the whole process (a failed check, no exception) beyond them."""
     if gpu is not None:
         raise ConfigError(f'{where}: gpu applies to platform = "cuda" only.')
     if ":" not in topology:
         raise ConfigError(f'{where}: a tpu topology names its chip, e.g. "v5e:2x2".')
-    _check_tpu_bounds(where, topology)
+    chip, _, shape = topology.partition(":")
+    largest = TPU_AXIS_BOUNDS.get(chip)
+    if largest is not None and max(int(n) for n in shape.split("x")) > largest:
+        raise ConfigError(
+            f"{where}: topology {topology!r} is larger than a {chip} slice can be: at most {largest} chips along "
+            f"each axis ({chip}:{largest}x{largest}); libtpu would abort the process compiling for it. Name a "
+            f'smaller slice, or join slices with num_slices (e.g. topology = "{chip}:{largest}x{largest}", '
+            "num_slices = 2)."
+        )
     return topology, None
 
 
@@ -343,23 +352,6 @@ def _cuda_topology(where: str, topology: str, gpu: object) -> tuple[str, str]:
             "or the path of a GpuTargetConfig text file."
         )
     return topology, gpu
-
-
-def _check_tpu_bounds(where: str, topology: str) -> None:
-    """A TPU slice libtpu compiles for: it aborts the whole process (a failed check, no exception) beyond its bounds.
-
-    The bounds are :data:`TPU_AXIS_BOUNDS`; the topology is refused here, before JAX is asked.
-    """
-    chip, _, shape = topology.partition(":")
-    largest = TPU_AXIS_BOUNDS.get(chip)
-    sizes = [int(n) for n in shape.split("x")]
-    if largest is not None and max(sizes) > largest:
-        raise ConfigError(
-            f"{where}: topology {topology!r} is larger than a {chip} slice can be: at most {largest} chips along "
-            f"each axis ({chip}:{largest}x{largest}); libtpu would abort the process compiling for it. Name a "
-            f'smaller slice, or join slices with num_slices (e.g. topology = "{chip}:{largest}x{largest}", '
-            "num_slices = 2)."
-        )
 
 
 def _parse_mesh(where: str, raw: object, key: str = "mesh") -> tuple[tuple[str, int], ...]:

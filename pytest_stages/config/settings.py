@@ -118,7 +118,10 @@ def _budgets(_key: str, raw: object, _parsed: Mapping[str, object]) -> dict[str,
 
 
 def _version_mode(key: str, raw: object, _parsed: Mapping[str, object]) -> VersionMode:
-    return parse_version_mode(_typed(key, raw, str))
+    value = _typed(key, raw, str)
+    if value not in VERSION_MODES:
+        raise ConfigError(f"on_version_mismatch = {value!r} is not one of {list(VERSION_MODES)}.")
+    return VERSION_MODES[VERSION_MODES.index(value)]
 
 
 def _clearing(_key: str, raw: object, _parsed: Mapping[str, object]) -> ClearCaches:
@@ -280,9 +283,3 @@ def check_cache_folder(setting: bool | str, rootpath: Path, snapshot_dir: str) -
             'write. Give the cache a folder of its own (compilation_cache = ".jax_cache"), or true for pytest\'s '
             "cache."
         )
-
-
-def parse_version_mode(value: str) -> VersionMode:
-    if value not in VERSION_MODES:
-        raise ConfigError(f"on_version_mismatch = {value!r} is not one of {list(VERSION_MODES)}.")
-    return VERSION_MODES[VERSION_MODES.index(value)]

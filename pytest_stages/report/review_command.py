@@ -45,13 +45,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "accelerator runner) in one step, as --stages-update would have written them. Refuses stale sets, sets "
         "recorded for another environment than the config's own and sets that disagree; writes nothing then.",
     )
-    accept.add_argument(
-        "targets",
-        nargs="*",
-        metavar="DIR|NODEID",
-        help="a pending folder; an argument with :: (or a .py file) selects tests",
-    )
-    _selection(accept)
+    _selection(accept, "a pending folder; an argument with :: (or a .py file) selects tests")
     accept.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
     accept.add_argument(
         "--keep", action="store_true", help="leave the accepted calls in their pending sets (by default dropped)"
@@ -65,8 +59,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description="Show each pending call (headline, figures, renumbering-proof diff) and ask what to do with "
         "it, like `cargo insta review`. Without DIR, the pending_dir setting.",
     )
-    review.add_argument("targets", nargs="*", metavar="DIR|NODEID", help="pending folders (default: pending_dir)")
-    _selection(review)
+    _selection(review, "pending folders (default: pending_dir)")
     every = review.add_mutually_exclusive_group()
     every.add_argument("--accept-all", action="store_true", help="accept every selected call without asking")
     every.add_argument("--reject-all", action="store_true", help="reject every selected call without asking")
@@ -79,7 +72,9 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     review.add_argument("--json", action="store_true", help="with --list: one JSON document instead of text")
 
 
-def _selection(parser: argparse.ArgumentParser) -> None:
+def _selection(parser: argparse.ArgumentParser, targets: str) -> None:
+    """The arguments that choose calls: pending folders and node ids (``targets`` says which), -k, --configs."""
+    parser.add_argument("targets", nargs="*", metavar="DIR|NODEID", help=targets)
     add_keyword(parser)
     parser.add_argument("--configs", metavar="NAMES", help="comma-separated configs to take")
     add_rootdir(parser)
@@ -109,7 +104,7 @@ def _split(args: argparse.Namespace, project: accept_.Project) -> tuple[list[str
     chosen = parse_selection("--configs", args.configs, configs) if args.configs is not None else ()
     accept_.check_keyword(args.keyword)
     nodes = tuple(n.removesuffix("::") for n in nodeids)
-    return folders, accept_.Selection(nodes, args.keyword, tuple(chosen or ()))
+    return folders, accept_.Selection(nodes, args.keyword, chosen)
 
 
 def run_accept(args: argparse.Namespace, stream: TextIO) -> int:
@@ -203,10 +198,6 @@ class CallSummary:
             for metric, (old, new) in self.figures.items()
         ]
 
-    def to_dict(self) -> dict[str, object]:
-        """The call in ``review --list --json``: plain strings, lists and numbers."""
-        return {**asdict(self), "figures": {metric: list(pair) for metric, pair in self.figures.items()}}
-
 
 def call_summary(entry: PendingEntry) -> CallSummary:
     """A pending call's headline, rendered from the findings the run recorded in its manifest (the one
@@ -232,7 +223,7 @@ def call_summary(entry: PendingEntry) -> CallSummary:
 def list_calls(calls: Sequence[CallSummary], stream: TextIO, *, as_json: bool) -> None:
     """``review --list``: every call's label, headline and figures (or one JSON document); nothing asked or written."""
     if as_json:
-        document = {"schema": LIST_SCHEMA, "calls": [call.to_dict() for call in calls]}
+        document = {"schema": LIST_SCHEMA, "calls": [asdict(call) for call in calls]}  # its tuples as JSON arrays
         stream.write(json.dumps(document, indent=2) + "\n")
         return
     for position, call in enumerate(calls, 1):
