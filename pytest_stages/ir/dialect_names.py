@@ -104,7 +104,7 @@ class _Jaxpr(Dialect):
     """Jaxpr variables are bare lowercase words; only words bound somewhere (``b:f32[]``) are names."""
 
     def __init__(self) -> None:
-        super().__init__(token=JAXPR_NAME, canonical=r"(?!)()", defs=JAXPR_DEF)
+        super().__init__(JAXPR_NAME, r"(?!)()", defs=JAXPR_DEF)
         self.names: frozenset[str] = frozenset()
 
     def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
@@ -130,11 +130,7 @@ class _Hlo(Dialect):
     unique_names = True
 
     def __init__(self) -> None:
-        super().__init__(
-            token=HLO_NAME,
-            canonical=r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])",
-            dropped=".0123456789",
-        )
+        super().__init__(HLO_NAME, r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])", dropped=".0123456789")
         self.header_split = _name_split(rf"{HLO_PARAMETER}|{HLO_NAME}")
         self.instruction_split = self.name_split
 
@@ -179,12 +175,7 @@ class _Mlir(Dialect):
     """StableHLO names: ``%0``, ``%arg1``, ``%cst_2``, ``^bb0``, ``@main``; defined left of `` = `` or as block args."""
 
     def __init__(self) -> None:
-        super().__init__(
-            token=MLIR_NAME,
-            canonical=r"([%@^][\w$\-]*?)_?\d+(?![\w$\-])",
-            defs=MLIR_DEF,
-            dropped="_0123456789",
-        )
+        super().__init__(MLIR_NAME, r"([%@^][\w$\-]*?)_?\d+(?![\w$\-])", defs=MLIR_DEF, dropped="_0123456789")
 
 
 DIALECTS: dict[str, Callable[[], Dialect]] = {"hlo": _Hlo, "mlir": _Mlir, "jaxpr": _Jaxpr}
