@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import math
 from collections import Counter
@@ -149,10 +150,9 @@ def _table(where: str, value: object, known: Sequence[str] | None = None) -> dic
 
 def _share(where: str, value: str) -> Share:
     """``"90%"`` -> ``Share(0.9)``; more than 100% of a device cannot fit, so it is refused."""
-    try:
+    fraction = math.nan
+    with contextlib.suppress(ValueError):
         fraction = float(value.strip().removesuffix("%")) / 100
-    except ValueError:
-        fraction = math.nan
     if not math.isfinite(fraction) or not 0 < fraction <= 1:
         raise ConfigError(
             f'{where}: {value!r} is not a share of the device\'s memory; write a percentage from 0 to 100, e.g. "90%".'
