@@ -330,23 +330,22 @@ def _conclude(
 
     A pending folder those calls cannot be removed from is refused first, with nothing written.
     """
-    answered = {kind: _by_set(decisions[kind]) for kind in ("accept", "reject")}
+    accepted = _by_set(decisions["accept"])
+    answered = [*accepted, *_by_set(decisions["reject"])]
     try:
-        for kind in answered.values():
-            for found, entries in kind:
-                if (folder := unwritable(found, entries)) is not None:
-                    raise PendingError(
-                        f"the pending set {found.path} cannot drop the calls answered: {folder} is not writable. "
-                        "Nothing was written; make it writable (or copy the set to a writable folder) and review again."
-                    )
-        accepted = [PendingSet(found.path, entries) for found, entries in answered["accept"]]
+        for found, entries in answered:
+            if (folder := unwritable(found, entries)) is not None:
+                raise PendingError(
+                    f"the pending set {found.path} cannot drop the calls answered: {folder} is not writable. "
+                    "Nothing was written; make it writable (or copy the set to a writable folder) and review again."
+                )
         if accepted:
-            plan = accept_.plan(accepted, project, accept_.Selection(), accept_.current_digests(project.snapshots))
+            sets = [PendingSet(found.path, entries) for found, entries in accepted]
+            plan = accept_.plan(sets, project, accept_.Selection(), accept_.current_digests(project.snapshots))
             written = accept_.apply(plan, SnapshotStore(project.snapshots))
             _wrote(stream, written, project.rootdir, len(plan.calls))
-        for kind in answered.values():
-            for found, entries in kind:
-                discard(found, entries)
+        for found, entries in answered:
+            discard(found, entries)
     except (StagesError, OSError) as exc:
         stream.write(f"pytest-stages review: {exc}\n")
         return USAGE
