@@ -42,10 +42,7 @@ SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
 
 
 def compare_metrics(
-    artifact: str,
-    expected: Mapping[str, object],
-    actual: Mapping[str, object],
-    tolerances: Mapping[str, float],
+    artifact: str, expected: Mapping[str, object], actual: Mapping[str, object], tolerances: Mapping[str, float]
 ) -> list[Finding]:
     """Cost/memory figures: rises beyond tolerance fail, falls are reported as improvements."""
     entry = BY_NAME[artifact]

@@ -113,10 +113,7 @@ def _rows(
 
 
 def _opcodes(
-    old: Sequence[str],
-    new: Sequence[str],
-    raw: tuple[Sequence[str], Sequence[str]],
-    key: Callable[[str], str] | None,
+    old: Sequence[str], new: Sequence[str], raw: tuple[Sequence[str], Sequence[str]], key: Callable[[str], str] | None
 ) -> Iterator[tuple[str, int, int, int, int]]:
     """The opcodes of :func:`matches`, each small uneven replace block aligned again on ``key`` of the ``raw``
     lines, so that a line that now reads another value pairs with its old self and its names are renamed."""
