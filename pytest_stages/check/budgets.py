@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import math
 from collections import Counter
@@ -14,14 +15,7 @@ from pytest_stages.analyse.analyses import FIGURE_KEYS, cost_source, figure_name
 from pytest_stages.core.errors import ConfigError
 from pytest_stages.core.records import Change, Finding, Kind, StepTime
 from pytest_stages.core.text import close_match, listing
-from pytest_stages.core.units import (
-    format_bytes,
-    format_number,
-    format_seconds,
-    parse_count,
-    parse_seconds,
-    parse_size,
-)
+from pytest_stages.core.units import format_bytes, format_number, format_seconds, parse_count, parse_seconds, parse_size
 from pytest_stages.ir.hlo import COLLECTIVES
 from pytest_stages.stage.activation import DeviceMemory
 
@@ -156,10 +150,9 @@ def _table(where: str, value: object, known: Sequence[str] | None = None) -> dic
 
 def _share(where: str, value: str) -> Share:
     """``"90%"`` -> ``Share(0.9)``; more than 100% of a device cannot fit, so it is refused."""
-    try:
+    fraction = math.nan
+    with contextlib.suppress(ValueError):
         fraction = float(value.strip().removesuffix("%")) / 100
-    except ValueError:
-        fraction = math.nan
     if not math.isfinite(fraction) or not 0 < fraction <= 1:
         raise ConfigError(
             f'{where}: {value!r} is not a share of the device\'s memory; write a percentage from 0 to 100, e.g. "90%".'
@@ -273,7 +266,7 @@ def _check_step(findings: list[Finding], step: StepTime | None, ceiling: float) 
         f"exceeds the ceiling {format_seconds(ceiling)}"
     )
     within = f"{STEP_METRIC} {format_seconds(value)} on {step.get('chip')}, ceiling {format_seconds(ceiling)}"
-    _judged(findings, STEP_METRIC, value, ceiling, over=over if value > ceiling else None, within=within)
+    _judged(findings, STEP_METRIC, value, ceiling, over=over, within=within)
 
 
 def _check_size(
@@ -310,25 +303,28 @@ def _check(findings: list[Finding], metric: str, value: Any, ceiling: float, sho
         _not_checked(findings, metric, f"{metric}: not measured on this backend")
         return
     over = f"{metric} {show(value)} exceeds the ceiling {show(ceiling)}"
-    _judged(
-        findings,
-        metric,
-        value,
-        ceiling,
-        over=over if value > ceiling else None,
-        within=f"{metric} {show(value)}, ceiling {show(ceiling)}",
-    )
+    _judged(findings, metric, value, ceiling, over=over, within=f"{metric} {show(value)}, ceiling {show(ceiling)}")
 
 
 def _judged(
-    findings: list[Finding], metric: str, value: float, ceiling: float, *, over: str | None, within: str
+    findings: list[Finding],
+    metric: str,
+    value: float,
+    ceiling: float,
+    *,
+    over: str,
+    within: str,
+    allowed: float | None = None,
+    noted: Change = Change.OTHER,
 ) -> None:
-    """One ceiling's verdict: the breach ``over`` where the figure exceeds it, else the passing note ``within``."""
-    figures: dict[str, Any] = {"subject": metric, "before": ceiling, "after": value}
-    if over is not None:
-        findings.append(Finding(Kind.BUDGET, "budget", over, change=Change.BREACH, **figures))
-    else:
-        findings.append(Finding(Kind.BUDGET, "budget", within, failing=False, **figures))
+    """One ceiling's verdict: the breach ``over`` where the figure exceeds ``allowed`` (the ceiling, unless
+    given), else the passing note ``within`` (a change ``noted``: a share's headroom)."""
+    breach = value > (ceiling if allowed is None else allowed)
+    change = Change.BREACH if breach else noted
+    message = over if breach else within
+    findings.append(
+        Finding(Kind.BUDGET, "budget", message, breach, change=change, subject=metric, before=ceiling, after=value)
+    )
 
 
 def _not_checked(findings: list[Finding], metric: str, message: str) -> None:
@@ -346,13 +342,9 @@ def _check_share(findings: list[Finding], metric: str, value: Any, share: Share,
     used = value / device.bytes
     left = format_bytes(device.bytes - value)
     text = f"{metric} {format_bytes(value)} is {used:.1%} of the device's {format_bytes(device.bytes)}"
-    figures: dict[str, Any] = {"subject": metric, "before": ceiling, "after": value}
-    if value > ceiling:
-        message = f"{text}, over the ceiling {share} ({format_bytes(ceiling)}): {left} left on the device"
-        findings.append(Finding(Kind.BUDGET, "budget", message, change=Change.BREACH, **figures))
-    else:
-        message = f"{text}, within the ceiling {share}: headroom {format_bytes(ceiling - value)} to it, {left} left"
-        findings.append(Finding(Kind.BUDGET, "budget", message, failing=False, change=Change.HEADROOM, **figures))
+    over = f"{text}, over the ceiling {share} ({format_bytes(ceiling)}): {left} left on the device"
+    within = f"{text}, within the ceiling {share}: headroom {format_bytes(ceiling - value)} to it, {left} left"
+    _judged(findings, metric, value, ceiling, over=over, within=within, noted=Change.HEADROOM)
 
 
 def _check_vmem(findings: list[Finding], specs: Mapping[str, Any] | None, ceiling: float | Share) -> None:
@@ -370,10 +362,8 @@ def _check_vmem(findings: list[Finding], specs: Mapping[str, Any] | None, ceilin
                 findings, VMEM_METRIC, f"{VMEM_METRIC} {ceiling}: the VMEM size of this device is not known here"
             )
             return
-        limit, shown = (
-            ceiling.fraction * capacity,
-            f"{ceiling} of {format_bytes(capacity)} VMEM ({format_bytes(ceiling.fraction * capacity)})",
-        )
+        limit = ceiling.fraction * capacity
+        shown = f"{ceiling} of {format_bytes(capacity)} VMEM ({format_bytes(limit)})"
     else:
         limit, shown = float(ceiling), format_bytes(ceiling)
     for name, kernel in specs["kernels"].items():
@@ -396,4 +386,4 @@ def _check_seconds(findings: list[Finding], seconds: Mapping[str, float] | None,
         f"(+{COMPILE_SECONDS_MARGIN:.0%} noise margin: {format_seconds(allowed)})"
     )
     within = f"{SECONDS_METRIC} {format_seconds(total)}, ceiling {format_seconds(ceiling)}"
-    _judged(findings, SECONDS_METRIC, total, ceiling, over=over if total > allowed else None, within=within)
+    _judged(findings, SECONDS_METRIC, total, ceiling, over=over, within=within, allowed=allowed)

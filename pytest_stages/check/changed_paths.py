@@ -40,18 +40,10 @@ def show(value: object) -> str:
 
 def structure(pair: Pair) -> Compared:
     """A JSON artifact without a family of its own: ``['inputs']['x']['shape']: [2] -> [3]`` (deepdiff)."""
-    findings = []
+    findings, kind = [], check_kind(pair.artifact)
     for level in levels(deep_diff(pair.before, pair.after)):
         where = level.path().removeprefix("root")
         old, new = (None if value is deepdiff_helper.notpresent else value for value in (level.t1, level.t2))
-        findings.append(
-            Finding(
-                check_kind(pair.artifact),
-                pair.artifact,
-                f"{where}: {show(old)} -> {show(new)}",
-                subject=where,
-                before=old,
-                after=new,
-            )
-        )
+        message = f"{where}: {show(old)} -> {show(new)}"
+        findings.append(Finding(kind, pair.artifact, message, subject=where, before=old, after=new))
     return Compared(sorted(findings, key=lambda f: f.message))

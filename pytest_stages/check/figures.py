@@ -42,26 +42,17 @@ SAVINGS_METRICS = ("alias_size_in_bytes", "host_alias_size_in_bytes")
 
 
 def compare_metrics(
-    artifact: str,
-    expected: Mapping[str, object],
-    actual: Mapping[str, object],
-    tolerances: Mapping[str, float],
+    artifact: str, expected: Mapping[str, object], actual: Mapping[str, object], tolerances: Mapping[str, float]
 ) -> list[Finding]:
     """Cost/memory figures: rises beyond tolerance fail, falls are reported as improvements."""
     entry = BY_NAME[artifact]
     if entry.lowered_stand_in and compiled(expected) != compiled(actual):
         was, now = ("compiled", "lowered") if compiled(expected) else ("lowered", "compiled")
-        return [
-            Finding(
-                check_kind(artifact),
-                artifact,
-                f"the snapshot counts the {was} program, this run the {now} one (only an attached platform "
-                "has a compiled cost): the figures do not compare; run `pytest --stages-update` to record them",
-                change=Change.INCOMPARABLE,
-                before=was,
-                after=now,
-            )
-        ]
+        message = (
+            f"the snapshot counts the {was} program, this run the {now} one (only an attached platform "
+            "has a compiled cost): the figures do not compare; run `pytest --stages-update` to record them"
+        )
+        return [Finding(check_kind(artifact), artifact, message, change=Change.INCOMPARABLE, before=was, after=now)]
     before, after = flatten_metrics(expected), flatten_metrics(actual)
     diff = deep_diff(before, after, ignore_numeric_type_changes=True)
     no_compiled = not compiled(expected) and not compiled(actual)
@@ -125,34 +116,23 @@ def _judged(metric: str, no_compiled: bool, tolerances: Mapping[str, float]) -> 
 
 def _metric_finding(artifact: str, metric: str, old: Any, new: Any, tolerances: Mapping[str, float]) -> Finding | None:
     """A rise beyond tolerance (failing), a fall (an improvement), or None within tolerance."""
+    kind, label = check_kind(artifact), metric_label(metric)
     if not _is_number(old) or not _is_number(new):
-        return Finding(
-            check_kind(artifact),
-            artifact,
-            f"{metric_label(metric)}: {show(old)} -> {show(new)}",
-            change=Change.INCOMPARABLE,
-            subject=metric,
-            before=old,
-            after=new,
-        )
+        message = f"{label}: {show(old)} -> {show(new)}"
+        return Finding(kind, artifact, message, change=Change.INCOMPARABLE, subject=metric, before=old, after=new)
     tolerance = metric_tolerance(metric, old, new, tolerances)
     change = relative_change(old, new)
     if abs(change) <= tolerance:
         return None
     moved = figure_change(metric, old, new) if old != 0 else "from 0"
-    figures = f"{metric_label(metric)} {figure_values(old, new)} ({moved}"
+    figures = f"{label} {figure_values(old, new)} ({moved}"
     within = f"tolerance {format_tolerance(tolerance)})"
     fields: dict[str, Any] = {"change": Change.FIGURE, "subject": metric, "before": old, "after": new}
     if metric in SAVINGS_METRICS and change < 0:
-        return Finding(
-            check_kind(artifact),
-            artifact,
-            f"{figures}, {within}: fewer bytes shared between inputs and outputs",
-            **fields,
-        )
+        return Finding(kind, artifact, f"{figures}, {within}: fewer bytes shared between inputs and outputs", **fields)
     if change > 0 and metric not in SAVINGS_METRICS:
-        return Finding(check_kind(artifact), artifact, f"{figures}, {within}", **fields)
-    return Finding(check_kind(artifact), artifact, f"{figures}): improved; {IMPROVEMENT_HINT}", failing=False, **fields)
+        return Finding(kind, artifact, f"{figures}, {within}", **fields)
+    return Finding(kind, artifact, f"{figures}): improved; {IMPROVEMENT_HINT}", failing=False, **fields)
 
 
 def compiled(metrics: Mapping[str, object]) -> bool:

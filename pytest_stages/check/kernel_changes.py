@@ -24,10 +24,8 @@ def kernel_findings(pair: Pair) -> Compared:
     findings = []
     for name in sorted(set(before) | set(after)):
         if name not in after or name not in before:
-            gone = name not in after
-            findings.append(
-                Finding(kind, pair.artifact, f"kernel {name} {'removed' if gone else 'added'}", subject=name)
-            )
+            message = f"kernel {name} {'removed' if name not in after else 'added'}"
+            findings.append(Finding(kind, pair.artifact, message, subject=name))
             continue
         moves = kernel_moves(before[name], after[name])
         if moves:

@@ -195,8 +195,7 @@ def _setting(group: Sequence[Finding]) -> str:
     """``; 1e-05 is RMS_EPS at lm.py:22``: the user's configuration constant that holds a value the
     drift's lines now hold (:func:`pytest_stages.check.drift.compare_text`), from the text that keeps
     the most of the call stack; nothing where none does."""
-    rank = {artifact: k for k, artifact in enumerate(LOCATION_ORDER)}
-    for finding in sorted(group, key=lambda f: rank.get(f.artifact, len(rank))):
+    for finding in sorted(group, key=_location_rank):
         setting = finding.detail.get("setting") if finding.detail else None
         if setting:
             return f"; {Setting(**setting).describe()}"
@@ -235,11 +234,14 @@ def _ir_where(described: Finding | None, located: Finding | None) -> str:
 LOCATION_ORDER = ("jaxpr", "stablehlo", "hlo", "compiled")
 
 
+def _location_rank(finding: Finding) -> int:
+    """How much of the call stack a finding's text keeps: its place in :data:`LOCATION_ORDER`, others last."""
+    return LOCATION_ORDER.index(finding.artifact) if finding.artifact in LOCATION_ORDER else len(LOCATION_ORDER)
+
+
 def _first_located(findings: Sequence[Finding]) -> Finding | None:
     """The finding with locations whose text keeps the most of the call stack; else the first finding."""
-    located = [f for f in findings if f.locations]
-    rank = {artifact: k for k, artifact in enumerate(LOCATION_ORDER)}
-    located.sort(key=lambda f: rank.get(f.artifact, len(rank)))
+    located = sorted((f for f in findings if f.locations), key=_location_rank)
     return located[0] if located else (findings[0] if findings else None)
 
 
@@ -356,29 +358,18 @@ def call_message(call: Call, verdict: Verdict, *, notes: Sequence[str], diff_lin
     title = f"{call.name!r} on config {call.config} {state}"
     footer = []
     if verdict.churn:
-        names = ", ".join(verdict.churn)
-        footer.append(f'  upgrade churn, not failing (on_version_mismatch = "semantic"): {names}')
+        footer.append(f'  upgrade churn, not failing (on_version_mismatch = "semantic"): {", ".join(verdict.churn)}')
     if verdict.unenforced:
         footer.append(f"  also changed, but not checked in this run: {', '.join(verdict.unenforced)}")
     footer += _also(verdict.passing)
     over = any(f.kind == Kind.BUDGET for f in verdict.failing)
     footer.append(BUDGET_HINT if verdict.only_budget else BUDGET_FIRST_HINT if over else UPDATE_HINT)
     labels = Labels(
-        {
-            artifact: f"{artifact} ({call.files[artifact]})"
-            for artifact in dict.fromkeys(f.artifact for f in verdict.failing)
-            if artifact in call.files
-        }
+        {f.artifact: f"{f.artifact} ({call.files[f.artifact]})" for f in verdict.failing if f.artifact in call.files}
     )
-    same = _same_program(call, verdict)
+    notes = [*notes, *_same_program(call, verdict)]
     return failure_message(
-        title,
-        verdict.failing,
-        labels=labels,
-        notes=[*notes, *same],
-        footer=footer,
-        diff_lines=diff_lines,
-        full=full,
+        title, verdict.failing, labels=labels, notes=notes, footer=footer, diff_lines=diff_lines, full=full
     )
 
 

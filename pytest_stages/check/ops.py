@@ -33,11 +33,8 @@ def compare_ops(
     diff_lines: int,
     loop_places: Sequence[str | None] = (),
 ) -> Finding | None:
-    """``ops.json`` drift, its title naming what moved: collectives into or out of loops first, then
-    op counts, fusions, collectives, entry shapes.
-
-    ``loop_places`` names where each loop of ``after`` was written (``examples/models.py:55 in rnn``).
-    """
+    """``ops.json`` drift, its title naming what moved in the module's order; ``loop_places`` names where each
+    loop of ``after`` was written (``examples/models.py:55 in rnn``)."""
     found = compare_text("ops", expected, actual, diff_lines=diff_lines)
     if found is None:
         return None
@@ -45,12 +42,8 @@ def compare_ops(
     # Collectives that started crossing slices, then those that moved into loops: the headline leads with them.
     loops = dcn_changes(before, after) + loop_collective_changes(before, after, loop_places)
     moves = collective_deltas(before.get("collectives", []), after.get("collectives", []))
-    moves += [
-        f"{delta:+d} custom-call {target}"
-        for target, delta in op_deltas(
-            Counter(before.get("custom_calls", {})), Counter(after.get("custom_calls", {}))
-        ).items()
-    ]
+    custom = op_deltas(Counter(before.get("custom_calls", {})), Counter(after.get("custom_calls", {})))
+    moves += [f"{delta:+d} custom-call {target}" for target, delta in custom.items()]
     fusions = before.get("fusion_count"), after.get("fusion_count")
     entry = before.get("entry", {}) != after.get("entry", {})
     ends = [f"fusions {fusions[0]} -> {fusions[1]}"] if fusions[0] != fusions[1] else [""]

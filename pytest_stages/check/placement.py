@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -23,13 +24,10 @@ GROUP_NAMES = 3
 
 
 def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[Finding]:
-    """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after.
-
-    Each finding's ``moves`` holds its headline text: shardings without their mesh.
-    """
+    """Sharding/layout: one finding per leaf and field that changed (grouped across leaves), with before -> after."""
     keys = placement_keys(expected, actual)
     arguments = _argument_leaves([*expected.get("inputs", {}), *actual.get("inputs", {})])
-    full = _grouped([_placement_change(key, expected, actual) for key in keys], arguments=arguments)
+    full = group_leaves([_placement_change(key, expected, actual) for key in keys], arguments=arguments)
     short = group_leaves(
         [_placement_change(key, expected, actual, mesh=False) for key in keys], arguments=arguments, headline=True
     )
@@ -42,7 +40,7 @@ def compare_placement(artifact: str, expected: Mapping[str, Any], actual: Mappin
             subject=DONATION if change.startswith((LOST, GAINED)) else "",
             moves=(headline,),
         )
-        for (side, message, change), headline in zip(full, short, strict=True)
+        for (side, message, change), (_, headline, _) in zip(full, short, strict=True)
     ]
 
 
@@ -100,27 +98,14 @@ def group_leaves(
     arguments: Mapping[str, int] | None = None,
     *,
     headline: bool = False,
-) -> list[str]:
-    """``(side, leaf, change, extra)`` as messages; ``least`` or more leaves with one change are one line.
+) -> list[tuple[str, str, str]]:
+    """``(side, leaf, change, extra)`` as ``(side, message, change)``, side ``""`` for the collectives; ``least``
+    or more leaves with one change are one message.
 
     ``19 inputs (params['a'], params['b'], params['c'], +16 more) no longer donated``; inputs that are every
     leaf of their arguments (``arguments``: each one's leaf count) are named by them: ``arguments p, s (115
-    arrays) no longer donated``; for the ``headline``, a group's field change first (:func:`_grouped`).
-    """
-    return [message for _, message, _ in _grouped(changes, least, arguments, headline=headline)]
-
-
-def _grouped(
-    changes: Sequence[tuple[str, str, str, str]],
-    least: int = GROUP_LEAST,
-    arguments: Mapping[str, int] | None = None,
-    *,
-    headline: bool = False,
-) -> list[tuple[str, str, str]]:
-    """:func:`group_leaves`' messages, each with its side (``""`` for the collectives) and its change.
-
-    For the ``headline``, a group's field change comes before its leaves, so that a cut headline still says it:
-    ``P('tensor', 'fsdp') -> P('fsdp', 'tensor'): 6 inputs (model.layers.0.mlp.down_proj.kernel, ...)``."""
+    arrays) no longer donated``. For the ``headline``, a group's field change comes before its leaves, so that a
+    cut headline still says it: ``P('tensor', 'fsdp') -> P('fsdp', 'tensor'): 6 inputs (model.layers.0...)``."""
     groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for side, leaf, change, extra in changes:
         groups.setdefault((side, change), []).append((leaf, extra))
@@ -149,19 +134,12 @@ def _grouped(
 
 def _argument_leaves(leaves: Sequence[str]) -> dict[str, int]:
     """Each argument's count of distinct input leaves (``p[0]``, ``p[1]`` -> ``{"p": 2}``)."""
-    counts: dict[str, int] = {}
-    for leaf in dict.fromkeys(leaves):
-        argument = _argument(leaf)
-        counts[argument] = counts.get(argument, 0) + 1
-    return counts
+    return dict(Counter(map(_argument, dict.fromkeys(leaves))))
 
 
 def _whole_arguments(leaves: Sequence[str], arguments: Mapping[str, int]) -> list[str]:
     """The arguments ``leaves`` are every input leaf of, in order; [] where they are not whole arguments."""
-    named: dict[str, int] = {}
-    for leaf in leaves:
-        argument = _argument(leaf)
-        named[argument] = named.get(argument, 0) + 1
+    named = Counter(map(_argument, leaves))
     return list(named) if all(arguments.get(argument) == n for argument, n in named.items()) else []
 
 
@@ -182,8 +160,7 @@ def _placement_change(
         return "", "", COLLECTIVES_LABEL + (", ".join(deltas) or "reordered"), ""
     side, leaf = key[0], key[1]
     label = side[:-1]
-    old_leaf = expected.get(side, {}).get(leaf)
-    new_leaf = actual.get(side, {}).get(leaf)
+    old_leaf, new_leaf = expected.get(side, {}).get(leaf), actual.get(side, {}).get(leaf)
     if old_leaf is None:
         return label, leaf, ": new leaf", f" ({_describe_leaf(new_leaf, mesh=mesh)})"
     if new_leaf is None:

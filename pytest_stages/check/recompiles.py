@@ -66,19 +66,11 @@ def check_budget(
     for name, counts in data.get("functions", {}).items():
         limit = ceiling.get(name) if isinstance(ceiling, Mapping) else ceiling
         if limit is not None and counts["compiles"] > limit:
-            over = counts["signatures"][limit:]
-            findings.append(
-                Finding(
-                    Kind.BUDGET,
-                    Kind.BUDGET,
-                    _line(name, [f"{counts['compiles']} compiles exceed the ceiling {limit}"], over),
-                    change=Change.BREACH,
-                    subject=name,
-                    before=limit,
-                    after=counts["compiles"],
-                    explanations=_cut(explanations.get(name, ())[limit:]),
-                )
-            )
+            over = [f"{counts['compiles']} compiles exceed the ceiling {limit}"]
+            message = _line(name, over, counts["signatures"][limit:])
+            extra = _cut(explanations.get(name, ())[limit:])
+            figures: dict[str, Any] = {"before": limit, "after": counts["compiles"], "explanations": extra}
+            findings.append(Finding(Kind.BUDGET, Kind.BUDGET, message, change=Change.BREACH, subject=name, **figures))
     return findings
 
 

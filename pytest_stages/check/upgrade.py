@@ -9,10 +9,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from pytest_stages.analyse.artifacts import ARTIFACTS
-from pytest_stages.check.figure_text import informational, metric_short, percent_change
+from pytest_stages.check.figure_text import figure_values, informational, metric_short, percent_change
 from pytest_stages.config.settings import VersionMode
 from pytest_stages.core.records import CallRecord, DriftCause, Kind, Status
-from pytest_stages.core.units import format_number, relative_change
+from pytest_stages.core.units import relative_change
 
 FRONTEND_ARTIFACTS = tuple(a.name for a in ARTIFACTS if a.frontend)
 COMPILER_ARTIFACTS = tuple(a.name for a in ARTIFACTS if not a.frontend)
@@ -142,12 +142,9 @@ def _moved_figures(calls: Sequence[CallRecord]) -> list[str]:
 
 def _figures(old: float, new: float) -> str:
     """``1.28e6 -> 1.35e6 (+5.1%)``; figures and change keep enough digits to differ."""
-    before, after = format_number(old), format_number(new)
-    if before == after:
-        before, after = f"{old:.9g}", f"{new:.9g}"
     change = relative_change(old, new)
     percent = percent_change(old, new) if old == 0 or abs(change) >= 0.001 else f"{change * 100:+.2g}%"
-    return f"{before} -> {after} ({percent})"
+    return f"{figure_values(old, new)} ({percent})"
 
 
 def _text_only(call: CallRecord) -> bool:

@@ -7,7 +7,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, TypedDict, get_args
 
 from pytest_stages.analyse.step_time import parse_chip
 from pytest_stages.config.values import reject_unknown
@@ -55,17 +55,17 @@ class DeviceConfig:
         return {axis: size * across.get(axis, 1) for axis, size in self.mesh}
 
 
-@dataclass(frozen=True)
-class _Slices:
-    """The keys of a TPU topology that production uses: a single-chip host, megacore, slices joined by DCN."""
+class _Slices(TypedDict, total=False):
+    """The keys of a TPU topology that production uses: a single-chip host, megacore, slices joined by DCN
+    (none given: :class:`DeviceConfig`'s defaults)."""
 
-    chips_per_host_bounds: tuple[int, int, int] | None = None
-    num_slices: int = 1
-    chip_config_name: str | None = None
-    dcn_mesh: tuple[tuple[str, int], ...] = ()
+    chips_per_host_bounds: tuple[int, int, int] | None
+    num_slices: int
+    chip_config_name: str | None
+    dcn_mesh: tuple[tuple[str, int], ...]
 
 
-SLICE_KEYS = tuple(key.name for key in dataclasses.fields(_Slices))
+SLICE_KEYS = tuple(_Slices.__annotations__)
 
 
 # The config of a table that names none: one CPU device.
@@ -109,7 +109,8 @@ def _parse_config(index: int, entry: object) -> DeviceConfig:
     partitioner = None if partitioner is None else PARTITIONERS[PARTITIONERS.index(partitioner)]
     mesh = _parse_mesh(where, entry.get("mesh", {}))
     slices = _parse_slices(where, platform, topology, entry, mesh)
-    whole = tuple((axis, size * dict(slices.dcn_mesh).get(axis, 1)) for axis, size in mesh)
+    across = dict(slices.get("dcn_mesh", ()))
+    whole = tuple((axis, size * across.get(axis, 1)) for axis, size in mesh)
     return DeviceConfig(
         name=name,
         platform=platform,
@@ -119,11 +120,8 @@ def _parse_config(index: int, entry: object) -> DeviceConfig:
         topology=topology,
         gpu=gpu,
         partitioner=partitioner,
-        chips_per_host_bounds=slices.chips_per_host_bounds,
-        num_slices=slices.num_slices,
-        chip_config_name=slices.chip_config_name,
-        dcn_mesh=slices.dcn_mesh,
         chip=parse_chip(where, entry["chip"]) if "chip" in entry else (),
+        **slices,
     )
 
 
@@ -147,7 +145,7 @@ def _parse_slices(
     slices = _parse_num_slices(where, entry.get("num_slices", 1), topology)
     chip_config = _parse_chip_config(where, entry.get("chip_config_name"))
     dcn_mesh = _parse_dcn_mesh(where, entry, slices, mesh)
-    return _Slices(bounds, slices, chip_config, dcn_mesh)
+    return _Slices(chips_per_host_bounds=bounds, num_slices=slices, chip_config_name=chip_config, dcn_mesh=dcn_mesh)
 
 
 def _parse_host_bounds(where: str, bounds: object) -> tuple[int, int, int] | None:
@@ -326,12 +324,21 @@ def _parse_topology(
 
 
 def _tpu_topology(where: str, topology: str, gpu: object) -> tuple[str, None]:
-    """A tpu ``topology``: it names its chip, stays within libtpu's bounds, and takes no ``gpu``."""
+    """A tpu ``topology``: it names its chip, takes no ``gpu``, and stays within :data:`TPU_AXIS_BOUNDS`, refused
+    here before JAX is asked: libtpu aborts the whole process (a failed check, no exception) beyond them."""
     if gpu is not None:
         raise ConfigError(f'{where}: gpu applies to platform = "cuda" only.')
     if ":" not in topology:
         raise ConfigError(f'{where}: a tpu topology names its chip, e.g. "v5e:2x2".')
-    _check_tpu_bounds(where, topology)
+    chip, _, shape = topology.partition(":")
+    largest = TPU_AXIS_BOUNDS.get(chip)
+    if largest is not None and max(int(n) for n in shape.split("x")) > largest:
+        raise ConfigError(
+            f"{where}: topology {topology!r} is larger than a {chip} slice can be: at most {largest} chips along "
+            f"each axis ({chip}:{largest}x{largest}); libtpu would abort the process compiling for it. Name a "
+            f'smaller slice, or join slices with num_slices (e.g. topology = "{chip}:{largest}x{largest}", '
+            "num_slices = 2)."
+        )
     return topology, None
 
 
@@ -345,23 +352,6 @@ def _cuda_topology(where: str, topology: str, gpu: object) -> tuple[str, str]:
             "or the path of a GpuTargetConfig text file."
         )
     return topology, gpu
-
-
-def _check_tpu_bounds(where: str, topology: str) -> None:
-    """A TPU slice libtpu compiles for: it aborts the whole process (a failed check, no exception) beyond its bounds.
-
-    The bounds are :data:`TPU_AXIS_BOUNDS`; the topology is refused here, before JAX is asked.
-    """
-    chip, _, shape = topology.partition(":")
-    largest = TPU_AXIS_BOUNDS.get(chip)
-    sizes = [int(n) for n in shape.split("x")]
-    if largest is not None and max(sizes) > largest:
-        raise ConfigError(
-            f"{where}: topology {topology!r} is larger than a {chip} slice can be: at most {largest} chips along "
-            f"each axis ({chip}:{largest}x{largest}); libtpu would abort the process compiling for it. Name a "
-            f'smaller slice, or join slices with num_slices (e.g. topology = "{chip}:{largest}x{largest}", '
-            "num_slices = 2)."
-        )
 
 
 def _parse_mesh(where: str, raw: object, key: str = "mesh") -> tuple[tuple[str, int], ...]:

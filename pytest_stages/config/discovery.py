@@ -82,14 +82,9 @@ def ini_tables(inipath: Path | None, rootpath: Path) -> tuple[Path, ...]:
 
 def _tables_above(*folders: Path) -> tuple[Path, ...]:
     """The ``pyproject.toml`` files holding a ``[tool.pytest_stages]`` table in ``folders`` or above them."""
-    above = dict.fromkeys(parent / "pyproject.toml" for folder in folders for parent in _upwards(folder))
+    resolved = [folder.resolve() for folder in folders]
+    above = dict.fromkeys(parent / "pyproject.toml" for folder in resolved for parent in (folder, *folder.parents))
     return tuple(path for path in above if path.is_file() and _has_table(path))
-
-
-def _upwards(folder: Path) -> list[Path]:
-    """``folder`` and its parents, nearest first."""
-    resolved = folder.resolve()
-    return [resolved, *resolved.parents]
 
 
 def _has_table(path: Path) -> bool:

@@ -60,12 +60,9 @@ def _typed(key: str, value: object, kind: type[_T]) -> _T:
     return value
 
 
-def _string(key: str, raw: object, _parsed: Mapping[str, object]) -> str:
-    return _typed(key, raw, str)
-
-
-def _flag(key: str, raw: object, _parsed: Mapping[str, object]) -> bool:
-    return _typed(key, raw, bool)
+def _of_type(kind: type[_T]) -> _Parse[_T]:
+    """A setting that is a ``kind`` (a string, a flag), taken as written."""
+    return lambda key, raw, _parsed: _typed(key, raw, kind)
 
 
 def _positive_int(key: str, raw: object, _parsed: Mapping[str, object]) -> int:
@@ -121,7 +118,10 @@ def _budgets(_key: str, raw: object, _parsed: Mapping[str, object]) -> dict[str,
 
 
 def _version_mode(key: str, raw: object, _parsed: Mapping[str, object]) -> VersionMode:
-    return parse_version_mode(_typed(key, raw, str))
+    value = _typed(key, raw, str)
+    if value not in VERSION_MODES:
+        raise ConfigError(f"on_version_mismatch = {value!r} is not one of {list(VERSION_MODES)}.")
+    return VERSION_MODES[VERSION_MODES.index(value)]
 
 
 def _clearing(_key: str, raw: object, _parsed: Mapping[str, object]) -> ClearCaches:
@@ -202,12 +202,12 @@ class Settings:
     # The compile-only cache's bound (stage/topology_results.py), beside JAX's cache; 0 turns it off.
     compile_only_cache_size: int = _setting(1 << 30, _size)
     modules: tuple[str, ...] = _setting((), _module_names)
-    static_scalars: bool = _setting(False, _flag)
+    static_scalars: bool = _setting(False, _of_type(bool))
     constants_warn_bytes: int = _setting(1 << 20, _size)
     # ``[tool.pytest_stages.test_configs]``: test-id pattern -> the configs its tests run under.
     test_configs: Mapping[str, tuple[str, ...]] = _table_setting(dict, _test_configs)
     # Where a compare run leaves its pending snapshots (relative to the rootdir); "" for none.
-    pending_dir: str = _setting("", _string)
+    pending_dir: str = _setting("", _of_type(str))
 
     def config_named(self, name: str) -> DeviceConfig:
         for config in self.configs:
@@ -283,9 +283,3 @@ def check_cache_folder(setting: bool | str, rootpath: Path, snapshot_dir: str) -
             'write. Give the cache a folder of its own (compilation_cache = ".jax_cache"), or true for pytest\'s '
             "cache."
         )
-
-
-def parse_version_mode(value: str) -> VersionMode:
-    if value not in VERSION_MODES:
-        raise ConfigError(f"on_version_mismatch = {value!r} is not one of {list(VERSION_MODES)}.")
-    return VERSION_MODES[VERSION_MODES.index(value)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
 from collections.abc import Iterable, Mapping
@@ -123,18 +124,13 @@ def respellings(where: str, written: Iterable[object]) -> list[str]:
 
 def parse_fraction(where: str, value: object) -> float:
     """``0.02`` or ``"2%"`` -> 0.02; anything negative or unparsable is an error."""
-    text = value
+    text, number = value, math.nan
     if isinstance(value, str):
         text = value.strip()
-        scale = 100.0 if text.endswith("%") else 1.0
-        try:
-            number = float(text.rstrip("%")) / scale
-        except ValueError:
-            number = math.nan
+        with contextlib.suppress(ValueError):
+            number = float(text.rstrip("%")) / (100.0 if text.endswith("%") else 1.0)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         number = float(value)
-    else:
-        number = math.nan
     if not math.isfinite(number) or number < 0:
         raise ConfigError(f'{where}: tolerance {text!r} is not a non-negative fraction; write 0.02 or "2%".')
     return number

@@ -64,7 +64,7 @@ class Dialect:
         """Per-diff state (jaxpr variable names); none for HLO and MLIR."""
 
     def canonical(self, text: str) -> str:
-        return self.canonical_pattern.sub(_first_group, text)
+        return self.canonical_pattern.sub(r"\1", text)
 
     def unchanged(self, old: Sequence[str], new: Sequence[str], renamed: dict[str, str]) -> bool:
         """Whether aligned lines are the same under ``renamed``, checked at once: only with ``unique_names``."""
@@ -87,10 +87,6 @@ class Dialect:
         return [next(g for g in m.groups() if g) for m in self.defs_pattern.finditer(text)]
 
 
-def _first_group(match: re.Match[str]) -> str:
-    return match[1]
-
-
 def _name_split(token: str) -> re.Pattern[str]:
     """A pattern whose ``split`` keeps the names: ``%a.1 = f(%b.2)`` -> ``["", "%a.1", " = f(", "%b.2", ")"]``."""
     return re.compile(f"({token})")
@@ -108,11 +104,7 @@ class _Jaxpr(Dialect):
     """Jaxpr variables are bare lowercase words; only words bound somewhere (``b:f32[]``) are names."""
 
     def __init__(self) -> None:
-        super().__init__(
-            token=JAXPR_NAME,
-            canonical=r"(?!)()",
-            defs=JAXPR_DEF,
-        )
+        super().__init__(JAXPR_NAME, r"(?!)()", defs=JAXPR_DEF)
         self.names: frozenset[str] = frozenset()
 
     def prepare(self, old: Sequence[str], new: Sequence[str]) -> None:
@@ -138,11 +130,7 @@ class _Hlo(Dialect):
     unique_names = True
 
     def __init__(self) -> None:
-        super().__init__(
-            token=HLO_NAME,
-            canonical=r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])",
-            dropped=".0123456789",
-        )
+        super().__init__(HLO_NAME, r"\.(?<=[\w\-]\.)\d++(?:\.\d++)*+(?![\w\-])", dropped=".0123456789")
         self.header_split = _name_split(rf"{HLO_PARAMETER}|{HLO_NAME}")
         self.instruction_split = self.name_split
 
@@ -187,12 +175,7 @@ class _Mlir(Dialect):
     """StableHLO names: ``%0``, ``%arg1``, ``%cst_2``, ``^bb0``, ``@main``; defined left of `` = `` or as block args."""
 
     def __init__(self) -> None:
-        super().__init__(
-            token=MLIR_NAME,
-            canonical=r"([%@^][\w$\-]*?)_?\d+(?![\w$\-])",
-            defs=MLIR_DEF,
-            dropped="_0123456789",
-        )
+        super().__init__(MLIR_NAME, r"([%@^][\w$\-]*?)_?\d+(?![\w$\-])", defs=MLIR_DEF, dropped="_0123456789")
 
 
 DIALECTS: dict[str, Callable[[], Dialect]] = {"hlo": _Hlo, "mlir": _Mlir, "jaxpr": _Jaxpr}

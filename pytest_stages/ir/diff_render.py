@@ -4,6 +4,7 @@ the source lines the changed lines come from."""
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from pytest_stages.core.records import DiffRow
@@ -128,7 +129,7 @@ def sources(script: EditScript, locations: Sequence[str | None]) -> list[tuple[s
     Added and changed lines carry their own location; a removed line is charged to the
     location of the nearest staged line after it (the code around the removal).
     """
-    found: dict[str, dict[str, int]] = {}
+    found: dict[str, Counter[str]] = {}
     pending_removed = 0
     for row in script.rows:
         where = locations[row.new] if row.new is not None and row.new < len(locations) else None
@@ -136,14 +137,11 @@ def sources(script: EditScript, locations: Sequence[str | None]) -> list[tuple[s
             pending_removed += 1
             continue
         if row.tag in "+~" and where:
-            kind = "added" if row.tag == "+" else "changed"
-            counts = found.setdefault(where, {})
-            counts[kind] = counts.get(kind, 0) + 1
+            found.setdefault(where, Counter())["added" if row.tag == "+" else "changed"] += 1
         if pending_removed and where:
-            counts = found.setdefault(where, {})
-            counts["removed"] = counts.get("removed", 0) + pending_removed
+            found.setdefault(where, Counter())["removed"] += pending_removed
             pending_removed = 0
-    return list(found.items())
+    return [(where, dict(counts)) for where, counts in found.items()]
 
 
 def describe_sources(found: Sequence[tuple[str, dict[str, int]]], limit: int = 5) -> str:

@@ -19,16 +19,13 @@ class Collective:
 
 
 @dataclass(frozen=True)
-class LoopCollective:
+class LoopCollective(Collective):
     """A collective run on each iteration of a loop: what it produces, its bytes, and who takes part.
 
     ``replica_groups`` is the instruction's text for it (``{{0,1},{2,3}}``, ``[4,2]<=[8]``, or
     ``mesh[...]`` with the mesh axes), "" where it has none.
     """
 
-    op: str
-    shape: str
-    bytes: int
     replica_groups: str
 
 

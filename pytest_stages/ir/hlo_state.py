@@ -277,59 +277,30 @@ class _HloLoop:
 
 
 def _hlo_loop(module: _HloModule, k: int, line: str) -> _HloLoop | None:
-    """The loop a ``while`` line starts, if its state can be permuted (docs/architecture.md says which)."""
-    found = _HLO_WHILE.match(line) if " while(%" in line else None
+    """The loop a ``while`` line starts, if its state can be permuted (docs/architecture.md says which): its
+    init tuple is read by the loop alone, each computation's parameter only through ``get-tuple-element``
+    (:meth:`_HloModule.parameter`), the body returns a tuple and the loop's result is read only through
+    ``get-tuple-element``."""
+    found = _HLO_WHILE.match(line)
     if found is None:
         return None
     name, init, condition, body = found.groups()
-    parts = _hlo_loop_parts(module, name, init, condition, body)
-    if parts is None:
+    built, results = module.tuple_line(init, "tuple"), module.reads.get(name, [])
+    body_param, cond_param = module.parameter(body), module.parameter(condition)
+    if built is None or body_param is None or cond_param is None or module.counts[init] != 2:
         return None
-    built, body_param, cond_param, results, root = parts
+    root = _hlo_root_tuple(module, body)
+    if root is None or module.counts[name] != 1 + len(results):
+        return None
     operands = _hlo_items(module.lines[built[0]][built[2] + 1 : -1])
     outputs = _hlo_items(module.lines[root[0]][root[1] + 1 : -1])
     invariant = _hlo_invariant(module, body_param[1], outputs)
     if invariant is None or len(operands) != len(outputs) or len(invariant) < 2:
         return None
     loop = _HloLoop(
-        module,
-        k,
-        built[0],
-        operands,
-        invariant,
-        (body, body_param[0], body_param[1], root[0]),
-        (condition, *cond_param),
-        results,
+        module, k, built[0], operands, invariant, (body, *body_param, root[0]), (condition, *cond_param), results
     )
     return loop if all(_hlo_length(module.lines[j], at) == len(operands) for j, at in loop.lists()) else None
-
-
-def _hlo_loop_parts(
-    module: _HloModule, name: str, init: str, condition: str, body: str
-) -> (
-    tuple[
-        tuple[int, int, int],
-        tuple[str, list[tuple[int, int]]],
-        tuple[str, list[tuple[int, int]]],
-        list[tuple[int, int]],
-        tuple[int, int],
-    ]
-    | None
-):
-    """A ``while`` loop's parts: its init tuple's line, its body's and condition's parameter and their
-    reads, the reads of its result, its body's ``ROOT`` tuple. None unless the init tuple is read by the
-    loop alone, each computation's parameter only through ``get-tuple-element`` (:meth:`_HloModule.parameter`),
-    the body returns a tuple and the loop's result is read only through ``get-tuple-element``."""
-    built = module.tuple_line(init, "tuple")
-    body_param = module.parameter(body)
-    cond_param = module.parameter(condition)
-    results = module.reads.get(name, [])
-    if built is None or body_param is None or cond_param is None or module.counts[init] != 2:
-        return None
-    root = _hlo_root_tuple(module, body)
-    if root is None or module.counts[name] != 1 + len(results):
-        return None
-    return built, body_param, cond_param, results, root
 
 
 def _hlo_invariant(module: _HloModule, reads: list[tuple[int, int]], outputs: list[str]) -> list[int] | None:

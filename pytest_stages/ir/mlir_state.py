@@ -4,7 +4,7 @@ function's arguments, sorted by the values passed in, every reader rewritten ali
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pytest_stages.ir.state_rewrite import Plan, Probes, matching, order, permuted, split_top
@@ -25,23 +25,20 @@ def mlir_plan(text: str) -> Plan | None:
     if "stablehlo.while(" not in text and "call @" not in text:
         return None
     lines = text.split("\n")
-    loops: list[Callable[[list[str], Probes], None]] = [
+    rewrites: list[_MlirLoop | _MlirCall] = [
         loop for k, line in enumerate(lines) if "stablehlo.while(" in line and (loop := _mlir_loop(lines, k))
     ]
-    wanted = {loop.at for loop in loops if isinstance(loop, _MlirLoop)}
-    for call in _mlir_calls(text, lines):
-        loops.append(call)
-        wanted.add(call.at)
-    if not loops:
+    rewrites += _mlir_calls(text, lines)
+    if not rewrites:
         return None
 
     def apply(probes: Probes) -> str:
         out = list(lines)
-        for loop in loops:
-            loop(out, probes)
+        for rewrite in rewrites:
+            rewrite(out, probes)
         return "\n".join(out)
 
-    return Plan(wanted, apply, len(loops))
+    return Plan({rewrite.at for rewrite in rewrites}, apply, len(rewrites))
 
 
 _MLIR_PRIVATE = re.compile(r"[ \t]*func\.func private (@[\w$\-]+)\(")

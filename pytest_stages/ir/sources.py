@@ -346,13 +346,11 @@ def describe_all(locations: Located, root: Path | None) -> Sequence[Place | None
     file there, else the location itself. Lazy: each location is described when a line naming it is read.
     """
     resolved_root = None if root is None else root.resolve()
-    resolved: dict[str, Path] = {}
     described: dict[Location, Place | None] = {}
 
+    @functools.cache
     def path_of(file: str) -> Path:
-        if file not in resolved:
-            resolved[file] = Path(file).resolve()
-        return resolved[file]
+        return Path(file).resolve()
 
     def shown(frame: Location) -> str | None:
         path = path_of(frame.file)

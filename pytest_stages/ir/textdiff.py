@@ -113,10 +113,7 @@ def _rows(
 
 
 def _opcodes(
-    old: Sequence[str],
-    new: Sequence[str],
-    raw: tuple[Sequence[str], Sequence[str]],
-    key: Callable[[str], str] | None,
+    old: Sequence[str], new: Sequence[str], raw: tuple[Sequence[str], Sequence[str]], key: Callable[[str], str] | None
 ) -> Iterator[tuple[str, int, int, int, int]]:
     """The opcodes of :func:`matches`, each small uneven replace block aligned again on ``key`` of the ``raw``
     lines, so that a line that now reads another value pairs with its old self and its names are renamed."""
@@ -207,14 +204,12 @@ def _positions(lines: Sequence[str], start: int, stop: int) -> dict[str, list[in
 def _opcodes_of(pairs: list[tuple[int, int]], old: int, new: int) -> Iterator[tuple[str, int, int, int, int]]:
     """difflib-style opcodes (``equal``, ``replace``, ``delete``, ``insert``) from aligned pairs in order."""
     i = j = 0
-    for run in _runs(pairs):
-        a, b, n = run
+    for a, b, n in [*_runs(pairs), (old, new, 0)]:  # the last, empty run closes the texts
         if a > i or b > j:
             yield ("replace" if a > i and b > j else "delete" if a > i else "insert"), i, a, j, b
-        yield "equal", a, a + n, b, b + n
+        if n:
+            yield "equal", a, a + n, b, b + n
         i, j = a + n, b + n
-    if i < old or j < new:
-        yield ("replace" if i < old and j < new else "delete" if i < old else "insert"), i, old, j, new
 
 
 def _runs(pairs: list[tuple[int, int]]) -> Iterator[tuple[int, int, int]]:

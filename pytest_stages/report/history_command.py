@@ -103,10 +103,7 @@ def _project(args: argparse.Namespace) -> tuple[Settings, Path, Path]:
 
 
 def _write(
-    args: argparse.Namespace,
-    stream: TextIO,
-    output: Path | None,
-    view: tuple[History, list[Series], list[Move], float],
+    args: argparse.Namespace, stream: TextIO, output: Path | None, view: tuple[History, list[Series], list[Move], float]
 ) -> None:
     """The page (``--html``), then the JSON (``--json``) or the text on the stream."""
     history, series, moves, seconds = view

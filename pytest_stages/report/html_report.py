@@ -90,13 +90,11 @@ def page(
 def _upgrade(lines: Sequence[str]) -> str:
     if not lines:
         return ""
-    items = []
-    for line in lines:
-        if line.startswith(" "):
-            items.append(f'<li class="figure">{_e(line.strip())}</li>')
-        else:
-            items.append(f"<li>{_e(line)}</li>")
-    return f'<section class="upgrade"><h2>{_e(SECTION_TITLE)}</h2><ul>' + "".join(items) + "</ul></section>"
+    items = "".join(
+        f'<li class="figure">{_e(line.strip())}</li>' if line.startswith(" ") else f"<li>{_e(line)}</li>"
+        for line in lines
+    )
+    return f'<section class="upgrade"><h2>{_e(SECTION_TITLE)}</h2><ul>{items}</ul></section>'
 
 
 def _summary_table(rows: Sequence[Sequence[str]]) -> str:
@@ -139,11 +137,11 @@ def _drift(artifact: str, detail: DriftDetail) -> str:
     for place, counts in detail["sources"]:
         what = ", ".join(f"{n} {kind}" for kind, n in counts.items())
         parts.append(f'<li class="source">{_e(place)}: {_e(what)}</li>')
-    parts.append("</ul>")
-    parts.append('<table class="diff">')
-    parts.append(
-        '<colgroup><col style="width:3.5em"><col><col style="width:3.5em"><col><col style="width:16em"></colgroup>'
-    )
+    parts += [
+        "</ul>",
+        '<table class="diff">',
+        '<colgroup><col style="width:3.5em"><col><col style="width:3.5em"><col><col style="width:16em"></colgroup>',
+    ]
     for hunk in detail["hunks"]:
         if hunk:
             parts.append(

@@ -13,7 +13,7 @@ from typing import Any
 from pytest_stages.core.records import Mode
 from pytest_stages.core.run_view import CollectionView, ItemOutcome, RunFacts, worse, worse_exit
 from pytest_stages.report.errors import MergeError
-from pytest_stages.report.render import REPORT_SCHEMA, ReportSettings, RunReport
+from pytest_stages.report.render import REPORT_SCHEMA, ReportSettings, RunReport, ShardEntry
 from pytest_stages.store.names import snapshot_folder
 from pytest_stages.store.prune import merge_gaps
 from pytest_stages.store.prune_reasons import Incomplete
@@ -107,12 +107,7 @@ def merge_reports(shards: Sequence[Shard]) -> Merged:
         run=facts,
         settings=settings,
         shards=[
-            {
-                "report": s.name,
-                "split": s.facts.split,
-                "exit_status": s.facts.exit_status,
-                "calls": len(s.report.records),
-            }
+            ShardEntry(report=s.name, split=s.facts.split, exit_status=s.facts.exit_status, calls=len(s.report.records))
             for s in ordered
         ],
     )

@@ -7,7 +7,7 @@ imports it, nor the records it renders (``report/__init__.py`` names the late im
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import assert_never
 
 from pytest_stages.core.errors import PREFIX
@@ -147,7 +147,9 @@ def _not_own_folder_line(refused: Unreadable | Foreign, prefix: str) -> str:
             f"{PREFIX}--stages-prune refused: cannot list {len(refused.folders)} folder(s) ({shown}); "
             "nothing was deleted. Give the user running pytest read access to the snapshot folder."
         )
-    shown = ", ".join(_shown(prefix, path) for path in refused.files[:SHOWN])
+    shown = ", ".join(
+        f"{prefix}/{path}" if prefix not in ("", ".") else path.as_posix() for path in refused.files[:SHOWN]
+    )
     more = ", ..." if len(refused.files) > SHOWN else ""
     return (
         f"{PREFIX}--stages-prune refused: {prefix}/ holds {len(refused.files)} file(s) pytest-stages did "
@@ -155,7 +157,3 @@ def _not_own_folder_line(refused: Unreadable | Foreign, prefix: str) -> str:
         "files out (a file of a folder that lost its _stages.json: restore that from version control, or delete "
         'the folder), or give the snapshots a folder of their own (snapshot_dir = "snapshots").'
     )
-
-
-def _shown(prefix: str, path: PurePosixPath) -> str:
-    return f"{prefix}/{path}" if prefix not in ("", ".") else path.as_posix()

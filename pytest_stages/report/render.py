@@ -248,20 +248,19 @@ def estimated_step(record: CallRecord) -> str:
 
 
 def table_rows(records: Sequence[CallRecord]) -> list[list[str]]:
-    rows = [["test", "config", "name", *COLUMNS, "deltas", STEP_COLUMN, TIME_COLUMN]]
-    for record in records:
-        rows.append(
-            [
-                shown(record.nodeid),
-                shown(record.config),
-                shown(record.name),
-                *(column_status(record, c) for c in COLUMNS),
-                key_deltas(record),
-                estimated_step(record),
-                compile_time(record),
-            ]
-        )
-    return rows
+    """The summary table: a header row, then one row per call."""
+    return [["test", "config", "name", *COLUMNS, "deltas", STEP_COLUMN, TIME_COLUMN]] + [
+        [
+            shown(r.nodeid),
+            shown(r.config),
+            shown(r.name),
+            *(column_status(r, c) for c in COLUMNS),
+            key_deltas(r),
+            estimated_step(r),
+            compile_time(r),
+        ]
+        for r in records
+    ]
 
 
 class Terminal(Protocol):
@@ -394,19 +393,14 @@ def _aligned(rows: list[list[str]]) -> Iterable[str]:
 
 
 def _report_fields(report: RunReport) -> dict[str, object]:
-    """The JSON report's fields but its calls."""
-    data: dict[str, object] = {
-        "schema": REPORT_SCHEMA,
-        "environment": dict(report.environment),
-        "mode": Mode.of(report.update),
-    }
-    run = report.run.to_json() if report.run is not None else None
+    """The JSON report's fields but its calls (those that would be empty left out)."""
     optional = {
-        "run": run,
+        "run": report.run.to_json() if report.run is not None else None,
         "settings": report.settings,
         "shards": list(report.shards),
         "not_checked": not_checked(report),
     }
+    data = {"schema": REPORT_SCHEMA, "environment": dict(report.environment), "mode": Mode.of(report.update)}
     return {**data, **{key: value for key, value in optional.items() if value}}
 
 

@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TextIO
@@ -45,13 +45,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "accelerator runner) in one step, as --stages-update would have written them. Refuses stale sets, sets "
         "recorded for another environment than the config's own and sets that disagree; writes nothing then.",
     )
-    accept.add_argument(
-        "targets",
-        nargs="*",
-        metavar="DIR|NODEID",
-        help="a pending folder; an argument with :: (or a .py file) selects tests",
-    )
-    _selection(accept)
+    _selection(accept, "a pending folder; an argument with :: (or a .py file) selects tests")
     accept.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
     accept.add_argument(
         "--keep", action="store_true", help="leave the accepted calls in their pending sets (by default dropped)"
@@ -65,8 +59,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description="Show each pending call (headline, figures, renumbering-proof diff) and ask what to do with "
         "it, like `cargo insta review`. Without DIR, the pending_dir setting.",
     )
-    review.add_argument("targets", nargs="*", metavar="DIR|NODEID", help="pending folders (default: pending_dir)")
-    _selection(review)
+    _selection(review, "pending folders (default: pending_dir)")
     every = review.add_mutually_exclusive_group()
     every.add_argument("--accept-all", action="store_true", help="accept every selected call without asking")
     every.add_argument("--reject-all", action="store_true", help="reject every selected call without asking")
@@ -79,7 +72,9 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     review.add_argument("--json", action="store_true", help="with --list: one JSON document instead of text")
 
 
-def _selection(parser: argparse.ArgumentParser) -> None:
+def _selection(parser: argparse.ArgumentParser, targets: str) -> None:
+    """The arguments that choose calls: pending folders and node ids (``targets`` says which), -k, --configs."""
+    parser.add_argument("targets", nargs="*", metavar="DIR|NODEID", help=targets)
     add_keyword(parser)
     parser.add_argument("--configs", metavar="NAMES", help="comma-separated configs to take")
     add_rootdir(parser)
@@ -109,7 +104,7 @@ def _split(args: argparse.Namespace, project: accept_.Project) -> tuple[list[str
     chosen = parse_selection("--configs", args.configs, configs) if args.configs is not None else ()
     accept_.check_keyword(args.keyword)
     nodes = tuple(n.removesuffix("::") for n in nodeids)
-    return folders, accept_.Selection(nodes, args.keyword, tuple(chosen or ()))
+    return folders, accept_.Selection(nodes, args.keyword, chosen)
 
 
 def run_accept(args: argparse.Namespace, stream: TextIO) -> int:
@@ -203,10 +198,6 @@ class CallSummary:
             for metric, (old, new) in self.figures.items()
         ]
 
-    def to_dict(self) -> dict[str, object]:
-        """The call in ``review --list --json``: plain strings, lists and numbers."""
-        return {**asdict(self), "figures": {metric: list(pair) for metric, pair in self.figures.items()}}
-
 
 def call_summary(entry: PendingEntry) -> CallSummary:
     """A pending call's headline, rendered from the findings the run recorded in its manifest (the one
@@ -232,7 +223,7 @@ def call_summary(entry: PendingEntry) -> CallSummary:
 def list_calls(calls: Sequence[CallSummary], stream: TextIO, *, as_json: bool) -> None:
     """``review --list``: every call's label, headline and figures (or one JSON document); nothing asked or written."""
     if as_json:
-        document = {"schema": LIST_SCHEMA, "calls": [call.to_dict() for call in calls]}
+        document = {"schema": LIST_SCHEMA, "calls": [asdict(call) for call in calls]}  # its tuples as JSON arrays
         stream.write(json.dumps(document, indent=2) + "\n")
         return
     for position, call in enumerate(calls, 1):
@@ -315,21 +306,21 @@ def _walk(
     terminal: bool,
 ) -> int:
     """Each call shown and asked about on the terminal; the answers applied at the end, or at Ctrl-C."""
+    colour, interrupted = terminal and not os.environ.get("NO_COLOR"), False
     try:
         for position, (found, entry) in enumerate(chosen, 1):
-            text = call_text(entry, project.snapshots, colour=_colour(terminal))
+            text = call_text(entry, project.snapshots, colour=colour)
             _show([f"({position}/{len(chosen)}) {text[0]}", *text[1:]], stream, terminal)
-            choice = _ask(_prompt(stream), stream)
+            choice = _ask(stream)
             if choice == "quit":
                 break
             decisions[choice].append((found, entry))
     except KeyboardInterrupt:
         stream.write("\npytest-stages review: interrupted: the answers given are applied, the rest stay pending\n")
-        decisions["skip"] += chosen[sum(map(len, decisions.values())) :]
-        status = _conclude(decisions, project, stream)
-        return INTERRUPTED if status == OK else status
+        interrupted = True
     decisions["skip"] += chosen[sum(map(len, decisions.values())) :]
-    return _conclude(decisions, project, stream)
+    status = _conclude(decisions, project, stream)
+    return INTERRUPTED if interrupted and status == OK else status
 
 
 def _conclude(
@@ -339,23 +330,22 @@ def _conclude(
 
     A pending folder those calls cannot be removed from is refused first, with nothing written.
     """
-    answered = {kind: _by_set(decisions[kind]) for kind in ("accept", "reject")}
+    accepted = _by_set(decisions["accept"])
+    answered = [*accepted, *_by_set(decisions["reject"])]
     try:
-        for kind in answered.values():
-            for found, entries in kind:
-                if (folder := unwritable(found, entries)) is not None:
-                    raise PendingError(
-                        f"the pending set {found.path} cannot drop the calls answered: {folder} is not writable. "
-                        "Nothing was written; make it writable (or copy the set to a writable folder) and review again."
-                    )
-        accepted = [PendingSet(found.path, entries) for found, entries in answered["accept"]]
+        for found, entries in answered:
+            if (folder := unwritable(found, entries)) is not None:
+                raise PendingError(
+                    f"the pending set {found.path} cannot drop the calls answered: {folder} is not writable. "
+                    "Nothing was written; make it writable (or copy the set to a writable folder) and review again."
+                )
         if accepted:
-            plan = accept_.plan(accepted, project, accept_.Selection(), accept_.current_digests(project.snapshots))
+            sets = [PendingSet(found.path, entries) for found, entries in accepted]
+            plan = accept_.plan(sets, project, accept_.Selection(), accept_.current_digests(project.snapshots))
             written = accept_.apply(plan, SnapshotStore(project.snapshots))
             _wrote(stream, written, project.rootdir, len(plan.calls))
-        for kind in answered.values():
-            for found, entries in kind:
-                discard(found, entries)
+        for found, entries in answered:
+            discard(found, entries)
     except (StagesError, OSError) as exc:
         stream.write(f"pytest-stages review: {exc}\n")
         return USAGE
@@ -374,10 +364,6 @@ def _by_set(calls: Sequence[tuple[PendingSet, PendingEntry]]) -> list[tuple[Pend
     return list(sets.values())
 
 
-def _colour(terminal: bool) -> bool:
-    return terminal and not os.environ.get("NO_COLOR")
-
-
 def _show(lines: list[str], stream: TextIO, terminal: bool) -> None:
     """The call's text: through ``$PAGER`` on a terminal where one is set, else written out."""
     text = "".join(f"{line}\n" for line in lines)
@@ -392,21 +378,13 @@ def _show(lines: list[str], stream: TextIO, terminal: bool) -> None:
     stream.flush()
 
 
-def _prompt(stream: TextIO) -> Callable[[str], str]:
-    def ask(question: str) -> str:
-        stream.write(question)
+def _ask(stream: TextIO) -> str:
+    """The answer about one call, asked until it is one of :data:`_CHOICES`; quit at the end of input."""
+    while True:
+        stream.write("accept (a), reject (r), skip (s), quit (q)? ")
         stream.flush()
         line = sys.stdin.readline()
-        if not line:
-            return "q"
-        return line.strip()
-
-    return ask
-
-
-def _ask(ask: Callable[[str], str], stream: TextIO) -> str:
-    while True:
-        answer = ask("accept (a), reject (r), skip (s), quit (q)? ").strip().lower()[:1]
+        answer = line.strip().lower()[:1] if line else "q"
         if answer in _CHOICES:
             return _CHOICES[answer]
         stream.write("answer a, r, s or q\n")
