@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from pytest_stages.ir import hlo, state_order
-from pytest_stages.ir.dataflow import reordered
+from pytest_stages.ir import hlo
+from pytest_stages.ir.dataflow import reordered, state_plan
 from pytest_stages.ir.dialect_names import HLO_BARE, HLO_PARAMETER, JAXPR_DEF, JAXPR_NAME, MLIR_DEF, MLIR_NAME
 from pytest_stages.ir.textdiff import common_prefix
 
@@ -248,8 +248,8 @@ def same_dataflow(dialect: str, rules: Naming, lines: tuple[list[str], list[str]
     compiled = rules.fast is not None and _PERCENT_HEADER.search(texts[0]) is not None
     bare = [_bare(rules, side[first : len(side) - tail], compiled=compiled) for side in lines]
     if sorted(bare[0]) != sorted(bare[1]) and (
-        state_order.plan(dialect, texts[0]) is None
-        or state_order.plan(dialect, texts[1]) is None
+        state_plan(dialect, texts[0]) is None
+        or state_plan(dialect, texts[1]) is None
         or _tokens(bare[0]) != _tokens(bare[1])
     ):
         return False

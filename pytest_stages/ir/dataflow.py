@@ -13,7 +13,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_stages.ir import state_order, state_rewrite
+from pytest_stages.ir import state_rewrite
+from pytest_stages.ir.hlo_state import hlo_plan
+from pytest_stages.ir.jaxpr_state import jaxpr_plan
+from pytest_stages.ir.mlir_state import mlir_plan
+from pytest_stages.ir.state_rewrite import Plan
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,22 @@ _BRACKETS = str.maketrans(
 _PERCENT_SPLIT = re.compile(r"%([\w.\-]++)")
 
 
+# Each dialect's rewrite of a loop's or a call's state (docs/architecture.md, "Loop and call state ...").
+_PLANNERS: dict[str, Callable[[str], Plan | None]] = {"hlo": hlo_plan, "mlir": mlir_plan, "jaxpr": jaxpr_plan}
+
+
+def state_plan(dialect: str, text: str) -> Plan | None:
+    """The rewrite that puts ``text``'s loop and call state in a canonical order; None where it has none.
+
+    Model code that reads two weights in another order makes JAX capture them in another order (a loop's
+    constants, a custom-derivative call's operands, XLA's loop tuple and fusion operands): the plan finds
+    the lists of positions whose order can change with every reader rewritten alike, and orders them by
+    the hashes of the values passed in, which :func:`reordered` computes.
+    """
+    finder = _PLANNERS.get(dialect)
+    return finder(text) if finder is not None else None
+
+
 def reordered(
     dialect: str,
     text: str,
@@ -166,7 +186,7 @@ def reordered(
     order = ORDERS.get(dialect)
     if order is None:
         return None
-    state = state_order.plan(dialect, text)
+    state = state_plan(dialect, text)
     if state is not None:  # where the text changes, the lines it shares with the other text may not
         common = (0, 0)
     if state is not None and not state.wanted:  # a rewrite that reads no hashes (fusions' operands) is made at once
@@ -183,7 +203,7 @@ def reordered(
         rewritten = state.apply(graph.probes)
         if rewritten == text:
             break
-        text, state = rewritten, state_order.plan(dialect, rewritten)
+        text, state = rewritten, state_plan(dialect, rewritten)
     return out
 
 
@@ -231,7 +251,7 @@ class _Graph:
         self.nets: list[int] = []
         # lines before the first and from the second index on are the same in both texts
         self.same = (0, 0)
-        # lines whose names' hashes a loop's rewrite reads (:mod:`pytest_stages.ir.state_order`), and those hashes
+        # lines whose names' hashes a loop's rewrite reads (:func:`state_plan`), and those hashes
         self.wanted: set[int] = set()
         self.probes: dict[int, dict[str, str]] = {}
         # in the block being read: the names a pure operation's first copy defines, by its hash, and the
