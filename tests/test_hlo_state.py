@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_stages.ir import dataflow
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir.renaming import equivalent
 from pytest_stages.ir.state_rewrite import matching, split_top
 
 SLOTS = (0, 3, 4, 5, 6)

@@ -16,8 +16,8 @@ import pytest
 from conftest import projections
 
 from pytest_stages.ir import dataflow, state_rewrite
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import normalize_hlo
+from pytest_stages.ir.renaming import equivalent
 
 ARGS = [jax.ShapeDtypeStruct((8, 64), jnp.float32)] + [jax.ShapeDtypeStruct((64, 64), jnp.float32)] * 2
 DIALECTS = ["jaxpr", "mlir", "hlo"]

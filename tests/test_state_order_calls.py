@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_stages.ir import dataflow
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir.renaming import equivalent
 
 # --- StableHLO: a private function called once ----------------------------------------------------
 

@@ -10,7 +10,7 @@ loop's function) fails here even where both copies would be bent alike.
 from __future__ import annotations
 
 from pytest_stages.ir import dataflow
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir.renaming import equivalent
 
 T8 = "tensor<8xf32>"
 TYPES = f"{T8}, {T8}, tensor<i32>, {T8}"

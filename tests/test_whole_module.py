@@ -17,10 +17,9 @@ from conftest import projections
 
 from pytest_stages.check.drift import compare_text
 from pytest_stages.check.message import details
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.diff_render import unified
 from pytest_stages.ir.normalize import normalize_hlo
-from pytest_stages.ir.rename import keep_names
+from pytest_stages.ir.renaming import equivalent, keep_names
 from pytest_stages.ir.textdiff import edit_script
 
 # One op of a long chain: (opcode, whether it reads the parameter too)

@@ -26,12 +26,12 @@ from pytest_stages.core.records import Change, Compared, Finding, Kind, Migratio
 
 if TYPE_CHECKING:
     from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
-    from pytest_stages.ir import rename as ir_rename
+    from pytest_stages.ir import renaming
 else:
     changed_paths = lazy_module("pytest_stages.check.changed_paths")
     drift = lazy_module("pytest_stages.check.drift")
     figures = lazy_module("pytest_stages.check.figures")
-    ir_rename = lazy_module("pytest_stages.ir.rename")
+    renaming = lazy_module("pytest_stages.ir.renaming")
     kernel_changes = lazy_module("pytest_stages.check.kernel_changes")
     ops = lazy_module("pytest_stages.check.ops")
     placement = lazy_module("pytest_stages.check.placement")
@@ -196,7 +196,7 @@ def _written(name: str, expected: str, actual: str, staged: Built, renames: Rena
     described = BY_NAME[name]
     if not described.is_text:
         return None if expected == actual else stored_form(name, actual, staged.analyses[name], renames)
-    written = ir_rename.keep_names(described.dialect, expected, actual)  # the snapshot itself where equivalent
+    written = renaming.keep_names(described.dialect, expected, actual)  # the snapshot itself where equivalent
     return None if written == expected else written
 
 

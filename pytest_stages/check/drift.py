@@ -22,9 +22,9 @@ from pytest_stages.check.collectives import (
 from pytest_stages.core.records import Change, Compared, Constant, DriftDetail, Finding, Pair
 from pytest_stages.ir import hlo, literals
 from pytest_stages.ir import sources as sources_
-from pytest_stages.ir.alpha import Naming, equivalent, naming
 from pytest_stages.ir.diff_render import describe_sources, hunks, side_by_side, sources, unified_cut
 from pytest_stages.ir.kernel_payloads import changed_lines
+from pytest_stages.ir.renaming import Naming, equivalent, naming
 from pytest_stages.ir.textdiff import EditScript, Row, edit_script
 
 REPORT_ROWS = 400

@@ -2,7 +2,7 @@
 
 Two lines of model code swapped print the same graph in another order; :func:`reordered` sorts each
 block's movable operations by a structural (Merkle) hash, blind to names and order, so that
-:func:`pytest_stages.ir.alpha.equivalent` compares the program, not its order (docs/architecture.md,
+:func:`pytest_stages.ir.renaming.equivalent` compares the program, not its order (docs/architecture.md,
 "Independent operations in a canonical order").
 """
 
@@ -178,7 +178,7 @@ def reordered(
     """``text`` with each block's movable operations in canonical order; None for a dialect without one.
 
     ``split`` keeps a text's name tokens at odd positions, spelled as keys; ``defined`` finds the
-    names a text defines and ``key`` spells one as a key (:class:`pytest_stages.ir.alpha.Naming`).
+    names a text defines and ``key`` spells one as a key (:class:`pytest_stages.ir.renaming.Naming`).
     ``common``: how many leading and trailing lines ``text`` shares with the text it is compared
     with. A unit wholly inside them is the same in both texts and stays where it is, its names
     read as themselves, so that the cost follows the lines that differ.
