@@ -169,9 +169,9 @@ class StageSnapshot(CallWriter):
         if self.session.policy.skips(folder.mismatch):
             raise StagesSkip(f'{folder.mismatch} (on_version_mismatch = "skip")')
         snapshots = self._snapshots(record.name, read=not folder.rerecord)
-        context = self._context(result, folder.meta, self._unchecked(result, folder.change, snapshots))
+        context = self._context(result, folder.meta, self._unchecked(folder.change, snapshots))
         compared = compare_call(result, snapshots, context)
-        record = self._keep(self._compared(record, compared, budget, context.unchecked, drift=bool(folder.mismatch)))
+        record = self._keep(self._compared(record, compared, budget, drift=bool(folder.mismatch)))
         queued = self._queued(record.name, folder, compared)
         if self.session.options.pending is not None and not self.session.policy.update:
             self._keep_pending(record.name, queued[len(self.pending) :], folder.current)
@@ -223,17 +223,16 @@ class StageSnapshot(CallWriter):
             else None,
             unchecked=unchecked,
             migrate=session.options.migrate and meta is not None,
+            writes=session.options.update or session.options.pending is not None,
         )
 
-    def _unchecked(
-        self, result: StageResult, change: environment_.EnvironmentChange, snapshots: Mapping[str, Snapshot]
-    ) -> dict[str, str]:
+    def _unchecked(self, change: environment_.EnvironmentChange, snapshots: Mapping[str, Snapshot]) -> dict[str, str]:
         """The snapshots the environment change leaves unchecked, with why (none on update)."""
         if self.session.policy.update:
             return {}
         return environment_.not_checked(
             change,
-            [n for n in result.built if n in snapshots],
+            list(snapshots),
             host_dependent=self.active.host_dependent,
             missing=[n for n, snap in snapshots.items() if snap.text is None],
         )
@@ -249,7 +248,6 @@ class StageSnapshot(CallWriter):
         record: CallRecord,
         compared: CallComparison,
         budget: list[Finding] | None,
-        unchecked: Mapping[str, str],
         *,
         drift: bool,
     ) -> CallRecord:
@@ -260,9 +258,9 @@ class StageSnapshot(CallWriter):
         status = {
             **compared.status,
             BUDGET: budget_status(budget is not None, budget or []),
-            **dict.fromkeys(unchecked, Status.SKIPPED),
+            **dict.fromkeys(compared.unchecked, Status.SKIPPED),
         }
-        skipped = [Finding(Kind.SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
+        skipped = [Finding(Kind.SKIPPED, n, reason, failing=False) for n, reason in compared.unchecked.items()]
         return dataclasses.replace(
             record,
             status=status,

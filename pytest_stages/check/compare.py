@@ -88,7 +88,9 @@ class CallComparison:
 
     ``changed`` holds what an update writes of each artifact whose file must be (re)written (new, or
     different from its snapshot): its text as built, a stage text under its snapshot's names, a placement
-    snapshot under its folder's output names. ``signature`` explains an input change seen in the jaxpr.
+    snapshot under its folder's output names (none where the run writes nothing). ``signature`` explains
+    an input change seen in the jaxpr. ``unchecked``: the built artifacts the environment leaves unchecked,
+    with why.
     ``migrations``: with ``--stages-migrate``, each recorded snapshot (compared or not) not in this version's
     form, as it writes it and why.
     """
@@ -99,6 +101,7 @@ class CallComparison:
     changed: dict[str, str]
     signature: str | None
     migrations: dict[Path, tuple[str, Migration]]
+    unchecked: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -106,8 +109,9 @@ class Context:
     """What comparing a call needs besides the snapshots: tolerances, diff size, where.
 
     ``renames``: :attr:`~pytest_stages.stage.staging.StageResult.output_renames` for a format-1 folder.
-    ``unchecked``: the snapshots left uncompared here (the environment differs), with why; ``migrate``:
-    the folder's snapshots not in this version's form are to be rewritten (``--stages-migrate``).
+    ``unchecked``: the call's snapshots the environment leaves uncompared here, with why; ``migrate``:
+    the folder's snapshots not in this version's form are to be rewritten (``--stages-migrate``);
+    ``writes``: the run writes what an update would (``--stages-update``, ``--stages-pending``).
     """
 
     nodeid: str
@@ -118,6 +122,7 @@ class Context:
     renames: Renames = None
     unchecked: Mapping[str, str] = field(default_factory=dict)
     migrate: bool = False
+    writes: bool = True
 
 
 def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Context) -> CallComparison:
@@ -128,9 +133,11 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
     """
     left_out = {**staged.skipped, **staged.partial}
     snapshots = _parsed(snapshots)
-    judged = []
+    judged, unchecked = [], {}
     for name in staged.built:
-        if name in snapshots and name not in context.unchecked:
+        if name in context.unchecked:
+            unchecked[name] = context.unchecked[name]
+        elif name in snapshots:
             judged.append(_judged(name, snapshots[name], staged, context))
     return CallComparison(
         status={**{j.name: j.status for j in judged}, **dict.fromkeys(staged.skipped, Status.SKIPPED)},
@@ -142,6 +149,7 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
         changed={j.name: j.written for j in judged if j.written is not None},
         signature=next((j.signature for j in judged if j.signature), None),  # the jaxpr's alone
         migrations=migrations(snapshots, context.renames, staged.analyses) if context.migrate else {},
+        unchecked=unchecked,
     )
 
 
@@ -181,12 +189,8 @@ def _judged(name: str, snapshot: Snapshot, staged: Built, context: Context) -> J
     expected, actual = compared.text or "", staged.serialized(name)
     found = _compare_artifact(name, compared, actual, staged, context)
     status = artifact_status(found.findings, recorded=True)
-    written = _written(name, expected, actual, staged, context.renames)
-    if written is None or not described.signature:
-        return Judged(name, status, found.findings, found.deltas, written)
-    placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
-    signature = drift.signature_change(list(placed.get("inputs", {})), expected, actual)
-    return Judged(name, status, found.findings, found.deltas, written, signature)
+    written = _written(name, expected, actual, staged, context.renames) if context.writes else None
+    return Judged(name, status, found.findings, found.deltas, written, found.signature)
 
 
 def _written(name: str, expected: str, actual: str, staged: Built, renames: Renames) -> str | None:
@@ -211,6 +215,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
                 actual,
                 diff_lines=context.diff_lines,
                 locations=lambda: staged.line_places(name, context.rootpath),
+                inputs=(lambda: _input_names(staged)) if BY_NAME[name].signature else None,
             )
         )
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
@@ -238,6 +243,12 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             function_place=lambda: staged.function_place(context.rootpath),
         )
     )
+
+
+def _input_names(staged: Built) -> list[str]:
+    """The names of the call's flat inputs, in order, as its placement analysis (if built) has them."""
+    placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
+    return list(placed.get("inputs", {}))
 
 
 def compare_pair(pair: Pair) -> Compared:

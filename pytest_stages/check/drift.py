@@ -490,11 +490,15 @@ def hlo_structure_summary(
 
 
 def ir_drift(pair: Pair) -> Compared:
-    """Stage texts: the renumbering-proof diff with its summary and source lines."""
+    """Stage texts: the renumbering-proof diff with its summary and source lines, and the input change
+    a changed text shows where the pair names its inputs (the jaxpr)."""
     found = compare_text(
         pair.artifact, pair.expected, pair.actual, diff_lines=pair.diff_lines, locations=pair.locations
     )
-    return Compared([found] if found else [])
+    if found is None:
+        return Compared([])
+    signature = signature_change(pair.inputs(), pair.expected, pair.actual) if pair.inputs else None
+    return Compared([found], signature=signature)
 
 
 def input_types(jaxpr: str) -> list[str] | None:

@@ -150,18 +150,13 @@ _BRACKETS = str.maketrans(
 _PERCENT_SPLIT = re.compile(r"%([\w.\-]++)")
 
 
-# Each dialect's rewrite of a loop's or a call's state (docs/architecture.md, "Loop and call state ...").
+# Each dialect's rewrite of its loop and call state (docs/architecture.md, "Loop and call state in a canonical order").
 _PLANNERS: dict[str, Callable[[str], Plan | None]] = {"hlo": hlo_plan, "mlir": mlir_plan, "jaxpr": jaxpr_plan}
 
 
 def state_plan(dialect: str, text: str) -> Plan | None:
-    """The rewrite that puts ``text``'s loop and call state in a canonical order; None where it has none.
-
-    Model code that reads two weights in another order makes JAX capture them in another order (a loop's
-    constants, a custom-derivative call's operands, XLA's loop tuple and fusion operands): the plan finds
-    the lists of positions whose order can change with every reader rewritten alike, and orders them by
-    the hashes of the values passed in, which :func:`reordered` computes.
-    """
+    """The rewrite that puts ``text``'s loop and call state (captured in the order model code reads it) in a
+    canonical order, keyed by the hashes :func:`reordered` gives the values passed in; None where it has none."""
     finder = _PLANNERS.get(dialect)
     return finder(text) if finder is not None else None
 

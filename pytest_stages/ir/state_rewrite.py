@@ -1,6 +1,6 @@
 """The parts every dialect's state rewrite shares: the :class:`Plan` a dialect returns, the stable hash the
 canonical order sorts by, the order itself, and the bracket-aware splitting of a text's lists
-(``ir/dataflow.py``, ``state_plan``, says what the rewrite is for)."""
+(``dataflow.state_plan`` says what the rewrite is for)."""
 
 from __future__ import annotations
 
