@@ -1,13 +1,10 @@
 """The ``stage_snapshot`` fixture's value: one call end to end, as steps (stage, compare, decide, format, write).
 
-:func:`~pytest_stages.check.compare.compare_call` (snapshots and a staged result in; statuses, findings
-and what an update writes out), :func:`~pytest_stages.check.decide.decide` and the failure message are pure;
-:class:`StageSnapshot` reads the snapshots once, runs the steps in order and keeps the files to write
-until the test has passed. The hook layer creates a :class:`~pytest_stages.calls.session.StagesSession`
-per run and a :class:`StageSnapshot` per test.
-
-What only a difference or a failure needs is imported at its first use (this layer's late imports,
-``pytest_stages/calls/__init__.py``): a run whose calls all match their snapshots never loads it.
+:func:`~pytest_stages.check.compare.compare_call`, :func:`~pytest_stages.check.decide.decide` and the failure
+message are pure; :class:`StageSnapshot` (one per test, beside the run's
+:class:`~pytest_stages.calls.session.StagesSession`) reads the snapshots once, runs the steps in order and keeps
+the files to write until the test has passed. What only a difference or a failure needs (the message, the
+pending set, the timing) is imported at its first use: a run whose calls all match never loads it.
 """
 
 from __future__ import annotations
@@ -271,12 +268,9 @@ class StageSnapshot(CallWriter):
 
     def _queued(self, name: str, folder: FolderRead, compared: CallComparison) -> list[PendingWrite]:
         """The test's files to write with this call's: its changed artifacts, the folder's metadata where it changed,
-        and with ``--stages-migrate`` its files of an older format.
-
-        What this version records of the folder; --stages-migrate writes it where an older version recorded
-        less (an older format, keys it did not record, or a figures file without the keys added since). A folder
-        re-recorded because this version cannot compare its format is in this one afterwards.
-        """
+        and with ``--stages-migrate`` its files and metadata where an older version recorded less (an older format,
+        keys it did not record, a figures file without the keys added since). A folder re-recorded because this
+        version cannot compare its format is in this one afterwards."""
         meta = folder.meta
         full_meta = self._meta(meta, folder.current, migrating=True)
         added = any(why == Migration.ADDED for _, why in compared.migrations.values())  # none unless migrating
@@ -373,9 +367,9 @@ class StageSnapshot(CallWriter):
         if not change.foreign or (update and self.session.options.rerecord) or (not update and not change.platform):
             return
         folder = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
-        explain = environment_.refusal if update else environment_.platform_message
         self._keep(dataclasses.replace(record, status=dict.fromkeys(self._judged(), Status.SKIPPED)))
-        raise StagesFailure(f"{record.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}")
+        explain = environment_.refusal(change, folder, self.nodeid, update=update)
+        raise StagesFailure(f"{record.name!r} on config {self.active.name}: {explain}")
 
     def _migrated(
         self, queued: list[PendingWrite], name: str, migrations: Mapping[Path, tuple[str, Migration]]
@@ -453,9 +447,9 @@ class StageSnapshot(CallWriter):
         """Whether an update writes the folder's metadata: a folder's first record, a migration, or a value it
         records that changed (the jax version of an upgrade, the staging of a new artifact); never for keys an
         older version did not record, nor for a changed file alone (its pull request holds the change only)."""
-        if written == recorded:
-            return False
-        return recorded is None or migrating or snapshot_format.records_other(recorded, written)
+        return written != recorded and (
+            recorded is None or migrating or snapshot_format.records_other(recorded, written)
+        )
 
     def _meta(
         self, recorded: Mapping[str, object] | None, current: Mapping[str, object], *, migrating: bool
