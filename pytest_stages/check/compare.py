@@ -1,14 +1,9 @@
 """Comparison: one staged call's artifacts against their snapshots, each judged by the family the artifact table names.
 
-:func:`compare_call` takes the call as :class:`Built`, what comparing needs of a staged result
-(the built texts and analyses, their printed form and source places on demand), and runs down
-the layers from here: it never calls back into the run that staged it. Each family is its own
-module, imported at the first difference it judges: IR drift of stage texts
-(:mod:`~pytest_stages.check.drift`), op structure (:mod:`~pytest_stages.check.ops`), cost and
-memory figures (:mod:`~pytest_stages.check.figures`), shardings and layouts
-(:mod:`~pytest_stages.check.placement`), kernel findings (:mod:`~pytest_stages.check.kernel_changes`)
-and the generic JSON comparison (:mod:`~pytest_stages.check.changed_paths`). Each takes a
-:class:`~pytest_stages.core.records.Pair` and gives a :class:`~pytest_stages.core.records.Compared`.
+:func:`compare_call` takes the call as :class:`Built` (the built texts and analyses, their printed form and
+source places on demand) and never calls back into the run that staged it. Each family (:data:`FAMILIES`) is
+its own module, imported at the first difference it judges; it takes a :class:`~pytest_stages.core.records.Pair`
+and gives a :class:`~pytest_stages.core.records.Compared`.
 """
 
 from __future__ import annotations
@@ -90,10 +85,8 @@ class CallComparison:
     different from its snapshot): its text as built, a stage text under its snapshot's names, a placement
     snapshot under its folder's output names (none where the run writes nothing). ``signature`` explains
     an input change seen in the jaxpr. ``unchecked``: the built artifacts the environment leaves unchecked,
-    with why.
-    ``migrations``: with ``--stages-migrate``, each recorded snapshot (compared or not) not in this version's
-    form, as it writes it and why.
-    """
+    with why. ``migrations``: with ``--stages-migrate``, each recorded snapshot (compared or not) not in this
+    version's form, as it writes it and why."""
 
     status: dict[str, Status]
     findings: list[Finding]
@@ -225,11 +218,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             return Compared(
                 [Finding(BY_NAME[name].kind, name, "unreadable snapshot replaced", change=Change.UNREADABLE)]
             )
-        raise SnapshotError(
-            f"snapshot {snapshot.path} is not valid JSON ({snapshot.unreadable}): it was corrupted "
-            "or edited by hand. Restore it from version control, or run "
-            f"`pytest --stages-update {context.nodeid}` to record it again."
-        )
+        raise unreadable_snapshot(snapshot.path, snapshot.unreadable, context.nodeid)
     return compare_pair(
         Pair(
             name,
@@ -249,6 +238,14 @@ def _input_names(staged: Built) -> list[str]:
     """The names of the call's flat inputs, in order, as its placement analysis (if built) has them."""
     placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
     return list(placed.get("inputs", {}))
+
+
+def unreadable_snapshot(path: Path, why: str, nodeid: str) -> SnapshotError:
+    """The error of a JSON snapshot that does not parse (``why``), outside update mode."""
+    return SnapshotError(
+        f"snapshot {path} is not valid JSON ({why}): it was corrupted or edited by hand. "
+        f"Restore it from version control, or run `pytest --stages-update {nodeid}` to record it again."
+    )
 
 
 def compare_pair(pair: Pair) -> Compared:
