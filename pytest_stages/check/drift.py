@@ -42,15 +42,11 @@ SIGNATURE_SHOWN = 4  # changed inputs named in the input-signature line; the res
 _SHARDED_DIM = re.compile(r"@(?:\([^()]*\)|\w+)")
 
 
-def _pattern_counter(pattern: re.Pattern[str]) -> Callable[[str], Counter[str]]:
-    return lambda text: Counter(pattern.findall(text))
-
-
 # How each dialect's texts count their ops (a text of no dialect counts MLIR-style ops).
 OP_COUNTERS: dict[str | None, Callable[[str], Counter[str]]] = {
     "hlo": hlo.opcode_counts,
-    "jaxpr": _pattern_counter(_JAXPR_EQUATION),
-    "mlir": _pattern_counter(_MLIR_OP),
+    "jaxpr": lambda text: Counter(_JAXPR_EQUATION.findall(text)),
+    "mlir": lambda text: Counter(_MLIR_OP.findall(text)),
 }
 
 
