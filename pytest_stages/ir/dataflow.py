@@ -190,8 +190,8 @@ def reordered(
     # loop's state, then the loops and calls inside and after it): one pass per list and one more
     # reach the order that depends on the program alone, not on the order the text came in.
     for _ in range(state.lists + 1 if state is not None else 1):
-        graph = _graph(dialect, order, text, (split, defined, key), common)
-        graph.wanted = state.wanted if state is not None else set()
+        wanted = state.wanted if state is not None else set()
+        graph = _Graph(dialect, order, text, (split, defined, key), common, wanted=wanted)
         out = "\n".join(graph.level(text.split("\n"), 0)[0])
         if state is None:
             break
@@ -202,52 +202,37 @@ def reordered(
     return out
 
 
-def _graph(
-    dialect: str,
-    order: Order,
-    text: str,
-    naming: tuple[re.Pattern[str], Callable[[str], Sequence[str]], Callable[[str], str]],
-    common: tuple[int, int],
-) -> _Graph:
-    """A fresh graph for one pass over ``text``."""
-    split, defined, key = naming
-    lines_count = text.count("\n") + 1
-    # Compiled HLO (headers "%name (" or "ENTRY %name (") writes every name of an instruction line with "%".
-    header = next((line for line in text.split("\n") if order.blocks.match(line)), "")
-    fast = dialect == "hlo" and header.startswith(("%", "ENTRY %"))
-    graph = _Graph(order, (_PERCENT_SPLIT if fast else split, split), defined, key)
-    graph.nets = [b.count("(") - b.count(")") for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
-    graph.same = (common[0], lines_count - common[1])
-    if dialect == "jaxpr":
-        graph.calls = _effectful_jaxprs(text, order.effects)
-    return graph
-
-
 class _Graph:
-    """Hashes of the values seen so far, and the blocks (computations, functions) that have a side effect.
-
-    ``splits``: the pattern for indented lines (a block's instructions), and for the others.
-    """
+    """One pass over a text: the hashes of the values seen so far, and the blocks (computations, functions)
+    that have a side effect. ``naming``: the text's split, defined and key (:func:`reordered`'s); ``wanted``:
+    the lines whose names' hashes a loop's rewrite reads (:func:`state_plan`), kept in :attr:`probes`."""
 
     def __init__(
         self,
+        dialect: str,
         order: Order,
-        splits: tuple[re.Pattern[str], re.Pattern[str]],
-        defined: Callable[[str], Sequence[str]],
-        key: Callable[[str], str],
+        text: str,
+        naming: tuple[re.Pattern[str], Callable[[str], Sequence[str]], Callable[[str], str]],
+        common: tuple[int, int],
+        *,
+        wanted: set[int],
     ) -> None:
-        self.order, self.splits, self.defined, self.key = order, splits, defined, key
+        split, self.defined, self.key = naming
+        self.order, self.wanted = order, wanted
+        # the pattern for indented lines (a block's instructions), and for the others: compiled HLO (headers
+        # "%name (" or "ENTRY %name (") writes every name of an instruction line with "%"
+        header = next((line for line in text.split("\n") if order.blocks.match(line)), "")
+        fast = dialect == "hlo" and header.startswith(("%", "ENTRY %"))
+        self.splits = (_PERCENT_SPLIT if fast else split, split)
         # name -> the hash of what defines it; a name not (yet) seen reads as itself
         self.hashes: dict[str, str] = {}
         self.effectful: set[str] = set()
         # a jaxpr's eqns that call a shared ``let name = { lambda ...`` with a side effect (``jaxpr=name``)
-        self.calls: re.Pattern[str] | None = None
+        self.calls = _effectful_jaxprs(text, order.effects) if dialect == "jaxpr" else None
         # how many brackets each line of the text leaves open
-        self.nets: list[int] = []
+        self.nets = [b.count("(") - b.count(")") for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
         # lines before the first and from the second index on are the same in both texts
-        self.same = (0, 0)
-        # lines whose names' hashes a loop's rewrite reads (:func:`state_plan`), and those hashes
-        self.wanted: set[int] = set()
+        self.same = (common[0], text.count("\n") + 1 - common[1])
         self.probes: dict[int, dict[str, str]] = {}
         # in the block being read: the names a pure operation's first copy defines, by its hash, and the
         # names of its later copies, each read as the first copy's (docs/architecture.md)
@@ -362,14 +347,11 @@ class _Graph:
         glued = self.order.glued.match
         continued = self.order.continued
         for line, net in zip(lines, self.nets[offset : offset + len(lines)], strict=True):
-            if depth > 0:
+            depth = max(depth, 0)
+            if depth > 0 or (units and (glued(line) is not None or (continued and _deeper(line, units[-1][0])))):
                 units[-1].append(line)
-            elif units and (glued(line) is not None or (continued and _deeper(line, units[-1][0]))):
-                units[-1].append(line)
-                depth = 0
             else:
                 units.append([line])
-                depth = 0
             depth += net
         return units
 
@@ -544,11 +526,9 @@ def _deeper(line: str, first: str) -> bool:
 def _effectful_jaxprs(text: str, effects: Callable[[str], bool]) -> re.Pattern[str] | None:
     """What an eqn that calls a shared jaxpr with a side effect reads (``jaxpr=name``), or None if none has one.
 
-    A jaxpr prints a function called more than once as ``let name = { lambda ...`` before the
-    jaxpr that calls it (``jit[name=inner jaxpr=inner]``, ``while[body_jaxpr=jaxpr1 ...``): each
-    such block with a side effect, or
-    a call of one printed before it, makes every eqn that names it keep its place.
-    """
+    A jaxpr prints a function called more than once as ``let name = { lambda ...`` before the jaxpr that calls
+    it (``jit[name=inner jaxpr=inner]``, ``while[body_jaxpr=jaxpr1 ...``): each such block with a side effect,
+    or a call of one printed before it, makes every eqn that names it keep its place."""
     effectful: list[str] = []
     for chunk in _JAXPR_TOP.split(text):
         name = _JAXPR_LET.match(chunk)

@@ -133,10 +133,6 @@ def _mlir_chunk_regions(chunk: str) -> str:
     return re.sub(rf"(?<![\w$\-])(?:{'|'.join(map(re.escape, apart))})(?![\w$\-])", spelled, chunk)
 
 
-def _strip_percent(name: str) -> str:
-    return name[1:] if name[:1] == "%" else name
-
-
 @dataclass(frozen=True)
 class Naming:
     """How one dialect prints names: the tokens that may be names, which are defined, and their scopes.
@@ -179,7 +175,9 @@ class Naming:
 NAMINGS: dict[str, Naming] = {
     "jaxpr": Naming(re.compile(f"({JAXPR_NAME})"), lambda text: re.findall(JAXPR_DEF, text), wrapped=True),
     "mlir": Naming(_MLIR_SPLIT, _mlir_defs, scope=_MLIR_SCOPE, scoped="%^", regions=_mlir_regions),
-    "hlo": Naming(re.compile(f"({_HLO_KEY})"), hlo.defined_names, key=_strip_percent, fast=_percent_canonical),
+    "hlo": Naming(
+        re.compile(f"({_HLO_KEY})"), hlo.defined_names, key=lambda name: name.removeprefix("%"), fast=_percent_canonical
+    ),
 }
 
 
@@ -411,16 +409,12 @@ class _Renaming:
         # (scope, new key) -> the key it is written with; keys taken per scope
         self.chosen: dict[tuple[int, str], str] = {}
         self.taken: set[tuple[int, str]] = set()
-        self.used = self._all_tokens(old, new)
+        # every token key of both texts (and every jaxpr word): a fresh name is none of them
+        self.used = {token for text in (old, new) for token in rules.split.findall(text)}
+        if dialect == "jaxpr":
+            self.used.update(_WORD.findall(old), _WORD.findall(new), _JAXPR_WORDS)
         self.counters: dict[str, Iterator[int]] = {}
         self._pair_aligned(old, new)
-
-    def _all_tokens(self, old: str, new: str) -> set[str]:
-        """Every token key of both texts (and every jaxpr word): a fresh name is none of them."""
-        used = {token for text in (old, new) for token in self.rules.split.findall(text)}
-        if self.dialect == "jaxpr":
-            used.update(_WORD.findall(old), _WORD.findall(new), _JAXPR_WORDS)
-        return used
 
     def _pair_aligned(self, old: str, new: str) -> None:
         """Propose each aligned name pair: all names of an unchanged line, the definitions of a changed one
