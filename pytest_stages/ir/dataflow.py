@@ -140,14 +140,15 @@ ORDERS = {
 }
 # A function's name as StableHLO defines it ("func.func private @inner(") and calls it ("call @inner(").
 _CALLEE = re.compile(r"@[\w$\-]+")
-# A quoted string on one line (an HLO backend_config's JSON, a jaxpr's name): its brackets do not count.
-_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+# A quoted string on one line (an HLO backend_config's JSON, a jaxpr's name, an MLIR attribute's value): its
+# brackets do not count.
+QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 # Each bracket as "(" (opens) or ")" (closes), every other character but the newline dropped.
 _BRACKETS = str.maketrans(
     {**{chr(c): None for c in range(128) if chr(c) not in "()[]{}\n"}, "[": "(", "{": "(", "]": ")", "}": ")"}
 )
 # What splits an indented line of compiled HLO into its names: every name there is written "%name".
-_PERCENT_SPLIT = re.compile(r"%([\w.\-]++)")
+PERCENT_SPLIT = re.compile(r"%([\w.\-]++)")
 
 
 # Each dialect's rewrite of its loop and call state (docs/architecture.md, "Loop and call state in a canonical order").
@@ -223,14 +224,14 @@ class _Graph:
         # "%name (" or "ENTRY %name (") writes every name of an instruction line with "%"
         header = next((line for line in text.split("\n") if order.blocks.match(line)), "")
         fast = dialect == "hlo" and header.startswith(("%", "ENTRY %"))
-        self.splits = (_PERCENT_SPLIT if fast else split, split)
+        self.splits = (PERCENT_SPLIT if fast else split, split)
         # name -> the hash of what defines it; a name not (yet) seen reads as itself
         self.hashes: dict[str, str] = {}
         self.effectful: set[str] = set()
         # a jaxpr's eqns that call a shared ``let name = { lambda ...`` with a side effect (``jaxpr=name``)
         self.calls = _effectful_jaxprs(text, order.effects) if dialect == "jaxpr" else None
         # how many brackets each line of the text leaves open
-        self.nets = [b.count("(") - b.count(")") for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
+        self.nets = [b.count("(") - b.count(")") for b in QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
         # lines before the first and from the second index on are the same in both texts
         self.same = (common[0], text.count("\n") + 1 - common[1])
         self.probes: dict[int, dict[str, str]] = {}
@@ -357,11 +358,9 @@ class _Graph:
 
     def has_effect(self, text: str) -> bool:
         """Whether ``text`` has a side effect, or calls a block (a shared jaxpr) found to have one."""
-        return (
-            self.order.effects(text)
-            or (self.calls is not None and self.calls.search(text) is not None)
-            or (bool(self.effectful) and not self.effectful.isdisjoint(self.splits[1].split(text)[1::2]))
-        )
+        if not self._own_pure(text):
+            return True
+        return bool(self.effectful) and not self.effectful.isdisjoint(self.splits[1].split(text)[1::2])
 
     def same_unit(self, lines: list[str]) -> str:
         """The hash of a unit the two texts share where it is: of its text, its names read as themselves.

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from pytest_stages.ir import hlo
-from pytest_stages.ir.dataflow import HLO_SOURCE, reordered, state_plan
+from pytest_stages.ir.dataflow import HLO_SOURCE, PERCENT_SPLIT, QUOTED, reordered, state_plan
 from pytest_stages.ir.dialect_names import HLO_BARE, HLO_NAME, HLO_PARAMETER, JAXPR_DEF, JAXPR_NAME, MLIR_DEF, MLIR_NAME
 from pytest_stages.ir.textdiff import common_prefix, edit_script, matches
 
@@ -32,10 +32,9 @@ _MLIR_SCOPE = re.compile(r"^(?=[ \t]*func\.func\b)", re.MULTILINE)
 _HLO_KEY = rf"{HLO_PARAMETER}|(?<=%)[\w.\-]++|{HLO_BARE}"
 
 
-# Compiled HLO writes every name it uses with its "%" ("%add.3"), the same key as a header's bare
-# parameter ("param_0.2" in "%fused (param_0.2: f32[]) -> f32[] {"); its headers are the lines
-# that start with "%" or "ENTRY %".
-_PERCENT = re.compile(r"%([\w.\-]++)")
+# Compiled HLO writes every name it uses with its "%" ("%add.3", split by dataflow.PERCENT_SPLIT), the same key
+# as a header's bare parameter ("param_0.2" in "%fused (param_0.2: f32[]) -> f32[] {"); its headers are the
+# lines that start with "%" or "ENTRY %".
 _PERCENT_HEADER = re.compile(r"^(?:ENTRY )?%", re.MULTILINE)
 _HEADER_PARAMETER = re.compile(f"({HLO_PARAMETER})")
 # What precedes a computation's name on its header line: the start of a line, then "ENTRY " or not.
@@ -46,7 +45,7 @@ def _percent_canonical(text: str) -> str | None:
     """The canonical form of compiled HLO, where every ``%`` token is a name (no parse); None for lowered HLO."""
     if _PERCENT_HEADER.search(text) is None:
         return None
-    parts = _PERCENT.split(text)
+    parts = PERCENT_SPLIT.split(text)
     tokens = parts[1::2]
     numbers = {name: f"\0\0{k}\0" for k, name in enumerate(dict.fromkeys(tokens))}
     parts[1::2] = map(numbers.__getitem__, tokens)
@@ -65,8 +64,6 @@ def _mlir_defs(text: str) -> list[str]:
 
 
 _MLIR_SPLIT = re.compile(f"({MLIR_NAME})")
-# A quoted string on one line (an op's generic name, an attribute's value): its braces open no region.
-_MLIR_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _MLIR_BRACES = re.compile(r"[{}]")
 # What a name read as its region's own is spelled with (a name a text already spells so keeps its spelling).
 _MLIR_APART = "$$"
@@ -98,7 +95,7 @@ def _mlir_region_tree(lines: list[str]) -> tuple[list[int], list[int]]:
         leading = len(stripped) - len(stripped.lstrip("}"))
         del stack[max(1, len(stack) - leading) :]
         regions.append(stack[-1])
-        for brace in _MLIR_BRACES.findall(_MLIR_QUOTED.sub("", stripped[leading:])):
+        for brace in _MLIR_BRACES.findall(QUOTED.sub("", stripped[leading:])):
             if brace == "{":
                 parents.append(stack[-1])
                 stack.append(len(parents) - 1)
@@ -277,7 +274,7 @@ def _bare(rules: Naming, lines: list[str], *, compiled: bool) -> list[str]:
     """``lines`` without their names. Those of ``compiled`` HLO (every instruction name written ``%name``,
     headers' parameters bare) in two C passes, as :func:`_percent_canonical` reads them; others token by token."""
     if compiled:
-        bare = _PERCENT.sub("%", "\n".join(lines)).split("\n")
+        bare = PERCENT_SPLIT.sub("%", "\n".join(lines)).split("\n")
         return [line if line[:1] in " }" else _HEADER_PARAMETER.sub("", line) for line in bare]
     return [rules.split.sub("", line) for line in lines]
 
