@@ -277,14 +277,11 @@ def _new_kinds(artifact: str, texts: tuple[str, str], counts: tuple[Counter[str]
 def _changed_places(
     artifact: str, script: EditScript, where: Sequence[str | None], kinds: set[str]
 ) -> tuple[set[str], set[str]]:
-    """The places of the lines whose op itself is new or changed (added, or changed in more than which
-    values it reads: its op, type or attributes), and of those that hold an op of one of ``kinds``.
-
-    A line that only reads another value now is downstream of the edit (the sum that no longer adds
-    the weight decay), not where it was made; a line, added or changed in place, that is another old line up
-    to its names (a Ref read whose names shifted, a fusion printed elsewhere) only moved (:func:`_moved_lines`):
-    neither is named.
-    """
+    """The places of the lines whose op itself is new or changed (added, or changed in more than which values it
+    reads: its op, type or attributes), and of those that hold an op of one of ``kinds``. A line that only reads
+    another value now is downstream of the edit (the sum that no longer adds the weight decay), not where it was
+    made; a line, added or changed in place, that is another old line up to its names (a Ref read whose names
+    shifted, a fusion printed elsewhere) only moved (:func:`_moved_lines`): neither is named."""
     naming_ = naming(BY_NAME[artifact].dialect)
     renamed = _moved_lines(script, naming_)
     own: set[str] = set()
@@ -446,12 +443,9 @@ def removed_line(removed: int) -> str:
 
 
 def _own_lines(found: list[tuple[str, dict[str, int]]]) -> tuple[list[tuple[str, dict[str, int]]], int]:
-    """Source lines of the added and changed lines only, and how many lines were removed.
-
-    A removed line has no location (the snapshot keeps none); charging it to the staged line
-    after it would name code that does not hold it (dropping weight decay read as a change in
-    optax's schedule).
-    """
+    """Source lines of the added and changed lines only, and how many lines were removed. A removed line has no
+    location (the snapshot keeps none); charging it to the staged line after it would name code that does not
+    hold it (dropping weight decay read as a change in optax's schedule)."""
     removed = sum(counts.get("removed", 0) for _, counts in found)
     own = [(place, {k: n for k, n in counts.items() if k != "removed"}) for place, counts in found]
     return [(place, counts) for place, counts in own if counts], removed
@@ -465,11 +459,9 @@ def op_counts(artifact: str, text: str) -> Counter[str]:
 def hlo_structure_summary(
     artifact: str, texts: tuple[str, str], differing: tuple[str, str], counts: tuple[Counter[str], Counter[str]]
 ) -> list[str]:
-    """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed.
-
-    ``differing`` is the differing lines of both ``texts`` and ``counts`` their op counts: what
-    the texts share cancels out, so only the fusion totals need the whole texts.
-    """
+    """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed. ``differing`` is the
+    differing lines of both ``texts`` and ``counts`` their op counts: what the texts share cancels out, so only
+    the fusion totals need the whole texts."""
     if BY_NAME[artifact].dialect != "hlo":
         return []
     lines = []
