@@ -319,7 +319,6 @@ class StageSnapshot(CallWriter):
 
     def pending_set(self, directory: Path) -> list[store_pending.PendingCall]:
         """The calls whose update would write anything, as entries of the set ``directory`` (each record names it)."""
-        session = self.session
         config = json.loads(to_json(dataclasses.asdict(self.active.config)))
         records = {record.name: record for record in self.records}
         calls = []
@@ -327,7 +326,7 @@ class StageSnapshot(CallWriter):
             base = {file: store_pending.disk_digest(self.folder.path / file) for file in files}
             record = dataclasses.replace(records[name], pending=directory.name)
             manifest = store_pending.manifest(
-                identity=session.pending_identity,
+                identity=self.session.pending_identity,
                 call={
                     "nodeid": record.nodeid,
                     "config": record.config,
