@@ -78,7 +78,7 @@ CONTEXT: Stage = "context"
 
 @dataclass(frozen=True)
 class Artifact:
-    """One snapshot file kind of a staged call.
+    """One snapshot file kind of a staged call (a stage text, judged as IR drift, unless it says otherwise).
 
     ``stage``: the JAX object it reads (``context`` for ``stage_compiles``); ``build``: a stage's raw text
     (family ``ir``) or JSON-ready data; ``locate``: each line's source, or None; ``optional``: only some
@@ -92,8 +92,8 @@ class Artifact:
     stage: Stage
     needs_compile: bool
     build: Callable[[Staged], Any]
-    family: Family
-    headline: str
+    family: Family = "ir"
+    headline: str = "IR"
     dialect: str | None = None
     title: str = "IR drift"
     locate: Callable[[Staged], ir_sources.Located | None] | None = None
@@ -173,8 +173,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "jaxpr",
         False,
         build=lambda r: str(r.jaxpr),
-        family="ir",
-        headline="IR",
         dialect="jaxpr",
         locate=lambda r: ir_sources.jaxpr_locations(str(r.jaxpr.pretty_print(source_info=True)), r.texts["jaxpr"]),
         signature=True,
@@ -186,8 +184,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "lowered",
         False,
         build=lambda r: r.lowered_text,
-        family="ir",
-        headline="IR",
         dialect="mlir",
         locate=lambda r: ir_sources.mlir_locations(r.lowered.as_text(debug_info=True), r.texts["stablehlo"]),
     ),
@@ -200,8 +196,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "lowered",
         False,
         build=lambda r: kernel_sections(r.lowered_text),
-        family="ir",
-        headline="IR",
         dialect="mlir",
         title="kernel IR drift",
         locate=lambda r: ir_sources.mlir_locations(kernel_sections(r.lowered_text) or "", r.texts["kernel_ir"]),
@@ -214,8 +208,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "lowered",
         False,
         build=lambda r: r.lowered.as_text(dialect="hlo"),
-        family="ir",
-        headline="IR",
         dialect="hlo",
         locate=lambda r: ir_sources.hlo_locations(r.lowered.as_text(dialect="hlo", debug_info=True), r.texts["hlo"]),
     ),
@@ -226,8 +218,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "compiled",
         True,
         build=lambda r: r.compiled_text,
-        family="ir",
-        headline="IR",
         dialect="hlo",
         locate=_compiled_locations,
     ),
