@@ -87,7 +87,6 @@ class StageCompiles(CallWriter):
         )
 
     def _judge(self, name: str, log: CompileLog) -> None:
-        session = self.session
         path = self.folder.artifact(name, ARTIFACT)
         data = log.data()
         watched = log.watched()
@@ -101,7 +100,7 @@ class StageCompiles(CallWriter):
             cached=any(counts.cache_hits for counts in watched.values()),
         )
         self.records.append(record)
-        expected = session.store.read(path)
+        expected = self.session.store.read(path)
         if expected is None:
             findings = [no_snapshot(ARTIFACT)]
         else:

@@ -153,10 +153,6 @@ class Naming:
         """The keys of every name ``text`` defines."""
         return frozenset(map(self.key, self.defined(text)))
 
-    def chunks(self, text: str) -> list[str]:
-        """``text`` cut where scopes start (joined with "" they give it back)."""
-        return self.scope.split(text) if self.scope is not None else [text]
-
     def lines(self, text: str) -> Iterator[tuple[int, list[str]]]:
         """Each line's scope number and its parts (tokens at odd positions)."""
         scope = 0
@@ -196,7 +192,7 @@ def canonical(rules: Naming, text: str) -> str:
     defined = rules.names(text)
     shared: dict[str, str] = {}
     out = []
-    for chunk in rules.chunks(text):
+    for chunk in rules.scope.split(text) if rules.scope is not None else [text]:  # cut where scopes start
         parts = rules.split.split(chunk)
         tokens = parts[1::2]
         local: dict[str, str] = {}
