@@ -207,8 +207,7 @@ def best(repeat: int, run: Callable[[], object]) -> float:
 
 def measure_whole(folder: Path, repeat: int) -> dict[str, object]:
     """The whole-module figures of the ``pytest_stages`` this process imports, on the texts in ``folder``."""
-    from pytest_stages.ir.alpha import equivalent
-    from pytest_stages.ir.rename import keep_names
+    from pytest_stages.ir.renaming import equivalent, keep_names
     from pytest_stages.ir.textdiff import edit_script
 
     old, same, drifted = ((folder / name).read_text() for name in ("old.hlo.txt", "renamed.hlo.txt", "drifted.hlo.txt"))

@@ -53,7 +53,6 @@ MODULES = (
     "pytest_stages/ir/diff_render.py",
     "pytest_stages/ir/normalize.py",
     "pytest_stages/ir/literals.py",
-    "pytest_stages/ir/state_order.py",
     "pytest_stages/ir/state_rewrite.py",
     "pytest_stages/ir/hlo_state.py",
     "pytest_stages/ir/mlir_state.py",

@@ -1,4 +1,4 @@
-"""Soundness of :func:`pytest_stages.ir.alpha.equivalent` on real JAX texts: one semantic edit is never "equal".
+"""Soundness of :func:`pytest_stages.ir.renaming.equivalent` on real JAX texts: one semantic edit is never "equal".
 
 A false "equal" hides a real regression, so each real program (an MLP with special-float
 literals, ``fori_loop``/``while_loop``/``scan`` with captured constants, a ``custom_jvp``
@@ -25,10 +25,9 @@ import jax.numpy as jnp
 import pytest
 from jax._src import core
 
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.dataflow import ORDERS
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
-from pytest_stages.ir.rename import keep_names
+from pytest_stages.ir.renaming import equivalent, keep_names
 
 
 def _mlp(x: jax.Array, w: jax.Array) -> jax.Array:

@@ -1,4 +1,4 @@
-"""ir.state_order on a compiled HLO ``while`` with seven state positions (so XLA's ``/*index=5*/`` marks
+"""ir.dataflow.state_plan on a compiled HLO ``while`` with seven state positions (so XLA's ``/*index=5*/`` marks
 appear in every list), its condition printed before its body, and a weight read from the loop's
 result: the rewrite given the weights' hashes, and the places another reader forbids it.
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_stages.ir import state_order
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir import dataflow
+from pytest_stages.ir.renaming import equivalent
 from pytest_stages.ir.state_rewrite import matching, split_top
 
 SLOTS = (0, 3, 4, 5, 6)
@@ -110,7 +110,7 @@ def test_hlo_rewrite_orders_the_weights_by_their_hashes_in_every_list():
     by_hash = tuple(sorted(PLAIN, key=hashes.__getitem__))
     for order in (PLAIN, MOVED):
         text = hlo(order)
-        found = state_order.plan("hlo", text)
+        found = dataflow.state_plan("hlo", text)
         assert found is not None
         (at,) = found.wanted
         assert text.split("\n")[at].startswith("  %init = ")
@@ -129,7 +129,7 @@ def test_hlo_body_called_again_elsewhere_is_left_as_written():
         extra = (f"  %init2 = {typed} tuple({items})", f"  %again = {typed} call(%init2), to_apply=%body")
         return hlo(order, entry=extra)
 
-    assert state_order.plan("hlo", text(PLAIN)) is None
+    assert dataflow.state_plan("hlo", text(PLAIN)) is None
     assert not equivalent("hlo", text(PLAIN), text(MOVED))
 
 
@@ -148,7 +148,7 @@ def test_hlo_state_parameter_read_whole_is_left_as_written(computation):
         lines.insert(k + 2, "  %w0 = f32[8]{0} get-tuple-element(%whole), index=3")
         return "\n".join(lines)
 
-    assert state_order.plan("hlo", text(PLAIN)) is None
+    assert dataflow.state_plan("hlo", text(PLAIN)) is None
     assert not equivalent("hlo", text(PLAIN), text(MOVED))
 
 
@@ -168,4 +168,4 @@ def test_matching_says_minus_one_for_a_bracket_left_open():
 
 
 def test_plan_of_a_dialect_without_loop_state_is_none():
-    assert state_order.plan("cost", "{}") is None
+    assert dataflow.state_plan("cost", "{}") is None

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_stages.ir import hlo
-from pytest_stages.ir.alpha import equivalent
-from pytest_stages.ir.rename import keep_names
+from pytest_stages.ir.renaming import equivalent, keep_names
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots"
 CALLS = sorted(

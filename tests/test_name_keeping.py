@@ -16,8 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from pytest_stages.config.device_configs import DeviceConfig
-from pytest_stages.ir.alpha import equivalent, naming
-from pytest_stages.ir.rename import keep_names
+from pytest_stages.ir.renaming import equivalent, keep_names, naming
 from pytest_stages.stage.activation import activate
 from pytest_stages.stage.jax_events import CompileEvents
 from pytest_stages.stage.staging import stage

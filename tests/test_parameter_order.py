@@ -8,8 +8,7 @@ parameter); ``examples/field`` reproduces the real one (docs/field.md).
 
 from __future__ import annotations
 
-from pytest_stages.ir.alpha import equivalent
-from pytest_stages.ir.rename import keep_names
+from pytest_stages.ir.renaming import equivalent, keep_names
 
 HEAD = """\
 HloModule jit_decode, is_scheduled=true, entry_computation_layout={(f32[64]{0}, f32[64]{0}, s32[8]{0})->s32[8]{0}}

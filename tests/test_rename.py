@@ -19,8 +19,7 @@ from pytest_stages.analyse.artifacts import BY_NAME
 from pytest_stages.check.drift import compare_text
 from pytest_stages.check.message import details
 from pytest_stages.config.device_configs import DeviceConfig
-from pytest_stages.ir.alpha import equivalent, naming
-from pytest_stages.ir.rename import keep_names
+from pytest_stages.ir.renaming import equivalent, keep_names, naming
 from pytest_stages.ir.textdiff import edit_script
 from pytest_stages.stage.activation import activate
 from pytest_stages.stage.jax_events import CompileEvents

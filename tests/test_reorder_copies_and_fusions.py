@@ -15,8 +15,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
+from pytest_stages.ir.renaming import equivalent
 
 eqx = pytest.importorskip("equinox")
 

@@ -19,7 +19,7 @@ CANONICAL = """
 import hashlib, sys
 from pathlib import Path
 from pytest_stages.ir import dataflow
-from pytest_stages.ir.alpha import naming
+from pytest_stages.ir.renaming import naming
 rules = naming(sys.argv[1])
 text = dataflow.reordered(sys.argv[1], Path(sys.argv[2]).read_text(), rules.split, rules.defined, rules.key)
 print(hashlib.sha256(text.encode()).hexdigest())

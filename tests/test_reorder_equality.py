@@ -17,8 +17,8 @@ import pytest
 from conftest import TWO_CONFIGS
 
 from pytest_stages.check.message import SAME_PROGRAM
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import normalize_hlo, normalize_jaxpr, normalize_mlir
+from pytest_stages.ir.renaming import equivalent
 
 nnx = pytest.importorskip("flax.nnx")
 optax = pytest.importorskip("optax")

@@ -14,8 +14,8 @@ import jax.numpy as jnp
 import pytest
 
 from pytest_stages.check.message import SAME_PROGRAM
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import normalize_jaxpr
+from pytest_stages.ir.renaming import equivalent
 
 Step = Callable[[jax.Ref, jax.Ref, jax.Array], jax.Array]
 

@@ -131,6 +131,20 @@ def test_a_json_snapshot_given_unparsed_is_parsed_and_judged_by_its_data(tmp_pat
     assert [f.subject for f in compared.findings if f.artifact == "cost"] == ["flops"]
 
 
+def test_what_an_update_writes_of_a_changed_jaxpr_is_made_only_where_the_run_writes(tmp_path):
+    """A jaxpr recorded for other input shapes: the compare reports the drift and the inputs that changed, run
+    writing or not; what an update writes of it (the snapshot's names kept) is made only where the run writes."""
+    result = _staged((jax.ShapeDtypeStruct((3,), jnp.float32),) * 2, [True, True], "used", ())
+    path = SnapshotFolder(tmp_path, "test_m", "test_f", "cpu1").artifact("f", "jaxpr")
+    recorded = {"jaxpr": Snapshot(path, result.texts["jaxpr"].replace("f32[3]", "f32[4]"))}
+    for writes in (False, True):
+        context = Context("test_m.py::test_f", tmp_path, writes=writes)
+        compared = compare_call(result, recorded, context)
+        assert compared.status["jaxpr"] == "changed"
+        assert compared.signature == "args[0] f32[4] -> f32[3]; args[1] f32[4] -> f32[3]"
+        assert compared.changed == ({"jaxpr": result.texts["jaxpr"]} if writes else {})
+
+
 def test_an_input_jit_drops_has_a_null_sharding_the_reader_accepts():
     """A snapshot of an input jit drops records ``"sharding": null``, which the reader accepts."""
     result = _staged((jax.ShapeDtypeStruct((3,), jnp.float32),) * 2, [True, False], "used", ())

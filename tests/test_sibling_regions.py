@@ -16,8 +16,8 @@ import jax.numpy as jnp
 import pytest
 from conftest import projections
 
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import normalize_mlir
+from pytest_stages.ir.renaming import equivalent
 
 ARGS = [jax.ShapeDtypeStruct((8, 8), jnp.float32)] * 3
 

@@ -92,6 +92,23 @@ def test_fewer_compiles_pass_as_an_improvement(project):
     result.assert_outcomes(passed=1)
 
 
+def test_a_corrupt_compiles_snapshot_fails_naming_it_and_the_fix_and_is_left_as_it_is(project):
+    project.write("test_loop.py", decode("(1, 2)"))
+    project.run("--stages-update").assert_outcomes(passed=1)
+    snapshot = project.path / "snapshots" / COMPILES
+    snapshot.write_text('{"functions": ')
+    result = project.run()
+    output = project.output(result)
+    result.assert_outcomes(failed=1)
+    assert (
+        f"pytest-stages: snapshot {snapshot} is not valid JSON (Expecting value, line 1): it was corrupted or edited "
+        "by hand. Restore it from version control, or run `pytest --stages-update test_loop.py::test_decode` to "
+        "record it again."
+    ) in output, output
+    assert "Traceback" not in output
+    assert snapshot.read_text() == '{"functions": '
+
+
 def test_a_compiles_snapshot_of_a_failing_test_is_never_pruned(project):
     project.write("test_loop.py", decode("(1, 2)"))
     project.run("--stages-update").assert_outcomes(passed=1)

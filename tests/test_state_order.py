@@ -15,9 +15,9 @@ import jax.numpy as jnp
 import pytest
 from conftest import projections
 
-from pytest_stages.ir import state_order, state_rewrite
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir import dataflow, state_rewrite
 from pytest_stages.ir.normalize import normalize_hlo
+from pytest_stages.ir.renaming import equivalent
 
 ARGS = [jax.ShapeDtypeStruct((8, 64), jnp.float32)] + [jax.ShapeDtypeStruct((64, 64), jnp.float32)] * 2
 DIALECTS = ["jaxpr", "mlir", "hlo"]
@@ -120,8 +120,8 @@ def test_a_position_the_body_changes_keeps_its_place():
         return jax.lax.while_loop(lambda c: c[0] < 5, step, (0, x, w1, w2))[1]
 
     lowered = jax.jit(f).trace(*ARGS).lower()
-    assert state_order.plan("mlir", lowered.as_text()) is None
-    compiled = state_order.plan("hlo", normalize_hlo(lowered.compile().as_text()))
+    assert dataflow.state_plan("mlir", lowered.as_text()) is None
+    compiled = dataflow.state_plan("hlo", normalize_hlo(lowered.compile().as_text()))
     assert compiled is None or not compiled.wanted  # a plan for fusions' operands reads no loop's values
 
 

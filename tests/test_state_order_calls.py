@@ -1,4 +1,4 @@
-"""ir.state_order on calls: a StableHLO private function called once, a jaxpr ``scan``'s constants and a
+"""ir.dataflow.state_plan on calls: a StableHLO private function called once, a jaxpr ``scan``'s constants and a
 custom-derivative call's operands, each as JAX 0.10.2 prints them.
 
 As in tests/test_state_order_preconditions.py, each text reads two weights asymmetrically (``tanh`` of the
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_stages.ir import state_order
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir import dataflow
+from pytest_stages.ir.renaming import equivalent
 
 # --- StableHLO: a private function called once ----------------------------------------------------
 
@@ -64,7 +64,7 @@ def test_mlir_call_operands_exchanged_with_the_callee_parameters_is_one_program(
     """The call's operands and the callee's parameters are one list: permuted together, one program."""
     plain, swapped = mlir_call(), mlir_call(swapped=True)
     assert plain != swapped
-    found = state_order.plan("mlir", plain)
+    found = dataflow.state_plan("mlir", plain)
     assert found is not None and found.wanted == {2}
     assert equivalent("mlir", plain, swapped)
     assert equivalent("mlir", swapped, plain)
@@ -76,7 +76,7 @@ def test_mlir_call_rewrite_puts_operands_types_and_parameters_in_one_order():
     plain, swapped = mlir_call(), mlir_call(swapped=True)
     rewritten = []
     for text in (plain, swapped):
-        found = state_order.plan("mlir", text)
+        found = dataflow.state_plan("mlir", text)
         assert found is not None
         keys = {"%arg0": "3", "%arg1": "1", "%arg2": "2", "%arg3": "0"}
         rewritten.append(found.apply({2: keys}))
@@ -93,7 +93,7 @@ def test_mlir_call_rewrite_puts_operands_types_and_parameters_in_one_order():
 def test_mlir_call_rewrite_without_a_move_leaves_the_text_as_written():
     """Keys already in order move nothing: the text comes back byte for byte."""
     plain = mlir_call()
-    found = state_order.plan("mlir", plain)
+    found = dataflow.state_plan("mlir", plain)
     assert found is not None
     assert found.apply({2: {"%arg0": "0", "%arg1": "1", "%arg2": "2", "%arg3": "3"}}) == plain
     assert found.apply({}) == plain
@@ -125,7 +125,7 @@ def test_mlir_call_read_otherwise_than_planned_is_left_as_written(broken):
     lists differ in length is not read by position. Neither is permuted."""
     parts = BROKEN_CALL[broken]
     plain, swapped = mlir_call(**parts), mlir_call(swapped=True, **parts)
-    found = state_order.plan("mlir", plain)
+    found = dataflow.state_plan("mlir", plain)
     assert found is None
     assert not equivalent("mlir", plain, swapped)
 
@@ -134,7 +134,7 @@ def test_mlir_call_with_fewer_callee_parameters_is_left_as_written():
     """The callee declares three parameters for four operands: the lists are not one list."""
     plain = mlir_call().replace(f", %arg3: {TI}) -> {T8} {{", f") -> {T8} {{")
     swapped = mlir_call(swapped=True).replace(f", %arg3: {TI}) -> {T8} {{", f") -> {T8} {{")
-    assert state_order.plan("mlir", plain) is None
+    assert dataflow.state_plan("mlir", plain) is None
     assert not equivalent("mlir", plain, swapped)
 
 
@@ -162,7 +162,7 @@ def mlir_call2(*, swapped: bool = False, body: str = "tanh") -> str:
 
 def test_mlir_call_with_two_operands_is_permuted():
     """Two operands are the smallest list with an order to put right."""
-    assert state_order.plan("mlir", mlir_call2()) is not None
+    assert dataflow.state_plan("mlir", mlir_call2()) is not None
     assert equivalent("mlir", mlir_call2(), mlir_call2(swapped=True))
     assert not equivalent("mlir", mlir_call2(), mlir_call2(swapped=True, body="sine"))
 
@@ -183,7 +183,7 @@ def test_mlir_call_with_one_operand_has_nothing_to_permute():
             "}",
         ]
     )
-    assert state_order.plan("mlir", text) is None
+    assert dataflow.state_plan("mlir", text) is None
 
 
 # --- jaxpr: scan constants, custom-derivative operands --------------------------------------------
@@ -221,7 +221,7 @@ def test_jaxpr_custom_call_operands_exchanged_with_its_binders_is_one_program(pr
     one program; the callee reading the other weight is another."""
     plain, swapped = custom_call(primitive), custom_call(primitive, swapped=True)
     assert plain != swapped
-    found = state_order.plan("jaxpr", plain)
+    found = dataflow.state_plan("jaxpr", plain)
     assert found is not None and found.wanted == {11 if primitive == "custom_vjp_call" else 10}
     assert equivalent("jaxpr", plain, swapped)
     assert equivalent("jaxpr", swapped, plain)
@@ -235,7 +235,7 @@ def test_jaxpr_custom_call_rewrite_moves_operands_and_binders_alike(primitive):
     out = []
     for swapped in (False, True):
         text = custom_call(primitive, swapped=swapped)
-        found = state_order.plan("jaxpr", text)
+        found = dataflow.state_plan("jaxpr", text)
         assert found is not None
         (at,) = found.wanted
         out.append(found.apply({at: {"a": "2", "b": "0", "c": "1"}}))
@@ -250,7 +250,7 @@ def test_jaxpr_custom_call_with_binders_not_one_per_operand_is_left_as_written(p
     """A ``call_jaxpr`` with fewer or more binders than the call has operands is not read by position."""
     plain = custom_call(primitive, binders=binders)
     swapped = custom_call(primitive, swapped=True, binders=binders)
-    assert state_order.plan("jaxpr", plain) is None
+    assert dataflow.state_plan("jaxpr", plain) is None
     assert not equivalent("jaxpr", plain, swapped)
 
 
@@ -260,7 +260,7 @@ def test_jaxpr_custom_call_binders_wrapped_over_two_lines_are_read_whole(primiti
     wrapped = {False: "e:f32[8] f:f32[8]\n          g:f32[8]", True: "e:f32[8] g:f32[8]\n          f:f32[8]"}
     plain = custom_call(primitive, binders=wrapped[False])
     swapped = custom_call(primitive, swapped=True, binders=wrapped[True])
-    found = state_order.plan("jaxpr", plain)
+    found = dataflow.state_plan("jaxpr", plain)
     assert found is not None
     (at,) = found.wanted
     assert found.apply({at: {"a": "0", "b": "2", "c": "1"}}) == custom_call(primitive, swapped=True)
@@ -321,7 +321,7 @@ def test_jaxpr_scan_constants_exchanged_with_the_body_binders_is_one_program(nam
     reading the other constant, or the carry moved among them, is another."""
     plain, swapped = scan(named=named), scan(swapped=True, named=named)
     assert plain != swapped
-    assert state_order.plan("jaxpr", plain) is not None
+    assert dataflow.state_plan("jaxpr", plain) is not None
     assert equivalent("jaxpr", plain, swapped)
     assert equivalent("jaxpr", swapped, plain)
     assert not equivalent("jaxpr", plain, swapped.replace("tanh e", "tanh f"))
@@ -333,7 +333,7 @@ def test_jaxpr_scan_rewrite_moves_only_the_constants():
     out = []
     for swapped in (False, True):
         text = scan(swapped=swapped)
-        found = state_order.plan("jaxpr", text)
+        found = dataflow.state_plan("jaxpr", text)
         assert found is not None
         (at,) = found.wanted
         out.append(found.apply({at: {"a": "0", "b": "2", "c": "1"}}))
@@ -358,7 +358,7 @@ BROKEN_SCAN = {
 
 def test_jaxpr_scan_with_one_constant_has_nothing_to_permute():
     """One constant, one order: no plan (not a rewrite that only reprints the body's binders)."""
-    assert state_order.plan("jaxpr", scan(consts="num_consts=1")) is None
+    assert dataflow.state_plan("jaxpr", scan(consts="num_consts=1")) is None
 
 
 @pytest.mark.parametrize("broken", list(BROKEN_SCAN))
@@ -366,7 +366,7 @@ def test_jaxpr_scan_read_otherwise_than_planned_is_left_as_written(broken):
     """A scan whose constants' count or body cannot be read as planned keeps its operands' order."""
     parts = BROKEN_SCAN[broken]
     plain, swapped = scan(**parts), scan(swapped=True, **parts)
-    assert state_order.plan("jaxpr", plain) is None
+    assert dataflow.state_plan("jaxpr", plain) is None
     assert not equivalent("jaxpr", plain, swapped)
 
 
@@ -396,7 +396,7 @@ def test_jaxpr_with_all_four_primitives_plans_each_eqn():
     ]
     eqns = [line.replace(" d:f32[8] = ", f" d{k}:f32[8] = ") for k, part in enumerate(parts) for line in part]
     text = "\n".join(["{ lambda ; a:f32[8] b:f32[8] c:f32[8]. let", *eqns, "  in (d3,) }", ""])
-    found = state_order.plan("jaxpr", text)
+    found = dataflow.state_plan("jaxpr", text)
     assert found is not None
     lines = text.split("\n")
     assert {lines[k] for k in found.wanted} == {"    ] b c 0:i32[] a", "    ] b c a", "    ] a b c"}

@@ -23,8 +23,8 @@ import jax.numpy as jnp
 import pytest
 from conftest import projections
 
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.normalize import normalize_mlir
+from pytest_stages.ir.renaming import equivalent
 
 LINKS = 12
 ARGS = [jax.ShapeDtypeStruct((8, 8), jnp.float32)] * 3

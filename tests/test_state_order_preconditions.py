@@ -1,4 +1,4 @@
-"""ir.state_order's preconditions, each held on small stage texts: where one fails, no permutation is applied.
+"""ir.dataflow.state_plan's preconditions, each held on small stage texts: where one fails, no permutation is applied.
 
 Each text is a loop whose body reads two weights asymmetrically (``tanh`` of the first only), in
 two copies: as written, and with the two weights exchanged in the loop's state and in every place
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_stages.ir import state_order
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir import dataflow
+from pytest_stages.ir.renaming import equivalent
 
 # --- compiled HLO ---------------------------------------------------------------------------------
 
@@ -69,7 +69,7 @@ def hlo(
 def test_hlo_loop_state_exchanged_with_all_its_readers_is_one_program():
     """The baseline of the tests below: their texts are permuted by the rewrite where nothing is broken."""
     assert hlo() != hlo(swapped=True)
-    assert state_order.plan("hlo", hlo()) is not None
+    assert dataflow.state_plan("hlo", hlo()) is not None
     assert equivalent("hlo", hlo(), hlo(swapped=True))
     assert not equivalent("hlo", hlo(), hlo(swapped=True).replace("tanh(%a)", "tanh(%b)"))
 
@@ -86,7 +86,7 @@ def test_hlo_loop_with_exactly_two_unchanged_positions_is_permuted():
 
     plain, swapped = counting(hlo()), counting(hlo(swapped=True))
     assert "tuple(%j, " in plain and "tuple(%j, " in swapped
-    assert state_order.plan("hlo", plain) is not None
+    assert dataflow.state_plan("hlo", plain) is not None
     assert equivalent("hlo", plain, swapped)
     assert not equivalent("hlo", plain, swapped.replace("tanh(%a)", "tanh(%b)"))
 
@@ -97,7 +97,7 @@ def test_hlo_init_tuple_read_outside_the_loop_is_left_as_written():
     entry = ("  %extra = f32[8]{0} get-tuple-element(%init), index=2", GTE_OUT)
     root = "  ROOT %r0 = f32[8]{0} add(%out, %extra)"
     plain, swapped = hlo(entry=entry, root=root), hlo(swapped=True, entry=entry, root=root)
-    assert state_order.plan("hlo", plain) is None
+    assert dataflow.state_plan("hlo", plain) is None
     assert not equivalent("hlo", plain, swapped)
 
 
@@ -106,7 +106,7 @@ def test_hlo_loop_result_read_whole_is_left_as_written():
     (.., w1, w2) in one text, (.., w2, w1) in the other."""
     root = f"  ROOT %r0 = {STATE} copy(%loop)"
     plain, swapped = hlo(entry=(), root=root), hlo(swapped=True, entry=(), root=root)
-    assert state_order.plan("hlo", plain) is None
+    assert dataflow.state_plan("hlo", plain) is None
     assert not equivalent("hlo", plain, swapped)
 
 
@@ -156,7 +156,7 @@ def mlir(
 
 def test_mlir_loop_state_exchanged_with_all_its_readers_is_one_program():
     """The baseline of the tests below: their texts are permuted by the rewrite where nothing is broken."""
-    assert state_order.plan("mlir", mlir()) is not None
+    assert dataflow.state_plan("mlir", mlir()) is not None
     assert equivalent("mlir", mlir(), mlir(swapped=True))
     assert not equivalent("mlir", mlir(), mlir(swapped=True).replace("tanh %2", "sqrt %2"))
 
@@ -180,7 +180,7 @@ BROKEN_MLIR = {
 def test_mlir_loop_read_otherwise_than_planned_is_left_as_written(broken):
     parts = BROKEN_MLIR[broken]
     plain, swapped = mlir(**parts), mlir(swapped=True, **parts)
-    assert state_order.plan("mlir", plain) is None
+    assert dataflow.state_plan("mlir", plain) is None
     assert not equivalent("mlir", plain, swapped)
 
 
@@ -217,7 +217,7 @@ def jaxpr(*, swapped: bool = False, extra: tuple[str, ...] = ()) -> str:
 
 def test_jaxpr_while_constants_exchanged_with_the_body_binders_is_one_program():
     """The baseline of the test below: its texts are permuted by the rewrite where nothing is broken."""
-    assert state_order.plan("jaxpr", jaxpr()) is not None
+    assert dataflow.state_plan("jaxpr", jaxpr()) is not None
     assert equivalent("jaxpr", jaxpr(), jaxpr(swapped=True))
     assert not equivalent("jaxpr", jaxpr(), jaxpr(swapped=True).replace("tanh j", "sin j"))
 
@@ -227,7 +227,7 @@ def test_jaxpr_eqn_with_a_parameter_outside_the_known_set_is_left_as_written():
     would leave as they are: such an eqn's operands keep their order."""
     extra = ("      carry_order=1",)
     plain, swapped = jaxpr(extra=extra), jaxpr(swapped=True, extra=extra)
-    assert state_order.plan("jaxpr", plain) is None
+    assert dataflow.state_plan("jaxpr", plain) is None
     assert not equivalent("jaxpr", plain, swapped)
 
 
@@ -237,5 +237,5 @@ def test_jaxpr_while_with_condition_constants_not_a_count_is_left_as_written(cou
     they start is unknown and the operands keep their order (not a guessed start permuted)."""
     plain = jaxpr().replace("cond_nconsts=0", f"cond_nconsts={count}")
     swapped = jaxpr(swapped=True).replace("cond_nconsts=0", f"cond_nconsts={count}")
-    assert state_order.plan("jaxpr", plain) is None
+    assert dataflow.state_plan("jaxpr", plain) is None
     assert not equivalent("jaxpr", plain, swapped)

@@ -1,4 +1,4 @@
-"""ir.state_order's rewrite, line by line: given the hashes of the values passed in, exactly which lines
+"""ir.dataflow.state_plan's rewrite, line by line: given the hashes of the values passed in, exactly which lines
 change and how (StableHLO ``while`` results read after the loop, a jaxpr body whose binders span
 lines, a ``while``'s condition constants).
 
@@ -9,8 +9,8 @@ loop's function) fails here even where both copies would be bent alike.
 
 from __future__ import annotations
 
-from pytest_stages.ir import state_order
-from pytest_stages.ir.alpha import equivalent
+from pytest_stages.ir import dataflow
+from pytest_stages.ir.renaming import equivalent
 
 T8 = "tensor<8xf32>"
 TYPES = f"{T8}, {T8}, tensor<i32>, {T8}"
@@ -84,7 +84,7 @@ def test_mlir_loop_rewrite_moves_pairs_types_returns_and_results_in_its_function
     """With w2's hash before w1's, the pairs, the return line and main's ``%0#0`` take the new order;
     the other functions' own ``%0#k`` and everything else stay as written."""
     plain = mlir()
-    found = state_order.plan("mlir", plain)
+    found = dataflow.state_plan("mlir", plain)
     assert found is not None
     (at,) = found.wanted
     assert plain.split("\n")[at].startswith("    %0:4 = stablehlo.while(")
@@ -135,7 +135,7 @@ def test_jaxpr_let_body_with_binders_over_two_lines_is_rewritten_on_one_line():
     the ``let`` name kept: both copies rewrite to this one text."""
     out = []
     for swapped in (False, True):
-        found = state_order.plan("jaxpr", scan(swapped=swapped))
+        found = dataflow.state_plan("jaxpr", scan(swapped=swapped))
         assert found is not None
         (at,) = found.wanted
         out.append(found.apply({at: {"a": "0", "b": "2", "c": "1"}}))
@@ -185,7 +185,7 @@ def test_jaxpr_while_condition_constants_move_with_the_condition_binders():
     """The first ``cond_nconsts`` operands are the condition's first binders: permuted together, one
     program; the condition comparing otherwise is another."""
     plain, swapped = while_loop(), while_loop(swapped=True)
-    found = state_order.plan("jaxpr", plain)
+    found = dataflow.state_plan("jaxpr", plain)
     assert found is not None
     (at,) = found.wanted
     rewritten = found.apply({at: {"a": "0", "b": "2", "c": "1"}})
@@ -230,7 +230,7 @@ def test_jaxpr_while_condition_and_body_constants_each_move_with_their_own_binde
     out = []
     for swapped in (False, True):
         text = two_groups(swapped=swapped)
-        found = state_order.plan("jaxpr", text)
+        found = dataflow.state_plan("jaxpr", text)
         assert found is not None
         (at,) = found.wanted
         assert found.apply({}) == two_groups()  # no hashes: ordered by the names, b c and w x
@@ -288,7 +288,7 @@ def test_jaxpr_scan_after_a_bracketed_eqn_with_one_nested_in_its_body_is_found_w
     """The scan's operands are its own ``]`` line at its indent: not the ``] a`` of the eqn printed
     just before it, nor the ``] h`` of the eqn nested in its body, nor the eqn after it."""
     plain = nested()
-    found = state_order.plan("jaxpr", plain)
+    found = dataflow.state_plan("jaxpr", plain)
     assert found is not None
     (at,) = found.wanted
     assert plain.split("\n")[at] == "    ] b c y"
@@ -301,13 +301,13 @@ def test_jaxpr_while_with_fewer_operands_than_its_constants_is_left_as_written()
     """Two condition and two body constants need four operands: with three, the body's would be read
     past the end; the eqn keeps its order."""
     plain = two_groups().replace("    ] b c w x 0:i32[] a", "    ] b c w")
-    assert state_order.plan("jaxpr", plain) is None
+    assert dataflow.state_plan("jaxpr", plain) is None
 
 
 def test_jaxpr_operands_wrapped_over_two_lines_are_read_whole():
     """Operands printed over two lines (the second deeper) are one list, printed back on one line."""
     plain = scan().replace("    ] b c a", "    ] b c\n      a")
-    found = state_order.plan("jaxpr", plain)
+    found = dataflow.state_plan("jaxpr", plain)
     assert found is not None
     assert found.wanted == {15, 16}
     one_line = scan(swapped=True).replace("f32[128,128,8]\n    g:f32[8]. let", "f32[128,128,8] g:f32[8]. let")

@@ -17,10 +17,9 @@ from conftest import projections
 
 from pytest_stages.check.drift import compare_text
 from pytest_stages.check.message import details
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.diff_render import unified
 from pytest_stages.ir.normalize import normalize_hlo
-from pytest_stages.ir.rename import keep_names
+from pytest_stages.ir.renaming import equivalent, keep_names
 from pytest_stages.ir.textdiff import edit_script
 
 # One op of a long chain: (opcode, whether it reads the parameter too)
@@ -328,7 +327,7 @@ def test_on_cpu_xla_compiles_a_swap_inside_a_loop_to_the_same_instructions(loops
 def test_on_cpu_xla_permutes_a_while_loops_state_after_the_swap(loops):
     """With ``while_loop`` (JAX 0.10.2, CPU) XLA put the two carried weights in the loop's tuple in the
     other order after the swap: positions the body returns unchanged, so the same program with its
-    state permuted (:mod:`pytest_stages.ir.state_order`), which compares equal."""
+    state permuted (:func:`pytest_stages.ir.dataflow.state_plan`), which compares equal."""
     plain, swapped = loops["while", False]["hlo"], loops["while", True]["hlo"]
     tuples = [re.findall(r"tuple\(%copy\S+ %copy\S+ (%\w+)\.\d+, (%\w+)\.\d+\)", text) for text in (plain, swapped)]
     assert tuples == [[("%w1", "%w2")], [("%w2", "%w1")]]

@@ -78,10 +78,10 @@ CONTEXT: Stage = "context"
 
 @dataclass(frozen=True)
 class Artifact:
-    """One snapshot file kind of a staged call.
+    """One snapshot file kind of a staged call (a stage text, judged as IR drift, unless it says otherwise).
 
     ``stage``: the JAX object it reads (``context`` for ``stage_compiles``); ``build``: a stage's raw text
-    (``is_text``) or JSON-ready data; ``locate``: each line's source, or None; ``optional``: only some
+    (family ``ir``) or JSON-ready data; ``locate``: each line's source, or None; ``optional``: only some
     programs have it (``build`` gives None for the others). ``added``: top-level keys a later version added
     (a snapshot without one is still current). The other fields: docs/architecture.md, "The artifact table".
     """
@@ -92,9 +92,8 @@ class Artifact:
     stage: Stage
     needs_compile: bool
     build: Callable[[Staged], Any]
-    family: Family
-    headline: str
-    is_text: bool
+    family: Family = "ir"
+    headline: str = "IR"
     dialect: str | None = None
     title: str = "IR drift"
     locate: Callable[[Staged], ir_sources.Located | None] | None = None
@@ -105,14 +104,14 @@ class Artifact:
     added: tuple[str, ...] = ()
 
     @property
+    def is_text(self) -> bool:
+        """A stage text (judged as IR drift), not JSON-ready data."""
+        return self.family == "ir"
+
+    @property
     def normalize(self) -> Callable[[str], str]:
         """A stage text's normalizer, its dialect's: the raw text ``build`` gives in, the snapshot text out."""
         return NORMALIZERS[str(self.dialect)]
-
-    @property
-    def column(self) -> str:
-        """The summary-table column: that of its check kind."""
-        return self.kind
 
     @property
     def frontend(self) -> bool:
@@ -174,9 +173,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "jaxpr",
         False,
         build=lambda r: str(r.jaxpr),
-        family="ir",
-        headline="IR",
-        is_text=True,
         dialect="jaxpr",
         locate=lambda r: ir_sources.jaxpr_locations(str(r.jaxpr.pretty_print(source_info=True)), r.texts["jaxpr"]),
         signature=True,
@@ -188,9 +184,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "lowered",
         False,
         build=lambda r: r.lowered_text,
-        family="ir",
-        headline="IR",
-        is_text=True,
         dialect="mlir",
         locate=lambda r: ir_sources.mlir_locations(r.lowered.as_text(debug_info=True), r.texts["stablehlo"]),
     ),
@@ -203,9 +196,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "lowered",
         False,
         build=lambda r: kernel_sections(r.lowered_text),
-        family="ir",
-        headline="IR",
-        is_text=True,
         dialect="mlir",
         title="kernel IR drift",
         locate=lambda r: ir_sources.mlir_locations(kernel_sections(r.lowered_text) or "", r.texts["kernel_ir"]),
@@ -218,9 +208,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "lowered",
         False,
         build=lambda r: r.lowered.as_text(dialect="hlo"),
-        family="ir",
-        headline="IR",
-        is_text=True,
         dialect="hlo",
         locate=lambda r: ir_sources.hlo_locations(r.lowered.as_text(dialect="hlo", debug_info=True), r.texts["hlo"]),
     ),
@@ -231,9 +218,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "compiled",
         True,
         build=lambda r: r.compiled_text,
-        family="ir",
-        headline="IR",
-        is_text=True,
         dialect="hlo",
         locate=_compiled_locations,
     ),
@@ -246,7 +230,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         build=_cost,
         family="figures",
         headline="cost",
-        is_text=False,
         lowered_stand_in=True,
         absent_is_zero=True,
         added=(step_time.KEY,),
@@ -260,7 +243,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         build=lambda r: analyses.memory(r.compiled),
         family="figures",
         headline="memory",
-        is_text=False,
     ),
     Artifact(
         "ops",
@@ -271,7 +253,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         build=lambda r: r.compiled_ops,
         family="ops",
         headline="op structure",
-        is_text=False,
         title="op structure changed",
     ),
     Artifact(
@@ -291,7 +272,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         ),
         family="placement",
         headline="sharding",
-        is_text=False,
     ),
     Artifact(
         "layout",
@@ -302,7 +282,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         build=lambda r: analyses.layout(r.compiled, r.named_leaves, r.named_outputs),
         family="placement",
         headline="layout",
-        is_text=False,
     ),
     # The grid, blocks, scratch and VMEM estimate of each Pallas kernel (only programs with kernels).
     Artifact(
@@ -314,7 +293,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         build=lambda r: kernel_specs.kernel_specs(r.jaxpr, r.device_kind),
         family="kernels",
         headline="kernels",
-        is_text=False,
         title="kernel findings changed",
         optional=True,
     ),
@@ -330,7 +308,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         build=_recorded_by_context,
         family="compiles",
         headline="compiles",
-        is_text=False,
         title="compile counts changed",
     ),
 )

@@ -21,7 +21,7 @@ from pytest_stages.calls.session import StagesSession
 from pytest_stages.calls.verdict import CallWriter, PendingWrite
 from pytest_stages.check import recompiles
 from pytest_stages.check.budgets import COMPILES_METRIC, Budget
-from pytest_stages.check.compare import artifact_status, budget_status, no_snapshot
+from pytest_stages.check.compare import artifact_status, budget_status, no_snapshot, unreadable_snapshot
 from pytest_stages.check.decide import Verdict
 from pytest_stages.core.errors import ConfigError, SnapshotError
 from pytest_stages.core.inputs import parse_json
@@ -87,7 +87,6 @@ class StageCompiles(CallWriter):
         )
 
     def _judge(self, name: str, log: CompileLog) -> None:
-        session = self.session
         path = self.folder.artifact(name, ARTIFACT)
         data = log.data()
         watched = log.watched()
@@ -101,7 +100,7 @@ class StageCompiles(CallWriter):
             cached=any(counts.cache_hits for counts in watched.values()),
         )
         self.records.append(record)
-        expected = session.store.read(path)
+        expected = self.session.store.read(path)
         if expected is None:
             findings = [no_snapshot(ARTIFACT)]
         else:
@@ -137,14 +136,11 @@ def _seconds(log: CompileLog) -> dict[str, float]:
     return total
 
 
-def _parsed(text: str, path: object, nodeid: str) -> dict[str, object]:
+def _parsed(text: str, path: Path, nodeid: str) -> dict[str, object]:
     try:
         data = parse_json(text)
     except ValueError as exc:
-        raise SnapshotError(
-            f"snapshot {path} is not valid JSON ({exc}): it was corrupted or edited by hand. "
-            f"Restore it from version control, or run `pytest --stages-update {nodeid}` to record it again."
-        ) from None
+        raise unreadable_snapshot(path, str(exc), nodeid) from None
     if not isinstance(data, dict):
         raise SnapshotError(f"snapshot {path} is not a compiles snapshot (a JSON object); restore it or re-record it.")
     return data

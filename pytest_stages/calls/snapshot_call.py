@@ -1,13 +1,10 @@
 """The ``stage_snapshot`` fixture's value: one call end to end, as steps (stage, compare, decide, format, write).
 
-:func:`~pytest_stages.check.compare.compare_call` (snapshots and a staged result in; statuses, findings
-and what an update writes out), :func:`~pytest_stages.check.decide.decide` and the failure message are pure;
-:class:`StageSnapshot` reads the snapshots once, runs the steps in order and keeps the files to write
-until the test has passed. The hook layer creates a :class:`~pytest_stages.calls.session.StagesSession`
-per run and a :class:`StageSnapshot` per test.
-
-What only a difference or a failure needs is imported at its first use (this layer's late imports,
-``pytest_stages/calls/__init__.py``): a run whose calls all match their snapshots never loads it.
+:func:`~pytest_stages.check.compare.compare_call`, :func:`~pytest_stages.check.decide.decide` and the failure
+message are pure; :class:`StageSnapshot` (one per test, beside the run's
+:class:`~pytest_stages.calls.session.StagesSession`) reads the snapshots once, runs the steps in order and keeps
+the files to write until the test has passed. What only a difference or a failure needs (the message, the
+pending set, the timing) is imported at its first use: a run whose calls all match never loads it.
 """
 
 from __future__ import annotations
@@ -169,9 +166,9 @@ class StageSnapshot(CallWriter):
         if self.session.policy.skips(folder.mismatch):
             raise StagesSkip(f'{folder.mismatch} (on_version_mismatch = "skip")')
         snapshots = self._snapshots(record.name, read=not folder.rerecord)
-        context = self._context(result, folder.meta, self._unchecked(result, folder.change, snapshots))
+        context = self._context(result, folder.meta, self._unchecked(folder.change, snapshots))
         compared = compare_call(result, snapshots, context)
-        record = self._keep(self._compared(record, compared, budget, context.unchecked, drift=bool(folder.mismatch)))
+        record = self._keep(self._compared(record, compared, budget, drift=bool(folder.mismatch)))
         queued = self._queued(record.name, folder, compared)
         if self.session.options.pending is not None and not self.session.policy.update:
             self._keep_pending(record.name, queued[len(self.pending) :], folder.current)
@@ -223,17 +220,16 @@ class StageSnapshot(CallWriter):
             else None,
             unchecked=unchecked,
             migrate=session.options.migrate and meta is not None,
+            writes=session.options.update or session.options.pending is not None,
         )
 
-    def _unchecked(
-        self, result: StageResult, change: environment_.EnvironmentChange, snapshots: Mapping[str, Snapshot]
-    ) -> dict[str, str]:
+    def _unchecked(self, change: environment_.EnvironmentChange, snapshots: Mapping[str, Snapshot]) -> dict[str, str]:
         """The snapshots the environment change leaves unchecked, with why (none on update)."""
         if self.session.policy.update:
             return {}
         return environment_.not_checked(
             change,
-            [n for n in result.built if n in snapshots],
+            list(snapshots),
             host_dependent=self.active.host_dependent,
             missing=[n for n, snap in snapshots.items() if snap.text is None],
         )
@@ -249,7 +245,6 @@ class StageSnapshot(CallWriter):
         record: CallRecord,
         compared: CallComparison,
         budget: list[Finding] | None,
-        unchecked: Mapping[str, str],
         *,
         drift: bool,
     ) -> CallRecord:
@@ -260,9 +255,9 @@ class StageSnapshot(CallWriter):
         status = {
             **compared.status,
             BUDGET: budget_status(budget is not None, budget or []),
-            **dict.fromkeys(unchecked, Status.SKIPPED),
+            **dict.fromkeys(compared.unchecked, Status.SKIPPED),
         }
-        skipped = [Finding(Kind.SKIPPED, n, reason, failing=False) for n, reason in unchecked.items()]
+        skipped = [Finding(Kind.SKIPPED, n, reason, failing=False) for n, reason in compared.unchecked.items()]
         return dataclasses.replace(
             record,
             status=status,
@@ -273,12 +268,9 @@ class StageSnapshot(CallWriter):
 
     def _queued(self, name: str, folder: FolderRead, compared: CallComparison) -> list[PendingWrite]:
         """The test's files to write with this call's: its changed artifacts, the folder's metadata where it changed,
-        and with ``--stages-migrate`` its files of an older format.
-
-        What this version records of the folder; --stages-migrate writes it where an older version recorded
-        less (an older format, keys it did not record, or a figures file without the keys added since). A folder
-        re-recorded because this version cannot compare its format is in this one afterwards.
-        """
+        and with ``--stages-migrate`` its files and metadata where an older version recorded less (an older format,
+        keys it did not record, a figures file without the keys added since). A folder re-recorded because this
+        version cannot compare its format is in this one afterwards."""
         meta = folder.meta
         full_meta = self._meta(meta, folder.current, migrating=True)
         added = any(why == Migration.ADDED for _, why in compared.migrations.values())  # none unless migrating
@@ -327,7 +319,6 @@ class StageSnapshot(CallWriter):
 
     def pending_set(self, directory: Path) -> list[store_pending.PendingCall]:
         """The calls whose update would write anything, as entries of the set ``directory`` (each record names it)."""
-        session = self.session
         config = json.loads(to_json(dataclasses.asdict(self.active.config)))
         records = {record.name: record for record in self.records}
         calls = []
@@ -335,7 +326,7 @@ class StageSnapshot(CallWriter):
             base = {file: store_pending.disk_digest(self.folder.path / file) for file in files}
             record = dataclasses.replace(records[name], pending=directory.name)
             manifest = store_pending.manifest(
-                identity=session.pending_identity,
+                identity=self.session.pending_identity,
                 call={
                     "nodeid": record.nodeid,
                     "config": record.config,
@@ -375,9 +366,9 @@ class StageSnapshot(CallWriter):
         if not change.foreign or (update and self.session.options.rerecord) or (not update and not change.platform):
             return
         folder = f"{self.session.settings.snapshot_dir}/{self.folder.relative}/"
-        explain = environment_.refusal if update else environment_.platform_message
         self._keep(dataclasses.replace(record, status=dict.fromkeys(self._judged(), Status.SKIPPED)))
-        raise StagesFailure(f"{record.name!r} on config {self.active.name}: {explain(change, folder, self.nodeid)}")
+        explain = environment_.refusal(change, folder, self.nodeid, update=update)
+        raise StagesFailure(f"{record.name!r} on config {self.active.name}: {explain}")
 
     def _migrated(
         self, queued: list[PendingWrite], name: str, migrations: Mapping[Path, tuple[str, Migration]]
@@ -455,9 +446,9 @@ class StageSnapshot(CallWriter):
         """Whether an update writes the folder's metadata: a folder's first record, a migration, or a value it
         records that changed (the jax version of an upgrade, the staging of a new artifact); never for keys an
         older version did not record, nor for a changed file alone (its pull request holds the change only)."""
-        if written == recorded:
-            return False
-        return recorded is None or migrating or snapshot_format.records_other(recorded, written)
+        return written != recorded and (
+            recorded is None or migrating or snapshot_format.records_other(recorded, written)
+        )
 
     def _meta(
         self, recorded: Mapping[str, object] | None, current: Mapping[str, object], *, migrating: bool

@@ -1,14 +1,9 @@
 """Comparison: one staged call's artifacts against their snapshots, each judged by the family the artifact table names.
 
-:func:`compare_call` takes the call as :class:`Built`, what comparing needs of a staged result
-(the built texts and analyses, their printed form and source places on demand), and runs down
-the layers from here: it never calls back into the run that staged it. Each family is its own
-module, imported at the first difference it judges: IR drift of stage texts
-(:mod:`~pytest_stages.check.drift`), op structure (:mod:`~pytest_stages.check.ops`), cost and
-memory figures (:mod:`~pytest_stages.check.figures`), shardings and layouts
-(:mod:`~pytest_stages.check.placement`), kernel findings (:mod:`~pytest_stages.check.kernel_changes`)
-and the generic JSON comparison (:mod:`~pytest_stages.check.changed_paths`). Each takes a
-:class:`~pytest_stages.core.records.Pair` and gives a :class:`~pytest_stages.core.records.Compared`.
+:func:`compare_call` takes the call as :class:`Built` (the built texts and analyses, their printed form and
+source places on demand) and never calls back into the run that staged it. Each family (:data:`FAMILIES`) is
+its own module, imported at the first difference it judges; it takes a :class:`~pytest_stages.core.records.Pair`
+and gives a :class:`~pytest_stages.core.records.Compared`.
 """
 
 from __future__ import annotations
@@ -26,12 +21,12 @@ from pytest_stages.core.records import Change, Compared, Finding, Kind, Migratio
 
 if TYPE_CHECKING:
     from pytest_stages.check import changed_paths, drift, figures, kernel_changes, ops, placement
-    from pytest_stages.ir import rename as ir_rename
+    from pytest_stages.ir import renaming
 else:
     changed_paths = lazy_module("pytest_stages.check.changed_paths")
     drift = lazy_module("pytest_stages.check.drift")
     figures = lazy_module("pytest_stages.check.figures")
-    ir_rename = lazy_module("pytest_stages.ir.rename")
+    renaming = lazy_module("pytest_stages.ir.renaming")
     kernel_changes = lazy_module("pytest_stages.check.kernel_changes")
     ops = lazy_module("pytest_stages.check.ops")
     placement = lazy_module("pytest_stages.check.placement")
@@ -88,10 +83,10 @@ class CallComparison:
 
     ``changed`` holds what an update writes of each artifact whose file must be (re)written (new, or
     different from its snapshot): its text as built, a stage text under its snapshot's names, a placement
-    snapshot under its folder's output names. ``signature`` explains an input change seen in the jaxpr.
-    ``migrations``: with ``--stages-migrate``, each recorded snapshot (compared or not) not in this version's
-    form, as it writes it and why.
-    """
+    snapshot under its folder's output names (none where the run writes nothing). ``signature`` explains
+    an input change seen in the jaxpr. ``unchecked``: the built artifacts the environment leaves unchecked,
+    with why. ``migrations``: with ``--stages-migrate``, each recorded snapshot (compared or not) not in this
+    version's form, as it writes it and why."""
 
     status: dict[str, Status]
     findings: list[Finding]
@@ -99,6 +94,7 @@ class CallComparison:
     changed: dict[str, str]
     signature: str | None
     migrations: dict[Path, tuple[str, Migration]]
+    unchecked: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -106,8 +102,9 @@ class Context:
     """What comparing a call needs besides the snapshots: tolerances, diff size, where.
 
     ``renames``: :attr:`~pytest_stages.stage.staging.StageResult.output_renames` for a format-1 folder.
-    ``unchecked``: the snapshots left uncompared here (the environment differs), with why; ``migrate``:
-    the folder's snapshots not in this version's form are to be rewritten (``--stages-migrate``).
+    ``unchecked``: the call's snapshots the environment leaves uncompared here, with why; ``migrate``:
+    the folder's snapshots not in this version's form are to be rewritten (``--stages-migrate``);
+    ``writes``: the run writes what an update would (``--stages-update``, ``--stages-pending``).
     """
 
     nodeid: str
@@ -118,6 +115,7 @@ class Context:
     renames: Renames = None
     unchecked: Mapping[str, str] = field(default_factory=dict)
     migrate: bool = False
+    writes: bool = True
 
 
 def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Context) -> CallComparison:
@@ -128,9 +126,11 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
     """
     left_out = {**staged.skipped, **staged.partial}
     snapshots = _parsed(snapshots)
-    judged = []
+    judged, unchecked = [], {}
     for name in staged.built:
-        if name in snapshots and name not in context.unchecked:
+        if name in context.unchecked:
+            unchecked[name] = context.unchecked[name]
+        elif name in snapshots:
             judged.append(_judged(name, snapshots[name], staged, context))
     return CallComparison(
         status={**{j.name: j.status for j in judged}, **dict.fromkeys(staged.skipped, Status.SKIPPED)},
@@ -142,6 +142,7 @@ def compare_call(staged: Built, snapshots: Mapping[str, Snapshot], context: Cont
         changed={j.name: j.written for j in judged if j.written is not None},
         signature=next((j.signature for j in judged if j.signature), None),  # the jaxpr's alone
         migrations=migrations(snapshots, context.renames, staged.analyses) if context.migrate else {},
+        unchecked=unchecked,
     )
 
 
@@ -181,12 +182,8 @@ def _judged(name: str, snapshot: Snapshot, staged: Built, context: Context) -> J
     expected, actual = compared.text or "", staged.serialized(name)
     found = _compare_artifact(name, compared, actual, staged, context)
     status = artifact_status(found.findings, recorded=True)
-    written = _written(name, expected, actual, staged, context.renames)
-    if written is None or not described.signature:
-        return Judged(name, status, found.findings, found.deltas, written)
-    placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
-    signature = drift.signature_change(list(placed.get("inputs", {})), expected, actual)
-    return Judged(name, status, found.findings, found.deltas, written, signature)
+    written = _written(name, expected, actual, staged, context.renames) if context.writes else None
+    return Judged(name, status, found.findings, found.deltas, written, found.signature)
 
 
 def _written(name: str, expected: str, actual: str, staged: Built, renames: Renames) -> str | None:
@@ -196,7 +193,7 @@ def _written(name: str, expected: str, actual: str, staged: Built, renames: Rena
     described = BY_NAME[name]
     if not described.is_text:
         return None if expected == actual else stored_form(name, actual, staged.analyses[name], renames)
-    written = ir_rename.keep_names(described.dialect, expected, actual)  # the snapshot itself where equivalent
+    written = renaming.keep_names(described.dialect, expected, actual)  # the snapshot itself where equivalent
     return None if written == expected else written
 
 
@@ -211,6 +208,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
                 actual,
                 diff_lines=context.diff_lines,
                 locations=lambda: staged.line_places(name, context.rootpath),
+                inputs=(lambda: _input_names(staged)) if BY_NAME[name].signature else None,
             )
         )
     if expected == actual:  # the same text of data that does not survive JSON (a tuple): unchanged too
@@ -220,11 +218,7 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             return Compared(
                 [Finding(BY_NAME[name].kind, name, "unreadable snapshot replaced", change=Change.UNREADABLE)]
             )
-        raise SnapshotError(
-            f"snapshot {snapshot.path} is not valid JSON ({snapshot.unreadable}): it was corrupted "
-            "or edited by hand. Restore it from version control, or run "
-            f"`pytest --stages-update {context.nodeid}` to record it again."
-        )
+        raise unreadable_snapshot(snapshot.path, snapshot.unreadable, context.nodeid)
     return compare_pair(
         Pair(
             name,
@@ -237,6 +231,20 @@ def _compare_artifact(name: str, snapshot: Snapshot, actual: str, staged: Built,
             loop_places=lambda: staged.loop_places(context.rootpath),
             function_place=lambda: staged.function_place(context.rootpath),
         )
+    )
+
+
+def _input_names(staged: Built) -> list[str]:
+    """The names of the call's flat inputs, in order, as its placement analysis (if built) has them."""
+    placed = staged.analyses.get("sharding") or staged.analyses.get("layout") or {}
+    return list(placed.get("inputs", {}))
+
+
+def unreadable_snapshot(path: Path, why: str, nodeid: str) -> SnapshotError:
+    """The error of a JSON snapshot that does not parse (``why``), outside update mode."""
+    return SnapshotError(
+        f"snapshot {path} is not valid JSON ({why}): it was corrupted or edited by hand. "
+        f"Restore it from version control, or run `pytest --stages-update {nodeid}` to record it again."
     )
 
 

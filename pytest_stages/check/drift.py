@@ -22,9 +22,9 @@ from pytest_stages.check.collectives import (
 from pytest_stages.core.records import Change, Compared, Constant, DriftDetail, Finding, Pair
 from pytest_stages.ir import hlo, literals
 from pytest_stages.ir import sources as sources_
-from pytest_stages.ir.alpha import Naming, equivalent, naming
 from pytest_stages.ir.diff_render import describe_sources, hunks, side_by_side, sources, unified_cut
 from pytest_stages.ir.kernel_payloads import changed_lines
+from pytest_stages.ir.renaming import Naming, equivalent, naming
 from pytest_stages.ir.textdiff import EditScript, Row, edit_script
 
 REPORT_ROWS = 400
@@ -42,15 +42,11 @@ SIGNATURE_SHOWN = 4  # changed inputs named in the input-signature line; the res
 _SHARDED_DIM = re.compile(r"@(?:\([^()]*\)|\w+)")
 
 
-def _pattern_counter(pattern: re.Pattern[str]) -> Callable[[str], Counter[str]]:
-    return lambda text: Counter(pattern.findall(text))
-
-
 # How each dialect's texts count their ops (a text of no dialect counts MLIR-style ops).
 OP_COUNTERS: dict[str | None, Callable[[str], Counter[str]]] = {
     "hlo": hlo.opcode_counts,
-    "jaxpr": _pattern_counter(_JAXPR_EQUATION),
-    "mlir": _pattern_counter(_MLIR_OP),
+    "jaxpr": lambda text: Counter(_JAXPR_EQUATION.findall(text)),
+    "mlir": lambda text: Counter(_MLIR_OP.findall(text)),
 }
 
 
@@ -281,14 +277,11 @@ def _new_kinds(artifact: str, texts: tuple[str, str], counts: tuple[Counter[str]
 def _changed_places(
     artifact: str, script: EditScript, where: Sequence[str | None], kinds: set[str]
 ) -> tuple[set[str], set[str]]:
-    """The places of the lines whose op itself is new or changed (added, or changed in more than which
-    values it reads: its op, type or attributes), and of those that hold an op of one of ``kinds``.
-
-    A line that only reads another value now is downstream of the edit (the sum that no longer adds
-    the weight decay), not where it was made; a line, added or changed in place, that is another old line up
-    to its names (a Ref read whose names shifted, a fusion printed elsewhere) only moved (:func:`_moved_lines`):
-    neither is named.
-    """
+    """The places of the lines whose op itself is new or changed (added, or changed in more than which values it
+    reads: its op, type or attributes), and of those that hold an op of one of ``kinds``. A line that only reads
+    another value now is downstream of the edit (the sum that no longer adds the weight decay), not where it was
+    made; a line, added or changed in place, that is another old line up to its names (a Ref read whose names
+    shifted, a fusion printed elsewhere) only moved (:func:`_moved_lines`): neither is named."""
     naming_ = naming(BY_NAME[artifact].dialect)
     renamed = _moved_lines(script, naming_)
     own: set[str] = set()
@@ -450,12 +443,9 @@ def removed_line(removed: int) -> str:
 
 
 def _own_lines(found: list[tuple[str, dict[str, int]]]) -> tuple[list[tuple[str, dict[str, int]]], int]:
-    """Source lines of the added and changed lines only, and how many lines were removed.
-
-    A removed line has no location (the snapshot keeps none); charging it to the staged line
-    after it would name code that does not hold it (dropping weight decay read as a change in
-    optax's schedule).
-    """
+    """Source lines of the added and changed lines only, and how many lines were removed. A removed line has no
+    location (the snapshot keeps none); charging it to the staged line after it would name code that does not
+    hold it (dropping weight decay read as a change in optax's schedule)."""
     removed = sum(counts.get("removed", 0) for _, counts in found)
     own = [(place, {k: n for k, n in counts.items() if k != "removed"}) for place, counts in found]
     return [(place, counts) for place, counts in own if counts], removed
@@ -469,11 +459,9 @@ def op_counts(artifact: str, text: str) -> Counter[str]:
 def hlo_structure_summary(
     artifact: str, texts: tuple[str, str], differing: tuple[str, str], counts: tuple[Counter[str], Counter[str]]
 ) -> list[str]:
-    """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed.
-
-    ``differing`` is the differing lines of both ``texts`` and ``counts`` their op counts: what
-    the texts share cancels out, so only the fusion totals need the whole texts.
-    """
+    """For HLO drift: fusion count and collectives (with shapes and bytes) added or removed. ``differing`` is the
+    differing lines of both ``texts`` and ``counts`` their op counts: what the texts share cancels out, so only
+    the fusion totals need the whole texts."""
     if BY_NAME[artifact].dialect != "hlo":
         return []
     lines = []
@@ -490,11 +478,15 @@ def hlo_structure_summary(
 
 
 def ir_drift(pair: Pair) -> Compared:
-    """Stage texts: the renumbering-proof diff with its summary and source lines."""
+    """Stage texts: the renumbering-proof diff with its summary and source lines, and the input change
+    a changed text shows where the pair names its inputs (the jaxpr)."""
     found = compare_text(
         pair.artifact, pair.expected, pair.actual, diff_lines=pair.diff_lines, locations=pair.locations
     )
-    return Compared([found] if found else [])
+    if found is None:
+        return Compared([])
+    signature = signature_change(pair.inputs(), pair.expected, pair.actual) if pair.inputs else None
+    return Compared([found], signature=signature)
 
 
 def input_types(jaxpr: str) -> list[str] | None:

@@ -149,27 +149,18 @@ def after_update(recorded: Mapping[str, object] | None, current: Mapping[str, ob
     return out
 
 
-def platform_message(change: EnvironmentChange, folder: str, nodeid: str) -> str:
-    """Why a call recorded on another platform is not compared, and how to re-record it on purpose."""
+def refusal(change: EnvironmentChange, folder: str, nodeid: str, *, update: bool) -> str:
+    """Why a call recorded on another platform is not compared, or (``update``) why ``--stages-update`` leaves a
+    folder of another platform or device kind alone; and how to re-record it on purpose."""
+    why = (
+        ". `--stages-update` does not replace snapshots of another platform or device kind."
+        if update
+        else ": they do not compare."
+    )
     return (
         f"the snapshots in {folder} were recorded {describe(change.recorded)}; this run stages "
-        f"{describe(change.current)}: they do not compare. {rerecord_hint(folder, nodeid)}"
-    )
-
-
-def refusal(change: EnvironmentChange, folder: str, nodeid: str) -> str:
-    """Why ``--stages-update`` leaves a folder of another platform or device kind alone."""
-    return (
-        f"the snapshots in {folder} were recorded {describe(change.recorded)}; this run stages "
-        f"{describe(change.current)}. `--stages-update` does not replace snapshots of another platform "
-        f"or device kind. {rerecord_hint(folder, nodeid)}"
-    )
-
-
-def rerecord_hint(folder: str, nodeid: str) -> str:
-    return (
-        f"To re-record them here on purpose, run `pytest --stages-update {RERECORD_OPTION} {nodeid}` "
-        f"(or delete {folder} and run `pytest --stages-update {nodeid}`)."
+        f"{describe(change.current)}{why} To re-record them here on purpose, run `pytest --stages-update "
+        f"{RERECORD_OPTION} {nodeid}` (or delete {folder} and run `pytest --stages-update {nodeid}`)."
     )
 
 

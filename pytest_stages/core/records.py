@@ -215,7 +215,8 @@ class Pair:
 
     ``before`` is the snapshot parsed (JSON artifacts) and ``after`` the fresh data;
     ``locations`` gives, on demand, the source location of each line of ``actual``, and
-    ``loop_places`` that of each while loop of ``after`` (``ops.json``), ``function_place`` the staged function's.
+    ``loop_places`` that of each while loop of ``after`` (``ops.json``), ``function_place`` the staged function's,
+    ``inputs`` the names of its flat inputs (given for the artifact whose input signature explains a change).
     """
 
     artifact: str
@@ -228,14 +229,17 @@ class Pair:
     locations: Callable[[], Sequence[str | None] | None] | None = None
     loop_places: Callable[[], Sequence[str | None]] | None = None
     function_place: Callable[[], str | None] | None = None
+    inputs: Callable[[], Sequence[str]] | None = None
 
 
 @dataclass(frozen=True)
 class Compared:
-    """What every comparison family gives: a pair's findings, and the figures that moved (``metric: [old, new]``)."""
+    """What every comparison family gives: a pair's findings, and the figures that moved (``metric: [old, new]``);
+    ``signature``: the input change a changed jaxpr shows (``params['w'] f32[4] -> f32[8]``)."""
 
     findings: list[Finding]
     deltas: dict[str, list[float]] = field(default_factory=dict)
+    signature: str | None = None
 
 
 @dataclass(frozen=True)

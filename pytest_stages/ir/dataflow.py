@@ -2,7 +2,7 @@
 
 Two lines of model code swapped print the same graph in another order; :func:`reordered` sorts each
 block's movable operations by a structural (Merkle) hash, blind to names and order, so that
-:func:`pytest_stages.ir.alpha.equivalent` compares the program, not its order (docs/architecture.md,
+:func:`pytest_stages.ir.renaming.equivalent` compares the program, not its order (docs/architecture.md,
 "Independent operations in a canonical order").
 """
 
@@ -13,7 +13,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_stages.ir import state_order, state_rewrite
+from pytest_stages.ir import state_rewrite
+from pytest_stages.ir.hlo_state import hlo_plan
+from pytest_stages.ir.jaxpr_state import jaxpr_plan
+from pytest_stages.ir.mlir_state import mlir_plan
+from pytest_stages.ir.state_rewrite import Plan
 
 
 @dataclass(frozen=True)
@@ -136,14 +140,26 @@ ORDERS = {
 }
 # A function's name as StableHLO defines it ("func.func private @inner(") and calls it ("call @inner(").
 _CALLEE = re.compile(r"@[\w$\-]+")
-# A quoted string on one line (an HLO backend_config's JSON, a jaxpr's name): its brackets do not count.
-_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+# A quoted string on one line (an HLO backend_config's JSON, a jaxpr's name, an MLIR attribute's value): its
+# brackets do not count.
+QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 # Each bracket as "(" (opens) or ")" (closes), every other character but the newline dropped.
 _BRACKETS = str.maketrans(
     {**{chr(c): None for c in range(128) if chr(c) not in "()[]{}\n"}, "[": "(", "{": "(", "]": ")", "}": ")"}
 )
 # What splits an indented line of compiled HLO into its names: every name there is written "%name".
-_PERCENT_SPLIT = re.compile(r"%([\w.\-]++)")
+PERCENT_SPLIT = re.compile(r"%([\w.\-]++)")
+
+
+# Each dialect's rewrite of its loop and call state (docs/architecture.md, "Loop and call state in a canonical order").
+_PLANNERS: dict[str, Callable[[str], Plan | None]] = {"hlo": hlo_plan, "mlir": mlir_plan, "jaxpr": jaxpr_plan}
+
+
+def state_plan(dialect: str, text: str) -> Plan | None:
+    """The rewrite that puts ``text``'s loop and call state (captured in the order model code reads it) in a
+    canonical order, keyed by the hashes :func:`reordered` gives the values passed in; None where it has none."""
+    finder = _PLANNERS.get(dialect)
+    return finder(text) if finder is not None else None
 
 
 def reordered(
@@ -158,7 +174,7 @@ def reordered(
     """``text`` with each block's movable operations in canonical order; None for a dialect without one.
 
     ``split`` keeps a text's name tokens at odd positions, spelled as keys; ``defined`` finds the
-    names a text defines and ``key`` spells one as a key (:class:`pytest_stages.ir.alpha.Naming`).
+    names a text defines and ``key`` spells one as a key (:class:`pytest_stages.ir.renaming.Naming`).
     ``common``: how many leading and trailing lines ``text`` shares with the text it is compared
     with. A unit wholly inside them is the same in both texts and stays where it is, its names
     read as themselves, so that the cost follows the lines that differ.
@@ -166,7 +182,7 @@ def reordered(
     order = ORDERS.get(dialect)
     if order is None:
         return None
-    state = state_order.plan(dialect, text)
+    state = state_plan(dialect, text)
     if state is not None:  # where the text changes, the lines it shares with the other text may not
         common = (0, 0)
     if state is not None and not state.wanted:  # a rewrite that reads no hashes (fusions' operands) is made at once
@@ -175,64 +191,49 @@ def reordered(
     # loop's state, then the loops and calls inside and after it): one pass per list and one more
     # reach the order that depends on the program alone, not on the order the text came in.
     for _ in range(state.lists + 1 if state is not None else 1):
-        graph = _graph(dialect, order, text, (split, defined, key), common)
-        graph.wanted = state.wanted if state is not None else set()
+        wanted = state.wanted if state is not None else set()
+        graph = _Graph(dialect, order, text, (split, defined, key), common, wanted=wanted)
         out = "\n".join(graph.level(text.split("\n"), 0)[0])
         if state is None:
             break
         rewritten = state.apply(graph.probes)
         if rewritten == text:
             break
-        text, state = rewritten, state_order.plan(dialect, rewritten)
+        text, state = rewritten, state_plan(dialect, rewritten)
     return out
 
 
-def _graph(
-    dialect: str,
-    order: Order,
-    text: str,
-    naming: tuple[re.Pattern[str], Callable[[str], Sequence[str]], Callable[[str], str]],
-    common: tuple[int, int],
-) -> _Graph:
-    """A fresh graph for one pass over ``text``."""
-    split, defined, key = naming
-    lines_count = text.count("\n") + 1
-    # Compiled HLO (headers "%name (" or "ENTRY %name (") writes every name of an instruction line with "%".
-    header = next((line for line in text.split("\n") if order.blocks.match(line)), "")
-    fast = dialect == "hlo" and header.startswith(("%", "ENTRY %"))
-    graph = _Graph(order, (_PERCENT_SPLIT if fast else split, split), defined, key)
-    graph.nets = [b.count("(") - b.count(")") for b in _QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
-    graph.same = (common[0], lines_count - common[1])
-    if dialect == "jaxpr":
-        graph.calls = _effectful_jaxprs(text, order.effects)
-    return graph
-
-
 class _Graph:
-    """Hashes of the values seen so far, and the blocks (computations, functions) that have a side effect.
-
-    ``splits``: the pattern for indented lines (a block's instructions), and for the others.
-    """
+    """One pass over a text: the hashes of the values seen so far, and the blocks (computations, functions)
+    that have a side effect. ``naming``: the text's split, defined and key (:func:`reordered`'s); ``wanted``:
+    the lines whose names' hashes a loop's rewrite reads (:func:`state_plan`), kept in :attr:`probes`."""
 
     def __init__(
         self,
+        dialect: str,
         order: Order,
-        splits: tuple[re.Pattern[str], re.Pattern[str]],
-        defined: Callable[[str], Sequence[str]],
-        key: Callable[[str], str],
+        text: str,
+        naming: tuple[re.Pattern[str], Callable[[str], Sequence[str]], Callable[[str], str]],
+        common: tuple[int, int],
+        *,
+        wanted: set[int],
     ) -> None:
-        self.order, self.splits, self.defined, self.key = order, splits, defined, key
+        split, self.defined, self.key = naming
+        self.order, self.wanted = order, wanted
+        # the pattern for indented lines (a block's instructions), and for the others: compiled HLO (headers
+        # "%name (" or "ENTRY %name (") writes every name of an instruction line with "%"
+        header = next((line for line in text.split("\n") if order.blocks.match(line)), "")
+        fast = dialect == "hlo" and header.startswith(("%", "ENTRY %"))
+        self.splits = (PERCENT_SPLIT if fast else split, split)
         # name -> the hash of what defines it; a name not (yet) seen reads as itself
         self.hashes: dict[str, str] = {}
         self.effectful: set[str] = set()
         # a jaxpr's eqns that call a shared ``let name = { lambda ...`` with a side effect (``jaxpr=name``)
-        self.calls: re.Pattern[str] | None = None
+        self.calls = _effectful_jaxprs(text, order.effects) if dialect == "jaxpr" else None
         # how many brackets each line of the text leaves open
-        self.nets: list[int] = []
+        self.nets = [b.count("(") - b.count(")") for b in QUOTED.sub("", text).translate(_BRACKETS).split("\n")]
         # lines before the first and from the second index on are the same in both texts
-        self.same = (0, 0)
-        # lines whose names' hashes a loop's rewrite reads (:mod:`pytest_stages.ir.state_order`), and those hashes
-        self.wanted: set[int] = set()
+        self.same = (common[0], text.count("\n") + 1 - common[1])
         self.probes: dict[int, dict[str, str]] = {}
         # in the block being read: the names a pure operation's first copy defines, by its hash, and the
         # names of its later copies, each read as the first copy's (docs/architecture.md)
@@ -347,24 +348,19 @@ class _Graph:
         glued = self.order.glued.match
         continued = self.order.continued
         for line, net in zip(lines, self.nets[offset : offset + len(lines)], strict=True):
-            if depth > 0:
+            depth = max(depth, 0)
+            if depth > 0 or (units and (glued(line) is not None or (continued and _deeper(line, units[-1][0])))):
                 units[-1].append(line)
-            elif units and (glued(line) is not None or (continued and _deeper(line, units[-1][0]))):
-                units[-1].append(line)
-                depth = 0
             else:
                 units.append([line])
-                depth = 0
             depth += net
         return units
 
     def has_effect(self, text: str) -> bool:
         """Whether ``text`` has a side effect, or calls a block (a shared jaxpr) found to have one."""
-        return (
-            self.order.effects(text)
-            or (self.calls is not None and self.calls.search(text) is not None)
-            or (bool(self.effectful) and not self.effectful.isdisjoint(self.splits[1].split(text)[1::2]))
-        )
+        if not self._own_pure(text):
+            return True
+        return bool(self.effectful) and not self.effectful.isdisjoint(self.splits[1].split(text)[1::2])
 
     def same_unit(self, lines: list[str]) -> str:
         """The hash of a unit the two texts share where it is: of its text, its names read as themselves.
@@ -529,11 +525,9 @@ def _deeper(line: str, first: str) -> bool:
 def _effectful_jaxprs(text: str, effects: Callable[[str], bool]) -> re.Pattern[str] | None:
     """What an eqn that calls a shared jaxpr with a side effect reads (``jaxpr=name``), or None if none has one.
 
-    A jaxpr prints a function called more than once as ``let name = { lambda ...`` before the
-    jaxpr that calls it (``jit[name=inner jaxpr=inner]``, ``while[body_jaxpr=jaxpr1 ...``): each
-    such block with a side effect, or
-    a call of one printed before it, makes every eqn that names it keep its place.
-    """
+    A jaxpr prints a function called more than once as ``let name = { lambda ...`` before the jaxpr that calls
+    it (``jit[name=inner jaxpr=inner]``, ``while[body_jaxpr=jaxpr1 ...``): each such block with a side effect,
+    or a call of one printed before it, makes every eqn that names it keep its place."""
     effectful: list[str] = []
     for chunk in _JAXPR_TOP.split(text):
         name = _JAXPR_LET.match(chunk)

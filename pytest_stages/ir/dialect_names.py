@@ -1,7 +1,7 @@
 """The names each stage-text dialect prints (jaxpr, compiled or lowered HLO, StableHLO) and where it defines them.
 
 :func:`dialect_rules` gives one dialect's naming rules to the edit script (``ir/textdiff.py``); the patterns are
-shared with ``ir/alpha.py`` and ``ir/rename.py``.
+shared with ``ir/renaming.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Compiled HLO's loop and fusion state in a canonical order: a while loop's tuple and a fusion's operands,
 the positions the loop body or fused computation may take in another order, sorted by the values passed in
-(``ir/state_order.py``)."""
+(``dataflow.state_plan``)."""
 
 from __future__ import annotations
 

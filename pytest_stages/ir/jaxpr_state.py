@@ -1,6 +1,6 @@
 """A jaxpr's loop and call state in a canonical order: a ``while``'s or ``scan``'s constants and a custom
 derivative call's operands, sorted by the values passed in, every reader rewritten alike
-(``ir/state_order.py``)."""
+(``dataflow.state_plan``)."""
 
 from __future__ import annotations
 

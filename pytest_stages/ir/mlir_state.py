@@ -1,5 +1,5 @@
 """StableHLO's loop and call state in a canonical order: a ``stablehlo.while``'s operands and a private
-function's arguments, sorted by the values passed in, every reader rewritten alike (``ir/state_order.py``)."""
+function's arguments, sorted by the values passed in, every reader rewritten alike (``dataflow.state_plan``)."""
 
 from __future__ import annotations
 

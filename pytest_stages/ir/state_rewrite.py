@@ -1,6 +1,6 @@
 """The parts every dialect's state rewrite shares: the :class:`Plan` a dialect returns, the stable hash the
 canonical order sorts by, the order itself, and the bracket-aware splitting of a text's lists
-(``ir/state_order.py`` says what the rewrite is for)."""
+(``dataflow.state_plan`` says what the rewrite is for)."""
 
 from __future__ import annotations
 
@@ -53,9 +53,7 @@ def split_top(text: str, opening: str = "([{", closing: str = ")]}") -> list[str
     parts: list[str] = []
     depth = 0
     start = 0
-    k = 0
-    while k < len(text):
-        c = text[k]
+    for k, c in enumerate(text):
         if c in opening:
             depth += 1
         elif c in closing:
@@ -63,8 +61,6 @@ def split_top(text: str, opening: str = "([{", closing: str = ")]}") -> list[str
         elif c == "," and depth == 0 and text.startswith(", ", k):
             parts.append(text[start:k])
             start = k + 2
-            k += 1
-        k += 1
     parts.append(text[start:])
     return parts
 

@@ -14,8 +14,8 @@ from typing import TextIO
 from pytest_stages.analyse.artifacts import ARTIFACTS, BY_NAME
 from pytest_stages.check.drift import compare_text, summary_lines
 from pytest_stages.core.inputs import read_text
-from pytest_stages.ir.alpha import equivalent
 from pytest_stages.ir.diff_render import unified
+from pytest_stages.ir.renaming import equivalent
 from pytest_stages.ir.textdiff import edit_script
 from pytest_stages.report.arguments import USAGE
 
