@@ -63,7 +63,7 @@ _DTYPE_BITS = {
 }
 # "  ROOT %t.2 = f32[8]{0} add(" -> ROOT, name %t.2, shape f32[8]{0}, opcode add; for a
 # tuple shape "(f32[8]{0}, s32[]) tuple(" only ROOT and name: the shape ends at its closing ")"
-_DEFINITION = re.compile(
+_DEFINITION = lazy_pattern(
     rf"\s*(?P<root>ROOT\s+)?(?P<name>{NAME}) = (?:(?P<shape>[^\s(]\S*)\s+(?P<opcode>[a-z][\w-]*)\()?"
 )
 # A definition after a newline, for many lines at once: "\n  ROOT %t.2 = ..." -> %t.2; an unindented
@@ -80,9 +80,9 @@ _LINES = re.compile(
 # " tuple(" after a tuple shape -> opcode tuple
 _OPCODE = re.compile(r"\s+(?P<opcode>[a-z][\w-]*)\(")
 # "ENTRY %main.2 (p: f32[8]) -> f32[8] {" or lowered "region_0.1 {" -> entry, name
-_COMPUTATION = re.compile(rf"(?P<entry>ENTRY\s+)?(?P<name>{NAME}) [({{]")
+_COMPUTATION = lazy_pattern(rf"(?P<entry>ENTRY\s+)?(?P<name>{NAME}) [({{]")
 # "(x.3: f32[], y.1: f32[])" in a computation header -> x.3, y.1
-_PARAMETER = re.compile(rf"(?:\(|, )({NAME}): ")
+_PARAMETER = lazy_pattern(rf"(?:\(|, )({NAME}): ")
 # "{1,0:T(8,128)S(1)}" in "f32[16,128]{1,0:T(8,128)S(1)}"
 _LAYOUT = re.compile(r"\{[^{}]*\}")
 # "bf16[8,<=16]" -> dtype bf16, dims "8,<=16"; "f8e4m3fn[4]" -> dtype f8e4m3fn
