@@ -30,14 +30,12 @@ VMEM_RULE = (
 KERNEL_CALL = re.compile(r"stablehlo\.custom_call @(tpu_custom_call|__gpu\$xla\.gpu\.triton|mosaic_gpu\w*)\(.*$", re.M)
 _KERNEL_NAME = lazy_pattern(r'\b(?:kernel_)?name = "([^"]*)"')
 NOT_IN_VMEM = ("any", "hbm", "smem", "semaphore")
-# The module that defines JAX's ``pallas_call`` primitive: until it is imported no jaxpr can hold one.
-PALLAS_CALL_MODULE = "jax._src.pallas.pallas_call"
 
 
 def kernel_specs(jaxpr: object, device_kind: str | None = None) -> dict[str, object] | None:
     """``kernels.json``: an entry per ``pallas_call`` by kernel name, the rule, VMEM's size (None: no kernel)."""
     found: dict[str, Any] = {}
-    if PALLAS_CALL_MODULE not in sys.modules:  # no kernel: the walk of every equation is skipped
+    if "jax._src.pallas.pallas_call" not in sys.modules:  # JAX's pallas_call is defined there: no kernel yet
         return None
     for eqn in _pallas_calls(jaxpr.jaxpr if hasattr(jaxpr, "jaxpr") else jaxpr):
         entry = _kernel(eqn.params, gpu=_on_gpu(eqn.params, device_kind))

@@ -71,8 +71,8 @@ _DEFINITION = lazy_pattern(
 # a name has none). Led by "\n" rather than a multiline "^": a literal first character makes the scan
 # faster (docs/performance.md), and one group makes ``findall`` give strings, not tuples.
 _DEFINED = lazy_pattern(rf"\n[ \t]*+(?:ROOT[ \t]++)?({NAME}(?= = )|(?<=\n)(?:ENTRY[ \t]+)?{NAME} [({{][^\n]*)")
-# Each line :func:`instructions` reads, led by its "\n" (``[^\S\n]``: a line's ``\s``): an instruction as
-# ``_DEFINITION`` reads it (a tuple shape's "(" opens the rest), a "}", or a header as ``_COMPUTATION`` reads it.
+# Each of ``splitlines``' lines, led by a "\n" alone (``[^\S\n]``: a line's ``\s``): an instruction as ``_DEFINITION``
+# reads it (a tuple shape's "(" opens the rest), a "}", or a header as ``_COMPUTATION`` reads it; then the rest.
 _LINES = re.compile(
     rf"\n(?:[^\S\n]*(ROOT[^\S\n]+)?({NAME}) = (?:([^\s(]\S*)[^\S\n]+([a-z][\w-]*)\(|(?=\())"
     rf"|(}})|(ENTRY[^\S\n]+)?({NAME}) (?=[({{]))(.*)"
@@ -167,11 +167,8 @@ class Computation(NamedTuple):
 def parse_instruction(line: str, computation: str = "", entry: bool = False) -> Instruction | None:
     """The instruction on ``line``, None for any other line (headers, ``}``, tables, blank)."""
     head = _DEFINITION.match(line)
-    return None if head is None else _instruction(head, line, computation, entry)
-
-
-def _instruction(head: re.Match[str], line: str, computation: str, entry: bool) -> Instruction | None:
-    """The instruction whose definition ``head`` matched at the start of ``line`` (None: no opcode follows it)."""
+    if head is None:
+        return None
     root, name, shape, opcode = head.groups()
     return _built(bool(root), name, shape, opcode, line[head.end() :], computation=computation, entry=entry)
 
@@ -211,18 +208,13 @@ def parse_computation(line: str) -> Computation | None:
 
 
 def instructions(text: str) -> Iterator[Instruction]:
-    """Every instruction of an HLO text, in order, each knowing its computation.
-
-    One ``findall`` of :data:`_LINES` reads ``splitlines``' lines, each put after a ``"\\n"`` alone.
-    """
+    """Every instruction of an HLO text, in order, each knowing its computation: one ``findall`` of its lines."""
     computation, entry = "", False
     lines = _LINES.findall("\n" + "\n".join(text.splitlines()))
     for root, name, shape, opcode, close, entry_header, header, rest in lines:
-        instruction = (
-            _built(bool(root), name, shape, opcode, rest, computation=computation, entry=entry) if name else None
-        )
-        if instruction is not None:
-            yield instruction
+        built = _built(bool(root), name, shape, opcode, rest, computation=computation, entry=entry) if name else None
+        if built is not None:
+            yield built
         elif close:
             computation, entry = "", False
         elif header:
@@ -508,15 +500,13 @@ def _indexes(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(",") if part.strip())
 
 
-def split_tables(lines: Iterable[str]) -> tuple[list[str], dict[str, list[str]]]:
+def split_tables(lines: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
     """HLO lines apart from its stack-frame tables, and each table's rows.
 
-    A table is a title line (``FileNames``, ``StackFrames``, ...) and the non-blank lines
-    after it, up to and including a blank line. The titles and each table's end are found at C
-    speed (``compress``, ``list.index``): a Python step per table, not per line.
+    A table is a title line (``FileNames``, ``StackFrames``, ...) and the non-blank lines after it, up to
+    and including a blank line: found at C speed (``compress``, ``list.index``), a Python step per table.
     """
-    lines = list(lines)
-    stripped = list(map(str.strip, lines))
+    stripped = [*map(str.strip, lines), ""]  # the "" ends a table that runs to the last line
     body: list[str] = []
     tables: dict[str, list[str]] = {}
     start = 0
@@ -524,10 +514,7 @@ def split_tables(lines: Iterable[str]) -> tuple[list[str], dict[str, list[str]]]
         if title < start:  # a row of the table before
             continue
         body += lines[start:title]
-        try:
-            start = stripped.index("", title + 1)
-        except ValueError:  # the last table runs to the end
-            start = len(stripped)
+        start = stripped.index("", title + 1)
         tables.setdefault(stripped[title], []).extend(stripped[title + 1 : start])
         start += 1  # the blank line that ends a table is neither body nor row
     body += lines[start:]
