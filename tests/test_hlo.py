@@ -220,6 +220,15 @@ def test_lines_that_are_not_instructions():
         assert hlo.parse_instruction(line) is None, line
 
 
+def test_every_line_break_splitlines_knows_ends_an_instruction_line_and_a_title_inside_a_table_is_a_row():
+    text = _donating_text()
+    for line_break in ("\r\n", "\r", "\x0b", "\u2028"):
+        assert list(hlo.instructions(text.replace("\n", line_break))) == list(hlo.instructions(text))
+    lines = ["FileNames", '1 "a.py"', "StackFrames", "2 b", "", "  ENTRY %m {", "StackFrames", "1 {x}"]
+    rows = {"FileNames": ['1 "a.py"', "StackFrames", "2 b"], "StackFrames": ["1 {x}"]}
+    assert hlo.split_tables(lines) == (["  ENTRY %m {"], rows)
+
+
 def test_defined_names_of_instructions_and_headers():
     assert hlo.defined_names("  ROOT %constant.0.clone.1 = f32[] constant(0)") == ["%constant.0.clone.1"]
     assert hlo.defined_names("%add.clone (x.3: f32[], y.1: f32[]) -> f32[] {") == ["%add.clone", "x.3", "y.1"]

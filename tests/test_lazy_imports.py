@@ -31,6 +31,7 @@ ON_DEMAND = {
     "pytest_stages.hooks.chip_schedule",
     "pytest_stages.ir.renaming",
     "pytest_stages.ir.frame_tables",
+    "pytest_stages.ir.hlo_kernels",
     "pytest_stages.ir.hlo_records",
     "pytest_stages.ir.sources",
     "pytest_stages.ir.textdiff",

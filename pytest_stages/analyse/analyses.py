@@ -167,38 +167,18 @@ def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, object]
     A program over several slices (``slices``: the slice of each logical device) also gets
     ``networks`` (:func:`networks`).
     """
-    opcodes: dict[str, int] = {}
-    fusions: Counter[str] = Counter()
-    custom_calls: Counter[str] = Counter()
-    collectives: list[dict[str, object]] = []
-    entry_parameters: list[str] = []
-    entry_output = ""
-    collective_opcodes = hlo.COLLECTIVE_OPCODES
-    # One pass over every instruction of the module: a plain dict's get counts faster than a Counter's
-    # __missing__, and the rare opcodes are tested only after the count.
-    for instruction in hlo.instructions(hlo_text):
-        opcode = instruction.opcode
-        opcodes[opcode] = opcodes.get(opcode, 0) + 1
-        if opcode == "fusion":
-            fusions[instruction.fusion_kind or "unknown"] += 1
-        elif opcode == "custom-call":
-            custom_calls[instruction.custom_call_target or "unknown"] += 1
-        elif opcode in collective_opcodes:  # only these are collectives: the property is read for them alone
-            collective = instruction.collective
-            if collective is not None:
-                collectives.append(asdict(collective))
-        if instruction.entry:
-            if opcode == "parameter":
-                entry_parameters.append(instruction.shape)
-            if instruction.root:
-                entry_output = instruction.shape
+    parsed = list(hlo.instructions(hlo_text))
+    fusions = Counter(i.fusion_kind or "unknown" for i in parsed if i.opcode == "fusion")
+    custom_calls = Counter(i.custom_call_target or "unknown" for i in parsed if i.opcode == "custom-call")
+    # The collective property is read only for the opcodes that can be one.
+    collectives = [asdict(c) for i in parsed if i.opcode in hlo.COLLECTIVE_OPCODES and (c := i.collective) is not None]
     found = {
-        "opcodes": dict(sorted(opcodes.items())),
+        "opcodes": dict(sorted(Counter(i.opcode for i in parsed).items())),
         "fusions": dict(sorted(fusions.items())),
         "fusion_count": sum(fusions.values()),
         "custom_calls": dict(sorted(custom_calls.items())),
         "collectives": sorted(collectives, key=lambda c: (c["op"], c["shape"])),
-        "entry": {"parameters": entry_parameters, "output": entry_output},
+        "entry": _entry(parsed),
     }
     loops = hlo.loops(hlo_text)
     if loops:
@@ -206,6 +186,15 @@ def ops(hlo_text: str, slices: Sequence[int] | None = None) -> dict[str, object]
     if slices is not None and len(set(slices)) > 1:
         found["networks"] = networks(hlo_text, slices)
     return found
+
+
+def _entry(parsed: list[hlo.Instruction]) -> dict[str, object]:
+    """The entry computation's parameter shapes, in order, and its output's (its last root's)."""
+    entry = [i for i in parsed if i.entry]
+    return {
+        "parameters": [i.shape for i in entry if i.opcode == "parameter"],
+        "output": next((i.shape for i in reversed(entry) if i.root), ""),
+    }
 
 
 def networks(hlo_text: str, slices: Sequence[int]) -> dict[str, object]:

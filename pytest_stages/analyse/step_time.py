@@ -12,11 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pytest_stages.core.errors import ConfigError
+from pytest_stages.core.lazy import lazy_module
 from pytest_stages.core.records import CostAnalysis, StepTime
-from pytest_stages.ir import hlo_kernels
+
+if TYPE_CHECKING:
+    from pytest_stages.ir import hlo_kernels
+else:  # read only where a chip is named: a CPU run never loads it
+    hlo_kernels = lazy_module("pytest_stages.ir.hlo_kernels")
 
 # The cost snapshot's entry for the estimate, and the one figure of it that is judged.
 KEY: Final = "step"

@@ -27,6 +27,7 @@ COLLECTIVE_OPCODES = frozenset([*COLLECTIVES, *(f"{op}-start" for op in COLLECTI
 # Async starts whose tuple holds their operands before their result (an all-reduce-start's shape is its result's)
 _OPERANDS_FIRST = frozenset({"all-gather", "reduce-scatter", "collective-permute"})
 TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+_TITLES = frozenset(TABLES)
 # A value or computation name: %add.3, param_0.1, %constant.0.clone.1, get-tuple-element.2.
 NAME = r"%?[A-Za-z_][\w.\-]*"
 # Bits of each XLA element type, as HLO text names them (xla_data.proto's PrimitiveType).
@@ -62,7 +63,7 @@ _DTYPE_BITS = {
 }
 # "  ROOT %t.2 = f32[8]{0} add(" -> ROOT, name %t.2, shape f32[8]{0}, opcode add; for a
 # tuple shape "(f32[8]{0}, s32[]) tuple(" only ROOT and name: the shape ends at its closing ")"
-_DEFINITION = re.compile(
+_DEFINITION = lazy_pattern(
     rf"\s*(?P<root>ROOT\s+)?(?P<name>{NAME}) = (?:(?P<shape>[^\s(]\S*)\s+(?P<opcode>[a-z][\w-]*)\()?"
 )
 # A definition after a newline, for many lines at once: "\n  ROOT %t.2 = ..." -> %t.2; an unindented
@@ -70,12 +71,18 @@ _DEFINITION = re.compile(
 # a name has none). Led by "\n" rather than a multiline "^": a literal first character makes the scan
 # faster (docs/performance.md), and one group makes ``findall`` give strings, not tuples.
 _DEFINED = lazy_pattern(rf"\n[ \t]*+(?:ROOT[ \t]++)?({NAME}(?= = )|(?<=\n)(?:ENTRY[ \t]+)?{NAME} [({{][^\n]*)")
+# Each of ``splitlines``' lines, led by a "\n" alone (``[^\S\n]``: a line's ``\s``): an instruction as ``_DEFINITION``
+# reads it (a tuple shape's "(" opens the rest), a "}", or a header as ``_COMPUTATION`` reads it; then the rest.
+_LINES = re.compile(
+    rf"\n(?:[^\S\n]*(ROOT[^\S\n]+)?({NAME}) = (?:([^\s(]\S*)[^\S\n]+([a-z][\w-]*)\(|(?=\())"
+    rf"|(}})|(ENTRY[^\S\n]+)?({NAME}) (?=[({{]))(.*)"
+)
 # " tuple(" after a tuple shape -> opcode tuple
 _OPCODE = re.compile(r"\s+(?P<opcode>[a-z][\w-]*)\(")
 # "ENTRY %main.2 (p: f32[8]) -> f32[8] {" or lowered "region_0.1 {" -> entry, name
-_COMPUTATION = re.compile(rf"(?P<entry>ENTRY\s+)?(?P<name>{NAME}) [({{]")
+_COMPUTATION = lazy_pattern(rf"(?P<entry>ENTRY\s+)?(?P<name>{NAME}) [({{]")
 # "(x.3: f32[], y.1: f32[])" in a computation header -> x.3, y.1
-_PARAMETER = re.compile(rf"(?:\(|, )({NAME}): ")
+_PARAMETER = lazy_pattern(rf"(?:\(|, )({NAME}): ")
 # "{1,0:T(8,128)S(1)}" in "f32[16,128]{1,0:T(8,128)S(1)}"
 _LAYOUT = re.compile(r"\{[^{}]*\}")
 # "bf16[8,<=16]" -> dtype bf16, dims "8,<=16"; "f8e4m3fn[4]" -> dtype f8e4m3fn
@@ -160,27 +167,26 @@ class Computation(NamedTuple):
 def parse_instruction(line: str, computation: str = "", entry: bool = False) -> Instruction | None:
     """The instruction on ``line``, None for any other line (headers, ``}``, tables, blank)."""
     head = _DEFINITION.match(line)
-    return None if head is None else _instruction(head, line, computation, entry)
-
-
-def _instruction(head: re.Match[str], line: str, computation: str, entry: bool) -> Instruction | None:
-    """The instruction whose definition ``head`` matched at the start of ``line`` (None: no opcode follows it)."""
+    if head is None:
+        return None
     root, name, shape, opcode = head.groups()
-    if opcode:
-        end = head.end()
-    else:
-        start = head.end()
-        close = _balanced_end(line, start) if line.startswith("(", start) else -1
-        tail = _OPCODE.match(line, close) if close > 0 else None
-        if tail is None:
+    return _built(bool(root), name, shape, opcode, line[head.end() :], computation=computation, entry=entry)
+
+
+def _built(
+    root: bool, name: str, shape: str, opcode: str, rest: str, *, computation: str, entry: bool
+) -> Instruction | None:
+    """The instruction of a definition's parts; without an opcode, a tuple shape opens ``rest`` (None: none follows)."""
+    if not opcode:
+        close = _balanced_end(rest, 0) if rest.startswith("(") else -1
+        found = _OPCODE.match(rest, close) if close > 0 else None
+        if found is None:
             return None
-        shape, opcode, end = line[start:close], tail["opcode"], tail.end()
+        shape, opcode, rest = rest[:close], found["opcode"], rest[found.end() :]
     # tuple.__new__ builds the named tuple without the Python-level __new__ a call to the class runs
     # (one instruction per line of a module: docs/performance.md).
-    return _new_instruction(
-        Instruction,
-        (name, _LAYOUT.sub("", shape) if "{" in shape else shape, opcode, line[end:], bool(root), computation, entry),
-    )
+    shape = _LAYOUT.sub("", shape) if "{" in shape else shape
+    return _new_instruction(Instruction, (name, shape, opcode, rest, root, computation, entry))
 
 
 def _balanced_end(text: str, start: int) -> int:
@@ -202,20 +208,17 @@ def parse_computation(line: str) -> Computation | None:
 
 
 def instructions(text: str) -> Iterator[Instruction]:
-    """Every instruction of an HLO text, in order, each knowing its computation."""
+    """Every instruction of an HLO text, in order, each knowing its computation: one ``findall`` of its lines."""
     computation, entry = "", False
-    match = _DEFINITION.match
-    for line in text.splitlines():
-        head = match(line)
-        instruction = None if head is None else _instruction(head, line, computation, entry)
-        if instruction is not None:
-            yield instruction
-        elif line.startswith("}"):
+    lines = _LINES.findall("\n" + "\n".join(text.splitlines()))
+    for root, name, shape, opcode, close, entry_header, header, rest in lines:
+        built = _built(bool(root), name, shape, opcode, rest, computation=computation, entry=entry) if name else None
+        if built is not None:
+            yield built
+        elif close:
             computation, entry = "", False
-        else:
-            header = parse_computation(line)
-            if header is not None:
-                computation, entry = header.name, header.entry
+        elif header:
+            computation, entry = header, bool(entry_header)
 
 
 # A name's numbers with what joins them: "fused_computation.155.clone.1" and ".143.clone.1" are one kind
@@ -497,24 +500,22 @@ def _indexes(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(",") if part.strip())
 
 
-def split_tables(lines: Iterable[str]) -> tuple[list[str], dict[str, list[str]]]:
+def split_tables(lines: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
     """HLO lines apart from its stack-frame tables, and each table's rows.
 
-    A table is a title line (``FileNames``, ``StackFrames``, ...) and the non-blank lines
-    after it, up to and including a blank line.
+    A table is a title line (``FileNames``, ``StackFrames``, ...) and the non-blank lines after it, up to
+    and including a blank line: found at C speed (``compress``, ``list.index``), a Python step per table.
     """
+    stripped = [*map(str.strip, lines), ""]  # the "" ends a table that runs to the last line
     body: list[str] = []
     tables: dict[str, list[str]] = {}
-    rows: list[str] | None = None
-    for line in lines:
-        stripped = line.strip()
-        if rows is not None:
-            if stripped:
-                rows.append(stripped)
-            else:
-                rows = None
-        elif stripped in TABLES:
-            rows = tables.setdefault(stripped, [])
-        else:
-            body.append(line)
+    start = 0
+    for title in itertools.compress(itertools.count(), map(_TITLES.__contains__, stripped)):
+        if title < start:  # a row of the table before
+            continue
+        body += lines[start:title]
+        start = stripped.index("", title + 1)
+        tables.setdefault(stripped[title], []).extend(stripped[title + 1 : start])
+        start += 1  # the blank line that ends a table is neither body nor row
+    body += lines[start:]
     return body, tables
