@@ -229,6 +229,8 @@ def main() -> None:
             wall, seconds = run_measured(command, folder)
             runs[name].append(wall)
             cpu[name].append(seconds)
+            # Each run as it ends, so that a run cut short (a time-limited machine) still reports.
+            print(f"  round {round_ + 1}, {name}: {wall:.3f} s wall, {seconds:.3f} s CPU", flush=True)
     print(f"{options.functions} small functions on 8 CPU devices, whole processes, {options.repeat} rounds")
     for name, samples in runs.items():
         print("  " + describe(name, samples))
