@@ -133,16 +133,22 @@ def test_a_json_snapshot_given_unparsed_is_parsed_and_judged_by_its_data(tmp_pat
 
 def test_what_an_update_writes_of_a_changed_jaxpr_is_made_only_where_the_run_writes(tmp_path):
     """A jaxpr recorded for other input shapes: the compare reports the drift and the inputs that changed, run
-    writing or not; what an update writes of it (the snapshot's names kept) is made only where the run writes."""
+    writing or not; what an update writes of it (the snapshot's names kept), and of an artifact never recorded,
+    is made only where the run writes."""
     result = _staged((jax.ShapeDtypeStruct((3,), jnp.float32),) * 2, [True, True], "used", ())
-    path = SnapshotFolder(tmp_path, "test_m", "test_f", "cpu1").artifact("f", "jaxpr")
-    recorded = {"jaxpr": Snapshot(path, result.texts["jaxpr"].replace("f32[3]", "f32[4]"))}
+    folder = SnapshotFolder(tmp_path, "test_m", "test_f", "cpu1")
+    recorded = {
+        "jaxpr": Snapshot(folder.artifact("f", "jaxpr"), result.texts["jaxpr"].replace("f32[3]", "f32[4]")),
+        "sharding": Snapshot(folder.artifact("f", "sharding"), None),
+    }
     for writes in (False, True):
         context = Context("test_m.py::test_f", tmp_path, writes=writes)
         compared = compare_call(result, recorded, context)
         assert compared.status["jaxpr"] == "changed"
+        assert compared.status["sharding"] == "new"
         assert compared.signature == "args[0] f32[4] -> f32[3]; args[1] f32[4] -> f32[3]"
-        assert compared.changed == ({"jaxpr": result.texts["jaxpr"]} if writes else {})
+        written = {"jaxpr": result.texts["jaxpr"], "sharding": result.serialized("sharding")}
+        assert compared.changed == (written if writes else {})
 
 
 def test_an_input_jit_drops_has_a_null_sharding_the_reader_accepts():

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -34,9 +33,9 @@ NOT_IN_VMEM = ("any", "hbm", "smem", "semaphore")
 
 def kernel_specs(jaxpr: object, device_kind: str | None = None) -> dict[str, object] | None:
     """``kernels.json``: an entry per ``pallas_call`` by kernel name, the rule, VMEM's size (None: no kernel)."""
-    found: dict[str, Any] = {}
-    if "jax._src.pallas.pallas_call" not in sys.modules:  # JAX's pallas_call is defined there: no kernel yet
+    if not jax_compat.pallas_loaded():
         return None
+    found: dict[str, Any] = {}
     for eqn in _pallas_calls(jaxpr.jaxpr if hasattr(jaxpr, "jaxpr") else jaxpr):
         entry = _kernel(eqn.params, gpu=_on_gpu(eqn.params, device_kind))
         name, count = entry.pop("name"), 1

@@ -173,7 +173,8 @@ def budget_status(configured: bool, findings: Sequence[Finding]) -> Status:
 def _judged(name: str, snapshot: Snapshot, staged: Built, context: Context) -> Judged:
     """One artifact against its snapshot."""
     if snapshot.text is None:
-        return Judged(name, Status.NEW, [no_snapshot(name)], written=staged.serialized(name))
+        written = staged.serialized(name) if context.writes else None
+        return Judged(name, Status.NEW, [no_snapshot(name)], written=written)
     described = BY_NAME[name]
     built = staged.texts[name] if described.is_text else staged.analyses[name]
     compared = compared_form(name, snapshot, built, context.renames)
